@@ -1,0 +1,1 @@
+"""protoc-gen-pyopaque: a protoc plugin for typed Python messages (open, hybrid, opaque)."""

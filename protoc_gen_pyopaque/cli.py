@@ -1,0 +1,46 @@
+"""The only module that touches stdin, stdout, argv and exit codes."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+USAGE = """\
+usage: protoc-gen-pyopaque            (run by protoc: request on stdin, response on stdout)
+       protoc-gen-pyopaque --include  print the folder holding pyopaque/options.proto
+       protoc-gen-pyopaque --version  print the version
+"""
+
+
+def include_dir() -> Path:
+    """The folder to pass to protoc with -I so that ``import "pyopaque/options.proto"`` works."""
+    return Path(__file__).resolve().parent / "proto"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``protoc-gen-pyopaque`` command."""
+    args = sys.argv[1:] if argv is None else argv
+    if args == ["--include"]:
+        print(include_dir())
+        return 0
+    if args == ["--version"]:
+        from importlib.metadata import version
+
+        print(version("protoc-gen-pyopaque"))
+        return 0
+    if args:
+        sys.stderr.write(USAGE)
+        return 2
+    from .plugin.run import run
+
+    try:
+        data = sys.stdin.buffer.read()
+        sys.stdout.buffer.write(run(data))
+    except Exception as exc:  # undecodable input or a bug: protoc shows stderr
+        sys.stderr.write(f"protoc-gen-pyopaque: {type(exc).__name__}: {exc}\n")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

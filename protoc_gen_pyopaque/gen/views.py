@@ -1,0 +1,556 @@
+"""Per-style view models: every decision about the Python we emit is made here.
+
+Templates only render these: names, annotations, defaults, presence bits, tags,
+dispatch trees and the expressions that reference other types.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+from ..plugin import names
+from ..plugin.schema import ApiLevel, Enum, Extension, Field, File, Message, Schema, walk_messages
+from ..runtime import reflect as k
+from ..runtime.wire import (
+    WIRE_END_GROUP, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_START_GROUP, WIRE_VARINT,
+)
+
+RUNTIME_MODULE: Final = "protoc_gen_pyopaque.runtime._gen_v1"
+WKT_PACKAGE: Final = "protoc_gen_pyopaque.runtime"
+# .proto files whose modules ship inside the runtime (the well-known types).
+SHIPPED_PROTOS: Final = frozenset({
+    f"google/protobuf/{n}.proto" for n in (
+        "any", "api", "duration", "empty", "field_mask", "source_context", "struct",
+        "timestamp", "type", "wrappers",
+    )
+})
+PRESENCE_WORD_BITS: Final = 60  # bits per presence word: small ints stay unboxed under mypyc
+DISPATCH_LEAF_SIZE: Final = 8  # tag cases tested linearly before splitting by value
+
+_CODEC: Final = {
+    k.TYPE_DOUBLE: "double", k.TYPE_FLOAT: "float", k.TYPE_INT64: "int64",
+    k.TYPE_UINT64: "uint64", k.TYPE_INT32: "int32", k.TYPE_FIXED64: "fixed64",
+    k.TYPE_FIXED32: "fixed32", k.TYPE_BOOL: "bool", k.TYPE_STRING: "string",
+    k.TYPE_GROUP: "group", k.TYPE_MESSAGE: "message", k.TYPE_BYTES: "bytes",
+    k.TYPE_UINT32: "uint32", k.TYPE_ENUM: "enum", k.TYPE_SFIXED32: "sfixed32",
+    k.TYPE_SFIXED64: "sfixed64", k.TYPE_SINT32: "sint32", k.TYPE_SINT64: "sint64",
+}
+_WIRE: Final = {
+    k.TYPE_DOUBLE: WIRE_FIXED64, k.TYPE_FLOAT: WIRE_FIXED32, k.TYPE_FIXED64: WIRE_FIXED64,
+    k.TYPE_FIXED32: WIRE_FIXED32, k.TYPE_SFIXED32: WIRE_FIXED32, k.TYPE_SFIXED64: WIRE_FIXED64,
+    k.TYPE_STRING: WIRE_LEN, k.TYPE_BYTES: WIRE_LEN, k.TYPE_MESSAGE: WIRE_LEN,
+    k.TYPE_GROUP: WIRE_START_GROUP,
+}
+_SCALAR_TYPE: Final = {
+    k.TYPE_DOUBLE: "float", k.TYPE_FLOAT: "float", k.TYPE_BOOL: "bool", k.TYPE_STRING: "str",
+    k.TYPE_BYTES: "bytes",
+}
+_ZERO: Final = {"float": "0.0", "bool": "False", "str": '""', "bytes": 'b""', "int": "0"}
+
+
+def wire_type(kind: int) -> int:
+    """The wire type a field of ``kind`` is written with."""
+    return _WIRE.get(kind, WIRE_VARINT)
+
+
+def tag_bytes(number: int, wire: int) -> str:
+    """A bytes literal of the encoded tag."""
+    v = (number << 3) | wire
+    out = bytearray()
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+    return repr(bytes(out))
+
+
+def py_literal(value: object) -> str:
+    """A Python literal for a default value (repr escapes everything, so nothing injects)."""
+    if isinstance(value, float):
+        if value != value:
+            return 'float("nan")'
+        if value in (float("inf"), float("-inf")):
+            return 'float("inf")' if value > 0 else '-float("inf")'
+    return repr(value)
+
+
+def docstring(text: str) -> str:
+    """A docstring literal that no comment can end early or inject code through.
+
+    Plain text becomes a triple-quoted string; anything with backslashes, quotes
+    that could close it, or non-printable characters is written with repr().
+    """
+    if not text:
+        return ""
+    if "\\" in text or '"""' in text or text.endswith('"') or not all(
+            c.isprintable() or c == "\n" for c in text):
+        return repr(text)
+    return '"""' + text + '"""'
+
+
+
+@dataclass
+class OneofView:
+    name: str
+    case_slot: str
+    value_slot: str
+    which: str
+    has: str
+    clear: str
+    fields: list[FieldView] = field(default_factory=list)
+    comment: str = ""
+
+
+@dataclass
+class FieldView:
+    model: Field
+    name: str
+    number: int
+    codec: str
+    attr: str  # public attribute (open/hybrid) and constructor keyword
+    store: str  # where the value lives: self.<attr> or self.<slot>
+    getter: str
+    setter: str
+    hazzer: str
+    clearer: str
+    value_type: str  # Python type of one value
+    annotation: str  # type of the attribute/getter
+    default_expr: str
+    repeated: bool
+    is_map: bool
+    is_message: bool
+    presence: bool
+    bit_word: str  # opaque presence word ("" when none)
+    bit_mask: int
+    oneof: OneofView | None
+    tag: int
+    tag_literal: str
+    alt_tag: int  # repeated scalars: the other encoding (packed/expanded) accepted on parse
+    alt_tag_literal: str
+    end_tag: int  # groups
+    end_tag_literal: str
+    packed: bool
+    utf8: bool
+    float_kind: bool
+    message_ref: str
+    enum_info_ref: str  # closed enums: the EnumInfo whose numbers are known
+    closed_enum: bool
+    index: int  # position in the class's field table
+    info_expr: str
+    comment: str
+    needs_required_check: bool
+    required: bool
+
+
+@dataclass
+class ExtensionView:
+    attr: str
+    owner: str  # "" for module level, else the class path
+    full_name: str
+    info_expr: str
+    extendee_ref: str
+
+
+@dataclass
+class EnumView:
+    class_name: str
+    qualname: str
+    info_name: str
+    members: list[tuple[str, int, str]]
+    info_expr: str
+    comment: str
+
+
+@dataclass
+class DispatchNode:
+    cases: list[tuple[int, FieldView, str]]  # (tag, field, mode) in a leaf
+    pivot: int = 0
+    low: DispatchNode | None = None
+    high: DispatchNode | None = None
+
+
+@dataclass
+class MessageView:
+    class_name: str
+    qualname: str
+    full_name: str
+    style: str
+    is_open: bool
+    is_hybrid: bool
+    is_opaque: bool
+    base: str
+    slots: list[str]
+    fields: list[FieldView]
+    plain_fields: list[FieldView]
+    oneofs: list[OneofView]
+    presence_words: list[str]
+    messages: list[MessageView]
+    enums: list[EnumView]
+    nested_extensions: list[ExtensionView]
+    dispatch: DispatchNode
+    encode_order: list[FieldView | OneofView]  # by field number; a oneof at its first member
+    extendable: bool
+    checks_required: bool
+    info_expr: str
+    comment: str
+
+
+@dataclass
+class FileView:
+    proto: str
+    module: str
+    edition: str
+    style: str
+    imports: list[tuple[str, str]]
+    messages: list[MessageView]
+    enums: list[EnumView]
+    all_messages: list[MessageView]
+    all_enums: list[EnumView]
+    extensions: list[ExtensionView]
+    twin_module: str  # hybrid files: the opaque twin's module
+    is_twin: bool
+    comment: str
+
+
+class _Refs:
+    """Python expressions for types of this and other modules; records the imports needed."""
+
+    def __init__(self, file: File, schema: Schema, module_names: names.Scope,
+                 qualnames: dict[str, str], suffix: str) -> None:
+        self.file = file
+        self.schema = schema
+        self.scope = module_names
+        self.qualnames = qualnames  # full name -> Python path within its module
+        self.suffix = suffix
+        self.imports: dict[str, str] = {}
+
+    def module_of(self, proto: str) -> str:
+        module = names.module_for(proto, self.suffix if proto == self.file.name else "_pb")
+        if proto in SHIPPED_PROTOS:
+            return f"{WKT_PACKAGE}.{module}"
+        return module
+
+    def _prefix(self, proto: str) -> str:
+        if proto == self.file.name:
+            return ""
+        module = self.module_of(proto)
+        if module not in self.imports:
+            self.imports[module] = self.scope.claim_generated("_m_" + module.replace(".", "__"))
+        return self.imports[module] + "."
+
+    def message(self, full_name: str) -> str:
+        msg = self.schema.messages[full_name]
+        return self._prefix(msg.file) + self.qualnames[full_name]
+
+    def enum_info(self, full_name: str) -> str:
+        enum = self.schema.enums[full_name]
+        return self._prefix(enum.file) + self.qualnames["enum-info:" + full_name]
+
+
+def assign_qualnames(file: File, scope: names.Scope, out: dict[str, str]) -> None:
+    """Allocate the class paths of every message and enum of ``file`` (and enum-info names).
+
+    Top-level names come first: class scopes then reserve them, so that a nested
+    name can never shadow a top-level class that an annotation refers to.
+    """
+    for msg in file.messages:
+        out[msg.full_name] = scope.claim(msg.name)
+    for enum in file.enums:
+        out[enum.full_name] = scope.claim(enum.name)
+    top_level = frozenset(scope.taken)
+
+    def visit_nested(msg: Message) -> None:
+        qual = out[msg.full_name]
+        inner = names.class_scope(top_level)
+        for nested in msg.messages:
+            out[nested.full_name] = f"{qual}.{inner.claim(nested.name)}"
+        for enum in msg.enums:
+            out[enum.full_name] = f"{qual}.{inner.claim(enum.name)}"
+        for nested in msg.messages:
+            visit_nested(nested)
+
+    for msg in file.messages:
+        visit_nested(msg)
+    for enum_ in _all_enums(file):
+        path = enum_.full_name[len(file.package) + 1:] if file.package else enum_.full_name
+        out["enum-info:" + enum_.full_name] = scope.claim_generated("_e_" + path.replace(".", "_"))
+
+
+def _all_enums(file: File) -> list[Enum]:
+    enums = list(file.enums)
+    for msg in walk_messages(file.messages):
+        enums.extend(msg.enums)
+    return enums
+
+
+def _needs_required(schema: Schema) -> set[str]:
+    """Messages that (transitively) contain required fields: a fixpoint over the schema."""
+    needs = {m.full_name for m in schema.messages.values() if any(f.required for f in m.fields)}
+    changed = True
+    while changed:
+        changed = False
+        for m in schema.messages.values():
+            if m.full_name in needs:
+                continue
+            for f in m.fields:
+                target = f.map.value.message if f.map is not None else f.message
+                if target is not None and target in needs:
+                    needs.add(m.full_name)
+                    changed = True
+                    break
+    return needs
+
+
+class _Builder:
+    def __init__(self, file: File, schema: Schema, is_twin: bool) -> None:
+        self.file = file
+        self.schema = schema
+        self.is_twin = is_twin
+        self.scope = names.module_scope()
+        self.qualnames: dict[str, str] = {}
+        assign_qualnames(file, self.scope, self.qualnames)
+        self.top_level = frozenset(self.scope.taken)
+        suffix = "_protoopaque_pb" if is_twin else "_pb"
+        self.refs = _Refs(file, schema, self.scope, self.qualnames, suffix)
+        self.needs_required = _needs_required(schema)
+        self.all_messages: list[MessageView] = []
+        self.all_enums: list[EnumView] = []
+
+    # -- enums ------------------------------------------------------------------
+
+    def enum(self, enum: Enum) -> EnumView:
+        qual = self.qualnames[enum.full_name]
+        scope = names.enum_scope()
+        members = [(names.enum_member(v.name, scope), v.number, docstring(v.comment)) for v in enum.values]
+        values = ", ".join(f"({v.name!r}, {v.number})" for v in enum.values)
+        info_name = self.qualnames["enum-info:" + enum.full_name]
+        view = EnumView(
+            class_name=qual.rsplit(".", 1)[-1], qualname=qual, info_name=info_name, members=members,
+            info_expr=(f"_rt.EnumInfo({enum.full_name!r}, {enum.closed!r}, ({values},), "
+                       f"legacy_json={enum.legacy_json!r})"),
+            comment=docstring(enum.comment),
+        )
+        self.all_enums.append(view)
+        return view
+
+    # -- fields -----------------------------------------------------------------
+
+    def value_type(self, f: Field) -> str:
+        if f.message is not None:
+            return self.refs.message(f.message)
+        return _SCALAR_TYPE.get(f.kind, "int")
+
+    def field_info(self, f: Field, attr: str, oneof_name: str) -> str:
+        args = [str(f.number), repr(f.name), repr(f.json_name), repr(attr), str(f.kind)]
+        kw: list[str] = []
+        if f.repeated and f.map is None:
+            kw.append("repeated=True")
+        if f.packed:
+            kw.append("packed=True")
+        if f.presence:
+            kw.append("presence=True")
+        if oneof_name:
+            kw.append(f"oneof={oneof_name!r}")
+        if f.message is not None and f.map is None:
+            kw.append(f"message_type={self.refs.message(f.message)}")
+        if f.enum is not None:
+            kw.append(f"enum={self.refs.enum_info(f.enum)}")
+        if f.map is not None:
+            kw.append(f"map_key={self.field_info(f.map.key, 'key', '')}")
+            kw.append(f"map_value={self.field_info(f.map.value, 'value', '')}")
+        if not f.utf8:
+            kw.append("utf8=False")
+        if f.required:
+            kw.append("required=True")
+        if f.message is None and not (f.repeated and f.map is None) and f.map is None:
+            kw.append(f"default={py_literal(f.default)}")
+        return f"_rt.FieldInfo({', '.join(args + kw)})"
+
+    def field(self, f: Field, msg: Message, scope: names.Scope, index: int,
+              oneofs: list[OneofView], bits: list[int]) -> FieldView:
+        opaque = msg.api_level is ApiLevel.OPAQUE
+        attr = scope.claim(f.name)
+        oneof = oneofs[f.oneof] if f.oneof is not None else None
+        getter = scope.claim(f"get_{f.name}")
+        setter = hazzer = clearer = ""
+        if msg.api_level is not ApiLevel.OPEN:
+            setter = scope.claim(f"set_{f.name}")
+            clearer = scope.claim(f"clear_{f.name}")
+            if f.presence:
+                hazzer = scope.claim(f"has_{f.name}")
+        elif f.presence:
+            hazzer = ""
+        value_type = self.value_type(f)
+        is_message = f.message is not None and f.map is None
+        if f.map is not None:
+            annotation = f"dict[{self.value_type(f.map.key)}, {self.value_type(f.map.value)}]"
+            default_expr = "{}"
+        elif f.repeated:
+            annotation = f"list[{value_type}]"
+            default_expr = "[]"
+        elif is_message:
+            annotation = f"{value_type} | None"
+            default_expr = "None"
+        else:
+            default_expr = py_literal(f.default)
+            annotation = value_type
+        bit_word, bit_mask = "", 0
+        if opaque and f.presence and not is_message and oneof is None:
+            slot_index = bits[0]
+            bits[0] += 1
+            bit_word = f"_pb_p{slot_index // PRESENCE_WORD_BITS}"
+            bit_mask = 1 << (slot_index % PRESENCE_WORD_BITS)
+        if oneof is not None:
+            store = ""
+        elif opaque:
+            store = "self._f_" + f.name
+        else:
+            store = "self." + attr
+        wire = wire_type(f.kind)
+        tag = (f.number << 3) | wire
+        alt_tag = 0
+        if f.repeated and f.map is None and wire != WIRE_LEN and f.kind != k.TYPE_GROUP:
+            alt_tag = (f.number << 3) | WIRE_LEN
+        view = FieldView(
+            model=f, name=f.name, number=f.number, codec=_CODEC[f.kind], attr=attr, store=store,
+            getter=getter, setter=setter, hazzer=hazzer, clearer=clearer,
+            value_type=value_type, annotation=annotation, default_expr=default_expr,
+            repeated=f.repeated and f.map is None, is_map=f.map is not None, is_message=is_message,
+            presence=f.presence, bit_word=bit_word, bit_mask=bit_mask, oneof=oneof,
+            tag=tag, tag_literal=tag_bytes(f.number, wire), alt_tag=alt_tag,
+            alt_tag_literal=tag_bytes(f.number, WIRE_LEN),
+            end_tag=(f.number << 3) | WIRE_END_GROUP,
+            end_tag_literal=tag_bytes(f.number, WIRE_END_GROUP),
+            packed=f.packed, utf8=f.utf8, float_kind=f.kind in (k.TYPE_FLOAT, k.TYPE_DOUBLE),
+            message_ref=value_type if is_message else "",
+            enum_info_ref=self.refs.enum_info(f.enum) if f.enum is not None else "",
+            closed_enum=f.closed_enum, index=index,
+            info_expr=self.field_info(f, attr, oneof.name if oneof is not None else ""),
+            comment=docstring(f.comment), required=f.required,
+            needs_required_check=(
+                (f.map.value.message if f.map is not None else f.message) in self.needs_required
+            ),
+        )
+        if oneof is not None:
+            oneof.fields.append(view)
+        return view
+
+    # -- messages ---------------------------------------------------------------
+
+    def message(self, msg: Message) -> MessageView:
+        qual = self.qualnames[msg.full_name]
+        level = msg.api_level
+        scope = names.class_scope(self.top_level)
+        nested = [self.message(m) for m in msg.messages if not m.map_entry]
+        enums = [self.enum(e) for e in msg.enums]
+        for m in nested:
+            scope.claim_exact(m.class_name)
+        for e in enums:
+            scope.claim_exact(e.class_name)
+        oneofs = [
+            OneofView(name=o.name, case_slot=f"_oc_{o.name}", value_slot=f"_ov_{o.name}",
+                      which=scope.claim(f"which_{o.name}"), has=scope.claim(f"has_{o.name}"),
+                      clear=scope.claim(f"clear_{o.name}"), comment=docstring(o.comment))
+            for o in msg.oneofs
+        ]
+        bits = [0]
+        fields = [self.field(f, msg, scope, i, oneofs, bits) for i, f in enumerate(msg.fields)]
+        words = [f"_pb_p{i}" for i in range((bits[0] + PRESENCE_WORD_BITS - 1) // PRESENCE_WORD_BITS)]
+        plain = [f for f in fields if f.oneof is None]
+        slots = [f.store.removeprefix("self.") for f in plain] + words
+        for o in oneofs:
+            slots += [o.case_slot, o.value_slot]
+        extendable = bool(msg.extension_ranges)
+        nested_ext = [self.extension(x, qual, scope) for x in msg.extensions]
+        view = MessageView(
+            class_name=qual.rsplit(".", 1)[-1], qualname=qual, full_name=msg.full_name,
+            style=level.name.lower(), is_open=level is ApiLevel.OPEN,
+            is_hybrid=level is ApiLevel.HYBRID, is_opaque=level is ApiLevel.OPAQUE,
+            base="_rt.ExtendableMessage" if extendable else "_rt.Message",
+            slots=slots, fields=fields, plain_fields=plain, oneofs=oneofs, presence_words=words,
+            messages=nested, enums=enums, nested_extensions=nested_ext,
+            dispatch=_dispatch(fields), encode_order=_encode_order(fields), extendable=extendable,
+            checks_required=msg.full_name in self.needs_required,
+            info_expr=self.message_info(msg, fields, oneofs), comment=docstring(msg.comment),
+        )
+        self.all_messages.append(view)
+        return view
+
+    def message_info(self, msg: Message, fields: list[FieldView], oneofs: list[OneofView]) -> str:
+        field_infos = "".join(f"\n        {f.info_expr}," for f in fields)
+        oneof_infos = "".join(
+            f"_rt.OneofInfo({o.name!r}, ({''.join(f'{f.number}, ' for f in o.fields)})), " for o in oneofs)
+        extra = ""
+        if msg.extension_ranges:
+            extra += f", extension_ranges={msg.extension_ranges!r}"
+        if msg.message_set:
+            extra += ", message_set=True"
+        if msg.legacy_json:
+            extra += ", legacy_json=True"
+        return (f"_rt.MessageInfo(\n    {msg.full_name!r},\n    ({field_infos}\n    ),\n"
+                f"    ({oneof_infos}){extra},\n)")
+
+    def extension(self, x: Extension, owner: str, scope: names.Scope) -> ExtensionView:
+        attr = scope.claim(x.name)
+        info = self.field_info(x.field, attr, "")
+        return ExtensionView(
+            attr=attr, owner=owner, full_name=x.full_name,
+            info_expr=f"_rt.ExtensionInfo({x.full_name!r}, {info}, {self.refs.message(x.extendee)})",
+            extendee_ref=self.refs.message(x.extendee),
+        )
+
+    def build(self) -> FileView:
+        file = self.file
+        messages = [self.message(m) for m in file.messages]
+        enums = [self.enum(e) for e in file.enums]
+        extensions = [self.extension(x, "", self.scope) for x in file.extensions]
+        twin = ""
+        if file.is_hybrid and not self.is_twin:
+            twin = self.refs.module_of(file.name).removesuffix("_pb") + "_protoopaque_pb"
+        levels = {m.api_level for m in walk_messages(file.messages)} or {file.api_level}
+        return FileView(
+            proto=file.name, module=self.refs.module_of(file.name), edition=file.edition,
+            style="/".join(sorted(level.name.lower() for level in levels)),
+            imports=sorted(self.refs.imports.items()), messages=messages, enums=enums,
+            all_messages=self.all_messages, all_enums=self.all_enums, extensions=extensions,
+            twin_module=twin, is_twin=self.is_twin, comment=docstring(file.comment),
+        )
+
+
+def _dispatch(fields: list[FieldView]) -> DispatchNode:
+    cases: list[tuple[int, FieldView, str]] = []
+    for f in fields:
+        if f.codec == "group":
+            cases.append((f.tag, f, "group"))
+        elif f.is_map:
+            cases.append((f.tag, f, "map"))
+        elif f.repeated and f.alt_tag:
+            cases.append((f.tag, f, "one"))
+            cases.append((f.alt_tag, f, "packed"))
+        else:
+            cases.append((f.tag, f, "one"))
+    cases.sort(key=lambda c: c[0])
+    return _split(cases)
+
+
+def _encode_order(fields: list[FieldView]) -> list[FieldView | OneofView]:
+    order: list[FieldView | OneofView] = []
+    for f in sorted(fields, key=lambda f: f.number):
+        if f.oneof is None:
+            order.append(f)
+        elif f.oneof not in order:
+            order.append(f.oneof)
+    return order
+
+
+def _split(cases: list[tuple[int, FieldView, str]]) -> DispatchNode:
+    if len(cases) <= DISPATCH_LEAF_SIZE:
+        return DispatchNode(cases=cases)
+    mid = len(cases) // 2
+    return DispatchNode(cases=[], pivot=cases[mid][0], low=_split(cases[:mid]), high=_split(cases[mid:]))
+
+
+def build_file_view(file: File, schema: Schema, *, is_twin: bool = False) -> FileView:
+    """Decide everything about one generated module (the hybrid twin: ``file.as_opaque()``)."""
+    return _Builder(file, schema, is_twin).build()

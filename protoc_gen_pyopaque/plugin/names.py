@@ -1,0 +1,109 @@
+"""Allocates every Python name of a generated module up front; escaping lives here.
+
+The rule (also in README): a .proto name is used as is unless
+  * it starts with two underscores (Python would mangle it inside a class):
+    the leading underscores are reduced to one;
+  * it is a Python keyword, a builtin the generated code uses, a name of the
+    runtime's Message API, starts with the runtime's private prefix ``_pb_``,
+    or is already taken in the same scope (an earlier field's accessor, a nested
+    type): then ``_`` is appended until it is free.
+Allocation runs in declaration order, so earlier elements keep their names.
+"""
+
+from __future__ import annotations
+
+import keyword
+from dataclasses import dataclass, field
+from typing import Final
+
+# Builtins that generated annotations name: annotations resolve in class scope, where
+# a slot, property or nested type of the same name would shadow them.
+GENERATED_BUILTINS: Final = frozenset({
+    "int", "str", "bytes", "float", "bool", "list", "dict", "object", "tuple",
+})
+# Module-level names of generated code (imports), also visible to annotations.
+GENERATED_GLOBALS: Final = frozenset({"_t", "_rt", "_enum", "_sys", "_twin", "annotations"})
+# Prefixes of names the generator makes itself (runtime internals, slots, imports, infos).
+RESERVED_PREFIXES: Final = ("_pb_", "_f_", "_oc_", "_ov_", "_m_", "_e_")
+# The runtime Message API (methods every generated class has).
+MESSAGE_API: Final = frozenset({
+    "parse", "serialize", "merge_from_bytes", "is_initialized", "unknown_fields",
+    "discard_unknown_fields", "iter_set_fields", "has_extension", "get_extension",
+    "set_extension", "clear_extension", "to_dict", "from_dict", "to_json", "from_json",
+    "to_text", "from_text", "self", "cls",
+})
+# Names Enum reserves on its members' class.
+ENUM_RESERVED: Final = frozenset({"name", "value", "mro"})
+
+
+def _base(name: str) -> str:
+    if name.startswith("__"):
+        name = "_" + name.lstrip("_")
+    return name
+
+
+def _needs_escape(name: str, reserved: frozenset[str]) -> bool:
+    return (keyword.iskeyword(name) or name in GENERATED_BUILTINS or name in GENERATED_GLOBALS
+            or name in reserved or name.startswith(RESERVED_PREFIXES))
+
+
+@dataclass
+class Scope:
+    """One namespace (a module or a class body); hands out names that are free in it."""
+
+    reserved: frozenset[str] = frozenset()
+    taken: set[str] = field(default_factory=set)
+
+    def claim(self, wanted: str) -> str:
+        """Return ``wanted`` escaped until it is free here, and take it."""
+        name = _base(wanted)
+        while _needs_escape(name, self.reserved) or name in self.taken:
+            name += "_"
+        self.taken.add(name)
+        return name
+
+    def claim_generated(self, wanted: str) -> str:
+        """Take a name the generator makes (reserved prefix), made unique with ``_``."""
+        name = wanted
+        while name in self.taken:
+            name += "_"
+        self.taken.add(name)
+        return name
+
+    def claim_exact(self, name: str) -> str:
+        """Take ``name`` (a generated name that is known to be free)."""
+        self.taken.add(name)
+        return name
+
+
+def module_scope() -> Scope:
+    """A module namespace."""
+    return Scope()
+
+
+def class_scope(module_names: frozenset[str] = frozenset()) -> Scope:
+    """A message class body: the runtime API and the module's top-level names are reserved."""
+    return Scope(reserved=MESSAGE_API | module_names)
+
+
+def enum_scope() -> Scope:
+    """An enum class body."""
+    return Scope(reserved=ENUM_RESERVED)
+
+
+def enum_member(name: str, scope: Scope) -> str:
+    """An enum member name; sunder names (``_x_``) are reserved by Enum."""
+    if len(name) > 2 and name.startswith("_") and name.endswith("_"):
+        name += "_"
+    return scope.claim(name)
+
+
+def module_for(proto_path: str, suffix: str = "_pb") -> str:
+    """``foo/bar.proto`` → ``foo.bar_pb`` (the import path of its generated module)."""
+    stem = proto_path[:-len(".proto")] if proto_path.endswith(".proto") else proto_path
+    return stem.replace("/", ".").replace("-", "_") + suffix
+
+
+def output_path(proto_path: str, suffix: str = "_pb") -> str:
+    """``foo/bar.proto`` → ``foo/bar_pb.py``."""
+    return module_for(proto_path, suffix).replace(".", "/") + ".py"

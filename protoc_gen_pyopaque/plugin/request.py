@@ -1,0 +1,218 @@
+"""Reads a CodeGeneratorRequest into the resolved model.
+
+The only module (with features.py) that touches protobuf's descriptor classes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.protobuf import descriptor_pb2, descriptor_pool
+from google.protobuf.compiler import plugin_pb2
+
+from . import features
+from .comments import (
+    ENUM_VALUE, FILE_ENUM, FILE_EXTENSION, FILE_MESSAGE, MESSAGE_ENUM, MESSAGE_EXTENSION,
+    MESSAGE_FIELD, MESSAGE_NESTED, MESSAGE_ONEOF, Path, comment_index,
+)
+from .options import Options
+from .schema import (
+    ApiLevel, Enum, EnumValue, Extension, Field, File, MapTypes, Message, Oneof, Schema,
+)
+
+_TYPE_FLOAT = descriptor_pb2.FieldDescriptorProto.TYPE_FLOAT
+_TYPE_DOUBLE = descriptor_pb2.FieldDescriptorProto.TYPE_DOUBLE
+_TYPE_STRING = descriptor_pb2.FieldDescriptorProto.TYPE_STRING
+_TYPE_BYTES = descriptor_pb2.FieldDescriptorProto.TYPE_BYTES
+_TYPE_BOOL = descriptor_pb2.FieldDescriptorProto.TYPE_BOOL
+_TYPE_ENUM = descriptor_pb2.FieldDescriptorProto.TYPE_ENUM
+_TYPE_MESSAGE = descriptor_pb2.FieldDescriptorProto.TYPE_MESSAGE
+_TYPE_GROUP = descriptor_pb2.FieldDescriptorProto.TYPE_GROUP
+
+
+class InputError(Exception):
+    """A problem with the .proto input, reported as ``file.proto: Msg.field: reason``."""
+
+
+def decode_request(data: bytes) -> plugin_pb2.CodeGeneratorRequest:
+    """Decode the request protoc sent."""
+    return plugin_pb2.CodeGeneratorRequest.FromString(data)
+
+
+def build_schema(request: plugin_pb2.CodeGeneratorRequest, options: Options) -> Schema:
+    """Resolve every file of the request into the model."""
+    pool = descriptor_pool.DescriptorPool()
+    schema = Schema()
+    for fdp in request.proto_file:
+        try:
+            pool.Add(fdp)
+        except Exception as exc:  # protobuf reports descriptor problems with various types
+            raise InputError(f"{fdp.name}: {exc}") from None
+    for fdp in request.proto_file:
+        reader = _FileReader(fdp, pool.FindFileByName(fdp.name), options)
+        file = reader.read()
+        schema.files[file.name] = file
+        schema.messages.update(reader.messages)
+        schema.enums.update(reader.enums)
+    return schema
+
+
+class _FileReader:
+    def __init__(self, fdp: descriptor_pb2.FileDescriptorProto, fd: Any, options: Options) -> None:
+        self.fdp = fdp
+        self.fd = fd
+        self.comments = comment_index(fdp)
+        self.messages: dict[str, Message] = {}
+        self.enums: dict[str, Enum] = {}
+        self.file_level = self._file_api_level(options)
+
+    def _file_api_level(self, options: Options) -> ApiLevel:
+        # precedence: edition default < default_api_level < apilevelM<file> < the .proto's option
+        level = features.default_api_level(self.fdp)
+        if options.default_api_level is not None:
+            level = options.default_api_level
+        level = options.file_api_levels.get(self.fdp.name, level)
+        try:
+            option = features.api_level_option(self.fdp.options, features.FILE_OPTIONS_EXTENSION)
+        except ValueError as exc:
+            raise InputError(f"{self.fdp.name}: {exc}") from None
+        return option if option is not None else level
+
+    def read(self) -> File:
+        fdp, fd = self.fdp, self.fd
+        messages = tuple(
+            self._message(mp, fd.message_types_by_name[mp.name], (FILE_MESSAGE, i), self.file_level)
+            for i, mp in enumerate(fdp.message_type)
+        )
+        enums = tuple(
+            self._enum(ep, fd.enum_types_by_name[ep.name], (FILE_ENUM, i))
+            for i, ep in enumerate(fdp.enum_type)
+        )
+        extensions = tuple(
+            self._extension(xp, fd.extensions_by_name[xp.name], (FILE_EXTENSION, i), fdp.package)
+            for i, xp in enumerate(fdp.extension)
+        )
+        return File(
+            name=fdp.name, package=fdp.package, edition=features.edition_label(fdp),
+            dependencies=tuple(fdp.dependency), messages=messages, enums=enums,
+            extensions=extensions, api_level=self.file_level,
+            comment=self.comments.get((12,), ""),  # FileDescriptorProto.syntax: the file's header
+        )
+
+    def _message(self, mp: descriptor_pb2.DescriptorProto, md: Any, path: Path,
+                 inherited: ApiLevel) -> Message:
+        try:
+            option = features.api_level_option(mp.options, features.MESSAGE_OPTIONS_EXTENSION)
+        except ValueError as exc:
+            raise InputError(f"{self.fdp.name}: {md.full_name}: {exc}") from None
+        level = option if option is not None else inherited
+        real_oneofs = [i for i, op in enumerate(mp.oneof_decl)
+                       if not any(f.HasField("oneof_index") and f.oneof_index == i and f.proto3_optional
+                                  for f in mp.field)]
+        oneof_position = {index: pos for pos, index in enumerate(real_oneofs)}
+        fields = tuple(
+            self._field(fp, md.fields_by_number[fp.number], path + (MESSAGE_FIELD, i), oneof_position)
+            for i, fp in enumerate(mp.field)
+        )
+        oneofs = tuple(
+            Oneof(name=mp.oneof_decl[index].name,
+                  fields=tuple(f.number for f in fields if f.oneof == pos),
+                  comment=self.comments.get(path + (MESSAGE_ONEOF, index), ""))
+            for pos, index in enumerate(real_oneofs)
+        )
+        message = Message(
+            full_name=md.full_name, name=mp.name, file=self.fdp.name, fields=fields, oneofs=oneofs,
+            messages=tuple(
+                self._message(np, md.nested_types_by_name[np.name], path + (MESSAGE_NESTED, i), level)
+                for i, np in enumerate(mp.nested_type)
+            ),
+            enums=tuple(
+                self._enum(ep, md.enum_types_by_name[ep.name], path + (MESSAGE_ENUM, i))
+                for i, ep in enumerate(mp.enum_type)
+            ),
+            extensions=tuple(
+                self._extension(xp, md.extensions_by_name[xp.name], path + (MESSAGE_EXTENSION, i), md.full_name)
+                for i, xp in enumerate(mp.extension)
+            ),
+            extension_ranges=tuple((r.start, r.end) for r in mp.extension_range),
+            message_set=mp.options.message_set_wire_format,
+            map_entry=mp.options.map_entry,
+            legacy_json=features.legacy_json(md),
+            api_level=level,
+            comment=self.comments.get(path, ""),
+        )
+        self.messages[message.full_name] = message
+        return message
+
+    def _field(self, fp: descriptor_pb2.FieldDescriptorProto, fd: Any, path: Path,
+               oneof_position: dict[int, int]) -> Field:
+        feats = features.field_features(fd)
+        kind = _TYPE_GROUP if feats.delimited else fp.type
+        message = fd.message_type.full_name if kind in (_TYPE_MESSAGE, _TYPE_GROUP) else None
+        enum = fd.enum_type.full_name if kind == _TYPE_ENUM else None
+        map_types = None
+        if message is not None and fd.message_type.GetOptions().map_entry:
+            entry = fd.message_type
+            map_types = MapTypes(key=self._entry_field(entry.fields_by_number[1]),
+                                 value=self._entry_field(entry.fields_by_number[2]))
+        oneof = None
+        if fp.HasField("oneof_index") and not fp.proto3_optional:
+            oneof = oneof_position[fp.oneof_index]
+        return Field(
+            name=fp.name, number=fp.number, json_name=fd.json_name, kind=kind,
+            repeated=fd.is_repeated, presence=feats.presence, required=feats.required,
+            packed=feats.packed, utf8=feats.utf8, message=message, enum=enum,
+            closed_enum=enum is not None and features.enum_closed(fd.enum_type),
+            oneof=oneof, map=map_types, default=_default(fd, kind),
+            lazy=fp.options.lazy or fp.options.unverified_lazy,
+            comment=self.comments.get(path, ""), deprecated=fp.options.deprecated,
+        )
+
+    def _entry_field(self, fd: Any) -> Field:
+        feats = features.field_features(fd)
+        kind = _TYPE_GROUP if feats.delimited else fd.type
+        enum = fd.enum_type.full_name if kind == _TYPE_ENUM else None
+        return Field(
+            name=fd.name, number=fd.number, json_name=fd.json_name, kind=kind, repeated=False,
+            presence=False, required=False, packed=False, utf8=feats.utf8,
+            message=fd.message_type.full_name if kind in (_TYPE_MESSAGE, _TYPE_GROUP) else None,
+            enum=enum, closed_enum=enum is not None and features.enum_closed(fd.enum_type),
+            oneof=None, map=None, default=_default(fd, kind), lazy=False, comment="",
+        )
+
+    def _enum(self, ep: descriptor_pb2.EnumDescriptorProto, ed: Any, path: Path) -> Enum:
+        values = tuple(
+            EnumValue(name=vp.name, number=vp.number,
+                      comment=self.comments.get(path + (ENUM_VALUE, i), ""))
+            for i, vp in enumerate(ep.value)
+        )
+        enum = Enum(full_name=ed.full_name, name=ep.name, file=self.fdp.name, values=values,
+                    closed=features.enum_closed(ed), legacy_json=features.legacy_json(ed),
+                    comment=self.comments.get(path, ""))
+        self.enums[enum.full_name] = enum
+        return enum
+
+    def _extension(self, xp: descriptor_pb2.FieldDescriptorProto, xd: Any, path: Path,
+                   scope: str) -> Extension:
+        field = self._field(xp, xd, path, {})
+        return Extension(full_name=xd.full_name, name=xp.name,
+                         extendee=xd.containing_type.full_name, field=field)
+
+
+def _default(fd: Any, kind: int) -> object:
+    """The field's default value as Python would hold it (None for messages)."""
+    if kind in (_TYPE_MESSAGE, _TYPE_GROUP):
+        return None
+    if kind == _TYPE_ENUM:
+        if fd.has_default_value:
+            return fd.default_value
+        return fd.enum_type.values[0].number
+    value = fd.default_value
+    if fd.is_repeated:
+        return _ZERO.get(kind, 0)
+    return value
+
+
+_ZERO: dict[int, object] = {
+    _TYPE_FLOAT: 0.0, _TYPE_DOUBLE: 0.0, _TYPE_STRING: "", _TYPE_BYTES: b"", _TYPE_BOOL: False,
+}

@@ -1,0 +1,53 @@
+"""The one surface generated code uses (version 1). Generated modules check the version.
+
+Everything here is re-exported from the runtime's modules; generated code must not
+import anything else from the runtime, so the runtime can change behind it.
+"""
+
+from __future__ import annotations
+
+from math import copysign
+from typing import Final
+
+from .codec import (
+    DEFAULT_MAX_DEPTH, add_unknown_varint, bad_end, dec_map_entry, dec_packed,
+    dec_packed_closed_enum, decode_failure, decode_str, encode_str, finish_len, merge_extension,
+    merge_unknown, overrun, struct_error, too_deep, write_extensions, write_map, write_packed,
+)
+from .errors import DecodeError, EncodeError, JsonError
+from .message import ExtendableMessage, Message, protoopaque_selected
+from .reflect import EnumInfo, ExtensionInfo, FieldInfo, MessageInfo, OneofInfo
+from .wire import (
+    dec_int32, dec_int64, dec_sint32, dec_sint64, dec_tag, dec_uint32, dec_varint, pack_f64, pack_float,
+    pack_i32, pack_i64, pack_u32, pack_u64, unpack_f32, unpack_f64, unpack_i32, unpack_i64,
+    unpack_u32, unpack_u64, write_varint,
+)
+
+__all__ = [
+    "DEFAULT_MAX_DEPTH", "add_unknown_varint", "bad_end", "dec_map_entry", "dec_packed",
+    "dec_packed_closed_enum", "decode_failure", "decode_str", "encode_str", "finish_len",
+    "merge_extension", "merge_unknown", "overrun", "struct_error", "too_deep",
+    "write_extensions", "write_map", "write_packed", "DecodeError", "EncodeError", "JsonError",
+    "ExtendableMessage", "Message", "protoopaque_selected", "EnumInfo", "ExtensionInfo",
+    "FieldInfo", "MessageInfo", "OneofInfo", "dec_int32", "dec_int64", "dec_sint32",
+    "dec_sint64", "dec_tag", "dec_uint32", "dec_varint", "pack_f64", "pack_float", "pack_i32", "pack_i64",
+    "pack_u32", "pack_u64", "unpack_f32", "unpack_f64", "unpack_i32", "unpack_i64",
+    "unpack_u32", "unpack_u64", "write_varint", "copysign", "check_version",
+    "register_extension", "VERSION",
+]
+
+VERSION: Final = 1
+
+
+def check_version(version: int) -> None:
+    """Fail at import when generated code needs a newer runtime surface than this one."""
+    if version > VERSION:
+        raise ImportError(
+            f"generated code needs runtime surface v{version}, this runtime has v{VERSION}: "
+            "upgrade protoc-gen-pyopaque")
+
+
+def register_extension(ext: ExtensionInfo) -> None:
+    """Make the extendee's parser decode ``ext`` (called by the module declaring it)."""
+    info: MessageInfo = ext.extendee._pb_info  # type: ignore[attr-defined]
+    info.extensions[ext.field.number] = ext

@@ -1,0 +1,478 @@
+"""Table-driven binary codec pieces shared by generated code: packed runs, maps,
+extensions, MessageSet items, unknown fields and error reporting.
+
+The per-message hot loops are generated; what lives here is either a loop in
+itself (packed runs) or rare enough that a generic path is the better trade.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import TYPE_CHECKING, Any, Final
+
+from . import wire
+from .errors import DecodeError, EncodeError
+from .reflect import (
+    TYPE_BOOL, TYPE_BYTES, TYPE_DOUBLE, TYPE_ENUM, TYPE_FIXED32, TYPE_FIXED64,
+    TYPE_FLOAT, TYPE_GROUP, TYPE_INT32, TYPE_INT64, TYPE_MESSAGE, TYPE_SFIXED32,
+    TYPE_SFIXED64, TYPE_SINT32, TYPE_SINT64, TYPE_STRING, TYPE_UINT32, TYPE_UINT64,
+    FieldInfo,
+)
+
+if TYPE_CHECKING:
+    from .message import ExtendableMessage, Message
+
+DEFAULT_MAX_DEPTH: Final = 100
+struct_error = struct.error
+
+_WIRE_OF_KIND: Final = {
+    TYPE_DOUBLE: wire.WIRE_FIXED64, TYPE_FLOAT: wire.WIRE_FIXED32,
+    TYPE_INT64: wire.WIRE_VARINT, TYPE_UINT64: wire.WIRE_VARINT,
+    TYPE_INT32: wire.WIRE_VARINT, TYPE_FIXED64: wire.WIRE_FIXED64,
+    TYPE_FIXED32: wire.WIRE_FIXED32, TYPE_BOOL: wire.WIRE_VARINT,
+    TYPE_STRING: wire.WIRE_LEN, TYPE_GROUP: wire.WIRE_START_GROUP,
+    TYPE_MESSAGE: wire.WIRE_LEN, TYPE_BYTES: wire.WIRE_LEN,
+    TYPE_UINT32: wire.WIRE_VARINT, TYPE_ENUM: wire.WIRE_VARINT,
+    TYPE_SFIXED32: wire.WIRE_FIXED32, TYPE_SFIXED64: wire.WIRE_FIXED64,
+    TYPE_SINT32: wire.WIRE_VARINT, TYPE_SINT64: wire.WIRE_VARINT,
+}
+_FIXED_FORMAT: Final = {
+    TYPE_DOUBLE: "d", TYPE_FLOAT: "f", TYPE_FIXED64: "Q", TYPE_FIXED32: "I",
+    TYPE_SFIXED32: "i", TYPE_SFIXED64: "q",
+}
+_VARINT_DECODER: Final = {
+    TYPE_INT64: wire.dec_int64, TYPE_UINT64: wire.dec_varint, TYPE_INT32: wire.dec_int32,
+    TYPE_BOOL: wire.dec_varint, TYPE_UINT32: wire.dec_uint32, TYPE_ENUM: wire.dec_int32,
+    TYPE_SINT32: wire.dec_sint32, TYPE_SINT64: wire.dec_sint64,
+}
+
+
+def wire_type_of(kind: int) -> int:
+    """Return the wire type a field kind is written with."""
+    return _WIRE_OF_KIND[kind]
+
+
+# ----------------------------------------------------------------------------- errors
+
+def field_label(msg: object, tag: int) -> str:
+    """Name the field of ``tag`` in ``msg``'s class for an error message."""
+    info = getattr(type(msg), "_pb_info", None)
+    number = tag >> 3
+    field = info.by_number.get(number) if info is not None else None
+    cls_name = info.full_name if info is not None else type(msg).__name__
+    if field is not None:
+        return f"{cls_name}.{field.name} (field {number})"
+    return f"{cls_name} field {number}"
+
+
+def decode_failure(msg: object, tag: int, pos: int, exc: BaseException) -> DecodeError:
+    """Turn a low-level failure inside a parse loop into a DecodeError naming field and offset."""
+    where = field_label(msg, tag)
+    if isinstance(exc, UnicodeDecodeError):
+        return DecodeError(f"{where}: invalid UTF-8 in string at offset {pos + exc.start}")
+    if isinstance(exc, (IndexError, struct.error)):
+        return DecodeError(f"{where}: input truncated at offset {pos}")
+    return DecodeError(f"{where}: {exc} at offset {pos}")
+
+
+def overrun(msg: object, tag: int, pos: int, n: int) -> DecodeError:
+    """Report a length prefix that points past the end of the enclosing message."""
+    return DecodeError(f"{field_label(msg, tag)}: length {n} at offset {pos} runs past the end of the message")
+
+
+def bad_end(msg: object, pos: int, end: int, end_tag: int) -> DecodeError:
+    """Report a message that ended at the wrong place (or a group without its end)."""
+    name = type(msg).__name__
+    if end_tag >= 0 and pos >= end:
+        return DecodeError(f"{name}: group of field {end_tag >> 3} is not terminated (offset {pos})")
+    return DecodeError(f"{name}: field runs past the end of the message (offset {pos}, end {end})")
+
+
+def too_deep(msg: object, tag: int, pos: int) -> DecodeError:
+    """Report nesting beyond the depth limit."""
+    return DecodeError(f"{field_label(msg, tag)}: messages nested deeper than the limit at offset {pos}")
+
+
+def wrong_wire_type(msg: object, tag: int, pos: int) -> DecodeError:
+    """Report a known field number arriving with a wire type it cannot have."""
+    return DecodeError(f"{field_label(msg, tag)}: unexpected wire type {tag & 7} at offset {pos}")
+
+
+def encode_failure(msg: object, exc: BaseException) -> EncodeError:
+    """Turn a failure inside serialize into an EncodeError naming the message."""
+    info = getattr(type(msg), "_pb_info", None)
+    name = info.full_name if info is not None else type(msg).__name__
+    return EncodeError(f"{name}: cannot serialize: {type(exc).__name__}: {exc}")
+
+
+# ----------------------------------------------------------------------------- unknown fields
+
+def merge_unknown(msg: Message, buf: bytes, tag: int, pos: int, end: int, depth: int) -> int:
+    """Keep an unknown field (tag and value, as read) in ``msg``'s unknown bytes."""
+    wire.check_tag(tag, pos)
+    start = pos
+    pos = wire.skip_field(buf, tag, pos, end, depth)
+    if pos > end:
+        raise DecodeError(f"{field_label(msg, tag)}: input truncated at offset {start}")
+    msg._pb_unknown += wire.varint_bytes(tag) + buf[start:pos]
+    return pos
+
+
+def add_unknown_varint(msg: Message, number: int, value: int) -> None:
+    """Keep a closed enum's unknown value as an unknown varint field."""
+    out = bytearray()
+    wire.write_varint(out, number << 3)
+    wire.write_varint(out, value)
+    msg._pb_unknown += bytes(out)
+
+
+# ----------------------------------------------------------------------------- length prefixes
+
+def finish_len(out: bytearray, start: int) -> None:
+    """Fill in the one-byte length placeholder at ``start``, widening it when needed."""
+    n = len(out) - start - 1
+    if n < 0x80:
+        out[start] = n
+    else:
+        out[start:start + 1] = wire.varint_bytes(n)
+
+
+def read_len(msg: object, buf: bytes, tag: int, pos: int, end: int) -> tuple[int, int]:
+    """Read a length prefix; return ``(start, stop)`` of the value, checked against ``end``."""
+    n = buf[pos]
+    if n < 0x80:
+        pos += 1
+    else:
+        n, pos = wire.dec_varint(buf, pos)
+    stop = pos + n
+    if stop > end:
+        raise overrun(msg, tag, pos, n)
+    return pos, stop
+
+
+# ----------------------------------------------------------------------------- packed runs
+
+def dec_packed(kind: int, buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+    """Append the values of a packed run ``buf[pos:end]`` of ``kind`` to ``out``."""
+    fmt = _FIXED_FORMAT.get(kind)
+    if fmt is not None:
+        size = 8 if fmt in "dQq" else 4
+        n, rest = divmod(end - pos, size)
+        if rest:
+            raise DecodeError(f"packed run of {size}-byte values has {end - pos} bytes at offset {pos}")
+        out.extend(struct.unpack_from(f"<{n}{fmt}", buf, pos))
+        return
+    decode = _VARINT_DECODER[kind]
+    append = out.append
+    if kind == TYPE_BOOL:
+        while pos < end:
+            v, pos = decode(buf, pos)
+            append(v != 0)
+    else:
+        while pos < end:
+            v, pos = decode(buf, pos)
+            append(v)
+    if pos != end:
+        raise DecodeError(f"packed run overruns its length (offset {pos}, end {end})")
+
+
+def dec_packed_closed_enum(msg: Message, number: int, known: frozenset[int], buf: bytes,
+                           pos: int, end: int, out: list[int]) -> None:
+    """Append a packed run of a closed enum; unknown values go to unknown fields."""
+    values: list[int] = []
+    dec_packed(TYPE_ENUM, buf, pos, end, values)
+    for v in values:
+        if v in known:
+            out.append(v)
+        else:
+            add_unknown_varint(msg, number, v)
+
+
+def write_packed(out: bytearray, kind: int, values: list[Any]) -> None:
+    """Append the length and payload of a packed run (the tag is the caller's)."""
+    fmt = _FIXED_FORMAT.get(kind)
+    if fmt is not None:
+        if kind == TYPE_FLOAT:
+            payload = b"".join([wire.pack_float(v) for v in values])
+        else:
+            payload = struct.pack(f"<{len(values)}{fmt}", *values)
+        wire.write_varint(out, len(payload))
+        out += payload
+        return
+    body = bytearray()
+    if kind == TYPE_SINT32:
+        for v in values:
+            wire.write_varint(body, (v << 1) ^ (v >> 31))
+    elif kind == TYPE_SINT64:
+        for v in values:
+            wire.write_varint(body, (v << 1) ^ (v >> 63))
+    elif kind == TYPE_BOOL:
+        body += bytes([1 if v else 0 for v in values])
+    else:
+        for v in values:
+            if 0 <= v < 0x80:
+                body.append(v)
+            else:
+                wire.write_varint(body, v)
+    wire.write_varint(out, len(body))
+    out += body
+
+
+# ----------------------------------------------------------------------------- generic values
+
+def decode_value(field: FieldInfo, msg: object, buf: bytes, tag: int, pos: int, end: int,
+                 depth: int, existing: object = None) -> tuple[object, int]:
+    """Decode one value of ``field`` (wire type already checked); merge into ``existing`` messages."""
+    kind = field.kind
+    if kind in _VARINT_DECODER:
+        v, pos = _VARINT_DECODER[kind](buf, pos)
+        return (v != 0 if kind == TYPE_BOOL else v), pos
+    fmt = _FIXED_FORMAT.get(kind)
+    if fmt is not None:
+        size = 8 if fmt in "dQq" else 4
+        return struct.unpack_from("<" + fmt, buf, pos)[0], pos + size
+    if kind == TYPE_GROUP:
+        if depth <= 0:
+            raise too_deep(msg, tag, pos)
+        sub = existing if existing is not None else _new(field)
+        end_tag = (tag & ~7) | wire.WIRE_END_GROUP
+        return sub, sub._pb_merge(buf, pos, end, depth - 1, end_tag)
+    start, stop = read_len(msg, buf, tag, pos, end)
+    if kind == TYPE_STRING:
+        return decode_str(buf[start:stop], field.utf8), stop
+    if kind == TYPE_BYTES:
+        return buf[start:stop], stop
+    if depth <= 0:
+        raise too_deep(msg, tag, pos)
+    sub = existing if existing is not None else _new(field)
+    sub._pb_merge(buf, start, stop, depth - 1, -1)
+    return sub, stop
+
+
+def _new(field: FieldInfo) -> Message:
+    cls = field.message_type
+    assert cls is not None
+    sub: Message = cls()
+    return sub
+
+
+def decode_str(raw: bytes, utf8: bool) -> str:
+    """Decode a string field; without validation, invalid bytes survive as surrogate escapes."""
+    return raw.decode("utf-8") if utf8 else raw.decode("utf-8", "surrogateescape")
+
+
+def encode_str(value: str, utf8: bool) -> bytes:
+    """Encode a string field (the inverse of decode_str)."""
+    return value.encode("utf-8") if utf8 else value.encode("utf-8", "surrogateescape")
+
+
+def write_value(out: bytearray, field: FieldInfo, number: int, value: Any, deterministic: bool) -> None:
+    """Append tag and value of one occurrence of ``field``."""
+    kind = field.kind
+    if kind == TYPE_GROUP:
+        wire.write_varint(out, (number << 3) | wire.WIRE_START_GROUP)
+        value._pb_encode(out, deterministic)
+        wire.write_varint(out, (number << 3) | wire.WIRE_END_GROUP)
+        return
+    wire.write_varint(out, (number << 3) | _WIRE_OF_KIND[kind])
+    if kind in (TYPE_INT32, TYPE_INT64, TYPE_UINT32, TYPE_UINT64, TYPE_ENUM):
+        wire.write_varint(out, value)
+    elif kind == TYPE_BOOL:
+        out.append(1 if value else 0)
+    elif kind == TYPE_SINT32:
+        wire.write_varint(out, (value << 1) ^ (value >> 31))
+    elif kind == TYPE_SINT64:
+        wire.write_varint(out, (value << 1) ^ (value >> 63))
+    elif kind == TYPE_FLOAT:
+        out += wire.pack_float(value)
+    elif kind in _FIXED_FORMAT:
+        out += struct.pack("<" + _FIXED_FORMAT[kind], value)
+    elif kind == TYPE_STRING:
+        raw = encode_str(value, field.utf8)
+        wire.write_varint(out, len(raw))
+        out += raw
+    elif kind == TYPE_BYTES:
+        wire.write_varint(out, len(value))
+        out += value
+    else:
+        start = len(out)
+        out.append(0)
+        value._pb_encode(out, deterministic)
+        finish_len(out, start)
+
+
+# ----------------------------------------------------------------------------- maps
+
+def dec_map_entry(msg: Message, field: FieldInfo, buf: bytes, tag: int, pos: int, end: int,
+                  depth: int, target: dict[Any, Any]) -> int:
+    """Merge one map entry; a missing key or value takes its default, the last duplicate wins.
+
+    An entry whose closed-enum value is unknown goes to unknown fields, whole.
+    """
+    start, stop = read_len(msg, buf, tag, pos, end)
+    key_field = field.map_key
+    value_field = field.map_value
+    assert key_field is not None and value_field is not None
+    key: object = key_field.default
+    value: object = None
+    p = start
+    while p < stop:
+        inner = buf[p]
+        if inner < 0x80:
+            p += 1
+        else:
+            inner, p = wire.dec_tag(buf, p)
+        number = inner >> 3
+        sub = key_field if number == 1 else value_field if number == 2 else None
+        if sub is not None and inner & 7 == _WIRE_OF_KIND[sub.kind]:
+            if depth <= 0:
+                raise too_deep(msg, tag, p)
+            if number == 1:
+                key, p = decode_value(sub, msg, buf, inner, p, stop, depth - 1)
+            else:
+                value, p = decode_value(sub, msg, buf, inner, p, stop, depth - 1, value)
+        else:
+            wire.check_tag(inner, p)
+            p = wire.skip_field(buf, inner, p, stop, depth - 1)
+    if p != stop:
+        raise DecodeError(f"{field_label(msg, tag)}: map entry overruns its length at offset {p}")
+    if value is None:
+        value = map_value_default(value_field)
+    enum = value_field.enum
+    if enum is not None and enum.closed and value not in enum.numbers:
+        msg._pb_unknown += wire.varint_bytes(tag) + buf[pos:stop]
+        return stop
+    target[key] = value
+    return stop
+
+
+def map_value_default(field: FieldInfo) -> object:
+    """Return a fresh default value of a map's value field."""
+    if field.kind in (TYPE_MESSAGE, TYPE_GROUP):
+        return _new(field)
+    return field.default
+
+
+def write_map(out: bytearray, field: FieldInfo, values: dict[Any, Any], deterministic: bool) -> None:
+    """Append every entry of a map field; ``deterministic`` sorts by key."""
+    key_field = field.map_key
+    value_field = field.map_value
+    assert key_field is not None and value_field is not None
+    items = sorted(values.items()) if deterministic else values.items()
+    tag = wire.varint_bytes((field.number << 3) | wire.WIRE_LEN)
+    for k, v in items:
+        out += tag
+        start = len(out)
+        out.append(0)
+        write_value(out, key_field, 1, k, deterministic)
+        write_value(out, value_field, 2, v, deterministic)
+        finish_len(out, start)
+
+
+# ----------------------------------------------------------------------------- extensions
+
+_MSET_ITEM_START: Final = (1 << 3) | wire.WIRE_START_GROUP
+_MSET_ITEM_END: Final = (1 << 3) | wire.WIRE_END_GROUP
+_MSET_TYPE_ID: Final = (2 << 3) | wire.WIRE_VARINT
+_MSET_MESSAGE: Final = (3 << 3) | wire.WIRE_LEN
+
+
+def merge_extension(msg: ExtendableMessage, buf: bytes, tag: int, pos: int, end: int, depth: int) -> int:
+    """Decode a field in an extension range if its extension is known; keep it unknown otherwise."""
+    info = type(msg)._pb_info
+    if info.message_set and tag == _MSET_ITEM_START:
+        return _merge_message_set_item(msg, buf, pos, end, depth)
+    ext = info.extensions.get(tag >> 3)
+    if ext is None:
+        return merge_unknown(msg, buf, tag, pos, end, depth)
+    field = ext.field
+    wire_type = tag & 7
+    if field.repeated and field.kind not in (TYPE_STRING, TYPE_BYTES, TYPE_MESSAGE, TYPE_GROUP) \
+            and wire_type == wire.WIRE_LEN:
+        start, stop = read_len(msg, buf, tag, pos, end)
+        values = msg._pb_ext.setdefault(field.number, [])
+        assert isinstance(values, list)
+        if field.enum is not None and field.enum.closed:
+            dec_packed_closed_enum(msg, field.number, frozenset(field.enum.numbers), buf, start, stop, values)
+        else:
+            dec_packed(field.kind, buf, start, stop, values)
+        return stop
+    if wire_type != _WIRE_OF_KIND[field.kind]:
+        return merge_unknown(msg, buf, tag, pos, end, depth)
+    existing = None if field.repeated else msg._pb_ext.get(field.number)
+    value, pos = decode_value(field, msg, buf, tag, pos, end, depth, existing)
+    if field.enum is not None and field.enum.closed and value not in field.enum.numbers:
+        add_unknown_varint(msg, field.number, value)  # type: ignore[arg-type]
+        return pos
+    if field.repeated:
+        values = msg._pb_ext.setdefault(field.number, [])
+        assert isinstance(values, list)
+        values.append(value)
+    else:
+        msg._pb_ext[field.number] = value
+    return pos
+
+
+def _merge_message_set_item(msg: ExtendableMessage, buf: bytes, pos: int, end: int, depth: int) -> int:
+    """Merge one MessageSet item (a group with type_id and message); unknown ids stay unknown."""
+    start = pos
+    type_id = 0
+    payload: tuple[int, int] | None = None
+    while True:
+        if pos >= end:
+            raise DecodeError(f"{type(msg).__name__}: MessageSet item is not terminated (offset {pos})")
+        inner = buf[pos]
+        if inner < 0x80:
+            pos += 1
+        else:
+            inner, pos = wire.dec_tag(buf, pos)
+        if inner == _MSET_ITEM_END:
+            break
+        if inner == _MSET_TYPE_ID:
+            type_id, pos = wire.dec_varint(buf, pos)
+        elif inner == _MSET_MESSAGE:
+            payload = read_len(msg, buf, inner, pos, end)
+            pos = payload[1]
+        else:
+            wire.check_tag(inner, pos)
+            pos = wire.skip_field(buf, inner, pos, end, depth - 1)
+    ext = type(msg)._pb_info.extensions.get(type_id)
+    if ext is None or payload is None or ext.field.message_type is None:
+        msg._pb_unknown += wire.varint_bytes(_MSET_ITEM_START) + buf[start:pos]
+        return pos
+    if depth <= 0:
+        raise too_deep(msg, _MSET_ITEM_START, pos)
+    sub = msg._pb_ext.get(type_id)
+    if sub is None:
+        sub = _new(ext.field)
+        msg._pb_ext[type_id] = sub
+    sub._pb_merge(buf, payload[0], payload[1], depth - 1, -1)  # type: ignore[attr-defined]
+    return pos
+
+
+def write_extensions(msg: ExtendableMessage, out: bytearray, deterministic: bool) -> None:
+    """Append the set extensions of ``msg`` in field-number order."""
+    info = type(msg)._pb_info
+    for number in sorted(msg._pb_ext):
+        value = msg._pb_ext[number]
+        field = info.extensions[number].field
+        if info.message_set and field.message_type is not None and not field.repeated:
+            out += wire.varint_bytes(_MSET_ITEM_START)
+            out += wire.varint_bytes(_MSET_TYPE_ID)
+            wire.write_varint(out, number)
+            out += wire.varint_bytes(_MSET_MESSAGE)
+            start = len(out)
+            out.append(0)
+            value._pb_encode(out, deterministic)  # type: ignore[attr-defined]
+            finish_len(out, start)
+            out += wire.varint_bytes(_MSET_ITEM_END)
+        elif field.repeated:
+            assert isinstance(value, list)
+            if field.packed and value:
+                wire.write_varint(out, (number << 3) | wire.WIRE_LEN)
+                write_packed(out, field.kind, value)
+            else:
+                for item in value:
+                    write_value(out, field, number, item, deterministic)
+        else:
+            write_value(out, field, number, value, deterministic)

@@ -1,0 +1,193 @@
+"""The base classes of generated messages: parse, serialize, copy, pickle, repr, dicts."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any, ClassVar, Final, TypeVar
+
+from . import codec
+from .errors import DecodeError, EncodeError
+from .reflect import ExtensionInfo, FieldInfo, MessageInfo
+
+__all__ = [
+    "Message", "ExtendableMessage", "protoopaque_selected", "select_protoopaque",
+    "PROTOOPAQUE_ENV",
+]
+
+M = TypeVar("M", bound="Message")
+Buffer = bytes | bytearray | memoryview
+
+PROTOOPAQUE_ENV: Final = "PYOPAQUE_PROTOOPAQUE"
+_protoopaque = os.environ.get(PROTOOPAQUE_ENV, "") not in ("", "0")
+
+
+def protoopaque_selected() -> bool:
+    """Say whether hybrid modules serve their opaque twins (``PYOPAQUE_PROTOOPAQUE=1``)."""
+    return _protoopaque
+
+
+def select_protoopaque(enabled: bool = True) -> None:
+    """Make hybrid modules imported from now on serve their opaque twins."""
+    global _protoopaque
+    _protoopaque = enabled
+
+
+class Message:
+    """Base of every generated message class."""
+
+    __slots__ = ("_pb_unknown",)
+    _pb_info: ClassVar[MessageInfo]
+    _pb_checks_required: ClassVar[bool] = False
+
+    _pb_unknown: bytes
+
+    # -- generated per class ---------------------------------------------------------
+
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+        raise NotImplementedError
+
+    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raise NotImplementedError
+
+    def _pb_items(self) -> list[tuple[FieldInfo, Any]]:
+        """Return the fields that are set (non-empty, non-default without presence), by number."""
+        raise NotImplementedError
+
+    def _pb_set(self, field: FieldInfo, value: Any) -> None:
+        """Set ``field`` to ``value`` (a list or dict for repeated and map fields)."""
+        raise NotImplementedError
+
+    def _pb_missing(self, prefix: str, out: list[str]) -> None:
+        """Append the paths of required fields that are not set (recursively)."""
+
+    # -- binary ---------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls: type[M], data: Buffer, *, lazy: bool | None = None,
+              max_depth: int = codec.DEFAULT_MAX_DEPTH, partial: bool = False) -> M:
+        """Decode ``data``; raise DecodeError on malformed input or missing required fields.
+
+        ``max_depth`` bounds message nesting; ``partial=True`` accepts missing required fields.
+        """
+        msg = cls()
+        msg.merge_from_bytes(data, max_depth=max_depth, partial=partial)
+        return msg
+
+    def merge_from_bytes(self, data: Buffer, *, max_depth: int = codec.DEFAULT_MAX_DEPTH,
+                         partial: bool = False) -> None:
+        """Merge the fields encoded in ``data`` into this message, as protobuf merging does."""
+        buf = data if type(data) is bytes else bytes(data)
+        try:
+            self._pb_merge(buf, 0, len(buf), max_depth, -1)
+        except RecursionError:
+            raise DecodeError(f"{self._pb_info.full_name}: nesting too deep for the Python stack") from None
+        if not partial and self._pb_checks_required:
+            missing: list[str] = []
+            self._pb_missing("", missing)
+            if missing:
+                raise DecodeError(f"{self._pb_info.full_name}: missing required fields: {', '.join(missing)}")
+
+    def serialize(self, *, deterministic: bool = False, partial: bool = False) -> bytes:
+        """Encode this message; ``deterministic`` sorts map entries by key.
+
+        Raise EncodeError for values of the wrong type or missing required fields
+        (``partial=True`` allows the latter).
+        """
+        if not partial and self._pb_checks_required:
+            missing: list[str] = []
+            self._pb_missing("", missing)
+            if missing:
+                raise EncodeError(f"{self._pb_info.full_name}: missing required fields: {', '.join(missing)}")
+        out = bytearray()
+        try:
+            self._pb_encode(out, deterministic)
+        except (TypeError, ValueError, AttributeError, OverflowError, codec.struct_error) as exc:
+            raise codec.encode_failure(self, exc) from None
+        except RecursionError:
+            raise EncodeError(f"{self._pb_info.full_name}: nesting too deep for the Python stack") from None
+        return bytes(out)
+
+    def is_initialized(self) -> bool:
+        """Say whether every required field (recursively) is set."""
+        missing: list[str] = []
+        self._pb_missing("", missing)
+        return not missing
+
+    # -- unknown fields -------------------------------------------------------------
+
+    def unknown_fields(self) -> bytes:
+        """Return the fields this message did not know, as encoded, in the order read."""
+        return self._pb_unknown
+
+    def discard_unknown_fields(self) -> None:
+        """Drop the unknown fields of this message (not of its sub-messages)."""
+        self._pb_unknown = b""
+
+    # -- Python protocols -----------------------------------------------------------
+
+    def __copy__(self: M) -> M:
+        return self.__deepcopy__({})
+
+    def __deepcopy__(self: M, memo: dict[int, object]) -> M:
+        clone = type(self)()
+        clone.merge_from_bytes(self.serialize(partial=True), partial=True)
+        return clone
+
+    def __reduce__(self) -> tuple[Any, tuple[type[Message], bytes]]:
+        return (_unpickle, (type(self), self.serialize(partial=True)))
+
+    def __repr__(self) -> str:
+        parts = [f"{field.attr}={value!r}" for field, value in self.iter_set_fields()]
+        return f"{type(self).__qualname__}({', '.join(parts)})"
+
+    def iter_set_fields(self) -> Iterator[tuple[FieldInfo, Any]]:
+        """Yield ``(field, value)`` for every set field, in field-number order."""
+        return iter(self._pb_items())
+
+    __hash__ = None  # type: ignore[assignment]  # messages are mutable
+
+
+def _unpickle(cls: type[Message], data: bytes) -> Message:
+    return cls.parse(data, partial=True)
+
+
+class ExtendableMessage(Message):
+    """Base of messages that declare extension ranges: keeps known extensions by number."""
+
+    __slots__ = ("_pb_ext",)
+    _pb_ext: dict[int, Any]
+
+    def has_extension(self, ext: ExtensionInfo) -> bool:
+        """Say whether ``ext`` is set on this message."""
+        self._check_extendee(ext)
+        value = self._pb_ext.get(ext.field.number)
+        return value is not None and value != []
+
+    def get_extension(self, ext: ExtensionInfo) -> Any:
+        """Return the value of ``ext`` (its default when unset)."""
+        self._check_extendee(ext)
+        value = self._pb_ext.get(ext.field.number)
+        if value is not None:
+            return value
+        if ext.field.repeated:
+            return []
+        return ext.field.default
+
+    def set_extension(self, ext: ExtensionInfo, value: Any) -> None:
+        """Set ``ext`` to ``value`` (a list for repeated extensions, copied)."""
+        self._check_extendee(ext)
+        self._pb_ext[ext.field.number] = list(value) if ext.field.repeated else value
+
+    def clear_extension(self, ext: ExtensionInfo) -> None:
+        """Unset ``ext``."""
+        self._check_extendee(ext)
+        self._pb_ext.pop(ext.field.number, None)
+
+    def _check_extendee(self, ext: ExtensionInfo) -> None:
+        if not isinstance(self, ext.extendee):
+            raise TypeError(f"{ext.full_name} does not extend {self._pb_info.full_name}")
+
+    def _pb_ext_items(self) -> list[tuple[FieldInfo, Any]]:
+        info = self._pb_info
+        return [(info.extensions[n].field, self._pb_ext[n]) for n in sorted(self._pb_ext)]

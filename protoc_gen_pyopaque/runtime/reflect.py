@@ -1,0 +1,153 @@
+"""Per-class field tables: what generic code (repr, dicts, JSON, text, maps, extensions) reads.
+
+Generated parse/serialize code does not use these tables; everything slower and
+more flexible does.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = [
+    "FieldInfo", "OneofInfo", "MessageInfo", "EnumInfo", "ExtensionInfo",
+    "TYPE_DOUBLE", "TYPE_FLOAT", "TYPE_INT64", "TYPE_UINT64", "TYPE_INT32",
+    "TYPE_FIXED64", "TYPE_FIXED32", "TYPE_BOOL", "TYPE_STRING", "TYPE_GROUP",
+    "TYPE_MESSAGE", "TYPE_BYTES", "TYPE_UINT32", "TYPE_ENUM", "TYPE_SFIXED32",
+    "TYPE_SFIXED64", "TYPE_SINT32", "TYPE_SINT64",
+]
+
+# Field kinds, numbered as in descriptor.proto's FieldDescriptorProto.Type.
+TYPE_DOUBLE: Final = 1
+TYPE_FLOAT: Final = 2
+TYPE_INT64: Final = 3
+TYPE_UINT64: Final = 4
+TYPE_INT32: Final = 5
+TYPE_FIXED64: Final = 6
+TYPE_FIXED32: Final = 7
+TYPE_BOOL: Final = 8
+TYPE_STRING: Final = 9
+TYPE_GROUP: Final = 10
+TYPE_MESSAGE: Final = 11
+TYPE_BYTES: Final = 12
+TYPE_UINT32: Final = 13
+TYPE_ENUM: Final = 14
+TYPE_SFIXED32: Final = 15
+TYPE_SFIXED64: Final = 16
+TYPE_SINT32: Final = 17
+TYPE_SINT64: Final = 18
+
+
+class EnumInfo:
+    """An enum's full name, closedness and value names."""
+
+    __slots__ = ("full_name", "closed", "names", "numbers", "legacy_json")
+
+    def __init__(self, full_name: str, closed: bool, values: tuple[tuple[str, int], ...],
+                 legacy_json: bool = False) -> None:
+        self.full_name = full_name
+        self.closed = closed
+        self.names: dict[str, int] = dict(values)
+        # the first name of an aliased number is its canonical name
+        self.numbers: dict[int, str] = {}
+        for name, number in values:
+            self.numbers.setdefault(number, name)
+        self.legacy_json = legacy_json
+
+
+class FieldInfo:
+    """One field of a message (or a map entry's key/value, or an extension)."""
+
+    __slots__ = (
+        "number", "name", "json_name", "attr", "kind", "repeated", "packed", "presence",
+        "oneof", "message_type", "enum", "map_key", "map_value", "utf8", "required",
+        "default",
+    )
+
+    def __init__(
+        self, number: int, name: str, json_name: str, attr: str, kind: int, *,
+        repeated: bool = False, packed: bool = False, presence: bool = False,
+        oneof: str = "", message_type: type | None = None, enum: EnumInfo | None = None,
+        map_key: FieldInfo | None = None, map_value: FieldInfo | None = None,
+        utf8: bool = True, required: bool = False, default: object = None,
+    ) -> None:
+        self.number = number
+        self.name = name
+        self.json_name = json_name
+        self.attr = attr
+        self.kind = kind
+        self.repeated = repeated
+        self.packed = packed
+        self.presence = presence
+        self.oneof = oneof
+        self.message_type = message_type
+        self.enum = enum
+        self.map_key = map_key
+        self.map_value = map_value
+        self.utf8 = utf8
+        self.required = required
+        self.default = default
+
+    @property
+    def is_map(self) -> bool:
+        """Say whether this is a map field."""
+        return self.map_key is not None
+
+    def __repr__(self) -> str:
+        return f"FieldInfo({self.name!r}, number={self.number})"
+
+
+class OneofInfo:
+    """A oneof: its name and its members' field numbers."""
+
+    __slots__ = ("name", "numbers", "synthetic")
+
+    def __init__(self, name: str, numbers: tuple[int, ...], synthetic: bool = False) -> None:
+        self.name = name
+        self.numbers = numbers
+        self.synthetic = synthetic
+
+
+class ExtensionInfo:
+    """An extension: its field table entry and the message it extends."""
+
+    __slots__ = ("full_name", "field", "extendee")
+
+    def __init__(self, full_name: str, field: FieldInfo, extendee: type) -> None:
+        self.full_name = full_name
+        self.field = field
+        self.extendee = extendee
+
+    def __repr__(self) -> str:
+        return f"ExtensionInfo({self.full_name!r})"
+
+
+class MessageInfo:
+    """A message class's full name, fields and oneofs, with lookups by number and name."""
+
+    __slots__ = (
+        "full_name", "fields", "oneofs", "by_number", "by_name", "by_json_name",
+        "extension_ranges", "extensions", "message_set", "legacy_json", "is_map_entry",
+    )
+
+    def __init__(
+        self, full_name: str, fields: tuple[FieldInfo, ...], oneofs: tuple[OneofInfo, ...] = (),
+        *, extension_ranges: tuple[tuple[int, int], ...] = (), message_set: bool = False,
+        legacy_json: bool = False,
+    ) -> None:
+        self.full_name = full_name
+        self.fields = fields
+        self.oneofs = oneofs
+        self.by_number: dict[int, FieldInfo] = {f.number: f for f in fields}
+        self.by_name: dict[str, FieldInfo] = {f.name: f for f in fields}
+        self.by_json_name: dict[str, FieldInfo] = {f.json_name: f for f in fields}
+        self.extension_ranges = extension_ranges
+        self.extensions: dict[int, ExtensionInfo] = {}
+        self.message_set = message_set
+        self.legacy_json = legacy_json
+
+    def in_extension_range(self, number: int) -> bool:
+        """Say whether ``number`` lies in one of the declared extension ranges."""
+        for start, end in self.extension_ranges:
+            if start <= number < end:
+                return True
+        return False

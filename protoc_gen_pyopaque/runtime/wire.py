@@ -1,0 +1,221 @@
+"""Wire-format primitives: varints, zigzag, fixed-width values, tags and skipping.
+
+Generated code inlines the one-byte fast paths and calls these for the rest.
+Decoders take ``(buf, pos)`` and return ``(value, new_pos)``; they may read past
+the end of the current sub-message (the caller's ``pos != end`` check catches
+that) but raise IndexError only at the end of ``buf``, which the generated
+parse loop turns into a DecodeError.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Final
+
+from .errors import DecodeError
+
+__all__ = [
+    "WIRE_VARINT", "WIRE_FIXED64", "WIRE_LEN", "WIRE_START_GROUP", "WIRE_END_GROUP",
+    "WIRE_FIXED32", "MAX_FIELD_NUMBER",
+    "dec_varint", "dec_tag", "dec_int32", "dec_int64", "dec_uint32", "dec_sint32", "dec_sint64",
+    "write_varint", "varint_bytes", "varint_size", "pack_float", "write_float",
+    "skip_field", "unpack_f32", "unpack_f64", "unpack_u32", "unpack_u64",
+    "unpack_i32", "unpack_i64", "pack_f64", "pack_u32", "pack_u64", "pack_i32",
+    "pack_i64",
+]
+
+WIRE_VARINT: Final = 0
+WIRE_FIXED64: Final = 1
+WIRE_LEN: Final = 2
+WIRE_START_GROUP: Final = 3
+WIRE_END_GROUP: Final = 4
+WIRE_FIXED32: Final = 5
+MAX_FIELD_NUMBER: Final = (1 << 29) - 1
+
+_MASK32: Final = 0xFFFFFFFF
+_MASK64: Final = 0xFFFFFFFFFFFFFFFF
+_SIGN32: Final = 0x80000000
+_SIGN64: Final = 0x8000000000000000
+_MAX_VARINT_BYTES: Final = 10
+
+_F32 = struct.Struct("<f")
+_F64 = struct.Struct("<d")
+_U32 = struct.Struct("<I")
+_U64 = struct.Struct("<Q")
+_I32 = struct.Struct("<i")
+_I64 = struct.Struct("<q")
+unpack_f32 = _F32.unpack_from
+unpack_f64 = _F64.unpack_from
+unpack_u32 = _U32.unpack_from
+unpack_u64 = _U64.unpack_from
+unpack_i32 = _I32.unpack_from
+unpack_i64 = _I64.unpack_from
+pack_f64 = _F64.pack
+pack_u32 = _U32.pack
+pack_u64 = _U64.pack
+pack_i32 = _I32.pack
+pack_i64 = _I64.pack
+
+
+def dec_varint(buf: bytes, pos: int) -> tuple[int, int]:
+    """Decode an unsigned varint at ``pos``; bits above 64 are dropped, as protobuf does."""
+    result = 0
+    shift = 0
+    start = pos
+    while True:
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            return result & _MASK64, pos
+        shift += 7
+        if pos - start >= _MAX_VARINT_BYTES:
+            raise DecodeError(f"varint longer than 10 bytes at offset {start}")
+
+
+_MAX_TAG_BYTES: Final = 5
+
+
+def dec_tag(buf: bytes, pos: int) -> tuple[int, int]:
+    """Decode a tag of two or more bytes: at most five bytes and 32 bits, as protobuf requires."""
+    result = 0
+    shift = 0
+    start = pos
+    while True:
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            break
+        shift += 7
+        if pos - start >= _MAX_TAG_BYTES:
+            raise DecodeError(f"tag longer than 5 bytes at offset {start}")
+    if result > _MASK32:
+        raise DecodeError(f"tag out of range at offset {start}")
+    return result, pos
+
+
+def dec_int32(buf: bytes, pos: int) -> tuple[int, int]:
+    """Decode an int32 (or enum) varint: the low 32 bits, two's complement."""
+    v, pos = dec_varint(buf, pos)
+    v &= _MASK32
+    return (v - (1 << 32) if v & _SIGN32 else v), pos
+
+
+def dec_int64(buf: bytes, pos: int) -> tuple[int, int]:
+    """Decode an int64 varint, two's complement."""
+    v, pos = dec_varint(buf, pos)
+    return (v - (1 << 64) if v & _SIGN64 else v), pos
+
+
+def dec_uint32(buf: bytes, pos: int) -> tuple[int, int]:
+    """Decode a uint32 varint: the low 32 bits."""
+    v, pos = dec_varint(buf, pos)
+    return v & _MASK32, pos
+
+
+def dec_sint32(buf: bytes, pos: int) -> tuple[int, int]:
+    """Decode a zigzag sint32."""
+    v, pos = dec_varint(buf, pos)
+    v &= _MASK32
+    return (v >> 1) ^ -(v & 1), pos
+
+
+def dec_sint64(buf: bytes, pos: int) -> tuple[int, int]:
+    """Decode a zigzag sint64."""
+    v, pos = dec_varint(buf, pos)
+    return (v >> 1) ^ -(v & 1), pos
+
+
+def write_varint(out: bytearray, v: int) -> None:
+    """Append ``v`` as a varint; negative values take ten bytes (two's complement)."""
+    if v < 0:
+        v += 1 << 64
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+
+
+def varint_bytes(v: int) -> bytes:
+    """Return ``v`` encoded as a varint."""
+    out = bytearray()
+    write_varint(out, v)
+    return bytes(out)
+
+
+def varint_size(v: int) -> int:
+    """Return the number of bytes of ``v`` as a varint."""
+    if v < 0:
+        return _MAX_VARINT_BYTES
+    n = 1
+    while v >= 0x80:
+        v >>= 7
+        n += 1
+    return n
+
+
+def pack_float(v: float) -> bytes:
+    """Pack a float32, rounding out-of-range finite values to infinity as C does."""
+    try:
+        return _F32.pack(v)
+    except OverflowError:
+        return _F32.pack(float("inf") if v > 0 else float("-inf"))
+
+
+def write_float(out: bytearray, v: float) -> None:
+    """Append a float32."""
+    out += pack_float(v)
+
+
+def skip_field(buf: bytes, tag: int, pos: int, end: int, depth: int) -> int:
+    """Skip the value of ``tag`` starting at ``pos``; return the position after it.
+
+    Groups are skipped recursively, ``depth`` bounding the nesting.
+    """
+    wire_type = tag & 7
+    if wire_type == WIRE_VARINT:
+        while buf[pos] >= 0x80:
+            pos += 1
+        return pos + 1
+    if wire_type == WIRE_FIXED64:
+        return pos + 8
+    if wire_type == WIRE_FIXED32:
+        return pos + 4
+    if wire_type == WIRE_LEN:
+        n = buf[pos]
+        if n < 0x80:
+            pos += 1
+        else:
+            n, pos = dec_varint(buf, pos)
+        if pos + n > end:
+            raise DecodeError(f"length {n} at offset {pos} runs past the end of the message")
+        return pos + n
+    if wire_type == WIRE_START_GROUP:
+        if depth <= 0:
+            raise DecodeError(f"groups nested too deeply at offset {pos}")
+        end_tag = (tag & ~7) | WIRE_END_GROUP
+        while True:
+            if pos >= end:
+                raise DecodeError(f"group of field {tag >> 3} is not terminated")
+            inner = buf[pos]
+            if inner < 0x80:
+                pos += 1
+            else:
+                inner, pos = dec_tag(buf, pos)
+            if inner == end_tag:
+                return pos
+            check_tag(inner, pos)
+            pos = skip_field(buf, inner, pos, end, depth - 1)
+    raise DecodeError(f"invalid wire type {wire_type} of field {tag >> 3} at offset {pos}")
+
+
+def check_tag(tag: int, pos: int) -> None:
+    """Reject field number 0, numbers beyond 2**29-1, wire types 6/7 and stray end-groups."""
+    if tag >> 3 == 0 or tag >> 3 > MAX_FIELD_NUMBER:
+        raise DecodeError(f"invalid field number {tag >> 3} at offset {pos}")
+    wire_type = tag & 7
+    if wire_type > WIRE_FIXED32:
+        raise DecodeError(f"invalid wire type {wire_type} of field {tag >> 3} at offset {pos}")
+    if wire_type == WIRE_END_GROUP:
+        raise DecodeError(f"unexpected end-group of field {tag >> 3} at offset {pos}")
