@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test unit conformance golden bench clean typecheck
+.PHONY: demo test unit conformance golden wkt bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ conformance: $(STAMP)
 ## golden: regenerate the golden outputs after an intended change to generated code
 golden: $(STAMP)
 	$(BIN)/python tests/golden/regenerate.py
+
+## wkt: regenerate the well-known types shipped in the runtime, with this plugin
+wkt: $(STAMP)
+	$(BIN)/python tools/bootstrap_wkt.py
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .mypy_cache

@@ -224,6 +224,7 @@ class _Refs:
         self.qualnames = qualnames  # full name -> Python path within its module
         self.suffix = suffix
         self.imports: dict[str, str] = {}
+        self.other_qualnames: dict[str, dict[str, str]] = {}
 
     def module_of(self, proto: str) -> str:
         module = names.module_for(proto, self.suffix if proto == self.file.name else "_pb")
@@ -239,13 +240,22 @@ class _Refs:
             self.imports[module] = self.scope.claim_generated("_m_" + module.replace(".", "__"))
         return self.imports[module] + "."
 
+    def _qualnames_of(self, proto: str) -> dict[str, str]:
+        if proto == self.file.name:
+            return self.qualnames
+        if proto not in self.other_qualnames:
+            found: dict[str, str] = {}
+            assign_qualnames(self.schema.files[proto], names.module_scope(), found)
+            self.other_qualnames[proto] = found
+        return self.other_qualnames[proto]
+
     def message(self, full_name: str) -> str:
         msg = self.schema.messages[full_name]
-        return self._prefix(msg.file) + self.qualnames[full_name]
+        return self._prefix(msg.file) + self._qualnames_of(msg.file)[full_name]
 
     def enum_info(self, full_name: str) -> str:
         enum = self.schema.enums[full_name]
-        return self._prefix(enum.file) + self.qualnames["enum-info:" + full_name]
+        return self._prefix(enum.file) + self._qualnames_of(enum.file)["enum-info:" + full_name]
 
 
 def assign_qualnames(file: File, scope: names.Scope, out: dict[str, str]) -> None:
