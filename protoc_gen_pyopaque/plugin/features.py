@@ -14,6 +14,7 @@ from typing import Any, Final
 from google.protobuf import descriptor_pb2
 
 from ..runtime import wire
+from ..runtime.errors import DecodeError
 from .schema import ApiLevel
 
 # google.protobuf.FeatureSet enum values (descriptor.proto)
@@ -25,6 +26,7 @@ _JSON_LEGACY_BEST_EFFORT: Final = descriptor_pb2.FeatureSet.LEGACY_BEST_EFFORT
 FILE_OPTIONS_EXTENSION: Final = 7961
 MESSAGE_OPTIONS_EXTENSION: Final = 7961
 _API_LEVEL_FIELD: Final = 1
+_API_LEVEL_UNSPECIFIED: Final = 0
 _API_LEVELS: Final = {1: ApiLevel.OPEN, 2: ApiLevel.HYBRID, 3: ApiLevel.OPAQUE}
 
 EDITION_2024: Final = descriptor_pb2.EDITION_2024
@@ -84,17 +86,29 @@ def legacy_json(d: Any) -> bool:
 
 
 def api_level_option(options: Any, extension_number: int) -> ApiLevel | None:
-    """Read our api_level option from a FileOptions/MessageOptions message, if set."""
+    """Read our api_level option from a FileOptions/MessageOptions message, if set.
+
+    API_LEVEL_UNSPECIFIED (0) sets nothing: the level is inherited. Occurrences
+    merge as protobuf merges them (the last api_level wins). Raise ValueError for an
+    unknown value or an undecodable option.
+    """
     raw = options.SerializeToString()
     level: ApiLevel | None = None
-    for number, payload in _len_fields(raw):
-        if number != extension_number:
-            continue
-        for inner_number, value in _varint_fields(payload):
-            if inner_number == _API_LEVEL_FIELD:
-                if value not in _API_LEVELS:
+    try:
+        for number, payload in _len_fields(raw):
+            if number != extension_number:
+                continue
+            for inner_number, value in _varint_fields(payload):
+                if inner_number != _API_LEVEL_FIELD:
+                    continue
+                if value == _API_LEVEL_UNSPECIFIED:
+                    level = None
+                elif value in _API_LEVELS:
+                    level = _API_LEVELS[value]
+                else:
                     raise ValueError(f"unknown api_level value {value}")
-                level = _API_LEVELS[value]
+    except (IndexError, DecodeError) as exc:
+        raise ValueError(f"malformed pyopaque option (extension {extension_number}): {exc}") from None
     return level
 
 
