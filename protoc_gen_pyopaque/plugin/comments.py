@@ -21,13 +21,26 @@ Path = tuple[int, ...]
 
 
 def comment_index(fdp: descriptor_pb2.FileDescriptorProto) -> dict[Path, str]:
-    """Map each element path to its leading (else trailing) comment, whitespace-trimmed."""
+    """Map each element path to its leading (else trailing) comment, whitespace-trimmed.
+
+    A blank leading comment (a bare ``//``) does not hide the trailing one; detached
+    comments belong to nothing. Lines lose the one space protoc leaves after ``//``
+    (deeper indentation is kept), line ends lose ``\r``, and the lone ``*`` that a
+    ``/** ... */`` comment leaves as its first line is dropped.
+    """
     out: dict[Path, str] = {}
     for loc in fdp.source_code_info.location:
-        text = loc.leading_comments or loc.trailing_comments
-        if text.strip():
-            lines = [line.rstrip() for line in text.strip("\n").split("\n")]
-            # drop the one space protoc leaves after "//"
-            lines = [line[1:] if line.startswith(" ") else line for line in lines]
-            out[tuple(loc.path)] = "\n".join(lines).strip()
+        text = clean_comment(loc.leading_comments) or clean_comment(loc.trailing_comments)
+        if text:
+            out[tuple(loc.path)] = text
     return out
+
+
+def clean_comment(text: str) -> str:
+    """Tidy one comment as protoc reports it (see comment_index); "" when blank."""
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    # drop the one space protoc leaves after "//"
+    lines = [line[1:] if line.startswith(" ") else line for line in lines]
+    if lines and lines[0].strip() == "*":  # the opener of a /** ... */ comment
+        lines = lines[1:]
+    return "\n".join(lines).strip()

@@ -47,6 +47,8 @@ def parse_options(parameter: str) -> Options:
         key, sep, value = item.partition("=")
         if not sep:
             raise OptionError(f"option {key!r}: expected key=value")
+        if not key:
+            raise OptionError(f"option {item!r}: expected key=value (the key is empty)")
         if key == "default_api_level":
             default = _level(key, value)
         elif key.startswith(_FILE_LEVEL_PREFIX) and len(key) > len(_FILE_LEVEL_PREFIX):

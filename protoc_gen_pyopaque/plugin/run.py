@@ -33,6 +33,10 @@ def generate(request: plugin_pb2.CodeGeneratorRequest) -> plugin_pb2.CodeGenerat
     except (OptionError, InputError) as exc:
         response.error = str(exc)
         return response
+    missing = [proto for proto in request.file_to_generate if proto not in schema.files]
+    if missing:
+        response.error = f"{missing[0]}: to be generated but not among the request's files"
+        return response
     for proto in request.file_to_generate:
         file = schema.files[proto]
         try:

@@ -1,0 +1,101 @@
+"""Helpers of the unit tests: requests built by protoc, the plugin run in-process, imports."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+from google.protobuf import descriptor_pb2, descriptor_pool
+from google.protobuf.compiler import plugin_pb2
+
+from protoc_gen_pyopaque.cli import include_dir
+from protoc_gen_pyopaque.plugin import run
+from tests.support.generate import REPO, grpc_include
+
+PROTOS = REPO / "tests" / "protos"
+OPTIONS_INCLUDE = include_dir()
+STYLES = ("API_OPEN", "API_HYBRID", "API_OPAQUE")
+
+
+class ProtocError(RuntimeError):
+    """protoc rejected the input."""
+
+
+def descriptor_set(protos: list[str], include: list[Path] | None = None,
+                   extra_args: tuple[str, ...] = ()) -> descriptor_pb2.FileDescriptorSet:
+    """Compile ``protos`` with grpc_tools' protoc into a FileDescriptorSet (imports and source info)."""
+    dirs = [*(include or [PROTOS]), OPTIONS_INCLUDE, grpc_include()]
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "set.pb"
+        cmd = [sys.executable, "-m", "grpc_tools.protoc", *(f"-I{d}" for d in dirs),
+               f"--descriptor_set_out={out}", "--include_imports", "--include_source_info",
+               *extra_args, *protos]
+        result = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=120)
+        if result.returncode != 0:
+            raise ProtocError(result.stderr)
+        return descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
+
+
+def make_request(protos: list[str], parameter: str = "", include: list[Path] | None = None,
+                 extra_args: tuple[str, ...] = ()) -> plugin_pb2.CodeGeneratorRequest:
+    """A CodeGeneratorRequest as protoc would send it for ``protos``."""
+    fds = descriptor_set(protos, include, extra_args)
+    request = plugin_pb2.CodeGeneratorRequest()
+    request.file_to_generate.extend(protos)
+    request.parameter = parameter
+    request.proto_file.extend(fds.file)  # dependency order, as protoc sends them
+    request.compiler_version.major = 35
+    return request
+
+
+def upb_pool(request: plugin_pb2.CodeGeneratorRequest) -> descriptor_pool.DescriptorPool:
+    """The official protobuf package's pool (upb backend) over the request's files."""
+    pool = descriptor_pool.DescriptorPool()
+    for fdp in request.proto_file:
+        pool.Add(fdp)
+    return pool
+
+
+def generate(request: plugin_pb2.CodeGeneratorRequest) -> plugin_pb2.CodeGeneratorResponse:
+    """Run the plugin in-process, through its serialized interface as protoc does."""
+    return plugin_pb2.CodeGeneratorResponse.FromString(run.run(request.SerializeToString()))
+
+
+def generate_files(request: plugin_pb2.CodeGeneratorRequest, out: Path) -> dict[str, str]:
+    """Generate and write the output files under ``out``; fail on a plugin error."""
+    response = generate(request)
+    assert not response.error, response.error
+    files: dict[str, str] = {}
+    for f in response.file:
+        path = out / f.name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f.content)
+        files[f.name] = f.content
+    return files
+
+
+@contextlib.contextmanager
+def imported(root: Path, *modules: str) -> Iterator[list[ModuleType]]:
+    """Import generated ``modules`` from ``root``; forget them (and their siblings) afterwards."""
+    before = set(sys.modules)
+    sys.path.insert(0, str(root))
+    importlib.invalidate_caches()
+    try:
+        yield [importlib.import_module(m) for m in modules]
+    finally:
+        sys.path.remove(str(root))
+        for name in set(sys.modules) - before:
+            if _under(sys.modules[name], root):
+                del sys.modules[name]
+
+
+def _under(module: ModuleType, root: Path) -> bool:
+    file = getattr(module, "__file__", None)
+    paths = [file] if file else list(getattr(module, "__path__", []))
+    return any(Path(p).is_relative_to(root) for p in paths)
