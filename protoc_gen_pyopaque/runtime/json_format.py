@@ -113,7 +113,7 @@ def _load_wkts() -> None:
         module = sys.modules.get(base + name + "_pb", module)
         for value in list(vars(module).values()):
             if isinstance(value, type) and isinstance(getattr(value, "_pb_info", None), MessageInfo):
-                _registry.setdefault(value._pb_info.full_name, value)
+                _registry.setdefault(_info(value).full_name, value)
 
 
 def _reachable(root: type) -> dict[str, type]:
@@ -187,6 +187,10 @@ def _describe(value: object) -> str:
 def _key_path(path: str, key: str) -> str:
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
         return f"{path}.{key}"
+    return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
+
+
+def _map_path(path: str, key: str) -> str:
     return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
 
 
@@ -271,7 +275,7 @@ def _print_message(msg: Any, ctx: _Ctx, path: str, depth: int) -> Any:
             if ext is None or value is None or (ext.field.repeated and not value):
                 continue
             name = f"[{ext.full_name}]"
-            out[name] = _print_field(ext.field, value, ctx, f"{path}[{json.dumps(name)}]", depth)
+            out[name] = _print_field(ext.field, value, ctx, _map_path(path, name), depth)
     return out
 
 
@@ -286,7 +290,7 @@ def _print_field(field: FieldInfo, value: Any, ctx: _Ctx, path: str, depth: int)
                 key = "true" if k else "false"
             else:
                 key = str(k) if key_field.kind != TYPE_STRING else k
-            result[key] = _print_single(value_field, v, ctx, _key_path(path, key), depth + 1)
+            result[key] = _print_single(value_field, v, ctx, _map_path(path, key), depth + 1)
         return result
     if field.repeated:
         return [_print_single(field, v, ctx, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
@@ -455,7 +459,7 @@ def _print_wrapper(msg: Any, ctx: _Ctx, path: str, depth: int) -> Any:
 
 def _print_struct(msg: Any, ctx: _Ctx, path: str, depth: int) -> Any:
     fields = _fields_of(msg).get("fields", {})
-    return {k: _print_message(v, ctx, _key_path(path, k), depth + 1) for k, v in fields.items()}
+    return {k: _print_message(v, ctx, _map_path(path, k), depth + 1) for k, v in fields.items()}
 
 
 def _print_list_value(msg: Any, ctx: _Ctx, path: str, depth: int) -> Any:
@@ -638,7 +642,7 @@ def _parse_field(field: FieldInfo, value: Any, existing: Any, ctx: _Ctx, path: s
         assert key_field is not None and value_field is not None
         result: dict[Any, Any] = {}
         for k, v in value.items():
-            kpath = _key_path(path, k)
+            kpath = _map_path(path, k)
             key = _parse_map_key(key_field, k, kpath)
             if v is None and not _null_is_value(value_field):
                 raise JsonError(f"{kpath}: map values cannot be null")
@@ -947,7 +951,7 @@ def _parse_struct(msg: Any, obj: Any, ctx: _Ctx, path: str, depth: int) -> None:
     current = dict(_fields_of(msg).get("fields", {}))
     for key, value in obj.items():
         sub = value_cls()  # type: ignore[misc]
-        _merge_message(sub, value, ctx, _key_path(path, key), depth + 1)
+        _merge_message(sub, value, ctx, _map_path(path, key), depth + 1)
         current[key] = sub
     msg._pb_set(field, current)
 
