@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test unit conformance golden wkt bench clean
+.PHONY: demo test unit conformance golden wkt bench bench-quick bench-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,23 @@ golden: $(STAMP)
 ## wkt: regenerate the well-known types shipped in the runtime, with this plugin
 wkt: $(STAMP)
 	$(BIN)/python tools/bootstrap_wkt.py
+
+## bench: parse/serialize/JSON/memory against upb, pure-Python protobuf, betterproto2 and protobuf-py
+## (a few minutes; writes bench/RESULTS.md); bench-quick: the same in under a minute
+# Benchmark-only dependencies, installed into the venv by the bench targets themselves; a group
+# that cannot be installed is reported as "unavailable" in the results rather than failing.
+BENCH_DEPS := "betterproto2 betterproto2-compiler" "protobuf-py protoc-gen-py"
+
+bench-deps: $(STAMP)
+	@for group in $(BENCH_DEPS); do \
+	  $(BIN)/pip install -q $$group 2>&1 | grep -v '^WARNING' || true; \
+	done
+
+bench: bench-deps
+	BENCH_VIA_MAKE=1 $(BIN)/python bench/run.py
+
+bench-quick: bench-deps
+	BENCH_VIA_MAKE=1 $(BIN)/python bench/run.py --quick
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .mypy_cache

@@ -1,0 +1,354 @@
+"""Benchmarks: ours (open, hybrid, opaque) against Google's upb and pure-Python runtimes,
+betterproto2 and Buf's protobuf-py.
+
+    python bench/run.py            # full run, a few minutes; writes bench/RESULTS.md
+    python bench/run.py --quick    # under a minute
+    python bench/run.py --tiny --contenders ours-opaque,upb --no-write   # smoke test
+
+Every contender runs in its own worker process (bench/worker.py); the coordinator
+interleaves them: for each round, each workload and operation, every contender in turn.
+A timing loop repeats an operation for about a target time with the garbage collector
+off; an operation's figure is the median of its loops in one round, and the reported
+number is the minimum of those medians over the rounds (min-of-median).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import payloads  # noqa: E402
+from contenders import BENCH, BUILD, BY_NAME, CONTENDERS, DATA, OPS, REPO, WORKLOADS, Contender, generate, missing_requirement  # noqa: E402
+
+BASELINE = "upb"
+
+
+@dataclass
+class Mode:
+    rounds: int
+    repeats: int
+    target_ns: int
+    budget_ns: int
+    memory_counts: dict[str, int]
+
+
+MODES = {
+    "full": Mode(3, 5, 20_000_000, 1_500_000_000,
+                 {"log": 20000, "scalars": 5000, "addressbook": 1000, "batch-1MB": 4}),
+    "quick": Mode(1, 3, 4_000_000, 250_000_000,
+                  {"log": 5000, "scalars": 1000, "addressbook": 200, "batch-1MB": 2}),
+    "tiny": Mode(1, 1, 200_000, 20_000_000,
+                 {"log": 50, "scalars": 20, "addressbook": 5, "batch-1MB": 1}),
+}
+
+
+@dataclass
+class Running:
+    c: Contender
+    proc: subprocess.Popen[str] | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+    unavailable: str | None = None
+    memory: dict[str, Any] = field(default_factory=dict)
+    # (workload, op) -> per-round medians
+    medians: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def ask(self, cmd: dict[str, Any]) -> dict[str, Any]:
+        self.send(cmd)
+        return self.receive()
+
+    def send(self, cmd: dict[str, Any]) -> None:
+        assert self.proc and self.proc.stdin
+        self.proc.stdin.write(json.dumps(cmd) + "\n")
+        self.proc.stdin.flush()
+
+    def receive(self) -> dict[str, Any]:
+        assert self.proc and self.proc.stdout
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"{self.c.name}: worker exited")
+        return json.loads(line)  # type: ignore[no-any-return]
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def spawn(r: Running, quiet: bool) -> None:
+    env = dict(os.environ)
+    env.pop("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION", None)
+    env.update(r.c.env)
+    env["PYTHONPATH"] = os.pathsep.join([str(BENCH), str(REPO), env.get("PYTHONPATH", "")])
+    r.proc = subprocess.Popen([sys.executable, str(BENCH / "worker.py"), r.c.name], env=env, text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL if quiet else None)
+
+
+def await_ready(r: Running) -> None:
+    assert r.proc and r.proc.stdout
+    line = r.proc.stdout.readline()
+    hello = json.loads(line) if line else {"error": "worker exited during set-up"}
+    if "error" in hello:
+        r.unavailable = hello["error"]
+        r.proc.wait()
+        r.proc = None
+        return
+    r.info = hello
+
+
+def fmt_us(ns: float) -> str:
+    us = ns / 1000
+    if us >= 1000:
+        return f"{us:,.0f}"
+    if us >= 100:
+        return f"{us:.0f}"
+    if us >= 10:
+        return f"{us:.1f}"
+    return f"{us:.2f}"
+
+
+def fmt_bytes(n: float) -> str:
+    if n >= 1 << 20:
+        return f"{n / (1 << 20):.1f} MiB"
+    if n >= 1 << 10:
+        return f"{n / (1 << 10):.1f} KiB"
+    return f"{n:.0f} B"
+
+
+def machine() -> dict[str, str]:
+    cpu = "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    uname = subprocess.run(["uname", "-a"], capture_output=True, text=True, check=False).stdout.strip()
+    return {"uname": uname or platform.platform(), "cpu": cpu, "cores": str(os.cpu_count()),
+            "python": f"{platform.python_implementation()} {platform.python_version()}"}
+
+
+def tables(runs: list[Running], sizes: dict[str, int]) -> str:
+    base = next((r for r in runs if r.c.name == BASELINE and not r.unavailable), None)
+    out: list[str] = []
+    header = "| operation | " + " | ".join(r.c.label for r in runs) + " |"
+    rule = "|---|" + "---:|" * len(runs)
+    for workload in WORKLOADS:
+        out.append(f"\n**{workload}** ({fmt_bytes(sizes[workload])} on the wire) — median µs per "
+                   f"operation (× time relative to upb; lower is faster)\n")
+        out += [header, rule]
+        for op in OPS:
+            cells = []
+            ref = base.medians.get((workload, op)) if base else None
+            for r in runs:
+                if r.unavailable:
+                    cells.append("unavailable")
+                    continue
+                status = r.info["status"][workload][op]
+                if status:
+                    cells.append("n/a" if status == "n/a" else "error")
+                    continue
+                values = r.medians.get((workload, op))
+                if not values:
+                    cells.append("–")
+                    continue
+                best = min(values)
+                cell = fmt_us(best)
+                if ref and r is not base:
+                    cell += f" (×{best / min(ref):.3g})"
+                cells.append(cell)
+            out.append(f"| {op} | " + " | ".join(cells) + " |")
+    mem_header = ["| workload | " + " | ".join(r.c.label for r in runs) + " |",
+                  "|---|" + "---:|" * len(runs)]
+
+    def mem_row(workload: str, render: Any) -> str:
+        cells = []
+        for r in runs:
+            m = r.memory.get(workload)
+            cells.append("unavailable" if r.unavailable else "–" if not m else render(m))
+        return f"| {workload} | " + " | ".join(cells) + " |"
+
+    out.append("\n**Memory per decoded message**: RSS growth over N decoded messages kept alive, "
+               "divided by N (sees every allocator, upb's arenas included)\n")
+    out += mem_header
+    out += [mem_row(w, lambda m: fmt_bytes(m["rss"])) for w in WORKLOADS]
+    out.append("\n**Python-heap allocations per decode** (tracemalloc, live blocks and bytes retained by "
+               "one decoded message; blind to C/Rust allocations such as upb's arenas, so only "
+               "meaningful for the pure-Python contenders)\n")
+    out += mem_header
+    out += [mem_row(w, lambda m: f"{m['blocks']:,.0f} blk / {fmt_bytes(max(m['heap'], 0))}") for w in WORKLOADS]
+    notes = []
+    for r in runs:
+        if r.unavailable:
+            notes.append(f"- {r.c.label}: unavailable: {r.unavailable}")
+            continue
+        for workload, ops in r.info["status"].items():
+            for op, status in ops.items():
+                if status and status != "n/a":
+                    notes.append(f"- {r.c.label}, {workload} {op}: {status}")
+        notes += [f"- {r.c.label}: {p}" for p in r.problems]
+    na = [r.c.label for r in runs if not r.unavailable
+          and any(ops[op] == "n/a" for ops in r.info["status"].values() for op in ("to_json", "from_json"))]
+    if na:
+        notes.append(f"- n/a: no to_json/from_json in {', '.join(na)} yet (the rows light up once it exists)")
+    if notes:
+        out.append("\nNotes:\n")
+        out += notes
+    return "\n".join(out) + "\n"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="one round, short loops: under a minute")
+    ap.add_argument("--tiny", action="store_true", help="a few iterations: for the smoke test")
+    ap.add_argument("--contenders", default=",".join(c.name for c in CONTENDERS),
+                    help="comma-separated, from: " + ", ".join(c.name for c in CONTENDERS))
+    ap.add_argument("--output", type=Path, default=None,
+                    help="default: bench/RESULTS.md for a full run, build/bench/RESULTS-<mode>.md otherwise")
+    ap.add_argument("--no-write", action="store_true", help="print the table only")
+    ap.add_argument("--verbose", action="store_true", help="show the workers' stderr")
+    args = ap.parse_args()
+    mode_name = "tiny" if args.tiny else "quick" if args.quick else "full"
+    mode = MODES[mode_name]
+    if args.output is None:
+        args.output = BENCH / "RESULTS.md" if mode_name == "full" else BUILD / f"RESULTS-{mode_name}.md"
+    began = time.monotonic()
+    names = [n.strip() for n in args.contenders.split(",") if n.strip()]
+    unknown = [n for n in names if n not in BY_NAME]
+    if unknown:
+        ap.error(f"unknown contenders: {', '.join(unknown)}")
+    runs = [Running(BY_NAME[n]) for n in names]
+
+    # 1. generate each contender's code (once per generated-code folder)
+    gen_failed: dict[str, str] = {}
+    needed = {r.c.gen_dir for r in runs} | {"google"}
+    for gen_dir in sorted(needed):
+        owners = [r for r in runs if r.c.gen_dir == gen_dir] or [Running(BY_NAME[BASELINE])]
+        reason = next((m for m in map(missing_requirement, (o.c for o in owners)) if m), None)
+        if reason and all(missing_requirement(o.c) for o in owners):
+            gen_failed[gen_dir] = reason
+            continue
+        try:
+            generate(gen_dir)
+        except Exception as exc:  # noqa: BLE001 - reported in the table
+            gen_failed[gen_dir] = f"code generation failed: {exc}"
+    for r in runs:
+        r.unavailable = missing_requirement(r.c) or gen_failed.get(r.c.gen_dir)
+    if "google" in gen_failed:
+        log(f"cannot build the payloads without google.protobuf: {gen_failed['google']}")
+        return 1
+    log(f"[{time.monotonic() - began:5.1f}s] generated code")
+
+    # 2. payloads, built with upb
+    messages = payloads.build()
+    sizes = {w: (DATA / f"{w}.bin").stat().st_size for w in WORKLOADS}
+
+    # 3. workers (set up side by side: nothing is timed yet), and a check of what each one writes
+    for r in runs:
+        if not r.unavailable:
+            spawn(r, quiet=not args.verbose)
+    for r in runs:
+        if r.unavailable:
+            continue
+        await_ready(r)
+        if r.unavailable:
+            log(f"  {r.c.name}: unavailable: {r.unavailable}")
+            continue
+        for workload in WORKLOADS:
+            wire = (DATA / f"out-{r.c.name}-{workload}.bin").read_bytes()
+            jpath = DATA / f"out-{r.c.name}-{workload}.json"
+            r.problems += payloads.check(workload, wire, jpath.read_text() if jpath.exists() else None, messages)
+    log(f"[{time.monotonic() - began:5.1f}s] workers ready: "
+        + ", ".join(f"{r.c.name} {r.info.get('version', '')}" for r in runs if not r.unavailable))
+
+    live = [r for r in runs if not r.unavailable]
+    try:
+        # 4. memory, while each worker's heap is fresh (side by side: nothing is timed here)
+        for r in live:
+            r.send({"cmd": "memory", "counts": mode.memory_counts})
+        for r in live:
+            reply = r.receive()
+            r.memory = reply.get("memory", {})
+            if "error" in reply:
+                r.problems.append(f"memory measurement failed: {reply['error']}")
+        log(f"[{time.monotonic() - began:5.1f}s] measured memory")
+
+        # 5. timing, interleaved: round -> workload -> op -> contender (rotated each round)
+        for rnd in range(mode.rounds):
+            order = live[rnd % len(live):] + live[:rnd % len(live)] if live else []
+            for workload in WORKLOADS:
+                for op in OPS:
+                    for r in order:
+                        if r.info["status"][workload][op]:
+                            continue
+                        reply = r.ask({"cmd": "measure", "workload": workload, "op": op,
+                                       "target_ns": mode.target_ns, "budget_ns": mode.budget_ns,
+                                       "repeats": mode.repeats})
+                        if "error" in reply:
+                            r.info["status"][workload][op] = f"error: {reply['error']}"
+                            continue
+                        r.medians.setdefault((workload, op), []).append(statistics.median(reply["samples"]))
+            log(f"[{time.monotonic() - began:5.1f}s] round {rnd + 1}/{mode.rounds} done")
+    finally:
+        for r in live:
+            if r.proc:
+                try:
+                    r.ask({"cmd": "quit"})
+                except (OSError, RuntimeError):
+                    pass
+                r.proc.wait(timeout=30)
+
+    body = tables(runs, sizes)
+    print(body)
+    if args.no_write:
+        return 0
+    info = machine()
+    argv = ["make", "bench-quick" if mode_name == "quick" else "bench"] if os.environ.get("BENCH_VIA_MAKE") \
+        else [Path(sys.executable).name, "bench/run.py", *sys.argv[1:]]
+    versions = "\n".join(f"- {r.c.label}: {r.info['version'] if not r.unavailable else 'unavailable'}"
+                         for r in runs)
+    text = f"""# Benchmark results
+
+Generated by `bench/run.py` ({mode_name} mode: {mode.rounds} round(s), up to {mode.repeats} timing loops of
+~{mode.target_ns / 1e6:g} ms per operation and round; min over rounds of the median loop).
+
+- command: `{shlex.join(argv)}`
+- date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}
+- machine: `{info['uname']}`
+- CPU: {info['cpu']} ({info['cores']} logical cores)
+- Python: {info['python']}
+- wall time of the run: {time.monotonic() - began:.0f} s
+
+Contenders (each in its own process):
+
+{versions}
+
+Workloads (bench/protos/benchpb): **log** a small log entry with a 3-entry map; **scalars** 40
+explicit-presence scalar fields (all set) and 10 repeated sub-messages; **addressbook** the tutorial
+address book with 20 people; **batch-1MB** ~1 MB of repeated samples. Operations: `parse` bytes to a
+message; `serialize` a decoded message; `parse+read` parse and then read every field recursively
+(attributes for open APIs, `get_x()` for pyopaque hybrid and opaque); `to_json` / `from_json`
+(`google.protobuf.json_format` for the Google runtimes; canonical proto3 JSON from upb as input).
+Every contender's serialize and to_json output is checked against the input message.
+{body}"""
+    args.output.write_text(text)
+    log(f"wrote {args.output.relative_to(REPO) if args.output.is_relative_to(REPO) else args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

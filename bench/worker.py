@@ -1,0 +1,205 @@
+"""One contender's benchmark process: `python bench/worker.py CONTENDER`.
+
+Speaks JSON lines with bench/run.py: one reply line on stdout per command line on
+stdin. Commands: memory (first, while the heap is fresh), measure, quit.
+"""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import json
+import os
+import sys
+import time
+import traceback
+from typing import Any, Callable
+
+from contenders import BY_NAME, DATA, OPS, REPO, WORKLOADS, load_adapter, make_reader
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def rss() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * PAGE
+
+
+def trim() -> None:
+    """Collect, and hand freed heap back to the OS so that RSS growth counts new memory only."""
+    gc.collect()
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+class Worker:
+    def __init__(self, name: str) -> None:
+        self.c = BY_NAME[name]
+        schema = json.loads((DATA / "schema.json").read_text())
+        self.cases: dict[tuple[str, str], Callable[[], Any]] = {}
+        self.parsers: dict[str, Callable[[], Any]] = {}
+        self.status: dict[str, dict[str, str | None]] = {}
+        self.version = ""
+        for workload in WORKLOADS:
+            self._setup(workload, schema)
+
+    def _setup(self, workload: str, schema: dict[str, Any]) -> None:
+        a = load_adapter(self.c, workload)
+        self.version = a.version
+        data = (DATA / f"{workload}.bin").read_bytes()
+        canonical = (DATA / f"{workload}.json").read_text()
+        reader = make_reader(self.c, schema["messages"], schema["roots"][workload])
+        parse, serialize = a.parse, a.serialize
+        msg = parse(data)
+        reader(msg)
+        status: dict[str, str | None] = dict.fromkeys(OPS)
+        (DATA / f"out-{self.c.name}-{workload}.bin").write_bytes(serialize(msg))
+        self.parsers[workload] = lambda: parse(data)
+        self.cases[workload, "parse"] = lambda: parse(data)
+        self.cases[workload, "serialize"] = lambda: serialize(msg)
+        self.cases[workload, "parse+read"] = lambda: reader(parse(data))
+        json_out = DATA / f"out-{self.c.name}-{workload}.json"
+        json_out.unlink(missing_ok=True)
+        to_json, from_json = a.to_json, a.from_json
+        if to_json is None:
+            status["to_json"] = "n/a"
+        else:
+            try:
+                json_out.write_text(to_json(msg))
+                self.cases[workload, "to_json"] = lambda: to_json(msg)
+            except Exception as exc:  # noqa: BLE001 - a contender's failure is a result
+                status["to_json"] = f"error: {type(exc).__name__}: {exc}"[:200]
+        if from_json is None:
+            status["from_json"] = "n/a"
+        else:
+            try:
+                from_json(canonical)
+                self.cases[workload, "from_json"] = lambda: from_json(canonical)
+            except Exception as exc:  # noqa: BLE001
+                status["from_json"] = f"error: {type(exc).__name__}: {exc}"[:200]
+        self.status[workload] = status
+
+    def memory(self, counts: dict[str, int]) -> dict[str, Any]:
+        """RSS growth and tracemalloc blocks/bytes per decoded message, kept alive."""
+        import tracemalloc
+
+        result: dict[str, Any] = {}
+        keep: list[Any] = []
+        for workload, n in counts.items():
+            parse = self.parsers[workload]
+            parse()
+            trim()
+            before = rss()
+            batch = [parse() for _ in range(n)]
+            gc.collect()
+            result[workload] = {"rss": (rss() - before) / n}
+            keep.append(batch)
+        del keep, batch
+        gc.collect()
+        tracemalloc.start()
+        for workload, n in counts.items():
+            parse = self.parsers[workload]
+            k = max(1, min(n, 20))
+            gc.collect()
+            snap = tracemalloc.take_snapshot()
+            blocks0 = len(snap.traces)
+            del snap
+            size0 = tracemalloc.get_traced_memory()[0]
+            batch = [parse() for _ in range(k)]
+            gc.collect()
+            size1 = tracemalloc.get_traced_memory()[0]
+            snap = tracemalloc.take_snapshot()
+            blocks1 = len(snap.traces)
+            del snap
+            result[workload]["blocks"] = (blocks1 - blocks0) / k
+            result[workload]["heap"] = (size1 - size0) / k
+            del batch
+        tracemalloc.stop()
+        gc.collect()
+        return result
+
+    def measure(self, workload: str, op: str, target_ns: int, budget_ns: int, repeats: int) -> list[float]:
+        """Per-operation times (ns) of up to ``repeats`` timing loops of about target_ns each."""
+        fn = self.cases[workload, op]
+        clock = time.perf_counter_ns
+        gc.collect()
+        gc.disable()
+        try:
+            t0 = clock()
+            fn()
+            one = max(clock() - t0, 1)
+            if one >= target_ns:
+                samples = [float(one)]
+                extra = min(repeats - 1, (budget_ns - one) // one)
+                for _ in range(max(0, extra)):
+                    t0 = clock()
+                    fn()
+                    samples.append(float(clock() - t0))
+                return samples
+            n = max(1, target_ns // one)
+            # grow n until a loop takes about target_ns (the first call overestimates)
+            while True:
+                t0 = clock()
+                for _ in itertools.repeat(None, n):
+                    fn()
+                t = clock() - t0
+                if t >= target_ns // 2 or n >= 1 << 24:
+                    break
+                n = max(n * 2, int(n * target_ns / max(t, 1)))
+            samples = [t / n]
+            reps = max(1, min(repeats - 1, (budget_ns - t) // max(t, 1)))
+            for _ in range(reps):
+                t0 = clock()
+                for _ in itertools.repeat(None, n):
+                    fn()
+                samples.append((clock() - t0) / n)
+            return samples
+        finally:
+            gc.enable()
+
+
+def main() -> None:
+    name = sys.argv[1]
+    c = BY_NAME[name]
+    for mod in c.block_modules:
+        sys.modules[mod] = None  # type: ignore[assignment]
+    sys.path.insert(1, str(REPO))
+    proto_out = sys.stdout
+    sys.stdout = sys.stderr  # nothing but replies on the protocol channel
+
+    def reply(obj: Any) -> None:
+        proto_out.write(json.dumps(obj) + "\n")
+        proto_out.flush()
+
+    try:
+        worker = Worker(name)
+    except Exception as exc:  # noqa: BLE001 - reported as "unavailable"
+        traceback.print_exc()
+        reply({"error": f"{type(exc).__name__}: {exc}".splitlines()[0][:200]})
+        return
+    reply({"ready": True, "version": worker.version, "status": worker.status,
+           "pid": os.getpid(), "python": sys.version.split()[0]})
+    for line in sys.stdin:
+        cmd = json.loads(line)
+        try:
+            if cmd["cmd"] == "quit":
+                reply({"bye": True})
+                return
+            if cmd["cmd"] == "memory":
+                reply({"memory": worker.memory(cmd["counts"])})
+            elif cmd["cmd"] == "measure":
+                reply({"samples": worker.measure(cmd["workload"], cmd["op"], cmd["target_ns"],
+                                                 cmd["budget_ns"], cmd["repeats"])})
+            else:
+                reply({"error": f"unknown command {cmd['cmd']}"})
+        except Exception as exc:  # noqa: BLE001
+            traceback.print_exc()
+            reply({"error": f"{type(exc).__name__}: {exc}"[:200]})
+
+
+if __name__ == "__main__":
+    main()
