@@ -175,8 +175,11 @@ def skip_field(buf: bytes, tag: int, pos: int, end: int, depth: int) -> int:
     """
     wire_type = tag & 7
     if wire_type == WIRE_VARINT:
+        start = pos
         while buf[pos] >= 0x80:
             pos += 1
+        if pos - start >= _MAX_VARINT_BYTES:
+            raise DecodeError(f"varint longer than 10 bytes at offset {start}")
         return pos + 1
     if wire_type == WIRE_FIXED64:
         return pos + 8

@@ -131,6 +131,9 @@ def test_malformed_payload_is_a_parse_error(testee: RunningTestee) -> None:
     assert kind == "parse_error"
     kind, _ = testee.ask(request(PROTO2, protobuf=b"\x0c"))  # an end-group nothing opened
     assert kind == "parse_error"
+    # an unknown field (501) whose varint runs past ten bytes
+    kind, _ = testee.ask(request(PROTO3, protobuf=b"\xa8\x1f" + b"\x80" * 10 + b"\x01"))
+    assert kind == "parse_error"
 
 
 def test_json_and_text_are_skipped_for_now(testee: RunningTestee) -> None:
