@@ -51,7 +51,6 @@ _INT_RANGES: Final = {
 }
 _INT64_KINDS: Final = frozenset((TYPE_INT64, TYPE_UINT64, TYPE_FIXED64, TYPE_SINT64, TYPE_SFIXED64))
 _MESSAGE_KINDS: Final = frozenset((TYPE_MESSAGE, TYPE_GROUP))
-_FLOAT_MAX: Final = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
 
 _WKT_PREFIX: Final = "google.protobuf."
 _WRAPPERS: Final = frozenset(_WKT_PREFIX + n for n in (
@@ -574,7 +573,10 @@ def _merge_message(msg: Any, obj: Any, ctx: _Ctx, path: str, depth: int) -> None
     seen: dict[tuple[bool, int], str] = {}
     oneofs: dict[str, str] = {}
     for key, value in obj.items():
-        field = info.by_json_name.get(key) or info.by_name.get(key)
+        if info.legacy_json:  # json_name clashes are allowed there: the proto name wins
+            field = info.by_name.get(key) or info.by_json_name.get(key)
+        else:
+            field = info.by_json_name.get(key) or info.by_name.get(key)
         ext: ExtensionInfo | None = None
         if field is None and key.startswith("[") and key.endswith("]"):
             ext = _find_extension(info, key[1:-1])
@@ -800,16 +802,19 @@ def _parse_float(single: bool, value: Any, path: str) -> float:
     if math.isinf(number):
         raise JsonError(f"{path}: number {_show(value)} out of range for double")
     if single:
-        if abs(number) > _FLOAT_MAX:
-            raise JsonError(f"{path}: number {_show(value)} out of range for float")
-        number = struct.unpack("<f", struct.pack("<f", number))[0]
+        # out of range unless it rounds to a finite float32 (so FLT_MAX printed
+        # as its shortest form, 3.4028235e+38, reads back)
+        try:
+            number = struct.unpack("<f", struct.pack("<f", number))[0]
+        except OverflowError:
+            raise JsonError(f"{path}: number {_show(value)} out of range for float") from None
     return number
 
 
 def _parse_bytes(value: Any, path: str) -> bytes:
     if not isinstance(value, str):
         raise JsonError(f"{path}: expected a base64 string, got {_describe(value)}")
-    text = value.strip()
+    text = value
     if "-" in text or "_" in text:
         text = text.replace("-", "+").replace("_", "/")
     text += "=" * (-len(text) % 4)

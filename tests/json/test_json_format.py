@@ -113,6 +113,8 @@ def test_floats(mods: Modules) -> None:
     assert jf.to_dict(Scalars(f_double=math.inf)) == {"fDouble": "Infinity"}
     assert jf.from_dict(Scalars, {"fFloat": "1.5"}).get_f_float() == 1.5
     assert jf.from_dict(Scalars, {"fFloat": 3.4028234663852886e38}).get_f_float() == 3.4028234663852886e38
+    flt_max = jf.from_dict(Scalars, {"fFloat": "3.4028235e38"})
+    assert jf.from_json(Scalars, jf.to_json(flt_max)) == flt_max  # FLT_MAX survives its shortest form
     with pytest.raises(JsonError, match=r"\$\.fFloat: .*out of range for float"):
         jf.from_dict(Scalars, {"fFloat": 3.5e38})
     with pytest.raises(JsonError, match=r"\$\.fDouble: .*out of range"):
