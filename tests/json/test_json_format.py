@@ -320,7 +320,7 @@ def test_field_mask() -> None:
 
 
 def test_struct_value_list() -> None:
-    doc = {"a": None, "b": 1.5, "c": "s", "d": True, "e": {"f": [1.0, None, {"g": []}]}}
+    doc: dict[str, Any] = {"a": None, "b": 1.5, "c": "s", "d": True, "e": {"f": [1.0, None, {"g": []}]}}
     s = jf.from_dict(struct_pb.Struct, doc)
     assert jf.to_dict(s) == doc
     assert jf.from_json(struct_pb.Value, "null").which_kind() == "null_value"
@@ -341,7 +341,7 @@ def test_wrappers_and_empty() -> None:
         (wrappers_pb.Int32Value, 0, 0),
     ]
     for cls, printed, value in cases:
-        m = jf.from_dict(cls, printed)
+        m: Any = jf.from_dict(cls, printed)
         assert jf.to_dict(m) == printed
         if value is not None:
             assert m.get_value() == value
@@ -420,7 +420,7 @@ def _official(tmp: Path) -> Any:
     """The official protobuf classes of the golden protos (skip when unavailable)."""
     pytest.importorskip("google.protobuf")
     pytest.importorskip("grpc_tools")
-    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory  # type: ignore[import-untyped]
 
     out = tmp / "golden.pb"
     protos = sorted(str(p.relative_to(PROTOS)) for p in PROTOS.rglob("*.proto"))
