@@ -126,7 +126,8 @@ def find_runner(*, install: bool = False) -> Runner:
     """
     explicit = os.environ.get(RUNNER_ENV)
     if explicit:
-        return _wrapper_runner(explicit, f"${RUNNER_ENV}={explicit}")
+        path = os.path.abspath(explicit) if os.sep in explicit else explicit  # else looked up in PATH
+        return _wrapper_runner(path, f"${RUNNER_ENV}={explicit}")
     if SHARED_RUNNER.is_file() and os.access(SHARED_RUNNER, os.X_OK):
         return _wrapper_runner(str(SHARED_RUNNER), str(SHARED_RUNNER))
     return _pypi_runner(install)

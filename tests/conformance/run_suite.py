@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tests.conformance.harness import (
     CONFORMANCE_BUILD,
     HERE,
+    RUNNER_ENV,
     STYLES,
     Runner,
     SetupError,
@@ -90,6 +91,9 @@ def failure_list(style: str, text: bool) -> Path:
 def testee_env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYOPAQUE_PYTHON"] = sys.executable
+    runner = env.get(RUNNER_ENV)
+    if runner and os.sep in runner:
+        env[RUNNER_ENV] = os.path.abspath(runner)  # testees run in the repository
     env.pop("PYOPAQUE_PROTOOPAQUE", None)  # the testee decides per style
     return env
 
