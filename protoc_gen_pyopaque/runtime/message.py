@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterator
 from typing import Any, ClassVar, Final, TypeVar
 
-from . import codec
+from . import codec, json_format
 from .errors import DecodeError, EncodeError
 from .reflect import ExtensionInfo, FieldInfo, MessageInfo
 
@@ -113,6 +113,32 @@ class Message:
         missing: list[str] = []
         self._pb_missing("", missing)
         return not missing
+
+    # -- JSON (canonical ProtoJSON, see json_format) --------------------------------
+
+    def to_json(self, *, indent: int | None = None, preserving_proto_field_names: bool = False,
+                always_print_fields_with_no_presence: bool = False) -> str:
+        """Return this message as ProtoJSON text; raise JsonError when it has no JSON form."""
+        return json_format.to_json(
+            self, indent=indent, preserving_proto_field_names=preserving_proto_field_names,
+            always_print_fields_with_no_presence=always_print_fields_with_no_presence)
+
+    def to_dict(self, *, preserving_proto_field_names: bool = False,
+                always_print_fields_with_no_presence: bool = False) -> Any:
+        """Return the ProtoJSON form as Python values (a str for Timestamp, etc.)."""
+        return json_format.to_dict(
+            self, preserving_proto_field_names=preserving_proto_field_names,
+            always_print_fields_with_no_presence=always_print_fields_with_no_presence)
+
+    @classmethod
+    def from_json(cls: type[M], text: str | bytes, *, ignore_unknown_fields: bool = False) -> M:
+        """Parse ProtoJSON text; raise JsonError (naming a JSON path) on bad input."""
+        return json_format.from_json(cls, text, ignore_unknown_fields=ignore_unknown_fields)
+
+    @classmethod
+    def from_dict(cls: type[M], obj: Any, *, ignore_unknown_fields: bool = False) -> M:
+        """Build a message from ProtoJSON-shaped Python values (as json.loads returns)."""
+        return json_format.from_dict(cls, obj, ignore_unknown_fields=ignore_unknown_fields)
 
     # -- unknown fields -------------------------------------------------------------
 

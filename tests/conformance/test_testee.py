@@ -136,9 +136,16 @@ def test_malformed_payload_is_a_parse_error(testee: RunningTestee) -> None:
     assert kind == "parse_error"
 
 
-def test_json_and_text_are_skipped_for_now(testee: RunningTestee) -> None:
-    assert testee.ask(request(PROTO3, json='{"optionalInt32": 1}', category=JSON_TEST))[0] == "skipped"
-    assert testee.ask(request(PROTO3, protobuf=b"", output=OUT_JSON))[0] == "skipped"
+def test_json_in_and_out(testee: RunningTestee) -> None:
+    result, payload = testee.ask(request(PROTO3, json='{"optionalInt32": 1}', category=JSON_TEST))
+    assert (result, payload) == ("protobuf_payload", b"\x08\x01")
+    result, payload = testee.ask(request(PROTO3, protobuf=b"\x08\x01", output=OUT_JSON))
+    assert (result, payload) == ("json_payload", b'{"optionalInt32":1}')
+    assert testee.ask(request(PROTO3, json='{"optionalInt32": "x"}', category=JSON_TEST))[0] == "parse_error"
+    assert testee.ask(request(PROTO3, json='{"unknownName": 1}', category=JSON_TEST))[0] == "parse_error"
+
+
+def test_text_is_skipped_for_now(testee: RunningTestee) -> None:
     assert testee.ask(request(PROTO3, text="optional_int32: 1", category=TEXT_FORMAT_TEST))[0] == "skipped"
 
 
