@@ -50,9 +50,10 @@ class FieldFeatures:
 def edition_label(fdp: descriptor_pb2.FileDescriptorProto) -> str:
     """Name the syntax or edition of a file: "proto2", "proto3", "2023", "2024"..."""
     if fdp.syntax == "editions":
-        name = descriptor_pb2.Edition.Name(fdp.edition)
+        name: str = descriptor_pb2.Edition.Name(fdp.edition)
         return name.removeprefix("EDITION_")
-    return fdp.syntax or "proto2"
+    syntax: str = fdp.syntax
+    return syntax or "proto2"
 
 
 def default_api_level(fdp: descriptor_pb2.FileDescriptorProto) -> ApiLevel:

@@ -56,4 +56,5 @@ def generate(request: plugin_pb2.CodeGeneratorRequest) -> plugin_pb2.CodeGenerat
 
 def run(data: bytes) -> bytes:
     """Decode a CodeGeneratorRequest, generate, and encode the CodeGeneratorResponse."""
-    return generate(decode_request(data)).SerializeToString()
+    response: bytes = generate(decode_request(data)).SerializeToString()
+    return response

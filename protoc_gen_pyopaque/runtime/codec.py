@@ -221,7 +221,7 @@ def write_packed(out: bytearray, kind: int, values: list[Any]) -> None:
 # ----------------------------------------------------------------------------- generic values
 
 def decode_value(field: FieldInfo, msg: object, buf: bytes, tag: int, pos: int, end: int,
-                 depth: int, existing: object = None) -> tuple[object, int]:
+                 depth: int, existing: Any = None) -> tuple[Any, int]:
     """Decode one value of ``field`` (wire type already checked); merge into ``existing`` messages."""
     kind = field.kind
     if kind in _VARINT_DECODER:
@@ -402,7 +402,7 @@ def merge_extension(msg: ExtendableMessage, buf: bytes, tag: int, pos: int, end:
     existing = None if field.repeated else msg._pb_ext.get(field.number)
     value, pos = decode_value(field, msg, buf, tag, pos, end, depth, existing)
     if field.enum is not None and field.enum.closed and value not in field.enum.numbers:
-        add_unknown_varint(msg, field.number, value)  # type: ignore[arg-type]
+        add_unknown_varint(msg, field.number, value)
         return pos
     if field.repeated:
         values = msg._pb_ext.setdefault(field.number, [])
@@ -446,7 +446,7 @@ def _merge_message_set_item(msg: ExtendableMessage, buf: bytes, pos: int, end: i
     if sub is None:
         sub = _new(ext.field)
         msg._pb_ext[type_id] = sub
-    sub._pb_merge(buf, payload[0], payload[1], depth - 1, -1)  # type: ignore[attr-defined]
+    sub._pb_merge(buf, payload[0], payload[1], depth - 1, -1)
     return pos
 
 
@@ -463,7 +463,7 @@ def write_extensions(msg: ExtendableMessage, out: bytearray, deterministic: bool
             out += wire.varint_bytes(_MSET_MESSAGE)
             start = len(out)
             out.append(0)
-            value._pb_encode(out, deterministic)  # type: ignore[attr-defined]
+            value._pb_encode(out, deterministic)
             finish_len(out, start)
             out += wire.varint_bytes(_MSET_ITEM_END)
         elif field.repeated:

@@ -81,3 +81,8 @@ def test_opaque_hides_fields_from_the_type_checker(tmp_path: Path) -> None:
     result = _mypy(root, str(script))
     assert result.returncode == 1
     assert '"Scalars" has no attribute "f_int32"' in result.stdout
+
+
+def test_project_passes_mypy_strict() -> None:
+    result = _mypy(REPO, "protoc_gen_pyopaque")
+    assert result.returncode == 0, result.stdout + result.stderr
