@@ -156,12 +156,22 @@ def load_adapter(c: Contender, workload: str) -> Adapter:
     if c.name.startswith("ours-"):
         sys.path.insert(0, str(gen))
         cls = getattr(importlib.import_module(f"benchpb.{stem}_pb"), message)
-        to_json = from_json = None
-        # JSON lights up by itself once the runtime has it.
+        to_json: Callable[[Any], str] | None = None
+        from_json: Callable[[str], Any] | None = None
+        # JSON lights up by itself once the runtime has it: methods on the message if
+        # the generated code has them, else the runtime's json_format module.
+        try:
+            jf: Any = importlib.import_module("protoc_gen_pyopaque.runtime.json_format")
+        except ImportError:
+            jf = None
         if callable(getattr(cls, "to_json", None)):
             to_json = lambda m: m.to_json()  # noqa: E731
+        elif callable(getattr(jf, "to_json", None)):
+            to_json = jf.to_json
         if callable(getattr(cls, "from_json", None)):
             from_json = cls.from_json
+        elif callable(getattr(jf, "from_json", None)):
+            from_json = lambda s, _f=jf.from_json: _f(cls, s)  # noqa: E731
         return Adapter(cls, cls.parse, lambda m: m.serialize(), to_json, from_json,
                        _dist_version("protoc-gen-pyopaque"))
     if c.gen_dir == "google":

@@ -93,17 +93,21 @@ def _batch(m: Any, rng: random.Random) -> Any:
 
 BUILDERS = {"log": _log, "scalars": _scalars, "addressbook": _addressbook, "batch-1MB": _batch}
 
-def _schema(desc: Any, out: dict[str, list[list[str]]]) -> None:
+def _is_repeated(f: Any) -> bool:
+    if hasattr(f, "is_repeated"):  # protobuf >= 6; `label` is gone from upb's descriptors
+        return bool(f.is_repeated)
     from google.protobuf.descriptor import FieldDescriptor
 
+    return bool(f.label == FieldDescriptor.LABEL_REPEATED)
+
+
+def _schema(desc: Any, out: dict[str, list[list[str]]]) -> None:
     if desc.full_name in out:
         return
     fields: list[list[str]] = []
     out[desc.full_name] = fields
     for f in desc.fields:
-        repeated = getattr(f, "is_repeated", None)
-        if repeated is None:
-            repeated = f.label == FieldDescriptor.LABEL_REPEATED
+        repeated = _is_repeated(f)
         sub = f.message_type
         if sub is not None and sub.GetOptions().map_entry:
             value = sub.fields_by_name["value"]
@@ -140,15 +144,13 @@ def build() -> dict[str, Any]:
 
 def first_difference(a: Any, b: Any, path: str = "") -> str:
     """The path and values of the first field where two messages of one type differ."""
-    from google.protobuf.descriptor import FieldDescriptor
-
     for f in a.DESCRIPTOR.fields:
         x, y = getattr(a, f.name), getattr(b, f.name)
         where = f"{path}.{f.name}" if path else f.name
         if x == y:
             continue
         if f.message_type is not None and not f.message_type.GetOptions().map_entry:
-            if f.label == FieldDescriptor.LABEL_REPEATED:
+            if _is_repeated(f):
                 if len(x) != len(y):
                     return f"{where}: {len(x)} != {len(y)} elements"
                 for i, (u, v) in enumerate(zip(x, y)):

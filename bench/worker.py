@@ -83,7 +83,7 @@ class Worker:
                 status["from_json"] = f"error: {type(exc).__name__}: {exc}"[:200]
         self.status[workload] = status
 
-    def memory(self, counts: dict[str, int]) -> dict[str, Any]:
+    def memory(self, counts: dict[str, int], traced: list[str]) -> dict[str, Any]:
         """RSS growth and tracemalloc blocks/bytes per decoded message, kept alive."""
         import tracemalloc
 
@@ -102,14 +102,18 @@ class Worker:
         gc.collect()
         tracemalloc.start()
         for workload, n in counts.items():
+            if workload not in traced:
+                continue
             parse = self.parsers[workload]
-            k = max(1, min(n, 20))
+            k = max(1, min(n // 10, 10))
+            batch = [None] * k  # allocated before counting: only the messages are counted
             gc.collect()
             snap = tracemalloc.take_snapshot()
             blocks0 = len(snap.traces)
             del snap
             size0 = tracemalloc.get_traced_memory()[0]
-            batch = [parse() for _ in range(k)]
+            for i in range(k):
+                batch[i] = parse()
             gc.collect()
             size1 = tracemalloc.get_traced_memory()[0]
             snap = tracemalloc.take_snapshot()
@@ -190,7 +194,7 @@ def main() -> None:
                 reply({"bye": True})
                 return
             if cmd["cmd"] == "memory":
-                reply({"memory": worker.memory(cmd["counts"])})
+                reply({"memory": worker.memory(cmd["counts"], cmd["traced"])})
             elif cmd["cmd"] == "measure":
                 reply({"samples": worker.measure(cmd["workload"], cmd["op"], cmd["target_ns"],
                                                  cmd["budget_ns"], cmd["repeats"])})
