@@ -25,6 +25,12 @@ SHIPPED_PROTOS: Final = frozenset({
         "timestamp", "type", "wrappers",
     )
 })
+# Well-known types whose classes derive from a runtime base with Pythonic helpers
+# (runtime/wkt.py): Timestamp <-> datetime, Any.pack/unpack, Struct <-> dict, ...
+WKT_BASES: Final = {
+    f"google.protobuf.{name}": f"_rt.{name}Base"
+    for name in ("Any", "Timestamp", "Duration", "Struct", "Value", "ListValue", "FieldMask")
+}
 PRESENCE_WORD_BITS: Final = 60  # bits per presence word: small ints stay unboxed under mypyc
 DISPATCH_LEAF_SIZE: Final = 8  # tag cases tested linearly before splitting by value
 
@@ -477,7 +483,7 @@ class _Builder:
             class_name=qual.rsplit(".", 1)[-1], qualname=qual, full_name=msg.full_name,
             style=level.name.lower(), is_open=level is ApiLevel.OPEN,
             is_hybrid=level is ApiLevel.HYBRID, is_opaque=level is ApiLevel.OPAQUE,
-            base="_rt.ExtendableMessage" if extendable else "_rt.Message",
+            base=WKT_BASES.get(msg.full_name, "_rt.ExtendableMessage" if extendable else "_rt.Message"),
             slots=slots, fields=fields, plain_fields=plain, oneofs=oneofs, presence_words=words,
             messages=nested, enums=enums, nested_extensions=nested_ext,
             dispatch=_dispatch(fields), encode_order=_encode_order(fields), extendable=extendable,

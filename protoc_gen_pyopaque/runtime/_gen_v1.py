@@ -15,7 +15,11 @@ from .codec import (
     merge_unknown, overrun, struct_error, too_deep, write_extensions, write_map, write_packed,
 )
 from .errors import DecodeError, EncodeError, JsonError
+from .json_format import register_message_class
 from .message import ExtendableMessage, Message, protoopaque_selected
+from .wkt import (
+    AnyBase, DurationBase, FieldMaskBase, ListValueBase, StructBase, TimestampBase, ValueBase,
+)
 from .reflect import EnumInfo, ExtensionInfo, FieldInfo, MessageInfo, OneofInfo
 from .wire import (
     dec_int32, dec_int64, dec_sint32, dec_sint64, dec_tag, dec_uint32, dec_varint, pack_f64, pack_float,
@@ -33,7 +37,8 @@ __all__ = [
     "dec_sint64", "dec_tag", "dec_uint32", "dec_varint", "pack_f64", "pack_float", "pack_i32", "pack_i64",
     "pack_u32", "pack_u64", "unpack_f32", "unpack_f64", "unpack_i32", "unpack_i64",
     "unpack_u32", "unpack_u64", "write_varint", "copysign", "check_version",
-    "register_extension", "VERSION",
+    "register_extension", "register_messages", "VERSION", "AnyBase", "DurationBase",
+    "FieldMaskBase", "ListValueBase", "StructBase", "TimestampBase", "ValueBase",
 ]
 
 VERSION: Final = 1
@@ -45,6 +50,12 @@ def check_version(version: int) -> None:
         raise ImportError(
             f"generated code needs runtime surface v{version}, this runtime has v{VERSION}: "
             "upgrade protoc-gen-pyopaque")
+
+
+def register_messages(*classes: type[Message]) -> None:
+    """Make a module's message classes known by full name (Any, JSON and text resolve them)."""
+    for cls in classes:
+        register_message_class(cls)
 
 
 def register_extension(ext: ExtensionInfo) -> None:

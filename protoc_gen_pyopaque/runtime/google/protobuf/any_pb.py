@@ -20,7 +20,7 @@ if _rt.protoopaque_selected():
     _sys.modules[__name__] = _twin
 
 
-class Any(_rt.Message):
+class Any(_rt.AnyBase):
     """`Any` contains an arbitrary serialized protocol buffer message along with a
 URL that describes the type of the serialized message.
 
@@ -226,3 +226,7 @@ Any._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+
+# Registrations belong to the classes this module serves: its twin's when selected.
+if not _rt.protoopaque_selected():
+    _rt.register_messages(Any, )

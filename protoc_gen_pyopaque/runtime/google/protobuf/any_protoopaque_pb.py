@@ -12,7 +12,7 @@ from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 _rt.check_version(1)
 
 
-class Any(_rt.Message):
+class Any(_rt.AnyBase):
     """`Any` contains an arbitrary serialized protocol buffer message along with a
 URL that describes the type of the serialized message.
 
@@ -218,3 +218,4 @@ Any._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+_rt.register_messages(Any, )

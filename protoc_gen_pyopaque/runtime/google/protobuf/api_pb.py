@@ -1069,3 +1069,7 @@ Mixin._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+
+# Registrations belong to the classes this module serves: its twin's when selected.
+if not _rt.protoopaque_selected():
+    _rt.register_messages(Api, Method, Mixin, )

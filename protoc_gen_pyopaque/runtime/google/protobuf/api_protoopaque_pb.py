@@ -1061,3 +1061,4 @@ Mixin._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+_rt.register_messages(Api, Method, Mixin, )

@@ -20,7 +20,7 @@ if _rt.protoopaque_selected():
     _sys.modules[__name__] = _twin
 
 
-class Duration(_rt.Message):
+class Duration(_rt.DurationBase):
     """A Duration represents a signed, fixed-length span of time represented
 as a count of seconds and fractions of seconds at nanosecond
 resolution. It is independent of any calendar and concepts like "day"
@@ -220,3 +220,7 @@ Duration._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+
+# Registrations belong to the classes this module serves: its twin's when selected.
+if not _rt.protoopaque_selected():
+    _rt.register_messages(Duration, )

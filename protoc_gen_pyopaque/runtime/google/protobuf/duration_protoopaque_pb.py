@@ -12,7 +12,7 @@ from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 _rt.check_version(1)
 
 
-class Duration(_rt.Message):
+class Duration(_rt.DurationBase):
     """A Duration represents a signed, fixed-length span of time represented
 as a count of seconds and fractions of seconds at nanosecond
 resolution. It is independent of any calendar and concepts like "day"
@@ -212,3 +212,4 @@ Duration._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+_rt.register_messages(Duration, )

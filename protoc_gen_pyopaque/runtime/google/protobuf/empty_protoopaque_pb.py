@@ -81,3 +81,4 @@ Empty._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+_rt.register_messages(Empty, )

@@ -20,7 +20,7 @@ if _rt.protoopaque_selected():
     _sys.modules[__name__] = _twin
 
 
-class FieldMask(_rt.Message):
+class FieldMask(_rt.FieldMaskBase):
     """`FieldMask` represents a set of symbolic field paths, for example:
 
     paths: "f.a"
@@ -323,3 +323,7 @@ FieldMask._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+
+# Registrations belong to the classes this module serves: its twin's when selected.
+if not _rt.protoopaque_selected():
+    _rt.register_messages(FieldMask, )

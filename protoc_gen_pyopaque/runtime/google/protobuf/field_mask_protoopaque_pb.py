@@ -12,7 +12,7 @@ from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 _rt.check_version(1)
 
 
-class FieldMask(_rt.Message):
+class FieldMask(_rt.FieldMaskBase):
     """`FieldMask` represents a set of symbolic field paths, for example:
 
     paths: "f.a"
@@ -315,3 +315,4 @@ FieldMask._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+_rt.register_messages(FieldMask, )

@@ -122,3 +122,4 @@ SourceContext._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+_rt.register_messages(SourceContext, )

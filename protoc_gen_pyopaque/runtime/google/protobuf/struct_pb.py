@@ -34,7 +34,7 @@ a `0` value."""
     """Null value."""
 
 
-class Struct(_rt.Message):
+class Struct(_rt.StructBase):
     """Represents a JSON object.
 
 An unordered key-value map, intending to perfectly capture the semantics of a
@@ -129,7 +129,7 @@ typed message should be preferred instead of using this type."""
         )
 
 
-class Value(_rt.Message):
+class Value(_rt.ValueBase):
     """Represents a JSON value.
 
 `Value` represents a dynamically typed value which can be either
@@ -606,7 +606,7 @@ support them in its number type."""
         )
 
 
-class ListValue(_rt.Message):
+class ListValue(_rt.ListValueBase):
     """Represents a JSON array."""
     __slots__ = ("values", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
@@ -734,3 +734,7 @@ ListValue._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+
+# Registrations belong to the classes this module serves: its twin's when selected.
+if not _rt.protoopaque_selected():
+    _rt.register_messages(Struct, Value, ListValue, )

@@ -26,7 +26,7 @@ a `0` value."""
     """Null value."""
 
 
-class Struct(_rt.Message):
+class Struct(_rt.StructBase):
     """Represents a JSON object.
 
 An unordered key-value map, intending to perfectly capture the semantics of a
@@ -121,7 +121,7 @@ typed message should be preferred instead of using this type."""
         )
 
 
-class Value(_rt.Message):
+class Value(_rt.ValueBase):
     """Represents a JSON value.
 
 `Value` represents a dynamically typed value which can be either
@@ -505,7 +505,7 @@ support them in its number type."""
         )
 
 
-class ListValue(_rt.Message):
+class ListValue(_rt.ListValueBase):
     """Represents a JSON array."""
     __slots__ = ("_f_values", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
@@ -633,3 +633,4 @@ ListValue._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+_rt.register_messages(Struct, Value, ListValue, )

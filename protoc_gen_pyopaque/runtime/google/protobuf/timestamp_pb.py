@@ -20,7 +20,7 @@ if _rt.protoopaque_selected():
     _sys.modules[__name__] = _twin
 
 
-class Timestamp(_rt.Message):
+class Timestamp(_rt.TimestampBase):
     """A Timestamp represents a point in time independent of any time zone or local
 calendar, encoded as a count of seconds and fractions of seconds at
 nanosecond resolution. The count is relative to an epoch at UTC midnight on
@@ -250,3 +250,7 @@ Timestamp._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+
+# Registrations belong to the classes this module serves: its twin's when selected.
+if not _rt.protoopaque_selected():
+    _rt.register_messages(Timestamp, )

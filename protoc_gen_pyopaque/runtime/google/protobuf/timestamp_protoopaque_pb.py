@@ -12,7 +12,7 @@ from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 _rt.check_version(1)
 
 
-class Timestamp(_rt.Message):
+class Timestamp(_rt.TimestampBase):
     """A Timestamp represents a point in time independent of any time zone or local
 calendar, encoded as a count of seconds and fractions of seconds at
 nanosecond resolution. The count is relative to an epoch at UTC midnight on
@@ -242,3 +242,4 @@ Timestamp._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+_rt.register_messages(Timestamp, )

@@ -1587,3 +1587,7 @@ Option._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+
+# Registrations belong to the classes this module serves: its twin's when selected.
+if not _rt.protoopaque_selected():
+    _rt.register_messages(Type, Field, Enum, EnumValue, Option, )

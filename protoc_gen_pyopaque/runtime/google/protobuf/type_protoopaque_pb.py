@@ -1579,3 +1579,4 @@ Option._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+_rt.register_messages(Type, Field, Enum, EnumValue, Option, )

@@ -972,3 +972,7 @@ BytesValue._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+
+# Registrations belong to the classes this module serves: its twin's when selected.
+if not _rt.protoopaque_selected():
+    _rt.register_messages(DoubleValue, FloatValue, Int64Value, UInt64Value, Int32Value, UInt32Value, BoolValue, StringValue, BytesValue, )

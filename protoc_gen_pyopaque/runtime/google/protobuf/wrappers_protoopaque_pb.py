@@ -964,3 +964,4 @@ BytesValue._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+_rt.register_messages(DoubleValue, FloatValue, Int64Value, UInt64Value, Int32Value, UInt32Value, BoolValue, StringValue, BytesValue, )

@@ -679,3 +679,7 @@ Collections._pb_info = _rt.MessageInfo(
     ),
     (_rt.OneofInfo('choice', (7, 8, 9, )), ),
 )
+
+# Registrations belong to the classes this module serves: its twin's when selected.
+if not _rt.protoopaque_selected():
+    _rt.register_messages(Collections.Item, Collections, )

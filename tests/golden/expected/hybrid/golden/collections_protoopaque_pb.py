@@ -629,3 +629,4 @@ Collections._pb_info = _rt.MessageInfo(
     ),
     (_rt.OneofInfo('choice', (7, 8, 9, )), ),
 )
+_rt.register_messages(Collections.Item, Collections, )

@@ -328,3 +328,4 @@ LogEntry._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+_rt.register_messages(LogEntry.Detail, LogEntry, )

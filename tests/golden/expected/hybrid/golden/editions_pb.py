@@ -473,3 +473,7 @@ Edition2023._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+
+# Registrations belong to the classes this module serves: its twin's when selected.
+if not _rt.protoopaque_selected():
+    _rt.register_messages(Edition2023.Child, Edition2023, )

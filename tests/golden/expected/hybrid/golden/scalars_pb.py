@@ -661,3 +661,7 @@ Scalars._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+
+# Registrations belong to the classes this module serves: its twin's when selected.
+if not _rt.protoopaque_selected():
+    _rt.register_messages(Scalars, )

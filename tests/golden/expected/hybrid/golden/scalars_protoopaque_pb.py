@@ -670,3 +670,4 @@ Scalars._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+_rt.register_messages(Scalars, )

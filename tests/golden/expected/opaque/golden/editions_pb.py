@@ -506,3 +506,4 @@ Edition2023._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+_rt.register_messages(Edition2023.Child, Edition2023, )

@@ -396,6 +396,7 @@ Legacy._pb_info = _rt.MessageInfo(
     (), extension_ranges=((100, 200),), legacy_json=True,
 )
 note: _t.Final = _rt.ExtensionInfo('golden.note', _rt.FieldInfo(100, 'note', 'note', 'note', 9, presence=True, utf8=False, default=''), Legacy)
-_rt.register_extension(note)
 tags: _t.Final = _rt.ExtensionInfo('golden.tags', _rt.FieldInfo(101, 'tags', 'tags', 'tags', 5, repeated=True), Legacy)
+_rt.register_extension(note)
 _rt.register_extension(tags)
+_rt.register_messages(Legacy.Point, Legacy, )

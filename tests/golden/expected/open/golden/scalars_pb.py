@@ -545,3 +545,4 @@ Scalars._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+_rt.register_messages(Scalars, )
