@@ -224,7 +224,11 @@ class _Printer:
         return True
 
     def unknown_fields(self, raw: bytes, indent: int, depth: int) -> None:
-        for number, wire_type, value in _split_unknown(raw, depth):
+        try:
+            fields = _split_unknown(raw, depth)
+        except (DecodeError, IndexError):  # not well-formed: text format cannot show it
+            return
+        for number, wire_type, value in fields:
             if wire_type == wire.WIRE_VARINT:
                 self.line(indent, f"{number}: {value}")
             elif wire_type == wire.WIRE_FIXED32:
@@ -247,6 +251,7 @@ def _split_unknown(raw: bytes, depth: int) -> list[tuple[int, int, Any]]:
     """Split encoded fields into ``(number, wire type, value)``; a group's value is its body."""
     out: list[tuple[int, int, Any]] = []
     pos, end = 0, len(raw)
+    value: Any
     while pos < end:
         tag, pos = wire.dec_varint(raw, pos)
         wire.check_tag(tag, pos)
@@ -773,8 +778,8 @@ class _Parser:
             key = entry.values.get(1, key_field.default)
             value = entry.values.get(2)
             if value is None:
-                value = value_field.message_type() if value_field.kind in _MESSAGE_KINDS \
-                    else value_field.default  # type: ignore[misc]
+                value_cls = value_field.message_type
+                value = value_field.default if value_cls is None else value_cls()
             return (key, value)
         if field.kind in _MESSAGE_KINDS:
             sub = field.message_type()  # type: ignore[misc]

@@ -365,7 +365,7 @@ def test_reserved_names_are_skipped_when_the_table_lists_them(mods: Modules) -> 
     for slot in MessageInfo.__slots__:
         if hasattr(old, slot):
             setattr(info, slot, getattr(old, slot))
-    info.reserved_names = frozenset({"gone"})
+    info.reserved_names = frozenset({"gone"})  # type: ignore[attr-defined]
     cls._pb_info = info
     try:
         text = ('gone: 1 gone: -2.5 gone: "s" \'t\' gone: ENUM gone { a: [1, 2] b < c: x > [x.y]: 1 } '
