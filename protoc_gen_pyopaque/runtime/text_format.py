@@ -321,12 +321,14 @@ def to_text(msg: object, *, print_unknown_fields: bool = False, as_one_line: boo
 # ============================================================================= tokenizer
 
 _TOKEN: Final = re.compile(r"""
-    (?P<ws>[ \t\r\n\f\v]+|\#[^\n]*)
-  | (?P<id>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<num>(?:0[xX][0-9A-Fa-f]+|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fF]?)
-            [A-Za-z0-9_.]*)
-  | (?P<str>"(?:[^"\\\n]|\\[^\n])*"|'(?:[^'\\\n]|\\[^\n])*')
-  | (?P<sym>.)
+    (?:[ \t\r\n\f\v]+|\#[^\n]*)*
+    (?:
+        (?P<id>[A-Za-z_][A-Za-z0-9_]*)
+      | (?P<num>(?:0[xX][0-9A-Fa-f]+|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fF]?)
+                [A-Za-z0-9_.]*)
+      | (?P<str>"(?:[^"\\\n]|\\[^\n])*"|'(?:[^'\\\n]|\\[^\n])*')
+      | (?P<sym>.)
+    )?
 """, re.VERBOSE | re.DOTALL)
 _NUMBER: Final = re.compile(
     r"(?:0[xX][0-9A-Fa-f]+|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fF]?)\Z")
@@ -355,23 +357,18 @@ class _Tokens:
         return TextFormatError(f"{self.where(offset)}: {message}")
 
     def next(self) -> None:
-        text = self.text
-        while True:
-            if self.pos >= len(text):
-                self.kind, self.value, self.start = "eof", "", len(text)
-                return
-            m = _TOKEN.match(text, self.pos)
-            assert m is not None
-            self.pos = m.end()
-            kind = m.lastgroup
-            if kind == "ws":
-                continue
-            self.kind, self.value, self.start = kind or "sym", m.group(), m.start()
-            if kind == "num" and not _NUMBER.match(self.value):
-                raise self.error(f"invalid number {self.value!r}")
-            if kind == "sym" and self.value in "\"'":
-                raise self.error("string literal is missing its closing quote (or has a line break)")
+        m = _TOKEN.match(self.text, self.pos)
+        assert m is not None
+        self.pos = m.end()
+        kind = m.lastgroup
+        if kind is None:  # only whitespace and comments were left
+            self.kind, self.value, self.start = "eof", "", self.pos
             return
+        self.kind, self.value, self.start = kind, m.group(kind), m.start(kind)
+        if kind == "num" and not _NUMBER.match(self.value):
+            raise self.error(f"invalid number {self.value!r}")
+        if kind == "sym" and self.value in "\"'":
+            raise self.error("string literal is missing its closing quote (or has a line break)")
 
     def describe(self) -> str:
         if self.kind == "eof":
@@ -470,6 +467,12 @@ def _string_value(toks: _Tokens) -> bytes:
 
 
 def _parse_integer_text(toks: _Tokens, text: str, negative: bool, kind: int, start: int) -> int:
+    low, high = _INT_RANGES[kind]
+    if text.isdigit() and (text[0] != "0" or len(text) == 1) and len(text) < 25:  # fast path: decimal
+        number = -int(text) if negative else int(text)
+        if not low <= number <= high:
+            raise toks.error(f"integer {number} out of range for {_KIND_NAMES[kind]}", start)
+        return number
     lowered = text.lower()
     if lowered.startswith("0x"):
         digits, base = lowered[2:], 16
@@ -479,7 +482,6 @@ def _parse_integer_text(toks: _Tokens, text: str, negative: bool, kind: int, sta
         digits, base = lowered, 10
     if not digits or any(c not in "0123456789abcdef"[:base] for c in digits):
         raise toks.error(f"expected an integer, got {text!r}", start)
-    low, high = _INT_RANGES[kind]
     if len(digits.lstrip("0")) > 25:
         raise toks.error(f"integer {'-' if negative else ''}{text} out of range for {_KIND_NAMES[kind]}", start)
     number = int(digits, base)
