@@ -346,9 +346,9 @@ def test_any_unpack_bad_payload(w: Any) -> None:
 
 # ============================================================================= Struct, Value, ListValue
 
-PY = {"null": None, "t": True, "f": False, "n": -1.25, "i": 3, "s": "héllo",
+PY: dict[str, Any] = {"null": None, "t": True, "f": False, "n": -1.25, "i": 3, "s": "héllo",
       "l": [1, "x", None, [], {}, [True]], "o": {"deep": {"er": [{"a": 0}]}}, "e": {}}
-PY_BACK = {**PY, "i": 3.0, "l": [1.0, "x", None, [], {}, [True]], "o": {"deep": {"er": [{"a": 0.0}]}}}
+PY_BACK: dict[str, Any] = {**PY, "i": 3.0, "l": [1.0, "x", None, [], {}, [True]], "o": {"deep": {"er": [{"a": 0.0}]}}}
 
 
 @style
