@@ -118,7 +118,7 @@ def _format_float(value: float, single: bool) -> str:
         for digits in range(6, 10):
             text = f"{value:.{digits}g}"
             if wire.pack_float(float(text)) == want:
-                return text
+                return text if "." in text or "e" in text else text + ".0"  # like doubles: 3.0
     return repr(value)
 
 

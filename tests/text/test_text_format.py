@@ -126,6 +126,8 @@ def test_floats_shortest_and_special(mods: Modules) -> None:
     m = tf.from_text(cls, "f_float: 3.4028235e38")
     assert tf.to_text(m) == "f_float: 3.40282e+38\n" or tf.to_text(m) == "f_float: 3.4028235e+38\n"
     assert tf.to_text(tf.from_text(cls, "f_float: 1e39")) == "f_float: inf\n"
+    assert tf.to_text(tf.from_text(cls, "f_float: 3")) == "f_float: 3.0\n"
+    assert tf.to_text(tf.from_text(cls, "f_float: -2.5e-3")) == "f_float: -0.0025\n"
 
 
 def test_legacy_group_extensions_and_closed_enum(mods: Modules) -> None:
