@@ -209,8 +209,10 @@ class _Printer:
     def any(self, msg: Any, indent: int) -> bool:
         values = {f.name: v for f, v in msg._pb_items()}
         type_url = values.get("type_url", "")
-        name = type_url.rpartition("/")[2]
-        cls = find_message_class(name, self.root) if name else None
+        prefix, _, name = type_url.rpartition("/")
+        if not name or not prefix or not _valid_url_prefix(prefix):
+            return False  # printed as its raw fields
+        cls = find_message_class(name, self.root)
         if cls is None:
             return False
         sub = cls()
@@ -678,9 +680,9 @@ class _Parser:
                     if info.full_name != _ANY:
                         raise toks.error(f"{info.full_name} is not google.protobuf.Any: "
                                          f"[{name}] cannot expand here", start)
-                    if 1 in seen or 2 in seen or -1 in seen:
+                    if 1 in seen or 2 in seen:
                         raise toks.error("Any given twice", start)
-                    seen.add(-1)
+                    seen.update((1, 2))  # type_url and value: giving them again is an error
                     self.any(msg, info, name, start, depth)
                 else:
                     ext = _find_extension(info, name)

@@ -402,9 +402,13 @@ def test_any_expanded_and_raw(mods: Modules) -> None:
     _err(any_pb.Any, "[x.org/%ZZ/golden.Scalars] {}", "1:1", "invalid Any type URL")
     _err(any_pb.Any, "[type.googleapis.com/no.Such] {}", "1:1", "cannot resolve Any type")
     _err(any_pb.Any, f"[{url}] {{}} [{url}] {{}}", "1:{}".format(len(url) + 7), "Any given twice")
-    # raw fields, and unresolvable types print raw
+    _err(any_pb.Any, f'[{url}] {{}} type_url: "x"', "1:{}".format(len(url) + 7), "given twice")
+    _err(any_pb.Any, f'value: "" [{url}] {{}}', "1:11", "Any given twice")
+    # raw fields, and unresolvable types or ill-formed URLs print raw
     raw = tf.from_text(any_pb.Any, 'type_url: "type.googleapis.com/no.Such" value: "\\001"')
     assert tf.to_text(raw) == 'type_url: "type.googleapis.com/no.Such"\nvalue: "\\001"\n'
+    odd = any_pb.Any(type_url="a b/golden.Scalars", value=b"")
+    assert tf.to_text(odd) == 'type_url: "a b/golden.Scalars"\n'
 
 
 def test_wkt_inside_any_and_duration() -> None:
