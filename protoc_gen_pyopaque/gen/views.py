@@ -147,6 +147,10 @@ class FieldView:
     comment: str
     needs_required_check: bool
     required: bool
+    lazy: bool  # opaque, singular, length-prefixed message: decoded on first access
+    lazy_slot: str  # holds the undecoded bytes (a memoryview of the input) or None
+    lazy_verify: bool  # check the wire structure at parse ([lazy]); not for [unverified_lazy]
+    loader: str  # the method that decodes the lazy bytes
 
 
 @dataclass
@@ -198,6 +202,8 @@ class MessageView:
     encode_order: list[FieldView | OneofView]  # by field number; a oneof at its first member
     extendable: bool
     checks_required: bool
+    lazy_capable: bool  # parse(lazy=True) may defer the whole message (opaque layout)
+    lazy_fields: list[FieldView]
     info_expr: str
     comment: str
 
@@ -399,6 +405,7 @@ class _Builder:
             hazzer = ""
         value_type = self.value_type(f)
         is_message = f.message is not None and f.map is None
+        lazy = self.is_lazy(f, msg, self.needs_required)
         if f.map is not None:
             annotation = f"dict[{self.value_type(f.map.key)}, {self.value_type(f.map.value)}]"
             default_expr = "{}"
@@ -444,6 +451,8 @@ class _Builder:
             closed_enum=f.closed_enum, index=index,
             info_expr=self.field_info(f, attr, oneof.name if oneof is not None else ""),
             comment=docstring(f.comment), required=f.required,
+            lazy=lazy, lazy_slot=f"_l_{f.name}" if lazy else "", lazy_verify=not f.lazy_unverified,
+            loader=f"_pb_load_{f.name}" if lazy else "",
             needs_required_check=(
                 (f.map.value.message if f.map is not None else f.message) in self.needs_required
             ),
@@ -451,6 +460,14 @@ class _Builder:
         if oneof is not None:
             oneof.fields.append(view)
         return view
+
+    @staticmethod
+    def is_lazy(f: Field, msg: Message, needs_required: set[str]) -> bool:
+        """Lazy decoding needs the opaque layout, a singular length-prefixed message field, and
+        no required fields below it (their absence must fail the parse, not a later access)."""
+        return (msg.api_level is ApiLevel.OPAQUE and f.lazy and f.kind == k.TYPE_MESSAGE
+                and not f.repeated and f.oneof is None and f.map is None
+                and f.message not in needs_required)
 
     # -- messages ---------------------------------------------------------------
 
@@ -475,6 +492,10 @@ class _Builder:
         words = [f"_pb_p{i}" for i in range((bits[0] + PRESENCE_WORD_BITS - 1) // PRESENCE_WORD_BITS)]
         plain = [f for f in fields if f.oneof is None]
         slots = [f.store.removeprefix("self.") for f in plain] + words
+        slots += [f.lazy_slot for f in fields if f.lazy]
+        lazy_capable = level is ApiLevel.OPAQUE and msg.full_name not in self.needs_required
+        if lazy_capable:
+            slots.append("_pb_raw")
         for o in oneofs:
             slots += [o.case_slot, o.value_slot]
         extendable = bool(msg.extension_ranges)
@@ -488,6 +509,7 @@ class _Builder:
             messages=nested, enums=enums, nested_extensions=nested_ext,
             dispatch=_dispatch(fields), encode_order=_encode_order(fields), extendable=extendable,
             checks_required=msg.full_name in self.needs_required,
+            lazy_capable=lazy_capable, lazy_fields=[f for f in fields if f.lazy],
             info_expr=self.message_info(msg, fields, oneofs), comment=docstring(msg.comment),
         )
         self.all_messages.append(view)

@@ -3,10 +3,13 @@
 The rule (also in README): a .proto name is used as is unless
   * it starts with two underscores (Python would mangle it inside a class):
     the leading underscores are reduced to one;
+  * it starts with a prefix the generator keeps for its own names (``_pb_``,
+    ``_f_``, ``_oc_``, ``_ov_``, ``_m_``, ``_e_``): the leading underscore moves
+    to the end (``_pb_x`` -> ``pb_x_``), so no .proto name can ever take the shape
+    of a generated one;
   * it is a Python keyword, a builtin the generated code uses, a name of the
-    runtime's Message API, starts with the runtime's private prefix ``_pb_``,
-    or is already taken in the same scope (an earlier field's accessor, a nested
-    type): then ``_`` is appended until it is free.
+    runtime's Message API, or is already taken in the same scope (an earlier
+    field's accessor, a nested type): then ``_`` is appended until it is free.
 Allocation runs in declaration order, so earlier elements keep their names.
 """
 
@@ -24,7 +27,7 @@ GENERATED_BUILTINS: Final = frozenset({
 # Module-level names of generated code (imports), also visible to annotations.
 GENERATED_GLOBALS: Final = frozenset({"_t", "_rt", "_enum", "_sys", "_twin", "annotations"})
 # Prefixes of names the generator makes itself (runtime internals, slots, imports, infos).
-RESERVED_PREFIXES: Final = ("_pb_", "_f_", "_oc_", "_ov_", "_m_", "_e_")
+RESERVED_PREFIXES: Final = ("_pb_", "_f_", "_l_", "_oc_", "_ov_", "_m_", "_e_")
 # The runtime Message API (methods every generated class has).
 MESSAGE_API: Final = frozenset({
     "parse", "serialize", "merge_from_bytes", "is_initialized", "unknown_fields",
@@ -39,12 +42,14 @@ ENUM_RESERVED: Final = frozenset({"name", "value", "mro"})
 def _base(name: str) -> str:
     if name.startswith("__"):
         name = "_" + name.lstrip("_")
+    if name.startswith(RESERVED_PREFIXES):
+        name = name[1:] + "_"
     return name
 
 
 def _needs_escape(name: str, reserved: frozenset[str]) -> bool:
     return (keyword.iskeyword(name) or name in GENERATED_BUILTINS or name in GENERATED_GLOBALS
-            or name in reserved or name.startswith(RESERVED_PREFIXES))
+            or name in reserved)
 
 
 @dataclass

@@ -45,7 +45,7 @@ def build_schema(request: plugin_pb2.CodeGeneratorRequest, options: Options) -> 
     schema = Schema()
     for fdp in request.proto_file:
         try:
-            pool.Add(fdp)
+            pool.Add(_for_pool(fdp))
         except Exception as exc:  # protobuf reports descriptor problems with various types
             raise InputError(f"{fdp.name}: {exc}") from None
     for fdp in request.proto_file:
@@ -57,6 +57,57 @@ def build_schema(request: plugin_pb2.CodeGeneratorRequest, options: Options) -> 
     return schema
 
 
+def json_name(fp: descriptor_pb2.FieldDescriptorProto) -> str:
+    """The field's JSON name: its json_name option (protoc fills it in), else protoc's default."""
+    if fp.HasField("json_name"):
+        return str(fp.json_name)
+    out: list[str] = []
+    upper = False
+    for c in fp.name:
+        if c == "_":
+            upper = True
+        elif upper:
+            out.append(c.upper())
+            upper = False
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def _for_pool(fdp: descriptor_pb2.FileDescriptorProto) -> descriptor_pb2.FileDescriptorProto:
+    """The file as protobuf's pool can take it.
+
+    protoc only warns when two fields of a message share a JSON name under
+    json_format = LEGACY_BEST_EFFORT (the proto2 default, e.g. ``foo_bar`` and
+    ``fooBar``), but upb rejects such a file. The pool then gets a copy where those
+    messages' fields use their own names as JSON names; the model reads the real
+    JSON names from the FileDescriptorProto (see json_name).
+    """
+    copy: descriptor_pb2.FileDescriptorProto | None = None
+
+    def clashing(mp: descriptor_pb2.DescriptorProto) -> bool:
+        names = [json_name(f) for f in mp.field]
+        return len(set(names)) != len(names)
+
+    def visit(mp: descriptor_pb2.DescriptorProto, path: tuple[int, ...]) -> None:
+        nonlocal copy
+        if clashing(mp):
+            if copy is None:
+                copy = descriptor_pb2.FileDescriptorProto()
+                copy.CopyFrom(fdp)
+            target = copy.message_type[path[0]]
+            for index in path[1:]:
+                target = target.nested_type[index]
+            for f in target.field:
+                f.json_name = f.name
+        for i, nested in enumerate(mp.nested_type):
+            visit(nested, path + (i,))
+
+    for i, mp in enumerate(fdp.message_type):
+        visit(mp, (i,))
+    return copy if copy is not None else fdp
+
+
 class _FileReader:
     def __init__(self, fdp: descriptor_pb2.FileDescriptorProto, fd: Any, options: Options) -> None:
         self.fdp = fdp
@@ -65,6 +116,7 @@ class _FileReader:
         self.messages: dict[str, Message] = {}
         self.enums: dict[str, Enum] = {}
         self.file_level = self._file_api_level(options)
+        self.options = options
 
     def _file_api_level(self, options: Options) -> ApiLevel:
         # precedence: edition default < default_api_level < apilevelM<file> < the .proto's option
@@ -159,12 +211,14 @@ class _FileReader:
         if fp.HasField("oneof_index") and not fp.proto3_optional:
             oneof = oneof_position[fp.oneof_index]
         return Field(
-            name=fp.name, number=fp.number, json_name=fd.json_name, kind=kind,
+            name=fp.name, number=fp.number, json_name=json_name(fp), kind=kind,
             repeated=fd.is_repeated, presence=feats.presence, required=feats.required,
             packed=feats.packed, utf8=feats.utf8, message=message, enum=enum,
             closed_enum=enum is not None and features.enum_closed(fd.enum_type),
             oneof=oneof, map=map_types, default=_default(fd, kind),
-            lazy=fp.options.lazy or fp.options.unverified_lazy,
+            lazy=fp.options.lazy or fp.options.unverified_lazy
+            or (self.options.lazy_all and kind == _TYPE_MESSAGE),
+            lazy_unverified=fp.options.unverified_lazy,
             comment=self.comments.get(path, ""), deprecated=fp.options.deprecated,
         )
 

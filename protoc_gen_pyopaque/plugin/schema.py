@@ -64,9 +64,10 @@ class Field:
     oneof: int | None  # index of the (real) oneof this field belongs to
     map: MapTypes | None
     default: object  # the resolved scalar default (proto2 custom defaults included)
-    lazy: bool
+    lazy: bool  # decoded on first access ([lazy = true], [unverified_lazy = true], lazy_all)
     comment: str
     deprecated: bool = False
+    lazy_unverified: bool = False  # [unverified_lazy = true]: no checks at parse time
 
 
 @dataclass(frozen=True)

@@ -7,11 +7,14 @@ reflection tables and the switch that makes hybrid modules serve their opaque tw
 from __future__ import annotations
 
 from .errors import DecodeError, EncodeError, JsonError, ProtobufError
-from .message import ExtendableMessage, Message, protoopaque_selected, select_protoopaque
+from .message import (
+    ExtendableMessage, Message, lazy_decoding, protoopaque_selected, select_protoopaque,
+    set_lazy_decoding,
+)
 from .reflect import EnumInfo, ExtensionInfo, FieldInfo, MessageInfo
 
 __all__ = [
     "DecodeError", "EncodeError", "JsonError", "ProtobufError", "ExtendableMessage", "Message",
     "protoopaque_selected", "select_protoopaque", "EnumInfo", "ExtensionInfo", "FieldInfo",
-    "MessageInfo",
+    "MessageInfo", "lazy_decoding", "set_lazy_decoding",
 ]

@@ -10,13 +10,13 @@ from math import copysign
 from typing import Final
 
 from .codec import (
-    DEFAULT_MAX_DEPTH, add_unknown_varint, bad_end, dec_map_entry, dec_packed,
+    DEFAULT_MAX_DEPTH, add_unknown_varint, bad_end, check_structure, dec_map_entry, dec_packed,
     dec_packed_closed_enum, decode_failure, decode_str, encode_str, finish_len, merge_extension,
     merge_unknown, overrun, struct_error, too_deep, write_extensions, write_map, write_packed,
 )
 from .errors import DecodeError, EncodeError, JsonError
 from .json_format import register_message_class
-from .message import ExtendableMessage, Message, protoopaque_selected
+from .message import LAZY_LOCK, ExtendableMessage, Message, protoopaque_selected
 from .wkt import (
     AnyBase, DurationBase, FieldMaskBase, ListValueBase, StructBase, TimestampBase, ValueBase,
 )
@@ -37,7 +37,7 @@ __all__ = [
     "dec_sint64", "dec_tag", "dec_uint32", "dec_varint", "pack_f64", "pack_float", "pack_i32", "pack_i64",
     "pack_u32", "pack_u64", "unpack_f32", "unpack_f64", "unpack_i32", "unpack_i64",
     "unpack_u32", "unpack_u64", "write_varint", "copysign", "check_version",
-    "register_extension", "register_messages", "VERSION", "AnyBase", "DurationBase",
+    "register_extension", "register_messages", "VERSION", "check_structure", "LAZY_LOCK", "AnyBase", "DurationBase",
     "FieldMaskBase", "ListValueBase", "StructBase", "TimestampBase", "ValueBase",
 ]
 

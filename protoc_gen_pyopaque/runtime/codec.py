@@ -126,6 +126,32 @@ def add_unknown_varint(msg: Message, number: int, value: int) -> None:
     msg._pb_unknown += bytes(out)
 
 
+# ----------------------------------------------------------------------------- lazy decoding
+
+def check_structure(msg: object, buf: bytes, tag: int, pos: int, end: int, depth: int) -> None:
+    """Check the wire structure of ``buf[pos:end]`` without decoding it (verified lazy fields).
+
+    Tags, wire types, varints, lengths and group nesting are checked at this level;
+    what needs the schema (UTF-8, nested messages' contents) is checked on decode.
+    """
+    start = pos
+    try:
+        while pos < end:
+            inner = buf[pos]
+            if inner < 0x80:
+                pos += 1
+            else:
+                inner, pos = wire.dec_tag(buf, pos)
+            wire.check_tag(inner, pos)
+            pos = wire.skip_field(buf, inner, pos, end, depth)
+    except IndexError:
+        raise DecodeError(f"{field_label(msg, tag)}: input truncated at offset {pos}") from None
+    except DecodeError as exc:
+        raise DecodeError(f"{field_label(msg, tag)} (lazy, offset {start}): {exc}") from None
+    if pos != end:
+        raise DecodeError(f"{field_label(msg, tag)}: field runs past the end of the message (offset {pos})")
+
+
 # ----------------------------------------------------------------------------- length prefixes
 
 def finish_len(out: bytearray, start: int) -> None:
@@ -236,7 +262,7 @@ def decode_value(field: FieldInfo, msg: object, buf: bytes, tag: int, pos: int, 
             raise too_deep(msg, tag, pos)
         sub = existing if existing is not None else _new(field)
         end_tag = (tag & ~7) | wire.WIRE_END_GROUP
-        return sub, sub._pb_merge(buf, pos, end, depth - 1, end_tag)
+        return sub, sub._pb_merge(buf, pos, end, depth - 1, end_tag, False)
     start, stop = read_len(msg, buf, tag, pos, end)
     if kind == TYPE_STRING:
         return decode_str(buf[start:stop], field.utf8), stop
@@ -245,7 +271,7 @@ def decode_value(field: FieldInfo, msg: object, buf: bytes, tag: int, pos: int, 
     if depth <= 0:
         raise too_deep(msg, tag, pos)
     sub = existing if existing is not None else _new(field)
-    sub._pb_merge(buf, start, stop, depth - 1, -1)
+    sub._pb_merge(buf, start, stop, depth - 1, -1, False)
     return sub, stop
 
 
@@ -446,7 +472,7 @@ def _merge_message_set_item(msg: ExtendableMessage, buf: bytes, pos: int, end: i
     if sub is None:
         sub = _new(ext.field)
         msg._pb_ext[type_id] = sub
-    sub._pb_merge(buf, payload[0], payload[1], depth - 1, -1)
+    sub._pb_merge(buf, payload[0], payload[1], depth - 1, -1, False)
     return pos
 
 

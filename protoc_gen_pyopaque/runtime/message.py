@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
-from typing import Any, ClassVar, Final, TypeVar
+from typing import Any, ClassVar, Final, Protocol, TypeVar, cast
 
 from . import codec, json_format
 from .errors import DecodeError, EncodeError
@@ -12,7 +13,7 @@ from .reflect import ExtensionInfo, FieldInfo, MessageInfo
 
 __all__ = [
     "Message", "ExtendableMessage", "protoopaque_selected", "select_protoopaque",
-    "PROTOOPAQUE_ENV",
+    "PROTOOPAQUE_ENV", "LAZY_ENV", "set_lazy_decoding", "lazy_decoding", "LAZY_LOCK",
 ]
 
 M = TypeVar("M", bound="Message")
@@ -20,6 +21,27 @@ Buffer = bytes | bytearray | memoryview
 
 PROTOOPAQUE_ENV: Final = "PYOPAQUE_PROTOOPAQUE"
 _protoopaque = os.environ.get(PROTOOPAQUE_ENV, "") not in ("", "0")
+
+
+LAZY_ENV: Final = "PYOPAQUE_LAZY"
+_lazy_decoding = os.environ.get(LAZY_ENV, "1") not in ("", "0")
+# Serialises first decodes of lazy fields, so that two threads see one decoded value.
+# Re-entrant: decoding may merge into a message that itself holds lazy bytes.
+LAZY_LOCK: Final = threading.RLock()
+
+
+def lazy_decoding() -> bool:
+    """Say whether fields declared lazy are decoded lazily by default (``PYOPAQUE_LAZY=0`` turns it off)."""
+    return _lazy_decoding
+
+
+def set_lazy_decoding(enabled: bool) -> None:
+    """Turn lazy decoding of fields declared lazy on or off for the whole program.
+
+    ``parse(data, lazy=True/False)`` still decides for its own call.
+    """
+    global _lazy_decoding
+    _lazy_decoding = enabled
 
 
 def protoopaque_selected() -> bool:
@@ -33,18 +55,30 @@ def select_protoopaque(enabled: bool = True) -> None:
     _protoopaque = enabled
 
 
+class _LazyCapable(Protocol):
+    """An opaque message class: its slots include ``_pb_raw``."""
+
+    _pb_raw: bytes | None
+
+
 class Message:
     """Base of every generated message class."""
 
     __slots__ = ("_pb_unknown",)
     _pb_info: ClassVar[MessageInfo]
     _pb_checks_required: ClassVar[bool] = False
+    # opaque classes: parse(lazy=True) keeps the input in _pb_raw until first access
+    _pb_lazy_capable: ClassVar[bool] = False
 
     _pb_unknown: bytes
 
     # -- generated per class ---------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        """Merge the fields in ``buf[pos:end]`` (up to ``end_tag`` for a group); return the end.
+
+        ``lazy``: fields declared lazy keep their bytes instead of being decoded.
+        """
         raise NotImplementedError
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
@@ -68,18 +102,28 @@ class Message:
               max_depth: int = codec.DEFAULT_MAX_DEPTH, partial: bool = False) -> M:
         """Decode ``data``; raise DecodeError on malformed input or missing required fields.
 
-        ``max_depth`` bounds message nesting; ``partial=True`` accepts missing required fields.
+        ``lazy=None``: fields declared lazy are decoded on first access (unless
+        turned off program-wide); ``lazy=True``: an opaque message as a whole too
+        (its wire structure is checked now, its contents on first access);
+        ``lazy=False``: everything now. ``max_depth`` bounds message nesting;
+        ``partial=True`` accepts missing required fields.
         """
         msg = cls()
-        msg.merge_from_bytes(data, max_depth=max_depth, partial=partial)
+        if lazy and cls._pb_lazy_capable:
+            buf = data if type(data) is bytes else bytes(data)
+            codec.check_structure(msg, buf, 0, 0, len(buf), max_depth)
+            cast(_LazyCapable, msg)._pb_raw = buf
+            return msg
+        msg.merge_from_bytes(data, max_depth=max_depth, partial=partial,
+                             lazy=_lazy_decoding if lazy is None else lazy)
         return msg
 
     def merge_from_bytes(self, data: Buffer, *, max_depth: int = codec.DEFAULT_MAX_DEPTH,
-                         partial: bool = False) -> None:
+                         partial: bool = False, lazy: bool | None = None) -> None:
         """Merge the fields encoded in ``data`` into this message, as protobuf merging does."""
         buf = data if type(data) is bytes else bytes(data)
         try:
-            self._pb_merge(buf, 0, len(buf), max_depth, -1)
+            self._pb_merge(buf, 0, len(buf), max_depth, -1, _lazy_decoding if lazy is None else lazy)
         except RecursionError:
             raise DecodeError(f"{self._pb_info.full_name}: nesting too deep for the Python stack") from None
         if not partial and self._pb_checks_required:
@@ -107,6 +151,21 @@ class Message:
         except RecursionError:
             raise EncodeError(f"{self._pb_info.full_name}: nesting too deep for the Python stack") from None
         return bytes(out)
+
+    def _pb_load_raw(self) -> None:
+        """Decode the input kept by ``parse(lazy=True)`` (first access of a lazy message)."""
+        lazy_self = cast(_LazyCapable, self)
+        with LAZY_LOCK:
+            raw = lazy_self._pb_raw
+            if raw is None:
+                return
+            lazy_self._pb_raw = None
+            try:
+                self._pb_merge(raw, 0, len(raw), codec.DEFAULT_MAX_DEPTH, -1, True)
+            except BaseException:
+                type(self).__init__(self)  # no half-decoded state: the next access fails the same way
+                lazy_self._pb_raw = raw
+                raise
 
     def is_initialized(self) -> bool:
         """Say whether every required field (recursively) is set."""

@@ -38,6 +38,7 @@ class Style:
     api_level: str  # the plugin's default_api_level
     protoopaque: bool  # PYOPAQUE_PROTOOPAQUE=1: hybrid modules serve their opaque twins
     marker: str  # the __pyopaque_api__ the served classes must carry
+    extra_options: str = ""  # more plugin options for this generation
 
 
 STYLES: Final = {
@@ -46,6 +47,8 @@ STYLES: Final = {
         Style("hybrid", "hybrid", "API_HYBRID", False, "hybrid.v1"),
         Style("hybrid-opaque", "hybrid", "API_HYBRID", True, "opaque.v1"),
         Style("opaque", "opaque", "API_OPAQUE", False, "opaque.v1"),
+        # opaque with every singular message field decoded lazily
+        Style("lazy", "lazy", "API_OPAQUE", False, "opaque.v1", ",lazy_all=true"),
     )
 }
 
@@ -154,7 +157,7 @@ def ensure_generated(style: Style, runner: Runner) -> Path:
     """
     out = generation_dir(style)
     protos = conformance_protos(runner)
-    options = f"default_api_level={style.api_level}"
+    options = f"default_api_level={style.api_level}{style.extra_options}"
     digest = "\n".join([
         source_digest(*(runner.protos / p for p in protos)), runner.protoc, options, sys.executable,
     ])

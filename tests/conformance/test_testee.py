@@ -155,7 +155,7 @@ def test_unknown_message_type_is_a_runtime_error(testee: RunningTestee) -> None:
 
 
 def test_unknown_style_is_rejected() -> None:
-    done = subprocess.run([str(TESTEE), "lazy"], capture_output=True, text=True, check=False,
+    done = subprocess.run([str(TESTEE), "eager-ish"], capture_output=True, text=True, check=False,
                           env=dict(os.environ, PYOPAQUE_PYTHON=sys.executable))
     assert done.returncode == 2
-    assert "unknown style 'lazy'" in done.stderr and "hybrid-opaque" in done.stderr
+    assert "unknown style 'eager-ish'" in done.stderr and "hybrid-opaque" in done.stderr

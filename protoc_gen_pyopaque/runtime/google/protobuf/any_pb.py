@@ -119,7 +119,7 @@ a potential security issue. Do not attempt to contact type URLs."""
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
         try:
             while pos < end:

@@ -178,7 +178,7 @@ message."""
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
         try:
             while pos < end:
@@ -214,7 +214,7 @@ message."""
                         raise _rt.too_deep(self, tag, pos)
                     m2 = Method()
                     self.methods.append(m2)
-                    m2._pb_merge(buf, pos, e, depth - 1, -1)
+                    m2._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 26:
                     n = buf[pos]
@@ -230,7 +230,7 @@ message."""
                         raise _rt.too_deep(self, tag, pos)
                     m3 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option()
                     self.options.append(m3)
-                    m3._pb_merge(buf, pos, e, depth - 1, -1)
+                    m3._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 34:
                     n = buf[pos]
@@ -260,7 +260,7 @@ message."""
                     m5 = self.source_context
                     if m5 is None:
                         m5 = self.source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
-                    m5._pb_merge(buf, pos, e, depth - 1, -1)
+                    m5._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 50:
                     n = buf[pos]
@@ -276,7 +276,7 @@ message."""
                         raise _rt.too_deep(self, tag, pos)
                     m6 = Mixin()
                     self.mixins.append(m6)
-                    m6._pb_merge(buf, pos, e, depth - 1, -1)
+                    m6._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 56:
                     iv = buf[pos]
@@ -572,7 +572,7 @@ Api. This is similar to Field and EnumValue."""
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
         try:
             while pos < end:
@@ -650,7 +650,7 @@ Api. This is similar to Field and EnumValue."""
                         raise _rt.too_deep(self, tag, pos)
                     m6 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option()
                     self.options.append(m6)
-                    m6._pb_merge(buf, pos, e, depth - 1, -1)
+                    m6._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 56:
                     iv = buf[pos]
@@ -933,7 +933,7 @@ are rooted."""
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
         try:
             while pos < end:

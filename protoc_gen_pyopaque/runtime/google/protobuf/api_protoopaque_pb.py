@@ -29,8 +29,10 @@ New usages of this message as an alternative to ServiceDescriptorProto are
 strongly discouraged. This message does not reliability preserve all
 information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
-    __slots__ = ("_f_name", "_f_methods", "_f_options", "_f_version", "_f_source_context", "_f_mixins", "_f_syntax", "_f_edition", )
+    __slots__ = ("_f_name", "_f_methods", "_f_options", "_f_version", "_f_source_context", "_f_mixins", "_f_syntax", "_f_edition", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_name: str
     _f_methods: list[Method]
     _f_options: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option]
@@ -53,6 +55,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._f_name = '' if name is None else name
         self._f_methods = list(methods)
         self._f_options = list(options)
@@ -68,32 +71,50 @@ make use of FileDescriptorSet which preserves the necessary information."""
     def get_name(self) -> str:
         """The fully qualified name of this interface, including package name
 followed by the interface's simple name."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_name
 
     def set_name(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_name = value
 
     def clear_name(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_name = ''
 
     def get_methods(self) -> list[Method]:
         """The methods of this interface, in unspecified order."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_methods
 
     def set_methods(self, value: _t.Iterable[Method]) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_methods = list(value)
 
     def clear_methods(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_methods = []
 
     def get_options(self) -> list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option]:
         """Any metadata attached to the interface."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_options
 
     def set_options(self, value: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option]) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_options = list(value)
 
     def clear_options(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_options = []
 
     def get_version(self) -> str:
@@ -116,61 +137,95 @@ interface, which must end in `v<major-version>`, as in
 `google.feature.v1`. For major versions 0 and 1, the suffix can
 be omitted. Zero major versions must only be used for
 experimental, non-GA interfaces."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_version
 
     def set_version(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_version = value
 
     def clear_version(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_version = ''
 
     def get_source_context(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None:
         """Source context for the protocol buffer service represented by this
 message."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_source_context
 
     def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_source_context = value
 
     def has_source_context(self) -> bool:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_source_context is not None
 
     def clear_source_context(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_source_context = None
 
     def get_mixins(self) -> list[Mixin]:
         """Included interfaces. See [Mixin][]."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_mixins
 
     def set_mixins(self, value: _t.Iterable[Mixin]) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_mixins = list(value)
 
     def clear_mixins(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_mixins = []
 
     def get_syntax(self) -> int:
         """The source syntax of the service."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_syntax
 
     def set_syntax(self, value: int) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_syntax = value
 
     def clear_syntax(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_syntax = 0
 
     def get_edition(self) -> str:
         """The source edition string, only valid when syntax is SYNTAX_EDITIONS."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_edition
 
     def set_edition(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_edition = value
 
     def clear_edition(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_edition = ''
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -206,7 +261,7 @@ message."""
                         raise _rt.too_deep(self, tag, pos)
                     m2 = Method()
                     self._f_methods.append(m2)
-                    m2._pb_merge(buf, pos, e, depth - 1, -1)
+                    m2._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 26:
                     n = buf[pos]
@@ -222,7 +277,7 @@ message."""
                         raise _rt.too_deep(self, tag, pos)
                     m3 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option()
                     self._f_options.append(m3)
-                    m3._pb_merge(buf, pos, e, depth - 1, -1)
+                    m3._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 34:
                     n = buf[pos]
@@ -252,7 +307,7 @@ message."""
                     m5 = self._f_source_context
                     if m5 is None:
                         m5 = self._f_source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
-                    m5._pb_merge(buf, pos, e, depth - 1, -1)
+                    m5._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 50:
                     n = buf[pos]
@@ -268,7 +323,7 @@ message."""
                         raise _rt.too_deep(self, tag, pos)
                     m6 = Mixin()
                     self._f_mixins.append(m6)
-                    m6._pb_merge(buf, pos, e, depth - 1, -1)
+                    m6._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 56:
                     iv = buf[pos]
@@ -303,6 +358,10 @@ message."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         x1 = self._f_name
         if x1:
             out += b'\n'
@@ -376,6 +435,8 @@ message."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_name:
@@ -397,6 +458,8 @@ message."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_name = value
@@ -420,6 +483,10 @@ message."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Api):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._f_name == other._f_name
@@ -440,8 +507,10 @@ New usages of this message as an alternative to MethodDescriptorProto are
 strongly discouraged. This message does not reliability preserve all
 information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
-    __slots__ = ("_f_name", "_f_request_type_url", "_f_request_streaming", "_f_response_type_url", "_f_response_streaming", "_f_options", "_f_syntax", "_f_edition", )
+    __slots__ = ("_f_name", "_f_request_type_url", "_f_request_streaming", "_f_response_type_url", "_f_response_streaming", "_f_options", "_f_syntax", "_f_edition", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_name: str
     _f_request_type_url: str
     _f_request_streaming: bool
@@ -464,6 +533,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._f_name = '' if name is None else name
         self._f_request_type_url = '' if request_type_url is None else request_type_url
         self._f_request_streaming = False if request_streaming is None else request_streaming
@@ -478,62 +548,98 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
     def get_name(self) -> str:
         """The simple name of this method."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_name
 
     def set_name(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_name = value
 
     def clear_name(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_name = ''
 
     def get_request_type_url(self) -> str:
         """A URL of the input message type."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_request_type_url
 
     def set_request_type_url(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_request_type_url = value
 
     def clear_request_type_url(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_request_type_url = ''
 
     def get_request_streaming(self) -> bool:
         """If true, the request is streamed."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_request_streaming
 
     def set_request_streaming(self, value: bool) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_request_streaming = value
 
     def clear_request_streaming(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_request_streaming = False
 
     def get_response_type_url(self) -> str:
         """The URL of the output message type."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_response_type_url
 
     def set_response_type_url(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_response_type_url = value
 
     def clear_response_type_url(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_response_type_url = ''
 
     def get_response_streaming(self) -> bool:
         """If true, the response is streamed."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_response_streaming
 
     def set_response_streaming(self, value: bool) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_response_streaming = value
 
     def clear_response_streaming(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_response_streaming = False
 
     def get_options(self) -> list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option]:
         """Any metadata attached to the method."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_options
 
     def set_options(self, value: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option]) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_options = list(value)
 
     def clear_options(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_options = []
 
     def get_syntax(self) -> int:
@@ -541,12 +647,18 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
 This field should be ignored, instead the syntax should be inherited from
 Api. This is similar to Field and EnumValue."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_syntax
 
     def set_syntax(self, value: int) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_syntax = value
 
     def clear_syntax(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_syntax = 0
 
     def get_edition(self) -> str:
@@ -554,17 +666,25 @@ Api. This is similar to Field and EnumValue."""
 
 This field should be ignored, instead the edition should be inherited from
 Api. This is similar to Field and EnumValue."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_edition
 
     def set_edition(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_edition = value
 
     def clear_edition(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_edition = ''
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -642,7 +762,7 @@ Api. This is similar to Field and EnumValue."""
                         raise _rt.too_deep(self, tag, pos)
                     m6 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option()
                     self._f_options.append(m6)
-                    m6._pb_merge(buf, pos, e, depth - 1, -1)
+                    m6._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 56:
                     iv = buf[pos]
@@ -677,6 +797,10 @@ Api. This is similar to Field and EnumValue."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         x1 = self._f_name
         if x1:
             out += b'\n'
@@ -748,6 +872,8 @@ Api. This is similar to Field and EnumValue."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_name:
@@ -769,6 +895,8 @@ Api. This is similar to Field and EnumValue."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_name = value
@@ -792,6 +920,10 @@ Api. This is similar to Field and EnumValue."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Method):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._f_name == other._f_name
@@ -884,8 +1016,10 @@ This implies the following inherited HTTP annotation:
       }
       ...
     }"""
-    __slots__ = ("_f_name", "_f_root", )
+    __slots__ = ("_f_name", "_f_root", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_name: str
     _f_root: str
 
@@ -896,6 +1030,7 @@ This implies the following inherited HTTP annotation:
         root: str | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._f_name = '' if name is None else name
         self._f_root = '' if root is None else root
 
@@ -904,28 +1039,42 @@ This implies the following inherited HTTP annotation:
 
     def get_name(self) -> str:
         """The fully qualified name of the interface which is included."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_name
 
     def set_name(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_name = value
 
     def clear_name(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_name = ''
 
     def get_root(self) -> str:
         """If non-empty specifies a path under which inherited HTTP paths
 are rooted."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_root
 
     def set_root(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_root = value
 
     def clear_root(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_root = ''
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -972,6 +1121,10 @@ are rooted."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         x1 = self._f_name
         if x1:
             out += b'\n'
@@ -998,6 +1151,8 @@ are rooted."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_name:
@@ -1007,6 +1162,8 @@ are rooted."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_name = value
@@ -1018,6 +1175,10 @@ are rooted."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Mixin):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._f_name == other._f_name

@@ -126,7 +126,7 @@ to +999,999,999 inclusive."""
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
         try:
             while pos < end:

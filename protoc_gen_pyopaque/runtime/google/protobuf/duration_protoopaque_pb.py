@@ -71,8 +71,10 @@ fractional seconds. For example, 3 seconds with 0 nanoseconds should be
 encoded in JSON format as "3s", while 3 seconds and 1 nanosecond should
 be expressed in JSON format as "3.000000001s", and 3 seconds and 1
 microsecond should be expressed in JSON format as "3.000001s"."""
-    __slots__ = ("_f_seconds", "_f_nanos", )
+    __slots__ = ("_f_seconds", "_f_nanos", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_seconds: int
     _f_nanos: int
 
@@ -83,6 +85,7 @@ microsecond should be expressed in JSON format as "3.000001s"."""
         nanos: int | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._f_seconds = 0 if seconds is None else seconds
         self._f_nanos = 0 if nanos is None else nanos
 
@@ -93,12 +96,18 @@ microsecond should be expressed in JSON format as "3.000001s"."""
         """Signed seconds of the span of time. Must be from -315,576,000,000
 to +315,576,000,000 inclusive. Note: these bounds are computed from:
 60 sec/min * 60 min/hr * 24 hr/day * 365.25 days/year * 10000 years"""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_seconds
 
     def set_seconds(self, value: int) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_seconds = value
 
     def clear_seconds(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_seconds = 0
 
     def get_nanos(self) -> int:
@@ -108,17 +117,25 @@ of time. Durations less than one second are represented with a 0
 of one second or more, a non-zero value for the `nanos` field must be
 of the same sign as the `seconds` field. Must be from -999,999,999
 to +999,999,999 inclusive."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_nanos
 
     def set_nanos(self, value: int) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_nanos = value
 
     def clear_nanos(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_nanos = 0
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -155,6 +172,10 @@ to +999,999,999 inclusive."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         x1 = self._f_seconds
         if x1:
             out += b'\x08'
@@ -177,6 +198,8 @@ to +999,999,999 inclusive."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_seconds:
@@ -186,6 +209,8 @@ to +999,999,999 inclusive."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_seconds = value
@@ -197,6 +222,10 @@ to +999,999,999 inclusive."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Duration):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._f_seconds == other._f_seconds

@@ -41,7 +41,7 @@ or the response type of an API method. For instance:
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
         try:
             while pos < end:

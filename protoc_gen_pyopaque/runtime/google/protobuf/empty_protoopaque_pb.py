@@ -20,20 +20,25 @@ or the response type of an API method. For instance:
     service Foo {
       rpc Bar(google.protobuf.Empty) returns (google.protobuf.Empty);
     }"""
-    __slots__ = ()
+    __slots__ = ("_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
 
     def __init__(
         self,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
 
 
     # -- accessors ---------------------------------------------------------------
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -53,23 +58,35 @@ or the response type of an API method. For instance:
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         if self._pb_unknown:
             out += self._pb_unknown
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         raise KeyError(field.name)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Empty):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
         )

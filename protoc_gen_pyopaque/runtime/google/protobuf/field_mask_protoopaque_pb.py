@@ -210,8 +210,10 @@ paths.
 The implementation of any API method which has a FieldMask type field in the
 request should verify the included field paths, and return an
 `INVALID_ARGUMENT` error if any path is unmappable."""
-    __slots__ = ("_f_paths", )
+    __slots__ = ("_f_paths", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_paths: list[str]
 
     def __init__(
@@ -220,6 +222,7 @@ request should verify the included field paths, and return an
         paths: _t.Iterable[str] = (),
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._f_paths = list(paths)
 
 
@@ -227,17 +230,25 @@ request should verify the included field paths, and return an
 
     def get_paths(self) -> list[str]:
         """The set of field mask paths."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_paths
 
     def set_paths(self, value: _t.Iterable[str]) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_paths = list(value)
 
     def clear_paths(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_paths = []
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -271,6 +282,10 @@ request should verify the included field paths, and return an
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         for x1 in self._f_paths:
             out += b'\n'
             b1 = x1.encode()
@@ -286,6 +301,8 @@ request should verify the included field paths, and return an
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_paths:
@@ -293,6 +310,8 @@ request should verify the included field paths, and return an
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_paths = list(value)
@@ -302,6 +321,10 @@ request should verify the included field paths, and return an
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, FieldMask):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._f_paths == other._f_paths

@@ -15,8 +15,10 @@ _rt.check_version(1)
 class SourceContext(_rt.Message):
     """`SourceContext` represents information about the source of a
 protobuf element, like the file in which it is defined."""
-    __slots__ = ("_f_file_name", )
+    __slots__ = ("_f_file_name", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_file_name: str
 
     def __init__(
@@ -25,6 +27,7 @@ protobuf element, like the file in which it is defined."""
         file_name: str | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._f_file_name = '' if file_name is None else file_name
 
 
@@ -33,17 +36,25 @@ protobuf element, like the file in which it is defined."""
     def get_file_name(self) -> str:
         """The path-qualified name of the .proto file that contained the associated
 protobuf element.  For example: `"google/protobuf/source_context.proto"`."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_file_name
 
     def set_file_name(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_file_name = value
 
     def clear_file_name(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_file_name = ''
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -77,6 +88,10 @@ protobuf element.  For example: `"google/protobuf/source_context.proto"`."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         x1 = self._f_file_name
         if x1:
             out += b'\n'
@@ -93,6 +108,8 @@ protobuf element.  For example: `"google/protobuf/source_context.proto"`."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_file_name:
@@ -100,6 +117,8 @@ protobuf element.  For example: `"google/protobuf/source_context.proto"`."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_file_name = value
@@ -109,6 +128,10 @@ protobuf element.  For example: `"google/protobuf/source_context.proto"`."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SourceContext):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._f_file_name == other._f_file_name

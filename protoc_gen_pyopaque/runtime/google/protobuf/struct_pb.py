@@ -75,7 +75,7 @@ typed message should be preferred instead of using this type."""
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
         try:
             while pos < end:
@@ -412,7 +412,7 @@ support them in its number type."""
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
         try:
             while pos < end:
@@ -477,7 +477,7 @@ support them in its number type."""
                         m5 = Struct()
                         self._oc_kind = 5
                         self._ov_kind = m5
-                    m5._pb_merge(buf, pos, e, depth - 1, -1)
+                    m5._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 50:
                     n = buf[pos]
@@ -497,7 +497,7 @@ support them in its number type."""
                         m6 = ListValue()
                         self._oc_kind = 6
                         self._ov_kind = m6
-                    m6._pb_merge(buf, pos, e, depth - 1, -1)
+                    m6._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 else:
                     if tag == end_tag:
@@ -635,7 +635,7 @@ class ListValue(_rt.ListValueBase):
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
         try:
             while pos < end:
@@ -658,7 +658,7 @@ class ListValue(_rt.ListValueBase):
                         raise _rt.too_deep(self, tag, pos)
                     m1 = Value()
                     self.values.append(m1)
-                    m1._pb_merge(buf, pos, e, depth - 1, -1)
+                    m1._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 else:
                     if tag == end_tag:

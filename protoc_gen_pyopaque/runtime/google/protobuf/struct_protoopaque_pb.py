@@ -40,8 +40,10 @@ type.
 
 If you do not intend to parse arbitrary JSON into your message, a custom
 typed message should be preferred instead of using this type."""
-    __slots__ = ("_f_fields", )
+    __slots__ = ("_f_fields", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_fields: dict[str, Value]
 
     def __init__(
@@ -50,6 +52,7 @@ typed message should be preferred instead of using this type."""
         fields: _t.Mapping[str, Value] | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._f_fields = {} if fields is None else dict(fields)
 
 
@@ -57,17 +60,25 @@ typed message should be preferred instead of using this type."""
 
     def get_fields(self) -> dict[str, Value]:
         """Unordered map of dynamically typed values."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_fields
 
     def set_fields(self, value: _t.Mapping[str, Value]) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_fields = dict(value)
 
     def clear_fields(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_fields = {}
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -90,6 +101,10 @@ typed message should be preferred instead of using this type."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         if self._f_fields:
             _rt.write_map(out, self._pb_info.fields[0], self._f_fields, deterministic)
 
@@ -99,6 +114,8 @@ typed message should be preferred instead of using this type."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_fields:
@@ -106,6 +123,8 @@ typed message should be preferred instead of using this type."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_fields = dict(value)
@@ -115,6 +134,10 @@ typed message should be preferred instead of using this type."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Struct):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._f_fields == other._f_fields
@@ -128,8 +151,10 @@ class Value(_rt.ValueBase):
 null, a number, a string, a boolean, a recursive struct value, or a
 list of values. A producer of value is expected to set one of these
 variants. Absence of any variant is an invalid state."""
-    __slots__ = ("_oc_kind", "_ov_kind", )
+    __slots__ = ("_pb_raw", "_oc_kind", "_ov_kind", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _oc_kind: int
     _ov_kind: object
 
@@ -144,6 +169,7 @@ variants. Absence of any variant is an invalid state."""
         list_value: ListValue | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._oc_kind = 0
         self._ov_kind = None
         if null_value is not None:
@@ -170,18 +196,26 @@ variants. Absence of any variant is an invalid state."""
 
     def get_null_value(self) -> int:
         """Represents a JSON `null`."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         if self._oc_kind == 1:
             return _t.cast(int, self._ov_kind)
         return 0
 
     def set_null_value(self, value: int) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._oc_kind = 1
         self._ov_kind = value
 
     def has_null_value(self) -> bool:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._oc_kind == 1
 
     def clear_null_value(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         if self._oc_kind == 1:
             self._oc_kind = 0
             self._ov_kind = None
@@ -191,65 +225,93 @@ variants. Absence of any variant is an invalid state."""
 `-Infinity`, since those are not supported in JSON. This also cannot
 represent large Int64 values, since JSON format generally does not
 support them in its number type."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         if self._oc_kind == 2:
             return _t.cast(float, self._ov_kind)
         return 0.0
 
     def set_number_value(self, value: float) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._oc_kind = 2
         self._ov_kind = value
 
     def has_number_value(self) -> bool:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._oc_kind == 2
 
     def clear_number_value(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         if self._oc_kind == 2:
             self._oc_kind = 0
             self._ov_kind = None
 
     def get_string_value(self) -> str:
         """Represents a JSON string."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         if self._oc_kind == 3:
             return _t.cast(str, self._ov_kind)
         return ''
 
     def set_string_value(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._oc_kind = 3
         self._ov_kind = value
 
     def has_string_value(self) -> bool:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._oc_kind == 3
 
     def clear_string_value(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         if self._oc_kind == 3:
             self._oc_kind = 0
             self._ov_kind = None
 
     def get_bool_value(self) -> bool:
         """Represents a JSON boolean (`true` or `false` literal in JSON)."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         if self._oc_kind == 4:
             return _t.cast(bool, self._ov_kind)
         return False
 
     def set_bool_value(self, value: bool) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._oc_kind = 4
         self._ov_kind = value
 
     def has_bool_value(self) -> bool:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._oc_kind == 4
 
     def clear_bool_value(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         if self._oc_kind == 4:
             self._oc_kind = 0
             self._ov_kind = None
 
     def get_struct_value(self) -> Struct | None:
         """Represents a JSON object."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         if self._oc_kind == 5:
             return _t.cast(Struct, self._ov_kind)
         return None
 
     def set_struct_value(self, value: Struct | None) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         if value is None:
             self.clear_struct_value()
             return
@@ -257,20 +319,28 @@ support them in its number type."""
         self._ov_kind = value
 
     def has_struct_value(self) -> bool:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._oc_kind == 5
 
     def clear_struct_value(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         if self._oc_kind == 5:
             self._oc_kind = 0
             self._ov_kind = None
 
     def get_list_value(self) -> ListValue | None:
         """Represents a JSON array."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         if self._oc_kind == 6:
             return _t.cast(ListValue, self._ov_kind)
         return None
 
     def set_list_value(self, value: ListValue | None) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         if value is None:
             self.clear_list_value()
             return
@@ -278,15 +348,21 @@ support them in its number type."""
         self._ov_kind = value
 
     def has_list_value(self) -> bool:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._oc_kind == 6
 
     def clear_list_value(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         if self._oc_kind == 6:
             self._oc_kind = 0
             self._ov_kind = None
 
     def which_kind(self) -> str | None:
         """Name the member of oneof kind that is set, or None."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         c = self._oc_kind
         if c == 1:
             return "null_value"
@@ -303,15 +379,21 @@ support them in its number type."""
         return None
 
     def has_kind(self) -> bool:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._oc_kind != 0
 
     def clear_kind(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._oc_kind = 0
         self._ov_kind = None
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -376,7 +458,7 @@ support them in its number type."""
                         m5 = Struct()
                         self._oc_kind = 5
                         self._ov_kind = m5
-                    m5._pb_merge(buf, pos, e, depth - 1, -1)
+                    m5._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 50:
                     n = buf[pos]
@@ -396,7 +478,7 @@ support them in its number type."""
                         m6 = ListValue()
                         self._oc_kind = 6
                         self._ov_kind = m6
-                    m6._pb_merge(buf, pos, e, depth - 1, -1)
+                    m6._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 else:
                     if tag == end_tag:
@@ -410,6 +492,10 @@ support them in its number type."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         c = self._oc_kind
         if c == 1:
             x1 = _t.cast(int, self._ov_kind)
@@ -456,6 +542,8 @@ support them in its number type."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._oc_kind == 1:
@@ -473,6 +561,8 @@ support them in its number type."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._oc_kind = 1
@@ -498,6 +588,10 @@ support them in its number type."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Value):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._oc_kind == other._oc_kind
@@ -507,8 +601,10 @@ support them in its number type."""
 
 class ListValue(_rt.ListValueBase):
     """Represents a JSON array."""
-    __slots__ = ("_f_values", )
+    __slots__ = ("_f_values", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_values: list[Value]
 
     def __init__(
@@ -517,6 +613,7 @@ class ListValue(_rt.ListValueBase):
         values: _t.Iterable[Value] = (),
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._f_values = list(values)
 
 
@@ -524,17 +621,25 @@ class ListValue(_rt.ListValueBase):
 
     def get_values(self) -> list[Value]:
         """Repeated field of dynamically typed values."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_values
 
     def set_values(self, value: _t.Iterable[Value]) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_values = list(value)
 
     def clear_values(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_values = []
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -557,7 +662,7 @@ class ListValue(_rt.ListValueBase):
                         raise _rt.too_deep(self, tag, pos)
                     m1 = Value()
                     self._f_values.append(m1)
-                    m1._pb_merge(buf, pos, e, depth - 1, -1)
+                    m1._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 else:
                     if tag == end_tag:
@@ -571,6 +676,10 @@ class ListValue(_rt.ListValueBase):
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         for x1 in self._f_values:
             out += b'\n'
             start = len(out)
@@ -584,6 +693,8 @@ class ListValue(_rt.ListValueBase):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_values:
@@ -591,6 +702,8 @@ class ListValue(_rt.ListValueBase):
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_values = list(value)
@@ -600,6 +713,10 @@ class ListValue(_rt.ListValueBase):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ListValue):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._f_values == other._f_values

@@ -102,8 +102,10 @@ the time format spec '%Y-%m-%dT%H:%M:%S.%fZ'. Likewise, in Java, one can use
 the Joda Time's [`ISODateTimeFormat.dateTime()`](
 http://joda-time.sourceforge.net/apidocs/org/joda/time/format/ISODateTimeFormat.html#dateTime()
 ) to obtain a formatter capable of generating timestamps in this format."""
-    __slots__ = ("_f_seconds", "_f_nanos", )
+    __slots__ = ("_f_seconds", "_f_nanos", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_seconds: int
     _f_nanos: int
 
@@ -114,6 +116,7 @@ http://joda-time.sourceforge.net/apidocs/org/joda/time/format/ISODateTimeFormat.
         nanos: int | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._f_seconds = 0 if seconds is None else seconds
         self._f_nanos = 0 if nanos is None else nanos
 
@@ -124,12 +127,18 @@ http://joda-time.sourceforge.net/apidocs/org/joda/time/format/ISODateTimeFormat.
         """Represents seconds of UTC time since Unix epoch 1970-01-01T00:00:00Z. Must
 be between -62135596800 and 253402300799 inclusive (which corresponds to
 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z)."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_seconds
 
     def set_seconds(self, value: int) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_seconds = value
 
     def clear_seconds(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_seconds = 0
 
     def get_nanos(self) -> int:
@@ -138,17 +147,25 @@ the nanosecond portion of the duration, not an alternative to seconds.
 Negative second values with fractions must still have non-negative nanos
 values that count forward in time. Must be between 0 and 999,999,999
 inclusive."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_nanos
 
     def set_nanos(self, value: int) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_nanos = value
 
     def clear_nanos(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_nanos = 0
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -185,6 +202,10 @@ inclusive."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         x1 = self._f_seconds
         if x1:
             out += b'\x08'
@@ -207,6 +228,8 @@ inclusive."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_seconds:
@@ -216,6 +239,8 @@ inclusive."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_seconds = value
@@ -227,6 +252,10 @@ inclusive."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Timestamp):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._f_seconds == other._f_seconds

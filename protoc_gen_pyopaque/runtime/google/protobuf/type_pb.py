@@ -147,7 +147,7 @@ FileDescriptorSet which preserves the necessary information."""
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
         try:
             while pos < end:
@@ -183,7 +183,7 @@ FileDescriptorSet which preserves the necessary information."""
                         raise _rt.too_deep(self, tag, pos)
                     m2 = Field()
                     self.fields.append(m2)
-                    m2._pb_merge(buf, pos, e, depth - 1, -1)
+                    m2._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 26:
                     n = buf[pos]
@@ -212,7 +212,7 @@ FileDescriptorSet which preserves the necessary information."""
                         raise _rt.too_deep(self, tag, pos)
                     m4 = Option()
                     self.options.append(m4)
-                    m4._pb_merge(buf, pos, e, depth - 1, -1)
+                    m4._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 42:
                     n = buf[pos]
@@ -229,7 +229,7 @@ FileDescriptorSet which preserves the necessary information."""
                     m5 = self.source_context
                     if m5 is None:
                         m5 = self.source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
-                    m5._pb_merge(buf, pos, e, depth - 1, -1)
+                    m5._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 48:
                     iv = buf[pos]
@@ -586,7 +586,7 @@ types. The first type has index 1; zero means the type is not in the list."""
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
         try:
             while pos < end:
@@ -681,7 +681,7 @@ types. The first type has index 1; zero means the type is not in the list."""
                             raise _rt.too_deep(self, tag, pos)
                         m9 = Option()
                         self.options.append(m9)
-                        m9._pb_merge(buf, pos, e, depth - 1, -1)
+                        m9._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                         pos = e
                     elif tag == 82:
                         n = buf[pos]
@@ -980,7 +980,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
         try:
             while pos < end:
@@ -1016,7 +1016,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                         raise _rt.too_deep(self, tag, pos)
                     m2 = EnumValue()
                     self.enumvalue.append(m2)
-                    m2._pb_merge(buf, pos, e, depth - 1, -1)
+                    m2._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 26:
                     n = buf[pos]
@@ -1032,7 +1032,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                         raise _rt.too_deep(self, tag, pos)
                     m3 = Option()
                     self.options.append(m3)
-                    m3._pb_merge(buf, pos, e, depth - 1, -1)
+                    m3._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 34:
                     n = buf[pos]
@@ -1049,7 +1049,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     m4 = self.source_context
                     if m4 is None:
                         m4 = self.source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
-                    m4._pb_merge(buf, pos, e, depth - 1, -1)
+                    m4._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 40:
                     iv = buf[pos]
@@ -1247,7 +1247,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
         try:
             while pos < end:
@@ -1291,7 +1291,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                         raise _rt.too_deep(self, tag, pos)
                     m3 = Option()
                     self.options.append(m3)
-                    m3._pb_merge(buf, pos, e, depth - 1, -1)
+                    m3._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 else:
                     if tag == end_tag:
@@ -1424,7 +1424,7 @@ value using the google.protobuf.Int32Value type."""
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
         try:
             while pos < end:
@@ -1461,7 +1461,7 @@ value using the google.protobuf.Int32Value type."""
                     m2 = self.value
                     if m2 is None:
                         m2 = self.value = _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any()
-                    m2._pb_merge(buf, pos, e, depth - 1, -1)
+                    m2._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 else:
                     if tag == end_tag:

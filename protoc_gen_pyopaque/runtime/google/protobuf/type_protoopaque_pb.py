@@ -31,8 +31,10 @@ New usages of this message as an alternative to DescriptorProto are strongly
 discouraged. This message does not reliability preserve all information
 necessary to model the schema and preserve semantics. Instead make use of
 FileDescriptorSet which preserves the necessary information."""
-    __slots__ = ("_f_name", "_f_fields", "_f_oneofs", "_f_options", "_f_source_context", "_f_syntax", "_f_edition", )
+    __slots__ = ("_f_name", "_f_fields", "_f_oneofs", "_f_options", "_f_source_context", "_f_syntax", "_f_edition", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_name: str
     _f_fields: list[Field]
     _f_oneofs: list[str]
@@ -53,6 +55,7 @@ FileDescriptorSet which preserves the necessary information."""
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._f_name = '' if name is None else name
         self._f_fields = list(fields)
         self._f_oneofs = list(oneofs)
@@ -66,80 +69,126 @@ FileDescriptorSet which preserves the necessary information."""
 
     def get_name(self) -> str:
         """The fully qualified message name."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_name
 
     def set_name(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_name = value
 
     def clear_name(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_name = ''
 
     def get_fields(self) -> list[Field]:
         """The list of fields."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_fields
 
     def set_fields(self, value: _t.Iterable[Field]) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_fields = list(value)
 
     def clear_fields(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_fields = []
 
     def get_oneofs(self) -> list[str]:
         """The list of types appearing in `oneof` definitions in this type."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_oneofs
 
     def set_oneofs(self, value: _t.Iterable[str]) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_oneofs = list(value)
 
     def clear_oneofs(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_oneofs = []
 
     def get_options(self) -> list[Option]:
         """The protocol buffer options."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_options = list(value)
 
     def clear_options(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_options = []
 
     def get_source_context(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None:
         """The source context."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_source_context
 
     def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_source_context = value
 
     def has_source_context(self) -> bool:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_source_context is not None
 
     def clear_source_context(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_source_context = None
 
     def get_syntax(self) -> int:
         """The source syntax."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_syntax
 
     def set_syntax(self, value: int) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_syntax = value
 
     def clear_syntax(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_syntax = 0
 
     def get_edition(self) -> str:
         """The source edition string, only valid when syntax is SYNTAX_EDITIONS."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_edition
 
     def set_edition(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_edition = value
 
     def clear_edition(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_edition = ''
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -175,7 +224,7 @@ FileDescriptorSet which preserves the necessary information."""
                         raise _rt.too_deep(self, tag, pos)
                     m2 = Field()
                     self._f_fields.append(m2)
-                    m2._pb_merge(buf, pos, e, depth - 1, -1)
+                    m2._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 26:
                     n = buf[pos]
@@ -204,7 +253,7 @@ FileDescriptorSet which preserves the necessary information."""
                         raise _rt.too_deep(self, tag, pos)
                     m4 = Option()
                     self._f_options.append(m4)
-                    m4._pb_merge(buf, pos, e, depth - 1, -1)
+                    m4._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 42:
                     n = buf[pos]
@@ -221,7 +270,7 @@ FileDescriptorSet which preserves the necessary information."""
                     m5 = self._f_source_context
                     if m5 is None:
                         m5 = self._f_source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
-                    m5._pb_merge(buf, pos, e, depth - 1, -1)
+                    m5._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 48:
                     iv = buf[pos]
@@ -256,6 +305,10 @@ FileDescriptorSet which preserves the necessary information."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         x1 = self._f_name
         if x1:
             out += b'\n'
@@ -321,6 +374,8 @@ FileDescriptorSet which preserves the necessary information."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_name:
@@ -340,6 +395,8 @@ FileDescriptorSet which preserves the necessary information."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_name = value
@@ -361,6 +418,10 @@ FileDescriptorSet which preserves the necessary information."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Type):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._f_name == other._f_name
@@ -380,8 +441,10 @@ New usages of this message as an alternative to FieldDescriptorProto are
 strongly discouraged. This message does not reliability preserve all
 information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
-    __slots__ = ("_f_kind", "_f_cardinality", "_f_number", "_f_name", "_f_type_url", "_f_oneof_index", "_f_packed", "_f_options", "_f_json_name", "_f_default_value", )
+    __slots__ = ("_f_kind", "_f_cardinality", "_f_number", "_f_name", "_f_type_url", "_f_oneof_index", "_f_packed", "_f_options", "_f_json_name", "_f_default_value", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_kind: int
     _f_cardinality: int
     _f_number: int
@@ -460,6 +523,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
         default_value: str | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._f_kind = 0 if kind is None else kind
         self._f_cardinality = 0 if cardinality is None else cardinality
         self._f_number = 0 if number is None else number
@@ -476,109 +540,171 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
     def get_kind(self) -> int:
         """The field type."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_kind
 
     def set_kind(self, value: int) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_kind = value
 
     def clear_kind(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_kind = 0
 
     def get_cardinality(self) -> int:
         """The field cardinality."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_cardinality
 
     def set_cardinality(self, value: int) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_cardinality = value
 
     def clear_cardinality(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_cardinality = 0
 
     def get_number(self) -> int:
         """The field number."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_number
 
     def set_number(self, value: int) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_number = value
 
     def clear_number(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_number = 0
 
     def get_name(self) -> str:
         """The field name."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_name
 
     def set_name(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_name = value
 
     def clear_name(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_name = ''
 
     def get_type_url(self) -> str:
         """The field type URL, without the scheme, for message or enumeration
 types. Example: `"type.googleapis.com/google.protobuf.Timestamp"`."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_type_url
 
     def set_type_url(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_type_url = value
 
     def clear_type_url(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_type_url = ''
 
     def get_oneof_index(self) -> int:
         """The index of the field type in `Type.oneofs`, for message or enumeration
 types. The first type has index 1; zero means the type is not in the list."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_oneof_index
 
     def set_oneof_index(self, value: int) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_oneof_index = value
 
     def clear_oneof_index(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_oneof_index = 0
 
     def get_packed(self) -> bool:
         """Whether to use alternative packed wire representation."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_packed
 
     def set_packed(self, value: bool) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_packed = value
 
     def clear_packed(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_packed = False
 
     def get_options(self) -> list[Option]:
         """The protocol buffer options."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_options = list(value)
 
     def clear_options(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_options = []
 
     def get_json_name(self) -> str:
         """The field JSON name."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_json_name
 
     def set_json_name(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_json_name = value
 
     def clear_json_name(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_json_name = ''
 
     def get_default_value(self) -> str:
         """The string value of the default value of this field. Proto2 syntax only."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_default_value
 
     def set_default_value(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_default_value = value
 
     def clear_default_value(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_default_value = ''
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -673,7 +799,7 @@ types. The first type has index 1; zero means the type is not in the list."""
                             raise _rt.too_deep(self, tag, pos)
                         m9 = Option()
                         self._f_options.append(m9)
-                        m9._pb_merge(buf, pos, e, depth - 1, -1)
+                        m9._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                         pos = e
                     elif tag == 82:
                         n = buf[pos]
@@ -713,6 +839,10 @@ types. The first type has index 1; zero means the type is not in the list."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         x1 = self._f_kind
         if x1:
             out += b'\x08'
@@ -803,6 +933,8 @@ types. The first type has index 1; zero means the type is not in the list."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_kind:
@@ -828,6 +960,8 @@ types. The first type has index 1; zero means the type is not in the list."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_kind = value
@@ -855,6 +989,10 @@ types. The first type has index 1; zero means the type is not in the list."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Field):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._f_kind == other._f_kind
@@ -877,8 +1015,10 @@ New usages of this message as an alternative to EnumDescriptorProto are
 strongly discouraged. This message does not reliability preserve all
 information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
-    __slots__ = ("_f_name", "_f_enumvalue", "_f_options", "_f_source_context", "_f_syntax", "_f_edition", )
+    __slots__ = ("_f_name", "_f_enumvalue", "_f_options", "_f_source_context", "_f_syntax", "_f_edition", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_name: str
     _f_enumvalue: list[EnumValue]
     _f_options: list[Option]
@@ -897,6 +1037,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._f_name = '' if name is None else name
         self._f_enumvalue = list(enumvalue)
         self._f_options = list(options)
@@ -909,70 +1050,110 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
     def get_name(self) -> str:
         """Enum type name."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_name
 
     def set_name(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_name = value
 
     def clear_name(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_name = ''
 
     def get_enumvalue(self) -> list[EnumValue]:
         """Enum value definitions."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_enumvalue
 
     def set_enumvalue(self, value: _t.Iterable[EnumValue]) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_enumvalue = list(value)
 
     def clear_enumvalue(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_enumvalue = []
 
     def get_options(self) -> list[Option]:
         """Protocol buffer options."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_options = list(value)
 
     def clear_options(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_options = []
 
     def get_source_context(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None:
         """The source context."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_source_context
 
     def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_source_context = value
 
     def has_source_context(self) -> bool:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_source_context is not None
 
     def clear_source_context(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_source_context = None
 
     def get_syntax(self) -> int:
         """The source syntax."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_syntax
 
     def set_syntax(self, value: int) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_syntax = value
 
     def clear_syntax(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_syntax = 0
 
     def get_edition(self) -> str:
         """The source edition string, only valid when syntax is SYNTAX_EDITIONS."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_edition
 
     def set_edition(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_edition = value
 
     def clear_edition(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_edition = ''
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -1008,7 +1189,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                         raise _rt.too_deep(self, tag, pos)
                     m2 = EnumValue()
                     self._f_enumvalue.append(m2)
-                    m2._pb_merge(buf, pos, e, depth - 1, -1)
+                    m2._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 26:
                     n = buf[pos]
@@ -1024,7 +1205,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                         raise _rt.too_deep(self, tag, pos)
                     m3 = Option()
                     self._f_options.append(m3)
-                    m3._pb_merge(buf, pos, e, depth - 1, -1)
+                    m3._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 34:
                     n = buf[pos]
@@ -1041,7 +1222,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     m4 = self._f_source_context
                     if m4 is None:
                         m4 = self._f_source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
-                    m4._pb_merge(buf, pos, e, depth - 1, -1)
+                    m4._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 40:
                     iv = buf[pos]
@@ -1076,6 +1257,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         x1 = self._f_name
         if x1:
             out += b'\n'
@@ -1132,6 +1317,8 @@ make use of FileDescriptorSet which preserves the necessary information."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_name:
@@ -1149,6 +1336,8 @@ make use of FileDescriptorSet which preserves the necessary information."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_name = value
@@ -1168,6 +1357,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Enum):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._f_name == other._f_name
@@ -1186,8 +1379,10 @@ New usages of this message as an alternative to EnumValueDescriptorProto are
 strongly discouraged. This message does not reliability preserve all
 information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
-    __slots__ = ("_f_name", "_f_number", "_f_options", )
+    __slots__ = ("_f_name", "_f_number", "_f_options", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_name: str
     _f_number: int
     _f_options: list[Option]
@@ -1200,6 +1395,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
         options: _t.Iterable[Option] = (),
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._f_name = '' if name is None else name
         self._f_number = 0 if number is None else number
         self._f_options = list(options)
@@ -1209,37 +1405,57 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
     def get_name(self) -> str:
         """Enum value name."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_name
 
     def set_name(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_name = value
 
     def clear_name(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_name = ''
 
     def get_number(self) -> int:
         """Enum value number."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_number
 
     def set_number(self, value: int) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_number = value
 
     def clear_number(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_number = 0
 
     def get_options(self) -> list[Option]:
         """Protocol buffer options."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_options = list(value)
 
     def clear_options(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_options = []
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -1283,7 +1499,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                         raise _rt.too_deep(self, tag, pos)
                     m3 = Option()
                     self._f_options.append(m3)
-                    m3._pb_merge(buf, pos, e, depth - 1, -1)
+                    m3._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 else:
                     if tag == end_tag:
@@ -1297,6 +1513,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         x1 = self._f_name
         if x1:
             out += b'\n'
@@ -1328,6 +1548,8 @@ make use of FileDescriptorSet which preserves the necessary information."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_name:
@@ -1339,6 +1561,8 @@ make use of FileDescriptorSet which preserves the necessary information."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_name = value
@@ -1352,6 +1576,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, EnumValue):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._f_name == other._f_name
@@ -1367,8 +1595,10 @@ enumeration, etc.
 New usages of this message as an alternative to FileOptions, MessageOptions,
 FieldOptions, EnumOptions, EnumValueOptions, ServiceOptions, or MethodOptions
 are strongly discouraged."""
-    __slots__ = ("_f_name", "_f_value", )
+    __slots__ = ("_f_name", "_f_value", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_name: str
     _f_value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None
 
@@ -1379,6 +1609,7 @@ are strongly discouraged."""
         value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._f_name = '' if name is None else name
         self._f_value = value
 
@@ -1390,12 +1621,18 @@ are strongly discouraged."""
 descriptor.proto), this is the short name. For example, `"map_entry"`.
 For custom options, it should be the fully-qualified name. For example,
 `"google.api.http"`."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_name
 
     def set_name(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_name = value
 
     def clear_name(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_name = ''
 
     def get_value(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None:
@@ -1403,20 +1640,30 @@ For custom options, it should be the fully-qualified name. For example,
 the corresponding wrapper type defined in google/protobuf/wrappers.proto
 should be used. If the value is an enum, it should be stored as an int32
 value using the google.protobuf.Int32Value type."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_value = value
 
     def has_value(self) -> bool:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_value is not None
 
     def clear_value(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_value = None
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -1453,7 +1700,7 @@ value using the google.protobuf.Int32Value type."""
                     m2 = self._f_value
                     if m2 is None:
                         m2 = self._f_value = _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any()
-                    m2._pb_merge(buf, pos, e, depth - 1, -1)
+                    m2._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 else:
                     if tag == end_tag:
@@ -1467,6 +1714,10 @@ value using the google.protobuf.Int32Value type."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         x1 = self._f_name
         if x1:
             out += b'\n'
@@ -1491,6 +1742,8 @@ value using the google.protobuf.Int32Value type."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_name:
@@ -1500,6 +1753,8 @@ value using the google.protobuf.Int32Value type."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_name = value
@@ -1511,6 +1766,10 @@ value using the google.protobuf.Int32Value type."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Option):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._f_name == other._f_name

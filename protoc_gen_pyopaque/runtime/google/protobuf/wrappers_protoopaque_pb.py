@@ -19,8 +19,10 @@ The JSON representation for `DoubleValue` is JSON number.
 
 Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
-    __slots__ = ("_f_value", )
+    __slots__ = ("_f_value", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_value: float
 
     def __init__(
@@ -29,6 +31,7 @@ has no plan to be removed."""
         value: float | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._f_value = 0.0 if value is None else value
 
 
@@ -36,17 +39,25 @@ has no plan to be removed."""
 
     def get_value(self) -> float:
         """The double value."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: float) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_value = 0.0
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -72,6 +83,10 @@ has no plan to be removed."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         x1 = self._f_value
         if x1 or _rt.copysign(1.0, x1) < 0.0:
             out += b'\t'
@@ -83,6 +98,8 @@ has no plan to be removed."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_value or _rt.copysign(1.0, self._f_value) < 0.0:
@@ -90,6 +107,8 @@ has no plan to be removed."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_value = value
@@ -99,6 +118,10 @@ has no plan to be removed."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, DoubleValue):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._f_value == other._f_value
@@ -112,8 +135,10 @@ The JSON representation for `FloatValue` is JSON number.
 
 Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
-    __slots__ = ("_f_value", )
+    __slots__ = ("_f_value", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_value: float
 
     def __init__(
@@ -122,6 +147,7 @@ has no plan to be removed."""
         value: float | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._f_value = 0.0 if value is None else value
 
 
@@ -129,17 +155,25 @@ has no plan to be removed."""
 
     def get_value(self) -> float:
         """The float value."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: float) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_value = 0.0
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -165,6 +199,10 @@ has no plan to be removed."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         x1 = self._f_value
         if x1 or _rt.copysign(1.0, x1) < 0.0:
             out += b'\r'
@@ -176,6 +214,8 @@ has no plan to be removed."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_value or _rt.copysign(1.0, self._f_value) < 0.0:
@@ -183,6 +223,8 @@ has no plan to be removed."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_value = value
@@ -192,6 +234,10 @@ has no plan to be removed."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, FloatValue):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._f_value == other._f_value
@@ -205,8 +251,10 @@ The JSON representation for `Int64Value` is JSON string.
 
 Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
-    __slots__ = ("_f_value", )
+    __slots__ = ("_f_value", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_value: int
 
     def __init__(
@@ -215,6 +263,7 @@ has no plan to be removed."""
         value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._f_value = 0 if value is None else value
 
 
@@ -222,17 +271,25 @@ has no plan to be removed."""
 
     def get_value(self) -> int:
         """The int64 value."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: int) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_value = 0
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -261,6 +318,10 @@ has no plan to be removed."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         x1 = self._f_value
         if x1:
             out += b'\x08'
@@ -275,6 +336,8 @@ has no plan to be removed."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_value:
@@ -282,6 +345,8 @@ has no plan to be removed."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_value = value
@@ -291,6 +356,10 @@ has no plan to be removed."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Int64Value):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._f_value == other._f_value
@@ -304,8 +373,10 @@ The JSON representation for `UInt64Value` is JSON string.
 
 Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
-    __slots__ = ("_f_value", )
+    __slots__ = ("_f_value", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_value: int
 
     def __init__(
@@ -314,6 +385,7 @@ has no plan to be removed."""
         value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._f_value = 0 if value is None else value
 
 
@@ -321,17 +393,25 @@ has no plan to be removed."""
 
     def get_value(self) -> int:
         """The uint64 value."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: int) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_value = 0
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -360,6 +440,10 @@ has no plan to be removed."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         x1 = self._f_value
         if x1:
             out += b'\x08'
@@ -374,6 +458,8 @@ has no plan to be removed."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_value:
@@ -381,6 +467,8 @@ has no plan to be removed."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_value = value
@@ -390,6 +478,10 @@ has no plan to be removed."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, UInt64Value):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._f_value == other._f_value
@@ -403,8 +495,10 @@ The JSON representation for `Int32Value` is JSON number.
 
 Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
-    __slots__ = ("_f_value", )
+    __slots__ = ("_f_value", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_value: int
 
     def __init__(
@@ -413,6 +507,7 @@ has no plan to be removed."""
         value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._f_value = 0 if value is None else value
 
 
@@ -420,17 +515,25 @@ has no plan to be removed."""
 
     def get_value(self) -> int:
         """The int32 value."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: int) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_value = 0
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -459,6 +562,10 @@ has no plan to be removed."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         x1 = self._f_value
         if x1:
             out += b'\x08'
@@ -473,6 +580,8 @@ has no plan to be removed."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_value:
@@ -480,6 +589,8 @@ has no plan to be removed."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_value = value
@@ -489,6 +600,10 @@ has no plan to be removed."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Int32Value):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._f_value == other._f_value
@@ -502,8 +617,10 @@ The JSON representation for `UInt32Value` is JSON number.
 
 Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
-    __slots__ = ("_f_value", )
+    __slots__ = ("_f_value", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_value: int
 
     def __init__(
@@ -512,6 +629,7 @@ has no plan to be removed."""
         value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._f_value = 0 if value is None else value
 
 
@@ -519,17 +637,25 @@ has no plan to be removed."""
 
     def get_value(self) -> int:
         """The uint32 value."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: int) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_value = 0
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -558,6 +684,10 @@ has no plan to be removed."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         x1 = self._f_value
         if x1:
             out += b'\x08'
@@ -572,6 +702,8 @@ has no plan to be removed."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_value:
@@ -579,6 +711,8 @@ has no plan to be removed."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_value = value
@@ -588,6 +722,10 @@ has no plan to be removed."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, UInt32Value):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._f_value == other._f_value
@@ -601,8 +739,10 @@ The JSON representation for `BoolValue` is JSON `true` and `false`.
 
 Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
-    __slots__ = ("_f_value", )
+    __slots__ = ("_f_value", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_value: bool
 
     def __init__(
@@ -611,6 +751,7 @@ has no plan to be removed."""
         value: bool | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._f_value = False if value is None else value
 
 
@@ -618,17 +759,25 @@ has no plan to be removed."""
 
     def get_value(self) -> bool:
         """The bool value."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: bool) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_value = False
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -657,6 +806,10 @@ has no plan to be removed."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         x1 = self._f_value
         if x1:
             out += b'\x08'
@@ -668,6 +821,8 @@ has no plan to be removed."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_value:
@@ -675,6 +830,8 @@ has no plan to be removed."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_value = value
@@ -684,6 +841,10 @@ has no plan to be removed."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, BoolValue):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._f_value == other._f_value
@@ -697,8 +858,10 @@ The JSON representation for `StringValue` is JSON string.
 
 Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
-    __slots__ = ("_f_value", )
+    __slots__ = ("_f_value", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_value: str
 
     def __init__(
@@ -707,6 +870,7 @@ has no plan to be removed."""
         value: str | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._f_value = '' if value is None else value
 
 
@@ -714,17 +878,25 @@ has no plan to be removed."""
 
     def get_value(self) -> str:
         """The string value."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_value = ''
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -758,6 +930,10 @@ has no plan to be removed."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         x1 = self._f_value
         if x1:
             out += b'\n'
@@ -774,6 +950,8 @@ has no plan to be removed."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_value:
@@ -781,6 +959,8 @@ has no plan to be removed."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_value = value
@@ -790,6 +970,10 @@ has no plan to be removed."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, StringValue):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._f_value == other._f_value
@@ -803,8 +987,10 @@ The JSON representation for `BytesValue` is JSON string.
 
 Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
-    __slots__ = ("_f_value", )
+    __slots__ = ("_f_value", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_value: bytes
 
     def __init__(
@@ -813,6 +999,7 @@ has no plan to be removed."""
         value: bytes | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._f_value = b'' if value is None else value
 
 
@@ -820,17 +1007,25 @@ has no plan to be removed."""
 
     def get_value(self) -> bytes:
         """The bytes value."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: bytes) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_value = b''
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -864,6 +1059,10 @@ has no plan to be removed."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         x1 = self._f_value
         if x1:
             out += b'\n'
@@ -879,6 +1078,8 @@ has no plan to be removed."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_value:
@@ -886,6 +1087,8 @@ has no plan to be removed."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_value = value
@@ -895,6 +1098,10 @@ has no plan to be removed."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, BytesValue):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._f_value == other._f_value

@@ -56,7 +56,7 @@ class Legacy(_rt.ExtendableMessage):
 
         # -- codec -------------------------------------------------------------------
 
-        def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+        def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
             tag = 0
             try:
                 while pos < end:
@@ -187,7 +187,7 @@ class Legacy(_rt.ExtendableMessage):
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
         try:
             while pos < end:
@@ -259,7 +259,7 @@ class Legacy(_rt.ExtendableMessage):
                     m6 = self.point
                     if m6 is None:
                         m6 = self.point = Legacy.Point()
-                    pos = m6._pb_merge(buf, pos, end, depth - 1, 52)
+                    pos = m6._pb_merge(buf, pos, end, depth - 1, 52, lazy)
                 else:
                     if tag == end_tag:
                         return pos

@@ -14,40 +14,87 @@ _rt.check_version(1)
 
 class LogEntry(_rt.Message):
     """A log entry with a lazily decoded payload."""
-    __slots__ = ("_f_timestamp", "_f_message", "_f_detail", "_pb_p0", )
+    __slots__ = ("_f_timestamp", "_f_message", "_f_detail", "_f_unchecked_detail", "_pb_p0", "_l_detail", "_l_unchecked_detail", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_timestamp: int
     _f_message: str
     _f_detail: LogEntry.Detail | None
+    _f_unchecked_detail: LogEntry.Detail | None
     _pb_p0: int
+    _l_detail: memoryview | None
+    _l_unchecked_detail: memoryview | None
     class Detail(_rt.Message):
-        __slots__ = ("_f_lines", )
+        __slots__ = ("_f_lines", "_f_level", "_pb_p0", "_pb_raw", )
         __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+        _pb_lazy_capable: _t.ClassVar[bool] = True
+        _pb_raw: bytes | None
         _f_lines: list[str]
+        _f_level: int
+        _pb_p0: int
 
         def __init__(
             self,
             *,
             lines: _t.Iterable[str] = (),
+            level: int | None = None,
         ) -> None:
             self._pb_unknown = b""
+            self._pb_raw = None
+            self._pb_p0 = 0
             self._f_lines = list(lines)
+            if level is None:
+                self._f_level = 0
+            else:
+                self._f_level = level
+                self._pb_p0 |= 1
 
 
         # -- accessors ---------------------------------------------------------------
 
         def get_lines(self) -> list[str]:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             return self._f_lines
 
         def set_lines(self, value: _t.Iterable[str]) -> None:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             self._f_lines = list(value)
 
         def clear_lines(self) -> None:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             self._f_lines = []
+
+        def get_level(self) -> int:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
+            return self._f_level
+
+        def set_level(self, value: int) -> None:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
+            self._f_level = value
+            self._pb_p0 |= 1
+
+        def has_level(self) -> bool:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
+            return self._pb_p0 & 1 != 0
+
+        def clear_level(self) -> None:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
+            self._f_level = 0
+            self._pb_p0 &= ~1
 
         # -- codec -------------------------------------------------------------------
 
-        def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+        def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             tag = 0
             try:
                 while pos < end:
@@ -69,6 +116,15 @@ class LogEntry(_rt.Message):
                         pos = e
                         self._f_lines.append(sv)
 
+                    elif tag == 16:
+                        iv = buf[pos]
+                        if iv < 0x80:
+                            pos += 1
+                        else:
+                            iv, pos = _rt.dec_int32(buf, pos)
+                        self._f_level = iv
+                        self._pb_p0 |= 1
+
                     else:
                         if tag == end_tag:
                             return pos
@@ -81,6 +137,10 @@ class LogEntry(_rt.Message):
             return pos
 
         def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+            raw = self._pb_raw
+            if raw is not None:
+                out += raw
+                return
             for x1 in self._f_lines:
                 out += b'\n'
                 b1 = x1.encode()
@@ -90,31 +150,54 @@ class LogEntry(_rt.Message):
                     _rt.write_varint(out, len(b1))
                 out += b1
 
+            if self._pb_p0 & 1:
+                x2 = self._f_level
+                out += b'\x10'
+                if 0 <= x2 < 0x80:
+                    out.append(x2)
+                else:
+                    _rt.write_varint(out, x2)
+
             if self._pb_unknown:
                 out += self._pb_unknown
 
         # -- reflection --------------------------------------------------------------
 
         def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             fields = self._pb_info.fields
             items: list[tuple[_rt.FieldInfo, _t.Any]] = []
             if self._f_lines:
                 items.append((fields[0], self._f_lines))
+            if self._pb_p0 & 1:
+                items.append((fields[1], self._f_level))
             return items
 
         def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             number = field.number
             if number == 1:
                 self._f_lines = list(value)
+            elif number == 2:
+                self._f_level = value
+                self._pb_p0 |= 1
             else:
                 raise KeyError(field.name)
 
         def __eq__(self, other: object) -> bool:
             if not isinstance(other, LogEntry.Detail):
                 return NotImplemented
+            if self._pb_raw is not None:
+                self._pb_load_raw()
+            if other._pb_raw is not None:
+                other._pb_load_raw()
             return (
                 self._pb_unknown == other._pb_unknown
+                and self._pb_p0 == other._pb_p0
                 and self._f_lines == other._f_lines
+                and self._f_level == other._f_level
             )
 
     def __init__(
@@ -123,8 +206,12 @@ class LogEntry(_rt.Message):
         timestamp: int | None = None,
         message: str | None = None,
         detail: LogEntry.Detail | None = None,
+        unchecked_detail: LogEntry.Detail | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
+        self._l_detail = None
+        self._l_unchecked_detail = None
         self._pb_p0 = 0
         if timestamp is None:
             self._f_timestamp = 0
@@ -137,54 +224,138 @@ class LogEntry(_rt.Message):
             self._f_message = message
             self._pb_p0 |= 2
         self._f_detail = detail
+        self._f_unchecked_detail = unchecked_detail
 
 
     # -- accessors ---------------------------------------------------------------
 
     def get_timestamp(self) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_timestamp
 
     def set_timestamp(self, value: int) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_timestamp = value
         self._pb_p0 |= 1
 
     def has_timestamp(self) -> bool:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._pb_p0 & 1 != 0
 
     def clear_timestamp(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_timestamp = 0
         self._pb_p0 &= ~1
 
     def get_message(self) -> str:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_message
 
     def set_message(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_message = value
         self._pb_p0 |= 2
 
     def has_message(self) -> bool:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._pb_p0 & 2 != 0
 
     def clear_message(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_message = ''
         self._pb_p0 &= ~2
 
     def get_detail(self) -> LogEntry.Detail | None:
         """Extra detail, decoded on first access."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if self._l_detail is not None:
+            self._pb_load_detail()
         return self._f_detail
 
     def set_detail(self, value: LogEntry.Detail | None) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        self._l_detail = None
         self._f_detail = value
 
     def has_detail(self) -> bool:
-        return self._f_detail is not None
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        return self._f_detail is not None or self._l_detail is not None
 
     def clear_detail(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        self._l_detail = None
         self._f_detail = None
+
+    def get_unchecked_detail(self) -> LogEntry.Detail | None:
+        """The same, without checks at parse time."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if self._l_unchecked_detail is not None:
+            self._pb_load_unchecked_detail()
+        return self._f_unchecked_detail
+
+    def set_unchecked_detail(self, value: LogEntry.Detail | None) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        self._l_unchecked_detail = None
+        self._f_unchecked_detail = value
+
+    def has_unchecked_detail(self) -> bool:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        return self._f_unchecked_detail is not None or self._l_unchecked_detail is not None
+
+    def clear_unchecked_detail(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        self._l_unchecked_detail = None
+        self._f_unchecked_detail = None
+
+    def _pb_load_detail(self) -> None:
+        """Decode the bytes detail kept at parse time (its first access)."""
+        with _rt.LAZY_LOCK:
+            raw = self._l_detail
+            if raw is None:
+                return
+            m = self._f_detail
+            if m is None:
+                m = LogEntry.Detail()
+            data = bytes(raw)
+            m._pb_merge(data, 0, len(data), _rt.DEFAULT_MAX_DEPTH, -1, True)
+            self._f_detail = m
+            self._l_detail = None
+
+    def _pb_load_unchecked_detail(self) -> None:
+        """Decode the bytes unchecked_detail kept at parse time (its first access)."""
+        with _rt.LAZY_LOCK:
+            raw = self._l_unchecked_detail
+            if raw is None:
+                return
+            m = self._f_unchecked_detail
+            if m is None:
+                m = LogEntry.Detail()
+            data = bytes(raw)
+            m._pb_merge(data, 0, len(data), _rt.DEFAULT_MAX_DEPTH, -1, True)
+            self._f_unchecked_detail = m
+            self._l_unchecked_detail = None
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -228,10 +399,38 @@ class LogEntry(_rt.Message):
 
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
-                    m3 = self._f_detail
-                    if m3 is None:
-                        m3 = self._f_detail = LogEntry.Detail()
-                    m3._pb_merge(buf, pos, e, depth - 1, -1)
+                    if lazy and self._f_detail is None and self._l_detail is None:
+                        _rt.check_structure(self, buf, tag, pos, e, depth - 1)
+                        self._l_detail = memoryview(buf)[pos:e]
+                    else:  # a repeated occurrence merges into the decoded value
+                        if self._l_detail is not None:
+                            self._pb_load_detail()
+                        m3 = self._f_detail
+                        if m3 is None:
+                            m3 = self._f_detail = LogEntry.Detail()
+                        m3._pb_merge(buf, pos, e, depth - 1, -1, lazy)
+                    pos = e
+                elif tag == 34:
+                    n = buf[pos]
+                    if n < 0x80:
+                        pos += 1
+                    else:
+                        n, pos = _rt.dec_varint(buf, pos)
+                    e = pos + n
+                    if e > end:
+                        raise _rt.overrun(self, tag, pos, n)
+
+                    if depth <= 0:
+                        raise _rt.too_deep(self, tag, pos)
+                    if lazy and self._f_unchecked_detail is None and self._l_unchecked_detail is None:
+                        self._l_unchecked_detail = memoryview(buf)[pos:e]
+                    else:  # a repeated occurrence merges into the decoded value
+                        if self._l_unchecked_detail is not None:
+                            self._pb_load_unchecked_detail()
+                        m4 = self._f_unchecked_detail
+                        if m4 is None:
+                            m4 = self._f_unchecked_detail = LogEntry.Detail()
+                        m4._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 else:
                     if tag == end_tag:
@@ -245,6 +444,10 @@ class LogEntry(_rt.Message):
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         if self._pb_p0 & 1:
             x1 = self._f_timestamp
             out += b'\x08'
@@ -263,13 +466,39 @@ class LogEntry(_rt.Message):
                 _rt.write_varint(out, len(b2))
             out += b2
 
-        x3 = self._f_detail
-        if x3 is not None:
+        raw3 = self._l_detail
+        if raw3 is not None:  # never decoded: written back verbatim
             out += b'\x1a'
-            start = len(out)
-            out.append(0)
-            x3._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            if len(raw3) < 0x80:
+                out.append(len(raw3))
+            else:
+                _rt.write_varint(out, len(raw3))
+            out += raw3
+        else:
+            x3 = self._f_detail
+            if x3 is not None:
+                out += b'\x1a'
+                start = len(out)
+                out.append(0)
+                x3._pb_encode(out, deterministic)
+                _rt.finish_len(out, start)
+
+        raw4 = self._l_unchecked_detail
+        if raw4 is not None:  # never decoded: written back verbatim
+            out += b'"'
+            if len(raw4) < 0x80:
+                out.append(len(raw4))
+            else:
+                _rt.write_varint(out, len(raw4))
+            out += raw4
+        else:
+            x4 = self._f_unchecked_detail
+            if x4 is not None:
+                out += b'"'
+                start = len(out)
+                out.append(0)
+                x4._pb_encode(out, deterministic)
+                _rt.finish_len(out, start)
 
         if self._pb_unknown:
             out += self._pb_unknown
@@ -277,6 +506,12 @@ class LogEntry(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if self._l_detail is not None:
+            self._pb_load_detail()
+        if self._l_unchecked_detail is not None:
+            self._pb_load_unchecked_detail()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._pb_p0 & 1:
@@ -285,9 +520,13 @@ class LogEntry(_rt.Message):
             items.append((fields[1], self._f_message))
         if self._f_detail is not None:
             items.append((fields[2], self._f_detail))
+        if self._f_unchecked_detail is not None:
+            items.append((fields[3], self._f_unchecked_detail))
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_timestamp = value
@@ -296,19 +535,228 @@ class LogEntry(_rt.Message):
             self._f_message = value
             self._pb_p0 |= 2
         elif number == 3:
+            self._l_detail = None
             self._f_detail = value
+        elif number == 4:
+            self._l_unchecked_detail = None
+            self._f_unchecked_detail = value
         else:
             raise KeyError(field.name)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, LogEntry):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if self._l_detail is not None:
+            self._pb_load_detail()
+        if self._l_unchecked_detail is not None:
+            self._pb_load_unchecked_detail()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
+        if other._l_detail is not None:
+            other._pb_load_detail()
+        if other._l_unchecked_detail is not None:
+            other._pb_load_unchecked_detail()
         return (
             self._pb_unknown == other._pb_unknown
             and self._pb_p0 == other._pb_p0
             and self._f_timestamp == other._f_timestamp
             and self._f_message == other._f_message
             and self._f_detail == other._f_detail
+            and self._f_unchecked_detail == other._f_unchecked_detail
+        )
+
+
+class Envelope(_rt.Message):
+    """A request that embeds a pre-serialized log entry."""
+    __slots__ = ("_f_name", "_f_entry", "_pb_p0", "_pb_raw", )
+    __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
+    _f_name: str
+    _f_entry: LogEntry | None
+    _pb_p0: int
+
+    def __init__(
+        self,
+        *,
+        name: str | None = None,
+        entry: LogEntry | None = None,
+    ) -> None:
+        self._pb_unknown = b""
+        self._pb_raw = None
+        self._pb_p0 = 0
+        if name is None:
+            self._f_name = ''
+        else:
+            self._f_name = name
+            self._pb_p0 |= 1
+        self._f_entry = entry
+
+
+    # -- accessors ---------------------------------------------------------------
+
+    def get_name(self) -> str:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        return self._f_name
+
+    def set_name(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        self._f_name = value
+        self._pb_p0 |= 1
+
+    def has_name(self) -> bool:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        return self._pb_p0 & 1 != 0
+
+    def clear_name(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        self._f_name = ''
+        self._pb_p0 &= ~1
+
+    def get_entry(self) -> LogEntry | None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        return self._f_entry
+
+    def set_entry(self, value: LogEntry | None) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        self._f_entry = value
+
+    def has_entry(self) -> bool:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        return self._f_entry is not None
+
+    def clear_entry(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        self._f_entry = None
+
+    # -- codec -------------------------------------------------------------------
+
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        tag = 0
+        try:
+            while pos < end:
+                tag = buf[pos]
+                if tag < 0x80:
+                    pos += 1
+                else:
+                    tag, pos = _rt.dec_tag(buf, pos)
+                if tag == 10:
+                    n = buf[pos]
+                    if n < 0x80:
+                        pos += 1
+                    else:
+                        n, pos = _rt.dec_varint(buf, pos)
+                    e = pos + n
+                    if e > end:
+                        raise _rt.overrun(self, tag, pos, n)
+                    sv = buf[pos:e].decode()
+                    pos = e
+                    self._f_name = sv
+                    self._pb_p0 |= 1
+
+                elif tag == 18:
+                    n = buf[pos]
+                    if n < 0x80:
+                        pos += 1
+                    else:
+                        n, pos = _rt.dec_varint(buf, pos)
+                    e = pos + n
+                    if e > end:
+                        raise _rt.overrun(self, tag, pos, n)
+
+                    if depth <= 0:
+                        raise _rt.too_deep(self, tag, pos)
+                    m2 = self._f_entry
+                    if m2 is None:
+                        m2 = self._f_entry = LogEntry()
+                    m2._pb_merge(buf, pos, e, depth - 1, -1, lazy)
+                    pos = e
+                else:
+                    if tag == end_tag:
+                        return pos
+                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
+            raise _rt.decode_failure(self, tag, pos, exc) from None
+        if pos != end or end_tag >= 0:
+            raise _rt.bad_end(self, pos, end, end_tag)
+        return pos
+
+    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
+        if self._pb_p0 & 1:
+            x1 = self._f_name
+            out += b'\n'
+            b1 = x1.encode()
+            if len(b1) < 0x80:
+                out.append(len(b1))
+            else:
+                _rt.write_varint(out, len(b1))
+            out += b1
+
+        x2 = self._f_entry
+        if x2 is not None:
+            out += b'\x12'
+            start = len(out)
+            out.append(0)
+            x2._pb_encode(out, deterministic)
+            _rt.finish_len(out, start)
+
+        if self._pb_unknown:
+            out += self._pb_unknown
+
+    # -- reflection --------------------------------------------------------------
+
+    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        fields = self._pb_info.fields
+        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        if self._pb_p0 & 1:
+            items.append((fields[0], self._f_name))
+        if self._f_entry is not None:
+            items.append((fields[1], self._f_entry))
+        return items
+
+    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        number = field.number
+        if number == 1:
+            self._f_name = value
+            self._pb_p0 |= 1
+        elif number == 2:
+            self._f_entry = value
+        else:
+            raise KeyError(field.name)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Envelope):
+            return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
+        return (
+            self._pb_unknown == other._pb_unknown
+            and self._pb_p0 == other._pb_p0
+            and self._f_name == other._f_name
+            and self._f_entry == other._f_entry
         )
 
 
@@ -316,6 +764,7 @@ LogEntry.Detail._pb_info = _rt.MessageInfo(
     'golden.LogEntry.Detail',
     (
         _rt.FieldInfo(1, 'lines', 'lines', 'lines', 9, repeated=True),
+        _rt.FieldInfo(2, 'level', 'level', 'level', 5, presence=True, default=0),
     ),
     (),
 )
@@ -325,7 +774,16 @@ LogEntry._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'timestamp', 'timestamp', 'timestamp', 3, presence=True, default=0),
         _rt.FieldInfo(2, 'message', 'message', 'message', 9, presence=True, default=''),
         _rt.FieldInfo(3, 'detail', 'detail', 'detail', 11, presence=True, message_type=LogEntry.Detail),
+        _rt.FieldInfo(4, 'unchecked_detail', 'uncheckedDetail', 'unchecked_detail', 11, presence=True, message_type=LogEntry.Detail),
     ),
     (),
 )
-_rt.register_messages(LogEntry.Detail, LogEntry, )
+Envelope._pb_info = _rt.MessageInfo(
+    'golden.Envelope',
+    (
+        _rt.FieldInfo(1, 'name', 'name', 'name', 9, presence=True, default=''),
+        _rt.FieldInfo(2, 'entry', 'entry', 'entry', 11, presence=True, message_type=LogEntry),
+    ),
+    (),
+)
+_rt.register_messages(LogEntry.Detail, LogEntry, Envelope, )

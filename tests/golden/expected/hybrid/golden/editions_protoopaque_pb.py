@@ -30,8 +30,10 @@ class Edition2023(_rt.Message):
     _f_state: int
     _pb_p0: int
     class Child(_rt.Message):
-        __slots__ = ("_f_value", "_pb_p0", )
+        __slots__ = ("_f_value", "_pb_p0", "_pb_raw", )
         __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+        _pb_lazy_capable: _t.ClassVar[bool] = True
+        _pb_raw: bytes | None
         _f_value: int
         _pb_p0: int
 
@@ -41,6 +43,7 @@ class Edition2023(_rt.Message):
             value: int | None = None,
         ) -> None:
             self._pb_unknown = b""
+            self._pb_raw = None
             self._pb_p0 = 0
             if value is None:
                 self._f_value = 0
@@ -52,22 +55,32 @@ class Edition2023(_rt.Message):
         # -- accessors ---------------------------------------------------------------
 
         def get_value(self) -> int:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             return self._f_value
 
         def set_value(self, value: int) -> None:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             self._f_value = value
             self._pb_p0 |= 1
 
         def has_value(self) -> bool:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             return self._pb_p0 & 1 != 0
 
         def clear_value(self) -> None:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             self._f_value = 0
             self._pb_p0 &= ~1
 
         # -- codec -------------------------------------------------------------------
 
-        def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+        def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             tag = 0
             try:
                 while pos < end:
@@ -97,6 +110,10 @@ class Edition2023(_rt.Message):
             return pos
 
         def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+            raw = self._pb_raw
+            if raw is not None:
+                out += raw
+                return
             if self._pb_p0 & 1:
                 x1 = self._f_value
                 out += b'\x08'
@@ -111,6 +128,8 @@ class Edition2023(_rt.Message):
         # -- reflection --------------------------------------------------------------
 
         def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             fields = self._pb_info.fields
             items: list[tuple[_rt.FieldInfo, _t.Any]] = []
             if self._pb_p0 & 1:
@@ -118,6 +137,8 @@ class Edition2023(_rt.Message):
             return items
 
         def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             number = field.number
             if number == 1:
                 self._f_value = value
@@ -128,6 +149,10 @@ class Edition2023(_rt.Message):
         def __eq__(self, other: object) -> bool:
             if not isinstance(other, Edition2023.Child):
                 return NotImplemented
+            if self._pb_raw is not None:
+                self._pb_load_raw()
+            if other._pb_raw is not None:
+                other._pb_load_raw()
             return (
                 self._pb_unknown == other._pb_unknown
                 and self._pb_p0 == other._pb_p0
@@ -262,7 +287,7 @@ class Edition2023(_rt.Message):
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
         try:
             while pos < end:
@@ -337,7 +362,7 @@ class Edition2023(_rt.Message):
                     m6 = self._f_delimited_child
                     if m6 is None:
                         m6 = self._f_delimited_child = Edition2023.Child()
-                    pos = m6._pb_merge(buf, pos, end, depth - 1, 52)
+                    pos = m6._pb_merge(buf, pos, end, depth - 1, 52, lazy)
                 elif tag == 56:
                     iv = buf[pos]
                     if iv < 0x80:

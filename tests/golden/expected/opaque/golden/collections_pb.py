@@ -14,8 +14,10 @@ _rt.check_version(1)
 
 
 class Collections(_rt.Message):
-    __slots__ = ("_f_packed_ints", "_f_names", "_f_items", "_f_colors", "_f_counts", "_f_items_by_id", "_oc_choice", "_ov_choice", )
+    __slots__ = ("_f_packed_ints", "_f_names", "_f_items", "_f_colors", "_f_counts", "_f_items_by_id", "_pb_raw", "_oc_choice", "_ov_choice", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: bytes | None
     _f_packed_ints: list[int]
     _f_names: list[str]
     _f_items: list[Collections.Item]
@@ -30,8 +32,10 @@ class Collections(_rt.Message):
         GREEN = 2
 
     class Item(_rt.Message):
-        __slots__ = ("_f_key", "_f_color", )
+        __slots__ = ("_f_key", "_f_color", "_pb_raw", )
         __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+        _pb_lazy_capable: _t.ClassVar[bool] = True
+        _pb_raw: bytes | None
         _f_key: str
         _f_color: int
 
@@ -42,6 +46,7 @@ class Collections(_rt.Message):
             color: int | None = None,
         ) -> None:
             self._pb_unknown = b""
+            self._pb_raw = None
             self._f_key = '' if key is None else key
             self._f_color = 0 if color is None else color
 
@@ -49,26 +54,40 @@ class Collections(_rt.Message):
         # -- accessors ---------------------------------------------------------------
 
         def get_key(self) -> str:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             return self._f_key
 
         def set_key(self, value: str) -> None:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             self._f_key = value
 
         def clear_key(self) -> None:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             self._f_key = ''
 
         def get_color(self) -> int:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             return self._f_color
 
         def set_color(self, value: int) -> None:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             self._f_color = value
 
         def clear_color(self) -> None:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             self._f_color = 0
 
         # -- codec -------------------------------------------------------------------
 
-        def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+        def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             tag = 0
             try:
                 while pos < end:
@@ -110,6 +129,10 @@ class Collections(_rt.Message):
             return pos
 
         def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+            raw = self._pb_raw
+            if raw is not None:
+                out += raw
+                return
             x1 = self._f_key
             if x1:
                 out += b'\n'
@@ -134,6 +157,8 @@ class Collections(_rt.Message):
         # -- reflection --------------------------------------------------------------
 
         def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             fields = self._pb_info.fields
             items: list[tuple[_rt.FieldInfo, _t.Any]] = []
             if self._f_key:
@@ -143,6 +168,8 @@ class Collections(_rt.Message):
             return items
 
         def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             number = field.number
             if number == 1:
                 self._f_key = value
@@ -154,6 +181,10 @@ class Collections(_rt.Message):
         def __eq__(self, other: object) -> bool:
             if not isinstance(other, Collections.Item):
                 return NotImplemented
+            if self._pb_raw is not None:
+                self._pb_load_raw()
+            if other._pb_raw is not None:
+                other._pb_load_raw()
             return (
                 self._pb_unknown == other._pb_unknown
                 and self._f_key == other._f_key
@@ -174,6 +205,7 @@ class Collections(_rt.Message):
         scalars: _m_golden__scalars_pb.Scalars | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_raw = None
         self._oc_choice = 0
         self._ov_choice = None
         self._f_packed_ints = list(packed_ints)
@@ -196,82 +228,130 @@ class Collections(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_packed_ints(self) -> list[int]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_packed_ints
 
     def set_packed_ints(self, value: _t.Iterable[int]) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_packed_ints = list(value)
 
     def clear_packed_ints(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_packed_ints = []
 
     def get_names(self) -> list[str]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_names
 
     def set_names(self, value: _t.Iterable[str]) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_names = list(value)
 
     def clear_names(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_names = []
 
     def get_items(self) -> list[Collections.Item]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_items
 
     def set_items(self, value: _t.Iterable[Collections.Item]) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_items = list(value)
 
     def clear_items(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_items = []
 
     def get_colors(self) -> list[int]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_colors
 
     def set_colors(self, value: _t.Iterable[int]) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_colors = list(value)
 
     def clear_colors(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_colors = []
 
     def get_counts(self) -> dict[str, int]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_counts
 
     def set_counts(self, value: _t.Mapping[str, int]) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_counts = dict(value)
 
     def clear_counts(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_counts = {}
 
     def get_items_by_id(self) -> dict[int, Collections.Item]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._f_items_by_id
 
     def set_items_by_id(self, value: _t.Mapping[int, Collections.Item]) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_items_by_id = dict(value)
 
     def clear_items_by_id(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._f_items_by_id = {}
 
     def get_text(self) -> str:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         if self._oc_choice == 7:
             return _t.cast(str, self._ov_choice)
         return ''
 
     def set_text(self, value: str) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._oc_choice = 7
         self._ov_choice = value
 
     def has_text(self) -> bool:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._oc_choice == 7
 
     def clear_text(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         if self._oc_choice == 7:
             self._oc_choice = 0
             self._ov_choice = None
 
     def get_item(self) -> Collections.Item | None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         if self._oc_choice == 8:
             return _t.cast(Collections.Item, self._ov_choice)
         return None
 
     def set_item(self, value: Collections.Item | None) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         if value is None:
             self.clear_item()
             return
@@ -279,19 +359,27 @@ class Collections(_rt.Message):
         self._ov_choice = value
 
     def has_item(self) -> bool:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._oc_choice == 8
 
     def clear_item(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         if self._oc_choice == 8:
             self._oc_choice = 0
             self._ov_choice = None
 
     def get_scalars(self) -> _m_golden__scalars_pb.Scalars | None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         if self._oc_choice == 9:
             return _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
         return None
 
     def set_scalars(self, value: _m_golden__scalars_pb.Scalars | None) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         if value is None:
             self.clear_scalars()
             return
@@ -299,15 +387,21 @@ class Collections(_rt.Message):
         self._ov_choice = value
 
     def has_scalars(self) -> bool:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._oc_choice == 9
 
     def clear_scalars(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         if self._oc_choice == 9:
             self._oc_choice = 0
             self._ov_choice = None
 
     def which_choice(self) -> str | None:
         """Name the member of oneof choice that is set, or None."""
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         c = self._oc_choice
         if c == 7:
             return "text"
@@ -318,15 +412,21 @@ class Collections(_rt.Message):
         return None
 
     def has_choice(self) -> bool:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         return self._oc_choice != 0
 
     def clear_choice(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         self._oc_choice = 0
         self._ov_choice = None
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         tag = 0
         try:
             while pos < end:
@@ -383,7 +483,7 @@ class Collections(_rt.Message):
                             raise _rt.too_deep(self, tag, pos)
                         m3 = Collections.Item()
                         self._f_items.append(m3)
-                        m3._pb_merge(buf, pos, e, depth - 1, -1)
+                        m3._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                         pos = e
                     elif tag == 32:
                         iv = buf[pos]
@@ -446,7 +546,7 @@ class Collections(_rt.Message):
                             m8 = Collections.Item()
                             self._oc_choice = 8
                             self._ov_choice = m8
-                        m8._pb_merge(buf, pos, e, depth - 1, -1)
+                        m8._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                         pos = e
                     elif tag == 74:
                         n = buf[pos]
@@ -466,7 +566,7 @@ class Collections(_rt.Message):
                             m9 = _m_golden__scalars_pb.Scalars()
                             self._oc_choice = 9
                             self._ov_choice = m9
-                        m9._pb_merge(buf, pos, e, depth - 1, -1)
+                        m9._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                         pos = e
                     else:
                         if tag == end_tag:
@@ -480,6 +580,10 @@ class Collections(_rt.Message):
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            out += raw
+            return
         if self._f_packed_ints:
             out += b'\n'
             _rt.write_packed(out, 5, self._f_packed_ints)
@@ -541,6 +645,8 @@ class Collections(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_packed_ints:
@@ -564,6 +670,8 @@ class Collections(_rt.Message):
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
         number = field.number
         if number == 1:
             self._f_packed_ints = list(value)
@@ -592,6 +700,10 @@ class Collections(_rt.Message):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Collections):
             return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
             and self._f_packed_ints == other._f_packed_ints

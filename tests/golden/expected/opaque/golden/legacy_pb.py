@@ -29,8 +29,10 @@ class Legacy(_rt.ExtendableMessage):
     _f_point: Legacy.Point | None
     _pb_p0: int
     class Point(_rt.Message):
-        __slots__ = ("_f_x", "_f_y", "_pb_p0", )
+        __slots__ = ("_f_x", "_f_y", "_pb_p0", "_pb_raw", )
         __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+        _pb_lazy_capable: _t.ClassVar[bool] = True
+        _pb_raw: bytes | None
         _f_x: int
         _f_y: int
         _pb_p0: int
@@ -42,6 +44,7 @@ class Legacy(_rt.ExtendableMessage):
             y: int | None = None,
         ) -> None:
             self._pb_unknown = b""
+            self._pb_raw = None
             self._pb_p0 = 0
             if x is None:
                 self._f_x = 0
@@ -58,36 +61,54 @@ class Legacy(_rt.ExtendableMessage):
         # -- accessors ---------------------------------------------------------------
 
         def get_x(self) -> int:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             return self._f_x
 
         def set_x(self, value: int) -> None:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             self._f_x = value
             self._pb_p0 |= 1
 
         def has_x(self) -> bool:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             return self._pb_p0 & 1 != 0
 
         def clear_x(self) -> None:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             self._f_x = 0
             self._pb_p0 &= ~1
 
         def get_y(self) -> int:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             return self._f_y
 
         def set_y(self, value: int) -> None:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             self._f_y = value
             self._pb_p0 |= 2
 
         def has_y(self) -> bool:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             return self._pb_p0 & 2 != 0
 
         def clear_y(self) -> None:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             self._f_y = 0
             self._pb_p0 &= ~2
 
         # -- codec -------------------------------------------------------------------
 
-        def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+        def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             tag = 0
             try:
                 while pos < end:
@@ -126,6 +147,10 @@ class Legacy(_rt.ExtendableMessage):
             return pos
 
         def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+            raw = self._pb_raw
+            if raw is not None:
+                out += raw
+                return
             if self._pb_p0 & 1:
                 x7 = self._f_x
                 out += b'8'
@@ -148,6 +173,8 @@ class Legacy(_rt.ExtendableMessage):
         # -- reflection --------------------------------------------------------------
 
         def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             fields = self._pb_info.fields
             items: list[tuple[_rt.FieldInfo, _t.Any]] = []
             if self._pb_p0 & 1:
@@ -157,6 +184,8 @@ class Legacy(_rt.ExtendableMessage):
             return items
 
         def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+            if self._pb_raw is not None:
+                self._pb_load_raw()
             number = field.number
             if number == 7:
                 self._f_x = value
@@ -170,6 +199,10 @@ class Legacy(_rt.ExtendableMessage):
         def __eq__(self, other: object) -> bool:
             if not isinstance(other, Legacy.Point):
                 return NotImplemented
+            if self._pb_raw is not None:
+                self._pb_load_raw()
+            if other._pb_raw is not None:
+                other._pb_load_raw()
             return (
                 self._pb_unknown == other._pb_unknown
                 and self._pb_p0 == other._pb_p0
@@ -295,7 +328,7 @@ class Legacy(_rt.ExtendableMessage):
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
         try:
             while pos < end:
@@ -371,7 +404,7 @@ class Legacy(_rt.ExtendableMessage):
                     m6 = self._f_point
                     if m6 is None:
                         m6 = self._f_point = Legacy.Point()
-                    pos = m6._pb_merge(buf, pos, end, depth - 1, 52)
+                    pos = m6._pb_merge(buf, pos, end, depth - 1, 52, lazy)
                 else:
                     if tag == end_tag:
                         return pos

@@ -56,7 +56,7 @@ class Collections(_rt.Message):
 
         # -- codec -------------------------------------------------------------------
 
-        def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+        def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
             tag = 0
             try:
                 while pos < end:
@@ -271,7 +271,7 @@ class Collections(_rt.Message):
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
         try:
             while pos < end:
@@ -328,7 +328,7 @@ class Collections(_rt.Message):
                             raise _rt.too_deep(self, tag, pos)
                         m3 = Collections.Item()
                         self.items.append(m3)
-                        m3._pb_merge(buf, pos, e, depth - 1, -1)
+                        m3._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                         pos = e
                     elif tag == 32:
                         iv = buf[pos]
@@ -391,7 +391,7 @@ class Collections(_rt.Message):
                             m8 = Collections.Item()
                             self._oc_choice = 8
                             self._ov_choice = m8
-                        m8._pb_merge(buf, pos, e, depth - 1, -1)
+                        m8._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                         pos = e
                     elif tag == 74:
                         n = buf[pos]
@@ -411,7 +411,7 @@ class Collections(_rt.Message):
                             m9 = _m_golden__scalars_pb.Scalars()
                             self._oc_choice = 9
                             self._ov_choice = m9
-                        m9._pb_merge(buf, pos, e, depth - 1, -1)
+                        m9._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                         pos = e
                     else:
                         if tag == end_tag:

@@ -14,23 +14,27 @@ _rt.check_version(1)
 
 class LogEntry(_rt.Message):
     """A log entry with a lazily decoded payload."""
-    __slots__ = ("timestamp", "message", "detail", )
+    __slots__ = ("timestamp", "message", "detail", "unchecked_detail", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     timestamp: int | None
     message: str | None
     detail: LogEntry.Detail | None
+    unchecked_detail: LogEntry.Detail | None
     class Detail(_rt.Message):
-        __slots__ = ("lines", )
+        __slots__ = ("lines", "level", )
         __pyopaque_api__: _t.ClassVar[str] = "open.v1"
         lines: list[str]
+        level: int | None
 
         def __init__(
             self,
             *,
             lines: _t.Iterable[str] = (),
+            level: int | None = None,
         ) -> None:
             self._pb_unknown = b""
             self.lines = list(lines)
+            self.level = level
 
 
         # -- accessors ---------------------------------------------------------------
@@ -38,9 +42,13 @@ class LogEntry(_rt.Message):
         def get_lines(self) -> list[str]:
             return self.lines
 
+        def get_level(self) -> int:
+            value = self.level
+            return 0 if value is None else value
+
         # -- codec -------------------------------------------------------------------
 
-        def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+        def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
             tag = 0
             try:
                 while pos < end:
@@ -61,6 +69,14 @@ class LogEntry(_rt.Message):
                         sv = buf[pos:e].decode()
                         pos = e
                         self.lines.append(sv)
+
+                    elif tag == 16:
+                        iv = buf[pos]
+                        if iv < 0x80:
+                            pos += 1
+                        else:
+                            iv, pos = _rt.dec_int32(buf, pos)
+                        self.level = iv
 
                     else:
                         if tag == end_tag:
@@ -83,6 +99,14 @@ class LogEntry(_rt.Message):
                     _rt.write_varint(out, len(b1))
                 out += b1
 
+            x2 = self.level
+            if x2 is not None:
+                out += b'\x10'
+                if 0 <= x2 < 0x80:
+                    out.append(x2)
+                else:
+                    _rt.write_varint(out, x2)
+
             if self._pb_unknown:
                 out += self._pb_unknown
 
@@ -93,12 +117,16 @@ class LogEntry(_rt.Message):
             items: list[tuple[_rt.FieldInfo, _t.Any]] = []
             if self.lines:
                 items.append((fields[0], self.lines))
+            if self.level is not None:
+                items.append((fields[1], self.level))
             return items
 
         def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
             number = field.number
             if number == 1:
                 self.lines = list(value)
+            elif number == 2:
+                self.level = value
             else:
                 raise KeyError(field.name)
 
@@ -108,6 +136,7 @@ class LogEntry(_rt.Message):
             return (
                 self._pb_unknown == other._pb_unknown
                 and self.lines == other.lines
+                and self.level == other.level
             )
 
     def __init__(
@@ -116,11 +145,13 @@ class LogEntry(_rt.Message):
         timestamp: int | None = None,
         message: str | None = None,
         detail: LogEntry.Detail | None = None,
+        unchecked_detail: LogEntry.Detail | None = None,
     ) -> None:
         self._pb_unknown = b""
         self.timestamp = timestamp
         self.message = message
         self.detail = detail
+        self.unchecked_detail = unchecked_detail
 
 
     # -- accessors ---------------------------------------------------------------
@@ -137,9 +168,13 @@ class LogEntry(_rt.Message):
         """Extra detail, decoded on first access."""
         return self.detail
 
+    def get_unchecked_detail(self) -> LogEntry.Detail | None:
+        """The same, without checks at parse time."""
+        return self.unchecked_detail
+
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
         try:
             while pos < end:
@@ -184,7 +219,24 @@ class LogEntry(_rt.Message):
                     m3 = self.detail
                     if m3 is None:
                         m3 = self.detail = LogEntry.Detail()
-                    m3._pb_merge(buf, pos, e, depth - 1, -1)
+                    m3._pb_merge(buf, pos, e, depth - 1, -1, lazy)
+                    pos = e
+                elif tag == 34:
+                    n = buf[pos]
+                    if n < 0x80:
+                        pos += 1
+                    else:
+                        n, pos = _rt.dec_varint(buf, pos)
+                    e = pos + n
+                    if e > end:
+                        raise _rt.overrun(self, tag, pos, n)
+
+                    if depth <= 0:
+                        raise _rt.too_deep(self, tag, pos)
+                    m4 = self.unchecked_detail
+                    if m4 is None:
+                        m4 = self.unchecked_detail = LogEntry.Detail()
+                    m4._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 else:
                     if tag == end_tag:
@@ -224,6 +276,14 @@ class LogEntry(_rt.Message):
             x3._pb_encode(out, deterministic)
             _rt.finish_len(out, start)
 
+        x4 = self.unchecked_detail
+        if x4 is not None:
+            out += b'"'
+            start = len(out)
+            out.append(0)
+            x4._pb_encode(out, deterministic)
+            _rt.finish_len(out, start)
+
         if self._pb_unknown:
             out += self._pb_unknown
 
@@ -238,6 +298,8 @@ class LogEntry(_rt.Message):
             items.append((fields[1], self.message))
         if self.detail is not None:
             items.append((fields[2], self.detail))
+        if self.unchecked_detail is not None:
+            items.append((fields[3], self.unchecked_detail))
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
@@ -248,6 +310,8 @@ class LogEntry(_rt.Message):
             self.message = value
         elif number == 3:
             self.detail = value
+        elif number == 4:
+            self.unchecked_detail = value
         else:
             raise KeyError(field.name)
 
@@ -259,6 +323,138 @@ class LogEntry(_rt.Message):
             and self.timestamp == other.timestamp
             and self.message == other.message
             and self.detail == other.detail
+            and self.unchecked_detail == other.unchecked_detail
+        )
+
+
+class Envelope(_rt.Message):
+    """A request that embeds a pre-serialized log entry."""
+    __slots__ = ("name", "entry", )
+    __pyopaque_api__: _t.ClassVar[str] = "open.v1"
+    name: str | None
+    entry: LogEntry | None
+
+    def __init__(
+        self,
+        *,
+        name: str | None = None,
+        entry: LogEntry | None = None,
+    ) -> None:
+        self._pb_unknown = b""
+        self.name = name
+        self.entry = entry
+
+
+    # -- accessors ---------------------------------------------------------------
+
+    def get_name(self) -> str:
+        value = self.name
+        return '' if value is None else value
+
+    def get_entry(self) -> LogEntry | None:
+        return self.entry
+
+    # -- codec -------------------------------------------------------------------
+
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        tag = 0
+        try:
+            while pos < end:
+                tag = buf[pos]
+                if tag < 0x80:
+                    pos += 1
+                else:
+                    tag, pos = _rt.dec_tag(buf, pos)
+                if tag == 10:
+                    n = buf[pos]
+                    if n < 0x80:
+                        pos += 1
+                    else:
+                        n, pos = _rt.dec_varint(buf, pos)
+                    e = pos + n
+                    if e > end:
+                        raise _rt.overrun(self, tag, pos, n)
+                    sv = buf[pos:e].decode()
+                    pos = e
+                    self.name = sv
+
+                elif tag == 18:
+                    n = buf[pos]
+                    if n < 0x80:
+                        pos += 1
+                    else:
+                        n, pos = _rt.dec_varint(buf, pos)
+                    e = pos + n
+                    if e > end:
+                        raise _rt.overrun(self, tag, pos, n)
+
+                    if depth <= 0:
+                        raise _rt.too_deep(self, tag, pos)
+                    m2 = self.entry
+                    if m2 is None:
+                        m2 = self.entry = LogEntry()
+                    m2._pb_merge(buf, pos, e, depth - 1, -1, lazy)
+                    pos = e
+                else:
+                    if tag == end_tag:
+                        return pos
+                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
+            raise _rt.decode_failure(self, tag, pos, exc) from None
+        if pos != end or end_tag >= 0:
+            raise _rt.bad_end(self, pos, end, end_tag)
+        return pos
+
+    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        x1 = self.name
+        if x1 is not None:
+            out += b'\n'
+            b1 = x1.encode()
+            if len(b1) < 0x80:
+                out.append(len(b1))
+            else:
+                _rt.write_varint(out, len(b1))
+            out += b1
+
+        x2 = self.entry
+        if x2 is not None:
+            out += b'\x12'
+            start = len(out)
+            out.append(0)
+            x2._pb_encode(out, deterministic)
+            _rt.finish_len(out, start)
+
+        if self._pb_unknown:
+            out += self._pb_unknown
+
+    # -- reflection --------------------------------------------------------------
+
+    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        fields = self._pb_info.fields
+        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        if self.name is not None:
+            items.append((fields[0], self.name))
+        if self.entry is not None:
+            items.append((fields[1], self.entry))
+        return items
+
+    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        number = field.number
+        if number == 1:
+            self.name = value
+        elif number == 2:
+            self.entry = value
+        else:
+            raise KeyError(field.name)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Envelope):
+            return NotImplemented
+        return (
+            self._pb_unknown == other._pb_unknown
+            and self.name == other.name
+            and self.entry == other.entry
         )
 
 
@@ -266,6 +462,7 @@ LogEntry.Detail._pb_info = _rt.MessageInfo(
     'golden.LogEntry.Detail',
     (
         _rt.FieldInfo(1, 'lines', 'lines', 'lines', 9, repeated=True),
+        _rt.FieldInfo(2, 'level', 'level', 'level', 5, presence=True, default=0),
     ),
     (),
 )
@@ -275,7 +472,16 @@ LogEntry._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'timestamp', 'timestamp', 'timestamp', 3, presence=True, default=0),
         _rt.FieldInfo(2, 'message', 'message', 'message', 9, presence=True, default=''),
         _rt.FieldInfo(3, 'detail', 'detail', 'detail', 11, presence=True, message_type=LogEntry.Detail),
+        _rt.FieldInfo(4, 'unchecked_detail', 'uncheckedDetail', 'unchecked_detail', 11, presence=True, message_type=LogEntry.Detail),
     ),
     (),
 )
-_rt.register_messages(LogEntry.Detail, LogEntry, )
+Envelope._pb_info = _rt.MessageInfo(
+    'golden.Envelope',
+    (
+        _rt.FieldInfo(1, 'name', 'name', 'name', 9, presence=True, default=''),
+        _rt.FieldInfo(2, 'entry', 'entry', 'entry', 11, presence=True, message_type=LogEntry),
+    ),
+    (),
+)
+_rt.register_messages(LogEntry.Detail, LogEntry, Envelope, )

@@ -50,7 +50,7 @@ class Edition2023(_rt.Message):
 
         # -- codec -------------------------------------------------------------------
 
-        def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+        def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
             tag = 0
             try:
                 while pos < end:
@@ -164,7 +164,7 @@ class Edition2023(_rt.Message):
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
         try:
             while pos < end:
@@ -236,7 +236,7 @@ class Edition2023(_rt.Message):
                     m6 = self.delimited_child
                     if m6 is None:
                         m6 = self.delimited_child = Edition2023.Child()
-                    pos = m6._pb_merge(buf, pos, end, depth - 1, 52)
+                    pos = m6._pb_merge(buf, pos, end, depth - 1, 52, lazy)
                 elif tag == 56:
                     iv = buf[pos]
                     if iv < 0x80:

@@ -132,7 +132,7 @@ class Scalars(_rt.Message):
 
     # -- codec -------------------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
         try:
             while pos < end:

@@ -1,0 +1,157 @@
+"""Lazy decoding: [lazy]/[unverified_lazy] fields and parse(lazy=True), in the opaque layout.
+
+Open and hybrid classes have public attributes, so they decode eagerly; the same
+tests check that they do.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from protoc_gen_pyopaque.runtime import DecodeError, set_lazy_decoding
+from tests.behavior.conftest import Modules
+
+# Detail { lines: "ab" level: 1 } with level's varint in a non-canonical two-byte form:
+# a re-encoding would shorten it, a verbatim copy keeps it.
+DETAIL = b"\x0a\x02ab" + b"\x10\x81\x00"
+BAD_UTF8_DETAIL = b"\x0a\x02\xff\xfe"
+TRUNCATED_DETAIL = b"\x0a\x05ab"
+
+
+def entry(detail: bytes, number: int = 3) -> bytes:
+    return b"\x08\x07" + bytes([number << 3 | 2, len(detail)]) + detail
+
+
+def lazy(mods: Modules) -> bool:
+    return mods.style in ("opaque", "hybrid-opaque")
+
+
+@pytest.fixture(autouse=True)
+def restore_lazy_default() -> Iterator[None]:
+    yield
+    set_lazy_decoding(True)
+
+
+def test_untouched_lazy_field_is_written_back_verbatim(mods: Modules) -> None:
+    LogEntry = mods.load("edition2024").LogEntry
+    data = entry(DETAIL)
+    msg = LogEntry.parse(data)
+    assert (msg.serialize() == data) is lazy(mods)
+    assert msg.get_detail().get_level() == 1
+    assert msg.get_detail().get_lines() == ["ab"]
+    assert msg.serialize() == b"\x08\x07\x1a\x06\x0a\x02ab\x10\x01"  # decoded: canonical again
+
+
+def test_content_errors_surface_on_first_access(mods: Modules) -> None:
+    LogEntry = mods.load("edition2024").LogEntry
+    data = entry(BAD_UTF8_DETAIL)
+    if not lazy(mods):
+        with pytest.raises(DecodeError, match="invalid UTF-8"):
+            LogEntry.parse(data)
+        return
+    msg = LogEntry.parse(data)  # the wire structure is sound; UTF-8 is checked on decode
+    assert msg.has_detail()
+    with pytest.raises(DecodeError, match="invalid UTF-8"):
+        msg.get_detail()
+    with pytest.raises(DecodeError, match="invalid UTF-8"):
+        LogEntry.parse(data, lazy=False)
+
+
+def test_structure_is_checked_at_parse_unless_unverified(mods: Modules) -> None:
+    LogEntry = mods.load("edition2024").LogEntry
+    with pytest.raises(DecodeError):
+        LogEntry.parse(entry(TRUNCATED_DETAIL))
+    if lazy(mods):
+        msg = LogEntry.parse(entry(TRUNCATED_DETAIL, number=4))  # unverified_lazy: no checks now
+        with pytest.raises(DecodeError):
+            msg.get_unchecked_detail()
+    else:
+        with pytest.raises(DecodeError):
+            LogEntry.parse(entry(TRUNCATED_DETAIL, number=4))
+
+
+def test_mutation_replaces_the_kept_bytes(mods: Modules) -> None:
+    LogEntry = mods.load("edition2024").LogEntry
+    msg = LogEntry.parse(entry(DETAIL))
+    if mods.accessors:
+        msg.get_detail().set_level(5)
+    else:
+        msg.get_detail().level = 5
+    assert LogEntry.parse(msg.serialize()).get_detail().get_level() == 5
+    if not mods.accessors:
+        return  # the open style has no setters; attributes are plain
+    msg = LogEntry.parse(entry(DETAIL))
+    msg.set_detail(LogEntry.Detail(level=9))
+    assert LogEntry.parse(msg.serialize()).get_detail().get_level() == 9
+    msg = LogEntry.parse(entry(DETAIL))
+    msg.clear_detail()
+    assert msg.serialize() == b"\x08\x07"
+
+
+def test_opt_outs(mods: Modules) -> None:
+    LogEntry = mods.load("edition2024").LogEntry
+    data = entry(DETAIL)
+    assert LogEntry.parse(data, lazy=False).serialize() != data  # per call
+    set_lazy_decoding(False)  # program-wide
+    assert LogEntry.parse(data).serialize() != data
+    assert (LogEntry.parse(data, lazy=True).serialize() == data) is lazy(mods)
+
+
+def test_equality_repr_and_copies_decode_first(mods: Modules) -> None:
+    import copy
+    import pickle
+
+    LogEntry = mods.load("edition2024").LogEntry
+    data = entry(DETAIL)
+    a, b = LogEntry.parse(data), LogEntry.parse(data)
+    assert a == b
+    assert a == LogEntry(timestamp=7, detail=LogEntry.Detail(lines=["ab"], level=1))
+    assert "level=1" in repr(LogEntry.parse(data))
+    assert copy.deepcopy(LogEntry.parse(data)) == a
+    assert pickle.loads(pickle.dumps(LogEntry.parse(data))) == a
+    assert LogEntry.parse(data).to_dict()["detail"] == {"lines": ["ab"], "level": 1}
+
+
+def test_whole_message_lazy_and_embedding(mods: Modules) -> None:
+    mod = mods.load("edition2024")
+    LogEntry, Envelope = mod.LogEntry, mod.Envelope
+    data = entry(DETAIL)
+    msg = LogEntry.parse(data, lazy=True)
+    wrapped = Envelope(name="x", entry=msg).serialize()
+    assert wrapped == b"\x0a\x01x\x12" + bytes([len(data)]) + data or not lazy(mods)
+    assert msg.get_timestamp() == 7
+    with pytest.raises(DecodeError):
+        LogEntry.parse(b"\x08", lazy=True)  # structure checked even for a whole lazy message
+
+
+def test_lazy_buffer_is_released_once_decoded(mods: Modules) -> None:
+    LogEntry = mods.load("edition2024").LogEntry
+    data = bytes(entry(DETAIL))
+    before = sys.getrefcount(data)
+    msg = LogEntry.parse(data)
+    held = sys.getrefcount(data) - before
+    assert held == (1 if lazy(mods) else 0)
+    msg.get_detail()
+    assert sys.getrefcount(data) == before
+
+
+def test_threads_see_one_decoded_value(mods: Modules) -> None:
+    LogEntry = mods.load("edition2024").LogEntry
+    msg = LogEntry.parse(entry(DETAIL))
+    seen: list[object] = []
+    barrier = threading.Barrier(8)
+
+    def read() -> None:
+        barrier.wait()
+        seen.append(msg.get_detail())
+
+    threads = [threading.Thread(target=read) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len({id(x) for x in seen}) == 1
