@@ -133,7 +133,8 @@ class Worker:
 
         The machine may be shared: a loop whose wall time exceeds the thread's CPU time by
         more than PREEMPTED was descheduled part of the time, and is discarded and run again
-        while the budget lasts; if the budget runs out, the least-preempted loops are kept.
+        while the budget lasts; if the budget runs out, the least-preempted loops are kept,
+        counted by their CPU time (the best estimate of the time they would have taken alone).
         """
         fn = self.cases[workload, op]
         clock, cpu = time.perf_counter_ns, time.thread_time_ns
@@ -167,7 +168,8 @@ class Worker:
                 if t <= c * PREEMPTED + 50_000:
                     clean.append(t / n)
                 else:
-                    dirty.append((t / max(c, 1), t / n))
+                    # preempted: its thread CPU time is the better estimate of the unhindered time
+                    dirty.append((t / max(c, 1), c / n))
                 if len(clean) >= repeats or (spent >= budget_ns and (clean or dirty)):
                     break
                 t, c = loop(n)
