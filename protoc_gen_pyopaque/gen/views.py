@@ -524,6 +524,8 @@ class _Builder:
             extra += f", extension_ranges={msg.extension_ranges!r}"
         if msg.message_set:
             extra += ", message_set=True"
+        if msg.reserved_names:
+            extra += f", reserved_names={msg.reserved_names!r}"
         if msg.legacy_json:
             extra += ", legacy_json=True"
         return (f"_rt.MessageInfo(\n    {msg.full_name!r},\n    ({field_infos}\n    ),\n"

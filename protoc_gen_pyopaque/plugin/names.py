@@ -33,7 +33,7 @@ MESSAGE_API: Final = frozenset({
     "parse", "serialize", "merge_from_bytes", "is_initialized", "unknown_fields",
     "discard_unknown_fields", "iter_set_fields", "has_extension", "get_extension",
     "set_extension", "clear_extension", "to_dict", "from_dict", "to_json", "from_json",
-    "to_text", "from_text", "self", "cls",
+    "to_text", "from_text", "merge_from_text", "self", "cls",
 })
 # Names Enum reserves on its members' class.
 ENUM_RESERVED: Final = frozenset({"name", "value", "mro"})

@@ -187,6 +187,7 @@ class _FileReader:
                 for i, xp in enumerate(mp.extension)
             ),
             extension_ranges=tuple((r.start, r.end) for r in mp.extension_range),
+            reserved_names=tuple(mp.reserved_name),
             message_set=mp.options.message_set_wire_format,
             map_entry=mp.options.map_entry,
             legacy_json=features.legacy_json(md),

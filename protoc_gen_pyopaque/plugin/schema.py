@@ -96,6 +96,7 @@ class Message:
     enums: tuple[Enum, ...]
     extensions: tuple[Extension, ...]
     extension_ranges: tuple[tuple[int, int], ...]
+    reserved_names: tuple[str, ...]
     message_set: bool
     map_entry: bool
     legacy_json: bool

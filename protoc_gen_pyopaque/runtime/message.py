@@ -199,6 +199,31 @@ class Message:
         """Build a message from ProtoJSON-shaped Python values (as json.loads returns)."""
         return json_format.from_dict(cls, obj, ignore_unknown_fields=ignore_unknown_fields)
 
+    # -- text format (imported on first use: most programs never need it) ------------
+
+    def to_text(self, *, print_unknown_fields: bool = False, as_one_line: bool = False) -> str:
+        """Return this message in the protobuf text format."""
+        from . import text_format
+
+        return text_format.to_text(self, print_unknown_fields=print_unknown_fields,
+                                   as_one_line=as_one_line)
+
+    @classmethod
+    def from_text(cls: type[M], text: str | bytes) -> M:
+        """Parse the protobuf text format; raise TextFormatError (a DecodeError) naming line:column."""
+        from . import text_format
+
+        return text_format.from_text(cls, text)
+
+    def merge_from_text(self, text: str | bytes) -> None:
+        """Merge fields given in the protobuf text format into this message."""
+        from . import text_format
+
+        text_format.merge_from_text(self, text)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
     # -- unknown fields -------------------------------------------------------------
 
     def unknown_fields(self) -> bytes:

@@ -127,12 +127,13 @@ class MessageInfo:
     __slots__ = (
         "full_name", "fields", "oneofs", "by_number", "by_name", "by_json_name",
         "extension_ranges", "extensions", "message_set", "legacy_json", "is_map_entry",
+        "reserved_names",
     )
 
     def __init__(
         self, full_name: str, fields: tuple[FieldInfo, ...], oneofs: tuple[OneofInfo, ...] = (),
         *, extension_ranges: tuple[tuple[int, int], ...] = (), message_set: bool = False,
-        legacy_json: bool = False,
+        legacy_json: bool = False, reserved_names: tuple[str, ...] = (),
     ) -> None:
         self.full_name = full_name
         self.fields = fields
@@ -144,6 +145,8 @@ class MessageInfo:
         self.extensions: dict[int, ExtensionInfo] = {}
         self.message_set = message_set
         self.legacy_json = legacy_json
+        # names of removed fields: the text format skips them instead of failing
+        self.reserved_names = frozenset(reserved_names)
 
     def in_extension_range(self, number: int) -> bool:
         """Say whether ``number`` lies in one of the declared extension ranges."""

@@ -22,7 +22,7 @@ PROTO2 = "protobuf_test_messages.proto2.TestAllTypesProto2"
 
 # conformance.proto field numbers and enum values
 REQ_PROTOBUF, REQ_JSON, REQ_OUTPUT, REQ_TYPE, REQ_CATEGORY, REQ_TEXT = 1, 2, 3, 4, 5, 8
-OUT_PROTOBUF, OUT_JSON = 1, 2
+OUT_PROTOBUF, OUT_JSON, OUT_TEXT = 1, 2, 4  # conformance.WireFormat
 BINARY_TEST, JSON_TEST, TEXT_FORMAT_TEST = 1, 2, 5
 RESULTS = {1: "parse_error", 2: "runtime_error", 3: "protobuf_payload", 4: "json_payload",
            5: "skipped", 6: "serialize_error", 8: "text_payload"}
@@ -145,8 +145,12 @@ def test_json_in_and_out(testee: RunningTestee) -> None:
     assert testee.ask(request(PROTO3, json='{"unknownName": 1}', category=JSON_TEST))[0] == "parse_error"
 
 
-def test_text_is_skipped_for_now(testee: RunningTestee) -> None:
-    assert testee.ask(request(PROTO3, text="optional_int32: 1", category=TEXT_FORMAT_TEST))[0] == "skipped"
+def test_text_in_and_out(testee: RunningTestee) -> None:
+    result, payload = testee.ask(request(PROTO3, text="optional_int32: 1", category=TEXT_FORMAT_TEST))
+    assert (result, payload) == ("protobuf_payload", b"\x08\x01")
+    result, payload = testee.ask(request(PROTO3, protobuf=b"\x08\x01", output=OUT_TEXT))
+    assert result == "text_payload" and payload.strip() == b"optional_int32: 1"
+    assert testee.ask(request(PROTO3, text="no_such_field: 1", category=TEXT_FORMAT_TEST))[0] == "parse_error"
 
 
 def test_unknown_message_type_is_a_runtime_error(testee: RunningTestee) -> None:
