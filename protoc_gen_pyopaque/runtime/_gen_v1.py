@@ -37,7 +37,7 @@ __all__ = [
     "dec_sint64", "dec_tag", "dec_uint32", "dec_varint", "pack_f64", "pack_float", "pack_i32", "pack_i64",
     "pack_u32", "pack_u64", "unpack_f32", "unpack_f64", "unpack_i32", "unpack_i64",
     "unpack_u32", "unpack_u64", "write_varint", "copysign", "check_version",
-    "register_extension", "register_messages", "VERSION", "check_structure", "LAZY_LOCK", "AnyBase", "DurationBase",
+    "register_extension", "register_messages", "VERSION", "check_structure", "LAZY_LOCK", "float_eq", "AnyBase", "DurationBase",
     "FieldMaskBase", "ListValueBase", "StructBase", "TimestampBase", "ValueBase",
 ]
 
@@ -50,6 +50,11 @@ def check_version(version: int) -> None:
         raise ImportError(
             f"generated code needs runtime surface v{version}, this runtime has v{VERSION}: "
             "upgrade protoc-gen-pyopaque")
+
+
+def float_eq(a: float | None, b: float | None) -> bool:
+    """Compare float fields as protobuf does for messages: NaN equals NaN."""
+    return a == b or (a != a and b != b)
 
 
 def register_messages(*classes: type[Message]) -> None:

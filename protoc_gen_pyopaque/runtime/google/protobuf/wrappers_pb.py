@@ -109,7 +109,7 @@ has no plan to be removed."""
             return NotImplemented
         return (
             self._pb_unknown == other._pb_unknown
-            and self.value == other.value
+            and _rt.float_eq(self.value, other.value)
         )
 
 
@@ -202,7 +202,7 @@ has no plan to be removed."""
             return NotImplemented
         return (
             self._pb_unknown == other._pb_unknown
-            and self.value == other.value
+            and _rt.float_eq(self.value, other.value)
         )
 
 

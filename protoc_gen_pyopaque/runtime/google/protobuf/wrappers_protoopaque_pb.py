@@ -124,7 +124,7 @@ has no plan to be removed."""
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
-            and self._f_value == other._f_value
+            and _rt.float_eq(self._f_value, other._f_value)
         )
 
 
@@ -240,7 +240,7 @@ has no plan to be removed."""
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
-            and self._f_value == other._f_value
+            and _rt.float_eq(self._f_value, other._f_value)
         )
 
 

@@ -445,7 +445,7 @@ class Legacy(_rt.ExtendableMessage):
             and self.id == other.id
             and self.label == other.label
             and self.level == other.level
-            and self.ratio == other.ratio
+            and _rt.float_eq(self.ratio, other.ratio)
             and self.samples == other.samples
             and self.point == other.point
         )

@@ -518,7 +518,7 @@ class Legacy(_rt.ExtendableMessage):
             and self._f_id == other._f_id
             and self._f_label == other._f_label
             and self._f_level == other._f_level
-            and self._f_ratio == other._f_ratio
+            and _rt.float_eq(self._f_ratio, other._f_ratio)
             and self._f_samples == other._f_samples
             and self._f_point == other._f_point
         )

@@ -618,8 +618,8 @@ class Scalars(_rt.Message):
             return NotImplemented
         return (
             self._pb_unknown == other._pb_unknown
-            and self.f_double == other.f_double
-            and self.f_float == other.f_float
+            and _rt.float_eq(self.f_double, other.f_double)
+            and _rt.float_eq(self.f_float, other.f_float)
             and self.f_int64 == other.f_int64
             and self.f_uint64 == other.f_uint64
             and self.f_int32 == other.f_int32

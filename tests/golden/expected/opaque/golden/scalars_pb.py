@@ -750,8 +750,8 @@ class Scalars(_rt.Message):
         return (
             self._pb_unknown == other._pb_unknown
             and self._pb_p0 == other._pb_p0
-            and self._f_f_double == other._f_f_double
-            and self._f_f_float == other._f_f_float
+            and _rt.float_eq(self._f_f_double, other._f_f_double)
+            and _rt.float_eq(self._f_f_float, other._f_f_float)
             and self._f_f_int64 == other._f_f_int64
             and self._f_f_uint64 == other._f_f_uint64
             and self._f_f_int32 == other._f_f_int32
