@@ -3,8 +3,8 @@
 The rule (also in README): a .proto name is used as is unless
   * it starts with two underscores (Python would mangle it inside a class):
     the leading underscores are reduced to one;
-  * it starts with a prefix the generator keeps for its own names (``_pb_``,
-    ``_f_``, ``_oc_``, ``_ov_``, ``_m_``, ``_e_``): the leading underscore moves
+  * it starts with a prefix the generator keeps for its own names
+    (RESERVED_PREFIXES: ``_pb_``, ``_f_``, ``_l_``, ``_oc_``...): the leading underscore moves
     to the end (``_pb_x`` -> ``pb_x_``), so no .proto name can ever take the shape
     of a generated one;
   * it is a Python keyword, a builtin the generated code uses, a name of the
@@ -16,6 +16,7 @@ Allocation runs in declaration order, so earlier elements keep their names.
 from __future__ import annotations
 
 import keyword
+import re
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -104,9 +105,27 @@ def enum_member(name: str, scope: Scope) -> str:
 
 
 def module_for(proto_path: str, suffix: str = "_pb") -> str:
-    """``foo/bar.proto`` → ``foo.bar_pb`` (the import path of its generated module)."""
+    """``foo/bar.proto`` → ``foo.bar_pb`` (the import path of its generated module).
+
+    Each part of the path becomes a Python identifier, as generated imports need:
+    characters other than ASCII letters, digits and ``_`` become ``_``
+    (``my-file`` → ``my_file``), a leading digit gets a ``_`` before it
+    (``2024`` → ``_2024``) and a keyword gets one after it (``import`` → ``import_``).
+    Dots in a file name separate packages, as in protobuf's own Python generator.
+    """
     stem = proto_path[:-len(".proto")] if proto_path.endswith(".proto") else proto_path
-    return stem.replace("/", ".").replace("-", "_") + suffix
+    parts = stem.replace("/", ".").split(".")
+    parts[-1] += suffix
+    return ".".join(_module_part(part) for part in parts)
+
+
+def _module_part(part: str) -> str:
+    part = re.sub(r"\W", "_", part, flags=re.ASCII) or "_"
+    if part[0].isdigit():
+        part = "_" + part
+    if keyword.iskeyword(part):
+        part += "_"
+    return part
 
 
 def output_path(proto_path: str, suffix: str = "_pb") -> str:

@@ -27,6 +27,7 @@ carry hostile text only inside string literals (checked with ``tokenize``/``ast`
 from __future__ import annotations
 
 import ast
+import keyword
 import io
 import math
 import tokenize
@@ -409,3 +410,34 @@ def test_hostile_modules_pass_mypy_strict(tmp_path: Path, style: str,
          "--cache-dir=/dev/null", "hostile"],
         cwd=tmp_path, capture_output=True, text=True, check=False, env=env, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+# -- file paths that are not Python module paths ---------------------------------------
+
+
+@pytest.mark.parametrize(("proto", "module", "path"), [
+    ("foo/bar.proto", "foo.bar_pb", "foo/bar_pb.py"),
+    ("a-b/c-d.proto", "a_b.c_d_pb", "a_b/c_d_pb.py"),
+    ("import/2nd-file.proto", "import_._2nd_file_pb", "import_/_2nd_file_pb.py"),
+    ("x/class.proto", "x.class_pb", "x/class_pb.py"),
+    ("foo.bar.proto", "foo.bar_pb", "foo/bar_pb.py"),  # dots separate packages, as in protobuf
+    ("v1/my+file.proto", "v1.my_file_pb", "v1/my_file_pb.py"),
+])
+def test_module_paths(proto: str, module: str, path: str) -> None:
+    from protoc_gen_pyopaque.plugin.names import module_for, output_path
+
+    assert module_for(proto) == module
+    assert output_path(proto) == path
+    assert all(part.isidentifier() and not keyword.iskeyword(part) for part in module.split("."))
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_keyword_and_digit_paths_import(tmp_path: Path, style: str) -> None:
+    """``hostile/import/2nd-file.proto`` is imported by ``hostile/def/user.proto``."""
+    protos = ["hostile/import/2nd-file.proto", "hostile/def/user.proto"]
+    files = generate_files(make_request(protos, f"default_api_level={style}"), tmp_path)
+    assert "hostile/import_/_2nd_file_pb.py" in files and "hostile/def_/user_pb.py" in files
+    with imported(tmp_path, "hostile.def_.user_pb", "hostile.import_._2nd_file_pb") as (user, dep):
+        msg = user.User(dep=dep.Dep(x=5))
+        again = user.User.parse(msg.serialize())
+        assert again == msg and again.get_dep().get_x() == 5
