@@ -10,12 +10,15 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from google.protobuf import descriptor_pb2, descriptor_pool
 from google.protobuf.compiler import plugin_pb2
 
 from protoc_gen_pyopaque.cli import include_dir
 from protoc_gen_pyopaque.plugin import run
+from protoc_gen_pyopaque.runtime import reflect as k
+from protoc_gen_pyopaque.runtime.message import Message
 from tests.support.generate import REPO, grpc_include
 
 PROTOS = REPO / "tests" / "protos"
@@ -99,3 +102,47 @@ def _under(module: ModuleType, root: Path) -> bool:
     file = getattr(module, "__file__", None)
     paths = [file] if file else list(getattr(module, "__path__", []))
     return any(Path(p).is_relative_to(root) for p in paths)
+
+
+def sample_value(info: k.FieldInfo, nested: bool) -> Any:
+    """A valid value of one field (``nested``: a second, different one for lists and maps)."""
+    kind = info.kind
+    if kind in (k.TYPE_MESSAGE, k.TYPE_GROUP):
+        assert info.message_type is not None
+        return info.message_type()
+    if kind == k.TYPE_ENUM:
+        assert info.enum is not None
+        return max(info.enum.numbers)
+    if kind == k.TYPE_BOOL:
+        return True
+    if kind in (k.TYPE_FLOAT, k.TYPE_DOUBLE):
+        return 1.5
+    if kind == k.TYPE_STRING:
+        return 'q"\'\\\n"""é'
+    if kind == k.TYPE_BYTES:
+        return b'\x00"\\\''
+    if kind in (k.TYPE_SINT32, k.TYPE_SINT64, k.TYPE_INT32, k.TYPE_INT64, k.TYPE_SFIXED32, k.TYPE_SFIXED64):
+        return -7 if nested else info.number
+    return info.number
+
+
+def populate(cls: type[Message]) -> tuple[Message, dict[str, Any]]:
+    """An instance with every field set (the first member of each oneof), and the values by .proto name."""
+    kwargs: dict[str, Any] = {}
+    by_proto: dict[str, Any] = {}
+    oneofs_done: set[str] = set()
+    for info in cls._pb_info.fields:
+        if info.oneof:
+            if info.oneof in oneofs_done:
+                continue
+            oneofs_done.add(info.oneof)
+        if info.is_map:
+            assert info.map_key is not None and info.map_value is not None
+            value: Any = {sample_value(info.map_key, True): sample_value(info.map_value, True)}
+        elif info.repeated:
+            value = [sample_value(info, False), sample_value(info, True)]
+        else:
+            value = sample_value(info, False)
+        kwargs[info.attr] = value
+        by_proto[info.name] = value
+    return cls(**kwargs), by_proto

@@ -42,10 +42,9 @@ from google.protobuf.compiler import plugin_pb2
 from protoc_gen_pyopaque.plugin.names import (
     RESERVED_PREFIXES, Scope, class_scope, enum_member, enum_scope,
 )
-from protoc_gen_pyopaque.runtime import reflect as k
 from protoc_gen_pyopaque.runtime.message import Message
 
-from ._support import STYLES, generate_files, imported, make_request, upb_pool
+from ._support import STYLES, generate_files, imported, make_request, populate, upb_pool
 
 PROTOS = ["hostile/names2.proto", "hostile/names3.proto"]
 MODULES = ["hostile.names2_pb", "hostile.names3_pb"]
@@ -199,48 +198,6 @@ def test_names3_attributes(generated: Any) -> None:
 # -- behaviour: construct, round-trip, agree with upb ---------------------------------
 
 
-def _value(info: k.FieldInfo, nested: bool) -> Any:
-    kind = info.kind
-    if kind in (k.TYPE_MESSAGE, k.TYPE_GROUP):
-        assert info.message_type is not None
-        return info.message_type()
-    if kind == k.TYPE_ENUM:
-        assert info.enum is not None
-        return max(info.enum.numbers)
-    if kind == k.TYPE_BOOL:
-        return True
-    if kind in (k.TYPE_FLOAT, k.TYPE_DOUBLE):
-        return 1.5
-    if kind == k.TYPE_STRING:
-        return 'q"\'\\\n"""é'
-    if kind == k.TYPE_BYTES:
-        return b'\x00"\\\''
-    if kind in (k.TYPE_SINT32, k.TYPE_SINT64, k.TYPE_INT32, k.TYPE_INT64, k.TYPE_SFIXED32, k.TYPE_SFIXED64):
-        return -7 if nested else info.number
-    return info.number
-
-
-def _populate(cls: type[Message]) -> tuple[Message, dict[str, Any]]:
-    kwargs: dict[str, Any] = {}
-    by_proto: dict[str, Any] = {}
-    oneofs_done: set[str] = set()
-    for info in cls._pb_info.fields:
-        if info.oneof:
-            if info.oneof in oneofs_done:
-                continue
-            oneofs_done.add(info.oneof)
-        if info.is_map:
-            assert info.map_key is not None and info.map_value is not None
-            value: Any = {_value(info.map_key, True): _value(info.map_value, True)}
-        elif info.repeated:
-            value = [_value(info, False), _value(info, True)]
-        else:
-            value = _value(info, False)
-        kwargs[info.attr] = value
-        by_proto[info.name] = value
-    return cls(**kwargs), by_proto
-
-
 def _upb_class(pool: descriptor_pool.DescriptorPool, full_name: str) -> Any:
     return message_factory.GetMessageClass(pool.FindMessageTypeByName(full_name))
 
@@ -254,7 +211,7 @@ def test_round_trip_and_upb_agreement(generated: Any, pool: descriptor_pool.Desc
     cls: Any = modules[module_index]
     for part in path.split("."):
         cls = getattr(cls, part)
-    msg, values = _populate(cls)
+    msg, values = populate(cls)
     data = msg.serialize()
     again = cls.parse(data)
     assert again == msg
