@@ -151,6 +151,8 @@ class FieldView:
     lazy_slot: str  # holds the undecoded bytes (a memoryview of the input) or None
     lazy_verify: bool  # check the wire structure at parse ([lazy]); not for [unverified_lazy]
     loader: str  # the method that decodes the lazy bytes
+    map_key: FieldView | None = None  # map fields: views of the entry's key (1) and value (2)
+    map_value: FieldView | None = None
 
 
 @dataclass
@@ -459,7 +461,30 @@ class _Builder:
         )
         if oneof is not None:
             oneof.fields.append(view)
+        if f.map is not None:
+            view.map_key = self.entry_field(f.map.key)
+            view.map_value = self.entry_field(f.map.value)
         return view
+
+    def entry_field(self, f: Field) -> FieldView:
+        """A view of a map entry's key or value, for the inlined entry codec."""
+        value_type = self.value_type(f)
+        wire = wire_type(f.kind)
+        is_message = f.message is not None
+        return FieldView(
+            model=f, name=f.name, number=f.number, codec=_CODEC[f.kind], attr="", store="",
+            getter="", setter="", hazzer="", clearer="", value_type=value_type,
+            annotation=value_type, default_expr="None" if is_message else py_literal(f.default),
+            repeated=False, is_map=False, is_message=is_message, presence=False, bit_word="",
+            bit_mask=0, oneof=None, tag=(f.number << 3) | wire, tag_literal=tag_bytes(f.number, wire),
+            alt_tag=0, alt_tag_literal="", end_tag=0, end_tag_literal="", packed=False,
+            utf8=f.utf8, float_kind=f.kind in (k.TYPE_FLOAT, k.TYPE_DOUBLE),
+            message_ref=value_type if is_message else "",
+            enum_info_ref=self.refs.enum_info(f.enum) if f.enum is not None else "",
+            closed_enum=f.closed_enum, index=-1, info_expr="", comment="",
+            needs_required_check=False, required=False, lazy=False, lazy_slot="",
+            lazy_verify=False, loader="",
+        )
 
     @staticmethod
     def is_lazy(f: Field, msg: Message, needs_required: set[str]) -> bool:

@@ -22,7 +22,7 @@ from .wkt import (
 )
 from .reflect import EnumInfo, ExtensionInfo, FieldInfo, MessageInfo, OneofInfo
 from .wire import (
-    dec_int32, dec_int64, dec_sint32, dec_sint64, dec_tag, dec_uint32, dec_varint, pack_f64, pack_float,
+    check_tag, skip_field, dec_int32, dec_int64, dec_sint32, dec_sint64, dec_tag, dec_uint32, dec_varint, pack_f64, pack_float,
     pack_i32, pack_i64, pack_u32, pack_u64, unpack_f32, unpack_f64, unpack_i32, unpack_i64,
     unpack_u32, unpack_u64, write_varint,
 )
@@ -37,7 +37,7 @@ __all__ = [
     "dec_sint64", "dec_tag", "dec_uint32", "dec_varint", "pack_f64", "pack_float", "pack_i32", "pack_i64",
     "pack_u32", "pack_u64", "unpack_f32", "unpack_f64", "unpack_i32", "unpack_i64",
     "unpack_u32", "unpack_u64", "write_varint", "copysign", "check_version",
-    "register_extension", "register_messages", "VERSION", "check_structure", "LAZY_LOCK", "float_eq", "AnyBase", "DurationBase",
+    "register_extension", "register_messages", "VERSION", "check_structure", "LAZY_LOCK", "float_eq", "check_tag", "skip_field", "AnyBase", "DurationBase",
     "FieldMaskBase", "ListValueBase", "StructBase", "TimestampBase", "ValueBase",
 ]
 

@@ -88,7 +88,57 @@ typed message should be preferred instead of using this type."""
                 else:
                     tag, pos = _rt.dec_tag(buf, pos)
                 if tag == 10:
-                    pos = _rt.dec_map_entry(self, self._pb_info.fields[0], buf, tag, pos, end, depth, self._f_fields)
+                    n = buf[pos]
+                    if n < 0x80:
+                        pos += 1
+                    else:
+                        n, pos = _rt.dec_varint(buf, pos)
+                    ee = pos + n
+                    if ee > end:
+                        raise _rt.overrun(self, tag, pos, n)
+                    if depth <= 0:
+                        raise _rt.too_deep(self, tag, pos)
+                    k1 = ''
+                    v1 = None
+                    while pos < ee:
+                        t = buf[pos]
+                        if t < 0x80:
+                            pos += 1
+                        else:
+                            t, pos = _rt.dec_tag(buf, pos)
+                        if t == 10:
+                            n = buf[pos]
+                            if n < 0x80:
+                                pos += 1
+                            else:
+                                n, pos = _rt.dec_varint(buf, pos)
+                            e = pos + n
+                            if e > ee:
+                                raise _rt.overrun(self, tag, pos, n)
+                            sv = buf[pos:e].decode()
+                            pos = e
+                            k1 = sv
+                        elif t == 18:
+                            n = buf[pos]
+                            if n < 0x80:
+                                pos += 1
+                            else:
+                                n, pos = _rt.dec_varint(buf, pos)
+                            e = pos + n
+                            if e > ee:
+                                raise _rt.overrun(self, tag, pos, n)
+                            if v1 is None:
+                                v1 = Value()
+                            v1._pb_merge(buf, pos, e, depth - 1, -1, lazy)
+                            pos = e
+                        else:
+                            _rt.check_tag(t, pos)
+                            pos = _rt.skip_field(buf, t, pos, ee, depth)
+                    if pos != ee:
+                        raise _rt.bad_end(self, pos, ee, -1)
+                    if v1 is None:
+                        v1 = Value()
+                    self._f_fields[k1] = v1
                 else:
                     if tag == end_tag:
                         return pos
@@ -105,8 +155,25 @@ typed message should be preferred instead of using this type."""
         if raw is not None:
             out += raw
             return
-        if self._f_fields:
-            _rt.write_map(out, self._pb_info.fields[0], self._f_fields, deterministic)
+        d1 = self._f_fields
+        if d1:
+            for k1, v1 in (sorted(d1.items()) if deterministic else d1.items()):
+                out += b'\n'
+                s1 = len(out)
+                out.append(0)
+                out += b'\n'
+                b1 = k1.encode()
+                if len(b1) < 0x80:
+                    out.append(len(b1))
+                else:
+                    _rt.write_varint(out, len(b1))
+                out += b1
+                out += b'\x12'
+                start = len(out)
+                out.append(0)
+                v1._pb_encode(out, deterministic)
+                _rt.finish_len(out, start)
+                _rt.finish_len(out, s1)
 
         if self._pb_unknown:
             out += self._pb_unknown

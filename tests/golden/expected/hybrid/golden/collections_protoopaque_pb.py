@@ -511,9 +511,94 @@ class Collections(_rt.Message):
                         _rt.dec_packed(14, buf, pos, e, self._f_colors)
                         pos = e
                     elif tag == 42:
-                        pos = _rt.dec_map_entry(self, self._pb_info.fields[4], buf, tag, pos, end, depth, self._f_counts)
+                        n = buf[pos]
+                        if n < 0x80:
+                            pos += 1
+                        else:
+                            n, pos = _rt.dec_varint(buf, pos)
+                        ee = pos + n
+                        if ee > end:
+                            raise _rt.overrun(self, tag, pos, n)
+                        k5 = ''
+                        v5 = 0
+                        while pos < ee:
+                            t = buf[pos]
+                            if t < 0x80:
+                                pos += 1
+                            else:
+                                t, pos = _rt.dec_tag(buf, pos)
+                            if t == 10:
+                                n = buf[pos]
+                                if n < 0x80:
+                                    pos += 1
+                                else:
+                                    n, pos = _rt.dec_varint(buf, pos)
+                                e = pos + n
+                                if e > ee:
+                                    raise _rt.overrun(self, tag, pos, n)
+                                sv = buf[pos:e].decode()
+                                pos = e
+                                k5 = sv
+                            elif t == 16:
+                                iv = buf[pos]
+                                if iv < 0x80:
+                                    pos += 1
+                                else:
+                                    iv, pos = _rt.dec_int64(buf, pos)
+                                v5 = iv
+                            else:
+                                _rt.check_tag(t, pos)
+                                pos = _rt.skip_field(buf, t, pos, ee, depth)
+                        if pos != ee:
+                            raise _rt.bad_end(self, pos, ee, -1)
+                        self._f_counts[k5] = v5
                     elif tag == 50:
-                        pos = _rt.dec_map_entry(self, self._pb_info.fields[5], buf, tag, pos, end, depth, self._f_items_by_id)
+                        n = buf[pos]
+                        if n < 0x80:
+                            pos += 1
+                        else:
+                            n, pos = _rt.dec_varint(buf, pos)
+                        ee = pos + n
+                        if ee > end:
+                            raise _rt.overrun(self, tag, pos, n)
+                        if depth <= 0:
+                            raise _rt.too_deep(self, tag, pos)
+                        k6 = 0
+                        v6 = None
+                        while pos < ee:
+                            t = buf[pos]
+                            if t < 0x80:
+                                pos += 1
+                            else:
+                                t, pos = _rt.dec_tag(buf, pos)
+                            if t == 8:
+                                iv = buf[pos]
+                                if iv < 0x80:
+                                    pos += 1
+                                else:
+                                    iv, pos = _rt.dec_int32(buf, pos)
+                                k6 = iv
+                            elif t == 18:
+                                n = buf[pos]
+                                if n < 0x80:
+                                    pos += 1
+                                else:
+                                    n, pos = _rt.dec_varint(buf, pos)
+                                e = pos + n
+                                if e > ee:
+                                    raise _rt.overrun(self, tag, pos, n)
+                                if v6 is None:
+                                    v6 = Collections.Item()
+                                v6._pb_merge(buf, pos, e, depth - 1, -1, lazy)
+                                pos = e
+                            else:
+                                _rt.check_tag(t, pos)
+                                pos = _rt.skip_field(buf, t, pos, ee, depth)
+                        if pos != ee:
+                            raise _rt.bad_end(self, pos, ee, -1)
+                        if v6 is None:
+                            v6 = Collections.Item()
+                        self._f_items_by_id[k6] = v6
                     elif tag == 58:
                         n = buf[pos]
                         if n < 0x80:
@@ -608,11 +693,43 @@ class Collections(_rt.Message):
             out += b'"'
             _rt.write_packed(out, 14, self._f_colors)
 
-        if self._f_counts:
-            _rt.write_map(out, self._pb_info.fields[4], self._f_counts, deterministic)
+        d5 = self._f_counts
+        if d5:
+            for k5, v5 in (sorted(d5.items()) if deterministic else d5.items()):
+                out += b'*'
+                s5 = len(out)
+                out.append(0)
+                out += b'\n'
+                b1 = k5.encode()
+                if len(b1) < 0x80:
+                    out.append(len(b1))
+                else:
+                    _rt.write_varint(out, len(b1))
+                out += b1
+                out += b'\x10'
+                if 0 <= v5 < 0x80:
+                    out.append(v5)
+                else:
+                    _rt.write_varint(out, v5)
+                _rt.finish_len(out, s5)
 
-        if self._f_items_by_id:
-            _rt.write_map(out, self._pb_info.fields[5], self._f_items_by_id, deterministic)
+        d6 = self._f_items_by_id
+        if d6:
+            for k6, v6 in (sorted(d6.items()) if deterministic else d6.items()):
+                out += b'2'
+                s6 = len(out)
+                out.append(0)
+                out += b'\x08'
+                if 0 <= k6 < 0x80:
+                    out.append(k6)
+                else:
+                    _rt.write_varint(out, k6)
+                out += b'\x12'
+                start = len(out)
+                out.append(0)
+                v6._pb_encode(out, deterministic)
+                _rt.finish_len(out, start)
+                _rt.finish_len(out, s6)
 
         c = self._oc_choice
         if c == 7:
