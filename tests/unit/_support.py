@@ -93,15 +93,18 @@ def imported(root: Path, *modules: str) -> Iterator[list[ModuleType]]:
         yield [importlib.import_module(m) for m in modules]
     finally:
         sys.path.remove(str(root))
-        for name in set(sys.modules) - before:
-            if _under(sys.modules[name], root):
-                del sys.modules[name]
+        # decide first, then delete: a namespace package's __path__ looks its parent up
+        doomed = [name for name in set(sys.modules) - before if _under(sys.modules[name], root)]
+        for name in doomed:
+            del sys.modules[name]
 
 
 def _under(module: ModuleType, root: Path) -> bool:
-    file = getattr(module, "__file__", None)
-    paths = [file] if file else list(getattr(module, "__path__", []))
-    return any(Path(p).is_relative_to(root) for p in paths)
+    spec = getattr(module, "__spec__", None)
+    paths = [getattr(module, "__file__", None) or ""]
+    if spec is not None and spec.submodule_search_locations is not None:
+        paths += list(spec.submodule_search_locations)
+    return any(p and Path(p).is_relative_to(root) for p in paths)
 
 
 def sample_value(info: k.FieldInfo, nested: bool) -> Any:
