@@ -8,6 +8,7 @@ itself (packed runs) or rare enough that a generic path is the better trade.
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from . import wire
@@ -200,6 +201,80 @@ def dec_packed(kind: int, buf: bytes, pos: int, end: int, out: list[Any]) -> Non
             append(v)
     if pos != end:
         raise DecodeError(f"packed run overruns its length (offset {pos}, end {end})")
+
+
+# Packed runs per kind, for generated code: one-byte values take the fast path.
+PackedDecoder = Callable[[bytes, int, int, list[Any]], None]
+
+
+def _overrun_check(pos: int, end: int) -> None:
+    if pos != end:
+        raise DecodeError(f"packed run overruns its length (offset {pos}, end {end})")
+
+
+def _varint_run(slow: Callable[[bytes, int], tuple[int, int]]) -> PackedDecoder:
+    def run(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+        append = out.append
+        while pos < end:
+            b = buf[pos]
+            if b < 0x80:
+                append(b)
+                pos += 1
+            else:
+                v, pos = slow(buf, pos)
+                append(v)
+        _overrun_check(pos, end)
+    return run
+
+
+def _zigzag_run(slow: Callable[[bytes, int], tuple[int, int]]) -> PackedDecoder:
+    def run(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+        append = out.append
+        while pos < end:
+            b = buf[pos]
+            if b < 0x80:
+                append((b >> 1) ^ -(b & 1))
+                pos += 1
+            else:
+                v, pos = slow(buf, pos)
+                append(v)
+        _overrun_check(pos, end)
+    return run
+
+
+def dec_packed_bool(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+    """Append a packed run of bools."""
+    append = out.append
+    while pos < end:
+        b = buf[pos]
+        if b < 0x80:
+            append(b != 0)
+            pos += 1
+        else:
+            v, pos = wire.dec_varint(buf, pos)
+            append(v != 0)
+    _overrun_check(pos, end)
+
+
+def _fixed_run(kind: int) -> PackedDecoder:
+    def run(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+        dec_packed(kind, buf, pos, end, out)
+    return run
+
+
+dec_packed_int32: Final = _varint_run(wire.dec_int32)
+dec_packed_enum: Final = dec_packed_int32
+dec_packed_int64: Final = _varint_run(wire.dec_int64)
+dec_packed_uint32: Final = _varint_run(wire.dec_uint32)
+dec_packed_uint64: Final = _varint_run(wire.dec_varint)
+dec_packed_sint32: Final = _zigzag_run(wire.dec_sint32)
+dec_packed_sint64: Final = _zigzag_run(wire.dec_sint64)
+dec_packed_fixed32: Final = _fixed_run(TYPE_FIXED32)
+dec_packed_sfixed32: Final = _fixed_run(TYPE_SFIXED32)
+dec_packed_fixed64: Final = _fixed_run(TYPE_FIXED64)
+dec_packed_sfixed64: Final = _fixed_run(TYPE_SFIXED64)
+dec_packed_float: Final = _fixed_run(TYPE_FLOAT)
+dec_packed_double: Final = _fixed_run(TYPE_DOUBLE)
 
 
 def dec_packed_closed_enum(msg: Message, number: int, known: frozenset[int], buf: bytes,

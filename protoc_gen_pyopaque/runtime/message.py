@@ -114,16 +114,18 @@ class Message:
             codec.check_structure(msg, buf, 0, 0, len(buf), max_depth)
             cast(_LazyCapable, msg)._pb_raw = buf
             return msg
-        msg.merge_from_bytes(data, max_depth=max_depth, partial=partial,
-                             lazy=_lazy_decoding if lazy is None else lazy)
+        msg._pb_merge_checked(data, max_depth, partial, _lazy_decoding if lazy is None else lazy)
         return msg
 
     def merge_from_bytes(self, data: Buffer, *, max_depth: int = codec.DEFAULT_MAX_DEPTH,
                          partial: bool = False, lazy: bool | None = None) -> None:
         """Merge the fields encoded in ``data`` into this message, as protobuf merging does."""
+        self._pb_merge_checked(data, max_depth, partial, _lazy_decoding if lazy is None else lazy)
+
+    def _pb_merge_checked(self, data: Buffer, max_depth: int, partial: bool, lazy: bool) -> None:
         buf = data if type(data) is bytes else bytes(data)
         try:
-            self._pb_merge(buf, 0, len(buf), max_depth, -1, _lazy_decoding if lazy is None else lazy)
+            self._pb_merge(buf, 0, len(buf), max_depth, -1, lazy)
         except RecursionError:
             raise DecodeError(f"{self._pb_info.full_name}: nesting too deep for the Python stack") from None
         if not partial and self._pb_checks_required:

@@ -404,7 +404,7 @@ class Collections(_rt.Message):
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
 
-                        _rt.dec_packed(5, buf, pos, e, self.packed_ints)
+                        _rt.dec_packed_int32(buf, pos, e, self.packed_ints)
                         pos = e
                     elif tag == 18:
                         n = buf[pos]
@@ -458,7 +458,7 @@ class Collections(_rt.Message):
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
 
-                        _rt.dec_packed(14, buf, pos, e, self.colors)
+                        _rt.dec_packed_enum(buf, pos, e, self.colors)
                         pos = e
                     elif tag == 42:
                         n = buf[pos]

@@ -289,7 +289,7 @@ class Edition2023(_rt.Message):
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
 
-                    _rt.dec_packed(5, buf, pos, e, self.expanded)
+                    _rt.dec_packed_int32(buf, pos, e, self.expanded)
                     pos = e
                 elif tag == 42:
                     n = buf[pos]

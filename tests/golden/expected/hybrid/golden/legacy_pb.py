@@ -328,7 +328,7 @@ class Legacy(_rt.ExtendableMessage):
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
 
-                    _rt.dec_packed(3, buf, pos, e, self.samples)
+                    _rt.dec_packed_int64(buf, pos, e, self.samples)
                     pos = e
                 elif tag == 51:
                     if depth <= 0:

@@ -396,7 +396,7 @@ class Legacy(_rt.ExtendableMessage):
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
 
-                    _rt.dec_packed(3, buf, pos, e, self._f_samples)
+                    _rt.dec_packed_int64(buf, pos, e, self._f_samples)
                     pos = e
                 elif tag == 51:
                     if depth <= 0:

@@ -340,7 +340,7 @@ class Edition2023(_rt.Message):
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
 
-                    _rt.dec_packed(5, buf, pos, e, self._f_expanded)
+                    _rt.dec_packed_int32(buf, pos, e, self._f_expanded)
                     pos = e
                 elif tag == 42:
                     n = buf[pos]
