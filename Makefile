@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test unit conformance golden wkt bench bench-quick bench-deps clean
+.PHONY: demo test unit conformance golden wkt bench bench-quick bench-lazy bench-lazy-quick bench-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,7 +35,9 @@ wkt: $(STAMP)
 	$(BIN)/python tools/bootstrap_wkt.py
 
 ## bench: parse/serialize/JSON/memory against upb, pure-Python protobuf, betterproto2 and protobuf-py
-## (a few minutes; writes bench/RESULTS.md); bench-quick: the same in under a minute
+## (a few minutes; writes bench/RESULTS.md); bench-quick: the same in under a minute per program
+## bench-lazy: lazy decoding against eager and upb (bench/lazy.py; its "Lazy decoding" section of
+## bench/RESULTS.md, which `make bench` regenerates too, after bench/run.py); bench-lazy-quick: < 1 minute
 # Benchmark-only dependencies, installed into the venv by the bench targets themselves; a group
 # that cannot be installed is reported as "unavailable" in the results rather than failing.
 BENCH_DEPS := "betterproto2 betterproto2-compiler" "protobuf-py protoc-gen-py"
@@ -47,9 +49,17 @@ bench-deps: $(STAMP)
 
 bench: bench-deps
 	BENCH_VIA_MAKE=1 $(BIN)/python bench/run.py
+	BENCH_VIA_MAKE=1 $(BIN)/python bench/lazy.py
 
 bench-quick: bench-deps
 	BENCH_VIA_MAKE=1 $(BIN)/python bench/run.py --quick
+	BENCH_VIA_MAKE=1 $(BIN)/python bench/lazy.py --quick
+
+bench-lazy: $(STAMP)
+	BENCH_VIA_MAKE=1 $(BIN)/python bench/lazy.py
+
+bench-lazy-quick: $(STAMP)
+	BENCH_VIA_MAKE=1 $(BIN)/python bench/lazy.py --quick
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .mypy_cache

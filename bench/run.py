@@ -378,6 +378,11 @@ message; `serialize` a decoded message; `parse+read` parse and then read every f
 (`google.protobuf.json_format` for the Google runtimes; canonical proto3 JSON from upb as input).
 Every contender's serialize and to_json output is checked against the input message.
 {body}"""
+    # bench/lazy.py owns the "Lazy decoding" section at the end (`make bench` runs it next): keep it
+    old = args.output.read_text() if args.output.exists() else ""
+    at = old.find("\n## Lazy decoding\n")
+    if at >= 0:
+        text = text.rstrip("\n") + "\n" + old[at:]
     args.output.write_text(text)
     log(f"wrote {args.output.relative_to(REPO) if args.output.is_relative_to(REPO) else args.output}")
     return 0

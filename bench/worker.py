@@ -129,58 +129,61 @@ class Worker:
 
     def measure(self, workload: str, op: str, target_ns: int, budget_ns: int,
                 repeats: int) -> dict[str, Any]:
-        """Per-operation times (ns, perf_counter_ns) of ``repeats`` timing loops of ~target_ns.
+        return measure(self.cases[workload, op], target_ns, budget_ns, repeats)
 
-        The machine may be shared: a loop whose wall time exceeds the thread's CPU time by
-        more than PREEMPTED was descheduled part of the time, and is discarded and run again
-        while the budget lasts; if the budget runs out, the least-preempted loops are kept,
-        counted by their CPU time (the best estimate of the time they would have taken alone).
-        """
-        fn = self.cases[workload, op]
-        clock, cpu = time.perf_counter_ns, time.thread_time_ns
 
-        def loop(n: int) -> tuple[int, int]:
-            c0 = cpu()
-            t0 = clock()
-            for _ in itertools.repeat(None, n):
-                fn()
-            t = clock() - t0
-            return t, cpu() - c0
+def measure(fn: Callable[[], Any], target_ns: int, budget_ns: int, repeats: int) -> dict[str, Any]:
+    """Per-operation times (ns, perf_counter_ns) of ``repeats`` timing loops of ~target_ns.
 
-        gc.collect()
-        gc.disable()
-        try:
-            spent = 0
-            t, c = loop(1)
-            n = 1
-            if t < target_ns:
-                n = max(1, target_ns // max(t, 1))
-                # grow n until a loop takes about target_ns (the first call overestimates)
-                while True:
-                    t, c = loop(n)
-                    spent += t
-                    if t >= target_ns // 2 or n >= 1 << 24:
-                        break
-                    n = max(n * 2, int(n * target_ns / max(t, 1)))
-            clean: list[float] = []
-            dirty: list[tuple[float, float]] = []  # (wall/cpu, per-op ns)
+    The machine may be shared: a loop whose wall time exceeds the thread's CPU time by
+    more than PREEMPTED was descheduled part of the time, and is discarded and run again
+    while the budget lasts; if the budget runs out, the least-preempted loops are kept,
+    counted by their CPU time (the best estimate of the time they would have taken alone).
+    """
+    clock, cpu = time.perf_counter_ns, time.thread_time_ns
+
+    def loop(n: int) -> tuple[int, int]:
+        c0 = cpu()
+        t0 = clock()
+        for _ in itertools.repeat(None, n):
+            fn()
+        t = clock() - t0
+        return t, cpu() - c0
+
+    gc.collect()
+    gc.disable()
+    try:
+        spent = 0
+        t, c = loop(1)
+        n = 1
+        if t < target_ns:
+            n = max(1, target_ns // max(t, 1))
+            # grow n until a loop takes about target_ns (the first call overestimates)
             while True:
-                if t <= c * PREEMPTED + 50_000:
-                    clean.append(t / n)
-                else:
-                    # preempted: its thread CPU time is the better estimate of the unhindered time
-                    dirty.append((t / max(c, 1), c / n))
-                if len(clean) >= repeats or (spent >= budget_ns and (clean or dirty)):
-                    break
                 t, c = loop(n)
                 spent += t
-            dirty.sort()
-            samples = clean + [x for _, x in dirty[:max(0, repeats - len(clean))]] if len(clean) < repeats \
-                else clean
-            return {"samples": samples, "clean": len(clean), "discarded": len(dirty),
-                    "iterations": n}
-        finally:
-            gc.enable()
+                if t >= target_ns // 2 or n >= 1 << 24:
+                    break
+                n = max(n * 2, int(n * target_ns / max(t, 1)))
+        clean: list[float] = []
+        dirty: list[tuple[float, float]] = []  # (wall/cpu, per-op ns)
+        while True:
+            if t <= c * PREEMPTED + 50_000:
+                clean.append(t / n)
+            else:
+                # preempted: its thread CPU time is the better estimate of the unhindered time
+                dirty.append((t / max(c, 1), c / n))
+            if len(clean) >= repeats or (spent >= budget_ns and (clean or dirty)):
+                break
+            t, c = loop(n)
+            spent += t
+        dirty.sort()
+        samples = clean + [x for _, x in dirty[:max(0, repeats - len(clean))]] if len(clean) < repeats \
+            else clean
+        return {"samples": samples, "clean": len(clean), "discarded": len(dirty),
+                "iterations": n}
+    finally:
+        gc.enable()
 
 
 def main() -> None:
