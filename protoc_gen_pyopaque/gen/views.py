@@ -151,6 +151,7 @@ class FieldView:
     lazy_slot: str  # holds the undecoded bytes (a memoryview of the input) or None
     lazy_verify: bool  # check the wire structure at parse ([lazy]); not for [unverified_lazy]
     loader: str  # the method that decodes the lazy bytes
+    child_lazy_capable: bool = False  # message fields: the child may hold parse(lazy=True) bytes
     map_key: FieldView | None = None  # map fields: views of the entry's key (1) and value (2)
     map_value: FieldView | None = None
 
@@ -338,6 +339,13 @@ class _Builder:
         suffix = "_protoopaque_pb" if is_twin else "_pb"
         self.refs = _Refs(file, schema, self.scope, self.qualnames, suffix)
         self.needs_required = _needs_required(schema)
+        # Messages known to be opaque (so to have parse(lazy=True) bytes): those of this
+        # run's files, this module's own as it renders them (a twin is opaque throughout).
+        levels = {m.full_name: m.api_level for m in schema.messages.values()
+                  if m.file in schema.generated}
+        levels.update({m.full_name: m.api_level for m in walk_messages(file.messages)})
+        self.lazy_capable = {name for name, level in levels.items()
+                             if level is ApiLevel.OPAQUE and name not in self.needs_required}
         self.all_messages: list[MessageView] = []
         self.all_enums: list[EnumView] = []
 
@@ -464,6 +472,7 @@ class _Builder:
         if f.map is not None:
             view.map_key = self.entry_field(f.map.key)
             view.map_value = self.entry_field(f.map.value)
+        view.child_lazy_capable = f.message in self.lazy_capable and f.kind == k.TYPE_MESSAGE
         return view
 
     def entry_field(self, f: Field) -> FieldView:
@@ -484,6 +493,7 @@ class _Builder:
             closed_enum=f.closed_enum, index=-1, info_expr="", comment="",
             needs_required_check=False, required=False, lazy=False, lazy_slot="",
             lazy_verify=False, loader="",
+            child_lazy_capable=f.message in self.lazy_capable and f.kind == k.TYPE_MESSAGE,
         )
 
     @staticmethod

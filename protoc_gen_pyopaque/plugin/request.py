@@ -42,7 +42,7 @@ def decode_request(data: bytes) -> plugin_pb2.CodeGeneratorRequest:
 def build_schema(request: plugin_pb2.CodeGeneratorRequest, options: Options) -> Schema:
     """Resolve every file of the request into the model."""
     pool = descriptor_pool.DescriptorPool()
-    schema = Schema()
+    schema = Schema(generated=frozenset(request.file_to_generate))
     for fdp in request.proto_file:
         try:
             pool.Add(_for_pool(fdp))

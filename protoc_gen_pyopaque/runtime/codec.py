@@ -158,10 +158,55 @@ def check_structure(msg: object, buf: bytes, tag: int, pos: int, end: int, depth
 def finish_len(out: bytearray, start: int) -> None:
     """Fill in the one-byte length placeholder at ``start``, widening it when needed."""
     n = len(out) - start - 1
+    pieces = _deferred.get(id(out)) if _deferred else None
+    if pieces:
+        n += sum(len(raw) for at, raw in pieces if at > start)
     if n < 0x80:
         out[start] = n
+        return
+    prefix = wire.varint_bytes(n)
+    out[start:start + 1] = prefix
+    if pieces:  # the pieces after the placeholder moved with the bytes after it
+        grown = len(prefix) - 1
+        pieces[:] = [(at + grown if at > start else at, raw) for at, raw in pieces]
+
+
+# Large bytes written back verbatim (lazy fields, parse(lazy=True) messages) are not
+# copied into the output buffer: serialize() joins them in at the end, so that the
+# payload is copied once and peak memory stays near input + output.
+DEFER_THRESHOLD: Final = 1 << 16
+_deferred: dict[int, list[tuple[int, bytes | memoryview]]] = {}
+
+
+def write_raw(out: bytearray, raw: bytes | memoryview, with_length: bool = True) -> None:
+    """Append ``raw`` verbatim (after its length, for a field); defer large pieces."""
+    if with_length:
+        wire.write_varint(out, len(raw))
+    if len(raw) < DEFER_THRESHOLD:
+        out += raw
     else:
-        out[start:start + 1] = wire.varint_bytes(n)
+        _deferred.setdefault(id(out), []).append((len(out), raw))
+
+
+def take_output(out: bytearray) -> bytes:
+    """Return the serialized bytes of ``out``, with the deferred pieces joined in."""
+    pieces = _deferred.pop(id(out), None)
+    if not pieces:
+        return bytes(out)
+    view = memoryview(out)
+    parts: list[bytes | memoryview] = []
+    prev = 0
+    for at, raw in pieces:
+        parts.append(view[prev:at])
+        parts.append(raw)
+        prev = at
+    parts.append(view[prev:])
+    return b"".join(parts)
+
+
+def discard_output(out: bytearray) -> None:
+    """Forget the deferred pieces of an output that failed."""
+    _deferred.pop(id(out), None)
 
 
 def read_len(msg: object, buf: bytes, tag: int, pos: int, end: int) -> tuple[int, int]:

@@ -145,14 +145,20 @@ class Message:
             self._pb_missing("", missing)
             if missing:
                 raise EncodeError(f"{self._pb_info.full_name}: missing required fields: {', '.join(missing)}")
+        if self._pb_lazy_capable:
+            raw = cast(_LazyCapable, self)._pb_raw
+            if raw is not None:  # parse(lazy=True) and never touched: its input, as it was
+                return raw
         out = bytearray()
         try:
             self._pb_encode(out, deterministic)
         except (TypeError, ValueError, AttributeError, OverflowError, codec.struct_error) as exc:
+            codec.discard_output(out)
             raise codec.encode_failure(self, exc) from None
         except RecursionError:
+            codec.discard_output(out)
             raise EncodeError(f"{self._pb_info.full_name}: nesting too deep for the Python stack") from None
-        return bytes(out)
+        return codec.take_output(out)
 
     def _pb_load_raw(self) -> None:
         """Decode the input kept by ``parse(lazy=True)`` (first access of a lazy message)."""

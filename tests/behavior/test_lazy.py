@@ -155,3 +155,27 @@ def test_threads_see_one_decoded_value(mods: Modules) -> None:
     for t in threads:
         t.join()
     assert len({id(x) for x in seen}) == 1
+
+
+def test_large_verbatim_pieces_are_joined_once(mods: Modules) -> None:
+    """Lazy bytes above the deferral threshold keep nested lengths right, at any depth."""
+    mod = mods.load("edition2024")
+    LogEntry, Envelope = mod.LogEntry, mod.Envelope
+    big = LogEntry.Detail(lines=["x" * 70_000, "y" * 200]).serialize()
+    data = entry_with(big)
+    for lazy_whole in (True, False):
+        inner = LogEntry.parse(data, lazy=lazy_whole)
+        wrapped = Envelope(name="n", entry=inner).serialize()
+        twice = Envelope.parse(Envelope(name="m", entry=Envelope.parse(wrapped).get_entry()).serialize())
+        assert twice.get_entry().get_detail().get_lines()[0] == "x" * 70_000
+        assert Envelope.parse(wrapped).get_entry() == LogEntry.parse(data, lazy=False)
+
+
+def entry_with(detail: bytes) -> bytes:
+    out = bytearray(b"\x08\x07\x1a")
+    n = len(detail)
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out) + detail

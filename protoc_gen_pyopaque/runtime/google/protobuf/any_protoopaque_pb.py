@@ -177,7 +177,7 @@ a potential security issue. Do not attempt to contact type URLs."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         x1 = self._f_type_url
         if x1:

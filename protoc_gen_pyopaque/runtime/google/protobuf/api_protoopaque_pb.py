@@ -360,7 +360,7 @@ message."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         x1 = self._f_name
         if x1:
@@ -374,10 +374,14 @@ message."""
 
         for x2 in self._f_methods:
             out += b'\x12'
-            start = len(out)
-            out.append(0)
-            x2._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            r2 = x2._pb_raw
+            if r2 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
+                _rt.write_raw(out, r2)
+            else:
+                start = len(out)
+                out.append(0)
+                x2._pb_encode(out, deterministic)
+                _rt.finish_len(out, start)
 
         for x3 in self._f_options:
             out += b'\x1a'
@@ -406,10 +410,14 @@ message."""
 
         for x6 in self._f_mixins:
             out += b'2'
-            start = len(out)
-            out.append(0)
-            x6._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            r6 = x6._pb_raw
+            if r6 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
+                _rt.write_raw(out, r6)
+            else:
+                start = len(out)
+                out.append(0)
+                x6._pb_encode(out, deterministic)
+                _rt.finish_len(out, start)
 
         x7 = self._f_syntax
         if x7:
@@ -799,7 +807,7 @@ Api. This is similar to Field and EnumValue."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         x1 = self._f_name
         if x1:
@@ -1123,7 +1131,7 @@ are rooted."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         x1 = self._f_name
         if x1:

@@ -174,7 +174,7 @@ to +999,999,999 inclusive."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         x1 = self._f_seconds
         if x1:

@@ -60,7 +60,7 @@ or the response type of an API method. For instance:
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         if self._pb_unknown:
             out += self._pb_unknown

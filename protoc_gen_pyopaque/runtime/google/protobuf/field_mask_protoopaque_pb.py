@@ -284,7 +284,7 @@ request should verify the included field paths, and return an
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         for x1 in self._f_paths:
             out += b'\n'

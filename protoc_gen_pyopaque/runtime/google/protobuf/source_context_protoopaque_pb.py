@@ -90,7 +90,7 @@ protobuf element.  For example: `"google/protobuf/source_context.proto"`."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         x1 = self._f_file_name
         if x1:

@@ -153,7 +153,7 @@ typed message should be preferred instead of using this type."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         d1 = self._f_fields
         if d1:
@@ -169,10 +169,14 @@ typed message should be preferred instead of using this type."""
                     _rt.write_varint(out, len(b1))
                 out += b1
                 out += b'\x12'
-                start = len(out)
-                out.append(0)
-                v1._pb_encode(out, deterministic)
-                _rt.finish_len(out, start)
+                r2 = v1._pb_raw
+                if r2 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
+                    _rt.write_raw(out, r2)
+                else:
+                    start = len(out)
+                    out.append(0)
+                    v1._pb_encode(out, deterministic)
+                    _rt.finish_len(out, start)
                 _rt.finish_len(out, s1)
 
         if self._pb_unknown:
@@ -561,7 +565,7 @@ support them in its number type."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         c = self._oc_kind
         if c == 1:
@@ -591,17 +595,25 @@ support them in its number type."""
         elif c == 5:
             x5 = _t.cast(Struct, self._ov_kind)
             out += b'*'
-            start = len(out)
-            out.append(0)
-            x5._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            r5 = x5._pb_raw
+            if r5 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
+                _rt.write_raw(out, r5)
+            else:
+                start = len(out)
+                out.append(0)
+                x5._pb_encode(out, deterministic)
+                _rt.finish_len(out, start)
         elif c == 6:
             x6 = _t.cast(ListValue, self._ov_kind)
             out += b'2'
-            start = len(out)
-            out.append(0)
-            x6._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            r6 = x6._pb_raw
+            if r6 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
+                _rt.write_raw(out, r6)
+            else:
+                start = len(out)
+                out.append(0)
+                x6._pb_encode(out, deterministic)
+                _rt.finish_len(out, start)
 
         if self._pb_unknown:
             out += self._pb_unknown
@@ -745,14 +757,18 @@ class ListValue(_rt.ListValueBase):
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         for x1 in self._f_values:
             out += b'\n'
-            start = len(out)
-            out.append(0)
-            x1._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            r1 = x1._pb_raw
+            if r1 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
+                _rt.write_raw(out, r1)
+            else:
+                start = len(out)
+                out.append(0)
+                x1._pb_encode(out, deterministic)
+                _rt.finish_len(out, start)
 
         if self._pb_unknown:
             out += self._pb_unknown

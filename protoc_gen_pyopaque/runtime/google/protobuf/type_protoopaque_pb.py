@@ -307,7 +307,7 @@ FileDescriptorSet which preserves the necessary information."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         x1 = self._f_name
         if x1:
@@ -321,10 +321,14 @@ FileDescriptorSet which preserves the necessary information."""
 
         for x2 in self._f_fields:
             out += b'\x12'
-            start = len(out)
-            out.append(0)
-            x2._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            r2 = x2._pb_raw
+            if r2 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
+                _rt.write_raw(out, r2)
+            else:
+                start = len(out)
+                out.append(0)
+                x2._pb_encode(out, deterministic)
+                _rt.finish_len(out, start)
 
         for x3 in self._f_oneofs:
             out += b'\x1a'
@@ -337,10 +341,14 @@ FileDescriptorSet which preserves the necessary information."""
 
         for x4 in self._f_options:
             out += b'"'
-            start = len(out)
-            out.append(0)
-            x4._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            r4 = x4._pb_raw
+            if r4 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
+                _rt.write_raw(out, r4)
+            else:
+                start = len(out)
+                out.append(0)
+                x4._pb_encode(out, deterministic)
+                _rt.finish_len(out, start)
 
         x5 = self._f_source_context
         if x5 is not None:
@@ -841,7 +849,7 @@ types. The first type has index 1; zero means the type is not in the list."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         x1 = self._f_kind
         if x1:
@@ -902,10 +910,14 @@ types. The first type has index 1; zero means the type is not in the list."""
 
         for x9 in self._f_options:
             out += b'J'
-            start = len(out)
-            out.append(0)
-            x9._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            r9 = x9._pb_raw
+            if r9 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
+                _rt.write_raw(out, r9)
+            else:
+                start = len(out)
+                out.append(0)
+                x9._pb_encode(out, deterministic)
+                _rt.finish_len(out, start)
 
         x10 = self._f_json_name
         if x10:
@@ -1259,7 +1271,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         x1 = self._f_name
         if x1:
@@ -1273,17 +1285,25 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
         for x2 in self._f_enumvalue:
             out += b'\x12'
-            start = len(out)
-            out.append(0)
-            x2._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            r2 = x2._pb_raw
+            if r2 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
+                _rt.write_raw(out, r2)
+            else:
+                start = len(out)
+                out.append(0)
+                x2._pb_encode(out, deterministic)
+                _rt.finish_len(out, start)
 
         for x3 in self._f_options:
             out += b'\x1a'
-            start = len(out)
-            out.append(0)
-            x3._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            r3 = x3._pb_raw
+            if r3 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
+                _rt.write_raw(out, r3)
+            else:
+                start = len(out)
+                out.append(0)
+                x3._pb_encode(out, deterministic)
+                _rt.finish_len(out, start)
 
         x4 = self._f_source_context
         if x4 is not None:
@@ -1515,7 +1535,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         x1 = self._f_name
         if x1:
@@ -1537,10 +1557,14 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
         for x3 in self._f_options:
             out += b'\x1a'
-            start = len(out)
-            out.append(0)
-            x3._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            r3 = x3._pb_raw
+            if r3 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
+                _rt.write_raw(out, r3)
+            else:
+                start = len(out)
+                out.append(0)
+                x3._pb_encode(out, deterministic)
+                _rt.finish_len(out, start)
 
         if self._pb_unknown:
             out += self._pb_unknown
@@ -1716,7 +1740,7 @@ value using the google.protobuf.Int32Value type."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         x1 = self._f_name
         if x1:

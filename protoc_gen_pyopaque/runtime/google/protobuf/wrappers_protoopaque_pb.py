@@ -85,7 +85,7 @@ has no plan to be removed."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         x1 = self._f_value
         if x1 or _rt.copysign(1.0, x1) < 0.0:
@@ -201,7 +201,7 @@ has no plan to be removed."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         x1 = self._f_value
         if x1 or _rt.copysign(1.0, x1) < 0.0:
@@ -320,7 +320,7 @@ has no plan to be removed."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         x1 = self._f_value
         if x1:
@@ -442,7 +442,7 @@ has no plan to be removed."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         x1 = self._f_value
         if x1:
@@ -564,7 +564,7 @@ has no plan to be removed."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         x1 = self._f_value
         if x1:
@@ -686,7 +686,7 @@ has no plan to be removed."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         x1 = self._f_value
         if x1:
@@ -808,7 +808,7 @@ has no plan to be removed."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         x1 = self._f_value
         if x1:
@@ -932,7 +932,7 @@ has no plan to be removed."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         x1 = self._f_value
         if x1:
@@ -1061,7 +1061,7 @@ has no plan to be removed."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         x1 = self._f_value
         if x1:

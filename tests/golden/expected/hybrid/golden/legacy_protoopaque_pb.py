@@ -149,7 +149,7 @@ class Legacy(_rt.ExtendableMessage):
         def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
             raw = self._pb_raw
             if raw is not None:
-                out += raw
+                _rt.write_raw(out, raw, False)
                 return
             if self._pb_p0 & 1:
                 x7 = self._f_x

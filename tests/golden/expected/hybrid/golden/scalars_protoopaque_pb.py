@@ -535,7 +535,7 @@ class Scalars(_rt.Message):
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         x1 = self._f_f_double
         if x1 or _rt.copysign(1.0, x1) < 0.0:

@@ -131,7 +131,7 @@ class Collections(_rt.Message):
         def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
             raw = self._pb_raw
             if raw is not None:
-                out += raw
+                _rt.write_raw(out, raw, False)
                 return
             x1 = self._f_key
             if x1:
@@ -667,7 +667,7 @@ class Collections(_rt.Message):
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         if self._f_packed_ints:
             out += b'\n'
@@ -684,10 +684,14 @@ class Collections(_rt.Message):
 
         for x3 in self._f_items:
             out += b'\x1a'
-            start = len(out)
-            out.append(0)
-            x3._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            r3 = x3._pb_raw
+            if r3 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
+                _rt.write_raw(out, r3)
+            else:
+                start = len(out)
+                out.append(0)
+                x3._pb_encode(out, deterministic)
+                _rt.finish_len(out, start)
 
         if self._f_colors:
             out += b'"'
@@ -725,10 +729,14 @@ class Collections(_rt.Message):
                 else:
                     _rt.write_varint(out, k6)
                 out += b'\x12'
-                start = len(out)
-                out.append(0)
-                v6._pb_encode(out, deterministic)
-                _rt.finish_len(out, start)
+                r2 = v6._pb_raw
+                if r2 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
+                    _rt.write_raw(out, r2)
+                else:
+                    start = len(out)
+                    out.append(0)
+                    v6._pb_encode(out, deterministic)
+                    _rt.finish_len(out, start)
                 _rt.finish_len(out, s6)
 
         c = self._oc_choice
@@ -744,17 +752,25 @@ class Collections(_rt.Message):
         elif c == 8:
             x8 = _t.cast(Collections.Item, self._ov_choice)
             out += b'B'
-            start = len(out)
-            out.append(0)
-            x8._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            r8 = x8._pb_raw
+            if r8 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
+                _rt.write_raw(out, r8)
+            else:
+                start = len(out)
+                out.append(0)
+                x8._pb_encode(out, deterministic)
+                _rt.finish_len(out, start)
         elif c == 9:
             x9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
             out += b'J'
-            start = len(out)
-            out.append(0)
-            x9._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            r9 = x9._pb_raw
+            if r9 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
+                _rt.write_raw(out, r9)
+            else:
+                start = len(out)
+                out.append(0)
+                x9._pb_encode(out, deterministic)
+                _rt.finish_len(out, start)
 
         if self._pb_unknown:
             out += self._pb_unknown

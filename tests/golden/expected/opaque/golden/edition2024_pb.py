@@ -139,7 +139,7 @@ class LogEntry(_rt.Message):
         def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
             raw = self._pb_raw
             if raw is not None:
-                out += raw
+                _rt.write_raw(out, raw, False)
                 return
             for x1 in self._f_lines:
                 out += b'\n'
@@ -446,7 +446,7 @@ class LogEntry(_rt.Message):
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         if self._pb_p0 & 1:
             x1 = self._f_timestamp
@@ -469,36 +469,36 @@ class LogEntry(_rt.Message):
         raw3 = self._l_detail
         if raw3 is not None:  # never decoded: written back verbatim
             out += b'\x1a'
-            if len(raw3) < 0x80:
-                out.append(len(raw3))
-            else:
-                _rt.write_varint(out, len(raw3))
-            out += raw3
+            _rt.write_raw(out, raw3)
         else:
             x3 = self._f_detail
             if x3 is not None:
                 out += b'\x1a'
-                start = len(out)
-                out.append(0)
-                x3._pb_encode(out, deterministic)
-                _rt.finish_len(out, start)
+                r3 = x3._pb_raw
+                if r3 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
+                    _rt.write_raw(out, r3)
+                else:
+                    start = len(out)
+                    out.append(0)
+                    x3._pb_encode(out, deterministic)
+                    _rt.finish_len(out, start)
 
         raw4 = self._l_unchecked_detail
         if raw4 is not None:  # never decoded: written back verbatim
             out += b'"'
-            if len(raw4) < 0x80:
-                out.append(len(raw4))
-            else:
-                _rt.write_varint(out, len(raw4))
-            out += raw4
+            _rt.write_raw(out, raw4)
         else:
             x4 = self._f_unchecked_detail
             if x4 is not None:
                 out += b'"'
-                start = len(out)
-                out.append(0)
-                x4._pb_encode(out, deterministic)
-                _rt.finish_len(out, start)
+                r4 = x4._pb_raw
+                if r4 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
+                    _rt.write_raw(out, r4)
+                else:
+                    start = len(out)
+                    out.append(0)
+                    x4._pb_encode(out, deterministic)
+                    _rt.finish_len(out, start)
 
         if self._pb_unknown:
             out += self._pb_unknown
@@ -697,7 +697,7 @@ class Envelope(_rt.Message):
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            out += raw
+            _rt.write_raw(out, raw, False)
             return
         if self._pb_p0 & 1:
             x1 = self._f_name
@@ -712,10 +712,14 @@ class Envelope(_rt.Message):
         x2 = self._f_entry
         if x2 is not None:
             out += b'\x12'
-            start = len(out)
-            out.append(0)
-            x2._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            r2 = x2._pb_raw
+            if r2 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
+                _rt.write_raw(out, r2)
+            else:
+                start = len(out)
+                out.append(0)
+                x2._pb_encode(out, deterministic)
+                _rt.finish_len(out, start)
 
         if self._pb_unknown:
             out += self._pb_unknown

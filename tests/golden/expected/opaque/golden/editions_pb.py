@@ -112,7 +112,7 @@ class Edition2023(_rt.Message):
         def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
             raw = self._pb_raw
             if raw is not None:
-                out += raw
+                _rt.write_raw(out, raw, False)
                 return
             if self._pb_p0 & 1:
                 x1 = self._f_value
