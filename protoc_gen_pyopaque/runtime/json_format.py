@@ -183,14 +183,21 @@ def _describe(value: object) -> str:
     return _show(value)
 
 
+# Paths are built for every field but read only in error messages: keep them cheap.
 def _key_path(path: str, key: str) -> str:
-    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
-        return f"{path}.{key}"
+    if key.isidentifier() and key.isascii():
+        return path + "." + key
     return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
 
 
 def _map_path(path: str, key: str) -> str:
+    if key.isascii() and key.isalnum():
+        return path + '["' + key + '"]'
     return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
+
+
+# one encoder for compact output (json.dumps with options builds a new one per call)
+_COMPACT: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
 class _Ctx:
@@ -235,6 +242,8 @@ def to_json(msg: object, *, indent: int | None = None, preserving_proto_field_na
     """Return ``msg`` as canonical ProtoJSON text."""
     obj = to_dict(msg, preserving_proto_field_names=preserving_proto_field_names,
                   always_print_fields_with_no_presence=always_print_fields_with_no_presence)
+    if indent is None and not sort_keys:
+        return _COMPACT.encode(obj)
     return json.dumps(obj, indent=indent, ensure_ascii=False, allow_nan=False, sort_keys=sort_keys,
                       separators=None if indent is not None else (",", ":"))
 
