@@ -13,9 +13,9 @@ from .codec import (
     DEFAULT_MAX_DEPTH, write_raw, add_unknown_varint, bad_end, check_structure, dec_packed_bool,
     dec_packed_double, dec_packed_enum, dec_packed_fixed32, dec_packed_fixed64, dec_packed_float,
     dec_packed_int32, dec_packed_int64, dec_packed_sfixed32, dec_packed_sfixed64,
-    dec_packed_sint32, dec_packed_sint64, dec_packed_uint32, dec_packed_uint64, dec_map_entry, dec_packed,
+    dec_packed_sint32, dec_packed_sint64, dec_packed_uint32, dec_packed_uint64, dec_packed,
     dec_packed_closed_enum, decode_failure, decode_str, encode_str, finish_len, merge_extension,
-    merge_unknown, overrun, struct_error, too_deep, write_extensions, write_map, write_packed,
+    merge_unknown, overrun, struct_error, too_deep, write_extensions, write_packed,
 )
 from .errors import DecodeError, EncodeError, JsonError
 from .json_format import register_message_class
@@ -31,10 +31,10 @@ from .wire import (
 )
 
 __all__ = [
-    "DEFAULT_MAX_DEPTH", "add_unknown_varint", "bad_end", "dec_map_entry", "dec_packed",
+    "DEFAULT_MAX_DEPTH", "add_unknown_varint", "bad_end", "dec_packed",
     "dec_packed_closed_enum", "decode_failure", "decode_str", "encode_str", "finish_len",
     "merge_extension", "merge_unknown", "overrun", "struct_error", "too_deep",
-    "write_extensions", "write_map", "write_packed", "DecodeError", "EncodeError", "JsonError",
+    "write_extensions", "write_packed", "DecodeError", "EncodeError", "JsonError",
     "ExtendableMessage", "Message", "protoopaque_selected", "EnumInfo", "ExtensionInfo",
     "FieldInfo", "MessageInfo", "OneofInfo", "dec_int32", "dec_int64", "dec_sint32",
     "dec_sint64", "dec_tag", "dec_uint32", "dec_varint", "pack_f64", "pack_float", "pack_i32", "pack_i64",

@@ -48,11 +48,6 @@ _VARINT_DECODER: Final = {
 }
 
 
-def wire_type_of(kind: int) -> int:
-    """Return the wire type a field kind is written with."""
-    return _WIRE_OF_KIND[kind]
-
-
 # ----------------------------------------------------------------------------- errors
 
 def field_label(msg: object, tag: int) -> str:
@@ -92,11 +87,6 @@ def bad_end(msg: object, pos: int, end: int, end_tag: int) -> DecodeError:
 def too_deep(msg: object, tag: int, pos: int) -> DecodeError:
     """Report nesting beyond the depth limit."""
     return DecodeError(f"{field_label(msg, tag)}: messages nested deeper than the limit at offset {pos}")
-
-
-def wrong_wire_type(msg: object, tag: int, pos: int) -> DecodeError:
-    """Report a known field number arriving with a wire type it cannot have."""
-    return DecodeError(f"{field_label(msg, tag)}: unexpected wire type {tag & 7} at offset {pos}")
 
 
 def encode_failure(msg: object, exc: BaseException) -> EncodeError:
@@ -444,74 +434,6 @@ def write_value(out: bytearray, field: FieldInfo, number: int, value: Any, deter
         start = len(out)
         out.append(0)
         value._pb_encode(out, deterministic)
-        finish_len(out, start)
-
-
-# ----------------------------------------------------------------------------- maps
-
-def dec_map_entry(msg: Message, field: FieldInfo, buf: bytes, tag: int, pos: int, end: int,
-                  depth: int, target: dict[Any, Any]) -> int:
-    """Merge one map entry; a missing key or value takes its default, the last duplicate wins.
-
-    An entry whose closed-enum value is unknown goes to unknown fields, whole.
-    """
-    start, stop = read_len(msg, buf, tag, pos, end)
-    key_field = field.map_key
-    value_field = field.map_value
-    assert key_field is not None and value_field is not None
-    key: object = key_field.default
-    value: object = None
-    p = start
-    while p < stop:
-        inner = buf[p]
-        if inner < 0x80:
-            p += 1
-        else:
-            inner, p = wire.dec_tag(buf, p)
-        number = inner >> 3
-        sub = key_field if number == 1 else value_field if number == 2 else None
-        if sub is not None and inner & 7 == _WIRE_OF_KIND[sub.kind]:
-            if depth <= 0:
-                raise too_deep(msg, tag, p)
-            if number == 1:
-                key, p = decode_value(sub, msg, buf, inner, p, stop, depth - 1)
-            else:
-                value, p = decode_value(sub, msg, buf, inner, p, stop, depth - 1, value)
-        else:
-            wire.check_tag(inner, p)
-            p = wire.skip_field(buf, inner, p, stop, depth - 1)
-    if p != stop:
-        raise DecodeError(f"{field_label(msg, tag)}: map entry overruns its length at offset {p}")
-    if value is None:
-        value = map_value_default(value_field)
-    enum = value_field.enum
-    if enum is not None and enum.closed and value not in enum.numbers:
-        msg._pb_unknown += wire.varint_bytes(tag) + buf[pos:stop]
-        return stop
-    target[key] = value
-    return stop
-
-
-def map_value_default(field: FieldInfo) -> object:
-    """Return a fresh default value of a map's value field."""
-    if field.kind in (TYPE_MESSAGE, TYPE_GROUP):
-        return _new(field)
-    return field.default
-
-
-def write_map(out: bytearray, field: FieldInfo, values: dict[Any, Any], deterministic: bool) -> None:
-    """Append every entry of a map field; ``deterministic`` sorts by key."""
-    key_field = field.map_key
-    value_field = field.map_value
-    assert key_field is not None and value_field is not None
-    items = sorted(values.items()) if deterministic else values.items()
-    tag = wire.varint_bytes((field.number << 3) | wire.WIRE_LEN)
-    for k, v in items:
-        out += tag
-        start = len(out)
-        out.append(0)
-        write_value(out, key_field, 1, k, deterministic)
-        write_value(out, value_field, 2, v, deterministic)
         finish_len(out, start)
 
 

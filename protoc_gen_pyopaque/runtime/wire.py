@@ -78,21 +78,12 @@ _MAX_TAG_BYTES: Final = 5
 
 def dec_tag(buf: bytes, pos: int) -> tuple[int, int]:
     """Decode a tag of two or more bytes: at most five bytes and 32 bits, as protobuf requires."""
-    result = 0
-    shift = 0
-    start = pos
-    while True:
-        b = buf[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if b < 0x80:
-            break
-        shift += 7
-        if pos - start >= _MAX_TAG_BYTES:
-            raise DecodeError(f"tag longer than 5 bytes at offset {start}")
-    if result > _MASK32:
-        raise DecodeError(f"tag out of range at offset {start}")
-    return result, pos
+    tag, end = dec_varint(buf, pos)
+    if end - pos > _MAX_TAG_BYTES:
+        raise DecodeError(f"tag longer than 5 bytes at offset {pos}")
+    if tag > _MASK32:
+        raise DecodeError(f"tag out of range at offset {pos}")
+    return tag, end
 
 
 def dec_int32(buf: bytes, pos: int) -> tuple[int, int]:

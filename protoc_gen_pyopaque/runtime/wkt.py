@@ -223,12 +223,8 @@ class AnyBase(Message):
 
 # ----------------------------------------------------------------------------- Timestamp
 
-class TimestampBase(Message):
-    """google.protobuf.Timestamp: conversions from and to datetime, seconds, nanoseconds.
-
-    Every conversion checks the range the type allows (0001-01-01T00:00:00Z to
-    9999-12-31T23:59:59.999999999Z, nanos in [0, 999999999]) and raises ValueError outside.
-    """
+class _SecondsNanosBase(Message):
+    """What Timestamp and Duration share: the generated accessors of seconds and nanos."""
 
     __slots__ = ()
 
@@ -245,6 +241,16 @@ class TimestampBase(Message):
 
     def set_nanos(self, value: int) -> None:
         raise NotImplementedError
+
+
+class TimestampBase(_SecondsNanosBase):
+    """google.protobuf.Timestamp: conversions from and to datetime, seconds, nanoseconds.
+
+    Every conversion checks the range the type allows (0001-01-01T00:00:00Z to
+    9999-12-31T23:59:59.999999999Z, nanos in [0, 999999999]) and raises ValueError outside.
+    """
+
+    __slots__ = ()
 
     # -- helpers -----------------------------------------------------------------------
 
@@ -326,7 +332,7 @@ class TimestampBase(Message):
 
 # ----------------------------------------------------------------------------- Duration
 
-class DurationBase(Message):
+class DurationBase(_SecondsNanosBase):
     """google.protobuf.Duration: conversions from and to timedelta, seconds, nanoseconds.
 
     Constructors normalise (seconds and nanos of one sign, ``|nanos| < 1e9``); every
@@ -335,20 +341,6 @@ class DurationBase(Message):
     """
 
     __slots__ = ()
-
-    # -- accessors (generated) ---------------------------------------------------------
-
-    def get_seconds(self) -> int:
-        raise NotImplementedError
-
-    def set_seconds(self, value: int) -> None:
-        raise NotImplementedError
-
-    def get_nanos(self) -> int:
-        raise NotImplementedError
-
-    def set_nanos(self, value: int) -> None:
-        raise NotImplementedError
 
     # -- helpers -----------------------------------------------------------------------
 
