@@ -632,6 +632,14 @@ Our code is generated in the opaque style from bench/protos/benchpb/lazy.proto; 
                    f"the payload of the {100 * share:.0f} % kept ≈ pipeline − parse = {fmt_us(lz - lp)} µs "
                    f"(a whole payload decode, ~{fmt_us((lz - lp) / share)} µs, each time one is read); "
                    f"upb decodes everything in {fmt_us(ub)} µs")
+        decode = (lz - lp) / share  # one payload decoded on access
+
+        def break_even(parse_ns: float) -> str:
+            return "never (its parse alone takes longer than upb's whole decode)" if parse_ns >= ub \
+                else f"{100 * (ub - parse_ns) / decode:.1f} % kept"
+
+        out.append(f"- keep rate at which lazy would match upb (parse + rate × payload decode = upb): "
+                   f"[lazy] {break_even(lp)}; [unverified_lazy] {break_even(up)}")
     # 2. embedding
     out.append(f"\n**2. Embedding**: `Request(name=\"x\", payload=HugeMessage.parse(blob, lazy=True)).serialize()` "
                f"with `HugeMessage {{ bytes data = 1; }}`; peak memory is over the baseline taken after the blob "
