@@ -52,7 +52,6 @@ _SCALAR_TYPE: Final = {
     k.TYPE_DOUBLE: "float", k.TYPE_FLOAT: "float", k.TYPE_BOOL: "bool", k.TYPE_STRING: "str",
     k.TYPE_BYTES: "bytes",
 }
-_ZERO: Final = {"float": "0.0", "bool": "False", "str": '""', "bytes": 'b""', "int": "0"}
 
 
 def wire_type(kind: int) -> int:
@@ -411,8 +410,6 @@ class _Builder:
             clearer = scope.claim(f"clear_{f.name}")
             if f.presence:
                 hazzer = scope.claim(f"has_{f.name}")
-        elif f.presence:
-            hazzer = ""
         value_type = self.value_type(f)
         is_message = f.message is not None and f.map is None
         lazy = self.is_lazy(f, msg, self.needs_required)

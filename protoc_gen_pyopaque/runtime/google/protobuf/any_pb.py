@@ -66,7 +66,6 @@ whose name is the type URL in brackets. For example, an `Any` containing a
         self.type_url = type_url
         self.value = value
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_type_url(self) -> str:

@@ -61,7 +61,6 @@ whose name is the type URL in brackets. For example, an `Any` containing a
         self._f_type_url = '' if type_url is None else type_url
         self._f_value = b'' if value is None else value
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_type_url(self) -> str:

@@ -70,7 +70,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self.syntax = syntax
         self.edition = edition
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_name(self) -> str:
@@ -480,7 +479,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self.options = list(options)
         self.syntax = syntax
         self.edition = edition
-
 
     # -- accessors ---------------------------------------------------------------
 
@@ -906,7 +904,6 @@ This implies the following inherited HTTP annotation:
         self._pb_unknown = b""
         self.name = name
         self.root = root
-
 
     # -- accessors ---------------------------------------------------------------
 

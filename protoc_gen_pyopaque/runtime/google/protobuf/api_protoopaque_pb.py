@@ -65,7 +65,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self._f_syntax = 0 if syntax is None else syntax
         self._f_edition = '' if edition is None else edition
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_name(self) -> str:
@@ -550,7 +549,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self._f_options = list(options)
         self._f_syntax = 0 if syntax is None else syntax
         self._f_edition = '' if edition is None else edition
-
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1041,7 +1039,6 @@ This implies the following inherited HTTP annotation:
         self._pb_raw = None
         self._f_name = '' if name is None else name
         self._f_root = '' if root is None else root
-
 
     # -- accessors ---------------------------------------------------------------
 

@@ -94,7 +94,6 @@ microsecond should be expressed in JSON format as "3.000001s"."""
         self.seconds = seconds
         self.nanos = nanos
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_seconds(self) -> int:

@@ -89,7 +89,6 @@ microsecond should be expressed in JSON format as "3.000001s"."""
         self._f_seconds = 0 if seconds is None else seconds
         self._f_nanos = 0 if nanos is None else nanos
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_seconds(self) -> int:

@@ -36,7 +36,6 @@ or the response type of an API method. For instance:
     ) -> None:
         self._pb_unknown = b""
 
-
     # -- accessors ---------------------------------------------------------------
 
     # -- codec -------------------------------------------------------------------

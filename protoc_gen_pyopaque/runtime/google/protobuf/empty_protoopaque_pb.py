@@ -31,7 +31,6 @@ or the response type of an API method. For instance:
         self._pb_unknown = b""
         self._pb_raw = None
 
-
     # -- accessors ---------------------------------------------------------------
 
     # -- codec -------------------------------------------------------------------

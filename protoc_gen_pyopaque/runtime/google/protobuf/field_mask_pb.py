@@ -230,7 +230,6 @@ request should verify the included field paths, and return an
         self._pb_unknown = b""
         self.paths = list(paths)
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_paths(self) -> list[str]:

@@ -225,7 +225,6 @@ request should verify the included field paths, and return an
         self._pb_raw = None
         self._f_paths = list(paths)
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_paths(self) -> list[str]:

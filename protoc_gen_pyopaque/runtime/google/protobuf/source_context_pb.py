@@ -35,7 +35,6 @@ protobuf element, like the file in which it is defined."""
         self._pb_unknown = b""
         self.file_name = file_name
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_file_name(self) -> str:

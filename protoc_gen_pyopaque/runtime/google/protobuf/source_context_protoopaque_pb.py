@@ -30,7 +30,6 @@ protobuf element, like the file in which it is defined."""
         self._pb_raw = None
         self._f_file_name = '' if file_name is None else file_name
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_file_name(self) -> str:

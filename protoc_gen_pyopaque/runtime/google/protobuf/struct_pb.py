@@ -60,7 +60,6 @@ typed message should be preferred instead of using this type."""
         self._pb_unknown = b""
         self.fields = {} if fields is None else dict(fields)
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_fields(self) -> dict[str, Value]:
@@ -255,6 +254,7 @@ variants. Absence of any variant is an invalid state."""
         elif self._oc_kind == 1:
             self._oc_kind = 0
             self._ov_kind = None
+
     @property
     def number_value(self) -> float | None:
         """Represents a JSON number. Must not be `NaN`, `Infinity` or
@@ -273,6 +273,7 @@ support them in its number type."""
         elif self._oc_kind == 2:
             self._oc_kind = 0
             self._ov_kind = None
+
     @property
     def string_value(self) -> str | None:
         """Represents a JSON string."""
@@ -288,6 +289,7 @@ support them in its number type."""
         elif self._oc_kind == 3:
             self._oc_kind = 0
             self._ov_kind = None
+
     @property
     def bool_value(self) -> bool | None:
         """Represents a JSON boolean (`true` or `false` literal in JSON)."""
@@ -303,6 +305,7 @@ support them in its number type."""
         elif self._oc_kind == 4:
             self._oc_kind = 0
             self._ov_kind = None
+
     @property
     def struct_value(self) -> Struct | None:
         """Represents a JSON object."""
@@ -318,6 +321,7 @@ support them in its number type."""
         elif self._oc_kind == 5:
             self._oc_kind = 0
             self._ov_kind = None
+
     @property
     def list_value(self) -> ListValue | None:
         """Represents a JSON array."""
@@ -686,7 +690,6 @@ class ListValue(_rt.ListValueBase):
     ) -> None:
         self._pb_unknown = b""
         self.values = list(values)
-
 
     # -- accessors ---------------------------------------------------------------
 

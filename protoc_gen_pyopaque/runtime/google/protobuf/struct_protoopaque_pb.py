@@ -55,7 +55,6 @@ typed message should be preferred instead of using this type."""
         self._pb_raw = None
         self._f_fields = {} if fields is None else dict(fields)
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_fields(self) -> dict[str, Value]:
@@ -261,7 +260,6 @@ variants. Absence of any variant is an invalid state."""
         if list_value is not None:
             self._oc_kind = 6
             self._ov_kind = list_value
-
 
     # -- accessors ---------------------------------------------------------------
 
@@ -694,7 +692,6 @@ class ListValue(_rt.ListValueBase):
         self._pb_unknown = b""
         self._pb_raw = None
         self._f_values = list(values)
-
 
     # -- accessors ---------------------------------------------------------------
 

@@ -125,7 +125,6 @@ http://joda-time.sourceforge.net/apidocs/org/joda/time/format/ISODateTimeFormat.
         self.seconds = seconds
         self.nanos = nanos
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_seconds(self) -> int:

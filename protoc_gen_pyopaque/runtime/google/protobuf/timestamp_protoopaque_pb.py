@@ -120,7 +120,6 @@ http://joda-time.sourceforge.net/apidocs/org/joda/time/format/ISODateTimeFormat.
         self._f_seconds = 0 if seconds is None else seconds
         self._f_nanos = 0 if nanos is None else nanos
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_seconds(self) -> int:

@@ -69,7 +69,6 @@ FileDescriptorSet which preserves the necessary information."""
         self.syntax = syntax
         self.edition = edition
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_name(self) -> str:
@@ -400,6 +399,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
     options: list[Option]
     json_name: str
     default_value: str
+
     class Kind(_enum.IntEnum):
         """Basic field types."""
         TYPE_UNKNOWN = 0
@@ -441,6 +441,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
         TYPE_SINT64 = 18
         """Field type sint64."""
 
+
     class Cardinality(_enum.IntEnum):
         """Whether a field is optional, required, or repeated."""
         CARDINALITY_UNKNOWN = 0
@@ -478,7 +479,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self.options = list(options)
         self.json_name = json_name
         self.default_value = default_value
-
 
     # -- accessors ---------------------------------------------------------------
 
@@ -912,7 +912,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self.syntax = syntax
         self.edition = edition
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_name(self) -> str:
@@ -1212,7 +1211,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self.number = number
         self.options = list(options)
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_name(self) -> str:
@@ -1389,7 +1387,6 @@ are strongly discouraged."""
         self._pb_unknown = b""
         self.name = name
         self.value = value
-
 
     # -- accessors ---------------------------------------------------------------
 

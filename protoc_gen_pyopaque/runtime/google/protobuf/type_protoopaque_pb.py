@@ -64,7 +64,6 @@ FileDescriptorSet which preserves the necessary information."""
         self._f_syntax = 0 if syntax is None else syntax
         self._f_edition = '' if edition is None else edition
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_name(self) -> str:
@@ -463,6 +462,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
     _f_options: list[Option]
     _f_json_name: str
     _f_default_value: str
+
     class Kind(_enum.IntEnum):
         """Basic field types."""
         TYPE_UNKNOWN = 0
@@ -504,6 +504,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
         TYPE_SINT64 = 18
         """Field type sint64."""
 
+
     class Cardinality(_enum.IntEnum):
         """Whether a field is optional, required, or repeated."""
         CARDINALITY_UNKNOWN = 0
@@ -542,7 +543,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self._f_options = list(options)
         self._f_json_name = '' if json_name is None else json_name
         self._f_default_value = '' if default_value is None else default_value
-
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1057,7 +1057,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self._f_syntax = 0 if syntax is None else syntax
         self._f_edition = '' if edition is None else edition
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_name(self) -> str:
@@ -1420,7 +1419,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self._f_number = 0 if number is None else number
         self._f_options = list(options)
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_name(self) -> str:
@@ -1636,7 +1634,6 @@ are strongly discouraged."""
         self._pb_raw = None
         self._f_name = '' if name is None else name
         self._f_value = value
-
 
     # -- accessors ---------------------------------------------------------------
 

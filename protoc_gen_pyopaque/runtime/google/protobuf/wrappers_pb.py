@@ -39,7 +39,6 @@ has no plan to be removed."""
         self._pb_unknown = b""
         self.value = value
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> float:
@@ -132,7 +131,6 @@ has no plan to be removed."""
         self._pb_unknown = b""
         self.value = value
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> float:
@@ -224,7 +222,6 @@ has no plan to be removed."""
     ) -> None:
         self._pb_unknown = b""
         self.value = value
-
 
     # -- accessors ---------------------------------------------------------------
 
@@ -324,7 +321,6 @@ has no plan to be removed."""
         self._pb_unknown = b""
         self.value = value
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> int:
@@ -422,7 +418,6 @@ has no plan to be removed."""
     ) -> None:
         self._pb_unknown = b""
         self.value = value
-
 
     # -- accessors ---------------------------------------------------------------
 
@@ -522,7 +517,6 @@ has no plan to be removed."""
         self._pb_unknown = b""
         self.value = value
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> int:
@@ -621,7 +615,6 @@ has no plan to be removed."""
         self._pb_unknown = b""
         self.value = value
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> bool:
@@ -716,7 +709,6 @@ has no plan to be removed."""
     ) -> None:
         self._pb_unknown = b""
         self.value = value
-
 
     # -- accessors ---------------------------------------------------------------
 
@@ -822,7 +814,6 @@ has no plan to be removed."""
     ) -> None:
         self._pb_unknown = b""
         self.value = value
-
 
     # -- accessors ---------------------------------------------------------------
 

@@ -34,7 +34,6 @@ has no plan to be removed."""
         self._pb_raw = None
         self._f_value = 0.0 if value is None else value
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> float:
@@ -150,7 +149,6 @@ has no plan to be removed."""
         self._pb_raw = None
         self._f_value = 0.0 if value is None else value
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> float:
@@ -265,7 +263,6 @@ has no plan to be removed."""
         self._pb_unknown = b""
         self._pb_raw = None
         self._f_value = 0 if value is None else value
-
 
     # -- accessors ---------------------------------------------------------------
 
@@ -388,7 +385,6 @@ has no plan to be removed."""
         self._pb_raw = None
         self._f_value = 0 if value is None else value
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> int:
@@ -509,7 +505,6 @@ has no plan to be removed."""
         self._pb_unknown = b""
         self._pb_raw = None
         self._f_value = 0 if value is None else value
-
 
     # -- accessors ---------------------------------------------------------------
 
@@ -632,7 +627,6 @@ has no plan to be removed."""
         self._pb_raw = None
         self._f_value = 0 if value is None else value
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> int:
@@ -754,7 +748,6 @@ has no plan to be removed."""
         self._pb_raw = None
         self._f_value = False if value is None else value
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> bool:
@@ -872,7 +865,6 @@ has no plan to be removed."""
         self._pb_unknown = b""
         self._pb_raw = None
         self._f_value = '' if value is None else value
-
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1001,7 +993,6 @@ has no plan to be removed."""
         self._pb_unknown = b""
         self._pb_raw = None
         self._f_value = b'' if value is None else value
-
 
     # -- accessors ---------------------------------------------------------------
 

@@ -27,6 +27,7 @@ class Legacy(_rt.ExtendableMessage):
     ratio: float | None
     samples: list[int]
     point: Legacy.Point | None
+
     class Point(_rt.Message):
         __slots__ = ("x", "y", )
         __pyopaque_api__: _t.ClassVar[str] = "open.v1"
@@ -42,7 +43,6 @@ class Legacy(_rt.ExtendableMessage):
             self._pb_unknown = b""
             self.x = x
             self.y = y
-
 
         # -- accessors ---------------------------------------------------------------
 
@@ -159,7 +159,6 @@ class Legacy(_rt.ExtendableMessage):
         self.ratio = ratio
         self.samples = list(samples)
         self.point = point
-
 
     # -- accessors ---------------------------------------------------------------
 

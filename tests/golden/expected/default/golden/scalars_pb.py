@@ -73,7 +73,6 @@ class Scalars(_rt.Message):
         self.opt_int32 = opt_int32
         self.opt_string = opt_string
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_f_double(self) -> float:

@@ -28,6 +28,7 @@ class LogEntry(_rt.Message):
     message: str | None
     detail: LogEntry.Detail | None
     unchecked_detail: LogEntry.Detail | None
+
     class Detail(_rt.Message):
         __slots__ = ("lines", "level", )
         __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
@@ -43,7 +44,6 @@ class LogEntry(_rt.Message):
             self._pb_unknown = b""
             self.lines = list(lines)
             self.level = level
-
 
         # -- accessors ---------------------------------------------------------------
 
@@ -175,7 +175,6 @@ class LogEntry(_rt.Message):
         self.message = message
         self.detail = detail
         self.unchecked_detail = unchecked_detail
-
 
     # -- accessors ---------------------------------------------------------------
 
@@ -402,7 +401,6 @@ class Envelope(_rt.Message):
         self._pb_unknown = b""
         self.name = name
         self.entry = entry
-
 
     # -- accessors ---------------------------------------------------------------
 

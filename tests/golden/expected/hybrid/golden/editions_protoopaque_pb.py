@@ -29,6 +29,7 @@ class Edition2023(_rt.Message):
     _f_delimited_child: Edition2023.Child | None
     _f_state: int
     _pb_p0: int
+
     class Child(_rt.Message):
         __slots__ = ("_f_value", "_pb_p0", "_pb_raw", )
         __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
@@ -50,7 +51,6 @@ class Edition2023(_rt.Message):
             else:
                 self._f_value = value
                 self._pb_p0 |= 1
-
 
         # -- accessors ---------------------------------------------------------------
 
@@ -195,7 +195,6 @@ class Edition2023(_rt.Message):
         else:
             self._f_state = state
             self._pb_p0 |= 8
-
 
     # -- accessors ---------------------------------------------------------------
 

@@ -35,6 +35,7 @@ class Legacy(_rt.ExtendableMessage):
     ratio: float | None
     samples: list[int]
     point: Legacy.Point | None
+
     class Point(_rt.Message):
         __slots__ = ("x", "y", )
         __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
@@ -50,7 +51,6 @@ class Legacy(_rt.ExtendableMessage):
             self._pb_unknown = b""
             self.x = x
             self.y = y
-
 
         # -- accessors ---------------------------------------------------------------
 
@@ -185,7 +185,6 @@ class Legacy(_rt.ExtendableMessage):
         self.ratio = ratio
         self.samples = list(samples)
         self.point = point
-
 
     # -- accessors ---------------------------------------------------------------
 

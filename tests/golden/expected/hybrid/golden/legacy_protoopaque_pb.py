@@ -28,6 +28,7 @@ class Legacy(_rt.ExtendableMessage):
     _f_samples: list[int]
     _f_point: Legacy.Point | None
     _pb_p0: int
+
     class Point(_rt.Message):
         __slots__ = ("_f_x", "_f_y", "_pb_p0", "_pb_raw", )
         __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
@@ -56,7 +57,6 @@ class Legacy(_rt.ExtendableMessage):
             else:
                 self._f_y = y
                 self._pb_p0 |= 2
-
 
         # -- accessors ---------------------------------------------------------------
 
@@ -245,7 +245,6 @@ class Legacy(_rt.ExtendableMessage):
             self._pb_p0 |= 8
         self._f_samples = list(samples)
         self._f_point = point
-
 
     # -- accessors ---------------------------------------------------------------
 

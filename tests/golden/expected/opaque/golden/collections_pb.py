@@ -26,10 +26,12 @@ class Collections(_rt.Message):
     _f_items_by_id: dict[int, Collections.Item]
     _oc_choice: int
     _ov_choice: object
+
     class Color(_enum.IntEnum):
         COLOR_UNSPECIFIED = 0
         RED = 1
         GREEN = 2
+
 
     class Item(_rt.Message):
         __slots__ = ("_f_key", "_f_color", "_pb_raw", )
@@ -49,7 +51,6 @@ class Collections(_rt.Message):
             self._pb_raw = None
             self._f_key = '' if key is None else key
             self._f_color = 0 if color is None else color
-
 
         # -- accessors ---------------------------------------------------------------
 
@@ -223,7 +224,6 @@ class Collections(_rt.Message):
         if scalars is not None:
             self._oc_choice = 9
             self._ov_choice = scalars
-
 
     # -- accessors ---------------------------------------------------------------
 

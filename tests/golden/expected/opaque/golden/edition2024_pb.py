@@ -25,6 +25,7 @@ class LogEntry(_rt.Message):
     _pb_p0: int
     _l_detail: memoryview | None
     _l_unchecked_detail: memoryview | None
+
     class Detail(_rt.Message):
         __slots__ = ("_f_lines", "_f_level", "_pb_p0", "_pb_raw", )
         __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
@@ -49,7 +50,6 @@ class LogEntry(_rt.Message):
             else:
                 self._f_level = level
                 self._pb_p0 |= 1
-
 
         # -- accessors ---------------------------------------------------------------
 
@@ -225,7 +225,6 @@ class LogEntry(_rt.Message):
             self._pb_p0 |= 2
         self._f_detail = detail
         self._f_unchecked_detail = unchecked_detail
-
 
     # -- accessors ---------------------------------------------------------------
 
@@ -593,7 +592,6 @@ class Envelope(_rt.Message):
             self._f_name = name
             self._pb_p0 |= 1
         self._f_entry = entry
-
 
     # -- accessors ---------------------------------------------------------------
 

@@ -86,7 +86,6 @@ class Scalars(_rt.Message):
             self._f_opt_string = opt_string
             self._pb_p0 |= 2
 
-
     # -- accessors ---------------------------------------------------------------
 
     def get_f_double(self) -> float:

@@ -24,10 +24,12 @@ class Collections(_rt.Message):
     items_by_id: dict[int, Collections.Item]
     _oc_choice: int
     _ov_choice: object
+
     class Color(_enum.IntEnum):
         COLOR_UNSPECIFIED = 0
         RED = 1
         GREEN = 2
+
 
     class Item(_rt.Message):
         __slots__ = ("key", "color", )
@@ -44,7 +46,6 @@ class Collections(_rt.Message):
             self._pb_unknown = b""
             self.key = key
             self.color = color
-
 
         # -- accessors ---------------------------------------------------------------
 
@@ -194,6 +195,7 @@ class Collections(_rt.Message):
         elif self._oc_choice == 7:
             self._oc_choice = 0
             self._ov_choice = None
+
     @property
     def item(self) -> Collections.Item | None:
         if self._oc_choice == 8:
@@ -208,6 +210,7 @@ class Collections(_rt.Message):
         elif self._oc_choice == 8:
             self._oc_choice = 0
             self._ov_choice = None
+
     @property
     def scalars(self) -> _m_golden__scalars_pb.Scalars | None:
         if self._oc_choice == 9:

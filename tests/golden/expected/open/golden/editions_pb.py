@@ -28,6 +28,7 @@ class Edition2023(_rt.Message):
     unchecked: str | None
     delimited_child: Edition2023.Child | None
     state: int | None
+
     class Child(_rt.Message):
         __slots__ = ("value", )
         __pyopaque_api__: _t.ClassVar[str] = "open.v1"
@@ -40,7 +41,6 @@ class Edition2023(_rt.Message):
         ) -> None:
             self._pb_unknown = b""
             self.value = value
-
 
         # -- accessors ---------------------------------------------------------------
 
@@ -133,7 +133,6 @@ class Edition2023(_rt.Message):
         self.unchecked = unchecked
         self.delimited_child = delimited_child
         self.state = state
-
 
     # -- accessors ---------------------------------------------------------------
 
