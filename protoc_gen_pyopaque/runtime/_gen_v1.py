@@ -10,7 +10,7 @@ from math import copysign
 from typing import Final
 
 from .codec import (
-    DEFAULT_MAX_DEPTH, write_raw, add_unknown_varint, bad_end, check_structure, dec_packed_bool,
+    DEFAULT_MAX_DEPTH, write_raw, write_span, add_unknown_varint, bad_end, check_structure, dec_packed_bool,
     dec_packed_double, dec_packed_enum, dec_packed_fixed32, dec_packed_fixed64, dec_packed_float,
     dec_packed_int32, dec_packed_int64, dec_packed_sfixed32, dec_packed_sfixed64,
     dec_packed_sint32, dec_packed_sint64, dec_packed_uint32, dec_packed_uint64, dec_packed,
@@ -40,7 +40,7 @@ __all__ = [
     "dec_sint64", "dec_tag", "dec_uint32", "dec_varint", "pack_f64", "pack_float", "pack_i32", "pack_i64",
     "pack_u32", "pack_u64", "unpack_f32", "unpack_f64", "unpack_i32", "unpack_i64",
     "unpack_u32", "unpack_u64", "write_varint", "copysign", "check_version",
-    "register_extension", "register_messages", "VERSION", "check_structure", "LAZY_LOCK", "float_eq", "check_tag", "skip_field", "write_raw", "dec_packed_bool",
+    "register_extension", "register_messages", "VERSION", "check_structure", "LAZY_LOCK", "float_eq", "check_tag", "skip_field", "write_raw", "write_span", "dec_packed_bool",
     "dec_packed_double", "dec_packed_enum", "dec_packed_fixed32", "dec_packed_fixed64",
     "dec_packed_float", "dec_packed_int32", "dec_packed_int64", "dec_packed_sfixed32",
     "dec_packed_sfixed64", "dec_packed_sint32", "dec_packed_sint64", "dec_packed_uint32",

@@ -119,22 +119,55 @@ def add_unknown_varint(msg: Message, number: int, value: int) -> None:
 
 # ----------------------------------------------------------------------------- lazy decoding
 
+# one-byte tag -> 0 (the general path: bad number or wire type, groups) or wire type + 1
+_ONE_BYTE_TAG: Final = bytes(
+    ((t & 7) + 1) if t >> 3 and (t & 7) in (wire.WIRE_VARINT, wire.WIRE_FIXED64, wire.WIRE_LEN,
+                                           wire.WIRE_FIXED32) else 0
+    for t in range(0x80)) + bytes(0x80)
+_SKIP_VARINT: Final = wire.WIRE_VARINT + 1
+_SKIP_FIXED64: Final = wire.WIRE_FIXED64 + 1
+_SKIP_LEN: Final = wire.WIRE_LEN + 1
+_SKIP_FIXED32: Final = wire.WIRE_FIXED32 + 1
+
+
 def check_structure(msg: object, buf: bytes, tag: int, pos: int, end: int, depth: int) -> None:
     """Check the wire structure of ``buf[pos:end]`` without decoding it (verified lazy fields).
 
     Tags, wire types, varints, lengths and group nesting are checked at this level;
     what needs the schema (UTF-8, nested messages' contents) is checked on decode.
+    Common one-byte tags take inline paths; the rest goes through skip_field.
     """
     start = pos
+    kinds = _ONE_BYTE_TAG
     try:
         while pos < end:
             inner = buf[pos]
-            if inner < 0x80:
-                pos += 1
+            kind = kinds[inner]
+            if kind == _SKIP_LEN:
+                n = buf[pos + 1]
+                if n < 0x80:
+                    pos += 2 + n
+                else:
+                    n, pos = wire.dec_varint(buf, pos + 1)
+                    pos += n
+                if pos > end:
+                    raise DecodeError(f"length {n} runs past the end of the message")
+            elif kind == _SKIP_VARINT:
+                if buf[pos + 1] < 0x80:
+                    pos += 2
+                else:
+                    pos = wire.skip_field(buf, inner, pos + 1, end, depth)
+            elif kind == _SKIP_FIXED64:
+                pos += 9
+            elif kind == _SKIP_FIXED32:
+                pos += 5
             else:
-                inner, pos = wire.dec_tag(buf, pos)
-            wire.check_tag(inner, pos)
-            pos = wire.skip_field(buf, inner, pos, end, depth)
+                if inner < 0x80:
+                    pos += 1
+                else:
+                    inner, pos = wire.dec_tag(buf, pos)
+                wire.check_tag(inner, pos)
+                pos = wire.skip_field(buf, inner, pos, end, depth)
     except IndexError:
         raise DecodeError(f"{field_label(msg, tag)}: input truncated at offset {pos}") from None
     except DecodeError as exc:
@@ -176,6 +209,12 @@ def write_raw(out: bytearray, raw: bytes | memoryview, with_length: bool = True)
         out += raw
     else:
         _deferred.setdefault(id(out), []).append((len(out), raw))
+
+
+def write_span(out: bytearray, span: tuple[bytes, int, int, int]) -> None:
+    """Append length and bytes of a lazy field kept as (input, start, end, depth)."""
+    buf, start, end, _ = span
+    write_raw(out, memoryview(buf)[start:end] if end - start >= DEFER_THRESHOLD else buf[start:end])
 
 
 def take_output(out: bytearray) -> bytes:

@@ -56,9 +56,9 @@ def select_protoopaque(enabled: bool = True) -> None:
 
 
 class _LazyCapable(Protocol):
-    """An opaque message class: its slots include ``_pb_raw``."""
+    """An opaque message class: its slots include ``_pb_raw`` (input and depth limit)."""
 
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
 
 
 class Message:
@@ -112,7 +112,7 @@ class Message:
         if lazy and cls._pb_lazy_capable:
             buf = data if type(data) is bytes else bytes(data)
             codec.check_structure(msg, buf, 0, 0, len(buf), max_depth)
-            cast(_LazyCapable, msg)._pb_raw = buf
+            cast(_LazyCapable, msg)._pb_raw = (buf, max_depth)
             return msg
         msg._pb_merge_checked(data, max_depth, partial, _lazy_decoding if lazy is None else lazy)
         return msg
@@ -148,7 +148,7 @@ class Message:
         if self._pb_lazy_capable:
             raw = cast(_LazyCapable, self)._pb_raw
             if raw is not None:  # parse(lazy=True) and never touched: its input, as it was
-                return raw
+                return raw[0]
         out = bytearray()
         try:
             self._pb_encode(out, deterministic)
@@ -168,8 +168,9 @@ class Message:
             if raw is None:
                 return
             lazy_self._pb_raw = None
+            data, max_depth = raw
             try:
-                self._pb_merge(raw, 0, len(raw), codec.DEFAULT_MAX_DEPTH, -1, True)
+                self._pb_merge(data, 0, len(data), max_depth, -1, True)
             except BaseException:
                 type(self).__init__(self)  # no half-decoded state: the next access fails the same way
                 lazy_self._pb_raw = raw

@@ -179,3 +179,19 @@ def entry_with(detail: bytes) -> bytes:
         n >>= 7
     out.append(n)
     return bytes(out) + detail
+
+
+def test_depth_limit_holds_through_deferred_decoding(mods: Modules) -> None:
+    mod = mods.load("edition2024")
+    LogEntry, Envelope = mod.LogEntry, mod.Envelope
+    data = Envelope(name="n", entry=LogEntry.parse(entry(DETAIL), lazy=False)).serialize()
+    with pytest.raises(DecodeError, match="nested deeper"):
+        Envelope.parse(data, max_depth=1, lazy=False)
+    if not lazy(mods):  # open and hybrid decode eagerly: the limit applies at once
+        with pytest.raises(DecodeError, match="nested deeper"):
+            Envelope.parse(data, max_depth=1, lazy=True)
+    else:
+        lazily = Envelope.parse(data, max_depth=1, lazy=True)  # nothing decoded yet
+        with pytest.raises(DecodeError, match="nested deeper"):
+            lazily.get_entry()
+    assert Envelope.parse(data, max_depth=2, lazy=True).get_entry().get_detail().get_level() == 1

@@ -46,7 +46,7 @@ whose name is the type URL in brackets. For example, an `Any` containing a
     __slots__ = ("_f_type_url", "_f_value", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_type_url: str
     _f_value: bytes
 
@@ -176,7 +176,7 @@ a potential security issue. Do not attempt to contact type URLs."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         x1 = self._f_type_url
         if x1:

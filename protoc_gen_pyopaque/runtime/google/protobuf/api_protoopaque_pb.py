@@ -32,7 +32,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
     __slots__ = ("_f_name", "_f_methods", "_f_options", "_f_version", "_f_source_context", "_f_mixins", "_f_syntax", "_f_edition", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_name: str
     _f_methods: list[Method]
     _f_options: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option]
@@ -359,7 +359,7 @@ message."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         x1 = self._f_name
         if x1:
@@ -375,7 +375,7 @@ message."""
             out += b'\x12'
             r2 = x2._pb_raw
             if r2 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                _rt.write_raw(out, r2)
+                _rt.write_raw(out, r2[0])
             else:
                 start = len(out)
                 out.append(0)
@@ -411,7 +411,7 @@ message."""
             out += b'2'
             r6 = x6._pb_raw
             if r6 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                _rt.write_raw(out, r6)
+                _rt.write_raw(out, r6[0])
             else:
                 start = len(out)
                 out.append(0)
@@ -517,7 +517,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
     __slots__ = ("_f_name", "_f_request_type_url", "_f_request_streaming", "_f_response_type_url", "_f_response_streaming", "_f_options", "_f_syntax", "_f_edition", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_name: str
     _f_request_type_url: str
     _f_request_streaming: bool
@@ -805,7 +805,7 @@ Api. This is similar to Field and EnumValue."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         x1 = self._f_name
         if x1:
@@ -1025,7 +1025,7 @@ This implies the following inherited HTTP annotation:
     __slots__ = ("_f_name", "_f_root", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_name: str
     _f_root: str
 
@@ -1128,7 +1128,7 @@ are rooted."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         x1 = self._f_name
         if x1:

@@ -23,7 +23,7 @@ or the response type of an API method. For instance:
     __slots__ = ("_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
 
     def __init__(
         self,
@@ -59,7 +59,7 @@ or the response type of an API method. For instance:
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         if self._pb_unknown:
             out += self._pb_unknown

@@ -213,7 +213,7 @@ request should verify the included field paths, and return an
     __slots__ = ("_f_paths", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_paths: list[str]
 
     def __init__(
@@ -283,7 +283,7 @@ request should verify the included field paths, and return an
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         for x1 in self._f_paths:
             out += b'\n'

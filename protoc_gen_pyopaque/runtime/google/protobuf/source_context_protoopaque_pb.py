@@ -18,7 +18,7 @@ protobuf element, like the file in which it is defined."""
     __slots__ = ("_f_file_name", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_file_name: str
 
     def __init__(
@@ -89,7 +89,7 @@ protobuf element.  For example: `"google/protobuf/source_context.proto"`."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         x1 = self._f_file_name
         if x1:

@@ -43,7 +43,7 @@ typed message should be preferred instead of using this type."""
     __slots__ = ("_f_fields", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_fields: dict[str, Value]
 
     def __init__(
@@ -152,7 +152,7 @@ typed message should be preferred instead of using this type."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         d1 = self._f_fields
         if d1:
@@ -170,7 +170,7 @@ typed message should be preferred instead of using this type."""
                 out += b'\x12'
                 r2 = v1._pb_raw
                 if r2 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                    _rt.write_raw(out, r2)
+                    _rt.write_raw(out, r2[0])
                 else:
                     start = len(out)
                     out.append(0)
@@ -224,7 +224,7 @@ variants. Absence of any variant is an invalid state."""
     __slots__ = ("_pb_raw", "_oc_kind", "_ov_kind", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _oc_kind: int
     _ov_kind: object
 
@@ -563,7 +563,7 @@ support them in its number type."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         c = self._oc_kind
         if c == 1:
@@ -595,7 +595,7 @@ support them in its number type."""
             out += b'*'
             r5 = x5._pb_raw
             if r5 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                _rt.write_raw(out, r5)
+                _rt.write_raw(out, r5[0])
             else:
                 start = len(out)
                 out.append(0)
@@ -606,7 +606,7 @@ support them in its number type."""
             out += b'2'
             r6 = x6._pb_raw
             if r6 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                _rt.write_raw(out, r6)
+                _rt.write_raw(out, r6[0])
             else:
                 start = len(out)
                 out.append(0)
@@ -681,7 +681,7 @@ class ListValue(_rt.ListValueBase):
     __slots__ = ("_f_values", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_values: list[Value]
 
     def __init__(
@@ -754,13 +754,13 @@ class ListValue(_rt.ListValueBase):
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         for x1 in self._f_values:
             out += b'\n'
             r1 = x1._pb_raw
             if r1 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                _rt.write_raw(out, r1)
+                _rt.write_raw(out, r1[0])
             else:
                 start = len(out)
                 out.append(0)

@@ -105,7 +105,7 @@ http://joda-time.sourceforge.net/apidocs/org/joda/time/format/ISODateTimeFormat.
     __slots__ = ("_f_seconds", "_f_nanos", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_seconds: int
     _f_nanos: int
 
@@ -203,7 +203,7 @@ inclusive."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         x1 = self._f_seconds
         if x1:

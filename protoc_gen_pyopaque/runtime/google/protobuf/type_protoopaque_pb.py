@@ -34,7 +34,7 @@ FileDescriptorSet which preserves the necessary information."""
     __slots__ = ("_f_name", "_f_fields", "_f_oneofs", "_f_options", "_f_source_context", "_f_syntax", "_f_edition", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_name: str
     _f_fields: list[Field]
     _f_oneofs: list[str]
@@ -306,7 +306,7 @@ FileDescriptorSet which preserves the necessary information."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         x1 = self._f_name
         if x1:
@@ -322,7 +322,7 @@ FileDescriptorSet which preserves the necessary information."""
             out += b'\x12'
             r2 = x2._pb_raw
             if r2 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                _rt.write_raw(out, r2)
+                _rt.write_raw(out, r2[0])
             else:
                 start = len(out)
                 out.append(0)
@@ -342,7 +342,7 @@ FileDescriptorSet which preserves the necessary information."""
             out += b'"'
             r4 = x4._pb_raw
             if r4 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                _rt.write_raw(out, r4)
+                _rt.write_raw(out, r4[0])
             else:
                 start = len(out)
                 out.append(0)
@@ -451,7 +451,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
     __slots__ = ("_f_kind", "_f_cardinality", "_f_number", "_f_name", "_f_type_url", "_f_oneof_index", "_f_packed", "_f_options", "_f_json_name", "_f_default_value", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_kind: int
     _f_cardinality: int
     _f_number: int
@@ -849,7 +849,7 @@ types. The first type has index 1; zero means the type is not in the list."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         x1 = self._f_kind
         if x1:
@@ -912,7 +912,7 @@ types. The first type has index 1; zero means the type is not in the list."""
             out += b'J'
             r9 = x9._pb_raw
             if r9 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                _rt.write_raw(out, r9)
+                _rt.write_raw(out, r9[0])
             else:
                 start = len(out)
                 out.append(0)
@@ -1030,7 +1030,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
     __slots__ = ("_f_name", "_f_enumvalue", "_f_options", "_f_source_context", "_f_syntax", "_f_edition", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_name: str
     _f_enumvalue: list[EnumValue]
     _f_options: list[Option]
@@ -1270,7 +1270,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         x1 = self._f_name
         if x1:
@@ -1286,7 +1286,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
             out += b'\x12'
             r2 = x2._pb_raw
             if r2 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                _rt.write_raw(out, r2)
+                _rt.write_raw(out, r2[0])
             else:
                 start = len(out)
                 out.append(0)
@@ -1297,7 +1297,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
             out += b'\x1a'
             r3 = x3._pb_raw
             if r3 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                _rt.write_raw(out, r3)
+                _rt.write_raw(out, r3[0])
             else:
                 start = len(out)
                 out.append(0)
@@ -1401,7 +1401,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
     __slots__ = ("_f_name", "_f_number", "_f_options", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_name: str
     _f_number: int
     _f_options: list[Option]
@@ -1533,7 +1533,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         x1 = self._f_name
         if x1:
@@ -1557,7 +1557,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
             out += b'\x1a'
             r3 = x3._pb_raw
             if r3 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                _rt.write_raw(out, r3)
+                _rt.write_raw(out, r3[0])
             else:
                 start = len(out)
                 out.append(0)
@@ -1620,7 +1620,7 @@ are strongly discouraged."""
     __slots__ = ("_f_name", "_f_value", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_name: str
     _f_value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None
 
@@ -1737,7 +1737,7 @@ value using the google.protobuf.Int32Value type."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         x1 = self._f_name
         if x1:

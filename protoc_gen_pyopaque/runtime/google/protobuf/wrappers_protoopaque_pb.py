@@ -22,7 +22,7 @@ has no plan to be removed."""
     __slots__ = ("_f_value", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_value: float
 
     def __init__(
@@ -84,7 +84,7 @@ has no plan to be removed."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         x1 = self._f_value
         if x1 or _rt.copysign(1.0, x1) < 0.0:
@@ -137,7 +137,7 @@ has no plan to be removed."""
     __slots__ = ("_f_value", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_value: float
 
     def __init__(
@@ -199,7 +199,7 @@ has no plan to be removed."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         x1 = self._f_value
         if x1 or _rt.copysign(1.0, x1) < 0.0:
@@ -252,7 +252,7 @@ has no plan to be removed."""
     __slots__ = ("_f_value", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_value: int
 
     def __init__(
@@ -317,7 +317,7 @@ has no plan to be removed."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         x1 = self._f_value
         if x1:
@@ -373,7 +373,7 @@ has no plan to be removed."""
     __slots__ = ("_f_value", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_value: int
 
     def __init__(
@@ -438,7 +438,7 @@ has no plan to be removed."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         x1 = self._f_value
         if x1:
@@ -494,7 +494,7 @@ has no plan to be removed."""
     __slots__ = ("_f_value", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_value: int
 
     def __init__(
@@ -559,7 +559,7 @@ has no plan to be removed."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         x1 = self._f_value
         if x1:
@@ -615,7 +615,7 @@ has no plan to be removed."""
     __slots__ = ("_f_value", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_value: int
 
     def __init__(
@@ -680,7 +680,7 @@ has no plan to be removed."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         x1 = self._f_value
         if x1:
@@ -736,7 +736,7 @@ has no plan to be removed."""
     __slots__ = ("_f_value", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_value: bool
 
     def __init__(
@@ -801,7 +801,7 @@ has no plan to be removed."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         x1 = self._f_value
         if x1:
@@ -854,7 +854,7 @@ has no plan to be removed."""
     __slots__ = ("_f_value", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_value: str
 
     def __init__(
@@ -924,7 +924,7 @@ has no plan to be removed."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         x1 = self._f_value
         if x1:
@@ -982,7 +982,7 @@ has no plan to be removed."""
     __slots__ = ("_f_value", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_value: bytes
 
     def __init__(
@@ -1052,7 +1052,7 @@ has no plan to be removed."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         x1 = self._f_value
         if x1:

@@ -17,7 +17,7 @@ class Collections(_rt.Message):
     __slots__ = ("_f_packed_ints", "_f_names", "_f_items", "_f_colors", "_f_counts", "_f_items_by_id", "_pb_raw", "_oc_choice", "_ov_choice", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_packed_ints: list[int]
     _f_names: list[str]
     _f_items: list[Collections.Item]
@@ -37,7 +37,7 @@ class Collections(_rt.Message):
         __slots__ = ("_f_key", "_f_color", "_pb_raw", )
         __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
         _pb_lazy_capable: _t.ClassVar[bool] = True
-        _pb_raw: bytes | None
+        _pb_raw: tuple[bytes, int] | None
         _f_key: str
         _f_color: int
 
@@ -132,7 +132,7 @@ class Collections(_rt.Message):
         def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
             raw = self._pb_raw
             if raw is not None:
-                _rt.write_raw(out, raw, False)
+                _rt.write_raw(out, raw[0], False)
                 return
             x1 = self._f_key
             if x1:
@@ -667,7 +667,7 @@ class Collections(_rt.Message):
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         if self._f_packed_ints:
             out += b'\n'
@@ -686,7 +686,7 @@ class Collections(_rt.Message):
             out += b'\x1a'
             r3 = x3._pb_raw
             if r3 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                _rt.write_raw(out, r3)
+                _rt.write_raw(out, r3[0])
             else:
                 start = len(out)
                 out.append(0)
@@ -731,7 +731,7 @@ class Collections(_rt.Message):
                 out += b'\x12'
                 r2 = v6._pb_raw
                 if r2 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                    _rt.write_raw(out, r2)
+                    _rt.write_raw(out, r2[0])
                 else:
                     start = len(out)
                     out.append(0)
@@ -754,7 +754,7 @@ class Collections(_rt.Message):
             out += b'B'
             r8 = x8._pb_raw
             if r8 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                _rt.write_raw(out, r8)
+                _rt.write_raw(out, r8[0])
             else:
                 start = len(out)
                 out.append(0)

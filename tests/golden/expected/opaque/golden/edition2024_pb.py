@@ -17,20 +17,20 @@ class LogEntry(_rt.Message):
     __slots__ = ("_f_timestamp", "_f_message", "_f_detail", "_f_unchecked_detail", "_pb_p0", "_l_detail", "_l_unchecked_detail", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_timestamp: int
     _f_message: str
     _f_detail: LogEntry.Detail | None
     _f_unchecked_detail: LogEntry.Detail | None
     _pb_p0: int
-    _l_detail: memoryview | None
-    _l_unchecked_detail: memoryview | None
+    _l_detail: tuple[bytes, int, int, int] | None
+    _l_unchecked_detail: tuple[bytes, int, int, int] | None
 
     class Detail(_rt.Message):
         __slots__ = ("_f_lines", "_f_level", "_pb_p0", "_pb_raw", )
         __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
         _pb_lazy_capable: _t.ClassVar[bool] = True
-        _pb_raw: bytes | None
+        _pb_raw: tuple[bytes, int] | None
         _f_lines: list[str]
         _f_level: int
         _pb_p0: int
@@ -139,7 +139,7 @@ class LogEntry(_rt.Message):
         def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
             raw = self._pb_raw
             if raw is not None:
-                _rt.write_raw(out, raw, False)
+                _rt.write_raw(out, raw[0], False)
                 return
             for x1 in self._f_lines:
                 out += b'\n'
@@ -325,28 +325,28 @@ class LogEntry(_rt.Message):
     def _pb_load_detail(self) -> None:
         """Decode the bytes detail kept at parse time (its first access)."""
         with _rt.LAZY_LOCK:
-            raw = self._l_detail
-            if raw is None:
+            span = self._l_detail
+            if span is None:
                 return
             m = self._f_detail
             if m is None:
                 m = LogEntry.Detail()
-            data = bytes(raw)
-            m._pb_merge(data, 0, len(data), _rt.DEFAULT_MAX_DEPTH, -1, True)
+            buf, start, end, depth = span
+            m._pb_merge(buf, start, end, depth, -1, True)
             self._f_detail = m
             self._l_detail = None
 
     def _pb_load_unchecked_detail(self) -> None:
         """Decode the bytes unchecked_detail kept at parse time (its first access)."""
         with _rt.LAZY_LOCK:
-            raw = self._l_unchecked_detail
-            if raw is None:
+            span = self._l_unchecked_detail
+            if span is None:
                 return
             m = self._f_unchecked_detail
             if m is None:
                 m = LogEntry.Detail()
-            data = bytes(raw)
-            m._pb_merge(data, 0, len(data), _rt.DEFAULT_MAX_DEPTH, -1, True)
+            buf, start, end, depth = span
+            m._pb_merge(buf, start, end, depth, -1, True)
             self._f_unchecked_detail = m
             self._l_unchecked_detail = None
 
@@ -400,7 +400,7 @@ class LogEntry(_rt.Message):
                         raise _rt.too_deep(self, tag, pos)
                     if lazy and self._f_detail is None and self._l_detail is None:
                         _rt.check_structure(self, buf, tag, pos, e, depth - 1)
-                        self._l_detail = memoryview(buf)[pos:e]
+                        self._l_detail = (buf, pos, e, depth - 1)
                     else:  # a repeated occurrence merges into the decoded value
                         if self._l_detail is not None:
                             self._pb_load_detail()
@@ -422,7 +422,7 @@ class LogEntry(_rt.Message):
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     if lazy and self._f_unchecked_detail is None and self._l_unchecked_detail is None:
-                        self._l_unchecked_detail = memoryview(buf)[pos:e]
+                        self._l_unchecked_detail = (buf, pos, e, depth - 1)
                     else:  # a repeated occurrence merges into the decoded value
                         if self._l_unchecked_detail is not None:
                             self._pb_load_unchecked_detail()
@@ -445,7 +445,7 @@ class LogEntry(_rt.Message):
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         if self._pb_p0 & 1:
             x1 = self._f_timestamp
@@ -468,14 +468,14 @@ class LogEntry(_rt.Message):
         raw3 = self._l_detail
         if raw3 is not None:  # never decoded: written back verbatim
             out += b'\x1a'
-            _rt.write_raw(out, raw3)
+            _rt.write_span(out, raw3)
         else:
             x3 = self._f_detail
             if x3 is not None:
                 out += b'\x1a'
                 r3 = x3._pb_raw
                 if r3 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                    _rt.write_raw(out, r3)
+                    _rt.write_raw(out, r3[0])
                 else:
                     start = len(out)
                     out.append(0)
@@ -485,14 +485,14 @@ class LogEntry(_rt.Message):
         raw4 = self._l_unchecked_detail
         if raw4 is not None:  # never decoded: written back verbatim
             out += b'"'
-            _rt.write_raw(out, raw4)
+            _rt.write_span(out, raw4)
         else:
             x4 = self._f_unchecked_detail
             if x4 is not None:
                 out += b'"'
                 r4 = x4._pb_raw
                 if r4 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                    _rt.write_raw(out, r4)
+                    _rt.write_raw(out, r4[0])
                 else:
                     start = len(out)
                     out.append(0)
@@ -572,7 +572,7 @@ class Envelope(_rt.Message):
     __slots__ = ("_f_name", "_f_entry", "_pb_p0", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: bytes | None
+    _pb_raw: tuple[bytes, int] | None
     _f_name: str
     _f_entry: LogEntry | None
     _pb_p0: int
@@ -695,7 +695,7 @@ class Envelope(_rt.Message):
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw, False)
+            _rt.write_raw(out, raw[0], False)
             return
         if self._pb_p0 & 1:
             x1 = self._f_name
@@ -712,7 +712,7 @@ class Envelope(_rt.Message):
             out += b'\x12'
             r2 = x2._pb_raw
             if r2 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                _rt.write_raw(out, r2)
+                _rt.write_raw(out, r2[0])
             else:
                 start = len(out)
                 out.append(0)

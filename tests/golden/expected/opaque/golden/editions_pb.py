@@ -34,7 +34,7 @@ class Edition2023(_rt.Message):
         __slots__ = ("_f_value", "_pb_p0", "_pb_raw", )
         __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
         _pb_lazy_capable: _t.ClassVar[bool] = True
-        _pb_raw: bytes | None
+        _pb_raw: tuple[bytes, int] | None
         _f_value: int
         _pb_p0: int
 
@@ -112,7 +112,7 @@ class Edition2023(_rt.Message):
         def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
             raw = self._pb_raw
             if raw is not None:
-                _rt.write_raw(out, raw, False)
+                _rt.write_raw(out, raw[0], False)
                 return
             if self._pb_p0 & 1:
                 x1 = self._f_value

@@ -33,7 +33,7 @@ class Legacy(_rt.ExtendableMessage):
         __slots__ = ("_f_x", "_f_y", "_pb_p0", "_pb_raw", )
         __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
         _pb_lazy_capable: _t.ClassVar[bool] = True
-        _pb_raw: bytes | None
+        _pb_raw: tuple[bytes, int] | None
         _f_x: int
         _f_y: int
         _pb_p0: int
@@ -149,7 +149,7 @@ class Legacy(_rt.ExtendableMessage):
         def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
             raw = self._pb_raw
             if raw is not None:
-                _rt.write_raw(out, raw, False)
+                _rt.write_raw(out, raw[0], False)
                 return
             if self._pb_p0 & 1:
                 x7 = self._f_x
