@@ -1,0 +1,128 @@
+"""Our side of a differential check: parse, serialize, re-parse and compare one input.
+
+Standard library and our runtime only, so the hybrid-opaque worker subprocess
+(``_worker.py``) runs exactly the same code as the in-process styles.
+"""
+
+from __future__ import annotations
+
+import signal
+import traceback
+from dataclasses import dataclass
+from types import FrameType
+from typing import Any
+
+from protoc_gen_pyopaque.runtime import DecodeError, Message
+
+
+@dataclass
+class OursResult:
+    """What our generated class did with one input."""
+
+    accepted: bool = False
+    error: str = ""  # the DecodeError text when rejected
+    crash: str = ""  # any other exception (or a hang), with traceback: always a bug
+    wire: bytes = b""  # serialize(partial=True)
+    det: bytes = b""  # serialize(deterministic=True, partial=True)
+    reparse_det: bytes = b""  # parse(wire).serialize(deterministic=True)
+    reparse_equal: bool = True  # parse(wire) == parse(data)
+    equal_but_empty_extensions: bool = False  # ... once empty repeated-extension lists are dropped
+    strict_accepted: bool | None = None  # parse(data) without partial=True (roots with required fields)
+    api: str = ""  # the class's __pyopaque_api__, e.g. "opaque.v1"
+    lazy_wire: bytes | None = None  # lazy: serialize() before any access
+    lazy_equal_eager: bool = True  # lazy: parse(lazy=True) == parse(lazy=False)
+    lazy_eager_error: str = ""  # lazy: the eager parse rejected what the lazy one accepted
+
+
+class Hang(Exception):
+    """Raised by the alarm when one parse or serialize takes far too long."""
+
+
+def _alarm(signum: int, frame: FrameType | None) -> None:
+    raise Hang("timed out (hang?)")
+
+
+def check_ours(cls: Any, data: bytes, *, required: bool = False, timeout: float = 5.0,
+               lazy: bool = False) -> OursResult:
+    """Run our class over ``data``; never raises (crashes are reported in ``crash``).
+
+    ``lazy``: parse with ``lazy=True``, which checks only the wire structure and defers
+    the rest to first access; a DecodeError on the first full access (``repr``)
+    counts as a rejection, and the lazy message must equal the eager one.
+    """
+    res = OursResult(api=getattr(cls, "__pyopaque_api__", ""))
+    old = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    stage = "parse"
+    try:
+        try:
+            a = cls.parse(data, partial=True, lazy=True) if lazy else cls.parse(data, partial=True)
+            if lazy:
+                stage = "lazy: serialize before first access"
+                res.lazy_wire = a.serialize(partial=True)
+                stage = "lazy: first access (repr)"
+                repr(a)
+        except DecodeError as exc:
+            res.error = str(exc) or "DecodeError"
+            if lazy and stage != "parse":
+                res.error = f"{stage}: {res.error}"
+            return res
+        res.accepted = True
+        if lazy:
+            stage = "lazy: compare with an eager parse"
+            try:
+                eager = cls.parse(data, partial=True, lazy=False)
+            except DecodeError as exc:
+                res.lazy_eager_error = str(exc) or "DecodeError"
+                res.lazy_equal_eager = False
+            else:
+                res.lazy_equal_eager = bool(a == eager)
+        stage = "serialize"
+        res.wire = a.serialize(partial=True)
+        res.det = a.serialize(deterministic=True, partial=True)
+        stage = "re-parse of serialize()"
+        b = cls.parse(res.wire, partial=True)
+        if lazy:
+            repr(b)  # decode the lazy fields first: known bug, deterministic=True writes kept bytes as is
+        res.reparse_det = b.serialize(deterministic=True, partial=True)
+        stage = "=="
+        res.reparse_equal = bool(a == b)
+        if not res.reparse_equal and _drop_empty_extensions(a):
+            res.equal_but_empty_extensions = bool(a == b)
+        stage = "repr"
+        repr(a)
+        if required:
+            stage = "parse without partial=True"
+            try:
+                cls.parse(data)
+                res.strict_accepted = True
+            except DecodeError:
+                res.strict_accepted = False
+    except BaseException as exc:  # noqa: BLE001 - everything else is a bug to report
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        res.crash = f"{stage}: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=-6)}"
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    return res
+
+
+def _drop_empty_extensions(msg: Any) -> bool:
+    """Remove repeated extensions holding ``[]`` from ``msg`` and its sub-messages (the
+    state parsing an empty packed run leaves behind); say whether there were any."""
+    dropped = False
+    ext = getattr(msg, "_pb_ext", None)
+    subs: list[Any] = []
+    if ext:
+        for number in [n for n, v in ext.items() if isinstance(v, list) and not v]:
+            del ext[number]
+            dropped = True
+        subs += ext.values()
+    subs += [value for _, value in msg.iter_set_fields()]
+    for value in subs:
+        items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else [value]
+        for item in items:
+            if isinstance(item, Message) and _drop_empty_extensions(item):
+                dropped = True
+    return dropped
