@@ -205,6 +205,7 @@ class MessageView:
     extendable: bool
     checks_required: bool
     lazy_capable: bool  # parse(lazy=True) may defer the whole message (opaque layout)
+    wide_tags: bool  # some field number needs a two-byte tag: the parse loop inlines them
     lazy_fields: list[FieldView]
     info_expr: str
     comment: str
@@ -542,6 +543,7 @@ class _Builder:
             dispatch=_dispatch(fields), encode_order=_encode_order(fields), extendable=extendable,
             checks_required=msg.full_name in self.needs_required,
             lazy_capable=lazy_capable, lazy_fields=[f for f in fields if f.lazy],
+            wide_tags=any(f.number >= 16 for f in fields),
             info_expr=self.message_info(msg, fields, oneofs), comment=docstring(msg.comment),
         )
         self.all_messages.append(view)

@@ -58,10 +58,25 @@ pack_i64 = _I64.pack
 
 
 def dec_varint(buf: bytes, pos: int) -> tuple[int, int]:
-    """Decode an unsigned varint at ``pos``; bits above 64 are dropped, as protobuf does."""
-    result = 0
-    shift = 0
+    """Decode an unsigned varint at ``pos``; bits above 64 are dropped, as protobuf does.
+
+    Up to three bytes are unrolled: most multi-byte varints are that short.
+    """
+    b = buf[pos]
+    if b < 0x80:
+        return b, pos + 1
+    result = b & 0x7F
+    b = buf[pos + 1]
+    if b < 0x80:
+        return result | (b << 7), pos + 2
+    result |= (b & 0x7F) << 7
+    b = buf[pos + 2]
+    if b < 0x80:
+        return result | (b << 14), pos + 3
+    result |= (b & 0x7F) << 14
     start = pos
+    pos += 3
+    shift = 21
     while True:
         b = buf[pos]
         pos += 1
@@ -77,7 +92,13 @@ _MAX_TAG_BYTES: Final = 5
 
 
 def dec_tag(buf: bytes, pos: int) -> tuple[int, int]:
-    """Decode a tag of two or more bytes: at most five bytes and 32 bits, as protobuf requires."""
+    """Decode a tag: at most five bytes and 32 bits, as protobuf requires."""
+    b = buf[pos]
+    if b < 0x80:
+        return b, pos + 1
+    b1 = buf[pos + 1]
+    if b1 < 0x80:  # fields 16 to 2047
+        return (b & 0x7F) | (b1 << 7), pos + 2
     tag, end = dec_varint(buf, pos)
     if end - pos > _MAX_TAG_BYTES:
         raise DecodeError(f"tag longer than 5 bytes at offset {pos}")

@@ -369,6 +369,9 @@ class Scalars(_rt.Message):
                 tag = buf[pos]
                 if tag < 0x80:
                     pos += 1
+                elif buf[pos + 1] < 0x80:  # fields 16 to 2047
+                    tag = (tag & 0x7F) | (buf[pos + 1] << 7)
+                    pos += 2
                 else:
                     tag, pos = _rt.dec_tag(buf, pos)
                 if tag < 74:
