@@ -7,10 +7,10 @@ import anything else from the runtime, so the runtime can change behind it.
 from __future__ import annotations
 
 from math import copysign
-from typing import Final
+from typing import Final, TypeVar
 
 from .codec import (
-    DEFAULT_MAX_DEPTH, write_raw, write_span, add_unknown_varint, bad_end, check_structure, dec_packed_bool,
+    DEFAULT_MAX_DEPTH, deferred, write_raw, write_span, add_unknown_varint, bad_end, check_structure, dec_packed_bool,
     dec_packed_double, dec_packed_enum, dec_packed_fixed32, dec_packed_fixed64, dec_packed_float,
     dec_packed_int32, dec_packed_int64, dec_packed_sfixed32, dec_packed_sfixed64,
     dec_packed_sint32, dec_packed_sint64, dec_packed_uint32, dec_packed_uint64, dec_packed,
@@ -25,7 +25,7 @@ from .wkt import (
 )
 from .reflect import EnumInfo, ExtensionInfo, FieldInfo, MessageInfo, OneofInfo
 from .wire import (
-    check_tag, skip_field, dec_int32, dec_int64, dec_sint32, dec_sint64, dec_tag, dec_uint32, dec_varint, pack_f64, pack_float,
+    check_tag, skip_field, dec_len, dec_int32, dec_int64, dec_sint32, dec_sint64, dec_tag, dec_uint32, dec_varint, pack_f64, pack_float,
     pack_i32, pack_i64, pack_u32, pack_u64, unpack_f32, unpack_f64, unpack_i32, unpack_i64,
     unpack_u32, unpack_u64, write_varint,
 )
@@ -40,7 +40,7 @@ __all__ = [
     "dec_sint64", "dec_tag", "dec_uint32", "dec_varint", "pack_f64", "pack_float", "pack_i32", "pack_i64",
     "pack_u32", "pack_u64", "unpack_f32", "unpack_f64", "unpack_i32", "unpack_i64",
     "unpack_u32", "unpack_u64", "write_varint", "copysign", "check_version",
-    "register_extension", "register_messages", "VERSION", "check_structure", "LAZY_LOCK", "float_eq", "check_tag", "skip_field", "write_raw", "write_span", "dec_packed_bool",
+    "register_extension", "register_messages", "VERSION", "check_structure", "LAZY_LOCK", "float_eq", "floats_eq", "float_values_eq", "value_eq", "extensions_eq", "check_tag", "skip_field", "dec_len", "write_raw", "write_span", "deferred", "dec_packed_bool",
     "dec_packed_double", "dec_packed_enum", "dec_packed_fixed32", "dec_packed_fixed64",
     "dec_packed_float", "dec_packed_int32", "dec_packed_int64", "dec_packed_sfixed32",
     "dec_packed_sfixed64", "dec_packed_sint32", "dec_packed_sint64", "dec_packed_uint32",
@@ -49,6 +49,7 @@ __all__ = [
 ]
 
 VERSION: Final = 1
+_K = TypeVar("_K")
 
 
 def check_version(version: int) -> None:
@@ -62,6 +63,35 @@ def check_version(version: int) -> None:
 def float_eq(a: float | None, b: float | None) -> bool:
     """Compare float fields as protobuf does for messages: NaN equals NaN."""
     return a == b or (a != a and b != b)
+
+
+def floats_eq(a: list[float], b: list[float]) -> bool:
+    """Compare repeated float fields element by element, NaN equal to NaN."""
+    return len(a) == len(b) and all(float_eq(x, y) for x, y in zip(a, b))
+
+
+def float_values_eq(a: dict[_K, float], b: dict[_K, float]) -> bool:
+    """Compare maps with float values, NaN equal to NaN."""
+    return a.keys() == b.keys() and all(float_eq(v, b[k]) for k, v in a.items())
+
+
+def value_eq(a: object, b: object) -> bool:
+    """Compare oneof values (of any kind), NaN equal to NaN."""
+    return a == b or (a != a and b != b)
+
+
+def extensions_eq(a: dict[int, object], b: dict[int, object]) -> bool:
+    """Compare extension values (singular or lists), NaN equal to NaN."""
+    if a.keys() != b.keys():
+        return False
+    for number, x in a.items():
+        y = b[number]
+        if isinstance(x, list) and isinstance(y, list):
+            if len(x) != len(y) or not all(value_eq(u, v) for u, v in zip(x, y)):
+                return False
+        elif not value_eq(x, y):
+            return False
+    return True
 
 
 def register_messages(*classes: type[Message]) -> None:

@@ -148,7 +148,7 @@ def check_structure(msg: object, buf: bytes, tag: int, pos: int, end: int, depth
                 if n < 0x80:
                     pos += 2 + n
                 else:
-                    n, pos = wire.dec_varint(buf, pos + 1)
+                    n, pos = wire.dec_len(buf, pos + 1)
                     pos += n
                 if pos > end:
                     raise DecodeError(f"length {n} runs past the end of the message")
@@ -181,7 +181,7 @@ def check_structure(msg: object, buf: bytes, tag: int, pos: int, end: int, depth
 def finish_len(out: bytearray, start: int) -> None:
     """Fill in the one-byte length placeholder at ``start``, widening it when needed."""
     n = len(out) - start - 1
-    pieces = _deferred.get(id(out)) if _deferred else None
+    pieces = deferred.get(id(out)) if deferred else None
     if pieces:
         n += sum(len(raw) for at, raw in pieces if at > start)
     if n < 0x80:
@@ -198,7 +198,8 @@ def finish_len(out: bytearray, start: int) -> None:
 # copied into the output buffer: serialize() joins them in at the end, so that the
 # payload is copied once and peak memory stays near input + output.
 DEFER_THRESHOLD: Final = 1 << 16
-_deferred: dict[int, list[tuple[int, bytes | memoryview]]] = {}
+# output buffer id -> (position, piece); empty unless such a piece is being written
+deferred: Final[dict[int, list[tuple[int, bytes | memoryview]]]] = {}
 
 
 def write_raw(out: bytearray, raw: bytes | memoryview, with_length: bool = True) -> None:
@@ -208,7 +209,7 @@ def write_raw(out: bytearray, raw: bytes | memoryview, with_length: bool = True)
     if len(raw) < DEFER_THRESHOLD:
         out += raw
     else:
-        _deferred.setdefault(id(out), []).append((len(out), raw))
+        deferred.setdefault(id(out), []).append((len(out), raw))
 
 
 def write_span(out: bytearray, span: tuple[bytes, int, int, int]) -> None:
@@ -219,7 +220,7 @@ def write_span(out: bytearray, span: tuple[bytes, int, int, int]) -> None:
 
 def take_output(out: bytearray) -> bytes:
     """Return the serialized bytes of ``out``, with the deferred pieces joined in."""
-    pieces = _deferred.pop(id(out), None)
+    pieces = deferred.pop(id(out), None)
     if not pieces:
         return bytes(out)
     view = memoryview(out)
@@ -235,7 +236,7 @@ def take_output(out: bytearray) -> bytes:
 
 def discard_output(out: bytearray) -> None:
     """Forget the deferred pieces of an output that failed."""
-    _deferred.pop(id(out), None)
+    deferred.pop(id(out), None)
 
 
 def read_len(msg: object, buf: bytes, tag: int, pos: int, end: int) -> tuple[int, int]:
@@ -244,7 +245,7 @@ def read_len(msg: object, buf: bytes, tag: int, pos: int, end: int) -> tuple[int
     if n < 0x80:
         pos += 1
     else:
-        n, pos = wire.dec_varint(buf, pos)
+        n, pos = wire.dec_len(buf, pos)
     stop = pos + n
     if stop > end:
         raise overrun(msg, tag, pos, n)
@@ -503,6 +504,8 @@ def merge_extension(msg: ExtendableMessage, buf: bytes, tag: int, pos: int, end:
             dec_packed_closed_enum(msg, field.number, frozenset(field.enum.numbers), buf, start, stop, values)
         else:
             dec_packed(field.kind, buf, start, stop, values)
+        if not values:  # an empty run, or only unknown enum values: the extension stays unset
+            del msg._pb_ext[field.number]
         return stop
     if wire_type != _WIRE_OF_KIND[field.kind]:
         return merge_unknown(msg, buf, tag, pos, end, depth)

@@ -145,7 +145,7 @@ class Message:
             self._pb_missing("", missing)
             if missing:
                 raise EncodeError(f"{self._pb_info.full_name}: missing required fields: {', '.join(missing)}")
-        if self._pb_lazy_capable:
+        if self._pb_lazy_capable and not deterministic:
             raw = cast(_LazyCapable, self)._pb_raw
             if raw is not None:  # parse(lazy=True) and never touched: its input, as it was
                 return raw[0]

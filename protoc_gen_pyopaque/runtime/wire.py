@@ -17,7 +17,7 @@ from .errors import DecodeError
 __all__ = [
     "WIRE_VARINT", "WIRE_FIXED64", "WIRE_LEN", "WIRE_START_GROUP", "WIRE_END_GROUP",
     "WIRE_FIXED32", "MAX_FIELD_NUMBER",
-    "dec_varint", "dec_tag", "dec_int32", "dec_int64", "dec_uint32", "dec_sint32", "dec_sint64",
+    "dec_varint", "dec_tag", "dec_len", "dec_int32", "dec_int64", "dec_uint32", "dec_sint32", "dec_sint64",
     "write_varint", "varint_bytes", "varint_size", "pack_float", "write_float",
     "skip_field", "unpack_f32", "unpack_f64", "unpack_u32", "unpack_u64",
     "unpack_i32", "unpack_i64", "pack_f64", "pack_u32", "pack_u64", "pack_i32",
@@ -105,6 +105,17 @@ def dec_tag(buf: bytes, pos: int) -> tuple[int, int]:
     if tag > _MASK32:
         raise DecodeError(f"tag out of range at offset {pos}")
     return tag, end
+
+
+_MAX_LENGTH: Final = (1 << 31) - 1
+
+
+def dec_len(buf: bytes, pos: int) -> tuple[int, int]:
+    """Decode a length prefix: at most five bytes and below 2 GiB, as protobuf requires."""
+    n, end = dec_varint(buf, pos)
+    if end - pos > _MAX_TAG_BYTES or n > _MAX_LENGTH:
+        raise DecodeError(f"invalid length prefix at offset {pos}")
+    return n, end
 
 
 def dec_int32(buf: bytes, pos: int) -> tuple[int, int]:
@@ -202,7 +213,7 @@ def skip_field(buf: bytes, tag: int, pos: int, end: int, depth: int) -> int:
         if n < 0x80:
             pos += 1
         else:
-            n, pos = dec_varint(buf, pos)
+            n, pos = dec_len(buf, pos)
         if pos + n > end:
             raise DecodeError(f"length {n} at offset {pos} runs past the end of the message")
         return pos + n

@@ -621,12 +621,3 @@ def upb_field_zero_quirk(msg: Any) -> bool:
     mini-table, which lets field number 0 through; C++ and ours reject it everywhere
     (upb too, in messages with fields)."""
     return _contains(canon(msg), FIELD_ZERO_QUIRK)
-
-
-def has_nan(c: Any) -> bool:
-    """Say whether a canonical form holds a NaN anywhere."""
-    if c == "NaN":
-        return True
-    if isinstance(c, tuple):
-        return any(has_nan(x) for x in c)
-    return False

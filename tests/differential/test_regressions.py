@@ -1,9 +1,10 @@
 """Deterministic differential cases: edges the random tests found or should not miss.
 
-Bugs of ours are ``xfail(strict=True)`` with the exact cause; the random tests in
-test_upb_differential.py tolerate them (each with an ``event``) so they keep
-testing everything else. When a bug is fixed, its xfail here turns into XPASS
-(a failure, strict): remove the mark and the matching tolerance there.
+A bug found by the random tests gets a test here with its exact input; while it is
+open it is ``xfail(strict=True)`` with the cause, and the random tests in
+test_upb_differential.py tolerate it (with an ``event``) so that they keep testing
+everything else. When it is fixed, the xfail turns into XPASS (a failure): remove
+the mark and the tolerance.
 """
 
 from __future__ import annotations
@@ -88,11 +89,6 @@ NAN_CONTAINER_INPUTS = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="__eq__ compares NaN as equal (_rt.float_eq) only for singular non-oneof float "
-           "fields; repeated elements, map values and oneof members still use ==, so "
-           "parse(data) != parse(data) (templates/_message.py.j2 __eq__)")
 @pytest.mark.parametrize("case", sorted(NAN_CONTAINER_INPUTS))
 def test_nan_in_containers_compares_equal(world: World, backend: Backend, case: str) -> None:
     data = NAN_CONTAINER_INPUTS[case]
@@ -113,11 +109,6 @@ EMPTY_EXTENSION_INPUTS = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="codec.merge_extension does _pb_ext.setdefault(number, []) before decoding a packed "
-           "run, so an empty run (or one of unknown closed-enum values) leaves {number: []} and "
-           "__eq__ (which compares _pb_ext dicts) says parse(data) != parse(parse(data).serialize())")
 @pytest.mark.parametrize("case", sorted(EMPTY_EXTENSION_INPUTS))
 def test_empty_repeated_extension_keeps_equality(world: World, backend: Backend, case: str) -> None:
     data = EMPTY_EXTENSION_INPUTS[case]
@@ -145,12 +136,6 @@ def test_upb_rejects_long_length_prefixes(world: World, case: str) -> None:
     assert not _upb_accepts(world, RICH2.full_name, LONG_LENGTH_INPUTS[case])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="lengths are read with the 10-byte dec_varint (wire.skip_field WIRE_LEN, "
-           "codec.read_len, the generated read_len macro in templates/_codec.py.j2), so a "
-           "length prefix of 6-10 bytes is accepted (and kept as is in unknown fields, which "
-           "makes ours emit bytes upb and C++ reject); upb and C++ allow at most 5 bytes")
 @pytest.mark.parametrize("case", sorted(LONG_LENGTH_INPUTS))
 def test_long_length_prefix_is_rejected(world: World, backend: Backend, case: str) -> None:
     res = backend.check(RICH2, LONG_LENGTH_INPUTS[case])
@@ -223,12 +208,6 @@ LAZY_DETERMINISTIC_INPUTS = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="serialize(deterministic=True) writes bytes kept by lazy decoding back verbatim "
-           "(encode_field's f.lazy branch in templates/_codec.py.j2, and the _pb_raw path of "
-           "parse(lazy=True)), so map entries inside never-accessed lazy data are not sorted: "
-           "deterministic output depends on whether the message was accessed")
 @pytest.mark.parametrize("case", sorted(LAZY_DETERMINISTIC_INPUTS))
 def test_deterministic_sorts_maps_inside_lazy_data(world: World, case: str) -> None:
     cls = world.backends["lazy"].cls(RICH2)  # type: ignore[attr-defined]

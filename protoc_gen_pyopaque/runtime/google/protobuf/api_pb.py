@@ -191,7 +191,7 @@ message."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -204,7 +204,7 @@ message."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -220,7 +220,7 @@ message."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -236,7 +236,7 @@ message."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -249,7 +249,7 @@ message."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -266,7 +266,7 @@ message."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -290,7 +290,7 @@ message."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -325,14 +325,22 @@ message."""
             start = len(out)
             out.append(0)
             x2._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         for x3 in self.options:
             out += b'\x1a'
             start = len(out)
             out.append(0)
             x3._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         x4 = self.version
         if x4:
@@ -350,14 +358,22 @@ message."""
             start = len(out)
             out.append(0)
             x5._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         for x6 in self.mixins:
             out += b'2'
             start = len(out)
             out.append(0)
             x6._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         x7 = self.syntax
         if x7:
@@ -584,7 +600,7 @@ Api. This is similar to Field and EnumValue."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -597,7 +613,7 @@ Api. This is similar to Field and EnumValue."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -618,7 +634,7 @@ Api. This is similar to Field and EnumValue."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -639,7 +655,7 @@ Api. This is similar to Field and EnumValue."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -663,7 +679,7 @@ Api. This is similar to Field and EnumValue."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -728,7 +744,11 @@ Api. This is similar to Field and EnumValue."""
             start = len(out)
             out.append(0)
             x6._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         x7 = self.syntax
         if x7:
@@ -944,7 +964,7 @@ are rooted."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -957,7 +977,7 @@ are rooted."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)

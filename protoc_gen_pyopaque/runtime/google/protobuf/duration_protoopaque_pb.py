@@ -173,8 +173,11 @@ to +999,999,999 inclusive."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw[0], False)
-            return
+            if deterministic:  # map order inside needs the decoded message
+                self._pb_load_raw()
+            else:
+                _rt.write_raw(out, raw[0], False)
+                return
         x1 = self._f_seconds
         if x1:
             out += b'\x08'

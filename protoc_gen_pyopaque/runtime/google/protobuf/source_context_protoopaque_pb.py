@@ -67,7 +67,7 @@ protobuf element.  For example: `"google/protobuf/source_context.proto"`."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -89,8 +89,11 @@ protobuf element.  For example: `"google/protobuf/source_context.proto"`."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw[0], False)
-            return
+            if deterministic:  # map order inside needs the decoded message
+                self._pb_load_raw()
+            else:
+                _rt.write_raw(out, raw[0], False)
+                return
         x1 = self._f_file_name
         if x1:
             out += b'\n'

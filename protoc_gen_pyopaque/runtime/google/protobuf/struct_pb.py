@@ -88,7 +88,7 @@ typed message should be preferred instead of using this type."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     ee = pos + n
                     if ee > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -107,7 +107,7 @@ typed message should be preferred instead of using this type."""
                             if n < 0x80:
                                 pos += 1
                             else:
-                                n, pos = _rt.dec_varint(buf, pos)
+                                n, pos = _rt.dec_len(buf, pos)
                             e = pos + n
                             if e > ee:
                                 raise _rt.overrun(self, tag, pos, n)
@@ -119,7 +119,7 @@ typed message should be preferred instead of using this type."""
                             if n < 0x80:
                                 pos += 1
                             else:
-                                n, pos = _rt.dec_varint(buf, pos)
+                                n, pos = _rt.dec_len(buf, pos)
                             e = pos + n
                             if e > ee:
                                 raise _rt.overrun(self, tag, pos, n)
@@ -164,8 +164,17 @@ typed message should be preferred instead of using this type."""
                 start = len(out)
                 out.append(0)
                 v1._pb_encode(out, deterministic)
-                _rt.finish_len(out, start)
-                _rt.finish_len(out, s1)
+                n = len(out) - start - 1
+                if n < 0x80 and not _rt.deferred:
+                    out[start] = n
+                else:
+                    _rt.finish_len(out, start)
+                n = len(out) - s1 - 1
+                if n < 0x80 and not _rt.deferred:
+                    out[s1] = n
+                else:
+                    _rt.finish_len(out, s1)
+
 
         if self._pb_unknown:
             out += self._pb_unknown
@@ -512,7 +521,7 @@ support them in its number type."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -535,7 +544,7 @@ support them in its number type."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -555,7 +564,7 @@ support them in its number type."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -613,14 +622,22 @@ support them in its number type."""
             start = len(out)
             out.append(0)
             x5._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
         elif c == 6:
             x6 = _t.cast(ListValue, self._ov_kind)
             out += b'2'
             start = len(out)
             out.append(0)
             x6._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         if self._pb_unknown:
             out += self._pb_unknown
@@ -673,7 +690,7 @@ support them in its number type."""
         return (
             self._pb_unknown == other._pb_unknown
             and self._oc_kind == other._oc_kind
-            and self._ov_kind == other._ov_kind
+            and _rt.value_eq(self._ov_kind, other._ov_kind)
         )
 
 
@@ -719,7 +736,7 @@ class ListValue(_rt.ListValueBase):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -747,7 +764,11 @@ class ListValue(_rt.ListValueBase):
             start = len(out)
             out.append(0)
             x1._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         if self._pb_unknown:
             out += self._pb_unknown

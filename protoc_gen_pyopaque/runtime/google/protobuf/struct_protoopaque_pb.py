@@ -91,7 +91,7 @@ typed message should be preferred instead of using this type."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     ee = pos + n
                     if ee > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -110,7 +110,7 @@ typed message should be preferred instead of using this type."""
                             if n < 0x80:
                                 pos += 1
                             else:
-                                n, pos = _rt.dec_varint(buf, pos)
+                                n, pos = _rt.dec_len(buf, pos)
                             e = pos + n
                             if e > ee:
                                 raise _rt.overrun(self, tag, pos, n)
@@ -122,7 +122,7 @@ typed message should be preferred instead of using this type."""
                             if n < 0x80:
                                 pos += 1
                             else:
-                                n, pos = _rt.dec_varint(buf, pos)
+                                n, pos = _rt.dec_len(buf, pos)
                             e = pos + n
                             if e > ee:
                                 raise _rt.overrun(self, tag, pos, n)
@@ -152,8 +152,11 @@ typed message should be preferred instead of using this type."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw[0], False)
-            return
+            if deterministic:  # map order inside needs the decoded message
+                self._pb_load_raw()
+            else:
+                _rt.write_raw(out, raw[0], False)
+                return
         d1 = self._f_fields
         if d1:
             for k1, v1 in (sorted(d1.items()) if deterministic else d1.items()):
@@ -168,7 +171,7 @@ typed message should be preferred instead of using this type."""
                     _rt.write_varint(out, len(b1))
                 out += b1
                 out += b'\x12'
-                r2 = v1._pb_raw
+                r2 = None if deterministic else v1._pb_raw
                 if r2 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
                     _rt.write_raw(out, r2[0])
                 else:
@@ -176,7 +179,12 @@ typed message should be preferred instead of using this type."""
                     out.append(0)
                     v1._pb_encode(out, deterministic)
                     _rt.finish_len(out, start)
-                _rt.finish_len(out, s1)
+                n = len(out) - s1 - 1
+                if n < 0x80 and not _rt.deferred:
+                    out[s1] = n
+                else:
+                    _rt.finish_len(out, s1)
+
 
         if self._pb_unknown:
             out += self._pb_unknown
@@ -491,7 +499,7 @@ support them in its number type."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -514,7 +522,7 @@ support them in its number type."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -534,7 +542,7 @@ support them in its number type."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -563,8 +571,11 @@ support them in its number type."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw[0], False)
-            return
+            if deterministic:  # map order inside needs the decoded message
+                self._pb_load_raw()
+            else:
+                _rt.write_raw(out, raw[0], False)
+                return
         c = self._oc_kind
         if c == 1:
             x1 = _t.cast(int, self._ov_kind)
@@ -593,7 +604,7 @@ support them in its number type."""
         elif c == 5:
             x5 = _t.cast(Struct, self._ov_kind)
             out += b'*'
-            r5 = x5._pb_raw
+            r5 = None if deterministic else x5._pb_raw
             if r5 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
                 _rt.write_raw(out, r5[0])
             else:
@@ -604,7 +615,7 @@ support them in its number type."""
         elif c == 6:
             x6 = _t.cast(ListValue, self._ov_kind)
             out += b'2'
-            r6 = x6._pb_raw
+            r6 = None if deterministic else x6._pb_raw
             if r6 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
                 _rt.write_raw(out, r6[0])
             else:
@@ -672,7 +683,7 @@ support them in its number type."""
         return (
             self._pb_unknown == other._pb_unknown
             and self._oc_kind == other._oc_kind
-            and self._ov_kind == other._ov_kind
+            and _rt.value_eq(self._ov_kind, other._ov_kind)
         )
 
 
@@ -729,7 +740,7 @@ class ListValue(_rt.ListValueBase):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -754,11 +765,14 @@ class ListValue(_rt.ListValueBase):
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw[0], False)
-            return
+            if deterministic:  # map order inside needs the decoded message
+                self._pb_load_raw()
+            else:
+                _rt.write_raw(out, raw[0], False)
+                return
         for x1 in self._f_values:
             out += b'\n'
-            r1 = x1._pb_raw
+            r1 = None if deterministic else x1._pb_raw
             if r1 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
                 _rt.write_raw(out, r1[0])
             else:

@@ -160,7 +160,7 @@ FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -173,7 +173,7 @@ FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -189,7 +189,7 @@ FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -202,7 +202,7 @@ FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -218,7 +218,7 @@ FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -243,7 +243,7 @@ FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -278,7 +278,11 @@ FileDescriptorSet which preserves the necessary information."""
             start = len(out)
             out.append(0)
             x2._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         for x3 in self.oneofs:
             out += b'\x1a'
@@ -294,7 +298,11 @@ FileDescriptorSet which preserves the necessary information."""
             start = len(out)
             out.append(0)
             x4._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         x5 = self.source_context
         if x5 is not None:
@@ -302,7 +310,11 @@ FileDescriptorSet which preserves the necessary information."""
             start = len(out)
             out.append(0)
             x5._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         x6 = self.syntax
         if x6:
@@ -625,7 +637,7 @@ types. The first type has index 1; zero means the type is not in the list."""
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -638,7 +650,7 @@ types. The first type has index 1; zero means the type is not in the list."""
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -672,7 +684,7 @@ types. The first type has index 1; zero means the type is not in the list."""
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -688,7 +700,7 @@ types. The first type has index 1; zero means the type is not in the list."""
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -701,7 +713,7 @@ types. The first type has index 1; zero means the type is not in the list."""
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -783,7 +795,11 @@ types. The first type has index 1; zero means the type is not in the list."""
             start = len(out)
             out.append(0)
             x9._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         x10 = self.json_name
         if x10:
@@ -993,7 +1009,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -1006,7 +1022,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -1022,7 +1038,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -1038,7 +1054,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -1063,7 +1079,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -1098,14 +1114,22 @@ make use of FileDescriptorSet which preserves the necessary information."""
             start = len(out)
             out.append(0)
             x2._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         for x3 in self.options:
             out += b'\x1a'
             start = len(out)
             out.append(0)
             x3._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         x4 = self.source_context
         if x4 is not None:
@@ -1113,7 +1137,11 @@ make use of FileDescriptorSet which preserves the necessary information."""
             start = len(out)
             out.append(0)
             x4._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         x5 = self.syntax
         if x5:
@@ -1259,7 +1287,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -1280,7 +1308,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -1326,7 +1354,11 @@ make use of FileDescriptorSet which preserves the necessary information."""
             start = len(out)
             out.append(0)
             x3._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         if self._pb_unknown:
             out += self._pb_unknown
@@ -1435,7 +1467,7 @@ value using the google.protobuf.Int32Value type."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -1448,7 +1480,7 @@ value using the google.protobuf.Int32Value type."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -1488,7 +1520,11 @@ value using the google.protobuf.Int32Value type."""
             start = len(out)
             out.append(0)
             x2._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         if self._pb_unknown:
             out += self._pb_unknown

@@ -201,7 +201,7 @@ FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -214,7 +214,7 @@ FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -230,7 +230,7 @@ FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -243,7 +243,7 @@ FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -259,7 +259,7 @@ FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -284,7 +284,7 @@ FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -306,8 +306,11 @@ FileDescriptorSet which preserves the necessary information."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw[0], False)
-            return
+            if deterministic:  # map order inside needs the decoded message
+                self._pb_load_raw()
+            else:
+                _rt.write_raw(out, raw[0], False)
+                return
         x1 = self._f_name
         if x1:
             out += b'\n'
@@ -320,7 +323,7 @@ FileDescriptorSet which preserves the necessary information."""
 
         for x2 in self._f_fields:
             out += b'\x12'
-            r2 = x2._pb_raw
+            r2 = None if deterministic else x2._pb_raw
             if r2 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
                 _rt.write_raw(out, r2[0])
             else:
@@ -340,7 +343,7 @@ FileDescriptorSet which preserves the necessary information."""
 
         for x4 in self._f_options:
             out += b'"'
-            r4 = x4._pb_raw
+            r4 = None if deterministic else x4._pb_raw
             if r4 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
                 _rt.write_raw(out, r4[0])
             else:
@@ -355,7 +358,11 @@ FileDescriptorSet which preserves the necessary information."""
             start = len(out)
             out.append(0)
             x5._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         x6 = self._f_syntax
         if x6:
@@ -751,7 +758,7 @@ types. The first type has index 1; zero means the type is not in the list."""
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -764,7 +771,7 @@ types. The first type has index 1; zero means the type is not in the list."""
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -798,7 +805,7 @@ types. The first type has index 1; zero means the type is not in the list."""
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -814,7 +821,7 @@ types. The first type has index 1; zero means the type is not in the list."""
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -827,7 +834,7 @@ types. The first type has index 1; zero means the type is not in the list."""
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -849,8 +856,11 @@ types. The first type has index 1; zero means the type is not in the list."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw[0], False)
-            return
+            if deterministic:  # map order inside needs the decoded message
+                self._pb_load_raw()
+            else:
+                _rt.write_raw(out, raw[0], False)
+                return
         x1 = self._f_kind
         if x1:
             out += b'\x08'
@@ -910,7 +920,7 @@ types. The first type has index 1; zero means the type is not in the list."""
 
         for x9 in self._f_options:
             out += b'J'
-            r9 = x9._pb_raw
+            r9 = None if deterministic else x9._pb_raw
             if r9 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
                 _rt.write_raw(out, r9[0])
             else:
@@ -1178,7 +1188,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -1191,7 +1201,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -1207,7 +1217,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -1223,7 +1233,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -1248,7 +1258,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -1270,8 +1280,11 @@ make use of FileDescriptorSet which preserves the necessary information."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw[0], False)
-            return
+            if deterministic:  # map order inside needs the decoded message
+                self._pb_load_raw()
+            else:
+                _rt.write_raw(out, raw[0], False)
+                return
         x1 = self._f_name
         if x1:
             out += b'\n'
@@ -1284,7 +1297,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
         for x2 in self._f_enumvalue:
             out += b'\x12'
-            r2 = x2._pb_raw
+            r2 = None if deterministic else x2._pb_raw
             if r2 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
                 _rt.write_raw(out, r2[0])
             else:
@@ -1295,7 +1308,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
         for x3 in self._f_options:
             out += b'\x1a'
-            r3 = x3._pb_raw
+            r3 = None if deterministic else x3._pb_raw
             if r3 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
                 _rt.write_raw(out, r3[0])
             else:
@@ -1310,7 +1323,11 @@ make use of FileDescriptorSet which preserves the necessary information."""
             start = len(out)
             out.append(0)
             x4._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         x5 = self._f_syntax
         if x5:
@@ -1487,7 +1504,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -1508,7 +1525,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -1533,8 +1550,11 @@ make use of FileDescriptorSet which preserves the necessary information."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw[0], False)
-            return
+            if deterministic:  # map order inside needs the decoded message
+                self._pb_load_raw()
+            else:
+                _rt.write_raw(out, raw[0], False)
+                return
         x1 = self._f_name
         if x1:
             out += b'\n'
@@ -1555,7 +1575,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
         for x3 in self._f_options:
             out += b'\x1a'
-            r3 = x3._pb_raw
+            r3 = None if deterministic else x3._pb_raw
             if r3 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
                 _rt.write_raw(out, r3[0])
             else:
@@ -1698,7 +1718,7 @@ value using the google.protobuf.Int32Value type."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -1711,7 +1731,7 @@ value using the google.protobuf.Int32Value type."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -1737,8 +1757,11 @@ value using the google.protobuf.Int32Value type."""
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw[0], False)
-            return
+            if deterministic:  # map order inside needs the decoded message
+                self._pb_load_raw()
+            else:
+                _rt.write_raw(out, raw[0], False)
+                return
         x1 = self._f_name
         if x1:
             out += b'\n'
@@ -1755,7 +1778,11 @@ value using the google.protobuf.Int32Value type."""
             start = len(out)
             out.append(0)
             x2._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         if self._pb_unknown:
             out += self._pb_unknown

@@ -738,7 +738,7 @@ has no plan to be removed."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -843,7 +843,7 @@ has no plan to be removed."""
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)

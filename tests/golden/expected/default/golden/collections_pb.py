@@ -71,7 +71,7 @@ class Collections(_rt.Message):
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -297,7 +297,7 @@ class Collections(_rt.Message):
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -309,7 +309,7 @@ class Collections(_rt.Message):
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -322,7 +322,7 @@ class Collections(_rt.Message):
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -351,7 +351,7 @@ class Collections(_rt.Message):
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -363,7 +363,7 @@ class Collections(_rt.Message):
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         ee = pos + n
                         if ee > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -380,7 +380,7 @@ class Collections(_rt.Message):
                                 if n < 0x80:
                                     pos += 1
                                 else:
-                                    n, pos = _rt.dec_varint(buf, pos)
+                                    n, pos = _rt.dec_len(buf, pos)
                                 e = pos + n
                                 if e > ee:
                                     raise _rt.overrun(self, tag, pos, n)
@@ -405,7 +405,7 @@ class Collections(_rt.Message):
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         ee = pos + n
                         if ee > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -431,7 +431,7 @@ class Collections(_rt.Message):
                                 if n < 0x80:
                                     pos += 1
                                 else:
-                                    n, pos = _rt.dec_varint(buf, pos)
+                                    n, pos = _rt.dec_len(buf, pos)
                                 e = pos + n
                                 if e > ee:
                                     raise _rt.overrun(self, tag, pos, n)
@@ -452,7 +452,7 @@ class Collections(_rt.Message):
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -466,7 +466,7 @@ class Collections(_rt.Message):
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -486,7 +486,7 @@ class Collections(_rt.Message):
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -531,7 +531,11 @@ class Collections(_rt.Message):
             start = len(out)
             out.append(0)
             x3._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         if self.colors:
             out += b'"'
@@ -555,7 +559,12 @@ class Collections(_rt.Message):
                     out.append(v5)
                 else:
                     _rt.write_varint(out, v5)
-                _rt.finish_len(out, s5)
+                n = len(out) - s5 - 1
+                if n < 0x80 and not _rt.deferred:
+                    out[s5] = n
+                else:
+                    _rt.finish_len(out, s5)
+
 
         d6 = self.items_by_id
         if d6:
@@ -572,8 +581,17 @@ class Collections(_rt.Message):
                 start = len(out)
                 out.append(0)
                 v6._pb_encode(out, deterministic)
-                _rt.finish_len(out, start)
-                _rt.finish_len(out, s6)
+                n = len(out) - start - 1
+                if n < 0x80 and not _rt.deferred:
+                    out[start] = n
+                else:
+                    _rt.finish_len(out, start)
+                n = len(out) - s6 - 1
+                if n < 0x80 and not _rt.deferred:
+                    out[s6] = n
+                else:
+                    _rt.finish_len(out, s6)
+
 
         c = self._oc_choice
         if c == 7:
@@ -591,14 +609,22 @@ class Collections(_rt.Message):
             start = len(out)
             out.append(0)
             x8._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
         elif c == 9:
             x9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
             out += b'J'
             start = len(out)
             out.append(0)
             x9._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         if self._pb_unknown:
             out += self._pb_unknown
@@ -666,7 +692,7 @@ class Collections(_rt.Message):
             and self.counts == other.counts
             and self.items_by_id == other.items_by_id
             and self._oc_choice == other._oc_choice
-            and self._ov_choice == other._ov_choice
+            and _rt.value_eq(self._ov_choice, other._ov_choice)
         )
 
 

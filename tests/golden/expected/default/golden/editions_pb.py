@@ -209,7 +209,7 @@ class Edition2023(_rt.Message):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -221,7 +221,7 @@ class Edition2023(_rt.Message):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)

@@ -208,7 +208,7 @@ class Legacy(_rt.ExtendableMessage):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -245,7 +245,7 @@ class Legacy(_rt.ExtendableMessage):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -363,7 +363,7 @@ class Legacy(_rt.ExtendableMessage):
             return NotImplemented
         return (
             self._pb_unknown == other._pb_unknown
-            and self._pb_ext == other._pb_ext
+            and _rt.extensions_eq(self._pb_ext, other._pb_ext)
             and self.id == other.id
             and self.label == other.label
             and self.level == other.level

@@ -207,7 +207,7 @@ class Scalars(_rt.Message):
                             if n < 0x80:
                                 pos += 1
                             else:
-                                n, pos = _rt.dec_varint(buf, pos)
+                                n, pos = _rt.dec_len(buf, pos)
                             e = pos + n
                             if e > end:
                                 raise _rt.overrun(self, tag, pos, n)
@@ -220,7 +220,7 @@ class Scalars(_rt.Message):
                             if n < 0x80:
                                 pos += 1
                             else:
-                                n, pos = _rt.dec_varint(buf, pos)
+                                n, pos = _rt.dec_len(buf, pos)
                             e = pos + n
                             if e > end:
                                 raise _rt.overrun(self, tag, pos, n)
@@ -282,7 +282,7 @@ class Scalars(_rt.Message):
                             if n < 0x80:
                                 pos += 1
                             else:
-                                n, pos = _rt.dec_varint(buf, pos)
+                                n, pos = _rt.dec_len(buf, pos)
                             e = pos + n
                             if e > end:
                                 raise _rt.overrun(self, tag, pos, n)

@@ -85,7 +85,7 @@ class LogEntry(_rt.Message):
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -254,7 +254,7 @@ class LogEntry(_rt.Message):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -267,7 +267,7 @@ class LogEntry(_rt.Message):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -284,7 +284,7 @@ class LogEntry(_rt.Message):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -332,7 +332,11 @@ class LogEntry(_rt.Message):
             start = len(out)
             out.append(0)
             x3._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         x4 = self.unchecked_detail
         if x4 is not None:
@@ -340,7 +344,11 @@ class LogEntry(_rt.Message):
             start = len(out)
             out.append(0)
             x4._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         if self._pb_unknown:
             out += self._pb_unknown
@@ -445,7 +453,7 @@ class Envelope(_rt.Message):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -458,7 +466,7 @@ class Envelope(_rt.Message):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -498,7 +506,11 @@ class Envelope(_rt.Message):
             start = len(out)
             out.append(0)
             x2._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         if self._pb_unknown:
             out += self._pb_unknown

@@ -108,7 +108,7 @@ class LogEntry(_rt.Message):
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -139,8 +139,11 @@ class LogEntry(_rt.Message):
         def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
             raw = self._pb_raw
             if raw is not None:
-                _rt.write_raw(out, raw[0], False)
-                return
+                if deterministic:  # map order inside needs the decoded message
+                    self._pb_load_raw()
+                else:
+                    _rt.write_raw(out, raw[0], False)
+                    return
             for x1 in self._f_lines:
                 out += b'\n'
                 b1 = x1.encode()
@@ -377,7 +380,7 @@ class LogEntry(_rt.Message):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -391,7 +394,7 @@ class LogEntry(_rt.Message):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -414,7 +417,7 @@ class LogEntry(_rt.Message):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -445,8 +448,11 @@ class LogEntry(_rt.Message):
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw[0], False)
-            return
+            if deterministic:  # map order inside needs the decoded message
+                self._pb_load_raw()
+            else:
+                _rt.write_raw(out, raw[0], False)
+                return
         if self._pb_p0 & 1:
             x1 = self._f_timestamp
             out += b'\x08'
@@ -466,6 +472,9 @@ class LogEntry(_rt.Message):
             out += b2
 
         raw3 = self._l_detail
+        if raw3 is not None and deterministic:  # map order inside needs the decoded value
+            self._pb_load_detail()
+            raw3 = None
         if raw3 is not None:  # never decoded: written back verbatim
             out += b'\x1a'
             _rt.write_span(out, raw3)
@@ -473,7 +482,7 @@ class LogEntry(_rt.Message):
             x3 = self._f_detail
             if x3 is not None:
                 out += b'\x1a'
-                r3 = x3._pb_raw
+                r3 = None if deterministic else x3._pb_raw
                 if r3 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
                     _rt.write_raw(out, r3[0])
                 else:
@@ -483,6 +492,9 @@ class LogEntry(_rt.Message):
                     _rt.finish_len(out, start)
 
         raw4 = self._l_unchecked_detail
+        if raw4 is not None and deterministic:  # map order inside needs the decoded value
+            self._pb_load_unchecked_detail()
+            raw4 = None
         if raw4 is not None:  # never decoded: written back verbatim
             out += b'"'
             _rt.write_span(out, raw4)
@@ -490,7 +502,7 @@ class LogEntry(_rt.Message):
             x4 = self._f_unchecked_detail
             if x4 is not None:
                 out += b'"'
-                r4 = x4._pb_raw
+                r4 = None if deterministic else x4._pb_raw
                 if r4 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
                     _rt.write_raw(out, r4[0])
                 else:
@@ -655,7 +667,7 @@ class Envelope(_rt.Message):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -669,7 +681,7 @@ class Envelope(_rt.Message):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -695,8 +707,11 @@ class Envelope(_rt.Message):
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw[0], False)
-            return
+            if deterministic:  # map order inside needs the decoded message
+                self._pb_load_raw()
+            else:
+                _rt.write_raw(out, raw[0], False)
+                return
         if self._pb_p0 & 1:
             x1 = self._f_name
             out += b'\n'
@@ -710,7 +725,7 @@ class Envelope(_rt.Message):
         x2 = self._f_entry
         if x2 is not None:
             out += b'\x12'
-            r2 = x2._pb_raw
+            r2 = None if deterministic else x2._pb_raw
             if r2 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
                 _rt.write_raw(out, r2[0])
             else:

@@ -149,8 +149,11 @@ class Legacy(_rt.ExtendableMessage):
         def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
             raw = self._pb_raw
             if raw is not None:
-                _rt.write_raw(out, raw[0], False)
-                return
+                if deterministic:  # map order inside needs the decoded message
+                    self._pb_load_raw()
+                else:
+                    _rt.write_raw(out, raw[0], False)
+                    return
             if self._pb_p0 & 1:
                 x7 = self._f_x
                 out += b'8'
@@ -350,7 +353,7 @@ class Legacy(_rt.ExtendableMessage):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -390,7 +393,7 @@ class Legacy(_rt.ExtendableMessage):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -512,7 +515,7 @@ class Legacy(_rt.ExtendableMessage):
             return NotImplemented
         return (
             self._pb_unknown == other._pb_unknown
-            and self._pb_ext == other._pb_ext
+            and _rt.extensions_eq(self._pb_ext, other._pb_ext)
             and self._pb_p0 == other._pb_p0
             and self._f_id == other._f_id
             and self._f_label == other._f_label

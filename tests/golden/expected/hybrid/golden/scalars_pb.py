@@ -323,7 +323,7 @@ class Scalars(_rt.Message):
                             if n < 0x80:
                                 pos += 1
                             else:
-                                n, pos = _rt.dec_varint(buf, pos)
+                                n, pos = _rt.dec_len(buf, pos)
                             e = pos + n
                             if e > end:
                                 raise _rt.overrun(self, tag, pos, n)
@@ -336,7 +336,7 @@ class Scalars(_rt.Message):
                             if n < 0x80:
                                 pos += 1
                             else:
-                                n, pos = _rt.dec_varint(buf, pos)
+                                n, pos = _rt.dec_len(buf, pos)
                             e = pos + n
                             if e > end:
                                 raise _rt.overrun(self, tag, pos, n)
@@ -398,7 +398,7 @@ class Scalars(_rt.Message):
                             if n < 0x80:
                                 pos += 1
                             else:
-                                n, pos = _rt.dec_varint(buf, pos)
+                                n, pos = _rt.dec_len(buf, pos)
                             e = pos + n
                             if e > end:
                                 raise _rt.overrun(self, tag, pos, n)

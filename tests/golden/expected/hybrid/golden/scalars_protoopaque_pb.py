@@ -438,7 +438,7 @@ class Scalars(_rt.Message):
                             if n < 0x80:
                                 pos += 1
                             else:
-                                n, pos = _rt.dec_varint(buf, pos)
+                                n, pos = _rt.dec_len(buf, pos)
                             e = pos + n
                             if e > end:
                                 raise _rt.overrun(self, tag, pos, n)
@@ -451,7 +451,7 @@ class Scalars(_rt.Message):
                             if n < 0x80:
                                 pos += 1
                             else:
-                                n, pos = _rt.dec_varint(buf, pos)
+                                n, pos = _rt.dec_len(buf, pos)
                             e = pos + n
                             if e > end:
                                 raise _rt.overrun(self, tag, pos, n)
@@ -514,7 +514,7 @@ class Scalars(_rt.Message):
                             if n < 0x80:
                                 pos += 1
                             else:
-                                n, pos = _rt.dec_varint(buf, pos)
+                                n, pos = _rt.dec_len(buf, pos)
                             e = pos + n
                             if e > end:
                                 raise _rt.overrun(self, tag, pos, n)
@@ -537,8 +537,11 @@ class Scalars(_rt.Message):
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw[0], False)
-            return
+            if deterministic:  # map order inside needs the decoded message
+                self._pb_load_raw()
+            else:
+                _rt.write_raw(out, raw[0], False)
+                return
         x1 = self._f_f_double
         if x1 or _rt.copysign(1.0, x1) < 0.0:
             out += b'\t'

@@ -102,7 +102,7 @@ class Collections(_rt.Message):
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -132,8 +132,11 @@ class Collections(_rt.Message):
         def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
             raw = self._pb_raw
             if raw is not None:
-                _rt.write_raw(out, raw[0], False)
-                return
+                if deterministic:  # map order inside needs the decoded message
+                    self._pb_load_raw()
+                else:
+                    _rt.write_raw(out, raw[0], False)
+                    return
             x1 = self._f_key
             if x1:
                 out += b'\n'
@@ -449,7 +452,7 @@ class Collections(_rt.Message):
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -461,7 +464,7 @@ class Collections(_rt.Message):
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -474,7 +477,7 @@ class Collections(_rt.Message):
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -503,7 +506,7 @@ class Collections(_rt.Message):
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -515,7 +518,7 @@ class Collections(_rt.Message):
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         ee = pos + n
                         if ee > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -532,7 +535,7 @@ class Collections(_rt.Message):
                                 if n < 0x80:
                                     pos += 1
                                 else:
-                                    n, pos = _rt.dec_varint(buf, pos)
+                                    n, pos = _rt.dec_len(buf, pos)
                                 e = pos + n
                                 if e > ee:
                                     raise _rt.overrun(self, tag, pos, n)
@@ -557,7 +560,7 @@ class Collections(_rt.Message):
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         ee = pos + n
                         if ee > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -583,7 +586,7 @@ class Collections(_rt.Message):
                                 if n < 0x80:
                                     pos += 1
                                 else:
-                                    n, pos = _rt.dec_varint(buf, pos)
+                                    n, pos = _rt.dec_len(buf, pos)
                                 e = pos + n
                                 if e > ee:
                                     raise _rt.overrun(self, tag, pos, n)
@@ -604,7 +607,7 @@ class Collections(_rt.Message):
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -618,7 +621,7 @@ class Collections(_rt.Message):
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -638,7 +641,7 @@ class Collections(_rt.Message):
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -667,8 +670,11 @@ class Collections(_rt.Message):
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
         raw = self._pb_raw
         if raw is not None:
-            _rt.write_raw(out, raw[0], False)
-            return
+            if deterministic:  # map order inside needs the decoded message
+                self._pb_load_raw()
+            else:
+                _rt.write_raw(out, raw[0], False)
+                return
         if self._f_packed_ints:
             out += b'\n'
             _rt.write_packed(out, 5, self._f_packed_ints)
@@ -684,7 +690,7 @@ class Collections(_rt.Message):
 
         for x3 in self._f_items:
             out += b'\x1a'
-            r3 = x3._pb_raw
+            r3 = None if deterministic else x3._pb_raw
             if r3 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
                 _rt.write_raw(out, r3[0])
             else:
@@ -715,7 +721,12 @@ class Collections(_rt.Message):
                     out.append(v5)
                 else:
                     _rt.write_varint(out, v5)
-                _rt.finish_len(out, s5)
+                n = len(out) - s5 - 1
+                if n < 0x80 and not _rt.deferred:
+                    out[s5] = n
+                else:
+                    _rt.finish_len(out, s5)
+
 
         d6 = self._f_items_by_id
         if d6:
@@ -729,7 +740,7 @@ class Collections(_rt.Message):
                 else:
                     _rt.write_varint(out, k6)
                 out += b'\x12'
-                r2 = v6._pb_raw
+                r2 = None if deterministic else v6._pb_raw
                 if r2 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
                     _rt.write_raw(out, r2[0])
                 else:
@@ -737,7 +748,12 @@ class Collections(_rt.Message):
                     out.append(0)
                     v6._pb_encode(out, deterministic)
                     _rt.finish_len(out, start)
-                _rt.finish_len(out, s6)
+                n = len(out) - s6 - 1
+                if n < 0x80 and not _rt.deferred:
+                    out[s6] = n
+                else:
+                    _rt.finish_len(out, s6)
+
 
         c = self._oc_choice
         if c == 7:
@@ -752,7 +768,7 @@ class Collections(_rt.Message):
         elif c == 8:
             x8 = _t.cast(Collections.Item, self._ov_choice)
             out += b'B'
-            r8 = x8._pb_raw
+            r8 = None if deterministic else x8._pb_raw
             if r8 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
                 _rt.write_raw(out, r8[0])
             else:
@@ -763,7 +779,7 @@ class Collections(_rt.Message):
         elif c == 9:
             x9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
             out += b'J'
-            r9 = x9._pb_raw
+            r9 = None if deterministic else x9._pb_raw
             if r9 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
                 _rt.write_raw(out, r9[0])
             else:
@@ -846,7 +862,7 @@ class Collections(_rt.Message):
             and self._f_counts == other._f_counts
             and self._f_items_by_id == other._f_items_by_id
             and self._oc_choice == other._oc_choice
-            and self._ov_choice == other._ov_choice
+            and _rt.value_eq(self._ov_choice, other._ov_choice)
         )
 
 

@@ -112,8 +112,11 @@ class Edition2023(_rt.Message):
         def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
             raw = self._pb_raw
             if raw is not None:
-                _rt.write_raw(out, raw[0], False)
-                return
+                if deterministic:  # map order inside needs the decoded message
+                    self._pb_load_raw()
+                else:
+                    _rt.write_raw(out, raw[0], False)
+                    return
             if self._pb_p0 & 1:
                 x1 = self._f_value
                 out += b'\x08'
@@ -334,7 +337,7 @@ class Edition2023(_rt.Message):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -346,7 +349,7 @@ class Edition2023(_rt.Message):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)

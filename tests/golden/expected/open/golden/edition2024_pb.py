@@ -62,7 +62,7 @@ class LogEntry(_rt.Message):
                         if n < 0x80:
                             pos += 1
                         else:
-                            n, pos = _rt.dec_varint(buf, pos)
+                            n, pos = _rt.dec_len(buf, pos)
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
@@ -195,7 +195,7 @@ class LogEntry(_rt.Message):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -208,7 +208,7 @@ class LogEntry(_rt.Message):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -225,7 +225,7 @@ class LogEntry(_rt.Message):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -273,7 +273,11 @@ class LogEntry(_rt.Message):
             start = len(out)
             out.append(0)
             x3._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         x4 = self.unchecked_detail
         if x4 is not None:
@@ -281,7 +285,11 @@ class LogEntry(_rt.Message):
             start = len(out)
             out.append(0)
             x4._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         if self._pb_unknown:
             out += self._pb_unknown
@@ -368,7 +376,7 @@ class Envelope(_rt.Message):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -381,7 +389,7 @@ class Envelope(_rt.Message):
                     if n < 0x80:
                         pos += 1
                     else:
-                        n, pos = _rt.dec_varint(buf, pos)
+                        n, pos = _rt.dec_len(buf, pos)
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
@@ -421,7 +429,11 @@ class Envelope(_rt.Message):
             start = len(out)
             out.append(0)
             x2._pb_encode(out, deterministic)
-            _rt.finish_len(out, start)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         if self._pb_unknown:
             out += self._pb_unknown
