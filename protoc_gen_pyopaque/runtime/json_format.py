@@ -30,7 +30,7 @@ from .reflect import (
     TYPE_BOOL, TYPE_BYTES, TYPE_DOUBLE, TYPE_ENUM, TYPE_FIXED32, TYPE_FIXED64,
     TYPE_FLOAT, TYPE_GROUP, TYPE_INT32, TYPE_INT64, TYPE_MESSAGE, TYPE_SFIXED32,
     TYPE_SFIXED64, TYPE_SINT32, TYPE_SINT64, TYPE_STRING, TYPE_UINT32, TYPE_UINT64,
-    ExtensionInfo, FieldInfo, MessageInfo,
+    ExtensionInfo, FieldInfo, MessageInfo, message_info,
 )
 
 __all__ = [
@@ -152,11 +152,7 @@ def find_message_class(full_name: str, root: type | None = None) -> type | None:
 
 # ----------------------------------------------------------------------------- helpers
 
-def _info(cls_or_msg: object) -> MessageInfo:
-    info = getattr(cls_or_msg, "_pb_info", None)
-    if not isinstance(info, MessageInfo):
-        raise TypeError(f"{cls_or_msg!r} is not a generated message")
-    return info
+_info = message_info
 
 
 def _show(value: object) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Final
 
 __all__ = [
-    "FieldInfo", "OneofInfo", "MessageInfo", "EnumInfo", "ExtensionInfo",
+    "FieldInfo", "OneofInfo", "MessageInfo", "EnumInfo", "ExtensionInfo", "message_info",
     "TYPE_DOUBLE", "TYPE_FLOAT", "TYPE_INT64", "TYPE_UINT64", "TYPE_INT32",
     "TYPE_FIXED64", "TYPE_FIXED32", "TYPE_BOOL", "TYPE_STRING", "TYPE_GROUP",
     "TYPE_MESSAGE", "TYPE_BYTES", "TYPE_UINT32", "TYPE_ENUM", "TYPE_SFIXED32",
@@ -154,3 +154,11 @@ class MessageInfo:
             if start <= number < end:
                 return True
         return False
+
+
+def message_info(cls_or_msg: object) -> MessageInfo:
+    """Return the field table of a generated message class or instance."""
+    info = getattr(cls_or_msg, "_pb_info", None)
+    if not isinstance(info, MessageInfo):
+        raise TypeError(f"{cls_or_msg!r} is not a generated message")
+    return info

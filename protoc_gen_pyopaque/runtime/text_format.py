@@ -24,7 +24,7 @@ from .reflect import (
     TYPE_BOOL, TYPE_BYTES, TYPE_DOUBLE, TYPE_ENUM, TYPE_FIXED32, TYPE_FIXED64,
     TYPE_FLOAT, TYPE_GROUP, TYPE_INT32, TYPE_INT64, TYPE_MESSAGE, TYPE_SFIXED32,
     TYPE_SFIXED64, TYPE_SINT32, TYPE_SINT64, TYPE_STRING, TYPE_UINT32, TYPE_UINT64,
-    ExtensionInfo, FieldInfo, MessageInfo,
+    ExtensionInfo, FieldInfo, MessageInfo, message_info,
 )
 
 __all__ = ["TextFormatError", "to_text", "from_text", "merge_from_text", "MAX_DEPTH"]
@@ -55,11 +55,7 @@ class TextFormatError(DecodeError):
     """Malformed or unacceptable text-format input: says where (``line:column``) and why."""
 
 
-def _info(cls_or_msg: object) -> MessageInfo:
-    info = getattr(cls_or_msg, "_pb_info", None)
-    if not isinstance(info, MessageInfo):
-        raise TypeError(f"{cls_or_msg!r} is not a generated message")
-    return info
+_info = message_info
 
 
 def _group_like(field: FieldInfo, scope: str) -> bool:
@@ -644,8 +640,8 @@ def _group_names(info: MessageInfo) -> dict[str, FieldInfo]:
     return cached[1]
 
 
-def _reserved(info: MessageInfo) -> Any:
-    return getattr(info, "reserved_names", ())
+def _reserved(info: MessageInfo) -> frozenset[str]:
+    return info.reserved_names
 
 
 class _Parser:
