@@ -90,7 +90,9 @@ def main() -> int:
     print(f"wire bytes identical across styles: {same} ({len(outputs['open'])} bytes)")
     opaque = load(BUILD / "examples" / "opaque", "example.addressbook_pb")
     book = opaque.AddressBook.parse(outputs["open"])  # type: ignore[attr-defined]
-    print("parsed back (opaque):", book)
+    print("parsed back (opaque):", repr(book))
+    print("as JSON:", book.to_json())
+    print("as text:", book.to_text(as_one_line=True))
 
     out = build("edition-default")
     logs = load(out, "example.logs_pb")
