@@ -3,6 +3,8 @@ with PYOPAQUE_PROTOOPAQUE=1 set by the parent, and runs ``oracle.check_ours`` on
 
 Protocol over stdin/stdout: 4-byte little-endian length + pickle, both ways.
 Request: ``(module, qualname, data, required, timeout)``; reply: an OursResult.
+Or ``("json", module, qualname, op, payload, opts, timeout)``; reply: a JsonResult
+(``json_oracle.run_json``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import struct
 import sys
 from typing import Any, BinaryIO
 
+from tests.differential.json_oracle import JsonResult, run_json
 from tests.differential.oracle import OursResult, check_ours
 
 
@@ -44,6 +47,15 @@ def main() -> None:
         req = _read(stdin)
         if req is None:
             return
+        if req[0] == "json":
+            _, module, qualname, op, payload, opts, timeout = req
+            try:
+                cls = _resolve(module, qualname)
+            except Exception as exc:  # noqa: BLE001
+                _write(stdout, JsonResult(crash=f"import: {type(exc).__name__}: {exc}"))
+                continue
+            _write(stdout, run_json(cls, op, payload, opts, timeout=timeout))
+            continue
         module, qualname, data, required, timeout = req
         try:
             cls = _resolve(module, qualname)

@@ -40,6 +40,7 @@ from typing import Any
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
+from tests.differential.json_oracle import JsonResult, run_json
 from tests.differential.oracle import OursResult, check_ours
 from tests.support.generate import BUILD, REPO, env_with_path, generate, protoc, source_digest
 
@@ -215,6 +216,10 @@ class Backend:
     def check(self, root: Root, data: bytes) -> OursResult:
         raise NotImplementedError
 
+    def json(self, root: Root, op: str, payload: Any, **opts: Any) -> JsonResult:
+        """Run ``json_oracle.run_json`` (``op`` "from_json" or "to_json") for a root's class."""
+        raise NotImplementedError
+
     def close(self) -> None:
         pass
 
@@ -257,6 +262,9 @@ class InProcess(Backend):
     def check(self, root: Root, data: bytes) -> OursResult:
         return check_ours(self.cls(root), data, required=root.required, timeout=TIMEOUT, lazy=self.lazy)
 
+    def json(self, root: Root, op: str, payload: Any, **opts: Any) -> JsonResult:
+        return run_json(self.cls(root), op, payload, opts, lazy=self.lazy, timeout=TIMEOUT)
+
 
 class Worker(Backend):
     """The hybrid tree imported in a subprocess with PYOPAQUE_PROTOOPAQUE=1."""
@@ -275,19 +283,26 @@ class Worker(Backend):
         return self.proc
 
     def check(self, root: Root, data: bytes) -> OursResult:
+        result = self._call((root.module, root.qualname, data, root.required, TIMEOUT))
+        return result if result is not None else OursResult(crash="worker died or hung (no reply)")
+
+    def json(self, root: Root, op: str, payload: Any, **opts: Any) -> JsonResult:
+        result = self._call(("json", root.module, root.qualname, op, payload, opts, TIMEOUT))
+        return result if result is not None else JsonResult(crash="worker died or hung (no reply)")
+
+    def _call(self, request: tuple[Any, ...]) -> Any:
         proc = self._start()
         assert proc.stdin is not None and proc.stdout is not None
-        req = pickle.dumps((root.module, root.qualname, data, root.required, TIMEOUT))
+        req = pickle.dumps(request)
         proc.stdin.write(struct.pack("<I", len(req)) + req)
         proc.stdin.flush()
         ready, _, _ = select.select([proc.stdout], [], [], TIMEOUT * 4 + 30)
         head = proc.stdout.read(4) if ready else b""
         if len(head) < 4:
             self.close()
-            return OursResult(crash="worker died or hung (no reply)")
+            return None
         (n,) = struct.unpack("<I", head)
-        result: OursResult = pickle.loads(proc.stdout.read(n))
-        return result
+        return pickle.loads(proc.stdout.read(n))
 
     def close(self) -> None:
         if self.proc is not None:

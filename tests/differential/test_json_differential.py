@@ -1,0 +1,313 @@
+"""Differential tests of canonical ProtoJSON against ``google.protobuf.json_format`` on
+upb, for every API style (see harness.py), on random messages:
+
+1. upb message -> ``MessageToJson`` (camelCase or proto names) -> ours ``from_json`` ->
+   ours ``serialize`` -> upb parse: the same message;
+2. upb message -> bytes -> ours ``parse`` -> ours ``to_json`` -> upb ``Parse``: the same
+   message; and our text, loaded, equals upb's text, loaded (numbers compared
+   numerically, key order ignored), up to the differences in ``json_diff``;
+   ours ``to_dict`` equals its ``to_json`` and ``from_json(to_json(m)) == m``;
+3. mutated JSON documents: ours accepts or raises JsonError (nothing else), exactly
+   when upb's ``Parse`` accepts, with the same message.
+
+JSON cannot carry unknown fields (dropped) and Any needs a resolvable type: inputs
+have their unknown fields discarded and every Any packs a message of a type
+reachable from the root (or stays empty). Extensions are kept (``[full.name]``).
+When upb refuses to print a message (e.g. a Timestamp out of range), ours must
+raise JsonError too.
+
+Counts: PYOPAQUE_DIFF_EXAMPLES=<n> (per test) or HYPOTHESIS_PROFILE=long (x20).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import os
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from google.protobuf import json_format, message_factory
+from google.protobuf.descriptor import FieldDescriptor as FD
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from tests.differential.harness import Backend, Root, World
+from tests.differential.strategies import build, is_map, map_values, message_specs
+
+
+def _examples(default: int) -> int:
+    if "PYOPAQUE_DIFF_EXAMPLES" in os.environ:
+        return int(os.environ["PYOPAQUE_DIFF_EXAMPLES"])
+    return default * (20 if os.environ.get("HYPOTHESIS_PROFILE") == "long" else 1)
+
+
+def _settings(default: int) -> settings:
+    return settings(
+        max_examples=_examples(default), deadline=None, derandomize=False,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                               HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much])
+
+
+ANY = "google.protobuf.Any"
+VALUE = "google.protobuf.Value"
+FIELD_MASK = "google.protobuf.FieldMask"
+FLT_MAX_SHORT = "3.4028235e+38"
+
+
+# ----------------------------------------------------------------------------- inputs
+
+def _reachable(desc: Any, extensions: dict[str, list[Any]]) -> list[Any]:
+    """Message descriptors reachable from ``desc`` (fields, map values, extensions)."""
+    seen: dict[str, Any] = {}
+    todo = [desc]
+    while todo:
+        d = todo.pop()
+        if d.full_name in seen:
+            continue
+        seen[d.full_name] = d
+        for f in list(d.fields) + extensions.get(d.full_name, []):
+            if f.message_type is not None:
+                todo.append(f.message_type)
+    return [d for name, d in sorted(seen.items()) if not d.GetOptions().map_entry]
+
+
+def _submessages(msg: Any) -> list[Any]:
+    out = []
+    for f, v in msg.ListFields():
+        if is_map(f):
+            if f.message_type.fields_by_name["value"].type == FD.TYPE_MESSAGE:
+                out += map_values(v)
+        elif f.type in (FD.TYPE_MESSAGE, FD.TYPE_GROUP):
+            out += list(v) if f.is_repeated else [v]
+    return out
+
+
+def make_json_safe(world: World, root: Root, msg: Any, data: st.DataObject, depth: int = 0) -> None:
+    """Make ``msg`` representable in JSON, in place: drop unknown fields, and give every
+    Any a payload of a resolvable type (drawn), or leave it empty."""
+    msg.DiscardUnknownFields()
+    if msg.DESCRIPTOR.full_name == ANY:
+        msg.Clear()
+        if depth < 4 and data.draw(st.integers(0, 3), label="pack Any") > 0:
+            types = _reachable(world.upb.descriptor(root.full_name), world.upb.extensions)
+            desc = data.draw(st.sampled_from(types), label="Any type")
+            spec = data.draw(message_specs(desc, world.upb.extensions, depth=1), label="Any payload")
+            inner = build(message_factory.GetMessageClass(desc), spec)
+            make_json_safe(world, root, inner, data, depth + 1)
+            msg.Pack(inner)
+        return
+    for f, v in msg.ListFields():
+        if _is_null_value(f) and not is_map(f):
+            # upb prints an unknown NullValue number as null (ProtoJSON: as the number;
+            # ours does, see test_unknown_null_value_number): keep to NULL_VALUE
+            if f.is_repeated:
+                if any(v):
+                    v[:] = [0] * len(v)
+            elif v:
+                msg.ClearExtension(f) if f.is_extension else msg.ClearField(f.name)
+        elif is_map(f) and _is_null_value(f.message_type.fields_by_name["value"]):
+            for k in list(v):
+                v[k] = 0
+    for sub in _submessages(msg):
+        make_json_safe(world, root, sub, data, depth)
+
+
+def _is_null_value(f: Any) -> bool:
+    return f.type == FD.TYPE_ENUM and f.enum_type.full_name == "google.protobuf.NullValue"
+
+
+def draw_message(world: World, data: st.DataObject, depth: int = 3) -> tuple[Root, Any]:
+    root = data.draw(st.sampled_from(world.roots), label="root")
+    spec = data.draw(message_specs(world.upb.descriptor(root.full_name), world.upb.extensions, depth=depth),
+                     label="spec")
+    msg = build(world.upb.cls(root.full_name), spec)
+    make_json_safe(world, root, msg, data)
+    return root, msg
+
+
+# ----------------------------------------------------------------------------- comparison
+
+def jcanon(world: World, msg: Any) -> Any:
+    """A comparable form of a upb message for JSON round trips: fields by number, maps as
+    sorted entries, NaN == NaN, -0.0 != 0.0, Any by its unpacked payload (whose bytes
+    either side may order differently); unknown fields ignored."""
+    if msg.DESCRIPTOR.full_name == ANY and msg.type_url:
+        desc = world.upb.pool.FindMessageTypeByName(msg.type_url.rpartition("/")[2])
+        inner = message_factory.GetMessageClass(desc)()
+        inner.ParseFromString(msg.value)
+        return ("Any", msg.type_url, jcanon(world, inner))
+    if msg.DESCRIPTOR.full_name == VALUE and msg.WhichOneof("kind") is None:
+        # a Value with no kind has no JSON form: upb prints it as null, which reads back
+        # as null_value; ours does the same
+        event("Value with no kind set: prints as null, reads back as null_value")
+        return ((1, 0),)
+    if msg.DESCRIPTOR.full_name == FIELD_MASK:
+        paths = tuple(p for p in ",".join(msg.paths).split(",") if p)
+        if paths != tuple(msg.paths):
+            # JSON joins paths with ",": empty paths and paths holding "," do not survive
+            event("FieldMask paths empty or holding ',': no JSON form")
+        return (FIELD_MASK, paths)
+    items = []
+    for f, v in msg.ListFields():
+        if f.is_repeated and len(v) == 0:
+            continue
+        if is_map(f):
+            val_f = f.message_type.fields_by_name["value"]
+            value: Any = tuple(sorted(((k, _one(world, val_f, x)) for k, x in v.items()), key=repr))
+        elif f.is_repeated:
+            value = tuple(_one(world, f, x) for x in v)
+        else:
+            value = _one(world, f, v)
+        items.append((f.number, value))
+    return tuple(sorted(items, key=lambda kv: kv[0]))
+
+
+def _one(world: World, f: Any, x: Any) -> Any:
+    if f.type in (FD.TYPE_MESSAGE, FD.TYPE_GROUP):
+        return jcanon(world, x)
+    if f.type in (FD.TYPE_FLOAT, FD.TYPE_DOUBLE):
+        return "NaN" if math.isnan(x) else (x, math.copysign(1.0, x))
+    return x
+
+
+def upb_to_json(world: World, msg: Any, opts: dict[str, Any]) -> str | Exception:
+    try:
+        return json_format.MessageToJson(
+            msg, preserving_proto_field_name=opts.get("preserving_proto_field_names", False),
+            always_print_fields_with_no_presence=opts.get("always_print_fields_with_no_presence", False),
+            descriptor_pool=world.upb.pool, indent=None)
+    except Exception as exc:  # noqa: BLE001 - json_format raises assorted types
+        return exc
+
+
+def upb_from_json(world: World, root: Root, text: str, ignore_unknown: bool = False) -> Any | Exception:
+    msg = world.upb.cls(root.full_name)()
+    try:
+        json_format.Parse(text, msg, ignore_unknown_fields=ignore_unknown, descriptor_pool=world.upb.pool)
+    except Exception as exc:  # noqa: BLE001
+        return exc
+    return msg
+
+
+def _num(x: Any) -> Any:
+    """A JSON number or numeric string as a comparable exact value."""
+    if isinstance(x, bool):
+        return x
+    if isinstance(x, (int, float)):
+        return Decimal(repr(x)) if isinstance(x, float) and math.isfinite(x) else x
+    return x
+
+
+def json_diff(a: Any, b: Any, path: str = "$") -> str | None:
+    """The first difference between two loaded JSON values (``a`` ours, ``b`` upb's):
+    key order ignored, numbers compared by value (1.0 == 1, 1e+20 == 100000000000000000000)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        if a.keys() != b.keys():
+            return f"{path}: keys {sorted(a.keys() ^ b.keys())} on one side only"
+        for k in a:
+            d = json_diff(a[k], b[k], f"{path}.{k}")
+            if d:
+                return d
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return f"{path}: lengths {len(a)} != {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            d = json_diff(x, y, f"{path}[{i}]")
+            if d:
+                return d
+        return None
+    if type(a) is not type(b) and not (isinstance(a, (int, float)) and isinstance(b, (int, float))
+                                       and not isinstance(a, bool) and not isinstance(b, bool)):
+        return f"{path}: {a!r} != {b!r} (types)"
+    if _num(a) != _num(b):
+        return f"{path}: {a!r} != {b!r}"
+    return None
+
+
+def _has_empty_value(msg: Any) -> bool:
+    if msg.DESCRIPTOR.full_name == VALUE and msg.WhichOneof("kind") is None:
+        return True
+    return any(_has_empty_value(sub) for sub in _submessages(msg))
+
+
+def _check_notes(notes: list[str], msg: Any, where: str) -> None:
+    """Our internal consistency notes (json_oracle): none, but an empty Value (no kind)
+    legitimately comes back from JSON as null_value."""
+    if notes == ["from_json(to_json(m)) != m (deterministic bytes)"] and _has_empty_value(msg):
+        event("ours: empty Value -> null -> null_value")
+        return
+    assert not notes, f"{notes}; {where}"
+
+
+def _opts(data: st.DataObject) -> dict[str, Any]:
+    return {
+        "preserving_proto_field_names": data.draw(st.booleans(), label="proto names"),
+        "always_print_fields_with_no_presence": data.draw(st.integers(0, 3), label="always print") == 0,
+    }
+
+
+def _upb_bytes_parse(world: World, root: Root, wire: bytes) -> Any:
+    msg = world.upb.cls(root.full_name)()
+    msg.ParseFromString(wire)
+    return msg
+
+
+# ----------------------------------------------------------------------------- 1. upb JSON -> ours
+
+@_settings(60)
+@given(data=st.data())
+def test_upb_json_parses_to_the_same_message(world: World, backend: Backend, data: st.DataObject) -> None:
+    root, msg = draw_message(world, data)
+    opts = _opts(data)
+    text = upb_to_json(world, msg, opts)
+    wire = msg.SerializePartialToString()
+    where = f"{backend.name} {root} bytes {wire.hex()}"
+    if isinstance(text, Exception):
+        event(f"upb cannot print: {type(text).__name__}")
+        ours = backend.json(root, "to_json", wire, **opts)
+        assert not ours.crash, f"ours crashed: {ours.crash}\n{where}"
+        assert not ours.ok, f"upb refuses to print ({text}), ours prints {ours.value}; {where}"
+        return
+    res = backend.json(root, "from_json", text)
+    where += f" json {text}"
+    assert not res.crash, f"ours crashed: {res.crash}\n{where}"
+    assert res.ok, f"ours rejects upb's JSON: {res.error}; {where}"
+    _check_notes(res.notes, msg, where)
+    again = _upb_bytes_parse(world, root, res.value)
+    assert jcanon(world, again) == jcanon(world, msg), f"ours read a different message (wrote {res.value.hex()}); {where}"
+
+
+# ----------------------------------------------------------------------------- 2. ours JSON -> upb
+
+@_settings(60)
+@given(data=st.data())
+def test_our_json_parses_in_upb_and_matches_its_text(world: World, backend: Backend, data: st.DataObject) -> None:
+    root, msg = draw_message(world, data)
+    opts = _opts(data)
+    wire = msg.SerializePartialToString()
+    where = f"{backend.name} {root} opts {opts} bytes {wire.hex()}"
+    res = backend.json(root, "to_json", wire, **opts)
+    assert not res.crash, f"ours crashed: {res.crash}\n{where}"
+    expected = upb_to_json(world, msg, opts)
+    if isinstance(expected, Exception):
+        event(f"upb cannot print: {type(expected).__name__}")
+        assert not res.ok, f"upb refuses to print ({expected}), ours prints {res.value}; {where}"
+        return
+    assert res.ok, f"ours refuses to print ({res.error}), upb prints {expected}; {where}"
+    _check_notes(res.notes, msg, where)
+    where += f" ours {res.value} upb {expected}"
+    upb_text = res.value
+    if FLT_MAX_SHORT in upb_text:
+        # upb's Parse rejects its own (and our) shortest form of FLT_MAX, 3.4028235e+38, as
+        # "Float value too large"; it is the float32 FLT_MAX (ProtoJSON: shortest round trip)
+        event("upb cannot parse 3.4028235e+38 (float32 max): given as the exact double")
+        upb_text = upb_text.replace(FLT_MAX_SHORT, "3.4028234663852886e+38")
+    parsed = upb_from_json(world, root, upb_text)
+    assert not isinstance(parsed, Exception), f"upb cannot parse our JSON: {parsed!r}; {where}"
+    assert jcanon(world, parsed) == jcanon(world, msg), f"upb reads our JSON as a different message; {where}"
+    diff = json_diff(json.loads(res.value), json.loads(expected))
+    assert diff is None, f"our JSON differs from upb's: {diff}; {where}"
