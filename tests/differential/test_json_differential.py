@@ -311,3 +311,140 @@ def test_our_json_parses_in_upb_and_matches_its_text(world: World, backend: Back
     assert jcanon(world, parsed) == jcanon(world, msg), f"upb reads our JSON as a different message; {where}"
     diff = json_diff(json.loads(res.value), json.loads(expected))
     assert diff is None, f"our JSON differs from upb's: {diff}; {where}"
+
+
+# ----------------------------------------------------------------------------- 3. mutated JSON
+
+_BAD_SCALARS = [
+    None, True, False, 0, -1, 1.5, -0.0, 1e39, -1e39, 1e308, 2 ** 31, -(2 ** 31) - 1, 2 ** 32, 2 ** 53 + 1,
+    2 ** 63, -(2 ** 63) - 1, 2 ** 64, 1.0, 1e2, "", "1", "-1", "1.0", "1e2", "1.5", "0x10", " 1", "01", "-0",
+    "18446744073709551616", "9223372036854775808", "NaN", "Infinity", "-Infinity", "nan", "inf", "true",
+    "null", "FOO", "BAR", "ZERO", "NOT_A_VALUE", "AAA=", "AA==", "A", "A===", "!!!!", "_-_-", "YQ", "YWI",
+    "a b", "\u00e9", "1970-01-01T00:00:00Z", "0001-01-01T00:00:00Z", "0000-12-31T23:59:59Z",
+    "9999-12-31T23:59:59.999999999Z", "10000-01-01T00:00:00Z", "1970-01-01T00:00:00.1234567891Z",
+    "1970-01-01 00:00:00Z", "1970-01-01T00:00:00+08:00", "1970-01-01T00:00:00-24:00", "1970-01-01T00:00:00z",
+    "1970-02-30T00:00:00Z", "1970-01-01T00:00:60Z", "1970-01-01T00:00:00.Z", "1s", "-1.5s", "0.000000001s",
+    "315576000000s", "315576000001s", "-315576000001s", "1.0000000001s", "s", "1", "1.s", ".5s", "-0.5s",
+    "fooBar,baz", "foo_bar", "foo.barBaz", "a,,b", "FooBar", "type.googleapis.com/google.protobuf.Empty",
+    3.4028235e38, 3.4028236e38, -3.5e38, 1e-46, 5e-324, 2.5, 1e20, 1e-7,
+]
+_BAD_VALUES = st.one_of(
+    st.sampled_from(_BAD_SCALARS), st.integers(-(2 ** 70), 2 ** 70), st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=6),
+    st.sampled_from([[], {}, [None], [1], ["a"], [[]], {"a": 1}, {"@type": "x"}, {"value": 1}, {"": None}]),
+)
+_BAD_KEYS = st.one_of(st.sampled_from(["unknownField", "[unknown.ext]", "@type", "", "value", "FOO"]),
+                      st.text(max_size=6))
+
+
+def _slots(obj: Any, out: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out.append((obj, k))
+            _slots(v, out)
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            out.append((obj, i))
+            _slots(v, out)
+    return out
+
+
+def _other_name(key: str) -> str:
+    """The other spelling of a field name (camelCase <-> snake_case)."""
+    if "_" in key:
+        head, *rest = key.split("_")
+        return head + "".join(p[:1].upper() + p[1:] for p in rest)
+    if upb_ok and "expected an object" in our_error:
+        # upb's Python json_format iterates any iterable as a message's members: "" and []
+        # read as an empty message (and "ab" as keys "a", "b" when ignoring unknown fields)
+        return "upb accepts a string or array for a message field"
+    if not upb_ok and "does not have extensions" in str(upb_result):
+        # with ignore_unknown_fields an unknown "[ext.name]" is skipped (as C++ does);
+        # upb's Python json_format rejects any "[...]" key on a message without extensions
+        return "upb rejects [ext] keys on messages without extensions, even when ignoring unknown fields"
+    return "".join("_" + c.lower() if c.isupper() else c for c in key)
+
+
+@st.composite
+def mutated_json(draw: Any, obj: Any) -> str:
+    """``obj`` (a loaded JSON document) with a few mutations, as text."""
+    for _ in range(draw(st.integers(1, 3), label="mutations")):
+        slots = _slots(obj, [])
+        how = draw(st.sampled_from(["replace", "replace", "replace", "add key", "drop", "rename", "wrap"]),
+                   label="how")
+        if not slots or how == "add key":
+            dicts = [obj] + [c[k] for c, k in slots if isinstance(c[k], dict)] if isinstance(obj, dict) else []
+            if dicts:
+                target = draw(st.sampled_from(dicts), label="dict")
+                target[draw(_BAD_KEYS, label="key")] = draw(_BAD_VALUES, label="value")
+            continue
+        container, key = draw(st.sampled_from(slots), label="slot")
+        if how == "replace":
+            container[key] = draw(_BAD_VALUES, label="value")
+        elif how == "wrap":
+            container[key] = draw(st.sampled_from(["list", "str", "obj"]), label="wrap") and [container[key]]
+        elif how == "drop":
+            del container[key]
+        elif how == "rename" and isinstance(container, dict):
+            # a field given twice (both spellings), or under its other spelling only
+            other = _other_name(key)
+            if other not in container:
+                container[other] = container[key] if draw(st.booleans(), label="twice") else container.pop(key)
+    text = json.dumps(obj)
+    if draw(st.integers(0, 9), label="text mutation") == 0:
+        i = draw(st.integers(0, len(text)), label="at")
+        text = text[:i] + draw(st.sampled_from(["", ",", "}", "]", '"', "\\u", "1", " ", "\\ud800", "NaN"]),
+                               label="insert") + text[i + draw(st.integers(0, 2), label="cut"):]
+    return text
+
+
+@_settings(100)
+@given(data=st.data())
+def test_mutated_json_accepted_exactly_when_upb_accepts(world: World, backend: Backend, data: st.DataObject) -> None:
+    root, msg = draw_message(world, data, depth=2)
+    text = upb_to_json(world, msg, _opts(data))
+    if isinstance(text, Exception):
+        event("upb cannot print the source message")
+        return
+    doc = data.draw(mutated_json(json.loads(text)), label="json")
+    ignore_unknown = data.draw(st.integers(0, 3), label="ignore unknown") == 0
+    opts = {"ignore_unknown_fields": True} if ignore_unknown else {}
+    res = backend.json(root, "from_json", doc, **opts)
+    where = f"{backend.name} {root} ignore_unknown={ignore_unknown} json {doc}"
+    assert not res.crash, f"ours raised something other than JsonError: {res.crash}\n{where}"
+    upb_msg = upb_from_json(world, root, doc, ignore_unknown)
+    if isinstance(upb_msg, Exception) and not isinstance(upb_msg, json_format.ParseError):
+        event(f"upb raised {type(upb_msg).__name__}")
+    upb_ok = not isinstance(upb_msg, Exception)
+    event(f"upb {'accepts' if upb_ok else 'rejects'}, ours {'accepts' if res.ok else 'rejects'}")
+    if upb_ok and res.ok:
+        again = _upb_bytes_parse(world, root, res.value)
+        assert jcanon(world, again) == jcanon(world, upb_msg), (
+            f"both accept, different messages: ours wrote {res.value.hex()}, "
+            f"upb {upb_msg.SerializePartialToString().hex()}; {where}")
+        return
+    tolerated = tolerated_disagreement(doc, upb_msg, res.error)
+    if tolerated:
+        event(tolerated)
+        return
+    assert upb_ok == res.ok, (
+        f"upb {'accepts' if upb_ok else 'rejects (' + repr(upb_msg) + ')'}, "
+        f"ours {'accepts' if res.ok else 'rejects (' + res.error + ')'}; {where}")
+
+
+def tolerated_disagreement(doc: str, upb_result: Any, our_error: str) -> str:
+    """A reason when upb and ours legitimately disagree on accepting ``doc``, else ""."""
+    upb_ok = not isinstance(upb_result, Exception)
+    if upb_ok and "invalid base64" in our_error:
+        # ProtoJSON bytes are base64 (standard or URL-safe alphabet); upb's Python
+        # json_format decodes with base64's non-validating decoder, which skips other chars
+        return "upb accepts base64 with characters outside the alphabet"
+    if upb_ok and "expected an object" in our_error:
+        # upb's Python json_format iterates any iterable as a message's members: "" and []
+        # read as an empty message (and "ab" as keys "a", "b" when ignoring unknown fields)
+        return "upb accepts a string or array for a message field"
+    if not upb_ok and "does not have extensions" in str(upb_result):
+        # with ignore_unknown_fields an unknown "[ext.name]" is skipped (as C++ does);
+        # upb's Python json_format rejects any "[...]" key on a message without extensions
+        return "upb rejects [ext] keys on messages without extensions, even when ignoring unknown fields"
+    return ""
