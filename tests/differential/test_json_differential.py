@@ -21,14 +21,14 @@ Counts: PYOPAQUE_DIFF_EXAMPLES=<n> (per test) or HYPOTHESIS_PROFILE=long (x20).
 
 from __future__ import annotations
 
-import base64
+import copy
 import json
 import math
 import os
+import re
 from decimal import Decimal
 from typing import Any
 
-import pytest
 from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import FieldDescriptor as FD
 from hypothesis import HealthCheck, event, given, settings
@@ -333,6 +333,7 @@ _BAD_VALUES = st.one_of(
     st.text(max_size=6),
     st.sampled_from([[], {}, [None], [1], ["a"], [[]], {"a": 1}, {"@type": "x"}, {"value": 1}, {"": None}]),
 )
+_BAD_VALUES = _BAD_VALUES.map(copy.deepcopy)  # mutations must not alter the shared samples
 _BAD_KEYS = st.one_of(st.sampled_from(["unknownField", "[unknown.ext]", "@type", "", "value", "FOO"]),
                       st.text(max_size=6))
 
@@ -354,14 +355,6 @@ def _other_name(key: str) -> str:
     if "_" in key:
         head, *rest = key.split("_")
         return head + "".join(p[:1].upper() + p[1:] for p in rest)
-    if upb_ok and "expected an object" in our_error:
-        # upb's Python json_format iterates any iterable as a message's members: "" and []
-        # read as an empty message (and "ab" as keys "a", "b" when ignoring unknown fields)
-        return "upb accepts a string or array for a message field"
-    if not upb_ok and "does not have extensions" in str(upb_result):
-        # with ignore_unknown_fields an unknown "[ext.name]" is skipped (as C++ does);
-        # upb's Python json_format rejects any "[...]" key on a message without extensions
-        return "upb rejects [ext] keys on messages without extensions, even when ignoring unknown fields"
     return "".join("_" + c.lower() if c.isupper() else c for c in key)
 
 
@@ -419,6 +412,11 @@ def test_mutated_json_accepted_exactly_when_upb_accepts(world: World, backend: B
     event(f"upb {'accepts' if upb_ok else 'rejects'}, ours {'accepts' if res.ok else 'rejects'}")
     if upb_ok and res.ok:
         again = _upb_bytes_parse(world, root, res.value)
+        if jcanon(world, again) != jcanon(world, upb_msg) and _big_inexact_number(doc):
+            # an integer field given as 3.602879701896397e+16: ours takes the decimal's exact
+            # value (36028797018963970), upb (and C++) round it through a double first
+            event("integer written with exponent/fraction beyond 2**53: ours exact, upb via double")
+            return
         assert jcanon(world, again) == jcanon(world, upb_msg), (
             f"both accept, different messages: ours wrote {res.value.hex()}, "
             f"upb {upb_msg.SerializePartialToString().hex()}; {where}")
@@ -430,6 +428,13 @@ def test_mutated_json_accepted_exactly_when_upb_accepts(world: World, backend: B
     assert upb_ok == res.ok, (
         f"upb {'accepts' if upb_ok else 'rejects (' + repr(upb_msg) + ')'}, "
         f"ours {'accepts' if res.ok else 'rejects (' + res.error + ')'}; {where}")
+
+
+_NUMBER = re.compile(r'(?<![\w."])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?')
+
+
+def _big_inexact_number(doc: str) -> bool:
+    return any(re.search(r"[.eE]", tok) and abs(float(tok)) >= 2 ** 53 for tok in _NUMBER.findall(doc))
 
 
 def tolerated_disagreement(doc: str, upb_result: Any, our_error: str) -> str:
@@ -447,4 +452,11 @@ def tolerated_disagreement(doc: str, upb_result: Any, our_error: str) -> str:
         # with ignore_unknown_fields an unknown "[ext.name]" is skipped (as C++ does);
         # upb's Python json_format rejects any "[...]" key on a message without extensions
         return "upb rejects [ext] keys on messages without extensions, even when ignoring unknown fields"
+    if upb_ok and re.search(r"expected an enum name or number, got (true|false)", our_error):
+        # upb's Python json_format reads an enum through int(): true is 1, false is 0
+        return "upb accepts true/false for an enum"
+    if upb_ok and "given twice" in our_error:
+        # a field under both its JSON and proto names: the conformance suite's
+        # Recommended FieldNameDuplicate* tests want a rejection (as C++); upb keeps the last
+        return "upb accepts a field given twice (JSON and proto name)"
     return ""
