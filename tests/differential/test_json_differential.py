@@ -412,6 +412,11 @@ def test_mutated_json_accepted_exactly_when_upb_accepts(world: World, backend: B
     event(f"upb {'accepts' if upb_ok else 'rejects'}, ours {'accepts' if res.ok else 'rejects'}")
     if upb_ok and res.ok:
         again = _upb_bytes_parse(world, root, res.value)
+        if jcanon(world, again) != jcanon(world, upb_msg) and re.search(r'"\s+[-+]?\d+\s*"', doc):
+            # an enum given as " 1": ours looks for that name (unknown, skipped with
+            # ignore_unknown_fields); upb's Python json_format takes int(" 1") == 1
+            event("upb reads an enum string with int() (spaces allowed)")
+            return
         if jcanon(world, again) != jcanon(world, upb_msg) and _big_inexact_number(doc):
             # an integer field given as 3.602879701896397e+16: ours takes the decimal's exact
             # value (36028797018963970), upb (and C++) round it through a double first
@@ -452,9 +457,19 @@ def tolerated_disagreement(doc: str, upb_result: Any, our_error: str) -> str:
         # with ignore_unknown_fields an unknown "[ext.name]" is skipped (as C++ does);
         # upb's Python json_format rejects any "[...]" key on a message without extensions
         return "upb rejects [ext] keys on messages without extensions, even when ignoring unknown fields"
-    if upb_ok and re.search(r"expected an enum name or number, got (true|false)", our_error):
-        # upb's Python json_format reads an enum through int(): true is 1, false is 0
-        return "upb accepts true/false for an enum"
+    if upb_ok and re.search(r"expected an? [\w ]+, got (true|false)$", our_error):
+        # upb's Python json_format reads numbers and enums through int()/float(): true is 1
+        return "upb accepts true/false for a number or enum"
+    if upb_ok and re.search(r"expected an integer, got -?\d+\.\d*[1-9]", our_error):
+        # upb's Python json_format reads closed enums with int(): 1.5 becomes 1
+        return "upb truncates a non-integral number for an enum"
+    if not upb_ok and "Float value too large" in str(upb_result) and FLT_MAX_SHORT in doc:
+        # see test 2: upb rejects 3.4028235e+38, the shortest form of float32's FLT_MAX
+        return "upb rejects 3.4028235e+38 (float32 max)"
+    if not upb_ok and "SystemError" in str(upb_result) and re.search(r"\\ud[89a-f]", doc, re.I):
+        # a key holding a lone surrogate: upb's name lookup fails internally (SystemError
+        # wrapped in ParseError); ours finds no such field (skipped with ignore_unknown_fields)
+        return "upb fails internally on a key with a lone surrogate"
     if upb_ok and "given twice" in our_error:
         # a field under both its JSON and proto names: the conformance suite's
         # Recommended FieldNameDuplicate* tests want a rejection (as C++); upb keeps the last
