@@ -234,12 +234,17 @@ def _has_empty_value(msg: Any) -> bool:
     return any(_has_empty_value(sub) for sub in _submessages(msg))
 
 
-def _check_notes(notes: list[str], msg: Any, where: str) -> None:
+def _check_notes(notes: list[str], msg: Any, where: str, world: World) -> None:
     """Our internal consistency notes (json_oracle): none, but an empty Value (no kind)
-    legitimately comes back from JSON as null_value."""
-    if notes == ["from_json(to_json(m)) != m (deterministic bytes)"] and _has_empty_value(msg):
-        event("ours: empty Value -> null -> null_value")
-        return
+    legitimately comes back from JSON as null_value, and a FieldMask with empty paths
+    has no JSON form ([""] prints as "", read back as no paths)."""
+    if notes == ["from_json(to_json(m)) != m (deterministic bytes)"]:
+        if _has_empty_value(msg):
+            event("ours: empty Value -> null -> null_value")
+            return
+        if "" in _field_mask_paths(world, msg):
+            event("ours: FieldMask with an empty path does not round-trip")
+            return
     assert not notes, f"{notes}; {where}"
 
 
@@ -270,13 +275,19 @@ def test_upb_json_parses_to_the_same_message(world: World, backend: Backend, dat
         event(f"upb cannot print: {type(text).__name__}")
         ours = backend.json(root, "to_json", wire, **opts)
         assert not ours.crash, f"ours crashed: {ours.crash}\n{where}"
+        if _upb_print_tolerated(world, text, msg):
+            return
         assert not ours.ok, f"upb refuses to print ({text}), ours prints {ours.value}; {where}"
         return
     res = backend.json(root, "from_json", text)
     where += f" json {text}"
     assert not res.crash, f"ours crashed: {res.crash}\n{where}"
+    if not res.ok and "FieldMask path '' " in res.error and "" in _field_mask_paths(world, msg):
+        # FieldMask paths ["", ""] print as ","; ours rejects empty paths when parsing
+        event("FieldMask with an empty path: upb prints it, ours rejects it when parsing")
+        return
     assert res.ok, f"ours rejects upb's JSON: {res.error}; {where}"
-    _check_notes(res.notes, msg, where)
+    _check_notes(res.notes, msg, where, world)
     again = _upb_bytes_parse(world, root, res.value)
     assert jcanon(world, again) == jcanon(world, msg), f"ours read a different message (wrote {res.value.hex()}); {where}"
 
@@ -295,10 +306,12 @@ def test_our_json_parses_in_upb_and_matches_its_text(world: World, backend: Back
     expected = upb_to_json(world, msg, opts)
     if isinstance(expected, Exception):
         event(f"upb cannot print: {type(expected).__name__}")
+        if _upb_print_tolerated(world, expected, msg):
+            return
         assert not res.ok, f"upb refuses to print ({expected}), ours prints {res.value}; {where}"
         return
     assert res.ok, f"ours refuses to print ({res.error}), upb prints {expected}; {where}"
-    _check_notes(res.notes, msg, where)
+    _check_notes(res.notes, msg, where, world)
     where += f" ours {res.value} upb {expected}"
     upb_text = res.value
     if FLT_MAX_SHORT in upb_text:
@@ -447,6 +460,27 @@ def _big_inexact_number(doc: str) -> bool:
     return any(re.search(r"[.eE]", tok) and abs(float(tok)) >= 2 ** 53 for tok in _NUMBER.findall(doc))
 
 
+def _field_mask_paths(world: World, msg: Any) -> list[str]:
+    """Every FieldMask path in ``msg``, Any payloads included."""
+    if msg.DESCRIPTOR.full_name == FIELD_MASK:
+        return list(msg.paths)
+    if msg.DESCRIPTOR.full_name == ANY and msg.type_url:
+        desc = world.upb.pool.FindMessageTypeByName(msg.type_url.rpartition("/")[2])
+        msg = message_factory.GetMessageClass(desc).FromString(msg.value)
+    return [p for sub in _submessages(msg) for p in _field_mask_paths(world, sub)]
+
+
+def _upb_print_tolerated(world: World, exc: Exception, msg: Any) -> bool:
+    """Say whether upb's refusal to print ``msg`` is its own (ours may print)."""
+    if "must not contain uppercase letters" in str(exc) and any(
+            not c.isascii() for p in _field_mask_paths(world, msg) for c in p):
+        # FieldMask path "À": upb's check uses str.isupper(); ours, like C++, only
+        # refuses ASCII capitals (which cannot come back from lowerCamelCase)
+        event("upb refuses non-ASCII capitals in FieldMask paths")
+        return True
+    return False
+
+
 def _non_ascii_upper_in_field_mask(world: World, msg: Any) -> bool:
     if msg.DESCRIPTOR.full_name == FIELD_MASK:
         return any(not c.isascii() for p in msg.paths for c in p)
@@ -496,10 +530,10 @@ def tolerated_disagreement(doc: str, upb_result: Any, our_error: str, ignore_unk
         # a key holding a lone surrogate: upb's name lookup fails internally (SystemError
         # wrapped in ParseError); ours finds no such field (skipped with ignore_unknown_fields)
         return "upb fails internally on a key with a lone surrogate"
-    if upb_ok and ignore_unknown and "out of range for int32" in our_error:
-        # a closed enum given a number beyond int32: ours rejects the number (as C++ does);
-        # upb, ignoring unknown fields, skips it as an unknown enum value
-        return "upb skips an out-of-range enum number when ignoring unknown fields"
+    if upb_ok and "out of range for int32" in our_error:
+        # an enum given a number beyond int32: ours rejects it (as C++ does); upb takes its
+        # low 32 bits (4294967296 -> 0) or, ignoring unknown fields, skips it as unknown
+        return "upb accepts an enum number beyond int32"
     if upb_ok and re.search(r"FieldMask path '' ", our_error):
         # "a,,b" or ",": ours rejects the empty path (not a lowerCamelCase name);
         # upb keeps the empty paths
