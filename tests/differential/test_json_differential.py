@@ -247,6 +247,11 @@ def _check_notes(notes: list[str], msg: Any, where: str, world: World) -> None:
     """Our internal consistency notes (json_oracle): none, but an empty Value (no kind)
     legitimately comes back from JSON as null_value, and a FieldMask with empty paths
     has no JSON form ([""] prints as "", read back as no paths)."""
+    if len(notes) == 1 and "FieldMask path '' " in notes[0] and "" in _field_mask_paths(world, msg):
+        # ours prints FieldMask ["", ""] as "," but rejects "," when parsing: see
+        # test_json_regressions.py::test_field_mask_empty_paths_round_trip (xfail)
+        event("ours: FieldMask with empty paths prints JSON it cannot read")
+        return
     if notes == ["from_json(to_json(m)) != m (deterministic bytes)"]:
         if _has_empty_value(world, msg):
             event("ours: empty Value -> null -> null_value")
@@ -537,7 +542,7 @@ def tolerated_disagreement(doc: str, upb_result: Any, our_error: str, ignore_unk
         # "a,,b" or ",": ours rejects the empty path (not a lowerCamelCase name);
         # upb keeps the empty paths
         return "upb accepts empty FieldMask paths"
-    quoted = re.search(r'expected an integer, got "(.*)"$', our_error)
+    quoted = re.search(r'expected an integer, got "([^"]*)"$', our_error)
     if upb_ok and quoted and _python_int(quoted.group(1)):
         # "01", " 1", "+1", "1_0": not JSON integers; upb's Python json_format uses int()
         # (C++ SimpleAtoi takes some of them too: ours is the strict one)
@@ -546,7 +551,7 @@ def tolerated_disagreement(doc: str, upb_result: Any, our_error: str, ignore_unk
         # an Any holding a well-known type with other keys: ours rejects them even when
         # ignoring unknown fields; upb skips them (the spec says nothing; ours is stricter)
         return "upb ignores extra keys in an Any of a well-known type when ignoring unknown fields"
-    name = re.search(r'"(.*)" is not a value of ', our_error)
+    name = re.search(r': "([^"]*)" is not a value of ', our_error)
     if upb_ok and name and _python_int(name.group(1)):
         # an enum given as " 1" or "01": not a value name; upb's Python json_format takes int()
         return "upb reads an enum string with int()"
