@@ -502,6 +502,14 @@ def _python_int(text: str) -> bool:
     return True
 
 
+def _python_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _loose_int_string(doc: str) -> bool:
     return any(_python_int(x) and x != str(int(x)) for x in re.findall(r'"([^"\\]*)"', doc))
 
@@ -524,7 +532,8 @@ def tolerated_disagreement(doc: str, upb_result: Any, our_error: str, ignore_unk
     if upb_ok and re.search(r"expected an? [\w ]+, got (true|false)$", our_error):
         # upb's Python json_format reads numbers and enums through int()/float(): true is 1
         return "upb accepts true/false for a number or enum"
-    if upb_ok and re.search(r"expected an integer, got -?\d+\.\d*[1-9]", our_error):
+    number = re.search(r"expected an integer, got (-?[\d.]+(?:E[-+]?\d+)?)$", our_error, re.I)
+    if upb_ok and number and Decimal(number.group(1)) != Decimal(number.group(1)).to_integral_value():
         # upb's Python json_format reads closed enums with int(): 1.5 becomes 1
         return "upb truncates a non-integral number for an enum"
     if not upb_ok and "Float value too large" in str(upb_result) and FLT_MAX_SHORT in doc:
@@ -542,11 +551,11 @@ def tolerated_disagreement(doc: str, upb_result: Any, our_error: str, ignore_unk
         # "a,,b" or ",": ours rejects the empty path (not a lowerCamelCase name);
         # upb keeps the empty paths
         return "upb accepts empty FieldMask paths"
-    quoted = re.search(r'expected an integer, got "([^"]*)"$', our_error)
-    if upb_ok and quoted and _python_int(quoted.group(1)):
-        # "01", " 1", "+1", "1_0": not JSON integers; upb's Python json_format uses int()
-        # (C++ SimpleAtoi takes some of them too: ours is the strict one)
-        return "upb accepts a quoted integer Python's int() takes"
+    quoted = re.search(r'expected (?:an integer|a number), got "([^"]*)"$', our_error)
+    if upb_ok and quoted and _python_float(quoted.group(1)):
+        # "01", " 1", "+1", "1_0", "inf": not ProtoJSON numbers; upb's Python json_format
+        # uses int()/float() (C++ SimpleAtoi takes some of them too: ours is the strict one)
+        return "upb accepts a quoted number Python's int()/float() takes"
     if upb_ok and ignore_unknown and 'takes only "@type" and "value"' in our_error:
         # an Any holding a well-known type with other keys: ours rejects them even when
         # ignoring unknown fields; upb skips them (the spec says nothing; ours is stricter)
