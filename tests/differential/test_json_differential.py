@@ -102,8 +102,8 @@ def make_json_safe(world: World, root: Root, msg: Any, data: st.DataObject, dept
         return
     for f, v in msg.ListFields():
         if _is_null_value(f) and not is_map(f):
-            # upb prints an unknown NullValue number as null (ProtoJSON: as the number;
-            # ours does, see test_unknown_null_value_number): keep to NULL_VALUE
+            # a NullValue field prints as null whatever its number (upb and ours alike, see
+            # test_json_regressions.py): numbers other than 0 cannot survive JSON
             if f.is_repeated:
                 if any(v):
                     v[:] = [0] * len(v)
@@ -249,7 +249,7 @@ def _check_notes(notes: list[str], msg: Any, where: str, world: World) -> None:
     has no JSON form ([""] prints as "", read back as no paths)."""
     if len(notes) == 1 and "FieldMask path '' " in notes[0] and "" in _field_mask_paths(world, msg):
         # ours prints FieldMask ["", ""] as "," but rejects "," when parsing: see
-        # test_json_regressions.py::test_field_mask_empty_paths_round_trip (xfail)
+        # test_json_regressions.py::test_field_mask_json_round_trips_or_is_refused (xfail)
         event("ours: FieldMask with empty paths prints JSON it cannot read")
         return
     if notes == ["from_json(to_json(m)) != m (deterministic bytes)"]:
