@@ -158,7 +158,7 @@ class FieldView:
 @dataclass
 class ExtensionView:
     attr: str
-    owner: str  # "" for module level, else the class path
+    owner: str  # "" for module level, else the module-level name of the class
     full_name: str
     info_expr: str
     extendee_ref: str
@@ -168,6 +168,7 @@ class ExtensionView:
 class EnumView:
     class_name: str
     qualname: str
+    py_name: str  # the module-level name it is defined under (nested types are hoisted)
     info_name: str
     members: list[tuple[str, int, str]]
     info_expr: str
@@ -186,6 +187,7 @@ class DispatchNode:
 class MessageView:
     class_name: str
     qualname: str
+    py_name: str  # the module-level name it is defined under (nested types are hoisted)
     full_name: str
     style: str
     is_open: bool
@@ -349,6 +351,13 @@ class _Builder:
         self.all_messages: list[MessageView] = []
         self.all_enums: list[EnumView] = []
 
+    def py_name(self, qual: str) -> str:
+        """The module-level name of a class: nested classes are defined at module level
+        (mypyc compiles no class statement inside a class) and attached to their outer class."""
+        if "." not in qual:
+            return qual
+        return self.scope.claim_generated("_c_" + qual.replace(".", "_"))
+
     # -- enums ------------------------------------------------------------------
 
     def enum(self, enum: Enum) -> EnumView:
@@ -358,7 +367,8 @@ class _Builder:
         values = ", ".join(f"({v.name!r}, {v.number})" for v in enum.values)
         info_name = self.qualnames["enum-info:" + enum.full_name]
         view = EnumView(
-            class_name=qual.rsplit(".", 1)[-1], qualname=qual, info_name=info_name, members=members,
+            class_name=qual.rsplit(".", 1)[-1], qualname=qual, py_name=self.py_name(qual),
+            info_name=info_name, members=members,
             info_expr=(f"_rt.EnumInfo({enum.full_name!r}, {enum.closed!r}, ({values},), "
                        f"legacy_json={enum.legacy_json!r})"),
             comment=docstring(enum.comment),
@@ -506,6 +516,7 @@ class _Builder:
 
     def message(self, msg: Message) -> MessageView:
         qual = self.qualnames[msg.full_name]
+        py = self.py_name(qual)
         level = msg.api_level
         scope = names.class_scope(self.top_level)
         nested = [self.message(m) for m in msg.messages if not m.map_entry]
@@ -532,9 +543,10 @@ class _Builder:
         for o in oneofs:
             slots += [o.case_slot, o.value_slot]
         extendable = bool(msg.extension_ranges)
-        nested_ext = [self.extension(x, qual, scope) for x in msg.extensions]
+        nested_ext = [self.extension(x, py, scope) for x in msg.extensions]
         view = MessageView(
-            class_name=qual.rsplit(".", 1)[-1], qualname=qual, full_name=msg.full_name,
+            class_name=qual.rsplit(".", 1)[-1], qualname=qual, py_name=py,
+            full_name=msg.full_name,
             style=level.name.lower(), is_open=level is ApiLevel.OPEN,
             is_hybrid=level is ApiLevel.HYBRID, is_opaque=level is ApiLevel.OPAQUE,
             base=WKT_BASES.get(msg.full_name, "_rt.ExtendableMessage" if extendable else "_rt.Message"),
