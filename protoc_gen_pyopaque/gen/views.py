@@ -338,6 +338,12 @@ class _Builder:
         self.qualnames: dict[str, str] = {}
         assign_qualnames(file, self.scope, self.qualnames)
         self.top_level = frozenset(self.scope.taken)
+        # module-level names of the classes: nested ones are defined at module level too
+        # (mypyc compiles no class statement in a class body) and attached to their outer class
+        self.py_names: dict[str, str] = {
+            full_name: qual if "." not in qual else self.scope.claim_generated("_c_" + qual.replace(".", "_"))
+            for full_name, qual in self.qualnames.items() if not full_name.startswith("enum-info:")
+        }
         suffix = "_protoopaque_pb" if is_twin else "_pb"
         self.refs = _Refs(file, schema, self.scope, self.qualnames, suffix)
         self.needs_required = _needs_required(schema)
@@ -351,13 +357,6 @@ class _Builder:
         self.all_messages: list[MessageView] = []
         self.all_enums: list[EnumView] = []
 
-    def py_name(self, qual: str) -> str:
-        """The module-level name of a class: nested classes are defined at module level
-        (mypyc compiles no class statement inside a class) and attached to their outer class."""
-        if "." not in qual:
-            return qual
-        return self.scope.claim_generated("_c_" + qual.replace(".", "_"))
-
     # -- enums ------------------------------------------------------------------
 
     def enum(self, enum: Enum) -> EnumView:
@@ -367,7 +366,7 @@ class _Builder:
         values = ", ".join(f"({v.name!r}, {v.number})" for v in enum.values)
         info_name = self.qualnames["enum-info:" + enum.full_name]
         view = EnumView(
-            class_name=qual.rsplit(".", 1)[-1], qualname=qual, py_name=self.py_name(qual),
+            class_name=qual.rsplit(".", 1)[-1], qualname=qual, py_name=self.py_names[enum.full_name],
             info_name=info_name, members=members,
             info_expr=(f"_rt.EnumInfo({enum.full_name!r}, {enum.closed!r}, ({values},), "
                        f"legacy_json={enum.legacy_json!r})"),
@@ -464,7 +463,8 @@ class _Builder:
             end_tag=(f.number << 3) | WIRE_END_GROUP,
             end_tag_literal=tag_bytes(f.number, WIRE_END_GROUP),
             packed=f.packed, utf8=f.utf8, float_kind=f.kind in (k.TYPE_FLOAT, k.TYPE_DOUBLE),
-            message_ref=value_type if is_message else "",
+            # this module's classes by their module-level name: compiled code calls them directly
+            message_ref=self.py_names.get(f.message or "", value_type) if is_message else "",
             enum_info_ref=self.refs.enum_info(f.enum) if f.enum is not None else "",
             closed_enum=f.closed_enum, index=index,
             info_expr=self.field_info(f, attr, oneof.name if oneof is not None else ""),
@@ -516,7 +516,7 @@ class _Builder:
 
     def message(self, msg: Message) -> MessageView:
         qual = self.qualnames[msg.full_name]
-        py = self.py_name(qual)
+        py = self.py_names[msg.full_name]
         level = msg.api_level
         scope = names.class_scope(self.top_level)
         nested = [self.message(m) for m in msg.messages if not m.map_entry]

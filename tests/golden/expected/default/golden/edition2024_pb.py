@@ -335,7 +335,7 @@ class LogEntry(_rt.Message):
                 return
             m = self._f_detail
             if m is None:
-                m = LogEntry.Detail()
+                m = _c_LogEntry_Detail()
             buf, start, end, depth = span
             m._pb_merge(buf, start, end, depth, -1, True)
             self._f_detail = m
@@ -349,7 +349,7 @@ class LogEntry(_rt.Message):
                 return
             m = self._f_unchecked_detail
             if m is None:
-                m = LogEntry.Detail()
+                m = _c_LogEntry_Detail()
             buf, start, end, depth = span
             m._pb_merge(buf, start, end, depth, -1, True)
             self._f_unchecked_detail = m
@@ -411,7 +411,7 @@ class LogEntry(_rt.Message):
                             self._pb_load_detail()
                         m3 = self._f_detail
                         if m3 is None:
-                            m3 = self._f_detail = LogEntry.Detail()
+                            m3 = self._f_detail = _c_LogEntry_Detail()
                         m3._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 34:
@@ -433,7 +433,7 @@ class LogEntry(_rt.Message):
                             self._pb_load_unchecked_detail()
                         m4 = self._f_unchecked_detail
                         if m4 is None:
-                            m4 = self._f_unchecked_detail = LogEntry.Detail()
+                            m4 = self._f_unchecked_detail = _c_LogEntry_Detail()
                         m4._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 else:

@@ -278,7 +278,7 @@ class LogEntry(_rt.Message):
                         raise _rt.too_deep(self, tag, pos)
                     m3 = self.detail
                     if m3 is None:
-                        m3 = self.detail = LogEntry.Detail()
+                        m3 = self.detail = _c_LogEntry_Detail()
                     m3._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 34:
@@ -295,7 +295,7 @@ class LogEntry(_rt.Message):
                         raise _rt.too_deep(self, tag, pos)
                     m4 = self.unchecked_detail
                     if m4 is None:
-                        m4 = self.unchecked_detail = LogEntry.Detail()
+                        m4 = self.unchecked_detail = _c_LogEntry_Detail()
                     m4._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 else:

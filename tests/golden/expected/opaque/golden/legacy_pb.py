@@ -407,7 +407,7 @@ class Legacy(_rt.ExtendableMessage):
                         raise _rt.too_deep(self, tag, pos)
                     m6 = self._f_point
                     if m6 is None:
-                        m6 = self._f_point = Legacy.Point()
+                        m6 = self._f_point = _c_Legacy_Point()
                     pos = m6._pb_merge(buf, pos, end, depth - 1, 52, lazy)
                 else:
                     if tag == end_tag:

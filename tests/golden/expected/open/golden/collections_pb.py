@@ -332,7 +332,7 @@ class Collections(_rt.Message):
 
                         if depth <= 0:
                             raise _rt.too_deep(self, tag, pos)
-                        m3 = Collections.Item()
+                        m3 = _c_Collections_Item()
                         self.items.append(m3)
                         m3._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                         pos = e
@@ -477,9 +477,9 @@ class Collections(_rt.Message):
                         if depth <= 0:
                             raise _rt.too_deep(self, tag, pos)
                         if self._oc_choice == 8:
-                            m8 = _t.cast(Collections.Item, self._ov_choice)
+                            m8 = _t.cast(_c_Collections_Item, self._ov_choice)
                         else:
-                            m8 = Collections.Item()
+                            m8 = _c_Collections_Item()
                             self._oc_choice = 8
                             self._ov_choice = m8
                         m8._pb_merge(buf, pos, e, depth - 1, -1, lazy)

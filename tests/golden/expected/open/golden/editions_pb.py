@@ -236,7 +236,7 @@ class Edition2023(_rt.Message):
                         raise _rt.too_deep(self, tag, pos)
                     m6 = self.delimited_child
                     if m6 is None:
-                        m6 = self.delimited_child = Edition2023.Child()
+                        m6 = self.delimited_child = _c_Edition2023_Child()
                     pos = m6._pb_merge(buf, pos, end, depth - 1, 52, lazy)
                 elif tag == 56:
                     iv = buf[pos]

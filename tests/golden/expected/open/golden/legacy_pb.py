@@ -259,7 +259,7 @@ class Legacy(_rt.ExtendableMessage):
                         raise _rt.too_deep(self, tag, pos)
                     m6 = self.point
                     if m6 is None:
-                        m6 = self.point = Legacy.Point()
+                        m6 = self.point = _c_Legacy_Point()
                     pos = m6._pb_merge(buf, pos, end, depth - 1, 52, lazy)
                 else:
                     if tag == end_tag:
