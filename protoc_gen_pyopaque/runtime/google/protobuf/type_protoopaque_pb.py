@@ -1827,9 +1827,9 @@ value using the google.protobuf.Int32Value type."""
         )
 
 
-_e_Field_Kind: _t.Final = _rt.EnumInfo('google.protobuf.Field.Kind', False, (('TYPE_UNKNOWN', 0), ('TYPE_DOUBLE', 1), ('TYPE_FLOAT', 2), ('TYPE_INT64', 3), ('TYPE_UINT64', 4), ('TYPE_INT32', 5), ('TYPE_FIXED64', 6), ('TYPE_FIXED32', 7), ('TYPE_BOOL', 8), ('TYPE_STRING', 9), ('TYPE_GROUP', 10), ('TYPE_MESSAGE', 11), ('TYPE_BYTES', 12), ('TYPE_UINT32', 13), ('TYPE_ENUM', 14), ('TYPE_SFIXED32', 15), ('TYPE_SFIXED64', 16), ('TYPE_SINT32', 17), ('TYPE_SINT64', 18),), legacy_json=False)
-_e_Field_Cardinality: _t.Final = _rt.EnumInfo('google.protobuf.Field.Cardinality', False, (('CARDINALITY_UNKNOWN', 0), ('CARDINALITY_OPTIONAL', 1), ('CARDINALITY_REQUIRED', 2), ('CARDINALITY_REPEATED', 3),), legacy_json=False)
-_e_Syntax: _t.Final = _rt.EnumInfo('google.protobuf.Syntax', False, (('SYNTAX_PROTO2', 0), ('SYNTAX_PROTO3', 1), ('SYNTAX_EDITIONS', 2),), legacy_json=False)
+_e_Field_Kind: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('google.protobuf.Field.Kind', False, (('TYPE_UNKNOWN', 0), ('TYPE_DOUBLE', 1), ('TYPE_FLOAT', 2), ('TYPE_INT64', 3), ('TYPE_UINT64', 4), ('TYPE_INT32', 5), ('TYPE_FIXED64', 6), ('TYPE_FIXED32', 7), ('TYPE_BOOL', 8), ('TYPE_STRING', 9), ('TYPE_GROUP', 10), ('TYPE_MESSAGE', 11), ('TYPE_BYTES', 12), ('TYPE_UINT32', 13), ('TYPE_ENUM', 14), ('TYPE_SFIXED32', 15), ('TYPE_SFIXED64', 16), ('TYPE_SINT32', 17), ('TYPE_SINT64', 18),), legacy_json=False)
+_e_Field_Cardinality: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('google.protobuf.Field.Cardinality', False, (('CARDINALITY_UNKNOWN', 0), ('CARDINALITY_OPTIONAL', 1), ('CARDINALITY_REQUIRED', 2), ('CARDINALITY_REPEATED', 3),), legacy_json=False)
+_e_Syntax: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('google.protobuf.Syntax', False, (('SYNTAX_PROTO2', 0), ('SYNTAX_PROTO3', 1), ('SYNTAX_EDITIONS', 2),), legacy_json=False)
 _rt.nest_class(Field, _c_Field_Kind, "Field.Kind")
 _rt.nest_class(Field, _c_Field_Cardinality, "Field.Cardinality")
 Type._pb_info = _rt.MessageInfo(

@@ -453,7 +453,7 @@ class Edition2023(_rt.Message):
         )
 
 
-_e_State: _t.Final = _rt.EnumInfo('golden.State', True, (('STATE_UNKNOWN', 0), ('STATE_ON', 1),), legacy_json=False)
+_e_State: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.State', True, (('STATE_UNKNOWN', 0), ('STATE_ON', 1),), legacy_json=False)
 _rt.nest_class(Edition2023, _c_Edition2023_Child, "Edition2023.Child")
 _c_Edition2023_Child._pb_info = _rt.MessageInfo(
     'golden.Edition2023.Child',

@@ -699,7 +699,7 @@ class Collections(_rt.Message):
         )
 
 
-_e_Collections_Color: _t.Final = _rt.EnumInfo('golden.Collections.Color', False, (('COLOR_UNSPECIFIED', 0), ('RED', 1), ('GREEN', 2),), legacy_json=False)
+_e_Collections_Color: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.Collections.Color', False, (('COLOR_UNSPECIFIED', 0), ('RED', 1), ('GREEN', 2),), legacy_json=False)
 _rt.nest_class(Collections, _c_Collections_Color, "Collections.Color")
 _rt.nest_class(Collections, _c_Collections_Item, "Collections.Item")
 _c_Collections_Item._pb_info = _rt.MessageInfo(

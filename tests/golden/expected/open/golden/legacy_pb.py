@@ -375,7 +375,7 @@ class Legacy(_rt.ExtendableMessage):
         )
 
 
-_e_Level: _t.Final = _rt.EnumInfo('golden.Level', True, (('LOW', 1), ('HIGH', 2),), legacy_json=True)
+_e_Level: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.Level', True, (('LOW', 1), ('HIGH', 2),), legacy_json=True)
 _rt.nest_class(Legacy, _c_Legacy_Point, "Legacy.Point")
 _c_Legacy_Point._pb_info = _rt.MessageInfo(
     'golden.Legacy.Point',
@@ -397,8 +397,8 @@ Legacy._pb_info = _rt.MessageInfo(
     ),
     (), extension_ranges=((100, 200),), legacy_json=True,
 )
-note: _t.Final = _rt.ExtensionInfo('golden.note', _rt.FieldInfo(100, 'note', 'note', 'note', 9, presence=True, utf8=False, default=''), Legacy)
-tags: _t.Final = _rt.ExtensionInfo('golden.tags', _rt.FieldInfo(101, 'tags', 'tags', 'tags', 5, repeated=True), Legacy)
+note: _t.Final[_rt.ExtensionInfo] = _rt.ExtensionInfo('golden.note', _rt.FieldInfo(100, 'note', 'note', 'note', 9, presence=True, utf8=False, default=''), Legacy)
+tags: _t.Final[_rt.ExtensionInfo] = _rt.ExtensionInfo('golden.tags', _rt.FieldInfo(101, 'tags', 'tags', 'tags', 5, repeated=True), Legacy)
 _rt.register_extension(note)
 _rt.register_extension(tags)
 _rt.register_messages(_c_Legacy_Point, Legacy, )
