@@ -6,6 +6,7 @@ import anything else from the runtime, so the runtime can change behind it.
 
 from __future__ import annotations
 
+import sys
 from math import copysign
 from typing import Final, TypeVar
 
@@ -49,6 +50,14 @@ __all__ = [
 ]
 
 VERSION: Final = 1
+
+# A copy compiled by pyopaque-compile must not be loaded next to the pure runtime: when
+# the pure package was imported first, its Message and errors are not the compiled ones.
+if getattr(sys.modules.get(__package__ or ""), "Message", Message) is not Message:
+    raise ImportError(
+        "modules compiled by pyopaque-compile were imported after the pure "
+        "protoc_gen_pyopaque.runtime: put their folder before site-packages on sys.path, "
+        "ahead of any import of protoc_gen_pyopaque.runtime")
 _K = TypeVar("_K")
 
 

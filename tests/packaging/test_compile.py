@@ -74,6 +74,14 @@ def test_compile_round_trip(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-c", CHECK], capture_output=True, text=True,
                          env=run_env, cwd=tmp_path, check=False, timeout=120)
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stdout + run.stderr
+    # the pure runtime imported first: the compiled modules refuse to load beside it
+    mixed = subprocess.run(
+        [sys.executable, "-c", "import sys, protoc_gen_pyopaque.runtime\n"
+         f"sys.path.insert(0, {str(out)!r})\nimport benchpb.logentry_pb"],
+        capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(REPO)), cwd=tmp_path,
+        check=False, timeout=120)
+    assert mixed.returncode != 0 and "ImportError: modules compiled by pyopaque-compile" in mixed.stderr, \
+        mixed.stderr
     clean = subprocess.run([sys.executable, "-m", "protoc_gen_pyopaque.compile", str(out), "--clean"],
                            capture_output=True, text=True, env=env, check=False)
     assert clean.returncode == 0, clean.stderr
