@@ -52,6 +52,10 @@ CONTENDERS: list[Contender] = [
     Contender("ours-open", "pyopaque open", "ours-open"),
     Contender("ours-hybrid", "pyopaque hybrid", "ours-hybrid", access="get"),
     Contender("ours-opaque", "pyopaque opaque", "ours-opaque", access="get"),
+    # compiled with mypyc by `python -m protoc_gen_pyopaque.compile` (needs the [compile] extra)
+    Contender("ours-open-native", "pyopaque open, compiled", "ours-open-native", requires=("mypyc",)),
+    Contender("ours-opaque-native", "pyopaque opaque, compiled", "ours-opaque-native", access="get",
+              requires=("mypyc",)),
     Contender("upb", "google protobuf (upb)", "google",
               env={"PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION": "upb"}, requires=("google.protobuf",)),
     Contender("python", "google protobuf (pure Python)", "google",
@@ -95,8 +99,15 @@ def generate(gen_dir: str) -> None:
         sys.path.insert(0, str(REPO))
         from tests.support.generate import generate as ours_generate
 
-        style = gen_dir.removeprefix("ours-")
+        style = gen_dir.removeprefix("ours-").removesuffix("-native")
         ours_generate(FILES, [PROTOS], out, options=f"default_api_level=API_{style.upper()}")
+        if gen_dir.endswith("-native"):
+            from protoc_gen_pyopaque.compile import CompileError, compile_dir
+
+            try:
+                compile_dir(out)
+            except CompileError as exc:
+                raise RuntimeError(str(exc)) from None
     elif gen_dir == "google":
         _protoc([f"--python_out={out}"])
     elif gen_dir == "betterproto2":

@@ -158,7 +158,7 @@ class FieldView:
 @dataclass
 class ExtensionView:
     attr: str
-    owner: str  # "" for module level, else the class path
+    owner: str  # "" for module level, else the module-level name of the class
     full_name: str
     info_expr: str
     extendee_ref: str
@@ -168,6 +168,7 @@ class ExtensionView:
 class EnumView:
     class_name: str
     qualname: str
+    py_name: str  # the module-level name it is defined under (nested types are hoisted)
     info_name: str
     members: list[tuple[str, int, str]]
     info_expr: str
@@ -186,6 +187,7 @@ class DispatchNode:
 class MessageView:
     class_name: str
     qualname: str
+    py_name: str  # the module-level name it is defined under (nested types are hoisted)
     full_name: str
     style: str
     is_open: bool
@@ -336,6 +338,12 @@ class _Builder:
         self.qualnames: dict[str, str] = {}
         assign_qualnames(file, self.scope, self.qualnames)
         self.top_level = frozenset(self.scope.taken)
+        # module-level names of the classes: nested ones are defined at module level too
+        # (mypyc compiles no class statement in a class body) and attached to their outer class
+        self.py_names: dict[str, str] = {
+            full_name: qual if "." not in qual else self.scope.claim_generated("_c_" + qual.replace(".", "_"))
+            for full_name, qual in self.qualnames.items() if not full_name.startswith("enum-info:")
+        }
         suffix = "_protoopaque_pb" if is_twin else "_pb"
         self.refs = _Refs(file, schema, self.scope, self.qualnames, suffix)
         self.needs_required = _needs_required(schema)
@@ -358,7 +366,8 @@ class _Builder:
         values = ", ".join(f"({v.name!r}, {v.number})" for v in enum.values)
         info_name = self.qualnames["enum-info:" + enum.full_name]
         view = EnumView(
-            class_name=qual.rsplit(".", 1)[-1], qualname=qual, info_name=info_name, members=members,
+            class_name=qual.rsplit(".", 1)[-1], qualname=qual, py_name=self.py_names[enum.full_name],
+            info_name=info_name, members=members,
             info_expr=(f"_rt.EnumInfo({enum.full_name!r}, {enum.closed!r}, ({values},), "
                        f"legacy_json={enum.legacy_json!r})"),
             comment=docstring(enum.comment),
@@ -454,7 +463,8 @@ class _Builder:
             end_tag=(f.number << 3) | WIRE_END_GROUP,
             end_tag_literal=tag_bytes(f.number, WIRE_END_GROUP),
             packed=f.packed, utf8=f.utf8, float_kind=f.kind in (k.TYPE_FLOAT, k.TYPE_DOUBLE),
-            message_ref=value_type if is_message else "",
+            # this module's classes by their module-level name: compiled code calls them directly
+            message_ref=self.py_names.get(f.message or "", value_type) if is_message else "",
             enum_info_ref=self.refs.enum_info(f.enum) if f.enum is not None else "",
             closed_enum=f.closed_enum, index=index,
             info_expr=self.field_info(f, attr, oneof.name if oneof is not None else ""),
@@ -506,6 +516,7 @@ class _Builder:
 
     def message(self, msg: Message) -> MessageView:
         qual = self.qualnames[msg.full_name]
+        py = self.py_names[msg.full_name]
         level = msg.api_level
         scope = names.class_scope(self.top_level)
         nested = [self.message(m) for m in msg.messages if not m.map_entry]
@@ -532,9 +543,10 @@ class _Builder:
         for o in oneofs:
             slots += [o.case_slot, o.value_slot]
         extendable = bool(msg.extension_ranges)
-        nested_ext = [self.extension(x, qual, scope) for x in msg.extensions]
+        nested_ext = [self.extension(x, py, scope) for x in msg.extensions]
         view = MessageView(
-            class_name=qual.rsplit(".", 1)[-1], qualname=qual, full_name=msg.full_name,
+            class_name=qual.rsplit(".", 1)[-1], qualname=qual, py_name=py,
+            full_name=msg.full_name,
             style=level.name.lower(), is_open=level is ApiLevel.OPEN,
             is_hybrid=level is ApiLevel.HYBRID, is_opaque=level is ApiLevel.OPAQUE,
             base=WKT_BASES.get(msg.full_name, "_rt.ExtendableMessage" if extendable else "_rt.Message"),

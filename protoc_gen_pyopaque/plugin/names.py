@@ -28,7 +28,7 @@ GENERATED_BUILTINS: Final = frozenset({
 # Module-level names of generated code (imports), also visible to annotations.
 GENERATED_GLOBALS: Final = frozenset({"_t", "_rt", "_enum", "_sys", "_twin", "annotations"})
 # Prefixes of names the generator makes itself (runtime internals, slots, imports, infos).
-RESERVED_PREFIXES: Final = ("_pb_", "_f_", "_l_", "_oc_", "_ov_", "_m_", "_e_")
+RESERVED_PREFIXES: Final = ("_pb_", "_f_", "_l_", "_oc_", "_ov_", "_m_", "_e_", "_c_")
 # The runtime Message API (methods every generated class has).
 MESSAGE_API: Final = frozenset({
     "parse", "serialize", "merge_from_bytes", "is_initialized", "unknown_fields",

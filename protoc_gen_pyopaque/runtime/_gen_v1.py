@@ -6,6 +6,7 @@ import anything else from the runtime, so the runtime can change behind it.
 
 from __future__ import annotations
 
+import sys
 from math import copysign
 from typing import Final, TypeVar
 
@@ -40,7 +41,7 @@ __all__ = [
     "dec_sint64", "dec_tag", "dec_uint32", "dec_varint", "pack_f64", "pack_float", "pack_i32", "pack_i64",
     "pack_u32", "pack_u64", "unpack_f32", "unpack_f64", "unpack_i32", "unpack_i64",
     "unpack_u32", "unpack_u64", "write_varint", "copysign", "check_version",
-    "register_extension", "register_messages", "VERSION", "check_structure", "LAZY_LOCK", "float_eq", "floats_eq", "float_values_eq", "value_eq", "extensions_eq", "check_tag", "skip_field", "dec_len", "write_raw", "write_span", "deferred", "dec_packed_bool",
+    "register_extension", "register_messages", "nest_class", "VERSION", "check_structure", "LAZY_LOCK", "float_eq", "floats_eq", "float_values_eq", "value_eq", "extensions_eq", "check_tag", "skip_field", "dec_len", "write_raw", "write_span", "deferred", "dec_packed_bool",
     "dec_packed_double", "dec_packed_enum", "dec_packed_fixed32", "dec_packed_fixed64",
     "dec_packed_float", "dec_packed_int32", "dec_packed_int64", "dec_packed_sfixed32",
     "dec_packed_sfixed64", "dec_packed_sint32", "dec_packed_sint64", "dec_packed_uint32",
@@ -49,6 +50,14 @@ __all__ = [
 ]
 
 VERSION: Final = 1
+
+# A copy compiled by pyopaque-compile must not be loaded next to the pure runtime: when
+# the pure package was imported first, its Message and errors are not the compiled ones.
+if getattr(sys.modules.get(__package__ or ""), "Message", Message) is not Message:
+    raise ImportError(
+        "modules compiled by pyopaque-compile were imported after the pure "
+        "protoc_gen_pyopaque.runtime: put their folder before site-packages on sys.path, "
+        "ahead of any import of protoc_gen_pyopaque.runtime")
 _K = TypeVar("_K")
 
 
@@ -98,6 +107,18 @@ def register_messages(*classes: type[Message]) -> None:
     """Make a module's message classes known by full name (Any, JSON and text resolve them)."""
     for cls in classes:
         register_message_class(cls)
+
+
+def nest_class(outer: type, cls: type, qualname: str) -> None:
+    """Attach ``cls`` (defined at module level) to ``outer`` as its nested class ``qualname``.
+
+    Generated modules define nested types at module level, as mypyc compiles no class
+    statement in a class body; names, pickling and repr stay those of a nested class.
+    """
+    name = qualname.rpartition(".")[2]
+    setattr(outer, name, cls)
+    setattr(cls, "__name__", name)
+    setattr(cls, "__qualname__", qualname)
 
 
 def register_extension(ext: ExtensionInfo) -> None:

@@ -90,7 +90,7 @@ def register_message_class(cls: type) -> None:
 def register_module(module: ModuleType) -> None:
     """Register every message class (nested ones too) defined in a generated module."""
     def walk(owner: object) -> None:
-        for value in list(vars(owner).values()):
+        for value in list(getattr(owner, "__dict__").values()):  # vars(): a dict to mypyc, not a mappingproxy
             if isinstance(value, type) and isinstance(getattr(value, "_pb_info", None), MessageInfo) \
                     and value.__module__ == module.__name__:
                 register_message_class(value)

@@ -172,7 +172,9 @@ class Message:
             try:
                 self._pb_merge(data, 0, len(data), max_depth, -1, True)
             except BaseException:
-                type(self).__init__(self)  # no half-decoded state: the next access fails the same way
+                # no half-decoded state: the next access fails the same way (looked up
+                # dynamically: mypyc binds type(self).__init__ to the static class's)
+                cast(Any, type(self)).__init__(self)
                 lazy_self._pb_raw = raw
                 raise
 

@@ -89,7 +89,7 @@ def _escape_table(for_str: bool) -> dict[int, str]:
 
 _STR_ESCAPES: Final = _escape_table(True)
 _BYTES_ESCAPES: Final = _escape_table(False)
-_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE: Final = re.compile(r"[\ud800-\udfff]")  # a raw pattern: mypyc rejects surrogates in literals
 
 
 def _quote_bytes(value: bytes) -> str:

@@ -23,7 +23,8 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone, tzinfo
-from typing import Any, Final, TypeVar
+from operator import truediv  # compiled code (mypyc) divides ints as floats: inexact
+from typing import Any, Final, TypeVar, cast
 
 from .json_format import (
     _DUR_MAX, _NANOS_MAX, _TS_MAX, _TS_MIN, _camel_to_snake, _snake_to_camel, find_message_class,
@@ -70,7 +71,7 @@ def _check_duration(seconds: int, nanos: int) -> None:
         raise ValueError(f"Duration seconds {seconds} and nanos {nanos} have different signs")
 
 
-def _total_nanos(seconds: float) -> int:
+def _total_nanos(seconds: int | float) -> int:  # not float: mypyc would convert an int (or bool)
     """``seconds`` (an int or float) as a whole number of nanoseconds, rounded half to even.
 
     Exact: works on the float's binary value, so 1e-9 steps are not lost to float products.
@@ -303,7 +304,7 @@ class TimestampBase(_SecondsNanosBase):
         return cls._make(seconds, nanos)
 
     @classmethod
-    def from_seconds(cls: type[TS], seconds: float) -> TS:
+    def from_seconds(cls: type[TS], seconds: int | float) -> TS:
         """Return the Timestamp ``seconds`` (int or float) after the Unix epoch.
 
         A float is rounded to the nearest nanosecond (half to even) from its exact value.
@@ -320,7 +321,8 @@ class TimestampBase(_SecondsNanosBase):
     def to_seconds(self) -> float:
         """Seconds since the Unix epoch as a float (correctly rounded; not protobuf's
         ``ToSeconds``, which drops the nanos: use ``get_seconds()`` for that)."""
-        return self.to_nanoseconds() / _NANOS_PER_SECOND
+        seconds: float = truediv(self.to_nanoseconds(), _NANOS_PER_SECOND)  # int/int, correctly rounded
+        return seconds
 
     def to_nanoseconds(self) -> int:
         """Nanoseconds since the Unix epoch (exact)."""
@@ -363,7 +365,7 @@ class DurationBase(_SecondsNanosBase):
         return cls.from_nanoseconds(micros * 1000)
 
     @classmethod
-    def from_seconds(cls: type[DU], seconds: float) -> DU:
+    def from_seconds(cls: type[DU], seconds: int | float) -> DU:
         """Return the Duration of ``seconds`` (int or float, rounded to the nanosecond)."""
         return cls.from_nanoseconds(_total_nanos(seconds))
 
@@ -377,7 +379,8 @@ class DurationBase(_SecondsNanosBase):
     def to_seconds(self) -> float:
         """This Duration in seconds as a float (correctly rounded; protobuf's ``ToSeconds``
         drops the nanos: use ``get_seconds()`` for that)."""
-        return self.to_nanoseconds() / _NANOS_PER_SECOND
+        seconds: float = truediv(self.to_nanoseconds(), _NANOS_PER_SECOND)  # int/int, correctly rounded
+        return seconds
 
     def to_timedelta(self) -> timedelta:
         """This Duration as a timedelta; nanoseconds are truncated toward zero."""
@@ -418,7 +421,7 @@ class StructBase(Message):
             raise TypeError(f"Struct.from_python needs a mapping, got {type(mapping).__name__}")
         value_cls = _value_class(cls, "fields")
         fields: dict[str, ValueBase] = {}
-        for key, item in mapping.items():
+        for key, item in cast(Mapping[Any, Any], mapping).items():  # keys are checked here
             if not isinstance(key, str):
                 raise TypeError(f"Struct keys must be str, got {type(key).__name__}")
             fields[key] = value_cls.from_python(item)

@@ -817,7 +817,7 @@ class ListValue(_rt.ListValueBase):
         )
 
 
-_e_NullValue: _t.Final = _rt.EnumInfo('google.protobuf.NullValue', False, (('NULL_VALUE', 0),), legacy_json=False)
+_e_NullValue: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('google.protobuf.NullValue', False, (('NULL_VALUE', 0),), legacy_json=False)
 Struct._pb_info = _rt.MessageInfo(
     'google.protobuf.Struct',
     (

@@ -448,6 +448,60 @@ FileDescriptorSet which preserves the necessary information."""
         )
 
 
+class _c_Field_Kind(_enum.IntEnum):
+    """Basic field types."""
+    TYPE_UNKNOWN = 0
+    """Field type unknown."""
+    TYPE_DOUBLE = 1
+    """Field type double."""
+    TYPE_FLOAT = 2
+    """Field type float."""
+    TYPE_INT64 = 3
+    """Field type int64."""
+    TYPE_UINT64 = 4
+    """Field type uint64."""
+    TYPE_INT32 = 5
+    """Field type int32."""
+    TYPE_FIXED64 = 6
+    """Field type fixed64."""
+    TYPE_FIXED32 = 7
+    """Field type fixed32."""
+    TYPE_BOOL = 8
+    """Field type bool."""
+    TYPE_STRING = 9
+    """Field type string."""
+    TYPE_GROUP = 10
+    """Field type group. Proto2 syntax only, and deprecated."""
+    TYPE_MESSAGE = 11
+    """Field type message."""
+    TYPE_BYTES = 12
+    """Field type bytes."""
+    TYPE_UINT32 = 13
+    """Field type uint32."""
+    TYPE_ENUM = 14
+    """Field type enum."""
+    TYPE_SFIXED32 = 15
+    """Field type sfixed32."""
+    TYPE_SFIXED64 = 16
+    """Field type sfixed64."""
+    TYPE_SINT32 = 17
+    """Field type sint32."""
+    TYPE_SINT64 = 18
+    """Field type sint64."""
+
+
+class _c_Field_Cardinality(_enum.IntEnum):
+    """Whether a field is optional, required, or repeated."""
+    CARDINALITY_UNKNOWN = 0
+    """For fields with unknown cardinality."""
+    CARDINALITY_OPTIONAL = 1
+    """For optional fields."""
+    CARDINALITY_REQUIRED = 2
+    """For required fields. Proto2 syntax only."""
+    CARDINALITY_REPEATED = 3
+    """For repeated fields."""
+
+
 class Field(_rt.Message):
     """A single field of a message type.
 
@@ -455,6 +509,8 @@ New usages of this message as an alternative to FieldDescriptorProto are
 strongly discouraged. This message does not reliability preserve all
 information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
+    Kind: _t.TypeAlias = _c_Field_Kind
+    Cardinality: _t.TypeAlias = _c_Field_Cardinality
     __slots__ = ("_f_kind", "_f_cardinality", "_f_number", "_f_name", "_f_type_url", "_f_oneof_index", "_f_packed", "_f_options", "_f_json_name", "_f_default_value", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -469,60 +525,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
     _f_options: list[Option]
     _f_json_name: str
     _f_default_value: str
-
-    class Kind(_enum.IntEnum):
-        """Basic field types."""
-        TYPE_UNKNOWN = 0
-        """Field type unknown."""
-        TYPE_DOUBLE = 1
-        """Field type double."""
-        TYPE_FLOAT = 2
-        """Field type float."""
-        TYPE_INT64 = 3
-        """Field type int64."""
-        TYPE_UINT64 = 4
-        """Field type uint64."""
-        TYPE_INT32 = 5
-        """Field type int32."""
-        TYPE_FIXED64 = 6
-        """Field type fixed64."""
-        TYPE_FIXED32 = 7
-        """Field type fixed32."""
-        TYPE_BOOL = 8
-        """Field type bool."""
-        TYPE_STRING = 9
-        """Field type string."""
-        TYPE_GROUP = 10
-        """Field type group. Proto2 syntax only, and deprecated."""
-        TYPE_MESSAGE = 11
-        """Field type message."""
-        TYPE_BYTES = 12
-        """Field type bytes."""
-        TYPE_UINT32 = 13
-        """Field type uint32."""
-        TYPE_ENUM = 14
-        """Field type enum."""
-        TYPE_SFIXED32 = 15
-        """Field type sfixed32."""
-        TYPE_SFIXED64 = 16
-        """Field type sfixed64."""
-        TYPE_SINT32 = 17
-        """Field type sint32."""
-        TYPE_SINT64 = 18
-        """Field type sint64."""
-
-
-    class Cardinality(_enum.IntEnum):
-        """Whether a field is optional, required, or repeated."""
-        CARDINALITY_UNKNOWN = 0
-        """For fields with unknown cardinality."""
-        CARDINALITY_OPTIONAL = 1
-        """For optional fields."""
-        CARDINALITY_REQUIRED = 2
-        """For required fields. Proto2 syntax only."""
-        CARDINALITY_REPEATED = 3
-        """For repeated fields."""
-
 
     def __init__(
         self,
@@ -1825,9 +1827,11 @@ value using the google.protobuf.Int32Value type."""
         )
 
 
-_e_Field_Kind: _t.Final = _rt.EnumInfo('google.protobuf.Field.Kind', False, (('TYPE_UNKNOWN', 0), ('TYPE_DOUBLE', 1), ('TYPE_FLOAT', 2), ('TYPE_INT64', 3), ('TYPE_UINT64', 4), ('TYPE_INT32', 5), ('TYPE_FIXED64', 6), ('TYPE_FIXED32', 7), ('TYPE_BOOL', 8), ('TYPE_STRING', 9), ('TYPE_GROUP', 10), ('TYPE_MESSAGE', 11), ('TYPE_BYTES', 12), ('TYPE_UINT32', 13), ('TYPE_ENUM', 14), ('TYPE_SFIXED32', 15), ('TYPE_SFIXED64', 16), ('TYPE_SINT32', 17), ('TYPE_SINT64', 18),), legacy_json=False)
-_e_Field_Cardinality: _t.Final = _rt.EnumInfo('google.protobuf.Field.Cardinality', False, (('CARDINALITY_UNKNOWN', 0), ('CARDINALITY_OPTIONAL', 1), ('CARDINALITY_REQUIRED', 2), ('CARDINALITY_REPEATED', 3),), legacy_json=False)
-_e_Syntax: _t.Final = _rt.EnumInfo('google.protobuf.Syntax', False, (('SYNTAX_PROTO2', 0), ('SYNTAX_PROTO3', 1), ('SYNTAX_EDITIONS', 2),), legacy_json=False)
+_e_Field_Kind: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('google.protobuf.Field.Kind', False, (('TYPE_UNKNOWN', 0), ('TYPE_DOUBLE', 1), ('TYPE_FLOAT', 2), ('TYPE_INT64', 3), ('TYPE_UINT64', 4), ('TYPE_INT32', 5), ('TYPE_FIXED64', 6), ('TYPE_FIXED32', 7), ('TYPE_BOOL', 8), ('TYPE_STRING', 9), ('TYPE_GROUP', 10), ('TYPE_MESSAGE', 11), ('TYPE_BYTES', 12), ('TYPE_UINT32', 13), ('TYPE_ENUM', 14), ('TYPE_SFIXED32', 15), ('TYPE_SFIXED64', 16), ('TYPE_SINT32', 17), ('TYPE_SINT64', 18),), legacy_json=False)
+_e_Field_Cardinality: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('google.protobuf.Field.Cardinality', False, (('CARDINALITY_UNKNOWN', 0), ('CARDINALITY_OPTIONAL', 1), ('CARDINALITY_REQUIRED', 2), ('CARDINALITY_REPEATED', 3),), legacy_json=False)
+_e_Syntax: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('google.protobuf.Syntax', False, (('SYNTAX_PROTO2', 0), ('SYNTAX_PROTO3', 1), ('SYNTAX_EDITIONS', 2),), legacy_json=False)
+_rt.nest_class(Field, _c_Field_Kind, "Field.Kind")
+_rt.nest_class(Field, _c_Field_Cardinality, "Field.Cardinality")
 Type._pb_info = _rt.MessageInfo(
     'google.protobuf.Type',
     (

@@ -17,7 +17,122 @@ class Level(_enum.IntEnum):
     HIGH = 2
 
 
+class _c_Legacy_Point(_rt.Message):
+    __slots__ = ("x", "y", )
+    __pyopaque_api__: _t.ClassVar[str] = "open.v1"
+    x: int | None
+    y: int | None
+
+    def __init__(
+        self,
+        *,
+        x: int | None = None,
+        y: int | None = None,
+    ) -> None:
+        self._pb_unknown = b""
+        self.x = x
+        self.y = y
+
+    # -- accessors ---------------------------------------------------------------
+
+    def get_x(self) -> int:
+        value = self.x
+        return 0 if value is None else value
+
+    def get_y(self) -> int:
+        value = self.y
+        return 0 if value is None else value
+
+    # -- codec -------------------------------------------------------------------
+
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        tag = 0
+        try:
+            while pos < end:
+                tag = buf[pos]
+                if tag < 0x80:
+                    pos += 1
+                else:
+                    tag, pos = _rt.dec_tag(buf, pos)
+                if tag == 56:
+                    iv = buf[pos]
+                    if iv < 0x80:
+                        pos += 1
+                    else:
+                        iv, pos = _rt.dec_int32(buf, pos)
+                    self.x = iv
+
+                elif tag == 64:
+                    iv = buf[pos]
+                    if iv < 0x80:
+                        pos += 1
+                    else:
+                        iv, pos = _rt.dec_int32(buf, pos)
+                    self.y = iv
+
+                else:
+                    if tag == end_tag:
+                        return pos
+                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
+            raise _rt.decode_failure(self, tag, pos, exc) from None
+        if pos != end or end_tag >= 0:
+            raise _rt.bad_end(self, pos, end, end_tag)
+        return pos
+
+    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        x7 = self.x
+        if x7 is not None:
+            out += b'8'
+            if 0 <= x7 < 0x80:
+                out.append(x7)
+            else:
+                _rt.write_varint(out, x7)
+
+        x8 = self.y
+        if x8 is not None:
+            out += b'@'
+            if 0 <= x8 < 0x80:
+                out.append(x8)
+            else:
+                _rt.write_varint(out, x8)
+
+        if self._pb_unknown:
+            out += self._pb_unknown
+
+    # -- reflection --------------------------------------------------------------
+
+    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        fields = self._pb_info.fields
+        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        if self.x is not None:
+            items.append((fields[0], self.x))
+        if self.y is not None:
+            items.append((fields[1], self.y))
+        return items
+
+    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        number = field.number
+        if number == 7:
+            self.x = value
+        elif number == 8:
+            self.y = value
+        else:
+            raise KeyError(field.name)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _c_Legacy_Point):
+            return NotImplemented
+        return (
+            self._pb_unknown == other._pb_unknown
+            and self.x == other.x
+            and self.y == other.y
+        )
+
+
 class Legacy(_rt.ExtendableMessage):
+    Point: _t.TypeAlias = _c_Legacy_Point
     __slots__ = ("id", "label", "level", "ratio", "samples", "point", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     _pb_checks_required: _t.ClassVar[bool] = True
@@ -27,119 +142,6 @@ class Legacy(_rt.ExtendableMessage):
     ratio: float | None
     samples: list[int]
     point: Legacy.Point | None
-
-    class Point(_rt.Message):
-        __slots__ = ("x", "y", )
-        __pyopaque_api__: _t.ClassVar[str] = "open.v1"
-        x: int | None
-        y: int | None
-
-        def __init__(
-            self,
-            *,
-            x: int | None = None,
-            y: int | None = None,
-        ) -> None:
-            self._pb_unknown = b""
-            self.x = x
-            self.y = y
-
-        # -- accessors ---------------------------------------------------------------
-
-        def get_x(self) -> int:
-            value = self.x
-            return 0 if value is None else value
-
-        def get_y(self) -> int:
-            value = self.y
-            return 0 if value is None else value
-
-        # -- codec -------------------------------------------------------------------
-
-        def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-            tag = 0
-            try:
-                while pos < end:
-                    tag = buf[pos]
-                    if tag < 0x80:
-                        pos += 1
-                    else:
-                        tag, pos = _rt.dec_tag(buf, pos)
-                    if tag == 56:
-                        iv = buf[pos]
-                        if iv < 0x80:
-                            pos += 1
-                        else:
-                            iv, pos = _rt.dec_int32(buf, pos)
-                        self.x = iv
-
-                    elif tag == 64:
-                        iv = buf[pos]
-                        if iv < 0x80:
-                            pos += 1
-                        else:
-                            iv, pos = _rt.dec_int32(buf, pos)
-                        self.y = iv
-
-                    else:
-                        if tag == end_tag:
-                            return pos
-                        pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
-
-            except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-                raise _rt.decode_failure(self, tag, pos, exc) from None
-            if pos != end or end_tag >= 0:
-                raise _rt.bad_end(self, pos, end, end_tag)
-            return pos
-
-        def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-            x7 = self.x
-            if x7 is not None:
-                out += b'8'
-                if 0 <= x7 < 0x80:
-                    out.append(x7)
-                else:
-                    _rt.write_varint(out, x7)
-
-            x8 = self.y
-            if x8 is not None:
-                out += b'@'
-                if 0 <= x8 < 0x80:
-                    out.append(x8)
-                else:
-                    _rt.write_varint(out, x8)
-
-            if self._pb_unknown:
-                out += self._pb_unknown
-
-        # -- reflection --------------------------------------------------------------
-
-        def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-            fields = self._pb_info.fields
-            items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-            if self.x is not None:
-                items.append((fields[0], self.x))
-            if self.y is not None:
-                items.append((fields[1], self.y))
-            return items
-
-        def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-            number = field.number
-            if number == 7:
-                self.x = value
-            elif number == 8:
-                self.y = value
-            else:
-                raise KeyError(field.name)
-
-        def __eq__(self, other: object) -> bool:
-            if not isinstance(other, Legacy.Point):
-                return NotImplemented
-            return (
-                self._pb_unknown == other._pb_unknown
-                and self.x == other.x
-                and self.y == other.y
-            )
 
     def __init__(
         self,
@@ -257,7 +259,7 @@ class Legacy(_rt.ExtendableMessage):
                         raise _rt.too_deep(self, tag, pos)
                     m6 = self.point
                     if m6 is None:
-                        m6 = self.point = Legacy.Point()
+                        m6 = self.point = _c_Legacy_Point()
                     pos = m6._pb_merge(buf, pos, end, depth - 1, 52, lazy)
                 else:
                     if tag == end_tag:
@@ -373,8 +375,9 @@ class Legacy(_rt.ExtendableMessage):
         )
 
 
-_e_Level: _t.Final = _rt.EnumInfo('golden.Level', True, (('LOW', 1), ('HIGH', 2),), legacy_json=True)
-Legacy.Point._pb_info = _rt.MessageInfo(
+_e_Level: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.Level', True, (('LOW', 1), ('HIGH', 2),), legacy_json=True)
+_rt.nest_class(Legacy, _c_Legacy_Point, "Legacy.Point")
+_c_Legacy_Point._pb_info = _rt.MessageInfo(
     'golden.Legacy.Point',
     (
         _rt.FieldInfo(7, 'x', 'x', 'x', 5, presence=True, default=0),
@@ -394,8 +397,8 @@ Legacy._pb_info = _rt.MessageInfo(
     ),
     (), extension_ranges=((100, 200),), legacy_json=True,
 )
-note: _t.Final = _rt.ExtensionInfo('golden.note', _rt.FieldInfo(100, 'note', 'note', 'note', 9, presence=True, utf8=False, default=''), Legacy)
-tags: _t.Final = _rt.ExtensionInfo('golden.tags', _rt.FieldInfo(101, 'tags', 'tags', 'tags', 5, repeated=True), Legacy)
+note: _t.Final[_rt.ExtensionInfo] = _rt.ExtensionInfo('golden.note', _rt.FieldInfo(100, 'note', 'note', 'note', 9, presence=True, utf8=False, default=''), Legacy)
+tags: _t.Final[_rt.ExtensionInfo] = _rt.ExtensionInfo('golden.tags', _rt.FieldInfo(101, 'tags', 'tags', 'tags', 5, repeated=True), Legacy)
 _rt.register_extension(note)
 _rt.register_extension(tags)
-_rt.register_messages(Legacy.Point, Legacy, )
+_rt.register_messages(_c_Legacy_Point, Legacy, )

@@ -20,147 +20,149 @@ if _rt.protoopaque_selected():
     _sys.modules[__name__] = _twin
 
 
+class _c_LogEntry_Detail(_rt.Message):
+    __slots__ = ("lines", "level", )
+    __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+    lines: list[str]
+    level: int | None
+
+    def __init__(
+        self,
+        *,
+        lines: _t.Iterable[str] = (),
+        level: int | None = None,
+    ) -> None:
+        self._pb_unknown = b""
+        self.lines = list(lines)
+        self.level = level
+
+    # -- accessors ---------------------------------------------------------------
+
+    def get_lines(self) -> list[str]:
+        return self.lines
+
+    def set_lines(self, value: _t.Iterable[str]) -> None:
+        self.lines = list(value)
+
+    def clear_lines(self) -> None:
+        self.lines = []
+
+    def get_level(self) -> int:
+        value = self.level
+        return 0 if value is None else value
+
+    def set_level(self, value: int) -> None:
+        self.level = value
+
+    def has_level(self) -> bool:
+        return self.level is not None
+
+    def clear_level(self) -> None:
+        self.level = None
+
+    # -- codec -------------------------------------------------------------------
+
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        tag = 0
+        try:
+            while pos < end:
+                tag = buf[pos]
+                if tag < 0x80:
+                    pos += 1
+                else:
+                    tag, pos = _rt.dec_tag(buf, pos)
+                if tag == 10:
+                    n = buf[pos]
+                    if n < 0x80:
+                        pos += 1
+                    else:
+                        n, pos = _rt.dec_len(buf, pos)
+                    e = pos + n
+                    if e > end:
+                        raise _rt.overrun(self, tag, pos, n)
+                    sv = buf[pos:e].decode()
+                    pos = e
+                    self.lines.append(sv)
+
+                elif tag == 16:
+                    iv = buf[pos]
+                    if iv < 0x80:
+                        pos += 1
+                    else:
+                        iv, pos = _rt.dec_int32(buf, pos)
+                    self.level = iv
+
+                else:
+                    if tag == end_tag:
+                        return pos
+                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
+            raise _rt.decode_failure(self, tag, pos, exc) from None
+        if pos != end or end_tag >= 0:
+            raise _rt.bad_end(self, pos, end, end_tag)
+        return pos
+
+    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        for x1 in self.lines:
+            out += b'\n'
+            b1 = x1.encode()
+            if len(b1) < 0x80:
+                out.append(len(b1))
+            else:
+                _rt.write_varint(out, len(b1))
+            out += b1
+
+        x2 = self.level
+        if x2 is not None:
+            out += b'\x10'
+            if 0 <= x2 < 0x80:
+                out.append(x2)
+            else:
+                _rt.write_varint(out, x2)
+
+        if self._pb_unknown:
+            out += self._pb_unknown
+
+    # -- reflection --------------------------------------------------------------
+
+    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        fields = self._pb_info.fields
+        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        if self.lines:
+            items.append((fields[0], self.lines))
+        if self.level is not None:
+            items.append((fields[1], self.level))
+        return items
+
+    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        number = field.number
+        if number == 1:
+            self.lines = list(value)
+        elif number == 2:
+            self.level = value
+        else:
+            raise KeyError(field.name)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _c_LogEntry_Detail):
+            return NotImplemented
+        return (
+            self._pb_unknown == other._pb_unknown
+            and self.lines == other.lines
+            and self.level == other.level
+        )
+
+
 class LogEntry(_rt.Message):
     """A log entry with a lazily decoded payload."""
+    Detail: _t.TypeAlias = _c_LogEntry_Detail
     __slots__ = ("timestamp", "message", "detail", "unchecked_detail", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     timestamp: int | None
     message: str | None
     detail: LogEntry.Detail | None
     unchecked_detail: LogEntry.Detail | None
-
-    class Detail(_rt.Message):
-        __slots__ = ("lines", "level", )
-        __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-        lines: list[str]
-        level: int | None
-
-        def __init__(
-            self,
-            *,
-            lines: _t.Iterable[str] = (),
-            level: int | None = None,
-        ) -> None:
-            self._pb_unknown = b""
-            self.lines = list(lines)
-            self.level = level
-
-        # -- accessors ---------------------------------------------------------------
-
-        def get_lines(self) -> list[str]:
-            return self.lines
-
-        def set_lines(self, value: _t.Iterable[str]) -> None:
-            self.lines = list(value)
-
-        def clear_lines(self) -> None:
-            self.lines = []
-
-        def get_level(self) -> int:
-            value = self.level
-            return 0 if value is None else value
-
-        def set_level(self, value: int) -> None:
-            self.level = value
-
-        def has_level(self) -> bool:
-            return self.level is not None
-
-        def clear_level(self) -> None:
-            self.level = None
-
-        # -- codec -------------------------------------------------------------------
-
-        def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-            tag = 0
-            try:
-                while pos < end:
-                    tag = buf[pos]
-                    if tag < 0x80:
-                        pos += 1
-                    else:
-                        tag, pos = _rt.dec_tag(buf, pos)
-                    if tag == 10:
-                        n = buf[pos]
-                        if n < 0x80:
-                            pos += 1
-                        else:
-                            n, pos = _rt.dec_len(buf, pos)
-                        e = pos + n
-                        if e > end:
-                            raise _rt.overrun(self, tag, pos, n)
-                        sv = buf[pos:e].decode()
-                        pos = e
-                        self.lines.append(sv)
-
-                    elif tag == 16:
-                        iv = buf[pos]
-                        if iv < 0x80:
-                            pos += 1
-                        else:
-                            iv, pos = _rt.dec_int32(buf, pos)
-                        self.level = iv
-
-                    else:
-                        if tag == end_tag:
-                            return pos
-                        pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
-
-            except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-                raise _rt.decode_failure(self, tag, pos, exc) from None
-            if pos != end or end_tag >= 0:
-                raise _rt.bad_end(self, pos, end, end_tag)
-            return pos
-
-        def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-            for x1 in self.lines:
-                out += b'\n'
-                b1 = x1.encode()
-                if len(b1) < 0x80:
-                    out.append(len(b1))
-                else:
-                    _rt.write_varint(out, len(b1))
-                out += b1
-
-            x2 = self.level
-            if x2 is not None:
-                out += b'\x10'
-                if 0 <= x2 < 0x80:
-                    out.append(x2)
-                else:
-                    _rt.write_varint(out, x2)
-
-            if self._pb_unknown:
-                out += self._pb_unknown
-
-        # -- reflection --------------------------------------------------------------
-
-        def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-            fields = self._pb_info.fields
-            items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-            if self.lines:
-                items.append((fields[0], self.lines))
-            if self.level is not None:
-                items.append((fields[1], self.level))
-            return items
-
-        def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-            number = field.number
-            if number == 1:
-                self.lines = list(value)
-            elif number == 2:
-                self.level = value
-            else:
-                raise KeyError(field.name)
-
-        def __eq__(self, other: object) -> bool:
-            if not isinstance(other, LogEntry.Detail):
-                return NotImplemented
-            return (
-                self._pb_unknown == other._pb_unknown
-                and self.lines == other.lines
-                and self.level == other.level
-            )
 
     def __init__(
         self,
@@ -276,7 +278,7 @@ class LogEntry(_rt.Message):
                         raise _rt.too_deep(self, tag, pos)
                     m3 = self.detail
                     if m3 is None:
-                        m3 = self.detail = LogEntry.Detail()
+                        m3 = self.detail = _c_LogEntry_Detail()
                     m3._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 34:
@@ -293,7 +295,7 @@ class LogEntry(_rt.Message):
                         raise _rt.too_deep(self, tag, pos)
                     m4 = self.unchecked_detail
                     if m4 is None:
-                        m4 = self.unchecked_detail = LogEntry.Detail()
+                        m4 = self.unchecked_detail = _c_LogEntry_Detail()
                     m4._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 else:
@@ -545,7 +547,8 @@ class Envelope(_rt.Message):
         )
 
 
-LogEntry.Detail._pb_info = _rt.MessageInfo(
+_rt.nest_class(LogEntry, _c_LogEntry_Detail, "LogEntry.Detail")
+_c_LogEntry_Detail._pb_info = _rt.MessageInfo(
     'golden.LogEntry.Detail',
     (
         _rt.FieldInfo(1, 'lines', 'lines', 'lines', 9, repeated=True),
@@ -574,4 +577,4 @@ Envelope._pb_info = _rt.MessageInfo(
 
 # Registrations belong to the classes this module serves: its twin's when selected.
 if not _rt.protoopaque_selected():
-    _rt.register_messages(LogEntry.Detail, LogEntry, Envelope, )
+    _rt.register_messages(_c_LogEntry_Detail, LogEntry, Envelope, )

@@ -25,7 +25,103 @@ class State(_enum.IntEnum):
     STATE_ON = 1
 
 
+class _c_Edition2023_Child(_rt.Message):
+    __slots__ = ("value", )
+    __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+    value: int | None
+
+    def __init__(
+        self,
+        *,
+        value: int | None = None,
+    ) -> None:
+        self._pb_unknown = b""
+        self.value = value
+
+    # -- accessors ---------------------------------------------------------------
+
+    def get_value(self) -> int:
+        value = self.value
+        return 0 if value is None else value
+
+    def set_value(self, value: int) -> None:
+        self.value = value
+
+    def has_value(self) -> bool:
+        return self.value is not None
+
+    def clear_value(self) -> None:
+        self.value = None
+
+    # -- codec -------------------------------------------------------------------
+
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        tag = 0
+        try:
+            while pos < end:
+                tag = buf[pos]
+                if tag < 0x80:
+                    pos += 1
+                else:
+                    tag, pos = _rt.dec_tag(buf, pos)
+                if tag == 8:
+                    iv = buf[pos]
+                    if iv < 0x80:
+                        pos += 1
+                    else:
+                        iv, pos = _rt.dec_int32(buf, pos)
+                    self.value = iv
+
+                else:
+                    if tag == end_tag:
+                        return pos
+                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
+            raise _rt.decode_failure(self, tag, pos, exc) from None
+        if pos != end or end_tag >= 0:
+            raise _rt.bad_end(self, pos, end, end_tag)
+        return pos
+
+    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        x1 = self.value
+        if x1 is not None:
+            out += b'\x08'
+            if 0 <= x1 < 0x80:
+                out.append(x1)
+            else:
+                _rt.write_varint(out, x1)
+
+        if self._pb_unknown:
+            out += self._pb_unknown
+
+    # -- reflection --------------------------------------------------------------
+
+    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        fields = self._pb_info.fields
+        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        if self.value is not None:
+            items.append((fields[0], self.value))
+        return items
+
+    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        number = field.number
+        if number == 1:
+            self.value = value
+        else:
+            raise KeyError(field.name)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _c_Edition2023_Child):
+            return NotImplemented
+        return (
+            self._pb_unknown == other._pb_unknown
+            and self.value == other.value
+        )
+
+
 class Edition2023(_rt.Message):
+    Child: _t.TypeAlias = _c_Edition2023_Child
     __slots__ = ("explicit_by_default", "implicit", "required_legacy", "expanded", "unchecked", "delimited_child", "state", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     _pb_checks_required: _t.ClassVar[bool] = True
@@ -36,100 +132,6 @@ class Edition2023(_rt.Message):
     unchecked: str | None
     delimited_child: Edition2023.Child | None
     state: int | None
-
-    class Child(_rt.Message):
-        __slots__ = ("value", )
-        __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-        value: int | None
-
-        def __init__(
-            self,
-            *,
-            value: int | None = None,
-        ) -> None:
-            self._pb_unknown = b""
-            self.value = value
-
-        # -- accessors ---------------------------------------------------------------
-
-        def get_value(self) -> int:
-            value = self.value
-            return 0 if value is None else value
-
-        def set_value(self, value: int) -> None:
-            self.value = value
-
-        def has_value(self) -> bool:
-            return self.value is not None
-
-        def clear_value(self) -> None:
-            self.value = None
-
-        # -- codec -------------------------------------------------------------------
-
-        def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-            tag = 0
-            try:
-                while pos < end:
-                    tag = buf[pos]
-                    if tag < 0x80:
-                        pos += 1
-                    else:
-                        tag, pos = _rt.dec_tag(buf, pos)
-                    if tag == 8:
-                        iv = buf[pos]
-                        if iv < 0x80:
-                            pos += 1
-                        else:
-                            iv, pos = _rt.dec_int32(buf, pos)
-                        self.value = iv
-
-                    else:
-                        if tag == end_tag:
-                            return pos
-                        pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
-
-            except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-                raise _rt.decode_failure(self, tag, pos, exc) from None
-            if pos != end or end_tag >= 0:
-                raise _rt.bad_end(self, pos, end, end_tag)
-            return pos
-
-        def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-            x1 = self.value
-            if x1 is not None:
-                out += b'\x08'
-                if 0 <= x1 < 0x80:
-                    out.append(x1)
-                else:
-                    _rt.write_varint(out, x1)
-
-            if self._pb_unknown:
-                out += self._pb_unknown
-
-        # -- reflection --------------------------------------------------------------
-
-        def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-            fields = self._pb_info.fields
-            items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-            if self.value is not None:
-                items.append((fields[0], self.value))
-            return items
-
-        def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-            number = field.number
-            if number == 1:
-                self.value = value
-            else:
-                raise KeyError(field.name)
-
-        def __eq__(self, other: object) -> bool:
-            if not isinstance(other, Edition2023.Child):
-                return NotImplemented
-            return (
-                self._pb_unknown == other._pb_unknown
-                and self.value == other.value
-            )
 
     def __init__(
         self,
@@ -308,7 +310,7 @@ class Edition2023(_rt.Message):
                         raise _rt.too_deep(self, tag, pos)
                     m6 = self.delimited_child
                     if m6 is None:
-                        m6 = self.delimited_child = Edition2023.Child()
+                        m6 = self.delimited_child = _c_Edition2023_Child()
                     pos = m6._pb_merge(buf, pos, end, depth - 1, 52, lazy)
                 elif tag == 56:
                     iv = buf[pos]
@@ -451,8 +453,9 @@ class Edition2023(_rt.Message):
         )
 
 
-_e_State: _t.Final = _rt.EnumInfo('golden.State', True, (('STATE_UNKNOWN', 0), ('STATE_ON', 1),), legacy_json=False)
-Edition2023.Child._pb_info = _rt.MessageInfo(
+_e_State: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.State', True, (('STATE_UNKNOWN', 0), ('STATE_ON', 1),), legacy_json=False)
+_rt.nest_class(Edition2023, _c_Edition2023_Child, "Edition2023.Child")
+_c_Edition2023_Child._pb_info = _rt.MessageInfo(
     'golden.Edition2023.Child',
     (
         _rt.FieldInfo(1, 'value', 'value', 'value', 5, presence=True, default=0),
@@ -475,4 +478,4 @@ Edition2023._pb_info = _rt.MessageInfo(
 
 # Registrations belong to the classes this module serves: its twin's when selected.
 if not _rt.protoopaque_selected():
-    _rt.register_messages(Edition2023.Child, Edition2023, )
+    _rt.register_messages(_c_Edition2023_Child, Edition2023, )

@@ -17,7 +17,141 @@ class State(_enum.IntEnum):
     STATE_ON = 1
 
 
+class _c_Edition2023_Child(_rt.Message):
+    __slots__ = ("_f_value", "_pb_p0", "_pb_raw", )
+    __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: tuple[bytes, int] | None
+    _f_value: int
+    _pb_p0: int
+
+    def __init__(
+        self,
+        *,
+        value: int | None = None,
+    ) -> None:
+        self._pb_unknown = b""
+        self._pb_raw = None
+        self._pb_p0 = 0
+        if value is None:
+            self._f_value = 0
+        else:
+            self._f_value = value
+            self._pb_p0 |= 1
+
+    # -- accessors ---------------------------------------------------------------
+
+    def get_value(self) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        return self._f_value
+
+    def set_value(self, value: int) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        self._f_value = value
+        self._pb_p0 |= 1
+
+    def has_value(self) -> bool:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        return self._pb_p0 & 1 != 0
+
+    def clear_value(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        self._f_value = 0
+        self._pb_p0 &= ~1
+
+    # -- codec -------------------------------------------------------------------
+
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        tag = 0
+        try:
+            while pos < end:
+                tag = buf[pos]
+                if tag < 0x80:
+                    pos += 1
+                else:
+                    tag, pos = _rt.dec_tag(buf, pos)
+                if tag == 8:
+                    iv = buf[pos]
+                    if iv < 0x80:
+                        pos += 1
+                    else:
+                        iv, pos = _rt.dec_int32(buf, pos)
+                    self._f_value = iv
+                    self._pb_p0 |= 1
+
+                else:
+                    if tag == end_tag:
+                        return pos
+                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
+            raise _rt.decode_failure(self, tag, pos, exc) from None
+        if pos != end or end_tag >= 0:
+            raise _rt.bad_end(self, pos, end, end_tag)
+        return pos
+
+    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            if deterministic:  # map order inside needs the decoded message
+                self._pb_load_raw()
+            else:
+                _rt.write_raw(out, raw[0], False)
+                return
+        if self._pb_p0 & 1:
+            x1 = self._f_value
+            out += b'\x08'
+            if 0 <= x1 < 0x80:
+                out.append(x1)
+            else:
+                _rt.write_varint(out, x1)
+
+        if self._pb_unknown:
+            out += self._pb_unknown
+
+    # -- reflection --------------------------------------------------------------
+
+    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        fields = self._pb_info.fields
+        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        if self._pb_p0 & 1:
+            items.append((fields[0], self._f_value))
+        return items
+
+    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        number = field.number
+        if number == 1:
+            self._f_value = value
+            self._pb_p0 |= 1
+        else:
+            raise KeyError(field.name)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _c_Edition2023_Child):
+            return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
+        return (
+            self._pb_unknown == other._pb_unknown
+            and self._pb_p0 == other._pb_p0
+            and self._f_value == other._f_value
+        )
+
+
 class Edition2023(_rt.Message):
+    Child: _t.TypeAlias = _c_Edition2023_Child
     __slots__ = ("_f_explicit_by_default", "_f_implicit", "_f_required_legacy", "_f_expanded", "_f_unchecked", "_f_delimited_child", "_f_state", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_checks_required: _t.ClassVar[bool] = True
@@ -29,138 +163,6 @@ class Edition2023(_rt.Message):
     _f_delimited_child: Edition2023.Child | None
     _f_state: int
     _pb_p0: int
-
-    class Child(_rt.Message):
-        __slots__ = ("_f_value", "_pb_p0", "_pb_raw", )
-        __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-        _pb_lazy_capable: _t.ClassVar[bool] = True
-        _pb_raw: tuple[bytes, int] | None
-        _f_value: int
-        _pb_p0: int
-
-        def __init__(
-            self,
-            *,
-            value: int | None = None,
-        ) -> None:
-            self._pb_unknown = b""
-            self._pb_raw = None
-            self._pb_p0 = 0
-            if value is None:
-                self._f_value = 0
-            else:
-                self._f_value = value
-                self._pb_p0 |= 1
-
-        # -- accessors ---------------------------------------------------------------
-
-        def get_value(self) -> int:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            return self._f_value
-
-        def set_value(self, value: int) -> None:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            self._f_value = value
-            self._pb_p0 |= 1
-
-        def has_value(self) -> bool:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            return self._pb_p0 & 1 != 0
-
-        def clear_value(self) -> None:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            self._f_value = 0
-            self._pb_p0 &= ~1
-
-        # -- codec -------------------------------------------------------------------
-
-        def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            tag = 0
-            try:
-                while pos < end:
-                    tag = buf[pos]
-                    if tag < 0x80:
-                        pos += 1
-                    else:
-                        tag, pos = _rt.dec_tag(buf, pos)
-                    if tag == 8:
-                        iv = buf[pos]
-                        if iv < 0x80:
-                            pos += 1
-                        else:
-                            iv, pos = _rt.dec_int32(buf, pos)
-                        self._f_value = iv
-                        self._pb_p0 |= 1
-
-                    else:
-                        if tag == end_tag:
-                            return pos
-                        pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
-
-            except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-                raise _rt.decode_failure(self, tag, pos, exc) from None
-            if pos != end or end_tag >= 0:
-                raise _rt.bad_end(self, pos, end, end_tag)
-            return pos
-
-        def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-            raw = self._pb_raw
-            if raw is not None:
-                if deterministic:  # map order inside needs the decoded message
-                    self._pb_load_raw()
-                else:
-                    _rt.write_raw(out, raw[0], False)
-                    return
-            if self._pb_p0 & 1:
-                x1 = self._f_value
-                out += b'\x08'
-                if 0 <= x1 < 0x80:
-                    out.append(x1)
-                else:
-                    _rt.write_varint(out, x1)
-
-            if self._pb_unknown:
-                out += self._pb_unknown
-
-        # -- reflection --------------------------------------------------------------
-
-        def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            fields = self._pb_info.fields
-            items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-            if self._pb_p0 & 1:
-                items.append((fields[0], self._f_value))
-            return items
-
-        def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            number = field.number
-            if number == 1:
-                self._f_value = value
-                self._pb_p0 |= 1
-            else:
-                raise KeyError(field.name)
-
-        def __eq__(self, other: object) -> bool:
-            if not isinstance(other, Edition2023.Child):
-                return NotImplemented
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            if other._pb_raw is not None:
-                other._pb_load_raw()
-            return (
-                self._pb_unknown == other._pb_unknown
-                and self._pb_p0 == other._pb_p0
-                and self._f_value == other._f_value
-            )
 
     def __init__(
         self,
@@ -363,7 +365,7 @@ class Edition2023(_rt.Message):
                         raise _rt.too_deep(self, tag, pos)
                     m6 = self._f_delimited_child
                     if m6 is None:
-                        m6 = self._f_delimited_child = Edition2023.Child()
+                        m6 = self._f_delimited_child = _c_Edition2023_Child()
                     pos = m6._pb_merge(buf, pos, end, depth - 1, 52, lazy)
                 elif tag == 56:
                     iv = buf[pos]
@@ -512,8 +514,9 @@ class Edition2023(_rt.Message):
         )
 
 
-_e_State: _t.Final = _rt.EnumInfo('golden.State', True, (('STATE_UNKNOWN', 0), ('STATE_ON', 1),), legacy_json=False)
-Edition2023.Child._pb_info = _rt.MessageInfo(
+_e_State: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.State', True, (('STATE_UNKNOWN', 0), ('STATE_ON', 1),), legacy_json=False)
+_rt.nest_class(Edition2023, _c_Edition2023_Child, "Edition2023.Child")
+_c_Edition2023_Child._pb_info = _rt.MessageInfo(
     'golden.Edition2023.Child',
     (
         _rt.FieldInfo(1, 'value', 'value', 'value', 5, presence=True, default=0),
@@ -533,4 +536,4 @@ Edition2023._pb_info = _rt.MessageInfo(
     ),
     (),
 )
-_rt.register_messages(Edition2023.Child, Edition2023, )
+_rt.register_messages(_c_Edition2023_Child, Edition2023, )

@@ -17,7 +17,193 @@ class Level(_enum.IntEnum):
     HIGH = 2
 
 
+class _c_Legacy_Point(_rt.Message):
+    __slots__ = ("_f_x", "_f_y", "_pb_p0", "_pb_raw", )
+    __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: tuple[bytes, int] | None
+    _f_x: int
+    _f_y: int
+    _pb_p0: int
+
+    def __init__(
+        self,
+        *,
+        x: int | None = None,
+        y: int | None = None,
+    ) -> None:
+        self._pb_unknown = b""
+        self._pb_raw = None
+        self._pb_p0 = 0
+        if x is None:
+            self._f_x = 0
+        else:
+            self._f_x = x
+            self._pb_p0 |= 1
+        if y is None:
+            self._f_y = 0
+        else:
+            self._f_y = y
+            self._pb_p0 |= 2
+
+    # -- accessors ---------------------------------------------------------------
+
+    def get_x(self) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        return self._f_x
+
+    def set_x(self, value: int) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        self._f_x = value
+        self._pb_p0 |= 1
+
+    def has_x(self) -> bool:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        return self._pb_p0 & 1 != 0
+
+    def clear_x(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        self._f_x = 0
+        self._pb_p0 &= ~1
+
+    def get_y(self) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        return self._f_y
+
+    def set_y(self, value: int) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        self._f_y = value
+        self._pb_p0 |= 2
+
+    def has_y(self) -> bool:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        return self._pb_p0 & 2 != 0
+
+    def clear_y(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        self._f_y = 0
+        self._pb_p0 &= ~2
+
+    # -- codec -------------------------------------------------------------------
+
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        tag = 0
+        try:
+            while pos < end:
+                tag = buf[pos]
+                if tag < 0x80:
+                    pos += 1
+                else:
+                    tag, pos = _rt.dec_tag(buf, pos)
+                if tag == 56:
+                    iv = buf[pos]
+                    if iv < 0x80:
+                        pos += 1
+                    else:
+                        iv, pos = _rt.dec_int32(buf, pos)
+                    self._f_x = iv
+                    self._pb_p0 |= 1
+
+                elif tag == 64:
+                    iv = buf[pos]
+                    if iv < 0x80:
+                        pos += 1
+                    else:
+                        iv, pos = _rt.dec_int32(buf, pos)
+                    self._f_y = iv
+                    self._pb_p0 |= 2
+
+                else:
+                    if tag == end_tag:
+                        return pos
+                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
+            raise _rt.decode_failure(self, tag, pos, exc) from None
+        if pos != end or end_tag >= 0:
+            raise _rt.bad_end(self, pos, end, end_tag)
+        return pos
+
+    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            if deterministic:  # map order inside needs the decoded message
+                self._pb_load_raw()
+            else:
+                _rt.write_raw(out, raw[0], False)
+                return
+        if self._pb_p0 & 1:
+            x7 = self._f_x
+            out += b'8'
+            if 0 <= x7 < 0x80:
+                out.append(x7)
+            else:
+                _rt.write_varint(out, x7)
+
+        if self._pb_p0 & 2:
+            x8 = self._f_y
+            out += b'@'
+            if 0 <= x8 < 0x80:
+                out.append(x8)
+            else:
+                _rt.write_varint(out, x8)
+
+        if self._pb_unknown:
+            out += self._pb_unknown
+
+    # -- reflection --------------------------------------------------------------
+
+    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        fields = self._pb_info.fields
+        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        if self._pb_p0 & 1:
+            items.append((fields[0], self._f_x))
+        if self._pb_p0 & 2:
+            items.append((fields[1], self._f_y))
+        return items
+
+    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        number = field.number
+        if number == 7:
+            self._f_x = value
+            self._pb_p0 |= 1
+        elif number == 8:
+            self._f_y = value
+            self._pb_p0 |= 2
+        else:
+            raise KeyError(field.name)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _c_Legacy_Point):
+            return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
+        return (
+            self._pb_unknown == other._pb_unknown
+            and self._pb_p0 == other._pb_p0
+            and self._f_x == other._f_x
+            and self._f_y == other._f_y
+        )
+
+
 class Legacy(_rt.ExtendableMessage):
+    Point: _t.TypeAlias = _c_Legacy_Point
     __slots__ = ("_f_id", "_f_label", "_f_level", "_f_ratio", "_f_samples", "_f_point", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_checks_required: _t.ClassVar[bool] = True
@@ -28,190 +214,6 @@ class Legacy(_rt.ExtendableMessage):
     _f_samples: list[int]
     _f_point: Legacy.Point | None
     _pb_p0: int
-
-    class Point(_rt.Message):
-        __slots__ = ("_f_x", "_f_y", "_pb_p0", "_pb_raw", )
-        __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-        _pb_lazy_capable: _t.ClassVar[bool] = True
-        _pb_raw: tuple[bytes, int] | None
-        _f_x: int
-        _f_y: int
-        _pb_p0: int
-
-        def __init__(
-            self,
-            *,
-            x: int | None = None,
-            y: int | None = None,
-        ) -> None:
-            self._pb_unknown = b""
-            self._pb_raw = None
-            self._pb_p0 = 0
-            if x is None:
-                self._f_x = 0
-            else:
-                self._f_x = x
-                self._pb_p0 |= 1
-            if y is None:
-                self._f_y = 0
-            else:
-                self._f_y = y
-                self._pb_p0 |= 2
-
-        # -- accessors ---------------------------------------------------------------
-
-        def get_x(self) -> int:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            return self._f_x
-
-        def set_x(self, value: int) -> None:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            self._f_x = value
-            self._pb_p0 |= 1
-
-        def has_x(self) -> bool:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            return self._pb_p0 & 1 != 0
-
-        def clear_x(self) -> None:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            self._f_x = 0
-            self._pb_p0 &= ~1
-
-        def get_y(self) -> int:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            return self._f_y
-
-        def set_y(self, value: int) -> None:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            self._f_y = value
-            self._pb_p0 |= 2
-
-        def has_y(self) -> bool:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            return self._pb_p0 & 2 != 0
-
-        def clear_y(self) -> None:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            self._f_y = 0
-            self._pb_p0 &= ~2
-
-        # -- codec -------------------------------------------------------------------
-
-        def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            tag = 0
-            try:
-                while pos < end:
-                    tag = buf[pos]
-                    if tag < 0x80:
-                        pos += 1
-                    else:
-                        tag, pos = _rt.dec_tag(buf, pos)
-                    if tag == 56:
-                        iv = buf[pos]
-                        if iv < 0x80:
-                            pos += 1
-                        else:
-                            iv, pos = _rt.dec_int32(buf, pos)
-                        self._f_x = iv
-                        self._pb_p0 |= 1
-
-                    elif tag == 64:
-                        iv = buf[pos]
-                        if iv < 0x80:
-                            pos += 1
-                        else:
-                            iv, pos = _rt.dec_int32(buf, pos)
-                        self._f_y = iv
-                        self._pb_p0 |= 2
-
-                    else:
-                        if tag == end_tag:
-                            return pos
-                        pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
-
-            except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-                raise _rt.decode_failure(self, tag, pos, exc) from None
-            if pos != end or end_tag >= 0:
-                raise _rt.bad_end(self, pos, end, end_tag)
-            return pos
-
-        def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-            raw = self._pb_raw
-            if raw is not None:
-                if deterministic:  # map order inside needs the decoded message
-                    self._pb_load_raw()
-                else:
-                    _rt.write_raw(out, raw[0], False)
-                    return
-            if self._pb_p0 & 1:
-                x7 = self._f_x
-                out += b'8'
-                if 0 <= x7 < 0x80:
-                    out.append(x7)
-                else:
-                    _rt.write_varint(out, x7)
-
-            if self._pb_p0 & 2:
-                x8 = self._f_y
-                out += b'@'
-                if 0 <= x8 < 0x80:
-                    out.append(x8)
-                else:
-                    _rt.write_varint(out, x8)
-
-            if self._pb_unknown:
-                out += self._pb_unknown
-
-        # -- reflection --------------------------------------------------------------
-
-        def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            fields = self._pb_info.fields
-            items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-            if self._pb_p0 & 1:
-                items.append((fields[0], self._f_x))
-            if self._pb_p0 & 2:
-                items.append((fields[1], self._f_y))
-            return items
-
-        def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            number = field.number
-            if number == 7:
-                self._f_x = value
-                self._pb_p0 |= 1
-            elif number == 8:
-                self._f_y = value
-                self._pb_p0 |= 2
-            else:
-                raise KeyError(field.name)
-
-        def __eq__(self, other: object) -> bool:
-            if not isinstance(other, Legacy.Point):
-                return NotImplemented
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            if other._pb_raw is not None:
-                other._pb_load_raw()
-            return (
-                self._pb_unknown == other._pb_unknown
-                and self._pb_p0 == other._pb_p0
-                and self._f_x == other._f_x
-                and self._f_y == other._f_y
-            )
 
     def __init__(
         self,
@@ -405,7 +407,7 @@ class Legacy(_rt.ExtendableMessage):
                         raise _rt.too_deep(self, tag, pos)
                     m6 = self._f_point
                     if m6 is None:
-                        m6 = self._f_point = Legacy.Point()
+                        m6 = self._f_point = _c_Legacy_Point()
                     pos = m6._pb_merge(buf, pos, end, depth - 1, 52, lazy)
                 else:
                     if tag == end_tag:
@@ -526,8 +528,9 @@ class Legacy(_rt.ExtendableMessage):
         )
 
 
-_e_Level: _t.Final = _rt.EnumInfo('golden.Level', True, (('LOW', 1), ('HIGH', 2),), legacy_json=True)
-Legacy.Point._pb_info = _rt.MessageInfo(
+_e_Level: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.Level', True, (('LOW', 1), ('HIGH', 2),), legacy_json=True)
+_rt.nest_class(Legacy, _c_Legacy_Point, "Legacy.Point")
+_c_Legacy_Point._pb_info = _rt.MessageInfo(
     'golden.Legacy.Point',
     (
         _rt.FieldInfo(7, 'x', 'x', 'x', 5, presence=True, default=0),
@@ -547,8 +550,8 @@ Legacy._pb_info = _rt.MessageInfo(
     ),
     (), extension_ranges=((100, 200),), legacy_json=True,
 )
-note: _t.Final = _rt.ExtensionInfo('golden.note', _rt.FieldInfo(100, 'note', 'note', 'note', 9, presence=True, utf8=False, default=''), Legacy)
-tags: _t.Final = _rt.ExtensionInfo('golden.tags', _rt.FieldInfo(101, 'tags', 'tags', 'tags', 5, repeated=True), Legacy)
+note: _t.Final[_rt.ExtensionInfo] = _rt.ExtensionInfo('golden.note', _rt.FieldInfo(100, 'note', 'note', 'note', 9, presence=True, utf8=False, default=''), Legacy)
+tags: _t.Final[_rt.ExtensionInfo] = _rt.ExtensionInfo('golden.tags', _rt.FieldInfo(101, 'tags', 'tags', 'tags', 5, repeated=True), Legacy)
 _rt.register_extension(note)
 _rt.register_extension(tags)
-_rt.register_messages(Legacy.Point, Legacy, )
+_rt.register_messages(_c_Legacy_Point, Legacy, )

@@ -12,8 +12,187 @@ from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 _rt.check_version(1)
 
 
+class _c_LogEntry_Detail(_rt.Message):
+    __slots__ = ("_f_lines", "_f_level", "_pb_p0", "_pb_raw", )
+    __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_raw: tuple[bytes, int] | None
+    _f_lines: list[str]
+    _f_level: int
+    _pb_p0: int
+
+    def __init__(
+        self,
+        *,
+        lines: _t.Iterable[str] = (),
+        level: int | None = None,
+    ) -> None:
+        self._pb_unknown = b""
+        self._pb_raw = None
+        self._pb_p0 = 0
+        self._f_lines = list(lines)
+        if level is None:
+            self._f_level = 0
+        else:
+            self._f_level = level
+            self._pb_p0 |= 1
+
+    # -- accessors ---------------------------------------------------------------
+
+    def get_lines(self) -> list[str]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        return self._f_lines
+
+    def set_lines(self, value: _t.Iterable[str]) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        self._f_lines = list(value)
+
+    def clear_lines(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        self._f_lines = []
+
+    def get_level(self) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        return self._f_level
+
+    def set_level(self, value: int) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        self._f_level = value
+        self._pb_p0 |= 1
+
+    def has_level(self) -> bool:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        return self._pb_p0 & 1 != 0
+
+    def clear_level(self) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        self._f_level = 0
+        self._pb_p0 &= ~1
+
+    # -- codec -------------------------------------------------------------------
+
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        tag = 0
+        try:
+            while pos < end:
+                tag = buf[pos]
+                if tag < 0x80:
+                    pos += 1
+                else:
+                    tag, pos = _rt.dec_tag(buf, pos)
+                if tag == 10:
+                    n = buf[pos]
+                    if n < 0x80:
+                        pos += 1
+                    else:
+                        n, pos = _rt.dec_len(buf, pos)
+                    e = pos + n
+                    if e > end:
+                        raise _rt.overrun(self, tag, pos, n)
+                    sv = buf[pos:e].decode()
+                    pos = e
+                    self._f_lines.append(sv)
+
+                elif tag == 16:
+                    iv = buf[pos]
+                    if iv < 0x80:
+                        pos += 1
+                    else:
+                        iv, pos = _rt.dec_int32(buf, pos)
+                    self._f_level = iv
+                    self._pb_p0 |= 1
+
+                else:
+                    if tag == end_tag:
+                        return pos
+                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
+            raise _rt.decode_failure(self, tag, pos, exc) from None
+        if pos != end or end_tag >= 0:
+            raise _rt.bad_end(self, pos, end, end_tag)
+        return pos
+
+    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        raw = self._pb_raw
+        if raw is not None:
+            if deterministic:  # map order inside needs the decoded message
+                self._pb_load_raw()
+            else:
+                _rt.write_raw(out, raw[0], False)
+                return
+        for x1 in self._f_lines:
+            out += b'\n'
+            b1 = x1.encode()
+            if len(b1) < 0x80:
+                out.append(len(b1))
+            else:
+                _rt.write_varint(out, len(b1))
+            out += b1
+
+        if self._pb_p0 & 1:
+            x2 = self._f_level
+            out += b'\x10'
+            if 0 <= x2 < 0x80:
+                out.append(x2)
+            else:
+                _rt.write_varint(out, x2)
+
+        if self._pb_unknown:
+            out += self._pb_unknown
+
+    # -- reflection --------------------------------------------------------------
+
+    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        fields = self._pb_info.fields
+        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        if self._f_lines:
+            items.append((fields[0], self._f_lines))
+        if self._pb_p0 & 1:
+            items.append((fields[1], self._f_level))
+        return items
+
+    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        number = field.number
+        if number == 1:
+            self._f_lines = list(value)
+        elif number == 2:
+            self._f_level = value
+            self._pb_p0 |= 1
+        else:
+            raise KeyError(field.name)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _c_LogEntry_Detail):
+            return NotImplemented
+        if self._pb_raw is not None:
+            self._pb_load_raw()
+        if other._pb_raw is not None:
+            other._pb_load_raw()
+        return (
+            self._pb_unknown == other._pb_unknown
+            and self._pb_p0 == other._pb_p0
+            and self._f_lines == other._f_lines
+            and self._f_level == other._f_level
+        )
+
+
 class LogEntry(_rt.Message):
     """A log entry with a lazily decoded payload."""
+    Detail: _t.TypeAlias = _c_LogEntry_Detail
     __slots__ = ("_f_timestamp", "_f_message", "_f_detail", "_f_unchecked_detail", "_pb_p0", "_l_detail", "_l_unchecked_detail", "_pb_raw", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -25,183 +204,6 @@ class LogEntry(_rt.Message):
     _pb_p0: int
     _l_detail: tuple[bytes, int, int, int] | None
     _l_unchecked_detail: tuple[bytes, int, int, int] | None
-
-    class Detail(_rt.Message):
-        __slots__ = ("_f_lines", "_f_level", "_pb_p0", "_pb_raw", )
-        __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-        _pb_lazy_capable: _t.ClassVar[bool] = True
-        _pb_raw: tuple[bytes, int] | None
-        _f_lines: list[str]
-        _f_level: int
-        _pb_p0: int
-
-        def __init__(
-            self,
-            *,
-            lines: _t.Iterable[str] = (),
-            level: int | None = None,
-        ) -> None:
-            self._pb_unknown = b""
-            self._pb_raw = None
-            self._pb_p0 = 0
-            self._f_lines = list(lines)
-            if level is None:
-                self._f_level = 0
-            else:
-                self._f_level = level
-                self._pb_p0 |= 1
-
-        # -- accessors ---------------------------------------------------------------
-
-        def get_lines(self) -> list[str]:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            return self._f_lines
-
-        def set_lines(self, value: _t.Iterable[str]) -> None:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            self._f_lines = list(value)
-
-        def clear_lines(self) -> None:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            self._f_lines = []
-
-        def get_level(self) -> int:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            return self._f_level
-
-        def set_level(self, value: int) -> None:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            self._f_level = value
-            self._pb_p0 |= 1
-
-        def has_level(self) -> bool:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            return self._pb_p0 & 1 != 0
-
-        def clear_level(self) -> None:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            self._f_level = 0
-            self._pb_p0 &= ~1
-
-        # -- codec -------------------------------------------------------------------
-
-        def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            tag = 0
-            try:
-                while pos < end:
-                    tag = buf[pos]
-                    if tag < 0x80:
-                        pos += 1
-                    else:
-                        tag, pos = _rt.dec_tag(buf, pos)
-                    if tag == 10:
-                        n = buf[pos]
-                        if n < 0x80:
-                            pos += 1
-                        else:
-                            n, pos = _rt.dec_len(buf, pos)
-                        e = pos + n
-                        if e > end:
-                            raise _rt.overrun(self, tag, pos, n)
-                        sv = buf[pos:e].decode()
-                        pos = e
-                        self._f_lines.append(sv)
-
-                    elif tag == 16:
-                        iv = buf[pos]
-                        if iv < 0x80:
-                            pos += 1
-                        else:
-                            iv, pos = _rt.dec_int32(buf, pos)
-                        self._f_level = iv
-                        self._pb_p0 |= 1
-
-                    else:
-                        if tag == end_tag:
-                            return pos
-                        pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
-
-            except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-                raise _rt.decode_failure(self, tag, pos, exc) from None
-            if pos != end or end_tag >= 0:
-                raise _rt.bad_end(self, pos, end, end_tag)
-            return pos
-
-        def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-            raw = self._pb_raw
-            if raw is not None:
-                if deterministic:  # map order inside needs the decoded message
-                    self._pb_load_raw()
-                else:
-                    _rt.write_raw(out, raw[0], False)
-                    return
-            for x1 in self._f_lines:
-                out += b'\n'
-                b1 = x1.encode()
-                if len(b1) < 0x80:
-                    out.append(len(b1))
-                else:
-                    _rt.write_varint(out, len(b1))
-                out += b1
-
-            if self._pb_p0 & 1:
-                x2 = self._f_level
-                out += b'\x10'
-                if 0 <= x2 < 0x80:
-                    out.append(x2)
-                else:
-                    _rt.write_varint(out, x2)
-
-            if self._pb_unknown:
-                out += self._pb_unknown
-
-        # -- reflection --------------------------------------------------------------
-
-        def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            fields = self._pb_info.fields
-            items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-            if self._f_lines:
-                items.append((fields[0], self._f_lines))
-            if self._pb_p0 & 1:
-                items.append((fields[1], self._f_level))
-            return items
-
-        def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            number = field.number
-            if number == 1:
-                self._f_lines = list(value)
-            elif number == 2:
-                self._f_level = value
-                self._pb_p0 |= 1
-            else:
-                raise KeyError(field.name)
-
-        def __eq__(self, other: object) -> bool:
-            if not isinstance(other, LogEntry.Detail):
-                return NotImplemented
-            if self._pb_raw is not None:
-                self._pb_load_raw()
-            if other._pb_raw is not None:
-                other._pb_load_raw()
-            return (
-                self._pb_unknown == other._pb_unknown
-                and self._pb_p0 == other._pb_p0
-                and self._f_lines == other._f_lines
-                and self._f_level == other._f_level
-            )
 
     def __init__(
         self,
@@ -333,7 +335,7 @@ class LogEntry(_rt.Message):
                 return
             m = self._f_detail
             if m is None:
-                m = LogEntry.Detail()
+                m = _c_LogEntry_Detail()
             buf, start, end, depth = span
             m._pb_merge(buf, start, end, depth, -1, True)
             self._f_detail = m
@@ -347,7 +349,7 @@ class LogEntry(_rt.Message):
                 return
             m = self._f_unchecked_detail
             if m is None:
-                m = LogEntry.Detail()
+                m = _c_LogEntry_Detail()
             buf, start, end, depth = span
             m._pb_merge(buf, start, end, depth, -1, True)
             self._f_unchecked_detail = m
@@ -409,7 +411,7 @@ class LogEntry(_rt.Message):
                             self._pb_load_detail()
                         m3 = self._f_detail
                         if m3 is None:
-                            m3 = self._f_detail = LogEntry.Detail()
+                            m3 = self._f_detail = _c_LogEntry_Detail()
                         m3._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 elif tag == 34:
@@ -431,7 +433,7 @@ class LogEntry(_rt.Message):
                             self._pb_load_unchecked_detail()
                         m4 = self._f_unchecked_detail
                         if m4 is None:
-                            m4 = self._f_unchecked_detail = LogEntry.Detail()
+                            m4 = self._f_unchecked_detail = _c_LogEntry_Detail()
                         m4._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 else:
@@ -777,7 +779,8 @@ class Envelope(_rt.Message):
         )
 
 
-LogEntry.Detail._pb_info = _rt.MessageInfo(
+_rt.nest_class(LogEntry, _c_LogEntry_Detail, "LogEntry.Detail")
+_c_LogEntry_Detail._pb_info = _rt.MessageInfo(
     'golden.LogEntry.Detail',
     (
         _rt.FieldInfo(1, 'lines', 'lines', 'lines', 9, repeated=True),
@@ -803,4 +806,4 @@ Envelope._pb_info = _rt.MessageInfo(
     ),
     (),
 )
-_rt.register_messages(LogEntry.Detail, LogEntry, Envelope, )
+_rt.register_messages(_c_LogEntry_Detail, LogEntry, Envelope, )

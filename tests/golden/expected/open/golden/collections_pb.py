@@ -13,7 +13,134 @@ import golden.scalars_pb as _m_golden__scalars_pb
 _rt.check_version(1)
 
 
+class _c_Collections_Color(_enum.IntEnum):
+    COLOR_UNSPECIFIED = 0
+    RED = 1
+    GREEN = 2
+
+
+class _c_Collections_Item(_rt.Message):
+    __slots__ = ("key", "color", )
+    __pyopaque_api__: _t.ClassVar[str] = "open.v1"
+    key: str
+    color: int
+
+    def __init__(
+        self,
+        *,
+        key: str = '',
+        color: int = 0,
+    ) -> None:
+        self._pb_unknown = b""
+        self.key = key
+        self.color = color
+
+    # -- accessors ---------------------------------------------------------------
+
+    def get_key(self) -> str:
+        return self.key
+
+    def get_color(self) -> int:
+        return self.color
+
+    # -- codec -------------------------------------------------------------------
+
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        tag = 0
+        try:
+            while pos < end:
+                tag = buf[pos]
+                if tag < 0x80:
+                    pos += 1
+                else:
+                    tag, pos = _rt.dec_tag(buf, pos)
+                if tag == 10:
+                    n = buf[pos]
+                    if n < 0x80:
+                        pos += 1
+                    else:
+                        n, pos = _rt.dec_len(buf, pos)
+                    e = pos + n
+                    if e > end:
+                        raise _rt.overrun(self, tag, pos, n)
+                    sv = buf[pos:e].decode()
+                    pos = e
+                    self.key = sv
+
+                elif tag == 16:
+                    iv = buf[pos]
+                    if iv < 0x80:
+                        pos += 1
+                    else:
+                        iv, pos = _rt.dec_int32(buf, pos)
+                    self.color = iv
+
+                else:
+                    if tag == end_tag:
+                        return pos
+                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
+            raise _rt.decode_failure(self, tag, pos, exc) from None
+        if pos != end or end_tag >= 0:
+            raise _rt.bad_end(self, pos, end, end_tag)
+        return pos
+
+    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+        x1 = self.key
+        if x1:
+            out += b'\n'
+            b1 = x1.encode()
+            if len(b1) < 0x80:
+                out.append(len(b1))
+            else:
+                _rt.write_varint(out, len(b1))
+            out += b1
+
+        x2 = self.color
+        if x2:
+            out += b'\x10'
+            if 0 <= x2 < 0x80:
+                out.append(x2)
+            else:
+                _rt.write_varint(out, x2)
+
+        if self._pb_unknown:
+            out += self._pb_unknown
+
+    # -- reflection --------------------------------------------------------------
+
+    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        fields = self._pb_info.fields
+        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        if self.key:
+            items.append((fields[0], self.key))
+        if self.color:
+            items.append((fields[1], self.color))
+        return items
+
+    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        number = field.number
+        if number == 1:
+            self.key = value
+        elif number == 2:
+            self.color = value
+        else:
+            raise KeyError(field.name)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _c_Collections_Item):
+            return NotImplemented
+        return (
+            self._pb_unknown == other._pb_unknown
+            and self.key == other.key
+            and self.color == other.color
+        )
+
+
 class Collections(_rt.Message):
+    Color: _t.TypeAlias = _c_Collections_Color
+    Item: _t.TypeAlias = _c_Collections_Item
     __slots__ = ("packed_ints", "names", "items", "colors", "counts", "items_by_id", "_oc_choice", "_ov_choice", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     packed_ints: list[int]
@@ -24,130 +151,6 @@ class Collections(_rt.Message):
     items_by_id: dict[int, Collections.Item]
     _oc_choice: int
     _ov_choice: object
-
-    class Color(_enum.IntEnum):
-        COLOR_UNSPECIFIED = 0
-        RED = 1
-        GREEN = 2
-
-
-    class Item(_rt.Message):
-        __slots__ = ("key", "color", )
-        __pyopaque_api__: _t.ClassVar[str] = "open.v1"
-        key: str
-        color: int
-
-        def __init__(
-            self,
-            *,
-            key: str = '',
-            color: int = 0,
-        ) -> None:
-            self._pb_unknown = b""
-            self.key = key
-            self.color = color
-
-        # -- accessors ---------------------------------------------------------------
-
-        def get_key(self) -> str:
-            return self.key
-
-        def get_color(self) -> int:
-            return self.color
-
-        # -- codec -------------------------------------------------------------------
-
-        def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-            tag = 0
-            try:
-                while pos < end:
-                    tag = buf[pos]
-                    if tag < 0x80:
-                        pos += 1
-                    else:
-                        tag, pos = _rt.dec_tag(buf, pos)
-                    if tag == 10:
-                        n = buf[pos]
-                        if n < 0x80:
-                            pos += 1
-                        else:
-                            n, pos = _rt.dec_len(buf, pos)
-                        e = pos + n
-                        if e > end:
-                            raise _rt.overrun(self, tag, pos, n)
-                        sv = buf[pos:e].decode()
-                        pos = e
-                        self.key = sv
-
-                    elif tag == 16:
-                        iv = buf[pos]
-                        if iv < 0x80:
-                            pos += 1
-                        else:
-                            iv, pos = _rt.dec_int32(buf, pos)
-                        self.color = iv
-
-                    else:
-                        if tag == end_tag:
-                            return pos
-                        pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
-
-            except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-                raise _rt.decode_failure(self, tag, pos, exc) from None
-            if pos != end or end_tag >= 0:
-                raise _rt.bad_end(self, pos, end, end_tag)
-            return pos
-
-        def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-            x1 = self.key
-            if x1:
-                out += b'\n'
-                b1 = x1.encode()
-                if len(b1) < 0x80:
-                    out.append(len(b1))
-                else:
-                    _rt.write_varint(out, len(b1))
-                out += b1
-
-            x2 = self.color
-            if x2:
-                out += b'\x10'
-                if 0 <= x2 < 0x80:
-                    out.append(x2)
-                else:
-                    _rt.write_varint(out, x2)
-
-            if self._pb_unknown:
-                out += self._pb_unknown
-
-        # -- reflection --------------------------------------------------------------
-
-        def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-            fields = self._pb_info.fields
-            items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-            if self.key:
-                items.append((fields[0], self.key))
-            if self.color:
-                items.append((fields[1], self.color))
-            return items
-
-        def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-            number = field.number
-            if number == 1:
-                self.key = value
-            elif number == 2:
-                self.color = value
-            else:
-                raise KeyError(field.name)
-
-        def __eq__(self, other: object) -> bool:
-            if not isinstance(other, Collections.Item):
-                return NotImplemented
-            return (
-                self._pb_unknown == other._pb_unknown
-                and self.key == other.key
-                and self.color == other.color
-            )
 
     def __init__(
         self,
@@ -329,7 +332,7 @@ class Collections(_rt.Message):
 
                         if depth <= 0:
                             raise _rt.too_deep(self, tag, pos)
-                        m3 = Collections.Item()
+                        m3 = _c_Collections_Item()
                         self.items.append(m3)
                         m3._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                         pos = e
@@ -474,9 +477,9 @@ class Collections(_rt.Message):
                         if depth <= 0:
                             raise _rt.too_deep(self, tag, pos)
                         if self._oc_choice == 8:
-                            m8 = _t.cast(Collections.Item, self._ov_choice)
+                            m8 = _t.cast(_c_Collections_Item, self._ov_choice)
                         else:
-                            m8 = Collections.Item()
+                            m8 = _c_Collections_Item()
                             self._oc_choice = 8
                             self._ov_choice = m8
                         m8._pb_merge(buf, pos, e, depth - 1, -1, lazy)
@@ -696,8 +699,10 @@ class Collections(_rt.Message):
         )
 
 
-_e_Collections_Color: _t.Final = _rt.EnumInfo('golden.Collections.Color', False, (('COLOR_UNSPECIFIED', 0), ('RED', 1), ('GREEN', 2),), legacy_json=False)
-Collections.Item._pb_info = _rt.MessageInfo(
+_e_Collections_Color: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.Collections.Color', False, (('COLOR_UNSPECIFIED', 0), ('RED', 1), ('GREEN', 2),), legacy_json=False)
+_rt.nest_class(Collections, _c_Collections_Color, "Collections.Color")
+_rt.nest_class(Collections, _c_Collections_Item, "Collections.Item")
+_c_Collections_Item._pb_info = _rt.MessageInfo(
     'golden.Collections.Item',
     (
         _rt.FieldInfo(1, 'key', 'key', 'key', 9, default=''),
@@ -720,4 +725,4 @@ Collections._pb_info = _rt.MessageInfo(
     ),
     (_rt.OneofInfo('choice', (7, 8, 9, )), ),
 )
-_rt.register_messages(Collections.Item, Collections, )
+_rt.register_messages(_c_Collections_Item, Collections, )
