@@ -45,3 +45,23 @@ def test_field_mask_json_round_trips_or_is_refused(world: World, backend: Backen
     if res.ok:
         back = backend.json(PROTO3, "from_json", res.value)
         assert back.ok and back.value == bytes.fromhex(wire), (res.value, back)
+
+
+SURROGATE_INPUTS = {
+    "map-key": '{"mapStringString": {"\\ud800": "a"}}',
+    "struct-key": '{"optionalStruct": {"\\ud800": 1}}',
+    "field-mask": '{"optionalFieldMask": "a\\ud800"}',
+}
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "json_format: from_json checks strings for unpaired surrogates (_check_utf8) in string values "
+    "only; string map keys (_parse_map_key, TYPE_STRING), Struct keys and FieldMask paths "
+    "(_parse_field_mask) are stored unchecked, so serialize() then raises EncodeError "
+    "(UnicodeEncodeError); they should be passed through _check_utf8 and raise JsonError"))
+@pytest.mark.parametrize("case", sorted(SURROGATE_INPUTS))
+def test_unpaired_surrogate_outside_string_values_is_a_json_error(
+        world: World, backend: Backend, proto3: None, case: str) -> None:
+    """from_json either rejects the text with JsonError or returns a message that serializes."""
+    res = backend.json(PROTO3, "from_json", SURROGATE_INPUTS[case])
+    assert not res.crash, res.crash
