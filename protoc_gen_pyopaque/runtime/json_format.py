@@ -424,7 +424,7 @@ def _print_field_mask(msg: Any, ctx: _Ctx, path: str, depth: int) -> Any:
     paths = _fields_of(msg).get("paths", [])
     out = []
     for p in paths:
-        camel = _snake_to_camel(p)
+        camel = _snake_to_camel(p) if p and "," not in p else None  # ',' separates paths
         if camel is None or _camel_to_snake(camel) != p:
             raise JsonError(f"{path}: FieldMask path {p!r} cannot be represented in JSON")
         out.append(camel)
@@ -678,6 +678,7 @@ def _parse_field(field: FieldInfo, value: Any, existing: Any, ctx: _Ctx, path: s
 def _parse_map_key(field: FieldInfo, key: str, path: str) -> Any:
     kind = field.kind
     if kind == TYPE_STRING:
+        _check_utf8(key, path)
         return key
     if kind == TYPE_BOOL:
         if key == "true":
@@ -938,6 +939,7 @@ def _parse_field_mask(msg: Any, obj: Any, ctx: _Ctx, path: str, depth: int) -> N
     if not isinstance(obj, str):
         raise JsonError(f"{path}: expected a FieldMask string like \"a,bC\", got {_describe(obj)}")
     paths = []
+    _check_utf8(obj, path)
     for p in obj.split(",") if obj else []:
         if "_" in p or not p:
             raise JsonError(f"{path}: FieldMask path {p!r} must be lowerCamelCase")
@@ -960,6 +962,7 @@ def _parse_struct(msg: Any, obj: Any, ctx: _Ctx, path: str, depth: int) -> None:
     value_cls = field.map_value.message_type  # type: ignore[union-attr]
     current = dict(_fields_of(msg).get("fields", {}))
     for key, value in obj.items():
+        _check_utf8(key, path)
         sub = value_cls()  # type: ignore[misc]
         _merge_message(sub, value, ctx, _map_path(path, key), depth + 1)
         current[key] = sub
