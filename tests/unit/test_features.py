@@ -12,7 +12,6 @@ protos get the pool cross-check too, when the conformance runner is available.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +24,7 @@ from google.protobuf.compiler import plugin_pb2
 from protoc_gen_pyopaque.plugin.options import Options
 from protoc_gen_pyopaque.plugin.request import build_schema
 from protoc_gen_pyopaque.plugin.schema import ApiLevel, Field, Message, Schema, walk_messages
-from tests.support.generate import REPO
+from tests.support.generate import 
 
 from ._support import ProtocError, make_request, upb_pool
 
@@ -440,25 +439,20 @@ def test_proto3_optional_is_not_a_oneof(schema: Schema) -> None:
 
 
 def _conformance_include() -> Path | None:
-    runner = REPO.parent / "shared" / "conformance" / "runner"
-    if not runner.is_file() or shutil.which("sh") is None:
-        return None
+    """The conformance protos' include folder, from the runner the conformance suite uses."""
+    from tests.conformance.harness import SetupError, find_runner
+
     try:
-        result = subprocess.run([str(runner), "--protos"], capture_output=True, text=True,
-                                timeout=120, check=False)
-    except (OSError, subprocess.TimeoutExpired):
+        return find_runner().protos
+    except (SetupError, OSError, subprocess.SubprocessError):
         return None
-    path = Path(result.stdout.strip().splitlines()[-1]) if result.stdout.strip() else None
-    if result.returncode != 0 or path is None or not path.is_dir():
-        return None
-    return path
 
 
 @pytest.fixture(scope="module")
 def conformance_include() -> Path:
     path = _conformance_include()
     if path is None:
-        pytest.skip("conformance protos unavailable (../shared/conformance/runner --protos)")
+        pytest.skip("conformance protos unavailable (no conformance runner: see tests/conformance)")
     return path
 
 
