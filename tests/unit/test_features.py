@@ -24,7 +24,6 @@ from google.protobuf.compiler import plugin_pb2
 from protoc_gen_pyopaque.plugin.options import Options
 from protoc_gen_pyopaque.plugin.request import build_schema
 from protoc_gen_pyopaque.plugin.schema import ApiLevel, Field, Message, Schema, walk_messages
-from tests.support.generate import 
 
 from ._support import ProtocError, make_request, upb_pool
 
