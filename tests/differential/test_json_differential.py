@@ -560,10 +560,10 @@ def tolerated_disagreement(doc: str, upb_result: Any, our_error: str, ignore_unk
         # "01", " 1", "+1", "1_0", "inf": not ProtoJSON numbers; upb's Python json_format
         # uses int()/float() (C++ SimpleAtoi takes some of them too: ours is the strict one)
         return "upb accepts a quoted number Python's int()/float() takes"
-    if upb_ok and ignore_unknown and 'takes only "@type" and "value"' in our_error:
-        # an Any holding a well-known type with other keys: ours rejects them even when
-        # ignoring unknown fields; upb skips them (the spec says nothing; ours is stricter)
-        return "upb ignores extra keys in an Any of a well-known type when ignoring unknown fields"
+    if upb_ok and 'takes only "@type" and "value"' in our_error:
+        # an Any holding a well-known type with other keys: ours rejects them (even when
+        # ignoring unknown fields); upb's Python json_format reads "value" and skips the rest
+        return "upb ignores extra keys in an Any of a well-known type"
     name = re.search(r': "([^"]*)" is not a value of ', our_error)
     if upb_ok and name and _python_int(name.group(1)):
         # an enum given as " 1" or "01": not a value name; upb's Python json_format takes int()
