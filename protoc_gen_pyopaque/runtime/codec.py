@@ -162,10 +162,7 @@ def check_structure(msg: object, buf: bytes, tag: int, pos: int, end: int, depth
             elif kind == _SKIP_FIXED32:
                 pos += 5
             else:
-                if inner < 0x80:
-                    pos += 1
-                else:
-                    inner, pos = wire.dec_tag(buf, pos)
+                inner, pos = wire.dec_tag(buf, pos)
                 wire.check_tag(inner, pos)
                 pos = wire.skip_field(buf, inner, pos, end, depth)
     except IndexError:
@@ -264,18 +261,7 @@ def dec_packed(kind: int, buf: bytes, pos: int, end: int, out: list[Any]) -> Non
             raise DecodeError(f"packed run of {size}-byte values has {end - pos} bytes at offset {pos}")
         out.extend(struct.unpack_from(f"<{n}{fmt}", buf, pos))
         return
-    decode = _VARINT_DECODER[kind]
-    append = out.append
-    if kind == TYPE_BOOL:
-        while pos < end:
-            v, pos = decode(buf, pos)
-            append(v != 0)
-    else:
-        while pos < end:
-            v, pos = decode(buf, pos)
-            append(v)
-    if pos != end:
-        raise DecodeError(f"packed run overruns its length (offset {pos}, end {end})")
+    _PACKED_VARINTS[kind](buf, pos, end, out)
 
 
 # Packed runs per kind, for generated code: one-byte values take the fast path.
@@ -350,6 +336,11 @@ dec_packed_fixed64: Final = _fixed_run(TYPE_FIXED64)
 dec_packed_sfixed64: Final = _fixed_run(TYPE_SFIXED64)
 dec_packed_float: Final = _fixed_run(TYPE_FLOAT)
 dec_packed_double: Final = _fixed_run(TYPE_DOUBLE)
+_PACKED_VARINTS: Final[dict[int, PackedDecoder]] = {
+    TYPE_INT32: dec_packed_int32, TYPE_ENUM: dec_packed_enum, TYPE_INT64: dec_packed_int64,
+    TYPE_UINT32: dec_packed_uint32, TYPE_UINT64: dec_packed_uint64, TYPE_SINT32: dec_packed_sint32,
+    TYPE_SINT64: dec_packed_sint64, TYPE_BOOL: dec_packed_bool,
+}
 
 
 def dec_packed_closed_enum(msg: Message, number: int, known: frozenset[int], buf: bytes,
@@ -531,11 +522,7 @@ def _merge_message_set_item(msg: ExtendableMessage, buf: bytes, pos: int, end: i
     while True:
         if pos >= end:
             raise DecodeError(f"{type(msg).__name__}: MessageSet item is not terminated (offset {pos})")
-        inner = buf[pos]
-        if inner < 0x80:
-            pos += 1
-        else:
-            inner, pos = wire.dec_tag(buf, pos)
+        inner, pos = wire.dec_tag(buf, pos)
         if inner == _MSET_ITEM_END:
             break
         if inner == _MSET_TYPE_ID:

@@ -30,7 +30,7 @@ from .reflect import (
     TYPE_BOOL, TYPE_BYTES, TYPE_DOUBLE, TYPE_ENUM, TYPE_FIXED32, TYPE_FIXED64,
     TYPE_FLOAT, TYPE_GROUP, TYPE_INT32, TYPE_INT64, TYPE_MESSAGE, TYPE_SFIXED32,
     TYPE_SFIXED64, TYPE_SINT32, TYPE_SINT64, TYPE_STRING, TYPE_UINT32, TYPE_UINT64,
-    ExtensionInfo, FieldInfo, MessageInfo, message_info,
+    INT_RANGES, ExtensionInfo, FieldInfo, MessageInfo, message_info,
 )
 
 __all__ = [
@@ -42,13 +42,7 @@ M = TypeVar("M")
 
 MAX_DEPTH: Final = 100  # JSON nesting (objects and arrays) accepted on input and printed on output
 
-_INT_RANGES: Final = {
-    TYPE_INT32: (-(1 << 31), (1 << 31) - 1), TYPE_SINT32: (-(1 << 31), (1 << 31) - 1),
-    TYPE_SFIXED32: (-(1 << 31), (1 << 31) - 1), TYPE_UINT32: (0, (1 << 32) - 1),
-    TYPE_FIXED32: (0, (1 << 32) - 1), TYPE_INT64: (-(1 << 63), (1 << 63) - 1),
-    TYPE_SINT64: (-(1 << 63), (1 << 63) - 1), TYPE_SFIXED64: (-(1 << 63), (1 << 63) - 1),
-    TYPE_UINT64: (0, (1 << 64) - 1), TYPE_FIXED64: (0, (1 << 64) - 1),
-}
+_INT_RANGES: Final = INT_RANGES
 _INT64_KINDS: Final = frozenset((TYPE_INT64, TYPE_UINT64, TYPE_FIXED64, TYPE_SINT64, TYPE_SFIXED64))
 _MESSAGE_KINDS: Final = frozenset((TYPE_MESSAGE, TYPE_GROUP))
 

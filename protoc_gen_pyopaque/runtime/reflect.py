@@ -10,6 +10,7 @@ from typing import Final
 
 __all__ = [
     "FieldInfo", "OneofInfo", "MessageInfo", "EnumInfo", "ExtensionInfo", "message_info",
+    "INT_RANGES",
     "TYPE_DOUBLE", "TYPE_FLOAT", "TYPE_INT64", "TYPE_UINT64", "TYPE_INT32",
     "TYPE_FIXED64", "TYPE_FIXED32", "TYPE_BOOL", "TYPE_STRING", "TYPE_GROUP",
     "TYPE_MESSAGE", "TYPE_BYTES", "TYPE_UINT32", "TYPE_ENUM", "TYPE_SFIXED32",
@@ -35,6 +36,15 @@ TYPE_SFIXED32: Final = 15
 TYPE_SFIXED64: Final = 16
 TYPE_SINT32: Final = 17
 TYPE_SINT64: Final = 18
+
+# The value range of every integer kind.
+INT_RANGES: Final = {
+    TYPE_INT32: (-(1 << 31), (1 << 31) - 1), TYPE_SINT32: (-(1 << 31), (1 << 31) - 1),
+    TYPE_SFIXED32: (-(1 << 31), (1 << 31) - 1), TYPE_UINT32: (0, (1 << 32) - 1),
+    TYPE_FIXED32: (0, (1 << 32) - 1), TYPE_INT64: (-(1 << 63), (1 << 63) - 1),
+    TYPE_SINT64: (-(1 << 63), (1 << 63) - 1), TYPE_SFIXED64: (-(1 << 63), (1 << 63) - 1),
+    TYPE_UINT64: (0, (1 << 64) - 1), TYPE_FIXED64: (0, (1 << 64) - 1),
+}
 
 
 class EnumInfo:

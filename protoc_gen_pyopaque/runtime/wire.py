@@ -224,11 +224,7 @@ def skip_field(buf: bytes, tag: int, pos: int, end: int, depth: int) -> int:
         while True:
             if pos >= end:
                 raise DecodeError(f"group of field {tag >> 3} is not terminated")
-            inner = buf[pos]
-            if inner < 0x80:
-                pos += 1
-            else:
-                inner, pos = dec_tag(buf, pos)
+            inner, pos = dec_tag(buf, pos)
             if inner == end_tag:
                 return pos
             check_tag(inner, pos)
