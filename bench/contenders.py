@@ -92,6 +92,41 @@ def _fresh(path: Path) -> Path:
     return path
 
 
+def _source_digest(out: Path) -> str:
+    """What a compiled build depends on: the generated code, the runtime and the compile step."""
+    import hashlib
+
+    import protoc_gen_pyopaque
+
+    package = Path(protoc_gen_pyopaque.__file__).parent
+    h = hashlib.sha256(sys.version.encode())
+    for root in (out, package / "runtime"):
+        for f in sorted(root.rglob("*.py")):
+            h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
+    h.update((package / "compile.py").read_bytes())
+    return h.hexdigest()
+
+
+def compile_cached(out: Path) -> None:
+    """Compile the generated code in ``out`` with mypyc (raise RuntimeError(reason) if that fails),
+    reusing the build of an earlier run when nothing it depends on changed: a compile takes minutes."""
+    from protoc_gen_pyopaque.compile import CompileError, compile_dir
+
+    digest = _source_digest(out)
+    cache = out.with_name(out.name + ".compiled")
+    stamp = cache / ".source-digest"
+    if stamp.is_file() and stamp.read_text() == digest:
+        shutil.copytree(cache, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns(stamp.name))
+        return
+    try:
+        compile_dir(out)
+    except CompileError as exc:
+        raise RuntimeError(str(exc)) from None
+    shutil.rmtree(cache, ignore_errors=True)
+    shutil.copytree(out, cache)
+    stamp.write_text(digest)
+
+
 def generate(gen_dir: str) -> None:
     """Generate the workload protos for one generated-code folder; raise RuntimeError(reason)."""
     out = _fresh(BUILD / gen_dir)
@@ -102,12 +137,7 @@ def generate(gen_dir: str) -> None:
         style = gen_dir.removeprefix("ours-").removesuffix("-native")
         ours_generate(FILES, [PROTOS], out, options=f"default_api_level=API_{style.upper()}")
         if gen_dir.endswith("-native"):
-            from protoc_gen_pyopaque.compile import CompileError, compile_dir
-
-            try:
-                compile_dir(out)
-            except CompileError as exc:
-                raise RuntimeError(str(exc)) from None
+            compile_cached(out)
     elif gen_dir == "google":
         _protoc([f"--python_out={out}"])
     elif gen_dir == "betterproto2":

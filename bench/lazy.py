@@ -15,7 +15,9 @@ Three workloads (bench/protos/benchpb/lazy.proto, our code generated in the opaq
 3. Go's lazy micro-benchmark shape: a chain of nested messages with one lazy field per
    level; parse, and parse + read the leaf; time and allocations.
 
-Workers are separate processes (one per contender for 1 and 3, interleaved by round,
+Each of ours runs interpreted and compiled with mypyc (pyopaque-compile; the build is kept
+under build/bench/lazy/ours-native.compiled and reused while nothing it depends on changes;
+not in --tiny mode). Workers are separate processes (one per contender for 1 and 3, interleaved by round,
 timed with bench/worker.py's loop, which discards preempted loops); the embedding runs
 in a fresh process per contender, size and round. The numbers are reported, not asserted;
 the issue's targets are checked and printed next to them.
@@ -31,6 +33,7 @@ import json
 import os
 import random
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -42,7 +45,7 @@ from typing import Any, Callable
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from contenders import BUILD, PROTOS, REPO, _grpc_include  # noqa: E402
+from contenders import BUILD, PROTOS, REPO, _grpc_include, compile_cached  # noqa: E402
 
 LAZY_BUILD = BUILD / "lazy"
 DATA = LAZY_BUILD / "data"
@@ -58,6 +61,10 @@ CONTENDERS = {
     "ours-eager": "pyopaque eager (lazy=False)",
     "ours-lazy": "pyopaque [lazy=true]",
     "ours-unverified": "pyopaque [unverified_lazy=true]",
+    # the same classes compiled with mypyc (pyopaque-compile); skipped in --tiny mode
+    "ours-eager-native": "pyopaque eager, compiled",
+    "ours-lazy-native": "pyopaque [lazy=true], compiled",
+    "ours-unverified-native": "pyopaque [unverified_lazy=true], compiled",
     "upb": "google protobuf (upb)",
 }
 # fresh process per measurement (workload 2)
@@ -99,22 +106,29 @@ def log(msg: str) -> None:
 
 # -- generation and payloads (coordinator) -----------------------------------------------
 
-def generate() -> None:
+def generate(native: bool) -> str | None:
+    """Generate our code (and compile it with mypyc if ``native``) and upb's; return why the
+    compiled build failed, if it did."""
     sys.path.insert(0, str(REPO))
     from tests.support.generate import generate as ours_generate
 
-    for sub in ("ours", "google"):
-        out = LAZY_BUILD / sub
-        if out.exists():
-            for f in out.rglob("*.py"):
-                f.unlink()
-        out.mkdir(parents=True, exist_ok=True)
+    for sub in ("ours", "ours-native", "google"):
+        shutil.rmtree(LAZY_BUILD / sub, ignore_errors=True)
+        (LAZY_BUILD / sub).mkdir(parents=True)
     ours_generate([PROTO], [PROTOS], LAZY_BUILD / "ours", options="default_api_level=API_OPAQUE")
+    why_not = None
+    if native:
+        ours_generate([PROTO], [PROTOS], LAZY_BUILD / "ours-native", options="default_api_level=API_OPAQUE")
+        try:
+            compile_cached(LAZY_BUILD / "ours-native")
+        except RuntimeError as exc:
+            why_not = f"compile step failed: {exc}"
     cmd = [sys.executable, "-m", "grpc_tools.protoc", f"-I{PROTOS}", f"-I{_grpc_include()}",
            f"--python_out={LAZY_BUILD / 'google'}", PROTO]
     result = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if result.returncode:
         raise RuntimeError(f"protoc --python_out failed: {result.stderr.strip()}")
+    return why_not
 
 
 def varint(n: int) -> bytes:
@@ -250,7 +264,15 @@ class Cases:
 
             from benchpb import lazy_pb as m  # type: ignore[import-not-found]
 
-            self.version = version("protoc-gen-pyopaque")
+            from protoc_gen_pyopaque.compile import is_compiled
+            from protoc_gen_pyopaque.runtime import message as runtime_message
+
+            native = name.endswith("-native")
+            name = name.removesuffix("-native")
+            if native != is_compiled(m) or native != is_compiled(runtime_message):
+                raise RuntimeError(f"expected {'compiled' if native else 'interpreted'} modules, "
+                                   f"loaded {m.__file__} and {runtime_message.__file__}")
+            self.version = version("protoc-gen-pyopaque") + (" (compiled)" if native else "")
             rec_cls = m.LogRecordUnverified if name == "ours-unverified" else m.LogRecord
             chain_cls = m.ChainUnverified if name == "ours-unverified" else m.Chain
             if name == "ours-eager":
@@ -462,7 +484,7 @@ def child_env(name: str) -> dict[str, str]:
     env = dict(os.environ)
     env.pop("PYOPAQUE_LAZY", None)
     env["PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION"] = "upb"
-    gen = LAZY_BUILD / ("google" if name == "upb" else "ours")
+    gen = LAZY_BUILD / ("google" if name == "upb" else "ours-native" if name.endswith("-native") else "ours")
     env["PYTHONPATH"] = os.pathsep.join([str(gen), str(BENCH), str(REPO), env.get("PYTHONPATH", "")])
     return env
 
@@ -501,10 +523,14 @@ def best(r: Running, case: str) -> tuple[float, bool] | None:
     return b, r.clean[case][values.index(b)]
 
 
-def run_workers(mode: Mode, info: dict[str, Any], verbose: bool, began: float) -> tuple[list[Running], list[str]]:
+def run_workers(mode: Mode, info: dict[str, Any], names: list[str], no_native: str | None, verbose: bool,
+                began: float) -> tuple[list[Running], list[str]]:
     problems: list[str] = []
-    runs = [spawn(n, verbose) for n in CONTENDERS]
+    runs = [Running(n, unavailable=no_native) if no_native and n.endswith("-native") else spawn(n, verbose)
+            for n in names]
     for r in runs:
+        if r.unavailable:
+            continue
         assert r.proc and r.proc.stdout
         line = r.proc.stdout.readline()
         hello = json.loads(line) if line else {"error": "worker exited during set-up"}
@@ -592,7 +618,7 @@ Our code is generated in the opaque style from bench/protos/benchpb/lazy.proto; 
                f"own bytes (a length-prefixed stream split beforehand); header = timestamp, service, level; "
                f"payload = message, 8 attributes, 6 spans (4 tags, 3 events each), 12 stack frames, 256 B body. "
                f"{kept} records ({100 * kept / n:.0f} %) are kept. µs per record (× time relative to upb).\n")
-    names = list(CONTENDERS)
+    names = [r.name for r in runs]
     out.append("| operation | " + " | ".join(CONTENDERS[x] for x in names) + " |")
     out.append("|---|" + "---:|" * len(names))
     per_rec: dict[tuple[str, str], float] = {}
@@ -613,21 +639,25 @@ Our code is generated in the opaque style from bench/protos/benchpb/lazy.proto; 
             cells.append(cell)
         out.append(f"| {op}: {what} | " + " | ".join(cells) + " |")
     targets: list[str] = []
-    e, lz, ub = per_rec.get(("ours-eager", "pipeline")), per_rec.get(("ours-lazy", "pipeline")), \
-        per_rec.get(("upb", "pipeline"))
-    if e and lz:
-        targets.append(f"- lazy ≥ 3× faster than eager: {e / lz:.2f}× faster — {verdict(e / lz >= 3)}")
-    if lz and ub:
-        targets.append(f"- lazy faster than upb: {lz / ub:.2f}× upb's time — {verdict(lz < ub)}")
-    uv = per_rec.get(("ours-unverified", "pipeline"))
-    if uv and ub and e:
-        targets.append(f"- (unverified_lazy: {e / uv:.2f}× faster than eager, {uv / ub:.2f}× upb's time)")
+    ub = per_rec.get(("upb", "pipeline"))
+    for build in ("", "-native"):
+        e, lz = per_rec.get((f"ours-eager{build}", "pipeline")), per_rec.get((f"ours-lazy{build}", "pipeline"))
+        uv = per_rec.get((f"ours-unverified{build}", "pipeline"))
+        which = "compiled" if build else "interpreted"
+        if e and lz:
+            targets.append(f"- {which}: lazy ≥ 3× faster than eager: {e / lz:.2f}× faster — {verdict(e / lz >= 3)}")
+        if lz and ub:
+            targets.append(f"- {which}: lazy faster than upb: {lz / ub:.2f}× upb's time — {verdict(lz < ub)}")
+        if uv and ub and e:
+            targets.append(f"- ({which}, unverified_lazy: {e / uv:.2f}× faster than eager, "
+                           f"{uv / ub:.2f}× upb's time)")
+    e, lz = per_rec.get(("ours-eager", "pipeline")), per_rec.get(("ours-lazy", "pipeline"))
     out.append("\nTargets (issue):\n")
     out += targets
     lp, up = per_rec.get(("ours-lazy", "parse")), per_rec.get(("ours-unverified", "parse"))
     if lz and lp and up and ub:
         share = kept / n
-        out.append(f"- where the lazy time goes, per record: parse {fmt_us(lp)} µs (of which checking the "
+        out.append(f"- where the interpreted lazy time goes, per record: parse {fmt_us(lp)} µs (of which checking the "
                    f"payload's structure ≈ lazy − unverified parse = {fmt_us(lp - up)} µs), then decoding "
                    f"the payload of the {100 * share:.0f} % kept ≈ pipeline − parse = {fmt_us(lz - lp)} µs "
                    f"(a whole payload decode, ~{fmt_us((lz - lp) / share)} µs, each time one is read); "
@@ -638,7 +668,7 @@ Our code is generated in the opaque style from bench/protos/benchpb/lazy.proto; 
             return "never (its parse alone takes longer than upb's whole decode)" if parse_ns >= ub \
                 else f"{100 * (ub - parse_ns) / decode:.1f} % kept"
 
-        out.append(f"- keep rate at which lazy would match upb (parse + rate × payload decode = upb): "
+        out.append(f"- keep rate at which interpreted lazy would match upb (parse + rate × payload decode = upb): "
                    f"[lazy] {break_even(lp)}; [unverified_lazy] {break_even(up)}")
     # 2. embedding
     out.append(f"\n**2. Embedding**: `Request(name=\"x\", payload=HugeMessage.parse(blob, lazy=True)).serialize()` "
@@ -764,10 +794,12 @@ def main() -> int:
     if args.output is None:
         args.output = BENCH / "RESULTS.md" if mode_name == "full" else BUILD / f"RESULTS-{mode_name}.md"
     began = time.monotonic()
-    generate()
+    native = mode_name != "tiny"
+    no_native = generate(native)
     info = build_payloads(mode)
     log(f"[{time.monotonic() - began:5.1f}s] generated code and payloads")
-    runs, problems = run_workers(mode, info, args.verbose, began)
+    names = [n for n in CONTENDERS if native or not n.endswith("-native")]
+    runs, problems = run_workers(mode, info, names, no_native, args.verbose, began)
     embeds, more = run_embeddings(mode, began)
     problems += more
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
