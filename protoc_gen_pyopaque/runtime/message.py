@@ -56,9 +56,13 @@ def select_protoopaque(enabled: bool = True) -> None:
 
 
 class _LazyCapable(Protocol):
-    """An opaque message class: its slots include ``_pb_raw`` (input and depth limit)."""
+    """An opaque message class: it always has a first presence word, ``_pb_p0``.
 
-    _pb_raw: tuple[bytes, int] | None
+    ``parse(lazy=True)`` keeps the input in ``_pb_unknown`` and its depth limit ``d`` as
+    ``_pb_p0 = ~d`` (negative) until first access: no slot of its own for that state.
+    """
+
+    _pb_p0: int
 
 
 class Message:
@@ -67,7 +71,7 @@ class Message:
     __slots__ = ("_pb_unknown",)
     _pb_info: ClassVar[MessageInfo]
     _pb_checks_required: ClassVar[bool] = False
-    # opaque classes: parse(lazy=True) keeps the input in _pb_raw until first access
+    # opaque classes: parse(lazy=True) keeps the input until first access (see _LazyCapable)
     _pb_lazy_capable: ClassVar[bool] = False
 
     _pb_unknown: bytes
@@ -112,7 +116,8 @@ class Message:
         if lazy and cls._pb_lazy_capable:
             buf = data if type(data) is bytes else bytes(data)
             codec.check_structure(msg, buf, 0, 0, len(buf), max_depth)
-            cast(_LazyCapable, msg)._pb_raw = (buf, max_depth)
+            msg._pb_unknown = buf
+            cast(_LazyCapable, msg)._pb_p0 = ~max_depth
             return msg
         msg._pb_merge_checked(data, max_depth, partial, _lazy_decoding if lazy is None else lazy)
         return msg
@@ -145,10 +150,8 @@ class Message:
             self._pb_missing("", missing)
             if missing:
                 raise EncodeError(f"{self._pb_info.full_name}: missing required fields: {', '.join(missing)}")
-        if self._pb_lazy_capable and not deterministic:
-            raw = cast(_LazyCapable, self)._pb_raw
-            if raw is not None:  # parse(lazy=True) and never touched: its input, as it was
-                return raw[0]
+        if self._pb_lazy_capable and not deterministic and cast(_LazyCapable, self)._pb_p0 < 0:
+            return self._pb_unknown  # parse(lazy=True) and never touched: its input, as it was
         out = bytearray()
         try:
             self._pb_encode(out, deterministic)
@@ -164,19 +167,26 @@ class Message:
         """Decode the input kept by ``parse(lazy=True)`` (first access of a lazy message)."""
         lazy_self = cast(_LazyCapable, self)
         with LAZY_LOCK:
-            raw = lazy_self._pb_raw
-            if raw is None:
+            word = lazy_self._pb_p0
+            if word >= 0:
                 return
-            lazy_self._pb_raw = None
-            data, max_depth = raw
+            data = self._pb_unknown
+            lazy_self._pb_p0 = 0
+            self._pb_unknown = b""
             try:
-                self._pb_merge(data, 0, len(data), max_depth, -1, True)
+                self._pb_merge(data, 0, len(data), ~word, -1, True)
             except BaseException:
                 # no half-decoded state: the next access fails the same way (looked up
                 # dynamically: mypyc binds type(self).__init__ to the static class's)
                 cast(Any, type(self)).__init__(self)
-                lazy_self._pb_raw = raw
+                self._pb_unknown = data
+                lazy_self._pb_p0 = word
                 raise
+
+    def _pb_touch(self) -> None:
+        """Decode the input kept by ``parse(lazy=True)``, if any: for the base class's own readers."""
+        if self._pb_lazy_capable and cast(_LazyCapable, self)._pb_p0 < 0:
+            self._pb_load_raw()
 
     def is_initialized(self) -> bool:
         """Say whether every required field (recursively) is set."""
@@ -239,10 +249,12 @@ class Message:
 
     def unknown_fields(self) -> bytes:
         """Return the fields this message did not know, as encoded, in the order read."""
+        self._pb_touch()
         return self._pb_unknown
 
     def discard_unknown_fields(self) -> None:
         """Drop the unknown fields of this message (not of its sub-messages)."""
+        self._pb_touch()
         self._pb_unknown = b""
 
     # -- Python protocols -----------------------------------------------------------
@@ -308,6 +320,7 @@ class ExtendableMessage(Message):
     def _check_extendee(self, ext: ExtensionInfo) -> None:
         if not isinstance(self, ext.extendee):
             raise TypeError(f"{ext.full_name} does not extend {self._pb_info.full_name}")
+        self._pb_touch()
 
     def _pb_ext_items(self) -> list[tuple[FieldInfo, Any]]:
         info = self._pb_info

@@ -128,6 +128,17 @@ def test_whole_message_lazy_and_embedding(mods: Modules) -> None:
         LogEntry.parse(b"\x08", lazy=True)  # structure checked even for a whole lazy message
 
 
+def test_whole_lazy_message_keeps_its_unknown_fields(mods: Modules) -> None:
+    LogEntry = mods.load("edition2024").LogEntry
+    unknown = b"\xa0\x06\x07"  # field 100, varint 7
+    data = entry(DETAIL) + unknown
+    assert LogEntry.parse(data, lazy=True).unknown_fields() == unknown
+    msg = LogEntry.parse(data, lazy=True)
+    msg.discard_unknown_fields()
+    assert msg.serialize() == entry(DETAIL) or not lazy(mods)
+    assert msg.unknown_fields() == b""
+
+
 def test_lazy_buffer_is_released_once_decoded(mods: Modules) -> None:
     LogEntry = mods.load("edition2024").LogEntry
     data = bytes(entry(DETAIL))

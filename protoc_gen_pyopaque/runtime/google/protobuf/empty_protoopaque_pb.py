@@ -20,23 +20,23 @@ or the response type of an API method. For instance:
     service Foo {
       rpc Bar(google.protobuf.Empty) returns (google.protobuf.Empty);
     }"""
-    __slots__ = ("_pb_raw", )
+    __slots__ = ("_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
+    _pb_p0: int
 
     def __init__(
         self,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
+        self._pb_p0 = 0
 
     # -- accessors ---------------------------------------------------------------
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -57,12 +57,11 @@ or the response type of an API method. For instance:
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         if self._pb_unknown:
             out += self._pb_unknown
@@ -70,14 +69,14 @@ or the response type of an API method. For instance:
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         raise KeyError(field.name)
@@ -85,12 +84,13 @@ or the response type of an API method. For instance:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Empty):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
+            and self._pb_p0 == other._pb_p0
         )
 
 

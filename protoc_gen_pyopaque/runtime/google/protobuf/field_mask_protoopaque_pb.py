@@ -210,11 +210,11 @@ paths.
 The implementation of any API method which has a FieldMask type field in the
 request should verify the included field paths, and return an
 `INVALID_ARGUMENT` error if any path is unmappable."""
-    __slots__ = ("_f_paths", "_pb_raw", )
+    __slots__ = ("_f_paths", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
     _f_paths: list[str]
+    _pb_p0: int
 
     def __init__(
         self,
@@ -222,31 +222,31 @@ request should verify the included field paths, and return an
         paths: _t.Iterable[str] = (),
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
+        self._pb_p0 = 0
         self._f_paths = list(paths)
 
     # -- accessors ---------------------------------------------------------------
 
     def get_paths(self) -> list[str]:
         """The set of field mask paths."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_paths
 
     def set_paths(self, value: _t.Iterable[str]) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_paths = list(value)
 
     def clear_paths(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_paths = []
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -281,12 +281,11 @@ request should verify the included field paths, and return an
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         for x1 in self._f_paths:
             out += b'\n'
@@ -303,7 +302,7 @@ request should verify the included field paths, and return an
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -312,7 +311,7 @@ request should verify the included field paths, and return an
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -323,12 +322,13 @@ request should verify the included field paths, and return an
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, FieldMask):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
+            and self._pb_p0 == other._pb_p0
             and self._f_paths == other._f_paths
         )
 

@@ -15,11 +15,11 @@ _rt.check_version(1)
 class SourceContext(_rt.Message):
     """`SourceContext` represents information about the source of a
 protobuf element, like the file in which it is defined."""
-    __slots__ = ("_f_file_name", "_pb_raw", )
+    __slots__ = ("_f_file_name", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
     _f_file_name: str
+    _pb_p0: int
 
     def __init__(
         self,
@@ -27,7 +27,7 @@ protobuf element, like the file in which it is defined."""
         file_name: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
+        self._pb_p0 = 0
         self._f_file_name = '' if file_name is None else file_name
 
     # -- accessors ---------------------------------------------------------------
@@ -35,24 +35,24 @@ protobuf element, like the file in which it is defined."""
     def get_file_name(self) -> str:
         """The path-qualified name of the .proto file that contained the associated
 protobuf element.  For example: `"google/protobuf/source_context.proto"`."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_file_name
 
     def set_file_name(self, value: str) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_file_name = value
 
     def clear_file_name(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_file_name = ''
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -87,12 +87,11 @@ protobuf element.  For example: `"google/protobuf/source_context.proto"`."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         x1 = self._f_file_name
         if x1:
@@ -110,7 +109,7 @@ protobuf element.  For example: `"google/protobuf/source_context.proto"`."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -119,7 +118,7 @@ protobuf element.  For example: `"google/protobuf/source_context.proto"`."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -130,12 +129,13 @@ protobuf element.  For example: `"google/protobuf/source_context.proto"`."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SourceContext):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
+            and self._pb_p0 == other._pb_p0
             and self._f_file_name == other._f_file_name
         )
 

@@ -31,10 +31,9 @@ New usages of this message as an alternative to DescriptorProto are strongly
 discouraged. This message does not reliability preserve all information
 necessary to model the schema and preserve semantics. Instead make use of
 FileDescriptorSet which preserves the necessary information."""
-    __slots__ = ("_f_name", "_f_fields", "_f_oneofs", "_f_options", "_f_source_context", "_f_syntax", "_f_edition", "_pb_raw", )
+    __slots__ = ("_f_name", "_f_fields", "_f_oneofs", "_f_options", "_f_source_context", "_f_syntax", "_f_edition", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
     _f_name: str
     _f_fields: list[Field]
     _f_oneofs: list[str]
@@ -42,6 +41,7 @@ FileDescriptorSet which preserves the necessary information."""
     _f_source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None
     _f_syntax: int
     _f_edition: str
+    _pb_p0: int
 
     def __init__(
         self,
@@ -55,7 +55,7 @@ FileDescriptorSet which preserves the necessary information."""
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
+        self._pb_p0 = 0
         self._f_name = '' if name is None else name
         self._f_fields = list(fields)
         self._f_oneofs = list(oneofs)
@@ -68,125 +68,125 @@ FileDescriptorSet which preserves the necessary information."""
 
     def get_name(self) -> str:
         """The fully qualified message name."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_name
 
     def set_name(self, value: str) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_name = value
 
     def clear_name(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_name = ''
 
     def get_fields(self) -> list[Field]:
         """The list of fields."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_fields
 
     def set_fields(self, value: _t.Iterable[Field]) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_fields = list(value)
 
     def clear_fields(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_fields = []
 
     def get_oneofs(self) -> list[str]:
         """The list of types appearing in `oneof` definitions in this type."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_oneofs
 
     def set_oneofs(self, value: _t.Iterable[str]) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_oneofs = list(value)
 
     def clear_oneofs(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_oneofs = []
 
     def get_options(self) -> list[Option]:
         """The protocol buffer options."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_options = list(value)
 
     def clear_options(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_options = []
 
     def get_source_context(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None:
         """The source context."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_source_context
 
     def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_source_context = value
 
     def has_source_context(self) -> bool:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_source_context is not None
 
     def clear_source_context(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_source_context = None
 
     def get_syntax(self) -> int:
         """The source syntax."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_syntax
 
     def set_syntax(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_syntax = value
 
     def clear_syntax(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_syntax = 0
 
     def get_edition(self) -> str:
         """The source edition string, only valid when syntax is SYNTAX_EDITIONS."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_edition
 
     def set_edition(self, value: str) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_edition = value
 
     def clear_edition(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_edition = ''
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -304,12 +304,11 @@ FileDescriptorSet which preserves the necessary information."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         x1 = self._f_name
         if x1:
@@ -323,9 +322,8 @@ FileDescriptorSet which preserves the necessary information."""
 
         for x2 in self._f_fields:
             out += b'\x12'
-            r2 = None if deterministic else x2._pb_raw
-            if r2 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                _rt.write_raw(out, r2[0])
+            if x2._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
+                _rt.write_raw(out, x2._pb_unknown)
             else:
                 start = len(out)
                 out.append(0)
@@ -343,9 +341,8 @@ FileDescriptorSet which preserves the necessary information."""
 
         for x4 in self._f_options:
             out += b'"'
-            r4 = None if deterministic else x4._pb_raw
-            if r4 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                _rt.write_raw(out, r4[0])
+            if x4._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
+                _rt.write_raw(out, x4._pb_unknown)
             else:
                 start = len(out)
                 out.append(0)
@@ -388,7 +385,7 @@ FileDescriptorSet which preserves the necessary information."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -409,7 +406,7 @@ FileDescriptorSet which preserves the necessary information."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -432,12 +429,13 @@ FileDescriptorSet which preserves the necessary information."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Type):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
+            and self._pb_p0 == other._pb_p0
             and self._f_name == other._f_name
             and self._f_fields == other._f_fields
             and self._f_oneofs == other._f_oneofs
@@ -511,10 +509,9 @@ information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
     Kind: _t.TypeAlias = _c_Field_Kind
     Cardinality: _t.TypeAlias = _c_Field_Cardinality
-    __slots__ = ("_f_kind", "_f_cardinality", "_f_number", "_f_name", "_f_type_url", "_f_oneof_index", "_f_packed", "_f_options", "_f_json_name", "_f_default_value", "_pb_raw", )
+    __slots__ = ("_f_kind", "_f_cardinality", "_f_number", "_f_name", "_f_type_url", "_f_oneof_index", "_f_packed", "_f_options", "_f_json_name", "_f_default_value", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
     _f_kind: int
     _f_cardinality: int
     _f_number: int
@@ -525,6 +522,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
     _f_options: list[Option]
     _f_json_name: str
     _f_default_value: str
+    _pb_p0: int
 
     def __init__(
         self,
@@ -541,7 +539,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
         default_value: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
+        self._pb_p0 = 0
         self._f_kind = 0 if kind is None else kind
         self._f_cardinality = 0 if cardinality is None else cardinality
         self._f_number = 0 if number is None else number
@@ -557,170 +555,170 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
     def get_kind(self) -> int:
         """The field type."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_kind
 
     def set_kind(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_kind = value
 
     def clear_kind(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_kind = 0
 
     def get_cardinality(self) -> int:
         """The field cardinality."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_cardinality
 
     def set_cardinality(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_cardinality = value
 
     def clear_cardinality(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_cardinality = 0
 
     def get_number(self) -> int:
         """The field number."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_number
 
     def set_number(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_number = value
 
     def clear_number(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_number = 0
 
     def get_name(self) -> str:
         """The field name."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_name
 
     def set_name(self, value: str) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_name = value
 
     def clear_name(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_name = ''
 
     def get_type_url(self) -> str:
         """The field type URL, without the scheme, for message or enumeration
 types. Example: `"type.googleapis.com/google.protobuf.Timestamp"`."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_type_url
 
     def set_type_url(self, value: str) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_type_url = value
 
     def clear_type_url(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_type_url = ''
 
     def get_oneof_index(self) -> int:
         """The index of the field type in `Type.oneofs`, for message or enumeration
 types. The first type has index 1; zero means the type is not in the list."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_oneof_index
 
     def set_oneof_index(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_oneof_index = value
 
     def clear_oneof_index(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_oneof_index = 0
 
     def get_packed(self) -> bool:
         """Whether to use alternative packed wire representation."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_packed
 
     def set_packed(self, value: bool) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_packed = value
 
     def clear_packed(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_packed = False
 
     def get_options(self) -> list[Option]:
         """The protocol buffer options."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_options = list(value)
 
     def clear_options(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_options = []
 
     def get_json_name(self) -> str:
         """The field JSON name."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_json_name
 
     def set_json_name(self, value: str) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_json_name = value
 
     def clear_json_name(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_json_name = ''
 
     def get_default_value(self) -> str:
         """The string value of the default value of this field. Proto2 syntax only."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_default_value
 
     def set_default_value(self, value: str) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_default_value = value
 
     def clear_default_value(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_default_value = ''
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -856,12 +854,11 @@ types. The first type has index 1; zero means the type is not in the list."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         x1 = self._f_kind
         if x1:
@@ -922,9 +919,8 @@ types. The first type has index 1; zero means the type is not in the list."""
 
         for x9 in self._f_options:
             out += b'J'
-            r9 = None if deterministic else x9._pb_raw
-            if r9 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                _rt.write_raw(out, r9[0])
+            if x9._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
+                _rt.write_raw(out, x9._pb_unknown)
             else:
                 start = len(out)
                 out.append(0)
@@ -957,7 +953,7 @@ types. The first type has index 1; zero means the type is not in the list."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -984,7 +980,7 @@ types. The first type has index 1; zero means the type is not in the list."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -1013,12 +1009,13 @@ types. The first type has index 1; zero means the type is not in the list."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Field):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
+            and self._pb_p0 == other._pb_p0
             and self._f_kind == other._f_kind
             and self._f_cardinality == other._f_cardinality
             and self._f_number == other._f_number
@@ -1039,16 +1036,16 @@ New usages of this message as an alternative to EnumDescriptorProto are
 strongly discouraged. This message does not reliability preserve all
 information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
-    __slots__ = ("_f_name", "_f_enumvalue", "_f_options", "_f_source_context", "_f_syntax", "_f_edition", "_pb_raw", )
+    __slots__ = ("_f_name", "_f_enumvalue", "_f_options", "_f_source_context", "_f_syntax", "_f_edition", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
     _f_name: str
     _f_enumvalue: list[EnumValue]
     _f_options: list[Option]
     _f_source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None
     _f_syntax: int
     _f_edition: str
+    _pb_p0: int
 
     def __init__(
         self,
@@ -1061,7 +1058,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
+        self._pb_p0 = 0
         self._f_name = '' if name is None else name
         self._f_enumvalue = list(enumvalue)
         self._f_options = list(options)
@@ -1073,109 +1070,109 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
     def get_name(self) -> str:
         """Enum type name."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_name
 
     def set_name(self, value: str) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_name = value
 
     def clear_name(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_name = ''
 
     def get_enumvalue(self) -> list[EnumValue]:
         """Enum value definitions."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_enumvalue
 
     def set_enumvalue(self, value: _t.Iterable[EnumValue]) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_enumvalue = list(value)
 
     def clear_enumvalue(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_enumvalue = []
 
     def get_options(self) -> list[Option]:
         """Protocol buffer options."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_options = list(value)
 
     def clear_options(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_options = []
 
     def get_source_context(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None:
         """The source context."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_source_context
 
     def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_source_context = value
 
     def has_source_context(self) -> bool:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_source_context is not None
 
     def clear_source_context(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_source_context = None
 
     def get_syntax(self) -> int:
         """The source syntax."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_syntax
 
     def set_syntax(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_syntax = value
 
     def clear_syntax(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_syntax = 0
 
     def get_edition(self) -> str:
         """The source edition string, only valid when syntax is SYNTAX_EDITIONS."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_edition
 
     def set_edition(self, value: str) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_edition = value
 
     def clear_edition(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_edition = ''
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -1280,12 +1277,11 @@ make use of FileDescriptorSet which preserves the necessary information."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         x1 = self._f_name
         if x1:
@@ -1299,9 +1295,8 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
         for x2 in self._f_enumvalue:
             out += b'\x12'
-            r2 = None if deterministic else x2._pb_raw
-            if r2 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                _rt.write_raw(out, r2[0])
+            if x2._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
+                _rt.write_raw(out, x2._pb_unknown)
             else:
                 start = len(out)
                 out.append(0)
@@ -1310,9 +1305,8 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
         for x3 in self._f_options:
             out += b'\x1a'
-            r3 = None if deterministic else x3._pb_raw
-            if r3 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                _rt.write_raw(out, r3[0])
+            if x3._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
+                _rt.write_raw(out, x3._pb_unknown)
             else:
                 start = len(out)
                 out.append(0)
@@ -1355,7 +1349,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -1374,7 +1368,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -1395,12 +1389,13 @@ make use of FileDescriptorSet which preserves the necessary information."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Enum):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
+            and self._pb_p0 == other._pb_p0
             and self._f_name == other._f_name
             and self._f_enumvalue == other._f_enumvalue
             and self._f_options == other._f_options
@@ -1417,13 +1412,13 @@ New usages of this message as an alternative to EnumValueDescriptorProto are
 strongly discouraged. This message does not reliability preserve all
 information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
-    __slots__ = ("_f_name", "_f_number", "_f_options", "_pb_raw", )
+    __slots__ = ("_f_name", "_f_number", "_f_options", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
     _f_name: str
     _f_number: int
     _f_options: list[Option]
+    _pb_p0: int
 
     def __init__(
         self,
@@ -1433,7 +1428,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
         options: _t.Iterable[Option] = (),
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
+        self._pb_p0 = 0
         self._f_name = '' if name is None else name
         self._f_number = 0 if number is None else number
         self._f_options = list(options)
@@ -1442,56 +1437,56 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
     def get_name(self) -> str:
         """Enum value name."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_name
 
     def set_name(self, value: str) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_name = value
 
     def clear_name(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_name = ''
 
     def get_number(self) -> int:
         """Enum value number."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_number
 
     def set_number(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_number = value
 
     def clear_number(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_number = 0
 
     def get_options(self) -> list[Option]:
         """Protocol buffer options."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_options = list(value)
 
     def clear_options(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_options = []
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -1550,12 +1545,11 @@ make use of FileDescriptorSet which preserves the necessary information."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         x1 = self._f_name
         if x1:
@@ -1577,9 +1571,8 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
         for x3 in self._f_options:
             out += b'\x1a'
-            r3 = None if deterministic else x3._pb_raw
-            if r3 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                _rt.write_raw(out, r3[0])
+            if x3._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
+                _rt.write_raw(out, x3._pb_unknown)
             else:
                 start = len(out)
                 out.append(0)
@@ -1592,7 +1585,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -1605,7 +1598,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -1620,12 +1613,13 @@ make use of FileDescriptorSet which preserves the necessary information."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, EnumValue):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
+            and self._pb_p0 == other._pb_p0
             and self._f_name == other._f_name
             and self._f_number == other._f_number
             and self._f_options == other._f_options
@@ -1639,12 +1633,12 @@ enumeration, etc.
 New usages of this message as an alternative to FileOptions, MessageOptions,
 FieldOptions, EnumOptions, EnumValueOptions, ServiceOptions, or MethodOptions
 are strongly discouraged."""
-    __slots__ = ("_f_name", "_f_value", "_pb_raw", )
+    __slots__ = ("_f_name", "_f_value", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
     _f_name: str
     _f_value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None
+    _pb_p0: int
 
     def __init__(
         self,
@@ -1653,7 +1647,7 @@ are strongly discouraged."""
         value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
+        self._pb_p0 = 0
         self._f_name = '' if name is None else name
         self._f_value = value
 
@@ -1664,17 +1658,17 @@ are strongly discouraged."""
 descriptor.proto), this is the short name. For example, `"map_entry"`.
 For custom options, it should be the fully-qualified name. For example,
 `"google.api.http"`."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_name
 
     def set_name(self, value: str) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_name = value
 
     def clear_name(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_name = ''
 
@@ -1683,29 +1677,29 @@ For custom options, it should be the fully-qualified name. For example,
 the corresponding wrapper type defined in google/protobuf/wrappers.proto
 should be used. If the value is an enum, it should be stored as an int32
 value using the google.protobuf.Int32Value type."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_value = value
 
     def has_value(self) -> bool:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_value is not None
 
     def clear_value(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_value = None
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -1757,12 +1751,11 @@ value using the google.protobuf.Int32Value type."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         x1 = self._f_name
         if x1:
@@ -1792,7 +1785,7 @@ value using the google.protobuf.Int32Value type."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -1803,7 +1796,7 @@ value using the google.protobuf.Int32Value type."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -1816,12 +1809,13 @@ value using the google.protobuf.Int32Value type."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Option):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
+            and self._pb_p0 == other._pb_p0
             and self._f_name == other._f_name
             and self._f_value == other._f_value
         )

@@ -19,11 +19,11 @@ The JSON representation for `DoubleValue` is JSON number.
 
 Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
-    __slots__ = ("_f_value", "_pb_raw", )
+    __slots__ = ("_f_value", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
     _f_value: float
+    _pb_p0: int
 
     def __init__(
         self,
@@ -31,31 +31,31 @@ has no plan to be removed."""
         value: float | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
+        self._pb_p0 = 0
         self._f_value = 0.0 if value is None else value
 
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> float:
         """The double value."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: float) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_value = 0.0
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -82,12 +82,11 @@ has no plan to be removed."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         x1 = self._f_value
         if x1 or _rt.copysign(1.0, x1) < 0.0:
@@ -100,7 +99,7 @@ has no plan to be removed."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -109,7 +108,7 @@ has no plan to be removed."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -120,12 +119,13 @@ has no plan to be removed."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, DoubleValue):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
+            and self._pb_p0 == other._pb_p0
             and _rt.float_eq(self._f_value, other._f_value)
         )
 
@@ -137,11 +137,11 @@ The JSON representation for `FloatValue` is JSON number.
 
 Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
-    __slots__ = ("_f_value", "_pb_raw", )
+    __slots__ = ("_f_value", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
     _f_value: float
+    _pb_p0: int
 
     def __init__(
         self,
@@ -149,31 +149,31 @@ has no plan to be removed."""
         value: float | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
+        self._pb_p0 = 0
         self._f_value = 0.0 if value is None else value
 
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> float:
         """The float value."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: float) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_value = 0.0
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -200,12 +200,11 @@ has no plan to be removed."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         x1 = self._f_value
         if x1 or _rt.copysign(1.0, x1) < 0.0:
@@ -218,7 +217,7 @@ has no plan to be removed."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -227,7 +226,7 @@ has no plan to be removed."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -238,12 +237,13 @@ has no plan to be removed."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, FloatValue):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
+            and self._pb_p0 == other._pb_p0
             and _rt.float_eq(self._f_value, other._f_value)
         )
 
@@ -255,11 +255,11 @@ The JSON representation for `Int64Value` is JSON string.
 
 Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
-    __slots__ = ("_f_value", "_pb_raw", )
+    __slots__ = ("_f_value", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
     _f_value: int
+    _pb_p0: int
 
     def __init__(
         self,
@@ -267,31 +267,31 @@ has no plan to be removed."""
         value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
+        self._pb_p0 = 0
         self._f_value = 0 if value is None else value
 
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> int:
         """The int64 value."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_value = 0
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -321,12 +321,11 @@ has no plan to be removed."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         x1 = self._f_value
         if x1:
@@ -342,7 +341,7 @@ has no plan to be removed."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -351,7 +350,7 @@ has no plan to be removed."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -362,12 +361,13 @@ has no plan to be removed."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Int64Value):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
+            and self._pb_p0 == other._pb_p0
             and self._f_value == other._f_value
         )
 
@@ -379,11 +379,11 @@ The JSON representation for `UInt64Value` is JSON string.
 
 Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
-    __slots__ = ("_f_value", "_pb_raw", )
+    __slots__ = ("_f_value", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
     _f_value: int
+    _pb_p0: int
 
     def __init__(
         self,
@@ -391,31 +391,31 @@ has no plan to be removed."""
         value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
+        self._pb_p0 = 0
         self._f_value = 0 if value is None else value
 
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> int:
         """The uint64 value."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_value = 0
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -445,12 +445,11 @@ has no plan to be removed."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         x1 = self._f_value
         if x1:
@@ -466,7 +465,7 @@ has no plan to be removed."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -475,7 +474,7 @@ has no plan to be removed."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -486,12 +485,13 @@ has no plan to be removed."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, UInt64Value):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
+            and self._pb_p0 == other._pb_p0
             and self._f_value == other._f_value
         )
 
@@ -503,11 +503,11 @@ The JSON representation for `Int32Value` is JSON number.
 
 Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
-    __slots__ = ("_f_value", "_pb_raw", )
+    __slots__ = ("_f_value", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
     _f_value: int
+    _pb_p0: int
 
     def __init__(
         self,
@@ -515,31 +515,31 @@ has no plan to be removed."""
         value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
+        self._pb_p0 = 0
         self._f_value = 0 if value is None else value
 
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> int:
         """The int32 value."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_value = 0
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -569,12 +569,11 @@ has no plan to be removed."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         x1 = self._f_value
         if x1:
@@ -590,7 +589,7 @@ has no plan to be removed."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -599,7 +598,7 @@ has no plan to be removed."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -610,12 +609,13 @@ has no plan to be removed."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Int32Value):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
+            and self._pb_p0 == other._pb_p0
             and self._f_value == other._f_value
         )
 
@@ -627,11 +627,11 @@ The JSON representation for `UInt32Value` is JSON number.
 
 Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
-    __slots__ = ("_f_value", "_pb_raw", )
+    __slots__ = ("_f_value", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
     _f_value: int
+    _pb_p0: int
 
     def __init__(
         self,
@@ -639,31 +639,31 @@ has no plan to be removed."""
         value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
+        self._pb_p0 = 0
         self._f_value = 0 if value is None else value
 
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> int:
         """The uint32 value."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_value = 0
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -693,12 +693,11 @@ has no plan to be removed."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         x1 = self._f_value
         if x1:
@@ -714,7 +713,7 @@ has no plan to be removed."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -723,7 +722,7 @@ has no plan to be removed."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -734,12 +733,13 @@ has no plan to be removed."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, UInt32Value):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
+            and self._pb_p0 == other._pb_p0
             and self._f_value == other._f_value
         )
 
@@ -751,11 +751,11 @@ The JSON representation for `BoolValue` is JSON `true` and `false`.
 
 Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
-    __slots__ = ("_f_value", "_pb_raw", )
+    __slots__ = ("_f_value", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
     _f_value: bool
+    _pb_p0: int
 
     def __init__(
         self,
@@ -763,31 +763,31 @@ has no plan to be removed."""
         value: bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
+        self._pb_p0 = 0
         self._f_value = False if value is None else value
 
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> bool:
         """The bool value."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: bool) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_value = False
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -817,12 +817,11 @@ has no plan to be removed."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         x1 = self._f_value
         if x1:
@@ -835,7 +834,7 @@ has no plan to be removed."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -844,7 +843,7 @@ has no plan to be removed."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -855,12 +854,13 @@ has no plan to be removed."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, BoolValue):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
+            and self._pb_p0 == other._pb_p0
             and self._f_value == other._f_value
         )
 
@@ -872,11 +872,11 @@ The JSON representation for `StringValue` is JSON string.
 
 Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
-    __slots__ = ("_f_value", "_pb_raw", )
+    __slots__ = ("_f_value", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
     _f_value: str
+    _pb_p0: int
 
     def __init__(
         self,
@@ -884,31 +884,31 @@ has no plan to be removed."""
         value: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
+        self._pb_p0 = 0
         self._f_value = '' if value is None else value
 
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> str:
         """The string value."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: str) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_value = ''
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -943,12 +943,11 @@ has no plan to be removed."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         x1 = self._f_value
         if x1:
@@ -966,7 +965,7 @@ has no plan to be removed."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -975,7 +974,7 @@ has no plan to be removed."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -986,12 +985,13 @@ has no plan to be removed."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, StringValue):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
+            and self._pb_p0 == other._pb_p0
             and self._f_value == other._f_value
         )
 
@@ -1003,11 +1003,11 @@ The JSON representation for `BytesValue` is JSON string.
 
 Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
-    __slots__ = ("_f_value", "_pb_raw", )
+    __slots__ = ("_f_value", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
     _f_value: bytes
+    _pb_p0: int
 
     def __init__(
         self,
@@ -1015,31 +1015,31 @@ has no plan to be removed."""
         value: bytes | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
+        self._pb_p0 = 0
         self._f_value = b'' if value is None else value
 
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> bytes:
         """The bytes value."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: bytes) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_value = b''
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -1074,12 +1074,11 @@ has no plan to be removed."""
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         x1 = self._f_value
         if x1:
@@ -1096,7 +1095,7 @@ has no plan to be removed."""
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -1105,7 +1104,7 @@ has no plan to be removed."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -1116,12 +1115,13 @@ has no plan to be removed."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, BytesValue):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
+            and self._pb_p0 == other._pb_p0
             and self._f_value == other._f_value
         )
 

@@ -20,12 +20,12 @@ class _c_Collections_Color(_enum.IntEnum):
 
 
 class _c_Collections_Item(_rt.Message):
-    __slots__ = ("_f_key", "_f_color", "_pb_raw", )
+    __slots__ = ("_f_key", "_f_color", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
     _f_key: str
     _f_color: int
+    _pb_p0: int
 
     def __init__(
         self,
@@ -34,46 +34,46 @@ class _c_Collections_Item(_rt.Message):
         color: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
+        self._pb_p0 = 0
         self._f_key = '' if key is None else key
         self._f_color = 0 if color is None else color
 
     # -- accessors ---------------------------------------------------------------
 
     def get_key(self) -> str:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_key
 
     def set_key(self, value: str) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_key = value
 
     def clear_key(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_key = ''
 
     def get_color(self) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_color
 
     def set_color(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_color = value
 
     def clear_color(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_color = 0
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -116,12 +116,11 @@ class _c_Collections_Item(_rt.Message):
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         x1 = self._f_key
         if x1:
@@ -147,7 +146,7 @@ class _c_Collections_Item(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -158,7 +157,7 @@ class _c_Collections_Item(_rt.Message):
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -171,12 +170,13 @@ class _c_Collections_Item(_rt.Message):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, _c_Collections_Item):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
+            and self._pb_p0 == other._pb_p0
             and self._f_key == other._f_key
             and self._f_color == other._f_color
         )
@@ -185,16 +185,16 @@ class _c_Collections_Item(_rt.Message):
 class Collections(_rt.Message):
     Color: _t.TypeAlias = _c_Collections_Color
     Item: _t.TypeAlias = _c_Collections_Item
-    __slots__ = ("_f_packed_ints", "_f_names", "_f_items", "_f_colors", "_f_counts", "_f_items_by_id", "_pb_raw", "_oc_choice", "_ov_choice", )
+    __slots__ = ("_f_packed_ints", "_f_names", "_f_items", "_f_colors", "_f_counts", "_f_items_by_id", "_pb_p0", "_oc_choice", "_ov_choice", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
     _f_packed_ints: list[int]
     _f_names: list[str]
     _f_items: list[Collections.Item]
     _f_colors: list[int]
     _f_counts: dict[str, int]
     _f_items_by_id: dict[int, Collections.Item]
+    _pb_p0: int
     _oc_choice: int
     _ov_choice: object
 
@@ -212,7 +212,7 @@ class Collections(_rt.Message):
         scalars: _m_golden__scalars_pb.Scalars | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
+        self._pb_p0 = 0
         self._oc_choice = 0
         self._ov_choice = None
         self._f_packed_ints = list(packed_ints)
@@ -234,129 +234,129 @@ class Collections(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_packed_ints(self) -> list[int]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_packed_ints
 
     def set_packed_ints(self, value: _t.Iterable[int]) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_packed_ints = list(value)
 
     def clear_packed_ints(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_packed_ints = []
 
     def get_names(self) -> list[str]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_names
 
     def set_names(self, value: _t.Iterable[str]) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_names = list(value)
 
     def clear_names(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_names = []
 
     def get_items(self) -> list[Collections.Item]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_items
 
     def set_items(self, value: _t.Iterable[Collections.Item]) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_items = list(value)
 
     def clear_items(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_items = []
 
     def get_colors(self) -> list[int]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_colors
 
     def set_colors(self, value: _t.Iterable[int]) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_colors = list(value)
 
     def clear_colors(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_colors = []
 
     def get_counts(self) -> dict[str, int]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_counts
 
     def set_counts(self, value: _t.Mapping[str, int]) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_counts = dict(value)
 
     def clear_counts(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_counts = {}
 
     def get_items_by_id(self) -> dict[int, Collections.Item]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_items_by_id
 
     def set_items_by_id(self, value: _t.Mapping[int, Collections.Item]) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_items_by_id = dict(value)
 
     def clear_items_by_id(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_items_by_id = {}
 
     def get_text(self) -> str:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         if self._oc_choice == 7:
             return _t.cast(str, self._ov_choice)
         return ''
 
     def set_text(self, value: str) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._oc_choice = 7
         self._ov_choice = value
 
     def has_text(self) -> bool:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._oc_choice == 7
 
     def clear_text(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         if self._oc_choice == 7:
             self._oc_choice = 0
             self._ov_choice = None
 
     def get_item(self) -> Collections.Item | None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         if self._oc_choice == 8:
             return _t.cast(Collections.Item, self._ov_choice)
         return None
 
     def set_item(self, value: Collections.Item | None) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         if value is None:
             self.clear_item()
@@ -365,26 +365,26 @@ class Collections(_rt.Message):
         self._ov_choice = value
 
     def has_item(self) -> bool:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._oc_choice == 8
 
     def clear_item(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         if self._oc_choice == 8:
             self._oc_choice = 0
             self._ov_choice = None
 
     def get_scalars(self) -> _m_golden__scalars_pb.Scalars | None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         if self._oc_choice == 9:
             return _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
         return None
 
     def set_scalars(self, value: _m_golden__scalars_pb.Scalars | None) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         if value is None:
             self.clear_scalars()
@@ -393,12 +393,12 @@ class Collections(_rt.Message):
         self._ov_choice = value
 
     def has_scalars(self) -> bool:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._oc_choice == 9
 
     def clear_scalars(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         if self._oc_choice == 9:
             self._oc_choice = 0
@@ -406,7 +406,7 @@ class Collections(_rt.Message):
 
     def which_choice(self) -> str | None:
         """Name the member of oneof choice that is set, or None."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         c = self._oc_choice
         if c == 7:
@@ -418,12 +418,12 @@ class Collections(_rt.Message):
         return None
 
     def has_choice(self) -> bool:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._oc_choice != 0
 
     def clear_choice(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._oc_choice = 0
         self._ov_choice = None
@@ -431,7 +431,7 @@ class Collections(_rt.Message):
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -671,12 +671,11 @@ class Collections(_rt.Message):
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         if self._f_packed_ints:
             out += b'\n'
@@ -693,9 +692,8 @@ class Collections(_rt.Message):
 
         for x3 in self._f_items:
             out += b'\x1a'
-            r3 = None if deterministic else x3._pb_raw
-            if r3 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                _rt.write_raw(out, r3[0])
+            if x3._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
+                _rt.write_raw(out, x3._pb_unknown)
             else:
                 start = len(out)
                 out.append(0)
@@ -743,9 +741,8 @@ class Collections(_rt.Message):
                 else:
                     _rt.write_varint(out, k6)
                 out += b'\x12'
-                r2 = None if deterministic else v6._pb_raw
-                if r2 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                    _rt.write_raw(out, r2[0])
+                if v6._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
+                    _rt.write_raw(out, v6._pb_unknown)
                 else:
                     start = len(out)
                     out.append(0)
@@ -771,9 +768,8 @@ class Collections(_rt.Message):
         elif c == 8:
             x8 = _t.cast(Collections.Item, self._ov_choice)
             out += b'B'
-            r8 = None if deterministic else x8._pb_raw
-            if r8 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                _rt.write_raw(out, r8[0])
+            if x8._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
+                _rt.write_raw(out, x8._pb_unknown)
             else:
                 start = len(out)
                 out.append(0)
@@ -797,7 +793,7 @@ class Collections(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -822,7 +818,7 @@ class Collections(_rt.Message):
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -852,12 +848,13 @@ class Collections(_rt.Message):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Collections):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
+            and self._pb_p0 == other._pb_p0
             and self._f_packed_ints == other._f_packed_ints
             and self._f_names == other._f_names
             and self._f_items == other._f_items

@@ -13,10 +13,9 @@ _rt.check_version(1)
 
 
 class _c_LogEntry_Detail(_rt.Message):
-    __slots__ = ("_f_lines", "_f_level", "_pb_p0", "_pb_raw", )
+    __slots__ = ("_f_lines", "_f_level", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
     _f_lines: list[str]
     _f_level: int
     _pb_p0: int
@@ -28,7 +27,6 @@ class _c_LogEntry_Detail(_rt.Message):
         level: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
         self._pb_p0 = 0
         self._f_lines = list(lines)
         if level is None:
@@ -40,38 +38,38 @@ class _c_LogEntry_Detail(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_lines(self) -> list[str]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_lines
 
     def set_lines(self, value: _t.Iterable[str]) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_lines = list(value)
 
     def clear_lines(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_lines = []
 
     def get_level(self) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_level
 
     def set_level(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_level = value
         self._pb_p0 |= 1
 
     def has_level(self) -> bool:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._pb_p0 & 1 != 0
 
     def clear_level(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_level = 0
         self._pb_p0 &= ~1
@@ -79,7 +77,7 @@ class _c_LogEntry_Detail(_rt.Message):
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -123,12 +121,11 @@ class _c_LogEntry_Detail(_rt.Message):
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         for x1 in self._f_lines:
             out += b'\n'
@@ -153,7 +150,7 @@ class _c_LogEntry_Detail(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -164,7 +161,7 @@ class _c_LogEntry_Detail(_rt.Message):
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -178,9 +175,9 @@ class _c_LogEntry_Detail(_rt.Message):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, _c_LogEntry_Detail):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
@@ -193,10 +190,9 @@ class _c_LogEntry_Detail(_rt.Message):
 class LogEntry(_rt.Message):
     """A log entry with a lazily decoded payload."""
     Detail: _t.TypeAlias = _c_LogEntry_Detail
-    __slots__ = ("_f_timestamp", "_f_message", "_f_detail", "_f_unchecked_detail", "_pb_p0", "_l_detail", "_l_unchecked_detail", "_pb_raw", )
+    __slots__ = ("_f_timestamp", "_f_message", "_f_detail", "_f_unchecked_detail", "_pb_p0", "_l_detail", "_l_unchecked_detail", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
     _f_timestamp: int
     _f_message: str
     _f_detail: LogEntry.Detail | None
@@ -214,7 +210,6 @@ class LogEntry(_rt.Message):
         unchecked_detail: LogEntry.Detail | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
         self._l_detail = None
         self._l_unchecked_detail = None
         self._pb_p0 = 0
@@ -234,95 +229,95 @@ class LogEntry(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_timestamp(self) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_timestamp
 
     def set_timestamp(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_timestamp = value
         self._pb_p0 |= 1
 
     def has_timestamp(self) -> bool:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._pb_p0 & 1 != 0
 
     def clear_timestamp(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_timestamp = 0
         self._pb_p0 &= ~1
 
     def get_message(self) -> str:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_message
 
     def set_message(self, value: str) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_message = value
         self._pb_p0 |= 2
 
     def has_message(self) -> bool:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._pb_p0 & 2 != 0
 
     def clear_message(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_message = ''
         self._pb_p0 &= ~2
 
     def get_detail(self) -> LogEntry.Detail | None:
         """Extra detail, decoded on first access."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         if self._l_detail is not None:
             self._pb_load_detail()
         return self._f_detail
 
     def set_detail(self, value: LogEntry.Detail | None) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._l_detail = None
         self._f_detail = value
 
     def has_detail(self) -> bool:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_detail is not None or self._l_detail is not None
 
     def clear_detail(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._l_detail = None
         self._f_detail = None
 
     def get_unchecked_detail(self) -> LogEntry.Detail | None:
         """The same, without checks at parse time."""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         if self._l_unchecked_detail is not None:
             self._pb_load_unchecked_detail()
         return self._f_unchecked_detail
 
     def set_unchecked_detail(self, value: LogEntry.Detail | None) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._l_unchecked_detail = None
         self._f_unchecked_detail = value
 
     def has_unchecked_detail(self) -> bool:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_unchecked_detail is not None or self._l_unchecked_detail is not None
 
     def clear_unchecked_detail(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._l_unchecked_detail = None
         self._f_unchecked_detail = None
@@ -358,7 +353,7 @@ class LogEntry(_rt.Message):
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -448,12 +443,11 @@ class LogEntry(_rt.Message):
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         if self._pb_p0 & 1:
             x1 = self._f_timestamp
@@ -484,9 +478,8 @@ class LogEntry(_rt.Message):
             x3 = self._f_detail
             if x3 is not None:
                 out += b'\x1a'
-                r3 = None if deterministic else x3._pb_raw
-                if r3 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                    _rt.write_raw(out, r3[0])
+                if x3._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
+                    _rt.write_raw(out, x3._pb_unknown)
                 else:
                     start = len(out)
                     out.append(0)
@@ -504,9 +497,8 @@ class LogEntry(_rt.Message):
             x4 = self._f_unchecked_detail
             if x4 is not None:
                 out += b'"'
-                r4 = None if deterministic else x4._pb_raw
-                if r4 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                    _rt.write_raw(out, r4[0])
+                if x4._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
+                    _rt.write_raw(out, x4._pb_unknown)
                 else:
                     start = len(out)
                     out.append(0)
@@ -519,7 +511,7 @@ class LogEntry(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         if self._l_detail is not None:
             self._pb_load_detail()
@@ -538,7 +530,7 @@ class LogEntry(_rt.Message):
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -559,13 +551,13 @@ class LogEntry(_rt.Message):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, LogEntry):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         if self._l_detail is not None:
             self._pb_load_detail()
         if self._l_unchecked_detail is not None:
             self._pb_load_unchecked_detail()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         if other._l_detail is not None:
             other._pb_load_detail()
@@ -583,10 +575,9 @@ class LogEntry(_rt.Message):
 
 class Envelope(_rt.Message):
     """A request that embeds a pre-serialized log entry."""
-    __slots__ = ("_f_name", "_f_entry", "_pb_p0", "_pb_raw", )
+    __slots__ = ("_f_name", "_f_entry", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
     _f_name: str
     _f_entry: LogEntry | None
     _pb_p0: int
@@ -598,7 +589,6 @@ class Envelope(_rt.Message):
         entry: LogEntry | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
         self._pb_p0 = 0
         if name is None:
             self._f_name = ''
@@ -610,51 +600,51 @@ class Envelope(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_name(self) -> str:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_name
 
     def set_name(self, value: str) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_name = value
         self._pb_p0 |= 1
 
     def has_name(self) -> bool:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._pb_p0 & 1 != 0
 
     def clear_name(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_name = ''
         self._pb_p0 &= ~1
 
     def get_entry(self) -> LogEntry | None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_entry
 
     def set_entry(self, value: LogEntry | None) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_entry = value
 
     def has_entry(self) -> bool:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_entry is not None
 
     def clear_entry(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_entry = None
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -707,12 +697,11 @@ class Envelope(_rt.Message):
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         if self._pb_p0 & 1:
             x1 = self._f_name
@@ -727,9 +716,8 @@ class Envelope(_rt.Message):
         x2 = self._f_entry
         if x2 is not None:
             out += b'\x12'
-            r2 = None if deterministic else x2._pb_raw
-            if r2 is not None:  # kept by parse(lazy=True): its length is known, no placeholder
-                _rt.write_raw(out, r2[0])
+            if x2._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
+                _rt.write_raw(out, x2._pb_unknown)
             else:
                 start = len(out)
                 out.append(0)
@@ -742,7 +730,7 @@ class Envelope(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -753,7 +741,7 @@ class Envelope(_rt.Message):
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -767,9 +755,9 @@ class Envelope(_rt.Message):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Envelope):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown

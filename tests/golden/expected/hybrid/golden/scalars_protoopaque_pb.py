@@ -13,10 +13,9 @@ _rt.check_version(1)
 
 
 class Scalars(_rt.Message):
-    __slots__ = ("_f_f_double", "_f_f_float", "_f_f_int64", "_f_f_uint64", "_f_f_int32", "_f_f_fixed64", "_f_f_fixed32", "_f_f_bool", "_f_f_string", "_f_f_bytes", "_f_f_uint32", "_f_f_sfixed32", "_f_f_sfixed64", "_f_f_sint32", "_f_f_sint64", "_f_opt_int32", "_f_opt_string", "_pb_p0", "_pb_raw", )
+    __slots__ = ("_f_f_double", "_f_f_float", "_f_f_int64", "_f_f_uint64", "_f_f_int32", "_f_f_fixed64", "_f_f_fixed32", "_f_f_bool", "_f_f_string", "_f_f_bytes", "_f_f_uint32", "_f_f_sfixed32", "_f_f_sfixed64", "_f_f_sint32", "_f_f_sint64", "_f_opt_int32", "_f_opt_string", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
     _f_f_double: float
     _f_f_float: float
     _f_f_int64: int
@@ -58,7 +57,6 @@ class Scalars(_rt.Message):
         opt_string: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
         self._pb_p0 = 0
         self._f_f_double = 0.0 if f_double is None else f_double
         self._f_f_float = 0.0 if f_float is None else f_float
@@ -89,271 +87,271 @@ class Scalars(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_f_double(self) -> float:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_f_double
 
     def set_f_double(self, value: float) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_double = value
 
     def clear_f_double(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_double = 0.0
 
     def get_f_float(self) -> float:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_f_float
 
     def set_f_float(self, value: float) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_float = value
 
     def clear_f_float(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_float = 0.0
 
     def get_f_int64(self) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_f_int64
 
     def set_f_int64(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_int64 = value
 
     def clear_f_int64(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_int64 = 0
 
     def get_f_uint64(self) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_f_uint64
 
     def set_f_uint64(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_uint64 = value
 
     def clear_f_uint64(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_uint64 = 0
 
     def get_f_int32(self) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_f_int32
 
     def set_f_int32(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_int32 = value
 
     def clear_f_int32(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_int32 = 0
 
     def get_f_fixed64(self) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_f_fixed64
 
     def set_f_fixed64(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_fixed64 = value
 
     def clear_f_fixed64(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_fixed64 = 0
 
     def get_f_fixed32(self) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_f_fixed32
 
     def set_f_fixed32(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_fixed32 = value
 
     def clear_f_fixed32(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_fixed32 = 0
 
     def get_f_bool(self) -> bool:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_f_bool
 
     def set_f_bool(self, value: bool) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_bool = value
 
     def clear_f_bool(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_bool = False
 
     def get_f_string(self) -> str:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_f_string
 
     def set_f_string(self, value: str) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_string = value
 
     def clear_f_string(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_string = ''
 
     def get_f_bytes(self) -> bytes:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_f_bytes
 
     def set_f_bytes(self, value: bytes) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_bytes = value
 
     def clear_f_bytes(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_bytes = b''
 
     def get_f_uint32(self) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_f_uint32
 
     def set_f_uint32(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_uint32 = value
 
     def clear_f_uint32(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_uint32 = 0
 
     def get_f_sfixed32(self) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_f_sfixed32
 
     def set_f_sfixed32(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_sfixed32 = value
 
     def clear_f_sfixed32(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_sfixed32 = 0
 
     def get_f_sfixed64(self) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_f_sfixed64
 
     def set_f_sfixed64(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_sfixed64 = value
 
     def clear_f_sfixed64(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_sfixed64 = 0
 
     def get_f_sint32(self) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_f_sint32
 
     def set_f_sint32(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_sint32 = value
 
     def clear_f_sint32(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_sint32 = 0
 
     def get_f_sint64(self) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_f_sint64
 
     def set_f_sint64(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_sint64 = value
 
     def clear_f_sint64(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_f_sint64 = 0
 
     def get_opt_int32(self) -> int:
         """explicit presence in proto3"""
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_opt_int32
 
     def set_opt_int32(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_opt_int32 = value
         self._pb_p0 |= 1
 
     def has_opt_int32(self) -> bool:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._pb_p0 & 1 != 0
 
     def clear_opt_int32(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_opt_int32 = 0
         self._pb_p0 &= ~1
 
     def get_opt_string(self) -> str:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_opt_string
 
     def set_opt_string(self, value: str) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_opt_string = value
         self._pb_p0 |= 2
 
     def has_opt_string(self) -> bool:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._pb_p0 & 2 != 0
 
     def clear_opt_string(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_opt_string = ''
         self._pb_p0 &= ~2
@@ -361,7 +359,7 @@ class Scalars(_rt.Message):
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -535,12 +533,11 @@ class Scalars(_rt.Message):
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         x1 = self._f_f_double
         if x1 or _rt.copysign(1.0, x1) < 0.0:
@@ -662,7 +659,7 @@ class Scalars(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -703,7 +700,7 @@ class Scalars(_rt.Message):
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -748,9 +745,9 @@ class Scalars(_rt.Message):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Scalars):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown

@@ -18,10 +18,9 @@ class State(_enum.IntEnum):
 
 
 class _c_Edition2023_Child(_rt.Message):
-    __slots__ = ("_f_value", "_pb_p0", "_pb_raw", )
+    __slots__ = ("_f_value", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
     _f_value: int
     _pb_p0: int
 
@@ -31,7 +30,6 @@ class _c_Edition2023_Child(_rt.Message):
         value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
         self._pb_p0 = 0
         if value is None:
             self._f_value = 0
@@ -42,23 +40,23 @@ class _c_Edition2023_Child(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_value = value
         self._pb_p0 |= 1
 
     def has_value(self) -> bool:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._pb_p0 & 1 != 0
 
     def clear_value(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_value = 0
         self._pb_p0 &= ~1
@@ -66,7 +64,7 @@ class _c_Edition2023_Child(_rt.Message):
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -97,12 +95,11 @@ class _c_Edition2023_Child(_rt.Message):
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         if self._pb_p0 & 1:
             x1 = self._f_value
@@ -118,7 +115,7 @@ class _c_Edition2023_Child(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -127,7 +124,7 @@ class _c_Edition2023_Child(_rt.Message):
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -139,9 +136,9 @@ class _c_Edition2023_Child(_rt.Message):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, _c_Edition2023_Child):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown

@@ -18,10 +18,9 @@ class Level(_enum.IntEnum):
 
 
 class _c_Legacy_Point(_rt.Message):
-    __slots__ = ("_f_x", "_f_y", "_pb_p0", "_pb_raw", )
+    __slots__ = ("_f_x", "_f_y", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_raw: tuple[bytes, int] | None
     _f_x: int
     _f_y: int
     _pb_p0: int
@@ -33,7 +32,6 @@ class _c_Legacy_Point(_rt.Message):
         y: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_raw = None
         self._pb_p0 = 0
         if x is None:
             self._f_x = 0
@@ -49,45 +47,45 @@ class _c_Legacy_Point(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_x(self) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_x
 
     def set_x(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_x = value
         self._pb_p0 |= 1
 
     def has_x(self) -> bool:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._pb_p0 & 1 != 0
 
     def clear_x(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_x = 0
         self._pb_p0 &= ~1
 
     def get_y(self) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._f_y
 
     def set_y(self, value: int) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_y = value
         self._pb_p0 |= 2
 
     def has_y(self) -> bool:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         return self._pb_p0 & 2 != 0
 
     def clear_y(self) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         self._f_y = 0
         self._pb_p0 &= ~2
@@ -95,7 +93,7 @@ class _c_Legacy_Point(_rt.Message):
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
         try:
@@ -135,12 +133,11 @@ class _c_Legacy_Point(_rt.Message):
         return pos
 
     def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
-        raw = self._pb_raw
-        if raw is not None:
+        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, raw[0], False)
+                _rt.write_raw(out, self._pb_unknown, False)
                 return
         if self._pb_p0 & 1:
             x7 = self._f_x
@@ -164,7 +161,7 @@ class _c_Legacy_Point(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -175,7 +172,7 @@ class _c_Legacy_Point(_rt.Message):
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
         number = field.number
         if number == 7:
@@ -190,9 +187,9 @@ class _c_Legacy_Point(_rt.Message):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, _c_Legacy_Point):
             return NotImplemented
-        if self._pb_raw is not None:
+        if self._pb_p0 < 0:
             self._pb_load_raw()
-        if other._pb_raw is not None:
+        if other._pb_p0 < 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
