@@ -151,6 +151,8 @@ class FieldView:
     lazy_verify: bool  # check the wire structure at parse ([lazy]); not for [unverified_lazy]
     loader: str  # the method that decodes the lazy bytes
     child_lazy_capable: bool = False  # message fields: the child may hold parse(lazy=True) bytes
+    # repeated message field declared lazy: each element keeps its bytes, as parse(lazy=True) does
+    lazy_elements: bool = False
     map_key: FieldView | None = None  # map fields: views of the entry's key (1) and value (2)
     map_value: FieldView | None = None
 
@@ -481,6 +483,8 @@ class _Builder:
             view.map_key = self.entry_field(f.map.key)
             view.map_value = self.entry_field(f.map.value)
         view.child_lazy_capable = f.message in self.lazy_capable and f.kind == k.TYPE_MESSAGE
+        view.lazy_elements = (msg.api_level is ApiLevel.OPAQUE and f.lazy and view.repeated
+                              and view.child_lazy_capable)
         return view
 
     def entry_field(self, f: Field) -> FieldView:

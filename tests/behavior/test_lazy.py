@@ -139,6 +139,30 @@ def test_whole_lazy_message_keeps_its_unknown_fields(mods: Modules) -> None:
     assert msg.unknown_fields() == b""
 
 
+def test_elements_of_a_lazy_repeated_field_decode_one_by_one(mods: Modules) -> None:
+    LogEntry = mods.load("edition2024").LogEntry
+    data = entry(DETAIL, number=5) + entry(b"\x10\x02", number=5)[2:]
+    msg = LogEntry.parse(data)
+    assert (msg.serialize() == data) is lazy(mods)  # untouched elements: written back verbatim
+    first, second = msg.get_history()
+    assert second.get_level() == 2
+    assert (msg.serialize() == data) is lazy(mods)  # the first one is still untouched
+    assert first.get_lines() == ["ab"] and first.get_level() == 1
+    assert msg == LogEntry(timestamp=7, history=[LogEntry.Detail(lines=["ab"], level=1),
+                                                 LogEntry.Detail(level=2)])
+    if mods.accessors:
+        second.set_level(3)
+    else:
+        second.level = 3
+    assert LogEntry.parse(msg.serialize()).get_history()[1].get_level() == 3
+    with pytest.raises(DecodeError):  # [lazy]: the structure of each element is checked at parse
+        LogEntry.parse(entry(TRUNCATED_DETAIL, number=5))
+    if lazy(mods):  # contents are checked on first access
+        bad = LogEntry.parse(entry(BAD_UTF8_DETAIL, number=5))
+        with pytest.raises(DecodeError, match="invalid UTF-8"):
+            bad.get_history()[0].get_lines()
+
+
 def test_lazy_buffer_is_released_once_decoded(mods: Modules) -> None:
     LogEntry = mods.load("edition2024").LogEntry
     data = bytes(entry(DETAIL))

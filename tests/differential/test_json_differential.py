@@ -510,12 +510,16 @@ def _python_float(text: str) -> bool:
     return True
 
 
+# a JSON string token, escapes included (so that the tokens after "\u001f" pair up right)
+_JSON_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
 def _quoted_int(doc: str) -> bool:
-    return any(_python_int(x) for x in re.findall(r'"([^"\\]*)"', doc))
+    return any(_python_int(x) for x in _JSON_STRING.findall(doc))
 
 
 def _loose_int_string(doc: str) -> bool:
-    return any(_python_int(x) and x != str(int(x)) for x in re.findall(r'"([^"\\]*)"', doc))
+    return any(_python_int(x) and x != str(int(x)) for x in _JSON_STRING.findall(doc))
 
 
 def tolerated_disagreement(doc: str, upb_result: Any, our_error: str, ignore_unknown: bool) -> str:

@@ -208,7 +208,6 @@ message."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m2 = Method()
@@ -224,7 +223,6 @@ message."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m3 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option()
@@ -253,7 +251,6 @@ message."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m5 = self.source_context
@@ -270,7 +267,6 @@ message."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m6 = Mixin()
@@ -659,7 +655,6 @@ Api. This is similar to Field and EnumValue."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m6 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option()

@@ -255,7 +255,6 @@ message."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m2 = Method()
@@ -271,7 +270,6 @@ message."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m3 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option()
@@ -300,7 +298,6 @@ message."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m5 = self._f_source_context
@@ -317,7 +314,6 @@ message."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m6 = Mixin()
@@ -772,7 +768,6 @@ Api. This is similar to Field and EnumValue."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m6 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option()

@@ -525,7 +525,6 @@ support them in its number type."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     if self._oc_kind == 5:
@@ -545,7 +544,6 @@ support them in its number type."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     if self._oc_kind == 6:
@@ -741,7 +739,6 @@ class ListValue(_rt.ListValueBase):
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m1 = Value()

@@ -177,7 +177,6 @@ FileDescriptorSet which preserves the necessary information."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m2 = Field()
@@ -206,7 +205,6 @@ FileDescriptorSet which preserves the necessary information."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m4 = Option()
@@ -222,7 +220,6 @@ FileDescriptorSet which preserves the necessary information."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m5 = self.source_context
@@ -690,7 +687,6 @@ types. The first type has index 1; zero means the type is not in the list."""
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
-
                         if depth <= 0:
                             raise _rt.too_deep(self, tag, pos)
                         m9 = Option()
@@ -1028,7 +1024,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m2 = EnumValue()
@@ -1044,7 +1039,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m3 = Option()
@@ -1060,7 +1054,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m4 = self.source_context
@@ -1314,7 +1307,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m3 = Option()
@@ -1486,7 +1478,6 @@ value using the google.protobuf.Int32Value type."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m2 = self.value

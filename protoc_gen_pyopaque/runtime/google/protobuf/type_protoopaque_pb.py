@@ -218,7 +218,6 @@ FileDescriptorSet which preserves the necessary information."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m2 = Field()
@@ -247,7 +246,6 @@ FileDescriptorSet which preserves the necessary information."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m4 = Option()
@@ -263,7 +261,6 @@ FileDescriptorSet which preserves the necessary information."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m5 = self._f_source_context
@@ -809,7 +806,6 @@ types. The first type has index 1; zero means the type is not in the list."""
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
-
                         if depth <= 0:
                             raise _rt.too_deep(self, tag, pos)
                         m9 = Option()
@@ -1204,7 +1200,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m2 = EnumValue()
@@ -1220,7 +1215,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m3 = Option()
@@ -1236,7 +1230,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m4 = self._f_source_context
@@ -1526,7 +1519,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m3 = Option()
@@ -1731,7 +1723,6 @@ value using the google.protobuf.Int32Value type."""
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m2 = self._f_value

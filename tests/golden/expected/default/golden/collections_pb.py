@@ -329,7 +329,6 @@ class Collections(_rt.Message):
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
-
                         if depth <= 0:
                             raise _rt.too_deep(self, tag, pos)
                         m3 = _c_Collections_Item()
@@ -473,7 +472,6 @@ class Collections(_rt.Message):
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
-
                         if depth <= 0:
                             raise _rt.too_deep(self, tag, pos)
                         if self._oc_choice == 8:
@@ -493,7 +491,6 @@ class Collections(_rt.Message):
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
-
                         if depth <= 0:
                             raise _rt.too_deep(self, tag, pos)
                         if self._oc_choice == 9:

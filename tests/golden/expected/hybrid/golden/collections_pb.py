@@ -434,7 +434,6 @@ class Collections(_rt.Message):
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
-
                         if depth <= 0:
                             raise _rt.too_deep(self, tag, pos)
                         m3 = _c_Collections_Item()
@@ -578,7 +577,6 @@ class Collections(_rt.Message):
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
-
                         if depth <= 0:
                             raise _rt.too_deep(self, tag, pos)
                         if self._oc_choice == 8:
@@ -598,7 +596,6 @@ class Collections(_rt.Message):
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
-
                         if depth <= 0:
                             raise _rt.too_deep(self, tag, pos)
                         if self._oc_choice == 9:

@@ -157,12 +157,13 @@ class _c_LogEntry_Detail(_rt.Message):
 class LogEntry(_rt.Message):
     """A log entry with a lazily decoded payload."""
     Detail: _t.TypeAlias = _c_LogEntry_Detail
-    __slots__ = ("timestamp", "message", "detail", "unchecked_detail", )
+    __slots__ = ("timestamp", "message", "detail", "unchecked_detail", "history", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     timestamp: int | None
     message: str | None
     detail: LogEntry.Detail | None
     unchecked_detail: LogEntry.Detail | None
+    history: list[LogEntry.Detail]
 
     def __init__(
         self,
@@ -171,12 +172,14 @@ class LogEntry(_rt.Message):
         message: str | None = None,
         detail: LogEntry.Detail | None = None,
         unchecked_detail: LogEntry.Detail | None = None,
+        history: _t.Iterable[LogEntry.Detail] = (),
     ) -> None:
         self._pb_unknown = b""
         self.timestamp = timestamp
         self.message = message
         self.detail = detail
         self.unchecked_detail = unchecked_detail
+        self.history = list(history)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -232,6 +235,16 @@ class LogEntry(_rt.Message):
     def clear_unchecked_detail(self) -> None:
         self.unchecked_detail = None
 
+    def get_history(self) -> list[LogEntry.Detail]:
+        """Earlier details: each element decoded on first access."""
+        return self.history
+
+    def set_history(self, value: _t.Iterable[LogEntry.Detail]) -> None:
+        self.history = list(value)
+
+    def clear_history(self) -> None:
+        self.history = []
+
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
@@ -273,7 +286,6 @@ class LogEntry(_rt.Message):
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m3 = self.detail
@@ -290,13 +302,27 @@ class LogEntry(_rt.Message):
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m4 = self.unchecked_detail
                     if m4 is None:
                         m4 = self.unchecked_detail = _c_LogEntry_Detail()
                     m4._pb_merge(buf, pos, e, depth - 1, -1, lazy)
+                    pos = e
+                elif tag == 42:
+                    n = buf[pos]
+                    if n < 0x80:
+                        pos += 1
+                    else:
+                        n, pos = _rt.dec_len(buf, pos)
+                    e = pos + n
+                    if e > end:
+                        raise _rt.overrun(self, tag, pos, n)
+                    if depth <= 0:
+                        raise _rt.too_deep(self, tag, pos)
+                    m5 = _c_LogEntry_Detail()
+                    self.history.append(m5)
+                    m5._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     pos = e
                 else:
                     if tag == end_tag:
@@ -352,6 +378,17 @@ class LogEntry(_rt.Message):
             else:
                 _rt.finish_len(out, start)
 
+        for x5 in self.history:
+            out += b'*'
+            start = len(out)
+            out.append(0)
+            x5._pb_encode(out, deterministic)
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.deferred:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
+
         if self._pb_unknown:
             out += self._pb_unknown
 
@@ -368,6 +405,8 @@ class LogEntry(_rt.Message):
             items.append((fields[2], self.detail))
         if self.unchecked_detail is not None:
             items.append((fields[3], self.unchecked_detail))
+        if self.history:
+            items.append((fields[4], self.history))
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
@@ -380,6 +419,8 @@ class LogEntry(_rt.Message):
             self.detail = value
         elif number == 4:
             self.unchecked_detail = value
+        elif number == 5:
+            self.history = list(value)
         else:
             raise KeyError(field.name)
 
@@ -392,6 +433,7 @@ class LogEntry(_rt.Message):
             and self.message == other.message
             and self.detail == other.detail
             and self.unchecked_detail == other.unchecked_detail
+            and self.history == other.history
         )
 
 
@@ -472,7 +514,6 @@ class Envelope(_rt.Message):
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m2 = self.entry
@@ -563,6 +604,7 @@ LogEntry._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(2, 'message', 'message', 'message', 9, presence=True, default=''),
         _rt.FieldInfo(3, 'detail', 'detail', 'detail', 11, presence=True, message_type=LogEntry.Detail),
         _rt.FieldInfo(4, 'unchecked_detail', 'uncheckedDetail', 'unchecked_detail', 11, presence=True, message_type=LogEntry.Detail),
+        _rt.FieldInfo(5, 'history', 'history', 'history', 11, repeated=True, message_type=LogEntry.Detail),
     ),
     (),
 )

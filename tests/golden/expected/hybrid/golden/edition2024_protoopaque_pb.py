@@ -190,13 +190,14 @@ class _c_LogEntry_Detail(_rt.Message):
 class LogEntry(_rt.Message):
     """A log entry with a lazily decoded payload."""
     Detail: _t.TypeAlias = _c_LogEntry_Detail
-    __slots__ = ("_f_timestamp", "_f_message", "_f_detail", "_f_unchecked_detail", "_pb_p0", "_l_detail", "_l_unchecked_detail", )
+    __slots__ = ("_f_timestamp", "_f_message", "_f_detail", "_f_unchecked_detail", "_f_history", "_pb_p0", "_l_detail", "_l_unchecked_detail", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_timestamp: int
     _f_message: str
     _f_detail: LogEntry.Detail | None
     _f_unchecked_detail: LogEntry.Detail | None
+    _f_history: list[LogEntry.Detail]
     _pb_p0: int
     _l_detail: tuple[bytes, int, int, int] | None
     _l_unchecked_detail: tuple[bytes, int, int, int] | None
@@ -208,6 +209,7 @@ class LogEntry(_rt.Message):
         message: str | None = None,
         detail: LogEntry.Detail | None = None,
         unchecked_detail: LogEntry.Detail | None = None,
+        history: _t.Iterable[LogEntry.Detail] = (),
     ) -> None:
         self._pb_unknown = b""
         self._l_detail = None
@@ -225,6 +227,7 @@ class LogEntry(_rt.Message):
             self._pb_p0 |= 2
         self._f_detail = detail
         self._f_unchecked_detail = unchecked_detail
+        self._f_history = list(history)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -322,6 +325,22 @@ class LogEntry(_rt.Message):
         self._l_unchecked_detail = None
         self._f_unchecked_detail = None
 
+    def get_history(self) -> list[LogEntry.Detail]:
+        """Earlier details: each element decoded on first access."""
+        if self._pb_p0 < 0:
+            self._pb_load_raw()
+        return self._f_history
+
+    def set_history(self, value: _t.Iterable[LogEntry.Detail]) -> None:
+        if self._pb_p0 < 0:
+            self._pb_load_raw()
+        self._f_history = list(value)
+
+    def clear_history(self) -> None:
+        if self._pb_p0 < 0:
+            self._pb_load_raw()
+        self._f_history = []
+
     def _pb_load_detail(self) -> None:
         """Decode the bytes detail kept at parse time (its first access)."""
         with _rt.LAZY_LOCK:
@@ -395,7 +414,6 @@ class LogEntry(_rt.Message):
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     if lazy and self._f_detail is None and self._l_detail is None:
@@ -418,7 +436,6 @@ class LogEntry(_rt.Message):
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     if lazy and self._f_unchecked_detail is None and self._l_unchecked_detail is None:
@@ -430,6 +447,26 @@ class LogEntry(_rt.Message):
                         if m4 is None:
                             m4 = self._f_unchecked_detail = _c_LogEntry_Detail()
                         m4._pb_merge(buf, pos, e, depth - 1, -1, lazy)
+                    pos = e
+                elif tag == 42:
+                    n = buf[pos]
+                    if n < 0x80:
+                        pos += 1
+                    else:
+                        n, pos = _rt.dec_len(buf, pos)
+                    e = pos + n
+                    if e > end:
+                        raise _rt.overrun(self, tag, pos, n)
+                    if depth <= 0:
+                        raise _rt.too_deep(self, tag, pos)
+                    m5 = _c_LogEntry_Detail()
+                    if lazy:  # the element keeps its bytes until first access, as after parse(lazy=True)
+                        _rt.check_structure(self, buf, tag, pos, e, depth - 1)
+                        m5._pb_unknown = buf[pos:e]
+                        m5._pb_p0 = ~(depth - 1)
+                    else:
+                        m5._pb_merge(buf, pos, e, depth - 1, -1, lazy)
+                    self._f_history.append(m5)
                     pos = e
                 else:
                     if tag == end_tag:
@@ -505,6 +542,16 @@ class LogEntry(_rt.Message):
                     x4._pb_encode(out, deterministic)
                     _rt.finish_len(out, start)
 
+        for x5 in self._f_history:
+            out += b'*'
+            if x5._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
+                _rt.write_raw(out, x5._pb_unknown)
+            else:
+                start = len(out)
+                out.append(0)
+                x5._pb_encode(out, deterministic)
+                _rt.finish_len(out, start)
+
         if self._pb_unknown:
             out += self._pb_unknown
 
@@ -527,6 +574,8 @@ class LogEntry(_rt.Message):
             items.append((fields[2], self._f_detail))
         if self._f_unchecked_detail is not None:
             items.append((fields[3], self._f_unchecked_detail))
+        if self._f_history:
+            items.append((fields[4], self._f_history))
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
@@ -545,6 +594,8 @@ class LogEntry(_rt.Message):
         elif number == 4:
             self._l_unchecked_detail = None
             self._f_unchecked_detail = value
+        elif number == 5:
+            self._f_history = list(value)
         else:
             raise KeyError(field.name)
 
@@ -570,6 +621,7 @@ class LogEntry(_rt.Message):
             and self._f_message == other._f_message
             and self._f_detail == other._f_detail
             and self._f_unchecked_detail == other._f_unchecked_detail
+            and self._f_history == other._f_history
         )
 
 
@@ -677,7 +729,6 @@ class Envelope(_rt.Message):
                     e = pos + n
                     if e > end:
                         raise _rt.overrun(self, tag, pos, n)
-
                     if depth <= 0:
                         raise _rt.too_deep(self, tag, pos)
                     m2 = self._f_entry
@@ -783,6 +834,7 @@ LogEntry._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(2, 'message', 'message', 'message', 9, presence=True, default=''),
         _rt.FieldInfo(3, 'detail', 'detail', 'detail', 11, presence=True, message_type=LogEntry.Detail),
         _rt.FieldInfo(4, 'unchecked_detail', 'uncheckedDetail', 'unchecked_detail', 11, presence=True, message_type=LogEntry.Detail),
+        _rt.FieldInfo(5, 'history', 'history', 'history', 11, repeated=True, message_type=LogEntry.Detail),
     ),
     (),
 )

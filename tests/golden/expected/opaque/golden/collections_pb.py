@@ -484,7 +484,6 @@ class Collections(_rt.Message):
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
-
                         if depth <= 0:
                             raise _rt.too_deep(self, tag, pos)
                         m3 = _c_Collections_Item()
@@ -628,7 +627,6 @@ class Collections(_rt.Message):
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
-
                         if depth <= 0:
                             raise _rt.too_deep(self, tag, pos)
                         if self._oc_choice == 8:
@@ -648,7 +646,6 @@ class Collections(_rt.Message):
                         e = pos + n
                         if e > end:
                             raise _rt.overrun(self, tag, pos, n)
-
                         if depth <= 0:
                             raise _rt.too_deep(self, tag, pos)
                         if self._oc_choice == 9:
