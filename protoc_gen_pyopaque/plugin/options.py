@@ -22,7 +22,7 @@ class Options:
 
     default_api_level: style for files that choose none (overrides the edition default).
     file_api_levels: per-file styles from ``apilevelM<file.proto>=API_...``.
-    lazy_all: decode every singular message field of opaque messages lazily, as if
+    lazy_all: decode every message field of opaque messages lazily, as if
         it were declared ``[lazy = true]`` (``lazy_all=true``; for experiments and
         for running the test suites in lazy mode).
     """

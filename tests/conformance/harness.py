@@ -47,7 +47,7 @@ STYLES: Final = {
         Style("hybrid", "hybrid", "API_HYBRID", False, "hybrid.v1"),
         Style("hybrid-opaque", "hybrid", "API_HYBRID", True, "opaque.v1"),
         Style("opaque", "opaque", "API_OPAQUE", False, "opaque.v1"),
-        # opaque with every singular message field decoded lazily
+        # opaque with every message field decoded lazily
         Style("lazy", "lazy", "API_OPAQUE", False, "opaque.v1", ",lazy_all=true"),
     )
 }

@@ -57,7 +57,7 @@ TREES = {
     "open": "default_api_level=API_OPEN",
     "hybrid": "default_api_level=API_HYBRID",
     "opaque": "default_api_level=API_OPAQUE",
-    # opaque with every singular message field lazy, parsed with parse(lazy=True)
+    # opaque with every message field lazy, parsed with parse(lazy=True)
     "lazy": "default_api_level=API_OPAQUE,lazy_all=true",
 }
 TIMEOUT = 5.0  # seconds one parse + serialize round may take before it counts as a hang
