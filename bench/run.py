@@ -231,6 +231,66 @@ def tables(runs: list[Running], sizes: dict[str, int]) -> str:
     return "\n".join(out) + "\n"
 
 
+def targets(runs: list[Running]) -> str:
+    """The performance issue's targets, judged on this run's figures (absent contenders are skipped)."""
+    by = {r.c.name: r for r in runs if not r.unavailable}
+
+    def t(name: str, workload: str, op: str) -> float | None:
+        r = by.get(name)
+        values = r.medians.get((workload, op)) if r else None
+        return min(values) if values else None
+
+    def mem(name: str, workload: str, key: str) -> float | None:
+        r = by.get(name)
+        m = r.memory.get(workload) if r else None
+        return m.get(key) if m else None
+
+    def line(what: str, pairs: list[tuple[str, float | None, float | None]], ok: Any, fmt: str) -> str:
+        cells, met = [], True
+        for workload, a, b in pairs:
+            if a is None or b is None:
+                continue
+            cells.append(f"{workload} {format(a / b, fmt)}")
+            met = met and ok(a / b)
+        if not cells:
+            return ""
+        return f"- {what}: {', '.join(cells)} — {'**met**' if met else '**not met**'}"
+
+    out: list[str] = []
+    for style in ("ours-open", "ours-hybrid", "ours-opaque"):
+        for ref, label in (("python", "the official pure-Python runtime"), ("protobuf-py-pure", "protobuf-py pure")):
+            for op in ("parse", "serialize"):
+                out.append(line(f"{BY_NAME[style].label}: {op} ≥ 3× faster than {label} (× faster)",
+                                [(w, t(ref, w, op), t(style, w, op)) for w in WORKLOADS], lambda x: x >= 3, ".1f"))
+        for op in ("to_json", "from_json"):
+            out.append(line(f"{BY_NAME[style].label}: {op} ≥ 3× faster than json_format on upb (× faster)",
+                            [(w, t("upb", w, op), t(style, w, op)) for w in WORKLOADS], lambda x: x >= 3, ".2f"))
+    for style in ("ours-open-native", "ours-opaque-native"):
+        label = BY_NAME[style].label
+        out.append(line(f"{label}: full parse within 1.5× of upb (× upb's time)",
+                        [(w, t(style, w, "parse"), t("upb", w, "parse")) for w in WORKLOADS], lambda x: x <= 1.5, ".2f"))
+        out.append(line(f"{label}: parse+read at least as fast as upb (× upb's time)",
+                        [(w, t(style, w, "parse+read"), t("upb", w, "parse+read")) for w in WORKLOADS],
+                        lambda x: x <= 1.0, ".2f"))
+        out.append(line(f"{label}: serialize within 2× of upb (× upb's time)",
+                        [(w, t(style, w, "serialize"), t("upb", w, "serialize")) for w in WORKLOADS],
+                        lambda x: x <= 2.0, ".2f"))
+        for op in ("parse", "serialize"):
+            out.append(line(f"{label}: {op} ahead of protobuf-py native (× its time)",
+                            [(w, t(style, w, op), t("protobuf-py", w, op)) for w in WORKLOADS], lambda x: x < 1.0, ".2f"))
+    for suffix, build in (("", "interpreted"), ("-native", "compiled")):
+        out.append(line(f"{build}: opaque uses no more memory per decoded message than open (tracemalloc bytes, "
+                        f"opaque ÷ open)", [(w, mem(f"ours-opaque{suffix}", w, "heap"), mem(f"ours-open{suffix}", w, "heap"))
+                                          for w in WORKLOADS], lambda x: x <= 1.0, ".3f"))
+        out.append(line(f"{build}: opaque allocates ≥ 40 % fewer blocks than open on the elementary-field "
+                        f"workload (opaque ÷ open)", [("scalars", mem(f"ours-opaque{suffix}", "scalars", "blocks"),
+                                                       mem(f"ours-open{suffix}", "scalars", "blocks"))],
+                        lambda x: x <= 0.6, ".2f"))
+    body = [x for x in out if x]
+    return ("\n## Targets\n\nThe performance issue's targets, judged on the figures above "
+            "(a contender missing from the run leaves its lines out).\n\n" + "\n".join(body) + "\n") if body else ""
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="one round, short loops: under a minute")
@@ -340,7 +400,11 @@ def main() -> int:
                     pass
                 r.proc.wait(timeout=30)
 
-    body = tables(runs, sizes)
+    body = tables(runs, sizes) + targets(runs)
+    if mode_name == "full":
+        from plugin_speed import measure as plugin_speed
+
+        body += "\n" + plugin_speed()
     print(body)
     if args.no_write:
         return 0

@@ -7,6 +7,8 @@ itself (packed runs) or rare enough that a generic path is the better trade.
 
 from __future__ import annotations
 
+import re
+
 import struct
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
@@ -124,10 +126,12 @@ _ONE_BYTE_TAG: Final = bytes(
     ((t & 7) + 1) if t >> 3 and (t & 7) in (wire.WIRE_VARINT, wire.WIRE_FIXED64, wire.WIRE_LEN,
                                            wire.WIRE_FIXED32) else 0
     for t in range(0x80)) + bytes(0x80)
+_SKIP_LEN: Final = wire.WIRE_LEN + 1
 _SKIP_VARINT: Final = wire.WIRE_VARINT + 1
 _SKIP_FIXED64: Final = wire.WIRE_FIXED64 + 1
-_SKIP_LEN: Final = wire.WIRE_LEN + 1
 _SKIP_FIXED32: Final = wire.WIRE_FIXED32 + 1
+# a varint's bytes (at most 10): the regex engine finds its end faster than a Python loop
+_VARINT: Final = re.compile(b"[\\x80-\\xff]{0,9}[\\x00-\\x7f]")
 
 
 def check_structure(msg: object, buf: bytes, tag: int, pos: int, end: int, depth: int) -> None:
@@ -139,32 +143,41 @@ def check_structure(msg: object, buf: bytes, tag: int, pos: int, end: int, depth
     """
     start = pos
     kinds = _ONE_BYTE_TAG
+    varint_end = _VARINT.match
     try:
         while pos < end:
-            inner = buf[pos]
-            kind = kinds[inner]
+            kind = kinds[buf[pos]]
             if kind == _SKIP_LEN:
                 n = buf[pos + 1]
                 if n < 0x80:
                     pos += 2 + n
+                elif buf[pos + 2] < 0x80:
+                    n = (n & 0x7F) | (buf[pos + 2] << 7)
+                    pos += 3 + n
                 else:
                     n, pos = wire.dec_len(buf, pos + 1)
                     pos += n
                 if pos > end:
                     raise DecodeError(f"length {n} runs past the end of the message")
-            elif kind == _SKIP_VARINT:
+                continue
+            if kind == _SKIP_VARINT:
                 if buf[pos + 1] < 0x80:
                     pos += 2
-                else:
-                    pos = wire.skip_field(buf, inner, pos + 1, end, depth)
+                    continue
+                varint = varint_end(buf, pos + 1, end)
+                if varint is not None:
+                    pos = varint.end()
+                    continue
             elif kind == _SKIP_FIXED64:
                 pos += 9
+                continue
             elif kind == _SKIP_FIXED32:
                 pos += 5
-            else:
-                inner, pos = wire.dec_tag(buf, pos)
-                wire.check_tag(inner, pos)
-                pos = wire.skip_field(buf, inner, pos, end, depth)
+                continue
+            # multi-byte tags, groups, bad tags, a varint over 10 bytes, a value past the end
+            inner, pos = wire.dec_tag(buf, pos)
+            wire.check_tag(inner, pos)
+            pos = wire.skip_field(buf, inner, pos, end, depth)
     except IndexError:
         raise DecodeError(f"{field_label(msg, tag)}: input truncated at offset {pos}") from None
     except DecodeError as exc:
