@@ -48,6 +48,14 @@ _WIRE: Final = {
     k.TYPE_STRING: WIRE_LEN, k.TYPE_BYTES: WIRE_LEN, k.TYPE_MESSAGE: WIRE_LEN,
     k.TYPE_GROUP: WIRE_START_GROUP,
 }
+# the value range of the varint integer codecs, as literals (enums are int32): values outside it
+# raise on serialize instead of being written as another number
+_VARINT_BOUNDS: Final = {
+    "int32": ("-0x80000000", "0x7FFFFFFF"), "sint32": ("-0x80000000", "0x7FFFFFFF"),
+    "enum": ("-0x80000000", "0x7FFFFFFF"), "uint32": ("0", "0xFFFFFFFF"),
+    "int64": ("-0x8000000000000000", "0x7FFFFFFFFFFFFFFF"),
+    "sint64": ("-0x8000000000000000", "0x7FFFFFFFFFFFFFFF"), "uint64": ("0", "0xFFFFFFFFFFFFFFFF"),
+}
 _SCALAR_TYPE: Final = {
     k.TYPE_DOUBLE: "float", k.TYPE_FLOAT: "float", k.TYPE_BOOL: "bool", k.TYPE_STRING: "str",
     k.TYPE_BYTES: "bytes",
@@ -155,6 +163,11 @@ class FieldView:
     lazy_elements: bool = False
     map_key: FieldView | None = None  # map fields: views of the entry's key (1) and value (2)
     map_value: FieldView | None = None
+
+    @property
+    def int_bounds(self) -> tuple[str, str]:
+        """Lowest and highest value of a varint integer field, as Python literals."""
+        return _VARINT_BOUNDS[self.codec]
 
 
 @dataclass

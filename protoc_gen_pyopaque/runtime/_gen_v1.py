@@ -16,7 +16,7 @@ from .codec import (
     dec_packed_int32, dec_packed_int64, dec_packed_sfixed32, dec_packed_sfixed64,
     dec_packed_sint32, dec_packed_sint64, dec_packed_uint32, dec_packed_uint64, dec_packed,
     dec_packed_closed_enum, decode_failure, decode_str, encode_str, finish_len, merge_extension,
-    merge_unknown, overrun, struct_error, too_deep, write_extensions, write_packed,
+    merge_unknown, overrun, struct_error, too_deep, write_extensions, out_of_range, write_packed,
 )
 from .errors import DecodeError, EncodeError, JsonError
 from .json_format import register_message_class
@@ -34,7 +34,7 @@ from .wire import (
 __all__ = [
     "DEFAULT_MAX_DEPTH", "add_unknown_varint", "bad_end", "dec_packed",
     "dec_packed_closed_enum", "decode_failure", "decode_str", "encode_str", "finish_len",
-    "merge_extension", "merge_unknown", "overrun", "struct_error", "too_deep",
+    "merge_extension", "merge_unknown", "overrun", "struct_error", "too_deep", "out_of_range",
     "write_extensions", "write_packed", "DecodeError", "EncodeError", "JsonError",
     "ExtendableMessage", "Message", "protoopaque_selected", "EnumInfo", "ExtensionInfo",
     "FieldInfo", "MessageInfo", "OneofInfo", "dec_int32", "dec_int64", "dec_sint32",

@@ -19,7 +19,7 @@ from .reflect import (
     TYPE_BOOL, TYPE_BYTES, TYPE_DOUBLE, TYPE_ENUM, TYPE_FIXED32, TYPE_FIXED64,
     TYPE_FLOAT, TYPE_GROUP, TYPE_INT32, TYPE_INT64, TYPE_MESSAGE, TYPE_SFIXED32,
     TYPE_SFIXED64, TYPE_SINT32, TYPE_SINT64, TYPE_STRING, TYPE_UINT32, TYPE_UINT64,
-    FieldInfo,
+    FieldInfo, INT_RANGES, KIND_NAMES,
 )
 
 if TYPE_CHECKING:
@@ -91,11 +91,66 @@ def too_deep(msg: object, tag: int, pos: int) -> DecodeError:
     return DecodeError(f"{field_label(msg, tag)}: messages nested deeper than the limit at offset {pos}")
 
 
-def encode_failure(msg: object, exc: BaseException) -> EncodeError:
-    """Turn a failure inside serialize into an EncodeError naming the message."""
-    info = getattr(type(msg), "_pb_info", None)
-    name = info.full_name if info is not None else type(msg).__name__
+def encode_failure(msg: Message, exc: BaseException) -> EncodeError:
+    """Turn a failure inside serialize into an EncodeError naming the field and value at fault."""
+    name = type(msg)._pb_info.full_name
+    found = find_bad_value(msg, name)
+    if found is not None:
+        return EncodeError(f"cannot serialize: {found}")
     return EncodeError(f"{name}: cannot serialize: {type(exc).__name__}: {exc}")
+
+
+# the Python types a value of each kind may have (bool is an int; an int is a valid float)
+_VALUE_TYPES: Final[dict[int, tuple[type, ...]]] = {
+    TYPE_STRING: (str,), TYPE_BYTES: (bytes, bytearray, memoryview), TYPE_BOOL: (bool, int),
+    TYPE_FLOAT: (float, int), TYPE_DOUBLE: (float, int), TYPE_ENUM: (int,),
+    **{kind: (int,) for kind in INT_RANGES},
+}
+_ENCODE_ERRORS: Final = (TypeError, ValueError, AttributeError, OverflowError, struct.error)
+
+
+def find_bad_value(msg: Message, path: str) -> str | None:
+    """The first set value in ``msg`` (recursively) that cannot be encoded: where, what and why.
+
+    The cold path of serialize's errors: it walks the message by reflection.
+    """
+    for field, value in msg.iter_set_fields():
+        label = f"{path}.{field.name}"
+        if field.map_key is not None and field.map_value is not None:
+            for k, v in value.items():
+                found = _bad_value(field.map_key, k, f"{label} key {k!r}") \
+                    or _bad_value(field.map_value, v, f"{label}[{k!r}]")
+                if found:
+                    return found
+        elif field.repeated:
+            for i, v in enumerate(value):
+                found = _bad_value(field, v, f"{label}[{i}]")
+                if found:
+                    return found
+        else:
+            found = _bad_value(field, value, label)
+            if found:
+                return found
+    return None
+
+
+def _bad_value(field: FieldInfo, value: Any, where: str) -> str | None:
+    kind = field.kind
+    if kind in (TYPE_MESSAGE, TYPE_GROUP):
+        if field.message_type is not None and not isinstance(value, field.message_type):
+            return f"{where}: expected {field.message_type.__qualname__}, got {type(value).__name__}"
+        return find_bad_value(value, where)
+    types = _VALUE_TYPES[kind]
+    if not isinstance(value, types):
+        return f"{where}: expected {types[0].__name__}, got {type(value).__name__}"
+    low_high = INT_RANGES.get(TYPE_INT32 if kind == TYPE_ENUM else kind)
+    if low_high is not None and isinstance(value, int) and not low_high[0] <= value <= low_high[1]:
+        return f"{where}: {value} is out of range for {KIND_NAMES[kind]}"
+    try:
+        write_value(bytearray(), field, field.number, value, False)
+    except _ENCODE_ERRORS as exc:
+        return f"{where}: {type(exc).__name__}: {exc}"
+    return None
 
 
 # ----------------------------------------------------------------------------- unknown fields
@@ -368,6 +423,34 @@ def dec_packed_closed_enum(msg: Message, number: int, known: frozenset[int], buf
             add_unknown_varint(msg, number, v)
 
 
+# the varint kinds' value ranges (enums are int32)
+_VARINT_RANGES: Final = {kind: INT_RANGES[kind] for kind in (
+    TYPE_INT32, TYPE_INT64, TYPE_UINT32, TYPE_UINT64, TYPE_SINT32, TYPE_SINT64)}
+_VARINT_RANGES[TYPE_ENUM] = INT_RANGES[TYPE_INT32]
+
+
+def out_of_range(kind: int, v: int) -> ValueError:
+    """The error for an integer outside the range of its field's kind (raised by serialize)."""
+    return ValueError(f"{v} is out of range for {KIND_NAMES[kind]}")
+
+
+def write_int(out: bytearray, kind: int, v: int) -> None:
+    """Append ``v`` as a varint of ``kind`` (zigzag for sint32/sint64); ValueError outside its range."""
+    low, high = _VARINT_RANGES[kind]
+    if v < low or v > high:
+        raise out_of_range(kind, v)
+    if kind == TYPE_SINT64:
+        v = (v << 1) ^ (v >> 63)
+    elif kind == TYPE_SINT32:
+        v = (v << 1) ^ (v >> 31)
+    elif v < 0:
+        v += 1 << 64
+    while v >= 0x80:  # wire.write_varint, inlined: this is the hot path of large values
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+
+
 def write_packed(out: bytearray, kind: int, values: list[Any]) -> None:
     """Append the length and payload of a packed run (the tag is the caller's)."""
     fmt = _FIXED_FORMAT.get(kind)
@@ -380,20 +463,17 @@ def write_packed(out: bytearray, kind: int, values: list[Any]) -> None:
         out += payload
         return
     body = bytearray()
-    if kind == TYPE_SINT32:
-        for v in values:
-            wire.write_varint(body, (v << 1) ^ (v >> 31))
-    elif kind == TYPE_SINT64:
-        for v in values:
-            wire.write_varint(body, (v << 1) ^ (v >> 63))
-    elif kind == TYPE_BOOL:
+    if kind == TYPE_BOOL:
         body += bytes([1 if v else 0 for v in values])
+    elif kind == TYPE_SINT32 or kind == TYPE_SINT64:
+        for v in values:
+            write_int(body, kind, v)
     else:
         for v in values:
             if 0 <= v < 0x80:
                 body.append(v)
             else:
-                wire.write_varint(body, v)
+                write_int(body, kind, v)
     wire.write_varint(out, len(body))
     out += body
 
@@ -455,14 +535,10 @@ def write_value(out: bytearray, field: FieldInfo, number: int, value: Any, deter
         wire.write_varint(out, (number << 3) | wire.WIRE_END_GROUP)
         return
     wire.write_varint(out, (number << 3) | _WIRE_OF_KIND[kind])
-    if kind in (TYPE_INT32, TYPE_INT64, TYPE_UINT32, TYPE_UINT64, TYPE_ENUM):
-        wire.write_varint(out, value)
+    if kind in _VARINT_RANGES:
+        write_int(out, kind, value)
     elif kind == TYPE_BOOL:
         out.append(1 if value else 0)
-    elif kind == TYPE_SINT32:
-        wire.write_varint(out, (value << 1) ^ (value >> 31))
-    elif kind == TYPE_SINT64:
-        wire.write_varint(out, (value << 1) ^ (value >> 63))
     elif kind == TYPE_FLOAT:
         out += wire.pack_float(value)
     elif kind in _FIXED_FORMAT:

@@ -30,7 +30,7 @@ from .reflect import (
     TYPE_BOOL, TYPE_BYTES, TYPE_DOUBLE, TYPE_ENUM, TYPE_FIXED32, TYPE_FIXED64,
     TYPE_FLOAT, TYPE_GROUP, TYPE_INT32, TYPE_INT64, TYPE_MESSAGE, TYPE_SFIXED32,
     TYPE_SFIXED64, TYPE_SINT32, TYPE_SINT64, TYPE_STRING, TYPE_UINT32, TYPE_UINT64,
-    INT_RANGES, ExtensionInfo, FieldInfo, MessageInfo, message_info,
+    INT_RANGES, KIND_NAMES, ExtensionInfo, FieldInfo, MessageInfo, message_info,
 )
 
 __all__ = [
@@ -750,7 +750,7 @@ def _parse_int(kind: int, value: Any, path: str) -> int:
         raise JsonError(f"{path}: expected an integer, got {_describe(value)}")
     low, high = _INT_RANGES[kind]
     if not low <= number <= high:
-        raise JsonError(f"{path}: integer {number} out of range for {_KIND_NAMES[kind]}")
+        raise JsonError(f"{path}: integer {number} out of range for {KIND_NAMES[kind]}")
     return number
 
 
@@ -769,11 +769,6 @@ def _integral(value: float | Decimal, path: str) -> int:
         raise JsonError(f"{path}: expected an integer, got {_show(value)}") from None
 
 
-_KIND_NAMES: Final = {
-    TYPE_INT32: "int32", TYPE_SINT32: "sint32", TYPE_SFIXED32: "sfixed32", TYPE_UINT32: "uint32",
-    TYPE_FIXED32: "fixed32", TYPE_INT64: "int64", TYPE_SINT64: "sint64", TYPE_SFIXED64: "sfixed64",
-    TYPE_UINT64: "uint64", TYPE_FIXED64: "fixed64",
-}
 _FLOAT_TEXT: Final = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?\Z")
 
 

@@ -10,7 +10,7 @@ from typing import Final
 
 __all__ = [
     "FieldInfo", "OneofInfo", "MessageInfo", "EnumInfo", "ExtensionInfo", "message_info",
-    "INT_RANGES",
+    "INT_RANGES", "KIND_NAMES",
     "TYPE_DOUBLE", "TYPE_FLOAT", "TYPE_INT64", "TYPE_UINT64", "TYPE_INT32",
     "TYPE_FIXED64", "TYPE_FIXED32", "TYPE_BOOL", "TYPE_STRING", "TYPE_GROUP",
     "TYPE_MESSAGE", "TYPE_BYTES", "TYPE_UINT32", "TYPE_ENUM", "TYPE_SFIXED32",
@@ -44,6 +44,15 @@ INT_RANGES: Final = {
     TYPE_FIXED32: (0, (1 << 32) - 1), TYPE_INT64: (-(1 << 63), (1 << 63) - 1),
     TYPE_SINT64: (-(1 << 63), (1 << 63) - 1), TYPE_SFIXED64: (-(1 << 63), (1 << 63) - 1),
     TYPE_UINT64: (0, (1 << 64) - 1), TYPE_FIXED64: (0, (1 << 64) - 1),
+}
+
+# The .proto name of every field kind, for error messages.
+KIND_NAMES: Final = {
+    TYPE_INT32: "int32", TYPE_SINT32: "sint32", TYPE_SFIXED32: "sfixed32", TYPE_UINT32: "uint32",
+    TYPE_FIXED32: "fixed32", TYPE_INT64: "int64", TYPE_SINT64: "sint64", TYPE_SFIXED64: "sfixed64",
+    TYPE_UINT64: "uint64", TYPE_FIXED64: "fixed64", TYPE_DOUBLE: "double", TYPE_FLOAT: "float",
+    TYPE_BOOL: "bool", TYPE_STRING: "string", TYPE_BYTES: "bytes", TYPE_ENUM: "enum",
+    TYPE_MESSAGE: "message", TYPE_GROUP: "group",
 }
 
 

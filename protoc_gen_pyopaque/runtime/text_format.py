@@ -24,7 +24,7 @@ from .reflect import (
     TYPE_BOOL, TYPE_BYTES, TYPE_DOUBLE, TYPE_ENUM, TYPE_FIXED32, TYPE_FIXED64,
     TYPE_FLOAT, TYPE_GROUP, TYPE_INT32, TYPE_INT64, TYPE_MESSAGE, TYPE_SFIXED32,
     TYPE_SFIXED64, TYPE_SINT32, TYPE_SINT64, TYPE_STRING, TYPE_UINT32, TYPE_UINT64,
-    INT_RANGES, ExtensionInfo, FieldInfo, MessageInfo, message_info,
+    INT_RANGES, KIND_NAMES, ExtensionInfo, FieldInfo, MessageInfo, message_info,
 )
 
 __all__ = ["TextFormatError", "to_text", "from_text", "merge_from_text", "MAX_DEPTH"]
@@ -35,13 +35,6 @@ MAX_DEPTH: Final = 100  # message nesting accepted on input
 
 _MESSAGE_KINDS: Final = frozenset((TYPE_MESSAGE, TYPE_GROUP))
 _INT_RANGES: Final = INT_RANGES
-_KIND_NAMES: Final = {
-    TYPE_INT32: "int32", TYPE_SINT32: "sint32", TYPE_SFIXED32: "sfixed32", TYPE_UINT32: "uint32",
-    TYPE_FIXED32: "fixed32", TYPE_INT64: "int64", TYPE_SINT64: "sint64", TYPE_SFIXED64: "sfixed64",
-    TYPE_UINT64: "uint64", TYPE_FIXED64: "fixed64", TYPE_DOUBLE: "double", TYPE_FLOAT: "float",
-    TYPE_BOOL: "bool", TYPE_STRING: "string", TYPE_BYTES: "bytes", TYPE_ENUM: "enum",
-    TYPE_MESSAGE: "message", TYPE_GROUP: "group",
-}
 _ANY: Final = "google.protobuf.Any"
 
 
@@ -463,7 +456,7 @@ def _parse_integer_text(toks: _Tokens, text: str, negative: bool, kind: int, sta
     if text.isdigit() and (text[0] != "0" or len(text) == 1) and len(text) < 25:  # fast path: decimal
         number = -int(text) if negative else int(text)
         if not low <= number <= high:
-            raise toks.error(f"integer {number} out of range for {_KIND_NAMES[kind]}", start)
+            raise toks.error(f"integer {number} out of range for {KIND_NAMES[kind]}", start)
         return number
     lowered = text.lower()
     if lowered.startswith("0x"):
@@ -475,12 +468,12 @@ def _parse_integer_text(toks: _Tokens, text: str, negative: bool, kind: int, sta
     if not digits or any(c not in "0123456789abcdef"[:base] for c in digits):
         raise toks.error(f"expected an integer, got {text!r}", start)
     if len(digits.lstrip("0")) > 25:
-        raise toks.error(f"integer {'-' if negative else ''}{text} out of range for {_KIND_NAMES[kind]}", start)
+        raise toks.error(f"integer {'-' if negative else ''}{text} out of range for {KIND_NAMES[kind]}", start)
     number = int(digits, base)
     if negative:
         number = -number
     if not low <= number <= high:
-        raise toks.error(f"integer {number} out of range for {_KIND_NAMES[kind]}", start)
+        raise toks.error(f"integer {number} out of range for {KIND_NAMES[kind]}", start)
     return number
 
 

@@ -205,5 +205,33 @@ def test_depth_limit(mods: Modules) -> None:
 def test_wrong_value_types_raise_encode_error(mods: Modules) -> None:
     Scalars = mods.load("scalars").Scalars
     m: Any = Scalars(f_string=123)  # type: ignore[arg-type]
-    with pytest.raises(EncodeError, match="golden.Scalars"):
+    with pytest.raises(EncodeError, match=r"golden\.Scalars\.f_string: expected str, got int"):
         m.serialize()
+
+
+@pytest.mark.parametrize(("field", "low", "high"), [
+    ("f_int32", -(2**31), 2**31 - 1), ("f_uint32", 0, 2**32 - 1), ("f_int64", -(2**63), 2**63 - 1),
+    ("f_uint64", 0, 2**64 - 1), ("f_sint32", -(2**31), 2**31 - 1), ("f_sint64", -(2**63), 2**63 - 1),
+    ("f_fixed32", 0, 2**32 - 1), ("f_sfixed64", -(2**63), 2**63 - 1),
+])
+def test_integers_beyond_their_kind_raise_encode_error(mods: Modules, field: str, low: int, high: int) -> None:
+    Scalars = mods.load("scalars").Scalars
+    for value in (low, high):  # the bounds are written and read back
+        assert getattr(Scalars.parse(Scalars(**{field: value}).serialize()), f"get_{field}")() == value
+    for value in (low - 1, high + 1):  # one beyond: an error naming the field, not another number
+        with pytest.raises(EncodeError, match=rf"golden\.Scalars\.{field}: {value} is out of range for {field[2:]}$"):
+            Scalars(**{field: value}).serialize()
+
+
+def test_encode_errors_locate_the_value_in_containers(mods: Modules) -> None:
+    C = mods.load("collections").Collections
+    cases: list[tuple[Any, str]] = [
+        (C(packed_ints=[1, 2**31]), r"golden\.Collections\.packed_ints\[1\]: 2147483648 is out of range for int32"),
+        (C(counts={"a": 2**63}), r"golden\.Collections\.counts\['a'\]: 9223372036854775808 is out of range"),
+        (C(items=[C.Item(), C.Item(key=5)]),  # type: ignore[arg-type]
+         r"golden\.Collections\.items\[1\]\.key: expected str, got int"),
+        (C(items_by_id={7: "x"}), r"golden\.Collections\.items_by_id\[7\]: expected .*Item, got str"),  # type: ignore[dict-item]
+    ]
+    for msg, error in cases:
+        with pytest.raises(EncodeError, match=error):
+            msg.serialize()

@@ -376,8 +376,10 @@ message."""
             out += b'8'
             if 0 <= x7 < 0x80:
                 out.append(x7)
-            else:
+            elif -0x80000000 <= x7 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x7)
+            else:
+                raise _rt.out_of_range(14, x7)
 
         x8 = self.edition
         if x8:
@@ -750,8 +752,10 @@ Api. This is similar to Field and EnumValue."""
             out += b'8'
             if 0 <= x7 < 0x80:
                 out.append(x7)
-            else:
+            elif -0x80000000 <= x7 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x7)
+            else:
+                raise _rt.out_of_range(14, x7)
 
         x8 = self.edition
         if x8:

@@ -595,8 +595,10 @@ support them in its number type."""
             out += b'\x08'
             if 0 <= x1 < 0x80:
                 out.append(x1)
-            else:
+            elif -0x80000000 <= x1 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x1)
+            else:
+                raise _rt.out_of_range(14, x1)
         elif c == 2:
             x2 = _t.cast(float, self._ov_kind)
             out += b'\x11'

@@ -212,16 +212,20 @@ inclusive."""
             out += b'\x08'
             if 0 <= x1 < 0x80:
                 out.append(x1)
-            else:
+            elif -0x8000000000000000 <= x1 <= 0x7FFFFFFFFFFFFFFF:
                 _rt.write_varint(out, x1)
+            else:
+                raise _rt.out_of_range(3, x1)
 
         x2 = self._f_nanos
         if x2:
             out += b'\x10'
             if 0 <= x2 < 0x80:
                 out.append(x2)
-            else:
+            elif -0x80000000 <= x2 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x2)
+            else:
+                raise _rt.out_of_range(5, x2)
 
         if self._pb_unknown:
             out += self._pb_unknown

@@ -318,8 +318,10 @@ FileDescriptorSet which preserves the necessary information."""
             out += b'0'
             if 0 <= x6 < 0x80:
                 out.append(x6)
-            else:
+            elif -0x80000000 <= x6 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x6)
+            else:
+                raise _rt.out_of_range(14, x6)
 
         x7 = self.edition
         if x7:
@@ -736,24 +738,30 @@ types. The first type has index 1; zero means the type is not in the list."""
             out += b'\x08'
             if 0 <= x1 < 0x80:
                 out.append(x1)
-            else:
+            elif -0x80000000 <= x1 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x1)
+            else:
+                raise _rt.out_of_range(14, x1)
 
         x2 = self.cardinality
         if x2:
             out += b'\x10'
             if 0 <= x2 < 0x80:
                 out.append(x2)
-            else:
+            elif -0x80000000 <= x2 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x2)
+            else:
+                raise _rt.out_of_range(14, x2)
 
         x3 = self.number
         if x3:
             out += b'\x18'
             if 0 <= x3 < 0x80:
                 out.append(x3)
-            else:
+            elif -0x80000000 <= x3 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x3)
+            else:
+                raise _rt.out_of_range(5, x3)
 
         x4 = self.name
         if x4:
@@ -780,8 +788,10 @@ types. The first type has index 1; zero means the type is not in the list."""
             out += b'8'
             if 0 <= x7 < 0x80:
                 out.append(x7)
-            else:
+            elif -0x80000000 <= x7 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x7)
+            else:
+                raise _rt.out_of_range(5, x7)
 
         x8 = self.packed
         if x8:
@@ -1143,8 +1153,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
             out += b'('
             if 0 <= x5 < 0x80:
                 out.append(x5)
-            else:
+            elif -0x80000000 <= x5 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x5)
+            else:
+                raise _rt.out_of_range(14, x5)
 
         x6 = self.edition
         if x6:
@@ -1340,8 +1352,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
             out += b'\x10'
             if 0 <= x2 < 0x80:
                 out.append(x2)
-            else:
+            elif -0x80000000 <= x2 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x2)
+            else:
+                raise _rt.out_of_range(5, x2)
 
         for x3 in self.options:
             out += b'\x1a'

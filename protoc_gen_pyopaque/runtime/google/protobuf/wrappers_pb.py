@@ -271,8 +271,10 @@ has no plan to be removed."""
             out += b'\x08'
             if 0 <= x1 < 0x80:
                 out.append(x1)
-            else:
+            elif -0x8000000000000000 <= x1 <= 0x7FFFFFFFFFFFFFFF:
                 _rt.write_varint(out, x1)
+            else:
+                raise _rt.out_of_range(3, x1)
 
         if self._pb_unknown:
             out += self._pb_unknown
@@ -369,8 +371,10 @@ has no plan to be removed."""
             out += b'\x08'
             if 0 <= x1 < 0x80:
                 out.append(x1)
-            else:
+            elif 0 <= x1 <= 0xFFFFFFFFFFFFFFFF:
                 _rt.write_varint(out, x1)
+            else:
+                raise _rt.out_of_range(4, x1)
 
         if self._pb_unknown:
             out += self._pb_unknown
@@ -467,8 +471,10 @@ has no plan to be removed."""
             out += b'\x08'
             if 0 <= x1 < 0x80:
                 out.append(x1)
-            else:
+            elif -0x80000000 <= x1 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x1)
+            else:
+                raise _rt.out_of_range(5, x1)
 
         if self._pb_unknown:
             out += self._pb_unknown
@@ -565,8 +571,10 @@ has no plan to be removed."""
             out += b'\x08'
             if 0 <= x1 < 0x80:
                 out.append(x1)
-            else:
+            elif 0 <= x1 <= 0xFFFFFFFF:
                 _rt.write_varint(out, x1)
+            else:
+                raise _rt.out_of_range(13, x1)
 
         if self._pb_unknown:
             out += self._pb_unknown

@@ -113,16 +113,20 @@ class _c_Legacy_Point(_rt.Message):
             out += b'8'
             if 0 <= x7 < 0x80:
                 out.append(x7)
-            else:
+            elif -0x80000000 <= x7 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x7)
+            else:
+                raise _rt.out_of_range(5, x7)
 
         x8 = self.y
         if x8 is not None:
             out += b'@'
             if 0 <= x8 < 0x80:
                 out.append(x8)
-            else:
+            elif -0x80000000 <= x8 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x8)
+            else:
+                raise _rt.out_of_range(5, x8)
 
         if self._pb_unknown:
             out += self._pb_unknown
@@ -355,8 +359,10 @@ class Legacy(_rt.ExtendableMessage):
             out += b'\x08'
             if 0 <= x1 < 0x80:
                 out.append(x1)
-            else:
+            elif -0x80000000 <= x1 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x1)
+            else:
+                raise _rt.out_of_range(5, x1)
 
         x2 = self.label
         if x2 is not None:
@@ -373,8 +379,10 @@ class Legacy(_rt.ExtendableMessage):
             out += b'\x18'
             if 0 <= x3 < 0x80:
                 out.append(x3)
-            else:
+            elif -0x80000000 <= x3 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x3)
+            else:
+                raise _rt.out_of_range(14, x3)
 
         x4 = self.ratio
         if x4 is not None:

@@ -144,16 +144,20 @@ class _c_Legacy_Point(_rt.Message):
             out += b'8'
             if 0 <= x7 < 0x80:
                 out.append(x7)
-            else:
+            elif -0x80000000 <= x7 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x7)
+            else:
+                raise _rt.out_of_range(5, x7)
 
         if self._pb_p0 & 2:
             x8 = self._f_y
             out += b'@'
             if 0 <= x8 < 0x80:
                 out.append(x8)
-            else:
+            elif -0x80000000 <= x8 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x8)
+            else:
+                raise _rt.out_of_range(5, x8)
 
         if self._pb_unknown:
             out += self._pb_unknown
@@ -423,8 +427,10 @@ class Legacy(_rt.ExtendableMessage):
             out += b'\x08'
             if 0 <= x1 < 0x80:
                 out.append(x1)
-            else:
+            elif -0x80000000 <= x1 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x1)
+            else:
+                raise _rt.out_of_range(5, x1)
 
         if self._pb_p0 & 2:
             x2 = self._f_label
@@ -441,8 +447,10 @@ class Legacy(_rt.ExtendableMessage):
             out += b'\x18'
             if 0 <= x3 < 0x80:
                 out.append(x3)
-            else:
+            elif -0x80000000 <= x3 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x3)
+            else:
+                raise _rt.out_of_range(14, x3)
 
         if self._pb_p0 & 8:
             x4 = self._f_ratio

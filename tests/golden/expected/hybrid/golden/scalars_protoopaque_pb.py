@@ -554,24 +554,30 @@ class Scalars(_rt.Message):
             out += b'\x18'
             if 0 <= x3 < 0x80:
                 out.append(x3)
-            else:
+            elif -0x8000000000000000 <= x3 <= 0x7FFFFFFFFFFFFFFF:
                 _rt.write_varint(out, x3)
+            else:
+                raise _rt.out_of_range(3, x3)
 
         x4 = self._f_f_uint64
         if x4:
             out += b' '
             if 0 <= x4 < 0x80:
                 out.append(x4)
-            else:
+            elif 0 <= x4 <= 0xFFFFFFFFFFFFFFFF:
                 _rt.write_varint(out, x4)
+            else:
+                raise _rt.out_of_range(4, x4)
 
         x5 = self._f_f_int32
         if x5:
             out += b'('
             if 0 <= x5 < 0x80:
                 out.append(x5)
-            else:
+            elif -0x80000000 <= x5 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x5)
+            else:
+                raise _rt.out_of_range(5, x5)
 
         x6 = self._f_f_fixed64
         if x6:
@@ -612,8 +618,10 @@ class Scalars(_rt.Message):
             out += b'X'
             if 0 <= x11 < 0x80:
                 out.append(x11)
-            else:
+            elif 0 <= x11 <= 0xFFFFFFFF:
                 _rt.write_varint(out, x11)
+            else:
+                raise _rt.out_of_range(13, x11)
 
         x12 = self._f_f_sfixed32
         if x12:
@@ -628,20 +636,28 @@ class Scalars(_rt.Message):
         x14 = self._f_f_sint32
         if x14:
             out += b'p'
-            _rt.write_varint(out, (x14 << 1) ^ (x14 >> 31))
+            if -0x80000000 <= x14 <= 0x7FFFFFFF:
+                _rt.write_varint(out, (x14 << 1) ^ (x14 >> 31))
+            else:
+                raise _rt.out_of_range(17, x14)
 
         x15 = self._f_f_sint64
         if x15:
             out += b'x'
-            _rt.write_varint(out, (x15 << 1) ^ (x15 >> 63))
+            if -0x8000000000000000 <= x15 <= 0x7FFFFFFFFFFFFFFF:
+                _rt.write_varint(out, (x15 << 1) ^ (x15 >> 63))
+            else:
+                raise _rt.out_of_range(18, x15)
 
         if self._pb_p0 & 1:
             x16 = self._f_opt_int32
             out += b'\x80\x01'
             if 0 <= x16 < 0x80:
                 out.append(x16)
-            else:
+            elif -0x80000000 <= x16 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x16)
+            else:
+                raise _rt.out_of_range(5, x16)
 
         if self._pb_p0 & 2:
             x17 = self._f_opt_string

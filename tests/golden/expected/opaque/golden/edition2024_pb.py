@@ -141,8 +141,10 @@ class _c_LogEntry_Detail(_rt.Message):
             out += b'\x10'
             if 0 <= x2 < 0x80:
                 out.append(x2)
-            else:
+            elif -0x80000000 <= x2 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x2)
+            else:
+                raise _rt.out_of_range(5, x2)
 
         if self._pb_unknown:
             out += self._pb_unknown
@@ -491,8 +493,10 @@ class LogEntry(_rt.Message):
             out += b'\x08'
             if 0 <= x1 < 0x80:
                 out.append(x1)
-            else:
+            elif -0x8000000000000000 <= x1 <= 0x7FFFFFFFFFFFFFFF:
                 _rt.write_varint(out, x1)
+            else:
+                raise _rt.out_of_range(3, x1)
 
         if self._pb_p0 & 2:
             x2 = self._f_message

@@ -102,8 +102,10 @@ class _c_Collections_Item(_rt.Message):
             out += b'\x10'
             if 0 <= x2 < 0x80:
                 out.append(x2)
-            else:
+            elif -0x80000000 <= x2 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x2)
+            else:
+                raise _rt.out_of_range(14, x2)
 
         if self._pb_unknown:
             out += self._pb_unknown
@@ -557,8 +559,10 @@ class Collections(_rt.Message):
                 out += b'\x10'
                 if 0 <= v5 < 0x80:
                     out.append(v5)
-                else:
+                elif -0x8000000000000000 <= v5 <= 0x7FFFFFFFFFFFFFFF:
                     _rt.write_varint(out, v5)
+                else:
+                    raise _rt.out_of_range(3, v5)
                 n = len(out) - s5 - 1
                 if n < 0x80 and not _rt.deferred:
                     out[s5] = n
@@ -575,8 +579,10 @@ class Collections(_rt.Message):
                 out += b'\x08'
                 if 0 <= k6 < 0x80:
                     out.append(k6)
-                else:
+                elif -0x80000000 <= k6 <= 0x7FFFFFFF:
                     _rt.write_varint(out, k6)
+                else:
+                    raise _rt.out_of_range(5, k6)
                 out += b'\x12'
                 start = len(out)
                 out.append(0)

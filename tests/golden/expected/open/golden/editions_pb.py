@@ -72,8 +72,10 @@ class _c_Edition2023_Child(_rt.Message):
             out += b'\x08'
             if 0 <= x1 < 0x80:
                 out.append(x1)
-            else:
+            elif -0x80000000 <= x1 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x1)
+            else:
+                raise _rt.out_of_range(5, x1)
 
         if self._pb_unknown:
             out += self._pb_unknown
@@ -266,31 +268,39 @@ class Edition2023(_rt.Message):
             out += b'\x08'
             if 0 <= x1 < 0x80:
                 out.append(x1)
-            else:
+            elif -0x80000000 <= x1 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x1)
+            else:
+                raise _rt.out_of_range(5, x1)
 
         x2 = self.implicit
         if x2:
             out += b'\x10'
             if 0 <= x2 < 0x80:
                 out.append(x2)
-            else:
+            elif -0x80000000 <= x2 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x2)
+            else:
+                raise _rt.out_of_range(5, x2)
 
         x3 = self.required_legacy
         if x3 is not None:
             out += b'\x18'
             if 0 <= x3 < 0x80:
                 out.append(x3)
-            else:
+            elif -0x80000000 <= x3 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x3)
+            else:
+                raise _rt.out_of_range(5, x3)
 
         for x4 in self.expanded:
             out += b' '
             if 0 <= x4 < 0x80:
                 out.append(x4)
-            else:
+            elif -0x80000000 <= x4 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x4)
+            else:
+                raise _rt.out_of_range(5, x4)
 
         x5 = self.unchecked
         if x5 is not None:
@@ -313,8 +323,10 @@ class Edition2023(_rt.Message):
             out += b'8'
             if 0 <= x7 < 0x80:
                 out.append(x7)
-            else:
+            elif -0x80000000 <= x7 <= 0x7FFFFFFF:
                 _rt.write_varint(out, x7)
+            else:
+                raise _rt.out_of_range(14, x7)
 
         if self._pb_unknown:
             out += self._pb_unknown
