@@ -39,6 +39,7 @@ class Style:
     protoopaque: bool  # PYOPAQUE_PROTOOPAQUE=1: hybrid modules serve their opaque twins
     marker: str  # the __pyopaque_api__ the served classes must carry
     extra_options: str = ""  # more plugin options for this generation
+    compiled: bool = False  # the generation and the runtime compiled with mypyc (pyopaque-compile)
 
 
 STYLES: Final = {
@@ -49,6 +50,8 @@ STYLES: Final = {
         Style("opaque", "opaque", "API_OPAQUE", False, "opaque.v1"),
         # opaque with every message field decoded lazily
         Style("lazy", "lazy", "API_OPAQUE", False, "opaque.v1", ",lazy_all=true"),
+        # opaque, compiled with mypyc together with a copy of the runtime
+        Style("compiled", "compiled", "API_OPAQUE", False, "opaque.v1", compiled=True),
     )
 }
 
@@ -175,6 +178,12 @@ def ensure_generated(style: Style, runner: Runner) -> Path:
         except RuntimeError as exc:
             shutil.rmtree(tmp, ignore_errors=True)
             raise SetupError(f"generating the conformance protos ({style.generation}) failed: {exc}") from None
+        if style.compiled:  # in a process of its own: this one must import the compiled runtime later
+            done = subprocess.run([sys.executable, "-m", "protoc_gen_pyopaque.compile", str(tmp)],
+                                  capture_output=True, text=True, check=False, cwd=REPO)
+            if done.returncode != 0:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise SetupError(f"compiling the conformance protos failed:\n{done.stderr.strip()[-3000:]}")
         (tmp / ".digest").write_text(digest)
         old = out.with_name(f"{out.name}.old{os.getpid()}")
         if out.exists():
