@@ -28,7 +28,7 @@ from .reflect import EnumInfo, ExtensionInfo, FieldInfo, MessageInfo, OneofInfo
 from .wire import (
     check_tag, skip_field, dec_len, dec_int32, dec_int64, dec_sint32, dec_sint64, dec_tag, dec_uint32, dec_varint, pack_f64, pack_float,
     pack_i32, pack_i64, pack_u32, pack_u64, unpack_f32, unpack_f64, unpack_i32, unpack_i64,
-    unpack_u32, unpack_u64, write_varint,
+    unpack_u32, unpack_u64, varint_size, write_varint,
 )
 
 __all__ = [
@@ -40,7 +40,7 @@ __all__ = [
     "FieldInfo", "MessageInfo", "OneofInfo", "dec_int32", "dec_int64", "dec_sint32",
     "dec_sint64", "dec_tag", "dec_uint32", "dec_varint", "pack_f64", "pack_float", "pack_i32", "pack_i64",
     "pack_u32", "pack_u64", "unpack_f32", "unpack_f64", "unpack_i32", "unpack_i64",
-    "unpack_u32", "unpack_u64", "write_varint", "copysign", "check_version",
+    "unpack_u32", "unpack_u64", "varint_size", "write_varint", "copysign", "check_version",
     "register_extension", "register_messages", "nest_class", "VERSION", "check_structure", "LAZY_LOCK", "float_eq", "floats_eq", "float_values_eq", "value_eq", "extensions_eq", "check_tag", "skip_field", "dec_len", "write_raw", "write_span", "deferred", "dec_packed_bool",
     "dec_packed_double", "dec_packed_enum", "dec_packed_fixed32", "dec_packed_fixed64",
     "dec_packed_float", "dec_packed_int32", "dec_packed_int64", "dec_packed_sfixed32",

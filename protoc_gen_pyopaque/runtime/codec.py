@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 
 import struct
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from . import wire
@@ -285,7 +284,7 @@ def write_span(out: bytearray, span: tuple[bytes, int, int, int]) -> None:
 
 def take_output(out: bytearray) -> bytes:
     """Return the serialized bytes of ``out``, with the deferred pieces joined in."""
-    pieces = deferred.pop(id(out), None)
+    pieces = deferred.pop(id(out), None) if deferred else None
     if not pieces:
         return bytes(out)
     view = memoryview(out)
@@ -329,86 +328,110 @@ def dec_packed(kind: int, buf: bytes, pos: int, end: int, out: list[Any]) -> Non
             raise DecodeError(f"packed run of {size}-byte values has {end - pos} bytes at offset {pos}")
         out.extend(struct.unpack_from(f"<{n}{fmt}", buf, pos))
         return
-    _PACKED_VARINTS[kind](buf, pos, end, out)
+    _dec_varints(kind, buf, pos, end, out)
 
 
-# Packed runs per kind, for generated code: one-byte values take the fast path.
-PackedDecoder = Callable[[bytes, int, int, list[Any]], None]
+# Packed runs per kind, for generated code: plain functions (compiled code calls them
+# directly), one loop with the one-byte fast path and the per-kind conversions.
 
 
-def _overrun_check(pos: int, end: int) -> None:
-    if pos != end:
-        raise DecodeError(f"packed run overruns its length (offset {pos}, end {end})")
-
-
-def _varint_run(slow: Callable[[bytes, int], tuple[int, int]]) -> PackedDecoder:
-    def run(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
-        append = out.append
+def _dec_varints(kind: int, buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+    append = out.append
+    if kind == TYPE_BOOL:
         while pos < end:
             b = buf[pos]
             if b < 0x80:
-                append(b)
                 pos += 1
             else:
-                v, pos = slow(buf, pos)
-                append(v)
-        _overrun_check(pos, end)
-    return run
-
-
-def _zigzag_run(slow: Callable[[bytes, int], tuple[int, int]]) -> PackedDecoder:
-    def run(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
-        append = out.append
+                b, pos = wire.dec_varint(buf, pos)
+            append(b != 0)
+    elif kind == TYPE_SINT32 or kind == TYPE_SINT64:
         while pos < end:
             b = buf[pos]
             if b < 0x80:
                 append((b >> 1) ^ -(b & 1))
                 pos += 1
-            else:
-                v, pos = slow(buf, pos)
+            elif kind == TYPE_SINT32:
+                v, pos = wire.dec_sint32(buf, pos)
                 append(v)
-        _overrun_check(pos, end)
-    return run
+            else:
+                v, pos = wire.dec_sint64(buf, pos)
+                append(v)
+    else:
+        while pos < end:
+            b = buf[pos]
+            if b < 0x80:
+                append(b)
+                pos += 1
+            elif kind == TYPE_INT32 or kind == TYPE_ENUM:
+                v, pos = wire.dec_int32(buf, pos)
+                append(v)
+            elif kind == TYPE_INT64:
+                v, pos = wire.dec_int64(buf, pos)
+                append(v)
+            elif kind == TYPE_UINT32:
+                v, pos = wire.dec_uint32(buf, pos)
+                append(v)
+            else:
+                v, pos = wire.dec_varint(buf, pos)
+                append(v)
+    if pos != end:
+        raise DecodeError(f"packed run overruns its length (offset {pos}, end {end})")
+
+
+def dec_packed_int32(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+    _dec_varints(TYPE_INT32, buf, pos, end, out)
+
+
+dec_packed_enum: Final = dec_packed_int32
+
+
+def dec_packed_int64(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+    _dec_varints(TYPE_INT64, buf, pos, end, out)
+
+
+def dec_packed_uint32(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+    _dec_varints(TYPE_UINT32, buf, pos, end, out)
+
+
+def dec_packed_uint64(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+    _dec_varints(TYPE_UINT64, buf, pos, end, out)
+
+
+def dec_packed_sint32(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+    _dec_varints(TYPE_SINT32, buf, pos, end, out)
+
+
+def dec_packed_sint64(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+    _dec_varints(TYPE_SINT64, buf, pos, end, out)
 
 
 def dec_packed_bool(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
-    """Append a packed run of bools."""
-    append = out.append
-    while pos < end:
-        b = buf[pos]
-        if b < 0x80:
-            append(b != 0)
-            pos += 1
-        else:
-            v, pos = wire.dec_varint(buf, pos)
-            append(v != 0)
-    _overrun_check(pos, end)
+    _dec_varints(TYPE_BOOL, buf, pos, end, out)
 
 
-def _fixed_run(kind: int) -> PackedDecoder:
-    def run(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
-        dec_packed(kind, buf, pos, end, out)
-    return run
+def dec_packed_fixed32(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+    dec_packed(TYPE_FIXED32, buf, pos, end, out)
 
 
-dec_packed_int32: Final = _varint_run(wire.dec_int32)
-dec_packed_enum: Final = dec_packed_int32
-dec_packed_int64: Final = _varint_run(wire.dec_int64)
-dec_packed_uint32: Final = _varint_run(wire.dec_uint32)
-dec_packed_uint64: Final = _varint_run(wire.dec_varint)
-dec_packed_sint32: Final = _zigzag_run(wire.dec_sint32)
-dec_packed_sint64: Final = _zigzag_run(wire.dec_sint64)
-dec_packed_fixed32: Final = _fixed_run(TYPE_FIXED32)
-dec_packed_sfixed32: Final = _fixed_run(TYPE_SFIXED32)
-dec_packed_fixed64: Final = _fixed_run(TYPE_FIXED64)
-dec_packed_sfixed64: Final = _fixed_run(TYPE_SFIXED64)
-dec_packed_float: Final = _fixed_run(TYPE_FLOAT)
-dec_packed_double: Final = _fixed_run(TYPE_DOUBLE)
-_PACKED_VARINTS: Final[dict[int, PackedDecoder]] = {
-    TYPE_INT32: dec_packed_int32, TYPE_ENUM: dec_packed_enum, TYPE_INT64: dec_packed_int64,
-    TYPE_UINT32: dec_packed_uint32, TYPE_UINT64: dec_packed_uint64, TYPE_SINT32: dec_packed_sint32,
-    TYPE_SINT64: dec_packed_sint64, TYPE_BOOL: dec_packed_bool,
-}
+def dec_packed_sfixed32(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+    dec_packed(TYPE_SFIXED32, buf, pos, end, out)
+
+
+def dec_packed_fixed64(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+    dec_packed(TYPE_FIXED64, buf, pos, end, out)
+
+
+def dec_packed_sfixed64(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+    dec_packed(TYPE_SFIXED64, buf, pos, end, out)
+
+
+def dec_packed_float(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+    dec_packed(TYPE_FLOAT, buf, pos, end, out)
+
+
+def dec_packed_double(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+    dec_packed(TYPE_DOUBLE, buf, pos, end, out)
 
 
 def dec_packed_closed_enum(msg: Message, number: int, known: frozenset[int], buf: bytes,
@@ -463,13 +486,14 @@ def write_packed(out: bytearray, kind: int, values: list[Any]) -> None:
         out += payload
         return
     body = bytearray()
+    ints: list[int] = values  # typed: compiled code does int arithmetic, not generic calls
     if kind == TYPE_BOOL:
         body += bytes([1 if v else 0 for v in values])
     elif kind == TYPE_SINT32 or kind == TYPE_SINT64:
-        for v in values:
+        for v in ints:
             write_int(body, kind, v)
     else:
-        for v in values:
+        for v in ints:
             if 0 <= v < 0x80:
                 body.append(v)
             else:

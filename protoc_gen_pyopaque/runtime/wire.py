@@ -32,35 +32,40 @@ WIRE_END_GROUP: Final = 4
 WIRE_FIXED32: Final = 5
 MAX_FIELD_NUMBER: Final = (1 << 29) - 1
 
+# True when this module runs compiled by pyopaque-compile (mypyc): the few primitives
+# whose fastest form differs between the two ask it.
+NATIVE: Final = not __file__.endswith(".py")
+
 _MASK32: Final = 0xFFFFFFFF
 _MASK64: Final = 0xFFFFFFFFFFFFFFFF
 _SIGN32: Final = 0x80000000
-_SIGN64: Final = 0x8000000000000000
 _MAX_VARINT_BYTES: Final = 10
 
-_F32 = struct.Struct("<f")
-_F64 = struct.Struct("<d")
-_U32 = struct.Struct("<I")
-_U64 = struct.Struct("<Q")
-_I32 = struct.Struct("<i")
-_I64 = struct.Struct("<q")
-unpack_f32 = _F32.unpack_from
-unpack_f64 = _F64.unpack_from
-unpack_u32 = _U32.unpack_from
-unpack_u64 = _U64.unpack_from
-unpack_i32 = _I32.unpack_from
-unpack_i64 = _I64.unpack_from
-pack_f64 = _F64.pack
-pack_u32 = _U32.pack
-pack_u64 = _U64.pack
-pack_i32 = _I32.pack
-pack_i64 = _I64.pack
+_F32: Final = struct.Struct("<f")
+_F64: Final = struct.Struct("<d")
+_U32: Final = struct.Struct("<I")
+_U64: Final = struct.Struct("<Q")
+_I32: Final = struct.Struct("<i")
+_I64: Final = struct.Struct("<q")
+# Final: compiled code reads these from C statics instead of looking them up on each call
+unpack_f32: Final = _F32.unpack_from
+unpack_f64: Final = _F64.unpack_from
+unpack_u32: Final = _U32.unpack_from
+unpack_u64: Final = _U64.unpack_from
+unpack_i32: Final = _I32.unpack_from
+unpack_i64: Final = _I64.unpack_from
+pack_f64: Final = _F64.pack
+pack_u32: Final = _U32.pack
+pack_u64: Final = _U64.pack
+pack_i32: Final = _I32.pack
+pack_i64: Final = _I64.pack
 
 
 def dec_varint(buf: bytes, pos: int) -> tuple[int, int]:
     """Decode an unsigned varint at ``pos``; bits above 64 are dropped, as protobuf does.
 
-    Up to three bytes are unrolled: most multi-byte varints are that short.
+    Unrolled: no loop state to update per byte, and the first eight bytes (56 bits)
+    stay within mypyc's unboxed ints; only the last two bytes take big-int arithmetic.
     """
     b = buf[pos]
     if b < 0x80:
@@ -74,18 +79,34 @@ def dec_varint(buf: bytes, pos: int) -> tuple[int, int]:
     if b < 0x80:
         return result | (b << 14), pos + 3
     result |= (b & 0x7F) << 14
-    start = pos
-    pos += 3
-    shift = 21
-    while True:
-        b = buf[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if b < 0x80:
-            return result & _MASK64, pos
-        shift += 7
-        if pos - start >= _MAX_VARINT_BYTES:
-            raise DecodeError(f"varint longer than 10 bytes at offset {start}")
+    b = buf[pos + 3]
+    if b < 0x80:
+        return result | (b << 21), pos + 4
+    result |= (b & 0x7F) << 21
+    b = buf[pos + 4]
+    if b < 0x80:
+        return result | (b << 28), pos + 5
+    result |= (b & 0x7F) << 28
+    b = buf[pos + 5]
+    if b < 0x80:
+        return result | (b << 35), pos + 6
+    result |= (b & 0x7F) << 35
+    b = buf[pos + 6]
+    if b < 0x80:
+        return result | (b << 42), pos + 7
+    result |= (b & 0x7F) << 42
+    b = buf[pos + 7]
+    if b < 0x80:
+        return result | (b << 49), pos + 8
+    result |= (b & 0x7F) << 49
+    b = buf[pos + 8]
+    if b < 0x80:
+        return result | (b << 56), pos + 9
+    high = b & 0x7F
+    b = buf[pos + 9]
+    if b >= 0x80:
+        raise DecodeError(f"varint longer than 10 bytes at offset {pos}")
+    return (result | ((high | (b << 7)) << 56)) & _MASK64, pos + 10
 
 
 _MAX_TAG_BYTES: Final = 5
@@ -128,7 +149,7 @@ def dec_int32(buf: bytes, pos: int) -> tuple[int, int]:
 def dec_int64(buf: bytes, pos: int) -> tuple[int, int]:
     """Decode an int64 varint, two's complement."""
     v, pos = dec_varint(buf, pos)
-    return (v - (1 << 64) if v & _SIGN64 else v), pos
+    return (v - (1 << 64) if v >> 63 else v), pos  # bit 63 by a shift: small ints stay unboxed (mypyc)
 
 
 def dec_uint32(buf: bytes, pos: int) -> tuple[int, int]:
@@ -154,6 +175,22 @@ def write_varint(out: bytearray, v: int) -> None:
     """Append ``v`` as a varint; negative values take ten bytes (two's complement)."""
     if v < 0:
         v += 1 << 64
+    if NATIVE:
+        # Compiled, int arithmetic is cheap and every bytearray call is not: the bytes are
+        # assembled in an int (seven at most, so it stays unboxed) and appended at once.
+        # Interpreted, that arithmetic costs more than the appends it saves.
+        w = 0
+        shift = 0
+        while v >= 0x80:
+            if shift == 56:
+                out += w.to_bytes(7, "little")
+                w = 0
+                shift = 0
+            w |= ((v & 0x7F) | 0x80) << shift
+            v >>= 7
+            shift += 8
+        out += (w | (v << shift)).to_bytes((shift >> 3) + 1, "little")
+        return
     while v >= 0x80:
         out.append((v & 0x7F) | 0x80)
         v >>= 7

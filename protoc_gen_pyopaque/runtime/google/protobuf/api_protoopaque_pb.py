@@ -377,7 +377,11 @@ message."""
                 start = len(out)
                 out.append(0)
                 x2._pb_encode(out, deterministic)
-                _rt.finish_len(out, start)
+                n = len(out) - start - 1
+                if n < 0x80 and not _rt.deferred:
+                    out[start] = n
+                else:
+                    _rt.finish_len(out, start)
 
         for x3 in self._f_options:
             out += b'\x1a'
@@ -420,7 +424,11 @@ message."""
                 start = len(out)
                 out.append(0)
                 x6._pb_encode(out, deterministic)
-                _rt.finish_len(out, start)
+                n = len(out) - start - 1
+                if n < 0x80 and not _rt.deferred:
+                    out[start] = n
+                else:
+                    _rt.finish_len(out, start)
 
         x7 = self._f_syntax
         if x7:

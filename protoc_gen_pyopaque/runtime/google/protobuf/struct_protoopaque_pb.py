@@ -176,7 +176,11 @@ typed message should be preferred instead of using this type."""
                     start = len(out)
                     out.append(0)
                     v1._pb_encode(out, deterministic)
-                    _rt.finish_len(out, start)
+                    n = len(out) - start - 1
+                    if n < 0x80 and not _rt.deferred:
+                        out[start] = n
+                    else:
+                        _rt.finish_len(out, start)
                 n = len(out) - s1 - 1
                 if n < 0x80 and not _rt.deferred:
                     out[s1] = n
@@ -608,7 +612,11 @@ support them in its number type."""
                 start = len(out)
                 out.append(0)
                 x5._pb_encode(out, deterministic)
-                _rt.finish_len(out, start)
+                n = len(out) - start - 1
+                if n < 0x80 and not _rt.deferred:
+                    out[start] = n
+                else:
+                    _rt.finish_len(out, start)
         elif c == 6:
             x6 = _t.cast(ListValue, self._ov_kind)
             out += b'2'
@@ -618,7 +626,11 @@ support them in its number type."""
                 start = len(out)
                 out.append(0)
                 x6._pb_encode(out, deterministic)
-                _rt.finish_len(out, start)
+                n = len(out) - start - 1
+                if n < 0x80 and not _rt.deferred:
+                    out[start] = n
+                else:
+                    _rt.finish_len(out, start)
 
         if self._pb_unknown:
             out += self._pb_unknown
@@ -773,7 +785,11 @@ class ListValue(_rt.ListValueBase):
                 start = len(out)
                 out.append(0)
                 x1._pb_encode(out, deterministic)
-                _rt.finish_len(out, start)
+                n = len(out) - start - 1
+                if n < 0x80 and not _rt.deferred:
+                    out[start] = n
+                else:
+                    _rt.finish_len(out, start)
 
         if self._pb_unknown:
             out += self._pb_unknown

@@ -325,7 +325,11 @@ FileDescriptorSet which preserves the necessary information."""
                 start = len(out)
                 out.append(0)
                 x2._pb_encode(out, deterministic)
-                _rt.finish_len(out, start)
+                n = len(out) - start - 1
+                if n < 0x80 and not _rt.deferred:
+                    out[start] = n
+                else:
+                    _rt.finish_len(out, start)
 
         for x3 in self._f_oneofs:
             out += b'\x1a'
@@ -344,7 +348,11 @@ FileDescriptorSet which preserves the necessary information."""
                 start = len(out)
                 out.append(0)
                 x4._pb_encode(out, deterministic)
-                _rt.finish_len(out, start)
+                n = len(out) - start - 1
+                if n < 0x80 and not _rt.deferred:
+                    out[start] = n
+                else:
+                    _rt.finish_len(out, start)
 
         x5 = self._f_source_context
         if x5 is not None:
@@ -931,7 +939,11 @@ types. The first type has index 1; zero means the type is not in the list."""
                 start = len(out)
                 out.append(0)
                 x9._pb_encode(out, deterministic)
-                _rt.finish_len(out, start)
+                n = len(out) - start - 1
+                if n < 0x80 and not _rt.deferred:
+                    out[start] = n
+                else:
+                    _rt.finish_len(out, start)
 
         x10 = self._f_json_name
         if x10:
@@ -1304,7 +1316,11 @@ make use of FileDescriptorSet which preserves the necessary information."""
                 start = len(out)
                 out.append(0)
                 x2._pb_encode(out, deterministic)
-                _rt.finish_len(out, start)
+                n = len(out) - start - 1
+                if n < 0x80 and not _rt.deferred:
+                    out[start] = n
+                else:
+                    _rt.finish_len(out, start)
 
         for x3 in self._f_options:
             out += b'\x1a'
@@ -1314,7 +1330,11 @@ make use of FileDescriptorSet which preserves the necessary information."""
                 start = len(out)
                 out.append(0)
                 x3._pb_encode(out, deterministic)
-                _rt.finish_len(out, start)
+                n = len(out) - start - 1
+                if n < 0x80 and not _rt.deferred:
+                    out[start] = n
+                else:
+                    _rt.finish_len(out, start)
 
         x4 = self._f_source_context
         if x4 is not None:
@@ -1583,7 +1603,11 @@ make use of FileDescriptorSet which preserves the necessary information."""
                 start = len(out)
                 out.append(0)
                 x3._pb_encode(out, deterministic)
-                _rt.finish_len(out, start)
+                n = len(out) - start - 1
+                if n < 0x80 and not _rt.deferred:
+                    out[start] = n
+                else:
+                    _rt.finish_len(out, start)
 
         if self._pb_unknown:
             out += self._pb_unknown

@@ -697,7 +697,11 @@ class Collections(_rt.Message):
                 start = len(out)
                 out.append(0)
                 x3._pb_encode(out, deterministic)
-                _rt.finish_len(out, start)
+                n = len(out) - start - 1
+                if n < 0x80 and not _rt.deferred:
+                    out[start] = n
+                else:
+                    _rt.finish_len(out, start)
 
         if self._f_colors:
             out += b'"'
@@ -706,11 +710,14 @@ class Collections(_rt.Message):
         d5 = self._f_counts
         if d5:
             for k5, v5 in (sorted(d5.items()) if deterministic else d5.items()):
-                out += b'*'
-                s5 = len(out)
-                out.append(0)
-                out += b'\n'
                 b1 = k5.encode()
+                n = (len(b1) + 2 if len(b1) < 0x80 else len(b1) + 1 + _rt.varint_size(len(b1))) + (2 if 0 <= v5 < 0x80 else 1 + _rt.varint_size(v5))
+                out += b'*'
+                if n < 0x80:
+                    out.append(n)
+                else:
+                    _rt.write_varint(out, n)
+                out += b'\n'
                 if len(b1) < 0x80:
                     out.append(len(b1))
                 else:
@@ -723,12 +730,6 @@ class Collections(_rt.Message):
                     _rt.write_varint(out, v5)
                 else:
                     raise _rt.out_of_range(3, v5)
-                n = len(out) - s5 - 1
-                if n < 0x80 and not _rt.deferred:
-                    out[s5] = n
-                else:
-                    _rt.finish_len(out, s5)
-
 
         d6 = self._f_items_by_id
         if d6:
@@ -750,7 +751,11 @@ class Collections(_rt.Message):
                     start = len(out)
                     out.append(0)
                     v6._pb_encode(out, deterministic)
-                    _rt.finish_len(out, start)
+                    n = len(out) - start - 1
+                    if n < 0x80 and not _rt.deferred:
+                        out[start] = n
+                    else:
+                        _rt.finish_len(out, start)
                 n = len(out) - s6 - 1
                 if n < 0x80 and not _rt.deferred:
                     out[s6] = n
@@ -777,7 +782,11 @@ class Collections(_rt.Message):
                 start = len(out)
                 out.append(0)
                 x8._pb_encode(out, deterministic)
-                _rt.finish_len(out, start)
+                n = len(out) - start - 1
+                if n < 0x80 and not _rt.deferred:
+                    out[start] = n
+                else:
+                    _rt.finish_len(out, start)
         elif c == 9:
             x9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
             out += b'J'
@@ -787,7 +796,11 @@ class Collections(_rt.Message):
                 start = len(out)
                 out.append(0)
                 x9._pb_encode(out, deterministic)
-                _rt.finish_len(out, start)
+                n = len(out) - start - 1
+                if n < 0x80 and not _rt.deferred:
+                    out[start] = n
+                else:
+                    _rt.finish_len(out, start)
 
         if self._pb_unknown:
             out += self._pb_unknown

@@ -525,7 +525,11 @@ class LogEntry(_rt.Message):
                     start = len(out)
                     out.append(0)
                     x3._pb_encode(out, deterministic)
-                    _rt.finish_len(out, start)
+                    n = len(out) - start - 1
+                    if n < 0x80 and not _rt.deferred:
+                        out[start] = n
+                    else:
+                        _rt.finish_len(out, start)
 
         raw4 = self._l_unchecked_detail
         if raw4 is not None and deterministic:  # map order inside needs the decoded value
@@ -544,7 +548,11 @@ class LogEntry(_rt.Message):
                     start = len(out)
                     out.append(0)
                     x4._pb_encode(out, deterministic)
-                    _rt.finish_len(out, start)
+                    n = len(out) - start - 1
+                    if n < 0x80 and not _rt.deferred:
+                        out[start] = n
+                    else:
+                        _rt.finish_len(out, start)
 
         for x5 in self._f_history:
             out += b'*'
@@ -554,7 +562,11 @@ class LogEntry(_rt.Message):
                 start = len(out)
                 out.append(0)
                 x5._pb_encode(out, deterministic)
-                _rt.finish_len(out, start)
+                n = len(out) - start - 1
+                if n < 0x80 and not _rt.deferred:
+                    out[start] = n
+                else:
+                    _rt.finish_len(out, start)
 
         if self._pb_unknown:
             out += self._pb_unknown
@@ -777,7 +789,11 @@ class Envelope(_rt.Message):
                 start = len(out)
                 out.append(0)
                 x2._pb_encode(out, deterministic)
-                _rt.finish_len(out, start)
+                n = len(out) - start - 1
+                if n < 0x80 and not _rt.deferred:
+                    out[start] = n
+                else:
+                    _rt.finish_len(out, start)
 
         if self._pb_unknown:
             out += self._pb_unknown

@@ -546,11 +546,14 @@ class Collections(_rt.Message):
         d5 = self.counts
         if d5:
             for k5, v5 in (sorted(d5.items()) if deterministic else d5.items()):
-                out += b'*'
-                s5 = len(out)
-                out.append(0)
-                out += b'\n'
                 b1 = k5.encode()
+                n = (len(b1) + 2 if len(b1) < 0x80 else len(b1) + 1 + _rt.varint_size(len(b1))) + (2 if 0 <= v5 < 0x80 else 1 + _rt.varint_size(v5))
+                out += b'*'
+                if n < 0x80:
+                    out.append(n)
+                else:
+                    _rt.write_varint(out, n)
+                out += b'\n'
                 if len(b1) < 0x80:
                     out.append(len(b1))
                 else:
@@ -563,12 +566,6 @@ class Collections(_rt.Message):
                     _rt.write_varint(out, v5)
                 else:
                     raise _rt.out_of_range(3, v5)
-                n = len(out) - s5 - 1
-                if n < 0x80 and not _rt.deferred:
-                    out[s5] = n
-                else:
-                    _rt.finish_len(out, s5)
-
 
         d6 = self.items_by_id
         if d6:
