@@ -636,16 +636,22 @@ class Scalars(_rt.Message):
         x14 = self._f_f_sint32
         if x14:
             out += b'p'
-            if -0x80000000 <= x14 <= 0x7FFFFFFF:
-                _rt.write_varint(out, (x14 << 1) ^ (x14 >> 31))
+            z = (x14 << 1) ^ (x14 >> 31)
+            if 0 <= z < 0x80:  # only -64..63 zigzag to one byte, out-of-range values never do
+                out.append(z)
+            elif -0x80000000 <= x14 <= 0x7FFFFFFF:
+                _rt.write_varint(out, z)
             else:
                 raise _rt.out_of_range(17, x14)
 
         x15 = self._f_f_sint64
         if x15:
             out += b'x'
-            if -0x8000000000000000 <= x15 <= 0x7FFFFFFFFFFFFFFF:
-                _rt.write_varint(out, (x15 << 1) ^ (x15 >> 63))
+            z = (x15 << 1) ^ (x15 >> 63)
+            if 0 <= z < 0x80:  # only -64..63 zigzag to one byte, out-of-range values never do
+                out.append(z)
+            elif -0x8000000000000000 <= x15 <= 0x7FFFFFFFFFFFFFFF:
+                _rt.write_varint(out, z)
             else:
                 raise _rt.out_of_range(18, x15)
 
