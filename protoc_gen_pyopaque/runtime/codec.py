@@ -490,14 +490,21 @@ def write_packed(out: bytearray, kind: int, values: list[Any]) -> None:
     if kind == TYPE_BOOL:
         body += bytes([1 if v else 0 for v in values])
     elif kind == TYPE_SINT32 or kind == TYPE_SINT64:
+        low, high = _VARINT_RANGES[kind]  # looked up once per run, not per value
+        shift = 31 if kind == TYPE_SINT32 else 63
         for v in ints:
-            write_int(body, kind, v)
+            if v < low or v > high:
+                raise out_of_range(kind, v)
+            wire.write_varint(body, (v << 1) ^ (v >> shift))
     else:
+        low, high = _VARINT_RANGES[kind]
         for v in ints:
             if 0 <= v < 0x80:
                 body.append(v)
+            elif low <= v <= high:
+                wire.write_varint(body, v)
             else:
-                write_int(body, kind, v)
+                raise out_of_range(kind, v)
     wire.write_varint(out, len(body))
     out += body
 

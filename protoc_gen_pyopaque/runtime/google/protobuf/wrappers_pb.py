@@ -271,7 +271,7 @@ has no plan to be removed."""
             out += b'\x08'
             if 0 <= x1 < 0x80:
                 out.append(x1)
-            elif -0x8000000000000000 <= x1 <= 0x7FFFFFFFFFFFFFFF:
+            elif -0x4000000000000000 <= x1 <= 0x3FFFFFFFFFFFFFFF or -0x8000000000000000 <= x1 <= 0x7FFFFFFFFFFFFFFF:
                 _rt.write_varint(out, x1)
             else:
                 raise _rt.out_of_range(3, x1)

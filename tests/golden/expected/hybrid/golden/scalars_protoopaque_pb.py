@@ -554,7 +554,7 @@ class Scalars(_rt.Message):
             out += b'\x18'
             if 0 <= x3 < 0x80:
                 out.append(x3)
-            elif -0x8000000000000000 <= x3 <= 0x7FFFFFFFFFFFFFFF:
+            elif -0x4000000000000000 <= x3 <= 0x3FFFFFFFFFFFFFFF or -0x8000000000000000 <= x3 <= 0x7FFFFFFFFFFFFFFF:
                 _rt.write_varint(out, x3)
             else:
                 raise _rt.out_of_range(3, x3)
@@ -650,7 +650,7 @@ class Scalars(_rt.Message):
             z = (x15 << 1) ^ (x15 >> 63)
             if 0 <= z < 0x80:  # only -64..63 zigzag to one byte, out-of-range values never do
                 out.append(z)
-            elif -0x8000000000000000 <= x15 <= 0x7FFFFFFFFFFFFFFF:
+            elif -0x4000000000000000 <= x15 <= 0x3FFFFFFFFFFFFFFF or -0x8000000000000000 <= x15 <= 0x7FFFFFFFFFFFFFFF:
                 _rt.write_varint(out, z)
             else:
                 raise _rt.out_of_range(18, x15)

@@ -562,7 +562,7 @@ class Collections(_rt.Message):
                 out += b'\x10'
                 if 0 <= v5 < 0x80:
                     out.append(v5)
-                elif -0x8000000000000000 <= v5 <= 0x7FFFFFFFFFFFFFFF:
+                elif -0x4000000000000000 <= v5 <= 0x3FFFFFFFFFFFFFFF or -0x8000000000000000 <= v5 <= 0x7FFFFFFFFFFFFFFF:
                     _rt.write_varint(out, v5)
                 else:
                     raise _rt.out_of_range(3, v5)
