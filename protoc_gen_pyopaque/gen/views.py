@@ -6,6 +6,7 @@ dispatch trees and the expressions that reference other types.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -31,6 +32,15 @@ WKT_BASES: Final = {
     f"google.protobuf.{name}": f"_rt.{name}Base"
     for name in ("Any", "Timestamp", "Duration", "Struct", "Value", "ListValue", "FieldMask")
 }
+# Messages whose ProtoJSON is not an object of their fields: their JSON stays with the
+# runtime's reflective code (Message._pb_json_text/_pb_json_merge), as do legacy_json ones.
+JSON_SPECIAL_FORMS: Final = frozenset(f"google.protobuf.{name}" for name in (
+    "Any", "Timestamp", "Duration", "FieldMask", "Struct", "Value", "ListValue", "DoubleValue",
+    "FloatValue", "Int64Value", "UInt64Value", "Int32Value", "UInt32Value", "BoolValue",
+    "StringValue", "BytesValue",
+))
+JSON_NULL_VALUE: Final = "google.protobuf.NullValue"  # prints null; null parses as its value
+JSON_VALUE: Final = "google.protobuf.Value"  # null parses as a Value (null_value)
 PRESENCE_WORD_BITS: Final = 60  # bits per presence word: small ints stay unboxed under mypyc
 DISPATCH_LEAF_SIZE: Final = 8  # tag cases tested linearly before splitting by value
 
@@ -59,6 +69,15 @@ _VARINT_RANGE_TESTS: Final = {
     "int32": "-0x80000000 <= {x} <= 0x7FFFFFFF", "sint32": "-0x80000000 <= {x} <= 0x7FFFFFFF",
     "enum": "-0x80000000 <= {x} <= 0x7FFFFFFF", "uint32": "0 <= {x} <= 0xFFFFFFFF",
     "int64": _INT64_TEST, "sint64": _INT64_TEST, "uint64": "0 <= {x} <= 0xFFFFFFFFFFFFFFFF",
+}
+# How the generated JSON code converts one value of each kind (see templates/_json.py.j2).
+_JSON_KIND: Final = {
+    k.TYPE_DOUBLE: "double", k.TYPE_FLOAT: "float", k.TYPE_INT64: "int64",
+    k.TYPE_UINT64: "int64", k.TYPE_INT32: "int", k.TYPE_FIXED64: "int64",
+    k.TYPE_FIXED32: "int", k.TYPE_BOOL: "bool", k.TYPE_STRING: "string",
+    k.TYPE_GROUP: "message", k.TYPE_MESSAGE: "message", k.TYPE_BYTES: "bytes",
+    k.TYPE_UINT32: "int", k.TYPE_ENUM: "enum", k.TYPE_SFIXED32: "int",
+    k.TYPE_SFIXED64: "int64", k.TYPE_SINT32: "int", k.TYPE_SINT64: "int64",
 }
 _SCALAR_TYPE: Final = {
     k.TYPE_DOUBLE: "float", k.TYPE_FLOAT: "float", k.TYPE_BOOL: "bool", k.TYPE_STRING: "str",
@@ -167,6 +186,15 @@ class FieldView:
     lazy_elements: bool = False
     map_key: FieldView | None = None  # map fields: views of the entry's key (1) and value (2)
     map_value: FieldView | None = None
+    # ProtoJSON (templates/_json.py.j2)
+    kind: int = 0  # descriptor type number, for the runtime's json_in_int/json_in_key
+    json_kind: str = ""  # int, int64, bool, string, bytes, float, double, enum, null, message
+    json_key: str = ""  # literal of the printed member prefix: '"jsonName":'
+    json_name: str = ""  # literal of the JSON name
+    json_alias: bool = False  # the proto name is a second spelling (to refuse both at once)
+    json_null: bool = False  # JSON null is a value of this field, not "unset"
+    int_low: int = 0  # 32-bit integer kinds: their range, checked inline
+    int_high: int = 0
 
     def int_in_range(self, x: str) -> str:
         """The test that the value in local ``x`` lies in the range of this varint integer field."""
@@ -229,6 +257,9 @@ class MessageView:
     lazy_fields: list[FieldView]
     info_expr: str
     comment: str
+    json_fast: bool = False  # generated JSON printer and parser (not a special form, not legacy_json)
+    json_keys: list[tuple[str, int]] = field(default_factory=list)  # (key literal, field number)
+    json_dispatch: DispatchNode | None = None  # over field numbers
 
 
 @dataclass
@@ -501,14 +532,28 @@ class _Builder:
         view.child_lazy_capable = f.message in self.lazy_capable and f.kind == k.TYPE_MESSAGE
         view.lazy_elements = (msg.api_level is ApiLevel.OPAQUE and f.lazy and view.repeated
                               and view.child_lazy_capable)
+        self.json_field(view, f)
         return view
+
+    def json_field(self, view: FieldView, f: Field) -> None:
+        """Decide how the generated JSON code reads and writes ``f``."""
+        view.kind = f.kind
+        view.json_kind = _JSON_KIND[f.kind]
+        if f.enum == JSON_NULL_VALUE:
+            view.json_kind = "null"
+        view.json_key = repr(json.dumps(f.json_name, ensure_ascii=False) + ":")
+        view.json_name = repr(f.json_name)
+        view.json_alias = f.name != f.json_name
+        view.json_null = f.enum == JSON_NULL_VALUE or (f.message == JSON_VALUE and f.map is None)
+        if view.json_kind == "int":
+            view.int_low, view.int_high = k.INT_RANGES[f.kind]
 
     def entry_field(self, f: Field) -> FieldView:
         """A view of a map entry's key or value, for the inlined entry codec."""
         value_type = self.value_type(f)
         wire = wire_type(f.kind)
         is_message = f.message is not None
-        return FieldView(
+        view = FieldView(
             model=f, name=f.name, number=f.number, codec=_CODEC[f.kind], attr="", store="",
             getter="", setter="", hazzer="", clearer="", value_type=value_type,
             annotation=value_type, default_expr="None" if is_message else py_literal(f.default),
@@ -523,6 +568,8 @@ class _Builder:
             lazy_verify=False, loader="",
             child_lazy_capable=f.message in self.lazy_capable and f.kind == k.TYPE_MESSAGE,
         )
+        self.json_field(view, f)
+        return view
 
     @staticmethod
     def is_lazy(f: Field, msg: Message, needs_required: set[str]) -> bool:
@@ -579,6 +626,10 @@ class _Builder:
             wide_tags=any(f.number >= 16 for f in fields),
             info_expr=self.message_info(msg, fields, oneofs), comment=docstring(msg.comment),
         )
+        if msg.full_name not in JSON_SPECIAL_FORMS and not msg.legacy_json:
+            view.json_fast = True
+            view.json_keys = _json_keys(fields)
+            view.json_dispatch = _split(sorted(((f.number, f, "json") for f in fields), key=lambda c: c[0]))
         self.all_messages.append(view)
         return view
 
@@ -639,6 +690,17 @@ def _dispatch(fields: list[FieldView]) -> DispatchNode:
             cases.append((f.tag, f, "one"))
     cases.sort(key=lambda c: c[0])
     return _split(cases)
+
+
+def _json_keys(fields: list[FieldView]) -> list[tuple[str, int]]:
+    """The JSON keys the parser accepts: JSON names, then proto names where they differ.
+
+    (protoc refuses JSON names that clash with another field's name, legacy_json aside.)
+    """
+    keys = {f.model.json_name: f.number for f in fields}
+    for f in fields:
+        keys.setdefault(f.name, f.number)
+    return [(repr(key), number) for key, number in keys.items()]
 
 
 def _encode_order(fields: list[FieldView]) -> list[FieldView | OneofView]:

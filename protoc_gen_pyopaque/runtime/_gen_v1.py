@@ -19,7 +19,13 @@ from .codec import (
     merge_unknown, overrun, struct_error, too_deep, write_extensions, out_of_range, write_packed,
 )
 from .errors import DecodeError, EncodeError, JsonError
-from .json_format import register_message_class
+from .json_format import MAX_DEPTH as JSON_MAX_DEPTH
+from .json_format import (
+    JsonCtx, json_in_bool, json_in_bytes, json_in_double, json_in_enum, json_in_enums, json_in_float,
+    json_in_int, json_in_key, json_in_other, json_in_str, json_out_bytes, json_out_double,
+    json_out_enum, json_out_extensions, json_out_float, json_out_int, json_out_int64, json_out_str,
+    json_refuse, register_message_class,
+)
 from .message import LAZY_LOCK, ExtendableMessage, Message, protoopaque_selected
 from .wkt import (
     AnyBase, DurationBase, FieldMaskBase, ListValueBase, StructBase, TimestampBase, ValueBase,
@@ -47,6 +53,10 @@ __all__ = [
     "dec_packed_sfixed64", "dec_packed_sint32", "dec_packed_sint64", "dec_packed_uint32",
     "dec_packed_uint64", "AnyBase", "DurationBase",
     "FieldMaskBase", "ListValueBase", "StructBase", "TimestampBase", "ValueBase",
+    "JsonCtx", "json_in_bool", "json_in_bytes", "json_in_double", "json_in_enum", "json_in_enums",
+    "json_in_float", "json_in_int", "json_in_key", "json_in_other", "json_in_str", "json_out_bytes",
+    "json_out_double", "json_out_enum", "json_out_extensions", "json_out_float", "json_out_int",
+    "json_out_int64", "json_out_str", "json_refuse", "JSON_MAX_DEPTH",
 ]
 
 VERSION: Final = 1

@@ -22,6 +22,7 @@ import re
 import struct
 import sys
 from decimal import Decimal, InvalidOperation
+from json.encoder import encode_basestring
 from types import ModuleType
 from typing import Any, Callable, Final, TypeVar
 
@@ -30,7 +31,7 @@ from .reflect import (
     TYPE_BOOL, TYPE_BYTES, TYPE_DOUBLE, TYPE_ENUM, TYPE_FIXED32, TYPE_FIXED64,
     TYPE_FLOAT, TYPE_GROUP, TYPE_INT32, TYPE_INT64, TYPE_MESSAGE, TYPE_SFIXED32,
     TYPE_SFIXED64, TYPE_SINT32, TYPE_SINT64, TYPE_STRING, TYPE_UINT32, TYPE_UINT64,
-    INT_RANGES, KIND_NAMES, ExtensionInfo, FieldInfo, MessageInfo, message_info,
+    INT_RANGES, KIND_NAMES, EnumInfo, ExtensionInfo, FieldInfo, MessageInfo, message_info,
 )
 
 __all__ = [
@@ -220,6 +221,10 @@ def to_dict(msg: object, *, preserving_proto_field_names: bool = False,
     Well-known types print their special forms (a string for Timestamp, etc.).
     Raise JsonError for values ProtoJSON cannot represent (e.g. out-of-range Timestamps).
     """
+    if not preserving_proto_field_names and not always_print_fields_with_no_presence:
+        text = _fast_text(msg)
+        if text is not None:
+            return json.loads(text)
     ctx = _Ctx(type(msg), preserving_proto_field_names, always_print_fields_with_no_presence)
     try:
         return _print_message(msg, ctx, "$", 0)
@@ -230,12 +235,30 @@ def to_dict(msg: object, *, preserving_proto_field_names: bool = False,
 def to_json(msg: object, *, indent: int | None = None, preserving_proto_field_names: bool = False,
             always_print_fields_with_no_presence: bool = False, sort_keys: bool = False) -> str:
     """Return ``msg`` as canonical ProtoJSON text."""
+    if indent is None and not sort_keys and not preserving_proto_field_names \
+            and not always_print_fields_with_no_presence:
+        text = _fast_text(msg)
+        if text is not None:
+            return text
     obj = to_dict(msg, preserving_proto_field_names=preserving_proto_field_names,
                   always_print_fields_with_no_presence=always_print_fields_with_no_presence)
     if indent is None and not sort_keys:
         return _COMPACT.encode(obj)
     return json.dumps(obj, indent=indent, ensure_ascii=False, allow_nan=False, sort_keys=sort_keys,
                       separators=None if indent is not None else (",", ":"))
+
+
+def _fast_text(msg: Any) -> str | None:
+    """Compact ProtoJSON from the generated printers, or None when they fail.
+
+    They know no JSON paths: on failure the reflective printer runs again and raises
+    the error with its path.
+    """
+    try:
+        text: str = msg._pb_json_text(_Ctx(type(msg)), 0)
+    except (JsonError, RecursionError):
+        return None
+    return text
 
 
 def _print_message(msg: Any, ctx: _Ctx, path: str, depth: int) -> Any:
@@ -265,7 +288,13 @@ def _print_message(msg: Any, ctx: _Ctx, path: str, depth: int) -> Any:
     for field, value in items:
         name = field.name if ctx.proto_names else field.json_name
         out[name] = _print_field(field, value, ctx, _key_path(path, name), depth)
+    out.update(_print_extensions(msg, info, ctx, path, depth))
+    return out
+
+
+def _print_extensions(msg: Any, info: MessageInfo, ctx: _Ctx, path: str, depth: int) -> list[tuple[str, Any]]:
     ext_values = getattr(msg, "_pb_ext", None)
+    out: list[tuple[str, Any]] = []
     if ext_values:
         for number in sorted(ext_values):
             value = ext_values[number]
@@ -273,7 +302,7 @@ def _print_message(msg: Any, ctx: _Ctx, path: str, depth: int) -> Any:
             if ext is None or value is None or (ext.field.repeated and not value):
                 continue
             name = f"[{ext.full_name}]"
-            out[name] = _print_field(ext.field, value, ctx, _map_path(path, name), depth)
+            out.append((name, _print_field(ext.field, value, ctx, _map_path(path, name), depth)))
     return out
 
 
@@ -505,11 +534,13 @@ def _no_constant(name: str) -> Any:
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"duplicate key {key!r}")
-        out[key] = value
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"duplicate key {key!r}")
+            seen.add(key)
     return out
 
 
@@ -536,7 +567,10 @@ def from_json(cls: type[M], text: str | bytes | bytearray, *, ignore_unknown_fie
 def from_dict(cls: type[M], obj: Any, *, ignore_unknown_fields: bool = False) -> M:
     """Build a ``cls`` from ProtoJSON-shaped Python values (as json.loads returns)."""
     msg = cls()
-    merge_from_dict(msg, obj, ignore_unknown_fields=ignore_unknown_fields)
+    if _fast_merge(msg, obj, ignore_unknown_fields):
+        return msg
+    msg = cls()
+    _reflective_merge(msg, obj, ignore_unknown_fields)
     return msg
 
 
@@ -551,11 +585,29 @@ def merge_from_dict(msg: object, obj: Any, *, ignore_unknown_fields: bool = Fals
     Scalars given replace the current value, sub-messages are merged, repeated and map
     fields given are replaced; ``null`` leaves a field as it is.
     """
-    ctx = _Ctx(type(msg), ignore_unknown=ignore_unknown_fields)
+    if not _fast_merge(msg, obj, ignore_unknown_fields):
+        _reflective_merge(msg, obj, ignore_unknown_fields)
+
+
+def _reflective_merge(msg: object, obj: Any, ignore_unknown: bool) -> None:
+    ctx = _Ctx(type(msg), ignore_unknown=ignore_unknown)
     try:
         _merge_message(msg, obj, ctx, "$", 0)
     except RecursionError:
         raise JsonError("$: JSON nested too deeply") from None
+
+
+def _fast_merge(msg: Any, obj: Any, ignore_unknown: bool) -> bool:
+    """Merge with the generated parsers; False when they refuse the input.
+
+    They know no JSON paths: the caller then runs the reflective parser, which raises
+    the error with its path (merging the same values twice changes nothing).
+    """
+    try:
+        msg._pb_json_merge(obj, _Ctx(type(msg), ignore_unknown=ignore_unknown), 0)
+    except (JsonError, RecursionError):
+        return False
+    return True
 
 
 def _merge_message(msg: Any, obj: Any, ctx: _Ctx, path: str, depth: int) -> None:
@@ -644,7 +696,7 @@ def _parse_field(field: FieldInfo, value: Any, existing: Any, ctx: _Ctx, path: s
         result: dict[Any, Any] = {}
         for k, v in value.items():
             kpath = _map_path(path, k)
-            key = _parse_map_key(key_field, k, kpath)
+            key = _parse_map_key(key_field.kind, k, kpath)
             if v is None and not _null_is_value(value_field):
                 raise JsonError(f"{kpath}: map values cannot be null")
             try:
@@ -669,8 +721,7 @@ def _parse_field(field: FieldInfo, value: Any, existing: Any, ctx: _Ctx, path: s
     return _parse_single(field, value, existing, ctx, path, depth)
 
 
-def _parse_map_key(field: FieldInfo, key: str, path: str) -> Any:
-    kind = field.kind
+def _parse_map_key(kind: int, key: str, path: str) -> Any:
     if kind == TYPE_STRING:
         _check_utf8(key, path)
         return key
@@ -820,7 +871,10 @@ def _parse_bytes(value: Any, path: str) -> bytes:
 
 
 def _parse_enum(field: FieldInfo | None, value: Any, ctx: _Ctx | None, path: str) -> int:
-    enum = field.enum if field is not None else None
+    return _parse_enum_of(field.enum if field is not None else None, value, ctx, path)
+
+
+def _parse_enum_of(enum: EnumInfo | None, value: Any, ctx: _Ctx | None, path: str) -> int:
     if enum is not None and enum.full_name == _NULL_VALUE and value is None:
         return 0
     if isinstance(value, str):
@@ -1005,3 +1059,189 @@ _SPECIAL_PARSERS: Final[dict[str, _Parser]] = {
     _LIST_VALUE: _parse_list_value,
     **{name: _parse_wrapper for name in _WRAPPERS},
 }
+
+
+# ============================================================================= generated fast path
+#
+# Generated messages print and parse their own fields (_pb_json_text, _pb_json_merge)
+# with inline code for the common cases; they call these helpers for the rest. They
+# track no JSON paths: what fails raises a bare JsonError and the reflective code above
+# runs again to name the path. Messages with special JSON forms (the well-known types)
+# and legacy_json messages keep the reflective code, through Message's defaults.
+
+JsonCtx = _Ctx
+
+json_out_str: Final[Callable[[str], str]] = encode_basestring  # a JSON string literal (C)
+_F32: Final = struct.Struct("<f")
+
+
+def json_text_reflective(msg: Any, ctx: _Ctx, depth: int) -> str:
+    """Print ``msg`` with the reflective printer (special forms), as compact JSON text."""
+    return _COMPACT.encode(_print_message(msg, ctx, "$", depth))
+
+
+def json_merge_reflective(msg: Any, obj: Any, ctx: _Ctx, depth: int) -> None:
+    """Merge ``obj`` into ``msg`` with the reflective parser (special forms)."""
+    _merge_message(msg, obj, ctx, "$", depth)
+
+
+def json_out_extensions(msg: Any, ctx: _Ctx, depth: int) -> list[str]:
+    """The ``"[ext.name]":value`` members of the extensions set on ``msg``."""
+    return [_COMPACT.encode(name) + ":" + _COMPACT.encode(value)
+            for name, value in _print_extensions(msg, _info(msg), ctx, "$", depth)]
+
+
+def json_out_int(value: Any) -> str:
+    """An integer that is not a plain int (a bool, an IntEnum, ...), as the reflective printer."""
+    return str(int(value))
+
+
+def json_out_int64(value: Any) -> str:
+    """A 64-bit integer as a JSON string."""
+    return '"' + str(int(value)) + '"'
+
+
+def json_out_double(value: Any) -> str:
+    """A double that is not a finite float: NaN and infinities are strings."""
+    number = _print_float(float(value), False)
+    return repr(number) if isinstance(number, float) else '"' + number + '"'
+
+
+def json_out_float(value: Any) -> str:
+    """A float32 in its shortest decimal form that reads back as the same float32."""
+    number = float(value)
+    if number - number == 0.0 and number != 0.0:
+        try:
+            want = _F32.pack(number)
+        except OverflowError:
+            return repr(number)
+        bits = int.from_bytes(want, "little")
+        # the float32's rounding interval is symmetric unless it is a power of two: then more
+        # digits never stop reading back, so start at 8 and go down while they still do
+        if bits & 0x7FFFFF and _F32.unpack(want)[0] == number:
+            text = float("%.8g" % number)
+            if _F32.pack(text) != want:
+                return repr(float("%.9g" % number))
+            shorter = float("%.7g" % number)
+            if _F32.pack(shorter) != want:
+                return repr(text)
+            text = float("%.6g" % number)
+            return repr(text if _F32.pack(text) == want else shorter)
+    printed = _print_float(number, True)
+    return repr(printed) if isinstance(printed, float) else '"' + printed + '"'
+
+
+def json_out_bytes(value: Any) -> str:
+    """Bytes in base64, as a JSON string."""
+    return '"' + binascii.b2a_base64(bytes(value), newline=False).decode("ascii") + '"'
+
+
+def json_out_enum(enum: EnumInfo, value: Any) -> str:
+    """An enum value without a name (open enums keep unknown numbers): its number."""
+    number = int(value)
+    name = enum.numbers.get(number)
+    return '"' + name + '"' if name is not None else str(number)
+
+
+def json_in_other(msg: Any, key: str, value: Any, ctx: _Ctx, depth: int) -> None:
+    """A key that names no field: an extension ``[full.name]``, else unknown (skipped or refused)."""
+    info = _info(msg)
+    if key.startswith("[") and key.endswith("]"):
+        ext = _find_extension(info, key[1:-1])
+        if ext is not None:
+            if value is None and not _null_is_value(ext.field):
+                return
+            try:
+                _merge_extension(msg, ext, value, ctx, "$", depth)
+            except _Skip:
+                pass
+            return
+    if not ctx.ignore_unknown:
+        raise JsonError(f"$: {info.full_name} has no field named {key!r}")
+
+
+def json_refuse() -> JsonError:
+    """The bare error of the generated parsers (the reflective rerun names the problem)."""
+    return JsonError("$: refused by the generated parser")
+
+
+def json_in_int(kind: int, value: Any) -> int:
+    """An integer of ``kind``: a JSON number or a decimal string (the form 64-bit ones print in)."""
+    if type(value) is str:
+        digits = value[1:] if value[:1] == "-" else value
+        if digits.isdigit() and digits.isascii() and (digits[0] != "0" or len(digits) == 1):
+            number = int(value)
+            low, high = _INT_RANGES[kind]
+            if low <= number <= high:
+                return number
+    return _parse_int(kind, value, "$")
+
+
+def json_in_key(kind: int, key: str) -> Any:
+    """A map key of ``kind`` (not string), from its JSON object key."""
+    return _parse_map_key(kind, key, "$")
+
+
+def json_in_str(value: Any) -> str:
+    """A string (checked for unpaired surrogates)."""
+    result: str = _parse_scalar(TYPE_STRING, None, value, None, "$")
+    return result
+
+
+def json_in_bool(value: Any) -> bool:
+    """A bool that is not a JSON true or false: refused."""
+    result: bool = _parse_scalar(TYPE_BOOL, None, value, None, "$")
+    return result
+
+
+def json_in_double(value: Any) -> float:
+    """A double: a JSON number, or "NaN", "Infinity", "-Infinity", or a number in a string."""
+    if type(value) is Decimal:
+        number = float(value)
+        if number - number == 0.0:
+            return number
+    elif type(value) is float and value - value == 0.0:
+        return value
+    return _parse_float(False, value, "$")
+
+
+def json_in_float(value: Any) -> float:
+    """A float32: as a double, then rounded to float32 (out of its range: refused)."""
+    if type(value) is Decimal or type(value) is float:
+        number = float(value)
+        if number - number == 0.0:
+            try:
+                rounded: float = _F32.unpack(_F32.pack(number))[0]
+                return rounded
+            except OverflowError:
+                pass
+    return _parse_float(True, value, "$")
+
+
+def json_in_bytes(value: Any) -> bytes:
+    """Bytes from base64 (standard or URL-safe, padding optional)."""
+    return _parse_bytes(value, "$")
+
+
+def json_in_enum(enum: EnumInfo, value: Any, ctx: _Ctx) -> int | None:
+    """An enum value given by number (or by unknown name): None to skip it (ignore_unknown_fields)."""
+    try:
+        return _parse_enum_of(enum, value, ctx, "$")
+    except _Skip:
+        return None
+
+
+def json_in_enums(enum: EnumInfo, value: Any, ctx: _Ctx) -> list[int]:
+    """A repeated enum field's values (unknown names skipped under ignore_unknown_fields)."""
+    if type(value) is not list:
+        raise json_refuse()
+    out: list[int] = []
+    for item in value:
+        if item is None:
+            raise json_refuse()
+        number = enum.names.get(item) if type(item) is str else None
+        if number is None:
+            number = json_in_enum(enum, item, ctx)
+        if number is not None:
+            out.append(number)
+    return out

@@ -99,6 +99,14 @@ class Message:
     def _pb_missing(self, prefix: str, out: list[str]) -> None:
         """Append the paths of required fields that are not set (recursively)."""
 
+    def _pb_json_text(self, ctx: json_format.JsonCtx, depth: int) -> str:
+        """Return this message as compact ProtoJSON (generated, except for special JSON forms)."""
+        return json_format.json_text_reflective(self, ctx, depth)
+
+    def _pb_json_merge(self, obj: Any, ctx: json_format.JsonCtx, depth: int) -> None:
+        """Merge the ProtoJSON value ``obj`` (generated, except for special JSON forms)."""
+        json_format.json_merge_reflective(self, obj, ctx, depth)
+
     # -- binary ---------------------------------------------------------------------
 
     @classmethod

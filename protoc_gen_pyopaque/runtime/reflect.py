@@ -59,7 +59,7 @@ KIND_NAMES: Final = {
 class EnumInfo:
     """An enum's full name, closedness and value names."""
 
-    __slots__ = ("full_name", "closed", "names", "numbers", "legacy_json")
+    __slots__ = ("full_name", "closed", "names", "numbers", "json_names", "legacy_json")
 
     def __init__(self, full_name: str, closed: bool, values: tuple[tuple[str, int], ...],
                  legacy_json: bool = False) -> None:
@@ -70,6 +70,8 @@ class EnumInfo:
         self.numbers: dict[int, str] = {}
         for name, number in values:
             self.numbers.setdefault(number, name)
+        # what generated JSON printers write: the canonical names as JSON strings
+        self.json_names: dict[int, str] = {number: '"' + name + '"' for number, name in self.numbers.items()}
         self.legacy_json = legacy_json
 
 

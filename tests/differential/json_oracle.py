@@ -8,6 +8,9 @@ Ops:
 * ``to_json``: ``cls.parse(wire)`` (``lazy=True`` for the lazy style), then
   ``to_json(**opts)``; also ``to_dict(**opts)`` must equal the parsed text, and
   ``from_json(to_json(m))`` must equal ``m``.
+
+Both ops also hold the generated JSON code (the fast path) to the reflective codec:
+the same text printed, the same inputs accepted, the same messages read.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from types import FrameType
 from typing import Any
 
 from protoc_gen_pyopaque.runtime import JsonError
+from protoc_gen_pyopaque.runtime import json_format as jf
 
 
 @dataclass
@@ -63,6 +67,8 @@ def run_json(cls: Any, op: str, payload: Any, opts: dict[str, Any], *, lazy: boo
         if op == "from_json":
             stage = "serialize"
             res.value = msg.serialize(partial=True)
+            stage = "reflective from_json"
+            _check_fast_parse(cls, payload, msg, opts, res.notes)
             stage = "from_dict"
             try:
                 loaded = json.loads(payload)
@@ -78,6 +84,10 @@ def run_json(cls: Any, op: str, payload: Any, opts: dict[str, Any], *, lazy: boo
                     if not (other == msg):
                         res.notes.append("from_dict(json.loads(t)) != from_json(t)")
         else:
+            stage = "reflective to_json"
+            reflective = jf._COMPACT.encode(jf._print_message(msg, _ctx(msg, opts), "$", 0))
+            if json.loads(reflective) != json.loads(res.value) or (not opts and reflective != res.value):
+                res.notes.append(f"generated printer != reflective printer: {reflective}")
             stage = "to_dict"
             as_dict = msg.to_dict(**{k: v for k, v in opts.items() if k != "indent"})
             if json.loads(json.dumps(as_dict)) != json.loads(res.value):
@@ -102,3 +112,24 @@ def run_json(cls: Any, op: str, payload: Any, opts: dict[str, Any], *, lazy: boo
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
     return res
+
+
+def _ctx(msg: Any, opts: dict[str, Any]) -> Any:
+    return jf._Ctx(type(msg), opts.get("preserving_proto_field_names", False),
+                   opts.get("always_print_fields_with_no_presence", False),
+                   opts.get("ignore_unknown_fields", False))
+
+
+def _check_fast_parse(cls: Any, text: str, msg: Any, opts: dict[str, Any], notes: list[str]) -> None:
+    """The generated parser accepts ``text`` (which from_json accepted) and reads ``msg``, as the
+    reflective parser does."""
+    obj = jf._load(text)
+    fast = cls()
+    if not jf._fast_merge(fast, obj, opts.get("ignore_unknown_fields", False)):
+        notes.append("the generated parser refuses what the reflective one accepts")
+    elif not (fast == msg):
+        notes.append("the generated parser reads another message than the reflective one")
+    reflective = cls()
+    jf._merge_message(reflective, obj, _ctx(reflective, opts), "$", 0)
+    if not (reflective == msg):
+        notes.append("from_json reads another message than the reflective parser")

@@ -501,6 +501,125 @@ message."""
         else:
             raise KeyError(field.name)
 
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'methods': 2, 'options': 3, 'version': 4, 'sourceContext': 5, 'mixins': 6, 'syntax': 7, 'edition': 8, 'source_context': 5}
+
+    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
+        if depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_p0 < 0:
+            self._pb_load_raw()
+        p: list[str] = []
+        x1 = self._f_name
+        if x1:
+            p.append('"name":' + _rt.json_out_str(x1))
+        x2 = self._f_methods
+        if x2:
+            p.append('"methods":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x2]) + "]")
+        x3 = self._f_options
+        if x3:
+            p.append('"options":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x3]) + "]")
+        x4 = self._f_version
+        if x4:
+            p.append('"version":' + _rt.json_out_str(x4))
+        x5 = self._f_source_context
+        if x5 is not None:
+            p.append('"sourceContext":' + x5._pb_json_text(ctx, depth + 1))
+        x6 = self._f_mixins
+        if x6:
+            p.append('"mixins":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x6]) + "]")
+        x7 = self._f_syntax
+        if x7:
+            p.append('"syntax":' + (_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax.json_names.get(x7) or _rt.json_out_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, x7)))
+        x8 = self._f_edition
+        if x8:
+            p.append('"edition":' + _rt.json_out_str(x8))
+        return "{" + ",".join(p) + "}"
+
+    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
+        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_p0 < 0:
+            self._pb_load_raw()
+        keys = self._pb_json_keys
+        for key, v in obj.items():
+            n = keys.get(key, 0)
+            if n == 1:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x1 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                self._f_name = x1
+            elif n == 2:
+                if v is None:  # null: the field stays as it is
+                    continue
+                if type(v) is not list:
+                    raise _rt.json_refuse()
+                l2: list[Method] = []
+                for w in v:
+                    if w is None:
+                        raise _rt.json_refuse()
+                    m2 = Method()
+                    m2._pb_json_merge(w, ctx, depth + 2)
+                    l2.append(m2)
+                self._f_methods = l2
+            elif n == 3:
+                if v is None:  # null: the field stays as it is
+                    continue
+                if type(v) is not list:
+                    raise _rt.json_refuse()
+                l3: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option] = []
+                for w in v:
+                    if w is None:
+                        raise _rt.json_refuse()
+                    m3 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option()
+                    m3._pb_json_merge(w, ctx, depth + 2)
+                    l3.append(m3)
+                self._f_options = l3
+            elif n == 4:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x4 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                self._f_version = x4
+            elif n == 5:
+                if key != 'sourceContext' and 'sourceContext' in obj:  # given under both names
+                    raise _rt.json_refuse()
+                if v is None:  # null: the field stays as it is
+                    continue
+                m5 = self._f_source_context
+                if m5 is None:
+                    m5 = self._f_source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
+                m5._pb_json_merge(v, ctx, depth + 1)
+            elif n == 6:
+                if v is None:  # null: the field stays as it is
+                    continue
+                if type(v) is not list:
+                    raise _rt.json_refuse()
+                l6: list[Mixin] = []
+                for w in v:
+                    if w is None:
+                        raise _rt.json_refuse()
+                    m6 = Mixin()
+                    m6._pb_json_merge(w, ctx, depth + 2)
+                    l6.append(m6)
+                self._f_mixins = l6
+            elif n == 7:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x7 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax.names.get(v) if type(v) is str else None
+                if x7 is None:
+                    x7 = _rt.json_in_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, v, ctx)
+                if x7 is not None:
+                    self._f_syntax = x7
+            elif n == 8:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x8 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                self._f_edition = x8
+            else:
+                _rt.json_in_other(self, key, v, ctx, depth)
+
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Api):
             return NotImplemented
@@ -945,6 +1064,113 @@ Api. This is similar to Field and EnumValue."""
         else:
             raise KeyError(field.name)
 
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'requestTypeUrl': 2, 'requestStreaming': 3, 'responseTypeUrl': 4, 'responseStreaming': 5, 'options': 6, 'syntax': 7, 'edition': 8, 'request_type_url': 2, 'request_streaming': 3, 'response_type_url': 4, 'response_streaming': 5}
+
+    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
+        if depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_p0 < 0:
+            self._pb_load_raw()
+        p: list[str] = []
+        x1 = self._f_name
+        if x1:
+            p.append('"name":' + _rt.json_out_str(x1))
+        x2 = self._f_request_type_url
+        if x2:
+            p.append('"requestTypeUrl":' + _rt.json_out_str(x2))
+        x3 = self._f_request_streaming
+        if x3:
+            p.append('"requestStreaming":' + ("true" if x3 else "false"))
+        x4 = self._f_response_type_url
+        if x4:
+            p.append('"responseTypeUrl":' + _rt.json_out_str(x4))
+        x5 = self._f_response_streaming
+        if x5:
+            p.append('"responseStreaming":' + ("true" if x5 else "false"))
+        x6 = self._f_options
+        if x6:
+            p.append('"options":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x6]) + "]")
+        x7 = self._f_syntax
+        if x7:
+            p.append('"syntax":' + (_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax.json_names.get(x7) or _rt.json_out_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, x7)))
+        x8 = self._f_edition
+        if x8:
+            p.append('"edition":' + _rt.json_out_str(x8))
+        return "{" + ",".join(p) + "}"
+
+    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
+        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_p0 < 0:
+            self._pb_load_raw()
+        keys = self._pb_json_keys
+        for key, v in obj.items():
+            n = keys.get(key, 0)
+            if n == 1:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x1 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                self._f_name = x1
+            elif n == 2:
+                if key != 'requestTypeUrl' and 'requestTypeUrl' in obj:  # given under both names
+                    raise _rt.json_refuse()
+                if v is None:  # null: the field stays as it is
+                    continue
+                x2 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                self._f_request_type_url = x2
+            elif n == 3:
+                if key != 'requestStreaming' and 'requestStreaming' in obj:  # given under both names
+                    raise _rt.json_refuse()
+                if v is None:  # null: the field stays as it is
+                    continue
+                x3 = v if type(v) is bool else _rt.json_in_bool(v)
+                self._f_request_streaming = x3
+            elif n == 4:
+                if key != 'responseTypeUrl' and 'responseTypeUrl' in obj:  # given under both names
+                    raise _rt.json_refuse()
+                if v is None:  # null: the field stays as it is
+                    continue
+                x4 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                self._f_response_type_url = x4
+            elif n == 5:
+                if key != 'responseStreaming' and 'responseStreaming' in obj:  # given under both names
+                    raise _rt.json_refuse()
+                if v is None:  # null: the field stays as it is
+                    continue
+                x5 = v if type(v) is bool else _rt.json_in_bool(v)
+                self._f_response_streaming = x5
+            elif n == 6:
+                if v is None:  # null: the field stays as it is
+                    continue
+                if type(v) is not list:
+                    raise _rt.json_refuse()
+                l6: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option] = []
+                for w in v:
+                    if w is None:
+                        raise _rt.json_refuse()
+                    m6 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option()
+                    m6._pb_json_merge(w, ctx, depth + 2)
+                    l6.append(m6)
+                self._f_options = l6
+            elif n == 7:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x7 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax.names.get(v) if type(v) is str else None
+                if x7 is None:
+                    x7 = _rt.json_in_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, v, ctx)
+                if x7 is not None:
+                    self._f_syntax = x7
+            elif n == 8:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x8 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                self._f_edition = x8
+            else:
+                _rt.json_in_other(self, key, v, ctx, depth)
+
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Method):
             return NotImplemented
@@ -1201,6 +1427,46 @@ are rooted."""
             self._f_root = value
         else:
             raise KeyError(field.name)
+
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'root': 2}
+
+    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
+        if depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_p0 < 0:
+            self._pb_load_raw()
+        p: list[str] = []
+        x1 = self._f_name
+        if x1:
+            p.append('"name":' + _rt.json_out_str(x1))
+        x2 = self._f_root
+        if x2:
+            p.append('"root":' + _rt.json_out_str(x2))
+        return "{" + ",".join(p) + "}"
+
+    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
+        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_p0 < 0:
+            self._pb_load_raw()
+        keys = self._pb_json_keys
+        for key, v in obj.items():
+            n = keys.get(key, 0)
+            if n == 1:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x1 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                self._f_name = x1
+            elif n == 2:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x2 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                self._f_root = x2
+            else:
+                _rt.json_in_other(self, key, v, ctx, depth)
+
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Mixin):

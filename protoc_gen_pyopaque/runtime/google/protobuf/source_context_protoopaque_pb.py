@@ -126,6 +126,40 @@ protobuf element.  For example: `"google/protobuf/source_context.proto"`."""
         else:
             raise KeyError(field.name)
 
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fileName': 1, 'file_name': 1}
+
+    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
+        if depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_p0 < 0:
+            self._pb_load_raw()
+        p: list[str] = []
+        x1 = self._f_file_name
+        if x1:
+            p.append('"fileName":' + _rt.json_out_str(x1))
+        return "{" + ",".join(p) + "}"
+
+    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
+        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_p0 < 0:
+            self._pb_load_raw()
+        keys = self._pb_json_keys
+        for key, v in obj.items():
+            n = keys.get(key, 0)
+            if n == 1:
+                if key != 'fileName' and 'fileName' in obj:  # given under both names
+                    raise _rt.json_refuse()
+                if v is None:  # null: the field stays as it is
+                    continue
+                x1 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                self._f_file_name = x1
+            else:
+                _rt.json_in_other(self, key, v, ctx, depth)
+
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SourceContext):
             return NotImplemented

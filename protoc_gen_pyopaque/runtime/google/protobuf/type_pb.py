@@ -376,6 +376,106 @@ FileDescriptorSet which preserves the necessary information."""
         else:
             raise KeyError(field.name)
 
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'fields': 2, 'oneofs': 3, 'options': 4, 'sourceContext': 5, 'syntax': 6, 'edition': 7, 'source_context': 5}
+
+    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
+        if depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        p: list[str] = []
+        x1 = self.name
+        if x1:
+            p.append('"name":' + _rt.json_out_str(x1))
+        x2 = self.fields
+        if x2:
+            p.append('"fields":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x2]) + "]")
+        x3 = self.oneofs
+        if x3:
+            p.append('"oneofs":' + "[" + ",".join([_rt.json_out_str(y) for y in x3]) + "]")
+        x4 = self.options
+        if x4:
+            p.append('"options":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x4]) + "]")
+        x5 = self.source_context
+        if x5 is not None:
+            p.append('"sourceContext":' + x5._pb_json_text(ctx, depth + 1))
+        x6 = self.syntax
+        if x6:
+            p.append('"syntax":' + (_e_Syntax.json_names.get(x6) or _rt.json_out_enum(_e_Syntax, x6)))
+        x7 = self.edition
+        if x7:
+            p.append('"edition":' + _rt.json_out_str(x7))
+        return "{" + ",".join(p) + "}"
+
+    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
+        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        keys = self._pb_json_keys
+        for key, v in obj.items():
+            n = keys.get(key, 0)
+            if n == 1:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x1 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                self.name = x1
+            elif n == 2:
+                if v is None:  # null: the field stays as it is
+                    continue
+                if type(v) is not list:
+                    raise _rt.json_refuse()
+                l2: list[Field] = []
+                for w in v:
+                    if w is None:
+                        raise _rt.json_refuse()
+                    m2 = Field()
+                    m2._pb_json_merge(w, ctx, depth + 2)
+                    l2.append(m2)
+                self.fields = l2
+            elif n == 3:
+                if v is None:  # null: the field stays as it is
+                    continue
+                if type(v) is not list:
+                    raise _rt.json_refuse()
+                self.oneofs = [y if type(y) is str and y.isascii() else _rt.json_in_str(y) for y in v]
+            elif n == 4:
+                if v is None:  # null: the field stays as it is
+                    continue
+                if type(v) is not list:
+                    raise _rt.json_refuse()
+                l4: list[Option] = []
+                for w in v:
+                    if w is None:
+                        raise _rt.json_refuse()
+                    m4 = Option()
+                    m4._pb_json_merge(w, ctx, depth + 2)
+                    l4.append(m4)
+                self.options = l4
+            elif n == 5:
+                if key != 'sourceContext' and 'sourceContext' in obj:  # given under both names
+                    raise _rt.json_refuse()
+                if v is None:  # null: the field stays as it is
+                    continue
+                m5 = self.source_context
+                if m5 is None:
+                    m5 = self.source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
+                m5._pb_json_merge(v, ctx, depth + 1)
+            elif n == 6:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x6 = _e_Syntax.names.get(v) if type(v) is str else None
+                if x6 is None:
+                    x6 = _rt.json_in_enum(_e_Syntax, v, ctx)
+                if x6 is not None:
+                    self.syntax = x6
+            elif n == 7:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x7 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                self.edition = x7
+            else:
+                _rt.json_in_other(self, key, v, ctx, depth)
+
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Type):
             return NotImplemented
@@ -884,6 +984,132 @@ types. The first type has index 1; zero means the type is not in the list."""
         else:
             raise KeyError(field.name)
 
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'kind': 1, 'cardinality': 2, 'number': 3, 'name': 4, 'typeUrl': 6, 'oneofIndex': 7, 'packed': 8, 'options': 9, 'jsonName': 10, 'defaultValue': 11, 'type_url': 6, 'oneof_index': 7, 'json_name': 10, 'default_value': 11}
+
+    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
+        if depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        p: list[str] = []
+        x1 = self.kind
+        if x1:
+            p.append('"kind":' + (_e_Field_Kind.json_names.get(x1) or _rt.json_out_enum(_e_Field_Kind, x1)))
+        x2 = self.cardinality
+        if x2:
+            p.append('"cardinality":' + (_e_Field_Cardinality.json_names.get(x2) or _rt.json_out_enum(_e_Field_Cardinality, x2)))
+        x3 = self.number
+        if x3:
+            p.append('"number":' + (str(x3) if type(x3) is int else _rt.json_out_int(x3)))
+        x4 = self.name
+        if x4:
+            p.append('"name":' + _rt.json_out_str(x4))
+        x6 = self.type_url
+        if x6:
+            p.append('"typeUrl":' + _rt.json_out_str(x6))
+        x7 = self.oneof_index
+        if x7:
+            p.append('"oneofIndex":' + (str(x7) if type(x7) is int else _rt.json_out_int(x7)))
+        x8 = self.packed
+        if x8:
+            p.append('"packed":' + ("true" if x8 else "false"))
+        x9 = self.options
+        if x9:
+            p.append('"options":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x9]) + "]")
+        x10 = self.json_name
+        if x10:
+            p.append('"jsonName":' + _rt.json_out_str(x10))
+        x11 = self.default_value
+        if x11:
+            p.append('"defaultValue":' + _rt.json_out_str(x11))
+        return "{" + ",".join(p) + "}"
+
+    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
+        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        keys = self._pb_json_keys
+        for key, v in obj.items():
+            n = keys.get(key, 0)
+            if n < 7:
+                if n == 1:
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    x1 = _e_Field_Kind.names.get(v) if type(v) is str else None
+                    if x1 is None:
+                        x1 = _rt.json_in_enum(_e_Field_Kind, v, ctx)
+                    if x1 is not None:
+                        self.kind = x1
+                elif n == 2:
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    x2 = _e_Field_Cardinality.names.get(v) if type(v) is str else None
+                    if x2 is None:
+                        x2 = _rt.json_in_enum(_e_Field_Cardinality, v, ctx)
+                    if x2 is not None:
+                        self.cardinality = x2
+                elif n == 3:
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    x3 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
+                    self.number = x3
+                elif n == 4:
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    x4 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                    self.name = x4
+                elif n == 6:
+                    if key != 'typeUrl' and 'typeUrl' in obj:  # given under both names
+                        raise _rt.json_refuse()
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    x6 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                    self.type_url = x6
+                else:
+                    _rt.json_in_other(self, key, v, ctx, depth)
+            else:
+                if n == 7:
+                    if key != 'oneofIndex' and 'oneofIndex' in obj:  # given under both names
+                        raise _rt.json_refuse()
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    x7 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
+                    self.oneof_index = x7
+                elif n == 8:
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    x8 = v if type(v) is bool else _rt.json_in_bool(v)
+                    self.packed = x8
+                elif n == 9:
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    if type(v) is not list:
+                        raise _rt.json_refuse()
+                    l9: list[Option] = []
+                    for w in v:
+                        if w is None:
+                            raise _rt.json_refuse()
+                        m9 = Option()
+                        m9._pb_json_merge(w, ctx, depth + 2)
+                        l9.append(m9)
+                    self.options = l9
+                elif n == 10:
+                    if key != 'jsonName' and 'jsonName' in obj:  # given under both names
+                        raise _rt.json_refuse()
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    x10 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                    self.json_name = x10
+                elif n == 11:
+                    if key != 'defaultValue' and 'defaultValue' in obj:  # given under both names
+                        raise _rt.json_refuse()
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    x11 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                    self.default_value = x11
+                else:
+                    _rt.json_in_other(self, key, v, ctx, depth)
+
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Field):
             return NotImplemented
@@ -1207,6 +1433,97 @@ make use of FileDescriptorSet which preserves the necessary information."""
         else:
             raise KeyError(field.name)
 
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'enumvalue': 2, 'options': 3, 'sourceContext': 4, 'syntax': 5, 'edition': 6, 'source_context': 4}
+
+    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
+        if depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        p: list[str] = []
+        x1 = self.name
+        if x1:
+            p.append('"name":' + _rt.json_out_str(x1))
+        x2 = self.enumvalue
+        if x2:
+            p.append('"enumvalue":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x2]) + "]")
+        x3 = self.options
+        if x3:
+            p.append('"options":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x3]) + "]")
+        x4 = self.source_context
+        if x4 is not None:
+            p.append('"sourceContext":' + x4._pb_json_text(ctx, depth + 1))
+        x5 = self.syntax
+        if x5:
+            p.append('"syntax":' + (_e_Syntax.json_names.get(x5) or _rt.json_out_enum(_e_Syntax, x5)))
+        x6 = self.edition
+        if x6:
+            p.append('"edition":' + _rt.json_out_str(x6))
+        return "{" + ",".join(p) + "}"
+
+    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
+        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        keys = self._pb_json_keys
+        for key, v in obj.items():
+            n = keys.get(key, 0)
+            if n == 1:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x1 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                self.name = x1
+            elif n == 2:
+                if v is None:  # null: the field stays as it is
+                    continue
+                if type(v) is not list:
+                    raise _rt.json_refuse()
+                l2: list[EnumValue] = []
+                for w in v:
+                    if w is None:
+                        raise _rt.json_refuse()
+                    m2 = EnumValue()
+                    m2._pb_json_merge(w, ctx, depth + 2)
+                    l2.append(m2)
+                self.enumvalue = l2
+            elif n == 3:
+                if v is None:  # null: the field stays as it is
+                    continue
+                if type(v) is not list:
+                    raise _rt.json_refuse()
+                l3: list[Option] = []
+                for w in v:
+                    if w is None:
+                        raise _rt.json_refuse()
+                    m3 = Option()
+                    m3._pb_json_merge(w, ctx, depth + 2)
+                    l3.append(m3)
+                self.options = l3
+            elif n == 4:
+                if key != 'sourceContext' and 'sourceContext' in obj:  # given under both names
+                    raise _rt.json_refuse()
+                if v is None:  # null: the field stays as it is
+                    continue
+                m4 = self.source_context
+                if m4 is None:
+                    m4 = self.source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
+                m4._pb_json_merge(v, ctx, depth + 1)
+            elif n == 5:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x5 = _e_Syntax.names.get(v) if type(v) is str else None
+                if x5 is None:
+                    x5 = _rt.json_in_enum(_e_Syntax, v, ctx)
+                if x5 is not None:
+                    self.syntax = x5
+            elif n == 6:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x6 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                self.edition = x6
+            else:
+                _rt.json_in_other(self, key, v, ctx, depth)
+
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Enum):
             return NotImplemented
@@ -1395,6 +1712,58 @@ make use of FileDescriptorSet which preserves the necessary information."""
         else:
             raise KeyError(field.name)
 
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'number': 2, 'options': 3}
+
+    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
+        if depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        p: list[str] = []
+        x1 = self.name
+        if x1:
+            p.append('"name":' + _rt.json_out_str(x1))
+        x2 = self.number
+        if x2:
+            p.append('"number":' + (str(x2) if type(x2) is int else _rt.json_out_int(x2)))
+        x3 = self.options
+        if x3:
+            p.append('"options":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x3]) + "]")
+        return "{" + ",".join(p) + "}"
+
+    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
+        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        keys = self._pb_json_keys
+        for key, v in obj.items():
+            n = keys.get(key, 0)
+            if n == 1:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x1 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                self.name = x1
+            elif n == 2:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x2 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
+                self.number = x2
+            elif n == 3:
+                if v is None:  # null: the field stays as it is
+                    continue
+                if type(v) is not list:
+                    raise _rt.json_refuse()
+                l3: list[Option] = []
+                for w in v:
+                    if w is None:
+                        raise _rt.json_refuse()
+                    m3 = Option()
+                    m3._pb_json_merge(w, ctx, depth + 2)
+                    l3.append(m3)
+                self.options = l3
+            else:
+                _rt.json_in_other(self, key, v, ctx, depth)
+
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, EnumValue):
             return NotImplemented
@@ -1555,6 +1924,44 @@ value using the google.protobuf.Int32Value type."""
             self.value = value
         else:
             raise KeyError(field.name)
+
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'value': 2}
+
+    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
+        if depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        p: list[str] = []
+        x1 = self.name
+        if x1:
+            p.append('"name":' + _rt.json_out_str(x1))
+        x2 = self.value
+        if x2 is not None:
+            p.append('"value":' + x2._pb_json_text(ctx, depth + 1))
+        return "{" + ",".join(p) + "}"
+
+    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
+        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        keys = self._pb_json_keys
+        for key, v in obj.items():
+            n = keys.get(key, 0)
+            if n == 1:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x1 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                self.name = x1
+            elif n == 2:
+                if v is None:  # null: the field stays as it is
+                    continue
+                m2 = self.value
+                if m2 is None:
+                    m2 = self.value = _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any()
+                m2._pb_json_merge(v, ctx, depth + 1)
+            else:
+                _rt.json_in_other(self, key, v, ctx, depth)
+
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Option):

@@ -150,6 +150,45 @@ class _c_Collections_Item(_rt.Message):
         else:
             raise KeyError(field.name)
 
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'key': 1, 'color': 2}
+
+    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
+        if depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        p: list[str] = []
+        x1 = self.key
+        if x1:
+            p.append('"key":' + _rt.json_out_str(x1))
+        x2 = self.color
+        if x2:
+            p.append('"color":' + (_e_Collections_Color.json_names.get(x2) or _rt.json_out_enum(_e_Collections_Color, x2)))
+        return "{" + ",".join(p) + "}"
+
+    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
+        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        keys = self._pb_json_keys
+        for key, v in obj.items():
+            n = keys.get(key, 0)
+            if n == 1:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x1 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                self.key = x1
+            elif n == 2:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x2 = _e_Collections_Color.names.get(v) if type(v) is str else None
+                if x2 is None:
+                    x2 = _rt.json_in_enum(_e_Collections_Color, v, ctx)
+                if x2 is not None:
+                    self.color = x2
+            else:
+                _rt.json_in_other(self, key, v, ctx, depth)
+
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, _c_Collections_Item):
             return NotImplemented
@@ -787,6 +826,154 @@ class Collections(_rt.Message):
             self._ov_choice = value
         else:
             raise KeyError(field.name)
+
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'packedInts': 1, 'names': 2, 'items': 3, 'colors': 4, 'counts': 5, 'itemsById': 6, 'text': 7, 'item': 8, 'scalars': 9, 'packed_ints': 1, 'items_by_id': 6}
+
+    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
+        if depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        p: list[str] = []
+        x1 = self.packed_ints
+        if x1:
+            p.append('"packedInts":' + "[" + ",".join([(str(y) if type(y) is int else _rt.json_out_int(y)) for y in x1]) + "]")
+        x2 = self.names
+        if x2:
+            p.append('"names":' + "[" + ",".join([_rt.json_out_str(y) for y in x2]) + "]")
+        x3 = self.items
+        if x3:
+            p.append('"items":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x3]) + "]")
+        x4 = self.colors
+        if x4:
+            p.append('"colors":' + "[" + ",".join([(_e_Collections_Color.json_names.get(y) or _rt.json_out_enum(_e_Collections_Color, y)) for y in x4]) + "]")
+        d5 = self.counts
+        if d5:
+            p.append('"counts":' + "{" + ",".join([_rt.json_out_str(k) + ":" + ('"' + str(v) + '"' if type(v) is int else _rt.json_out_int64(v)) for k, v in d5.items()]) + "}")
+        d6 = self.items_by_id
+        if d6:
+            p.append('"itemsById":' + "{" + ",".join(['"' + str(k) + '"' + ":" + v._pb_json_text(ctx, depth + 2) for k, v in d6.items()]) + "}")
+        if self._oc_choice == 7:
+            x7 = _t.cast(str, self._ov_choice)
+            p.append('"text":' + _rt.json_out_str(x7))
+        if self._oc_choice == 8:
+            x8 = _t.cast(Collections.Item, self._ov_choice)
+            p.append('"item":' + x8._pb_json_text(ctx, depth + 1))
+        if self._oc_choice == 9:
+            x9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
+            p.append('"scalars":' + x9._pb_json_text(ctx, depth + 1))
+        return "{" + ",".join(p) + "}"
+
+    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
+        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        keys = self._pb_json_keys
+        o_oc_choice = False
+        for key, v in obj.items():
+            n = keys.get(key, 0)
+            if n < 5:
+                if n == 1:
+                    if key != 'packedInts' and 'packedInts' in obj:  # given under both names
+                        raise _rt.json_refuse()
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    if type(v) is not list:
+                        raise _rt.json_refuse()
+                    self.packed_ints = [y if type(y) is int and -2147483648 <= y <= 2147483647 else _rt.json_in_int(5, y) for y in v]
+                elif n == 2:
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    if type(v) is not list:
+                        raise _rt.json_refuse()
+                    self.names = [y if type(y) is str and y.isascii() else _rt.json_in_str(y) for y in v]
+                elif n == 3:
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    if type(v) is not list:
+                        raise _rt.json_refuse()
+                    l3: list[Collections.Item] = []
+                    for w in v:
+                        if w is None:
+                            raise _rt.json_refuse()
+                        m3 = _c_Collections_Item()
+                        m3._pb_json_merge(w, ctx, depth + 2)
+                        l3.append(m3)
+                    self.items = l3
+                elif n == 4:
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    self.colors = _rt.json_in_enums(_e_Collections_Color, v, ctx)
+                else:
+                    _rt.json_in_other(self, key, v, ctx, depth)
+            else:
+                if n == 5:
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    if type(v) is not dict:
+                        raise _rt.json_refuse()
+                    d5: dict[str, int] = {}
+                    for k, w in v.items():
+                        if w is None:
+                            raise _rt.json_refuse()
+                        if not k.isascii():
+                            _rt.json_in_str(k)
+                        xv = _rt.json_in_int(3, w)
+
+                        d5[k] = xv
+                    self.counts = d5
+                elif n == 6:
+                    if key != 'itemsById' and 'itemsById' in obj:  # given under both names
+                        raise _rt.json_refuse()
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    if type(v) is not dict:
+                        raise _rt.json_refuse()
+                    d6: dict[int, Collections.Item] = {}
+                    for k, w in v.items():
+                        if w is None:
+                            raise _rt.json_refuse()
+                        mv = Collections.Item()
+                        mv._pb_json_merge(w, ctx, depth + 2)
+                        d6[_rt.json_in_key(5, k)] = mv
+                    self.items_by_id = d6
+                elif n == 7:
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    if o_oc_choice:  # another member of the oneof was given
+                        raise _rt.json_refuse()
+                    o_oc_choice = True
+                    x7 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                    self._oc_choice = 7
+                    self._ov_choice = x7
+                elif n == 8:
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    if o_oc_choice:  # another member of the oneof was given
+                        raise _rt.json_refuse()
+                    o_oc_choice = True
+                    if self._oc_choice == 8:
+                        m8 = _t.cast(_c_Collections_Item, self._ov_choice)
+                    else:
+                        m8 = _c_Collections_Item()
+                        self._oc_choice = 8
+                        self._ov_choice = m8
+                    m8._pb_json_merge(v, ctx, depth + 1)
+                elif n == 9:
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    if o_oc_choice:  # another member of the oneof was given
+                        raise _rt.json_refuse()
+                    o_oc_choice = True
+                    if self._oc_choice == 9:
+                        m9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
+                    else:
+                        m9 = _m_golden__scalars_pb.Scalars()
+                        self._oc_choice = 9
+                        self._ov_choice = m9
+                    m9._pb_json_merge(v, ctx, depth + 1)
+                else:
+                    _rt.json_in_other(self, key, v, ctx, depth)
+
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Collections):

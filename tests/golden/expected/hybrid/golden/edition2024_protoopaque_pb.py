@@ -174,6 +174,48 @@ class _c_LogEntry_Detail(_rt.Message):
         else:
             raise KeyError(field.name)
 
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'lines': 1, 'level': 2}
+
+    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
+        if depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_p0 < 0:
+            self._pb_load_raw()
+        p: list[str] = []
+        x1 = self._f_lines
+        if x1:
+            p.append('"lines":' + "[" + ",".join([_rt.json_out_str(y) for y in x1]) + "]")
+        if self._pb_p0 & 1:
+            x2 = self._f_level
+            p.append('"level":' + (str(x2) if type(x2) is int else _rt.json_out_int(x2)))
+        return "{" + ",".join(p) + "}"
+
+    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
+        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_p0 < 0:
+            self._pb_load_raw()
+        keys = self._pb_json_keys
+        for key, v in obj.items():
+            n = keys.get(key, 0)
+            if n == 1:
+                if v is None:  # null: the field stays as it is
+                    continue
+                if type(v) is not list:
+                    raise _rt.json_refuse()
+                self._f_lines = [y if type(y) is str and y.isascii() else _rt.json_in_str(y) for y in v]
+            elif n == 2:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x2 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
+                self._f_level = x2
+                self._pb_p0 |= 1
+            else:
+                _rt.json_in_other(self, key, v, ctx, depth)
+
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, _c_LogEntry_Detail):
             return NotImplemented
@@ -615,6 +657,94 @@ class LogEntry(_rt.Message):
         else:
             raise KeyError(field.name)
 
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'timestamp': 1, 'message': 2, 'detail': 3, 'uncheckedDetail': 4, 'history': 5, 'unchecked_detail': 4}
+
+    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
+        if depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_p0 < 0:
+            self._pb_load_raw()
+        if self._l_detail is not None:
+            self._pb_load_detail()
+        if self._l_unchecked_detail is not None:
+            self._pb_load_unchecked_detail()
+        p: list[str] = []
+        if self._pb_p0 & 1:
+            x1 = self._f_timestamp
+            p.append('"timestamp":' + ('"' + str(x1) + '"' if type(x1) is int else _rt.json_out_int64(x1)))
+        if self._pb_p0 & 2:
+            x2 = self._f_message
+            p.append('"message":' + _rt.json_out_str(x2))
+        x3 = self._f_detail
+        if x3 is not None:
+            p.append('"detail":' + x3._pb_json_text(ctx, depth + 1))
+        x4 = self._f_unchecked_detail
+        if x4 is not None:
+            p.append('"uncheckedDetail":' + x4._pb_json_text(ctx, depth + 1))
+        x5 = self._f_history
+        if x5:
+            p.append('"history":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x5]) + "]")
+        return "{" + ",".join(p) + "}"
+
+    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
+        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_p0 < 0:
+            self._pb_load_raw()
+        if self._l_detail is not None:
+            self._pb_load_detail()
+        if self._l_unchecked_detail is not None:
+            self._pb_load_unchecked_detail()
+        keys = self._pb_json_keys
+        for key, v in obj.items():
+            n = keys.get(key, 0)
+            if n == 1:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x1 = _rt.json_in_int(3, v)
+                self._f_timestamp = x1
+                self._pb_p0 |= 1
+            elif n == 2:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x2 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                self._f_message = x2
+                self._pb_p0 |= 2
+            elif n == 3:
+                if v is None:  # null: the field stays as it is
+                    continue
+                m3 = self._f_detail
+                if m3 is None:
+                    m3 = self._f_detail = _c_LogEntry_Detail()
+                m3._pb_json_merge(v, ctx, depth + 1)
+            elif n == 4:
+                if key != 'uncheckedDetail' and 'uncheckedDetail' in obj:  # given under both names
+                    raise _rt.json_refuse()
+                if v is None:  # null: the field stays as it is
+                    continue
+                m4 = self._f_unchecked_detail
+                if m4 is None:
+                    m4 = self._f_unchecked_detail = _c_LogEntry_Detail()
+                m4._pb_json_merge(v, ctx, depth + 1)
+            elif n == 5:
+                if v is None:  # null: the field stays as it is
+                    continue
+                if type(v) is not list:
+                    raise _rt.json_refuse()
+                l5: list[LogEntry.Detail] = []
+                for w in v:
+                    if w is None:
+                        raise _rt.json_refuse()
+                    m5 = _c_LogEntry_Detail()
+                    m5._pb_json_merge(w, ctx, depth + 2)
+                    l5.append(m5)
+                self._f_history = l5
+            else:
+                _rt.json_in_other(self, key, v, ctx, depth)
+
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, LogEntry):
             return NotImplemented
@@ -822,6 +952,49 @@ class Envelope(_rt.Message):
             self._f_entry = value
         else:
             raise KeyError(field.name)
+
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'entry': 2}
+
+    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
+        if depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_p0 < 0:
+            self._pb_load_raw()
+        p: list[str] = []
+        if self._pb_p0 & 1:
+            x1 = self._f_name
+            p.append('"name":' + _rt.json_out_str(x1))
+        x2 = self._f_entry
+        if x2 is not None:
+            p.append('"entry":' + x2._pb_json_text(ctx, depth + 1))
+        return "{" + ",".join(p) + "}"
+
+    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
+        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_p0 < 0:
+            self._pb_load_raw()
+        keys = self._pb_json_keys
+        for key, v in obj.items():
+            n = keys.get(key, 0)
+            if n == 1:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x1 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                self._f_name = x1
+                self._pb_p0 |= 1
+            elif n == 2:
+                if v is None:  # null: the field stays as it is
+                    continue
+                m2 = self._f_entry
+                if m2 is None:
+                    m2 = self._f_entry = LogEntry()
+                m2._pb_json_merge(v, ctx, depth + 1)
+            else:
+                _rt.json_in_other(self, key, v, ctx, depth)
+
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Envelope):

@@ -135,6 +135,39 @@ class _c_Edition2023_Child(_rt.Message):
         else:
             raise KeyError(field.name)
 
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'value': 1}
+
+    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
+        if depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_p0 < 0:
+            self._pb_load_raw()
+        p: list[str] = []
+        if self._pb_p0 & 1:
+            x1 = self._f_value
+            p.append('"value":' + (str(x1) if type(x1) is int else _rt.json_out_int(x1)))
+        return "{" + ",".join(p) + "}"
+
+    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
+        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_p0 < 0:
+            self._pb_load_raw()
+        keys = self._pb_json_keys
+        for key, v in obj.items():
+            n = keys.get(key, 0)
+            if n == 1:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x1 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
+                self._f_value = x1
+                self._pb_p0 |= 1
+            else:
+                _rt.json_in_other(self, key, v, ctx, depth)
+
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, _c_Edition2023_Child):
             return NotImplemented
@@ -506,6 +539,98 @@ class Edition2023(_rt.Message):
         if not self._pb_p0 & 2:
             out.append(prefix + "required_legacy")
         return
+
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'explicitByDefault': 1, 'implicit': 2, 'requiredLegacy': 3, 'expanded': 4, 'unchecked': 5, 'delimitedChild': 6, 'state': 7, 'explicit_by_default': 1, 'required_legacy': 3, 'delimited_child': 6}
+
+    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
+        if depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        p: list[str] = []
+        if self._pb_p0 & 1:
+            x1 = self._f_explicit_by_default
+            p.append('"explicitByDefault":' + (str(x1) if type(x1) is int else _rt.json_out_int(x1)))
+        x2 = self._f_implicit
+        if x2:
+            p.append('"implicit":' + (str(x2) if type(x2) is int else _rt.json_out_int(x2)))
+        if self._pb_p0 & 2:
+            x3 = self._f_required_legacy
+            p.append('"requiredLegacy":' + (str(x3) if type(x3) is int else _rt.json_out_int(x3)))
+        x4 = self._f_expanded
+        if x4:
+            p.append('"expanded":' + "[" + ",".join([(str(y) if type(y) is int else _rt.json_out_int(y)) for y in x4]) + "]")
+        if self._pb_p0 & 4:
+            x5 = self._f_unchecked
+            p.append('"unchecked":' + _rt.json_out_str(x5))
+        x6 = self._f_delimited_child
+        if x6 is not None:
+            p.append('"delimitedChild":' + x6._pb_json_text(ctx, depth + 1))
+        if self._pb_p0 & 8:
+            x7 = self._f_state
+            p.append('"state":' + (_e_State.json_names.get(x7) or _rt.json_out_enum(_e_State, x7)))
+        return "{" + ",".join(p) + "}"
+
+    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
+        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        keys = self._pb_json_keys
+        for key, v in obj.items():
+            n = keys.get(key, 0)
+            if n == 1:
+                if key != 'explicitByDefault' and 'explicitByDefault' in obj:  # given under both names
+                    raise _rt.json_refuse()
+                if v is None:  # null: the field stays as it is
+                    continue
+                x1 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
+                self._f_explicit_by_default = x1
+                self._pb_p0 |= 1
+            elif n == 2:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x2 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
+                self._f_implicit = x2
+            elif n == 3:
+                if key != 'requiredLegacy' and 'requiredLegacy' in obj:  # given under both names
+                    raise _rt.json_refuse()
+                if v is None:  # null: the field stays as it is
+                    continue
+                x3 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
+                self._f_required_legacy = x3
+                self._pb_p0 |= 2
+            elif n == 4:
+                if v is None:  # null: the field stays as it is
+                    continue
+                if type(v) is not list:
+                    raise _rt.json_refuse()
+                self._f_expanded = [y if type(y) is int and -2147483648 <= y <= 2147483647 else _rt.json_in_int(5, y) for y in v]
+            elif n == 5:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x5 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                self._f_unchecked = x5
+                self._pb_p0 |= 4
+            elif n == 6:
+                if key != 'delimitedChild' and 'delimitedChild' in obj:  # given under both names
+                    raise _rt.json_refuse()
+                if v is None:  # null: the field stays as it is
+                    continue
+                m6 = self._f_delimited_child
+                if m6 is None:
+                    m6 = self._f_delimited_child = _c_Edition2023_Child()
+                m6._pb_json_merge(v, ctx, depth + 1)
+            elif n == 7:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x7 = _e_State.names.get(v) if type(v) is str else None
+                if x7 is None:
+                    x7 = _rt.json_in_enum(_e_State, v, ctx)
+                if x7 is not None:
+                    self._f_state = x7
+                    self._pb_p0 |= 8
+            else:
+                _rt.json_in_other(self, key, v, ctx, depth)
+
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Edition2023):

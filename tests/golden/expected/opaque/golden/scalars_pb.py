@@ -764,6 +764,210 @@ class Scalars(_rt.Message):
         else:
             raise KeyError(field.name)
 
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fDouble': 1, 'fFloat': 2, 'fInt64': 3, 'fUint64': 4, 'fInt32': 5, 'fFixed64': 6, 'fFixed32': 7, 'fBool': 8, 'fString': 9, 'fBytes': 10, 'fUint32': 11, 'fSfixed32': 12, 'fSfixed64': 13, 'fSint32': 14, 'fSint64': 15, 'optInt32': 16, 'optString': 17, 'f_double': 1, 'f_float': 2, 'f_int64': 3, 'f_uint64': 4, 'f_int32': 5, 'f_fixed64': 6, 'f_fixed32': 7, 'f_bool': 8, 'f_string': 9, 'f_bytes': 10, 'f_uint32': 11, 'f_sfixed32': 12, 'f_sfixed64': 13, 'f_sint32': 14, 'f_sint64': 15, 'opt_int32': 16, 'opt_string': 17}
+
+    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
+        if depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_p0 < 0:
+            self._pb_load_raw()
+        p: list[str] = []
+        x1 = self._f_f_double
+        if x1 or _rt.copysign(1.0, x1) < 0.0:
+            p.append('"fDouble":' + (repr(x1) if type(x1) is float and x1 - x1 == 0.0 else _rt.json_out_double(x1)))
+        x2 = self._f_f_float
+        if x2 or _rt.copysign(1.0, x2) < 0.0:
+            p.append('"fFloat":' + _rt.json_out_float(x2))
+        x3 = self._f_f_int64
+        if x3:
+            p.append('"fInt64":' + ('"' + str(x3) + '"' if type(x3) is int else _rt.json_out_int64(x3)))
+        x4 = self._f_f_uint64
+        if x4:
+            p.append('"fUint64":' + ('"' + str(x4) + '"' if type(x4) is int else _rt.json_out_int64(x4)))
+        x5 = self._f_f_int32
+        if x5:
+            p.append('"fInt32":' + (str(x5) if type(x5) is int else _rt.json_out_int(x5)))
+        x6 = self._f_f_fixed64
+        if x6:
+            p.append('"fFixed64":' + ('"' + str(x6) + '"' if type(x6) is int else _rt.json_out_int64(x6)))
+        x7 = self._f_f_fixed32
+        if x7:
+            p.append('"fFixed32":' + (str(x7) if type(x7) is int else _rt.json_out_int(x7)))
+        x8 = self._f_f_bool
+        if x8:
+            p.append('"fBool":' + ("true" if x8 else "false"))
+        x9 = self._f_f_string
+        if x9:
+            p.append('"fString":' + _rt.json_out_str(x9))
+        x10 = self._f_f_bytes
+        if x10:
+            p.append('"fBytes":' + _rt.json_out_bytes(x10))
+        x11 = self._f_f_uint32
+        if x11:
+            p.append('"fUint32":' + (str(x11) if type(x11) is int else _rt.json_out_int(x11)))
+        x12 = self._f_f_sfixed32
+        if x12:
+            p.append('"fSfixed32":' + (str(x12) if type(x12) is int else _rt.json_out_int(x12)))
+        x13 = self._f_f_sfixed64
+        if x13:
+            p.append('"fSfixed64":' + ('"' + str(x13) + '"' if type(x13) is int else _rt.json_out_int64(x13)))
+        x14 = self._f_f_sint32
+        if x14:
+            p.append('"fSint32":' + (str(x14) if type(x14) is int else _rt.json_out_int(x14)))
+        x15 = self._f_f_sint64
+        if x15:
+            p.append('"fSint64":' + ('"' + str(x15) + '"' if type(x15) is int else _rt.json_out_int64(x15)))
+        if self._pb_p0 & 1:
+            x16 = self._f_opt_int32
+            p.append('"optInt32":' + (str(x16) if type(x16) is int else _rt.json_out_int(x16)))
+        if self._pb_p0 & 2:
+            x17 = self._f_opt_string
+            p.append('"optString":' + _rt.json_out_str(x17))
+        return "{" + ",".join(p) + "}"
+
+    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
+        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_p0 < 0:
+            self._pb_load_raw()
+        keys = self._pb_json_keys
+        for key, v in obj.items():
+            n = keys.get(key, 0)
+            if n < 9:
+                if n == 1:
+                    if key != 'fDouble' and 'fDouble' in obj:  # given under both names
+                        raise _rt.json_refuse()
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    x1 = _rt.json_in_double(v)
+                    self._f_f_double = x1
+                elif n == 2:
+                    if key != 'fFloat' and 'fFloat' in obj:  # given under both names
+                        raise _rt.json_refuse()
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    x2 = _rt.json_in_float(v)
+                    self._f_f_float = x2
+                elif n == 3:
+                    if key != 'fInt64' and 'fInt64' in obj:  # given under both names
+                        raise _rt.json_refuse()
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    x3 = _rt.json_in_int(3, v)
+                    self._f_f_int64 = x3
+                elif n == 4:
+                    if key != 'fUint64' and 'fUint64' in obj:  # given under both names
+                        raise _rt.json_refuse()
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    x4 = _rt.json_in_int(4, v)
+                    self._f_f_uint64 = x4
+                elif n == 5:
+                    if key != 'fInt32' and 'fInt32' in obj:  # given under both names
+                        raise _rt.json_refuse()
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    x5 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
+                    self._f_f_int32 = x5
+                elif n == 6:
+                    if key != 'fFixed64' and 'fFixed64' in obj:  # given under both names
+                        raise _rt.json_refuse()
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    x6 = _rt.json_in_int(6, v)
+                    self._f_f_fixed64 = x6
+                elif n == 7:
+                    if key != 'fFixed32' and 'fFixed32' in obj:  # given under both names
+                        raise _rt.json_refuse()
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    x7 = v if type(v) is int and 0 <= v <= 4294967295 else _rt.json_in_int(7, v)
+                    self._f_f_fixed32 = x7
+                elif n == 8:
+                    if key != 'fBool' and 'fBool' in obj:  # given under both names
+                        raise _rt.json_refuse()
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    x8 = v if type(v) is bool else _rt.json_in_bool(v)
+                    self._f_f_bool = x8
+                else:
+                    _rt.json_in_other(self, key, v, ctx, depth)
+            else:
+                if n < 13:
+                    if n == 9:
+                        if key != 'fString' and 'fString' in obj:  # given under both names
+                            raise _rt.json_refuse()
+                        if v is None:  # null: the field stays as it is
+                            continue
+                        x9 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                        self._f_f_string = x9
+                    elif n == 10:
+                        if key != 'fBytes' and 'fBytes' in obj:  # given under both names
+                            raise _rt.json_refuse()
+                        if v is None:  # null: the field stays as it is
+                            continue
+                        x10 = _rt.json_in_bytes(v)
+                        self._f_f_bytes = x10
+                    elif n == 11:
+                        if key != 'fUint32' and 'fUint32' in obj:  # given under both names
+                            raise _rt.json_refuse()
+                        if v is None:  # null: the field stays as it is
+                            continue
+                        x11 = v if type(v) is int and 0 <= v <= 4294967295 else _rt.json_in_int(13, v)
+                        self._f_f_uint32 = x11
+                    elif n == 12:
+                        if key != 'fSfixed32' and 'fSfixed32' in obj:  # given under both names
+                            raise _rt.json_refuse()
+                        if v is None:  # null: the field stays as it is
+                            continue
+                        x12 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(15, v)
+                        self._f_f_sfixed32 = x12
+                    else:
+                        _rt.json_in_other(self, key, v, ctx, depth)
+                else:
+                    if n == 13:
+                        if key != 'fSfixed64' and 'fSfixed64' in obj:  # given under both names
+                            raise _rt.json_refuse()
+                        if v is None:  # null: the field stays as it is
+                            continue
+                        x13 = _rt.json_in_int(16, v)
+                        self._f_f_sfixed64 = x13
+                    elif n == 14:
+                        if key != 'fSint32' and 'fSint32' in obj:  # given under both names
+                            raise _rt.json_refuse()
+                        if v is None:  # null: the field stays as it is
+                            continue
+                        x14 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(17, v)
+                        self._f_f_sint32 = x14
+                    elif n == 15:
+                        if key != 'fSint64' and 'fSint64' in obj:  # given under both names
+                            raise _rt.json_refuse()
+                        if v is None:  # null: the field stays as it is
+                            continue
+                        x15 = _rt.json_in_int(18, v)
+                        self._f_f_sint64 = x15
+                    elif n == 16:
+                        if key != 'optInt32' and 'optInt32' in obj:  # given under both names
+                            raise _rt.json_refuse()
+                        if v is None:  # null: the field stays as it is
+                            continue
+                        x16 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
+                        self._f_opt_int32 = x16
+                        self._pb_p0 |= 1
+                    elif n == 17:
+                        if key != 'optString' and 'optString' in obj:  # given under both names
+                            raise _rt.json_refuse()
+                        if v is None:  # null: the field stays as it is
+                            continue
+                        x17 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                        self._f_opt_string = x17
+                        self._pb_p0 |= 2
+                    else:
+                        _rt.json_in_other(self, key, v, ctx, depth)
+
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Scalars):
             return NotImplemented
