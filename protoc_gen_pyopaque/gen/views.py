@@ -33,7 +33,8 @@ WKT_BASES: Final = {
     for name in ("Any", "Timestamp", "Duration", "Struct", "Value", "ListValue", "FieldMask")
 }
 # Messages whose ProtoJSON is not an object of their fields: their JSON stays with the
-# runtime's reflective code (Message._pb_json_text/_pb_json_merge), as do legacy_json ones.
+# runtime's reflective code (Message._pb_json_text/_pb_json_merge), as do messages where
+# a JSON key would name two fields (legacy_json allows that).
 JSON_SPECIAL_FORMS: Final = frozenset(f"google.protobuf.{name}" for name in (
     "Any", "Timestamp", "Duration", "FieldMask", "Struct", "Value", "ListValue", "DoubleValue",
     "FloatValue", "Int64Value", "UInt64Value", "Int32Value", "UInt32Value", "BoolValue",
@@ -257,7 +258,7 @@ class MessageView:
     lazy_fields: list[FieldView]
     info_expr: str
     comment: str
-    json_fast: bool = False  # generated JSON printer and parser (not a special form, not legacy_json)
+    json_fast: bool = False  # generated JSON printer and parser (not a special form, no key clash)
     json_keys: list[tuple[str, int]] = field(default_factory=list)  # (key literal, field number)
     json_dispatch: DispatchNode | None = None  # over field numbers
 
@@ -626,9 +627,10 @@ class _Builder:
             wide_tags=any(f.number >= 16 for f in fields),
             info_expr=self.message_info(msg, fields, oneofs), comment=docstring(msg.comment),
         )
-        if msg.full_name not in JSON_SPECIAL_FORMS and not msg.legacy_json:
+        keys = _json_keys(fields)
+        if msg.full_name not in JSON_SPECIAL_FORMS and keys is not None:
             view.json_fast = True
-            view.json_keys = _json_keys(fields)
+            view.json_keys = keys
             view.json_dispatch = _split(sorted(((f.number, f, "json") for f in fields), key=lambda c: c[0]))
         self.all_messages.append(view)
         return view
@@ -692,14 +694,17 @@ def _dispatch(fields: list[FieldView]) -> DispatchNode:
     return _split(cases)
 
 
-def _json_keys(fields: list[FieldView]) -> list[tuple[str, int]]:
+def _json_keys(fields: list[FieldView]) -> list[tuple[str, int]] | None:
     """The JSON keys the parser accepts: JSON names, then proto names where they differ.
 
-    (protoc refuses JSON names that clash with another field's name, legacy_json aside.)
+    None when a key would name two fields (which protoc allows under legacy_json, the
+    default of proto2): the reflective parser's precedence then decides.
     """
-    keys = {f.model.json_name: f.number for f in fields}
+    keys: dict[str, int] = {}
     for f in fields:
-        keys.setdefault(f.name, f.number)
+        for key in (f.model.json_name, f.name):
+            if keys.setdefault(key, f.number) != f.number:
+                return None
     return [(repr(key), number) for key, number in keys.items()]
 
 

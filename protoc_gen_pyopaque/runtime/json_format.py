@@ -24,7 +24,7 @@ import sys
 from decimal import Decimal, InvalidOperation
 from json.encoder import encode_basestring
 from types import ModuleType
-from typing import Any, Callable, Final, TypeVar
+from typing import Any, Callable, Final, TypeVar, cast
 
 from .errors import JsonError
 from .reflect import (
@@ -194,14 +194,18 @@ _COMPACT: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separato
 class _Ctx:
     """Options and state of one conversion."""
 
-    __slots__ = ("root", "proto_names", "always_print", "ignore_unknown")
+    __slots__ = ("root", "proto_names", "always_print", "ignore_unknown", "rounded_floats")
 
     def __init__(self, root: type, proto_names: bool = False, always_print: bool = False,
-                 ignore_unknown: bool = False) -> None:
+                 ignore_unknown: bool = False, rounded_floats: bool = False) -> None:
         self.root = root
         self.proto_names = proto_names
         self.always_print = always_print
         self.ignore_unknown = ignore_unknown
+        # JSON numbers with a fraction or exponent were read as floats (from_json's fast
+        # path): integer fields refuse them, as they may have lost digits ("1.0000000000000001"
+        # reads as 1.0); the exact decimals of the rerun decide
+        self.rounded_floats = rounded_floats
 
     def resolve(self, type_url: str, path: str) -> type:
         name = type_url.rpartition("/")[2]
@@ -405,8 +409,10 @@ def _print_any(msg: Any, ctx: _Ctx, path: str, depth: int) -> Any:
 
 def _print_timestamp(msg: Any, ctx: _Ctx, path: str, depth: int) -> Any:
     values = _fields_of(msg)
-    seconds = int(values.get("seconds", 0))
-    nanos = int(values.get("nanos", 0))
+    return _timestamp_text(int(values.get("seconds", 0)), int(values.get("nanos", 0)), path)
+
+
+def _timestamp_text(seconds: int, nanos: int, path: str) -> str:
     if not _TS_MIN <= seconds <= _TS_MAX:
         raise JsonError(f"{path}: Timestamp seconds {seconds} out of range (years 1 to 9999)")
     if not 0 <= nanos <= _NANOS_MAX:
@@ -431,8 +437,10 @@ def _fraction(nanos: int) -> str:
 
 def _print_duration(msg: Any, ctx: _Ctx, path: str, depth: int) -> Any:
     values = _fields_of(msg)
-    seconds = int(values.get("seconds", 0))
-    nanos = int(values.get("nanos", 0))
+    return _duration_text(int(values.get("seconds", 0)), int(values.get("nanos", 0)), path)
+
+
+def _duration_text(seconds: int, nanos: int, path: str) -> str:
     if not -_DUR_MAX <= seconds <= _DUR_MAX:
         raise JsonError(f"{path}: Duration seconds {seconds} out of range ±{_DUR_MAX}")
     if not -_NANOS_MAX <= nanos <= _NANOS_MAX:
@@ -561,6 +569,20 @@ def _load(text: str | bytes | bytearray) -> Any:
 
 def from_json(cls: type[M], text: str | bytes | bytearray, *, ignore_unknown_fields: bool = False) -> M:
     """Parse ProtoJSON ``text`` into a new ``cls``; raise JsonError on any problem."""
+    if type(text) is str:
+        # fast path: numbers read as floats (in C), no Decimal
+        try:
+            obj = json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
+        except (ValueError, RecursionError):
+            pass  # _load below names the problem
+        else:
+            msg = cls()
+            try:
+                cast(Any, msg)._pb_json_merge(obj, _Ctx(cls, ignore_unknown=ignore_unknown_fields,
+                                                         rounded_floats=True), 0)
+                return msg
+            except (JsonError, RecursionError):
+                pass
     return from_dict(cls, _load(text), ignore_unknown_fields=ignore_unknown_fields)
 
 
@@ -749,6 +771,8 @@ def _parse_single(field: FieldInfo, value: Any, existing: Any, ctx: _Ctx, path: 
 
 def _parse_scalar(kind: int, field: FieldInfo | None, value: Any, ctx: _Ctx | None, path: str) -> Any:
     if kind in _INT_RANGES:
+        if ctx is not None and ctx.rounded_floats and type(value) is float:
+            raise json_refuse()
         return _parse_int(kind, value, path)
     if kind == TYPE_STRING:
         if not isinstance(value, str):
@@ -888,6 +912,8 @@ def _parse_enum_of(enum: EnumInfo | None, value: Any, ctx: _Ctx | None, path: st
         raise JsonError(f"{path}: {_show(value)} is not a value of {name}")
     if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
         raise JsonError(f"{path}: expected an enum name or number, got {_describe(value)}")
+    if ctx is not None and ctx.rounded_floats and type(value) is float:
+        raise json_refuse()
     number = _parse_int(TYPE_INT32, value, path)
     if enum is not None and enum.closed and number not in enum.numbers:
         raise JsonError(f"{path}: {number} is not a value of closed enum {enum.full_name}")
@@ -994,7 +1020,7 @@ def _parse_wrapper(msg: Any, obj: Any, ctx: _Ctx, path: str, depth: int) -> None
     field = _info(msg).by_number[1]
     if obj is None:
         raise JsonError(f"{path}: expected a value for {_info(msg).full_name}, got null")
-    msg._pb_set(field, _parse_scalar(field.kind, field, obj, None, path))
+    msg._pb_set(field, _parse_scalar(field.kind, field, obj, ctx, path))
 
 
 def _parse_struct(msg: Any, obj: Any, ctx: _Ctx, path: str, depth: int) -> None:
@@ -1066,8 +1092,9 @@ _SPECIAL_PARSERS: Final[dict[str, _Parser]] = {
 # Generated messages print and parse their own fields (_pb_json_text, _pb_json_merge)
 # with inline code for the common cases; they call these helpers for the rest. They
 # track no JSON paths: what fails raises a bare JsonError and the reflective code above
-# runs again to name the path. Messages with special JSON forms (the well-known types)
-# and legacy_json messages keep the reflective code, through Message's defaults.
+# runs again to name the path. Messages with special JSON forms (the well-known types;
+# Timestamp and Duration print through their bases in wkt.py) and messages where a JSON
+# key names two fields (legacy_json) keep the reflective code, through Message's defaults.
 
 JsonCtx = _Ctx
 
@@ -1108,25 +1135,30 @@ def json_out_double(value: Any) -> str:
 
 
 def json_out_float(value: Any) -> str:
-    """A float32 in its shortest decimal form that reads back as the same float32."""
-    number = float(value)
-    if number - number == 0.0 and number != 0.0:
+    """A float32 in its shortest decimal form that reads back as the same float32 (6 digits at least)."""
+    number = value if type(value) is float else float(value)
+    if number != 0.0 and number - number == 0.0:
         try:
             want = _F32.pack(number)
         except OverflowError:
             return repr(number)
-        bits = int.from_bytes(want, "little")
-        # the float32's rounding interval is symmetric unless it is a power of two: then more
-        # digits never stop reading back, so start at 8 and go down while they still do
-        if bits & 0x7FFFFF and _F32.unpack(want)[0] == number:
-            text = float("%.8g" % number)
-            if _F32.pack(text) != want:
-                return repr(float("%.9g" % number))
-            shorter = float("%.7g" % number)
-            if _F32.pack(shorter) != want:
-                return repr(text)
-            text = float("%.6g" % number)
-            return repr(text if _F32.pack(text) == want else shorter)
+        # Reading back is monotonic in the digit count when the float32's rounding interval
+        # is symmetric: a float32 value (not a double between two) that is no power of two.
+        if (want[0] | want[1] | want[2] & 0x7F) and _F32.unpack(want)[0] == number:
+            text = "%.7g" % number
+            if _F32.pack(float(text)) == want:
+                shorter = "%.6g" % number
+                if _F32.pack(float(shorter)) == want:
+                    text = shorter
+            else:
+                text = "%.8g" % number
+                if _F32.pack(float(text)) != want:
+                    text = "%.9g" % number
+            # repr() of that float writes these digits (at most 9 of them) the same way,
+            # except for large exponents, and with ".0" after a whole number
+            if "e" not in text:
+                return text if "." in text else text + ".0"
+            return repr(float(text))
     printed = _print_float(number, True)
     return repr(printed) if isinstance(printed, float) else '"' + printed + '"'
 
@@ -1166,7 +1198,10 @@ def json_refuse() -> JsonError:
 
 
 def json_in_int(kind: int, value: Any) -> int:
-    """An integer of ``kind``: a JSON number or a decimal string (the form 64-bit ones print in)."""
+    """An integer of ``kind``: a JSON number or a decimal string (the form 64-bit ones print in).
+
+    Floats are refused: they may have lost digits that decide (see _Ctx.rounded_floats).
+    """
     if type(value) is str:
         digits = value[1:] if value[:1] == "-" else value
         if digits.isdigit() and digits.isascii() and (digits[0] != "0" or len(digits) == 1):
@@ -1174,6 +1209,8 @@ def json_in_int(kind: int, value: Any) -> int:
             low, high = _INT_RANGES[kind]
             if low <= number <= high:
                 return number
+    elif type(value) is float:
+        raise json_refuse()
     return _parse_int(kind, value, "$")
 
 

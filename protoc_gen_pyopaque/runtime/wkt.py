@@ -26,8 +26,10 @@ from datetime import datetime, timedelta, timezone, tzinfo
 from operator import truediv  # compiled code (mypyc) divides ints as floats: inexact
 from typing import Any, Final, TypeVar, cast
 
+from .errors import JsonError
 from .json_format import (
-    _DUR_MAX, _NANOS_MAX, _TS_MAX, _TS_MIN, _camel_to_snake, _snake_to_camel, find_message_class,
+    _DUR_MAX, _NANOS_MAX, _TS_MAX, _TS_MIN, MAX_DEPTH, JsonCtx, _camel_to_snake, _duration_text,
+    _snake_to_camel, _timestamp_text, find_message_class,
 )
 from .message import Message
 
@@ -253,6 +255,12 @@ class TimestampBase(_SecondsNanosBase):
 
     __slots__ = ()
 
+    def _pb_json_text(self, ctx: JsonCtx, depth: int) -> str:
+        """Print the ProtoJSON string (the reflective printer names the path of a failure)."""
+        if depth > MAX_DEPTH:
+            raise JsonError("$: messages nested too deeply")
+        return '"' + _timestamp_text(int(self.get_seconds()), int(self.get_nanos()), "$") + '"'
+
     # -- helpers -----------------------------------------------------------------------
 
     @classmethod
@@ -343,6 +351,12 @@ class DurationBase(_SecondsNanosBase):
     """
 
     __slots__ = ()
+
+    def _pb_json_text(self, ctx: JsonCtx, depth: int) -> str:
+        """Print the ProtoJSON string (the reflective printer names the path of a failure)."""
+        if depth > MAX_DEPTH:
+            raise JsonError("$: messages nested too deeply")
+        return '"' + _duration_text(int(self.get_seconds()), int(self.get_nanos()), "$") + '"'
 
     # -- helpers -----------------------------------------------------------------------
 

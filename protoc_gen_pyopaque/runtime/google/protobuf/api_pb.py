@@ -440,7 +440,7 @@ message."""
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'methods': 2, 'options': 3, 'version': 4, 'sourceContext': 5, 'mixins': 6, 'syntax': 7, 'edition': 8, 'source_context': 5}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'methods': 2, 'options': 3, 'version': 4, 'sourceContext': 5, 'source_context': 5, 'mixins': 6, 'syntax': 7, 'edition': 8}
 
     def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
         if depth > _rt.JSON_MAX_DEPTH:
@@ -931,7 +931,7 @@ Api. This is similar to Field and EnumValue."""
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'requestTypeUrl': 2, 'requestStreaming': 3, 'responseTypeUrl': 4, 'responseStreaming': 5, 'options': 6, 'syntax': 7, 'edition': 8, 'request_type_url': 2, 'request_streaming': 3, 'response_type_url': 4, 'response_streaming': 5}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'requestTypeUrl': 2, 'request_type_url': 2, 'requestStreaming': 3, 'request_streaming': 3, 'responseTypeUrl': 4, 'response_type_url': 4, 'responseStreaming': 5, 'response_streaming': 5, 'options': 6, 'syntax': 7, 'edition': 8}
 
     def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
         if depth > _rt.JSON_MAX_DEPTH:
@@ -945,13 +945,13 @@ Api. This is similar to Field and EnumValue."""
             p.append('"requestTypeUrl":' + _rt.json_out_str(x2))
         x3 = self.request_streaming
         if x3:
-            p.append('"requestStreaming":' + ("true" if x3 else "false"))
+            p.append('"requestStreaming":' + "true" if x3 else '"requestStreaming":' + "false")
         x4 = self.response_type_url
         if x4:
             p.append('"responseTypeUrl":' + _rt.json_out_str(x4))
         x5 = self.response_streaming
         if x5:
-            p.append('"responseStreaming":' + ("true" if x5 else "false"))
+            p.append('"responseStreaming":' + "true" if x5 else '"responseStreaming":' + "false")
         x6 = self.options
         if x6:
             p.append('"options":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x6]) + "]")

@@ -378,7 +378,7 @@ FileDescriptorSet which preserves the necessary information."""
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'fields': 2, 'oneofs': 3, 'options': 4, 'sourceContext': 5, 'syntax': 6, 'edition': 7, 'source_context': 5}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'fields': 2, 'oneofs': 3, 'options': 4, 'sourceContext': 5, 'source_context': 5, 'syntax': 6, 'edition': 7}
 
     def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
         if depth > _rt.JSON_MAX_DEPTH:
@@ -986,7 +986,7 @@ types. The first type has index 1; zero means the type is not in the list."""
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'kind': 1, 'cardinality': 2, 'number': 3, 'name': 4, 'typeUrl': 6, 'oneofIndex': 7, 'packed': 8, 'options': 9, 'jsonName': 10, 'defaultValue': 11, 'type_url': 6, 'oneof_index': 7, 'json_name': 10, 'default_value': 11}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'kind': 1, 'cardinality': 2, 'number': 3, 'name': 4, 'typeUrl': 6, 'type_url': 6, 'oneofIndex': 7, 'oneof_index': 7, 'packed': 8, 'options': 9, 'jsonName': 10, 'json_name': 10, 'defaultValue': 11, 'default_value': 11}
 
     def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
         if depth > _rt.JSON_MAX_DEPTH:
@@ -1000,7 +1000,7 @@ types. The first type has index 1; zero means the type is not in the list."""
             p.append('"cardinality":' + (_e_Field_Cardinality.json_names.get(x2) or _rt.json_out_enum(_e_Field_Cardinality, x2)))
         x3 = self.number
         if x3:
-            p.append('"number":' + (str(x3) if type(x3) is int else _rt.json_out_int(x3)))
+            p.append('"number":' + str(x3) if type(x3) is int else '"number":' + _rt.json_out_int(x3))
         x4 = self.name
         if x4:
             p.append('"name":' + _rt.json_out_str(x4))
@@ -1009,10 +1009,10 @@ types. The first type has index 1; zero means the type is not in the list."""
             p.append('"typeUrl":' + _rt.json_out_str(x6))
         x7 = self.oneof_index
         if x7:
-            p.append('"oneofIndex":' + (str(x7) if type(x7) is int else _rt.json_out_int(x7)))
+            p.append('"oneofIndex":' + str(x7) if type(x7) is int else '"oneofIndex":' + _rt.json_out_int(x7))
         x8 = self.packed
         if x8:
-            p.append('"packed":' + ("true" if x8 else "false"))
+            p.append('"packed":' + "true" if x8 else '"packed":' + "false")
         x9 = self.options
         if x9:
             p.append('"options":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x9]) + "]")
@@ -1435,7 +1435,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'enumvalue': 2, 'options': 3, 'sourceContext': 4, 'syntax': 5, 'edition': 6, 'source_context': 4}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'enumvalue': 2, 'options': 3, 'sourceContext': 4, 'source_context': 4, 'syntax': 5, 'edition': 6}
 
     def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
         if depth > _rt.JSON_MAX_DEPTH:
@@ -1725,7 +1725,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
             p.append('"name":' + _rt.json_out_str(x1))
         x2 = self.number
         if x2:
-            p.append('"number":' + (str(x2) if type(x2) is int else _rt.json_out_int(x2)))
+            p.append('"number":' + str(x2) if type(x2) is int else '"number":' + _rt.json_out_int(x2))
         x3 = self.options
         if x3:
             p.append('"options":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x3]) + "]")

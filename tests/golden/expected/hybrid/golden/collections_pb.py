@@ -829,7 +829,7 @@ class Collections(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'packedInts': 1, 'names': 2, 'items': 3, 'colors': 4, 'counts': 5, 'itemsById': 6, 'text': 7, 'item': 8, 'scalars': 9, 'packed_ints': 1, 'items_by_id': 6}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'packedInts': 1, 'packed_ints': 1, 'names': 2, 'items': 3, 'colors': 4, 'counts': 5, 'itemsById': 6, 'items_by_id': 6, 'text': 7, 'item': 8, 'scalars': 9}
 
     def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
         if depth > _rt.JSON_MAX_DEPTH:

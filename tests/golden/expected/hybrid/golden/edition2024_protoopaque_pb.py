@@ -189,7 +189,7 @@ class _c_LogEntry_Detail(_rt.Message):
             p.append('"lines":' + "[" + ",".join([_rt.json_out_str(y) for y in x1]) + "]")
         if self._pb_p0 & 1:
             x2 = self._f_level
-            p.append('"level":' + (str(x2) if type(x2) is int else _rt.json_out_int(x2)))
+            p.append('"level":' + str(x2) if type(x2) is int else '"level":' + _rt.json_out_int(x2))
         return "{" + ",".join(p) + "}"
 
     def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
@@ -659,7 +659,7 @@ class LogEntry(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'timestamp': 1, 'message': 2, 'detail': 3, 'uncheckedDetail': 4, 'history': 5, 'unchecked_detail': 4}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'timestamp': 1, 'message': 2, 'detail': 3, 'uncheckedDetail': 4, 'unchecked_detail': 4, 'history': 5}
 
     def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
         if depth > _rt.JSON_MAX_DEPTH:
@@ -673,7 +673,7 @@ class LogEntry(_rt.Message):
         p: list[str] = []
         if self._pb_p0 & 1:
             x1 = self._f_timestamp
-            p.append('"timestamp":' + ('"' + str(x1) + '"' if type(x1) is int else _rt.json_out_int64(x1)))
+            p.append('"timestamp":' + '"' + str(x1) + '"' if type(x1) is int else '"timestamp":' + _rt.json_out_int64(x1))
         if self._pb_p0 & 2:
             x2 = self._f_message
             p.append('"message":' + _rt.json_out_str(x2))

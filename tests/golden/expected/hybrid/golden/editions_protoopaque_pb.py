@@ -147,7 +147,7 @@ class _c_Edition2023_Child(_rt.Message):
         p: list[str] = []
         if self._pb_p0 & 1:
             x1 = self._f_value
-            p.append('"value":' + (str(x1) if type(x1) is int else _rt.json_out_int(x1)))
+            p.append('"value":' + str(x1) if type(x1) is int else '"value":' + _rt.json_out_int(x1))
         return "{" + ",".join(p) + "}"
 
     def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
@@ -542,7 +542,7 @@ class Edition2023(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'explicitByDefault': 1, 'implicit': 2, 'requiredLegacy': 3, 'expanded': 4, 'unchecked': 5, 'delimitedChild': 6, 'state': 7, 'explicit_by_default': 1, 'required_legacy': 3, 'delimited_child': 6}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'explicitByDefault': 1, 'explicit_by_default': 1, 'implicit': 2, 'requiredLegacy': 3, 'required_legacy': 3, 'expanded': 4, 'unchecked': 5, 'delimitedChild': 6, 'delimited_child': 6, 'state': 7}
 
     def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
         if depth > _rt.JSON_MAX_DEPTH:
@@ -550,13 +550,13 @@ class Edition2023(_rt.Message):
         p: list[str] = []
         if self._pb_p0 & 1:
             x1 = self._f_explicit_by_default
-            p.append('"explicitByDefault":' + (str(x1) if type(x1) is int else _rt.json_out_int(x1)))
+            p.append('"explicitByDefault":' + str(x1) if type(x1) is int else '"explicitByDefault":' + _rt.json_out_int(x1))
         x2 = self._f_implicit
         if x2:
-            p.append('"implicit":' + (str(x2) if type(x2) is int else _rt.json_out_int(x2)))
+            p.append('"implicit":' + str(x2) if type(x2) is int else '"implicit":' + _rt.json_out_int(x2))
         if self._pb_p0 & 2:
             x3 = self._f_required_legacy
-            p.append('"requiredLegacy":' + (str(x3) if type(x3) is int else _rt.json_out_int(x3)))
+            p.append('"requiredLegacy":' + str(x3) if type(x3) is int else '"requiredLegacy":' + _rt.json_out_int(x3))
         x4 = self._f_expanded
         if x4:
             p.append('"expanded":' + "[" + ",".join([(str(y) if type(y) is int else _rt.json_out_int(y)) for y in x4]) + "]")

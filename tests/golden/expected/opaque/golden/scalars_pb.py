@@ -766,7 +766,7 @@ class Scalars(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fDouble': 1, 'fFloat': 2, 'fInt64': 3, 'fUint64': 4, 'fInt32': 5, 'fFixed64': 6, 'fFixed32': 7, 'fBool': 8, 'fString': 9, 'fBytes': 10, 'fUint32': 11, 'fSfixed32': 12, 'fSfixed64': 13, 'fSint32': 14, 'fSint64': 15, 'optInt32': 16, 'optString': 17, 'f_double': 1, 'f_float': 2, 'f_int64': 3, 'f_uint64': 4, 'f_int32': 5, 'f_fixed64': 6, 'f_fixed32': 7, 'f_bool': 8, 'f_string': 9, 'f_bytes': 10, 'f_uint32': 11, 'f_sfixed32': 12, 'f_sfixed64': 13, 'f_sint32': 14, 'f_sint64': 15, 'opt_int32': 16, 'opt_string': 17}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fDouble': 1, 'f_double': 1, 'fFloat': 2, 'f_float': 2, 'fInt64': 3, 'f_int64': 3, 'fUint64': 4, 'f_uint64': 4, 'fInt32': 5, 'f_int32': 5, 'fFixed64': 6, 'f_fixed64': 6, 'fFixed32': 7, 'f_fixed32': 7, 'fBool': 8, 'f_bool': 8, 'fString': 9, 'f_string': 9, 'fBytes': 10, 'f_bytes': 10, 'fUint32': 11, 'f_uint32': 11, 'fSfixed32': 12, 'f_sfixed32': 12, 'fSfixed64': 13, 'f_sfixed64': 13, 'fSint32': 14, 'f_sint32': 14, 'fSint64': 15, 'f_sint64': 15, 'optInt32': 16, 'opt_int32': 16, 'optString': 17, 'opt_string': 17}
 
     def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
         if depth > _rt.JSON_MAX_DEPTH:
@@ -776,28 +776,28 @@ class Scalars(_rt.Message):
         p: list[str] = []
         x1 = self._f_f_double
         if x1 or _rt.copysign(1.0, x1) < 0.0:
-            p.append('"fDouble":' + (repr(x1) if type(x1) is float and x1 - x1 == 0.0 else _rt.json_out_double(x1)))
+            p.append('"fDouble":' + repr(x1) if type(x1) is float and x1 - x1 == 0.0 else '"fDouble":' + _rt.json_out_double(x1))
         x2 = self._f_f_float
         if x2 or _rt.copysign(1.0, x2) < 0.0:
             p.append('"fFloat":' + _rt.json_out_float(x2))
         x3 = self._f_f_int64
         if x3:
-            p.append('"fInt64":' + ('"' + str(x3) + '"' if type(x3) is int else _rt.json_out_int64(x3)))
+            p.append('"fInt64":' + '"' + str(x3) + '"' if type(x3) is int else '"fInt64":' + _rt.json_out_int64(x3))
         x4 = self._f_f_uint64
         if x4:
-            p.append('"fUint64":' + ('"' + str(x4) + '"' if type(x4) is int else _rt.json_out_int64(x4)))
+            p.append('"fUint64":' + '"' + str(x4) + '"' if type(x4) is int else '"fUint64":' + _rt.json_out_int64(x4))
         x5 = self._f_f_int32
         if x5:
-            p.append('"fInt32":' + (str(x5) if type(x5) is int else _rt.json_out_int(x5)))
+            p.append('"fInt32":' + str(x5) if type(x5) is int else '"fInt32":' + _rt.json_out_int(x5))
         x6 = self._f_f_fixed64
         if x6:
-            p.append('"fFixed64":' + ('"' + str(x6) + '"' if type(x6) is int else _rt.json_out_int64(x6)))
+            p.append('"fFixed64":' + '"' + str(x6) + '"' if type(x6) is int else '"fFixed64":' + _rt.json_out_int64(x6))
         x7 = self._f_f_fixed32
         if x7:
-            p.append('"fFixed32":' + (str(x7) if type(x7) is int else _rt.json_out_int(x7)))
+            p.append('"fFixed32":' + str(x7) if type(x7) is int else '"fFixed32":' + _rt.json_out_int(x7))
         x8 = self._f_f_bool
         if x8:
-            p.append('"fBool":' + ("true" if x8 else "false"))
+            p.append('"fBool":' + "true" if x8 else '"fBool":' + "false")
         x9 = self._f_f_string
         if x9:
             p.append('"fString":' + _rt.json_out_str(x9))
@@ -806,22 +806,22 @@ class Scalars(_rt.Message):
             p.append('"fBytes":' + _rt.json_out_bytes(x10))
         x11 = self._f_f_uint32
         if x11:
-            p.append('"fUint32":' + (str(x11) if type(x11) is int else _rt.json_out_int(x11)))
+            p.append('"fUint32":' + str(x11) if type(x11) is int else '"fUint32":' + _rt.json_out_int(x11))
         x12 = self._f_f_sfixed32
         if x12:
-            p.append('"fSfixed32":' + (str(x12) if type(x12) is int else _rt.json_out_int(x12)))
+            p.append('"fSfixed32":' + str(x12) if type(x12) is int else '"fSfixed32":' + _rt.json_out_int(x12))
         x13 = self._f_f_sfixed64
         if x13:
-            p.append('"fSfixed64":' + ('"' + str(x13) + '"' if type(x13) is int else _rt.json_out_int64(x13)))
+            p.append('"fSfixed64":' + '"' + str(x13) + '"' if type(x13) is int else '"fSfixed64":' + _rt.json_out_int64(x13))
         x14 = self._f_f_sint32
         if x14:
-            p.append('"fSint32":' + (str(x14) if type(x14) is int else _rt.json_out_int(x14)))
+            p.append('"fSint32":' + str(x14) if type(x14) is int else '"fSint32":' + _rt.json_out_int(x14))
         x15 = self._f_f_sint64
         if x15:
-            p.append('"fSint64":' + ('"' + str(x15) + '"' if type(x15) is int else _rt.json_out_int64(x15)))
+            p.append('"fSint64":' + '"' + str(x15) + '"' if type(x15) is int else '"fSint64":' + _rt.json_out_int64(x15))
         if self._pb_p0 & 1:
             x16 = self._f_opt_int32
-            p.append('"optInt32":' + (str(x16) if type(x16) is int else _rt.json_out_int(x16)))
+            p.append('"optInt32":' + str(x16) if type(x16) is int else '"optInt32":' + _rt.json_out_int(x16))
         if self._pb_p0 & 2:
             x17 = self._f_opt_string
             p.append('"optString":' + _rt.json_out_str(x17))
@@ -841,7 +841,7 @@ class Scalars(_rt.Message):
                         raise _rt.json_refuse()
                     if v is None:  # null: the field stays as it is
                         continue
-                    x1 = _rt.json_in_double(v)
+                    x1 = v if type(v) is float and v - v == 0.0 else _rt.json_in_double(v)
                     self._f_f_double = x1
                 elif n == 2:
                     if key != 'fFloat' and 'fFloat' in obj:  # given under both names

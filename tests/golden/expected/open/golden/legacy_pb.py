@@ -125,6 +125,42 @@ class _c_Legacy_Point(_rt.Message):
         else:
             raise KeyError(field.name)
 
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'x': 7, 'y': 8}
+
+    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
+        if depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        p: list[str] = []
+        x7 = self.x
+        if x7 is not None:
+            p.append('"x":' + str(x7) if type(x7) is int else '"x":' + _rt.json_out_int(x7))
+        x8 = self.y
+        if x8 is not None:
+            p.append('"y":' + str(x8) if type(x8) is int else '"y":' + _rt.json_out_int(x8))
+        return "{" + ",".join(p) + "}"
+
+    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
+        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        keys = self._pb_json_keys
+        for key, v in obj.items():
+            n = keys.get(key, 0)
+            if n == 7:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x7 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
+                self.x = x7
+            elif n == 8:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x8 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
+                self.y = x8
+            else:
+                _rt.json_in_other(self, key, v, ctx, depth)
+
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, _c_Legacy_Point):
             return NotImplemented
@@ -367,6 +403,82 @@ class Legacy(_rt.ExtendableMessage):
         if self.id is None:
             out.append(prefix + "id")
         return
+
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'id': 1, 'label': 2, 'level': 3, 'ratio': 4, 'samples': 5, 'point': 6}
+
+    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
+        if depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        p: list[str] = []
+        x1 = self.id
+        if x1 is not None:
+            p.append('"id":' + str(x1) if type(x1) is int else '"id":' + _rt.json_out_int(x1))
+        x2 = self.label
+        if x2 is not None:
+            p.append('"label":' + _rt.json_out_str(x2))
+        x3 = self.level
+        if x3 is not None:
+            p.append('"level":' + (_e_Level.json_names.get(x3) or _rt.json_out_enum(_e_Level, x3)))
+        x4 = self.ratio
+        if x4 is not None:
+            p.append('"ratio":' + repr(x4) if type(x4) is float and x4 - x4 == 0.0 else '"ratio":' + _rt.json_out_double(x4))
+        x5 = self.samples
+        if x5:
+            p.append('"samples":' + "[" + ",".join([('"' + str(y) + '"' if type(y) is int else _rt.json_out_int64(y)) for y in x5]) + "]")
+        x6 = self.point
+        if x6 is not None:
+            p.append('"point":' + x6._pb_json_text(ctx, depth + 1))
+        if self._pb_ext:
+            p += _rt.json_out_extensions(self, ctx, depth)
+        return "{" + ",".join(p) + "}"
+
+    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
+        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        keys = self._pb_json_keys
+        for key, v in obj.items():
+            n = keys.get(key, 0)
+            if n == 1:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x1 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
+                self.id = x1
+            elif n == 2:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x2 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                self.label = x2
+            elif n == 3:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x3 = _e_Level.names.get(v) if type(v) is str else None
+                if x3 is None:
+                    x3 = _rt.json_in_enum(_e_Level, v, ctx)
+                if x3 is not None:
+                    self.level = x3
+            elif n == 4:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x4 = v if type(v) is float and v - v == 0.0 else _rt.json_in_double(v)
+                self.ratio = x4
+            elif n == 5:
+                if v is None:  # null: the field stays as it is
+                    continue
+                if type(v) is not list:
+                    raise _rt.json_refuse()
+                self.samples = [_rt.json_in_int(3, y) for y in v]
+            elif n == 6:
+                if v is None:  # null: the field stays as it is
+                    continue
+                m6 = self.point
+                if m6 is None:
+                    m6 = self.point = _c_Legacy_Point()
+                m6._pb_json_merge(v, ctx, depth + 1)
+            else:
+                _rt.json_in_other(self, key, v, ctx, depth)
+
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Legacy):

@@ -1,0 +1,170 @@
+"""The generated ProtoJSON code (templates/_json.py.j2) against the reflective codec it stands in for.
+
+The generated printer and parser are the default path of to_json/to_dict/from_json/
+from_dict; they must print the same text, accept the same inputs and read the same
+messages as the reflective code, which still names the JSON path of every failure.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import struct
+from typing import Any
+
+import pytest
+
+from protoc_gen_pyopaque.runtime import JsonError
+from protoc_gen_pyopaque.runtime import json_format as jf
+from protoc_gen_pyopaque.runtime.google.protobuf import any_pb, duration_pb, struct_pb, timestamp_pb, type_pb
+from tests.behavior.conftest import Modules, mods  # noqa: F401  (the per-style fixture)
+
+
+def _reflective_text(msg: Any) -> str:
+    return jf._COMPACT.encode(jf._print_message(msg, jf._Ctx(type(msg)), "$", 0))
+
+
+def _fast_text(msg: Any) -> str:
+    text: str = msg._pb_json_text(jf._Ctx(type(msg)), 0)
+    return text
+
+
+def _reflective_parse(cls: Any, obj: Any, ignore_unknown: bool = False) -> Any:
+    msg = cls()
+    jf._merge_message(msg, obj, jf._Ctx(cls, ignore_unknown=ignore_unknown), "$", 0)
+    return msg
+
+
+def _fast_parse(cls: Any, obj: Any, ignore_unknown: bool = False) -> Any:
+    msg = cls()
+    msg._pb_json_merge(obj, jf._Ctx(cls, ignore_unknown=ignore_unknown), 0)
+    return msg
+
+
+def _samples(mods: Modules) -> list[Any]:
+    S = mods.load("scalars").Scalars
+    C = mods.load("collections").Collections
+    legacy = mods.load("legacy")
+    L = mods.load("edition2024").LogEntry
+    E = mods.load("editions").Edition2023
+    full = S(f_double=-0.0, f_float=0.1, f_int64=-(2**63), f_uint64=2**64 - 1, f_int32=-7,
+             f_fixed64=5, f_fixed32=6, f_bool=True, f_string="h\u00e9\"llo\n\u2028", f_bytes=b"\x00\xff\xfe",
+             f_uint32=4294967295, f_sfixed32=-3, f_sfixed64=-4, f_sint32=-5, f_sint64=-6,
+             opt_int32=0, opt_string="")
+    odd = S(f_double=float("nan"), f_float=float("-inf"), opt_int32=True, f_int64=True)
+    coll = C(packed_ints=[1, -2, 2**31 - 1], names=["a", "\u00e9"], items=[C.Item(key="k", color=2), C.Item()],
+             colors=[1, 7, 0], counts={"x": 3, "": -1}, items_by_id={-4: C.Item(key="v"), 0: C.Item()},
+             scalars=full, text="")
+    leg = legacy.Legacy(id=1, level=1, ratio=float("inf"), samples=[3, -9], point=legacy.Legacy.Point(x=1))
+    leg.set_extension(legacy.note, "n")
+    leg.set_extension(legacy.tags, [4, 5])
+    log = L.parse(L(detail=L.Detail(lines=["a", "b"])).serialize())  # lazy fields in opaque styles
+    return [S(), full, odd, coll, C(item=C.Item(color=1)), leg, log,
+            E(explicit_by_default=0, state=1)]
+
+
+def test_generated_printer_prints_what_the_reflective_one_does(mods: Modules) -> None:
+    for msg in _samples(mods):
+        assert _fast_text(msg) == _reflective_text(msg), type(msg).__name__
+        assert jf.to_json(msg) == _reflective_text(msg)
+        assert jf.to_dict(msg) == json.loads(_reflective_text(msg))
+
+
+def test_generated_parser_reads_what_the_reflective_one_does(mods: Modules) -> None:
+    for msg in _samples(mods):
+        text = jf.to_json(msg)
+        for obj in (jf._load(text), json.loads(text)):
+            assert _fast_parse(type(msg), obj) == _reflective_parse(type(msg), obj)
+        assert jf.from_json(type(msg), text) == _reflective_parse(type(msg), jf._load(text))
+
+
+def test_generated_parser_refuses_what_the_reflective_one_refuses(mods: Modules) -> None:
+    C = mods.load("collections").Collections
+    S = mods.load("scalars").Scalars
+    bad = [
+        (S, {"fInt32": 2**31}), (S, {"fInt32": True}), (S, {"fInt64": "01"}), (S, {"fInt64": "1 "}),
+        (S, {"fUint32": -1}), (S, {"fBool": 1}), (S, {"fString": 1}), (S, {"fString": "\ud800"}),
+        (S, {"fBytes": "!"}), (S, {"fFloat": 1e39}), (S, {"fDouble": "1e400"}), (S, {"fInt32": 1.5}),
+        (S, {"fInt32": 1, "f_int32": 1}), (S, {"nope": 1}), (S, []), (C, {"colors": ["BLUE"]}),
+        (C, {"colors": [None]}), (C, {"counts": {"a": None}}), (C, {"counts": []}),
+        (C, {"itemsById": {"x": {}}}), (C, {"text": "a", "item": {}}), (C, {"items": [None]}),
+        (C, {"items": {}}), (C, {"scalars": 1}), (C, {"names": "a"}),
+    ]
+    for cls, obj in bad:
+        with pytest.raises(JsonError) as reflective:
+            _reflective_parse(cls, obj)
+        with pytest.raises(JsonError):
+            _fast_parse(cls, obj)
+        with pytest.raises(JsonError) as public:  # the reflective rerun names the path
+            jf.from_dict(cls, obj)
+        assert str(public.value) == str(reflective.value)
+
+
+def test_ignore_unknown_fields_in_the_generated_parser(mods: Modules) -> None:
+    C = mods.load("collections").Collections
+    obj = {"colors": ["RED", "BLUE", 2], "items": [{"color": "BLUE", "key": "k"}], "nope": {"x": 1},
+           "counts": {"a": "1"}}
+    fast = _fast_parse(C, obj, ignore_unknown=True)
+    assert fast == _reflective_parse(C, obj, ignore_unknown=True)
+    assert fast.serialize() == C(colors=[1, 2], items=[C.Item(key="k")], counts={"a": 1}).serialize()
+
+
+def test_numbers_keep_their_exact_value(mods: Modules) -> None:
+    S = mods.load("scalars").Scalars
+    # from_json reads numbers as floats first: integers written with a fraction or an
+    # exponent go to the exact decimals of the reflective parser
+    assert jf.from_json(S, '{"fInt32": 1.0, "fInt64": 1e2}') == S(f_int32=1, f_int64=100)
+    assert jf.from_json(S, '{"fInt64": 9007199254740993.0}').get_f_int64() == 9007199254740993
+    with pytest.raises(JsonError, match=r"^\$\.fInt64: expected an integer"):
+        jf.from_json(S, '{"fInt64": 1.0000000000000001}')
+    with pytest.raises(JsonError, match=r"^\$\.fDouble: number 1E\+400 out of range for double"):
+        jf.from_json(S, '{"fDouble": 1e400}')
+    f32 = struct.unpack("<f", struct.pack("<f", 0.1))[0]
+    assert jf.from_json(S, '{"fDouble": 0.1, "fFloat": 0.1}') == S(f_double=0.1, f_float=f32)
+
+
+def test_printer_failures_name_their_path() -> None:
+    Type, Option = type_pb.Type, type_pb.Option
+    lost = any_pb.Any(type_url="type.googleapis.com/nowhere.Nothing")
+    with pytest.raises(JsonError, match=r"^\$\.options\[1\]\.value: cannot resolve Any type"):
+        jf.to_json(Type(name="t", options=[Option(name="a"), Option(name="b", value=lost)]))
+    with pytest.raises(JsonError, match=r"^\$: Timestamp seconds -99999999999 out of range"):
+        jf.to_json(timestamp_pb.Timestamp(seconds=-99999999999))
+    with pytest.raises(JsonError, match=r'^\$\["a"\]\[0\]: Value\.number_value nan'):
+        jf.to_json(struct_pb.Struct.from_python({"a": [float("nan")]}))
+    assert jf.to_json(duration_pb.Duration(seconds=-1, nanos=-500)) == '"-1.000000500s"'
+
+
+@pytest.mark.parametrize("depth", range(96, 102))
+def test_nesting_depth_counts_as_in_the_reflective_parser(mods: Modules, depth: int) -> None:
+    C = mods.load("collections").Collections
+    for obj in ({"items": [{}]}, {"itemsById": {"1": {}}}, {"scalars": {}}, {"item": {}}, {}):
+        try:
+            jf._merge_message(C(), obj, jf._Ctx(C), "$", depth)
+        except JsonError:
+            with pytest.raises(JsonError):
+                C()._pb_json_merge(obj, jf._Ctx(C), depth)
+        else:
+            C()._pb_json_merge(obj, jf._Ctx(C), depth)
+        m = jf.from_dict(C, obj)
+        try:
+            expected = jf._COMPACT.encode(jf._print_message(m, jf._Ctx(C), "$", depth))
+        except JsonError:
+            with pytest.raises(JsonError):
+                m._pb_json_text(jf._Ctx(C), depth)
+        else:
+            assert m._pb_json_text(jf._Ctx(C), depth) == expected
+
+
+def test_float32_shortest_form_matches_the_reflective_printer() -> None:
+    f32 = struct.Struct("<f")
+    rng = random.Random(7)
+    values = [f32.unpack(struct.pack("<I", rng.getrandbits(32)))[0] for _ in range(20000)]
+    values += [2.0 ** e for e in range(-149, 128)] + [rng.uniform(-10, 10) for _ in range(2000)]
+    values += [0.1, 1.5, 3e10, 1e-5, 3.4028235e38, 1e39, -0.0, 0.0, float("inf"), 16777216.0, 1e-45]
+    for v in values:
+        expected = jf._print_float(v, True)
+        want = expected if isinstance(expected, str) and expected[:1] == '"' else (
+            '"' + expected + '"' if isinstance(expected, str) else repr(expected))
+        if v == v:
+            assert jf.json_out_float(v) == want, v
