@@ -419,20 +419,18 @@ def _timestamp_text(seconds: int, nanos: int, path: str) -> str:
         raise JsonError(f"{path}: Timestamp nanos {nanos} out of range 0..999999999")
     days, rest = divmod(seconds, 86400)
     day = datetime.date.fromordinal(_EPOCH_ORDINAL + days)
-    hh, rest = divmod(rest, 3600)
-    mm, ss = divmod(rest, 60)
-    return (f"{day.year:04d}-{day.month:02d}-{day.day:02d}T{hh:02d}:{mm:02d}:{ss:02d}"
-            f"{_fraction(nanos)}Z")
+    return "%04d-%02d-%02dT%02d:%02d:%02d%sZ" % (
+        day.year, day.month, day.day, rest // 3600, rest // 60 % 60, rest % 60, _fraction(nanos))
 
 
 def _fraction(nanos: int) -> str:
     if nanos == 0:
         return ""
     if nanos % 1000000 == 0:
-        return f".{nanos // 1000000:03d}"
+        return ".%03d" % (nanos // 1000000)
     if nanos % 1000 == 0:
-        return f".{nanos // 1000:06d}"
-    return f".{nanos:09d}"
+        return ".%06d" % (nanos // 1000)
+    return ".%09d" % nanos
 
 
 def _print_duration(msg: Any, ctx: _Ctx, path: str, depth: int) -> Any:
