@@ -196,6 +196,7 @@ class FieldView:
     json_null: bool = False  # JSON null is a value of this field, not "unset"
     int_low: int = 0  # 32-bit integer kinds: their range, checked inline
     int_high: int = 0
+    int_digits: int = 0  # 64-bit kinds: decimal strings shorter than this are in range
 
     def int_in_range(self, x: str) -> str:
         """The test that the value in local ``x`` lies in the range of this varint integer field."""
@@ -548,6 +549,8 @@ class _Builder:
         view.json_null = f.enum == JSON_NULL_VALUE or (f.message == JSON_VALUE and f.map is None)
         if view.json_kind == "int":
             view.int_low, view.int_high = k.INT_RANGES[f.kind]
+        elif view.json_kind == "int64":
+            view.int_digits = len(str(k.INT_RANGES[f.kind][1]))
 
     def entry_field(self, f: Field) -> FieldView:
         """A view of a map entry's key or value, for the inlined entry codec."""

@@ -468,7 +468,7 @@ class Legacy(_rt.ExtendableMessage):
                     continue
                 if type(v) is not list:
                     raise _rt.json_refuse()
-                self.samples = [_rt.json_in_int(3, y) for y in v]
+                self.samples = [int(y) if type(y) is str and y.isdigit() and y.isascii() and y[0] != "0" and len(y) < 19 else _rt.json_in_int(3, y) for y in v]
             elif n == 6:
                 if v is None:  # null: the field stays as it is
                     continue

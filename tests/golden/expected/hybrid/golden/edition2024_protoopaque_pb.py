@@ -703,7 +703,7 @@ class LogEntry(_rt.Message):
             if n == 1:
                 if v is None:  # null: the field stays as it is
                     continue
-                x1 = _rt.json_in_int(3, v)
+                x1 = int(v) if type(v) is str and v.isdigit() and v.isascii() and v[0] != "0" and len(v) < 19 else _rt.json_in_int(3, v)
                 self._f_timestamp = x1
                 self._pb_p0 |= 1
             elif n == 2:

@@ -855,14 +855,14 @@ class Scalars(_rt.Message):
                         raise _rt.json_refuse()
                     if v is None:  # null: the field stays as it is
                         continue
-                    x3 = _rt.json_in_int(3, v)
+                    x3 = int(v) if type(v) is str and v.isdigit() and v.isascii() and v[0] != "0" and len(v) < 19 else _rt.json_in_int(3, v)
                     self._f_f_int64 = x3
                 elif n == 4:
                     if key != 'fUint64' and 'fUint64' in obj:  # given under both names
                         raise _rt.json_refuse()
                     if v is None:  # null: the field stays as it is
                         continue
-                    x4 = _rt.json_in_int(4, v)
+                    x4 = int(v) if type(v) is str and v.isdigit() and v.isascii() and v[0] != "0" and len(v) < 20 else _rt.json_in_int(4, v)
                     self._f_f_uint64 = x4
                 elif n == 5:
                     if key != 'fInt32' and 'fInt32' in obj:  # given under both names
@@ -876,7 +876,7 @@ class Scalars(_rt.Message):
                         raise _rt.json_refuse()
                     if v is None:  # null: the field stays as it is
                         continue
-                    x6 = _rt.json_in_int(6, v)
+                    x6 = int(v) if type(v) is str and v.isdigit() and v.isascii() and v[0] != "0" and len(v) < 20 else _rt.json_in_int(6, v)
                     self._f_f_fixed64 = x6
                 elif n == 7:
                     if key != 'fFixed32' and 'fFixed32' in obj:  # given under both names
@@ -932,7 +932,7 @@ class Scalars(_rt.Message):
                             raise _rt.json_refuse()
                         if v is None:  # null: the field stays as it is
                             continue
-                        x13 = _rt.json_in_int(16, v)
+                        x13 = int(v) if type(v) is str and v.isdigit() and v.isascii() and v[0] != "0" and len(v) < 19 else _rt.json_in_int(16, v)
                         self._f_f_sfixed64 = x13
                     elif n == 14:
                         if key != 'fSint32' and 'fSint32' in obj:  # given under both names
@@ -946,7 +946,7 @@ class Scalars(_rt.Message):
                             raise _rt.json_refuse()
                         if v is None:  # null: the field stays as it is
                             continue
-                        x15 = _rt.json_in_int(18, v)
+                        x15 = int(v) if type(v) is str and v.isdigit() and v.isascii() and v[0] != "0" and len(v) < 19 else _rt.json_in_int(18, v)
                         self._f_f_sint64 = x15
                     elif n == 16:
                         if key != 'optInt32' and 'optInt32' in obj:  # given under both names

@@ -812,7 +812,7 @@ class Collections(_rt.Message):
                             raise _rt.json_refuse()
                         if not k.isascii():
                             _rt.json_in_str(k)
-                        xv = _rt.json_in_int(3, w)
+                        xv = int(w) if type(w) is str and w.isdigit() and w.isascii() and w[0] != "0" and len(w) < 19 else _rt.json_in_int(3, w)
 
                         d5[k] = xv
                     self.counts = d5
