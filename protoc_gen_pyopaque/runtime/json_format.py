@@ -1128,36 +1128,41 @@ def json_out_int64(value: Any) -> str:
 
 def json_out_double(value: Any) -> str:
     """A double that is not a finite float: NaN and infinities are strings."""
-    number = _print_float(float(value), False)
-    return repr(number) if isinstance(number, float) else '"' + number + '"'
+    return _float_text(float(value), False)
 
 
 def json_out_float(value: Any) -> str:
     """A float32 in its shortest decimal form that reads back as the same float32 (6 digits at least)."""
     number = value if type(value) is float else float(value)
-    if number != 0.0 and number - number == 0.0:
-        try:
-            want = _F32.pack(number)
-        except OverflowError:
-            return repr(number)
-        # Reading back is monotonic in the digit count when the float32's rounding interval
-        # is symmetric: a float32 value (not a double between two) that is no power of two.
-        if (want[0] | want[1] | want[2] & 0x7F) and _F32.unpack(want)[0] == number:
-            text = "%.7g" % number
-            if _F32.pack(float(text)) == want:
-                shorter = "%.6g" % number
-                if _F32.pack(float(shorter)) == want:
-                    text = shorter
-            else:
-                text = "%.8g" % number
-                if _F32.pack(float(text)) != want:
-                    text = "%.9g" % number
-            # repr() of that float writes these digits (at most 9 of them) the same way,
-            # except for large exponents, and with ".0" after a whole number
-            if "e" not in text:
-                return text if "." in text else text + ".0"
-            return repr(float(text))
-    printed = _print_float(number, True)
+    if number == 0.0 or number - number != 0.0:
+        return _float_text(number, True)
+    try:
+        want = _F32.pack(number)
+    except OverflowError:
+        return repr(number)
+    text = "%.7g" % number
+    if _F32.pack(float(text)) == want:
+        shorter = "%.6g" % number
+        if _F32.pack(float(shorter)) == want:
+            text = shorter
+    # 7 digits do not read back: neither do 6 when reading back is monotonic in the digit
+    # count, as it is when the float32's rounding interval is symmetric: a float32 value
+    # (not a double between two) that is no power of two
+    elif (want[0] | want[1] | want[2] & 0x7F) and _F32.unpack(want)[0] == number:
+        text = "%.8g" % number
+        if _F32.pack(float(text)) != want:
+            text = "%.9g" % number
+    else:
+        return _float_text(number, True)
+    # repr() of that float writes these digits (at most 9 of them) the same way, except
+    # for large exponents, and with ".0" after a whole number
+    if "e" not in text:
+        return text if "." in text else text + ".0"
+    return repr(float(text))
+
+
+def _float_text(number: float, single: bool) -> str:
+    printed = _print_float(number, single)
     return repr(printed) if isinstance(printed, float) else '"' + printed + '"'
 
 
