@@ -252,15 +252,16 @@ def to_json(msg: object, *, indent: int | None = None, preserving_proto_field_na
                       separators=None if indent is not None else (",", ":"))
 
 
-def _fast_text(msg: Any) -> str | None:
-    """Compact ProtoJSON from the generated printers, or None when they fail.
+# What the generated JSON code raises when it gives up (on values of the wrong type too):
+# the reflective code then runs again and decides, naming the JSON path of a failure.
+_GIVE_UP: Final = (JsonError, RecursionError, TypeError, ValueError, AttributeError, OverflowError)
 
-    They know no JSON paths: on failure the reflective printer runs again and raises
-    the error with its path.
-    """
+
+def _fast_text(msg: Any) -> str | None:
+    """Compact ProtoJSON from the generated printers, or None when they give up."""
     try:
         text: str = msg._pb_json_text(_Ctx(type(msg)), 0)
-    except (JsonError, RecursionError):
+    except _GIVE_UP:
         return None
     return text
 
@@ -579,7 +580,7 @@ def from_json(cls: type[M], text: str | bytes | bytearray, *, ignore_unknown_fie
                 cast(Any, msg)._pb_json_merge(obj, _Ctx(cls, ignore_unknown=ignore_unknown_fields,
                                                          rounded_floats=True), 0)
                 return msg
-            except (JsonError, RecursionError):
+            except _GIVE_UP:
                 pass
     return from_dict(cls, _load(text), ignore_unknown_fields=ignore_unknown_fields)
 
@@ -618,14 +619,13 @@ def _reflective_merge(msg: object, obj: Any, ignore_unknown: bool) -> None:
 
 
 def _fast_merge(msg: Any, obj: Any, ignore_unknown: bool) -> bool:
-    """Merge with the generated parsers; False when they refuse the input.
+    """Merge with the generated parsers; False when they give up (see _GIVE_UP).
 
-    They know no JSON paths: the caller then runs the reflective parser, which raises
-    the error with its path (merging the same values twice changes nothing).
+    The caller then runs the reflective parser (merging the same values twice changes nothing).
     """
     try:
         msg._pb_json_merge(obj, _Ctx(type(msg), ignore_unknown=ignore_unknown), 0)
-    except (JsonError, RecursionError):
+    except _GIVE_UP:
         return False
     return True
 

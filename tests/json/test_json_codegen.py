@@ -168,3 +168,13 @@ def test_float32_shortest_form_matches_the_reflective_printer() -> None:
             '"' + expected + '"' if isinstance(expected, str) else repr(expected))
         if v == v:
             assert jf.json_out_float(v) == want, v
+
+
+def test_values_of_the_wrong_type_print_as_the_reflective_printer_has_them(mods: Modules) -> None:
+    if not mods.attributes:
+        pytest.skip("only attribute styles can hold a value of the wrong type")
+    S = mods.load("scalars").Scalars
+    m = S()
+    m.f_string = 5  # type: ignore[assignment]  # the generated printer gives up; the reflective one decides
+    m.f_int32 = True  # type: ignore[assignment]
+    assert jf.to_json(m) == _reflective_text(m) == '{"fInt32":1,"fString":5}'
