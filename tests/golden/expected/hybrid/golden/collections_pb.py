@@ -837,7 +837,7 @@ class Collections(_rt.Message):
         p: list[str] = []
         x1 = self.packed_ints
         if x1:
-            p.append('"packedInts":' + "[" + ",".join([(str(y) if type(y) is int else _rt.json_out_int(y)) for y in x1]) + "]")
+            p.append('"packedInts":' + "[" + ",".join([str(y) if type(y) is int else _rt.json_out_int(y) for y in x1]) + "]")
         x2 = self.names
         if x2:
             p.append('"names":' + "[" + ",".join([_rt.json_out_str(y) for y in x2]) + "]")
@@ -849,7 +849,7 @@ class Collections(_rt.Message):
             p.append('"colors":' + "[" + ",".join([(_e_Collections_Color.json_names.get(y) or _rt.json_out_enum(_e_Collections_Color, y)) for y in x4]) + "]")
         d5 = self.counts
         if d5:
-            p.append('"counts":' + "{" + ",".join([_rt.json_out_str(k) + ":" + ('"' + str(v) + '"' if type(v) is int else _rt.json_out_int64(v)) for k, v in d5.items()]) + "}")
+            p.append('"counts":' + "{" + ",".join([_rt.json_out_str(k) + ":" + '"' + str(v) + '"' if type(v) is int else _rt.json_out_str(k) + ":" + _rt.json_out_int64(v) for k, v in d5.items()]) + "}")
         d6 = self.items_by_id
         if d6:
             p.append('"itemsById":' + "{" + ",".join(['"' + str(k) + '"' + ":" + v._pb_json_text(ctx, depth + 2) for k, v in d6.items()]) + "}")

@@ -559,7 +559,7 @@ class Edition2023(_rt.Message):
             p.append('"requiredLegacy":' + str(x3) if type(x3) is int else '"requiredLegacy":' + _rt.json_out_int(x3))
         x4 = self._f_expanded
         if x4:
-            p.append('"expanded":' + "[" + ",".join([(str(y) if type(y) is int else _rt.json_out_int(y)) for y in x4]) + "]")
+            p.append('"expanded":' + "[" + ",".join([str(y) if type(y) is int else _rt.json_out_int(y) for y in x4]) + "]")
         if self._pb_p0 & 4:
             x5 = self._f_unchecked
             p.append('"unchecked":' + _rt.json_out_str(x5))

@@ -426,7 +426,7 @@ class Legacy(_rt.ExtendableMessage):
             p.append('"ratio":' + repr(x4) if type(x4) is float and x4 - x4 == 0.0 else '"ratio":' + _rt.json_out_double(x4))
         x5 = self.samples
         if x5:
-            p.append('"samples":' + "[" + ",".join([('"' + str(y) + '"' if type(y) is int else _rt.json_out_int64(y)) for y in x5]) + "]")
+            p.append('"samples":' + "[" + ",".join(['"' + str(y) + '"' if type(y) is int else _rt.json_out_int64(y) for y in x5]) + "]")
         x6 = self.point
         if x6 is not None:
             p.append('"point":' + x6._pb_json_text(ctx, depth + 1))
