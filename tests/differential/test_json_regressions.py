@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from google.protobuf import json_format
 
-from tests.differential.harness import CONFORMANCE_ROOTS, Backend, World
+from tests.differential.harness import CONFORMANCE_ROOTS, OWN_ROOTS, Backend, World
 
 PROTO3 = CONFORMANCE_ROOTS[0]  # protobuf_test_messages.proto3.TestAllTypesProto3
 
@@ -56,3 +56,16 @@ def test_unpaired_surrogate_outside_string_values_is_a_json_error(
     """from_json either rejects the text with JsonError or returns a message that serializes."""
     res = backend.json(PROTO3, "from_json", SURROGATE_INPUTS[case])
     assert not res.crash, res.crash
+
+
+def test_map_key_checked_when_an_unknown_enum_value_is_skipped(world: World, backend: Backend) -> None:
+    """map<uint32, Mood> given {"x": "NOT_A_MOOD"} with ignore_unknown_fields: the value is
+    skipped, but the key "x" is no uint32 (the generated parser checked the key only for
+    values it kept, and accepted what the reflective parser and upb refuse)."""
+    rich3 = next(r for r in OWN_ROOTS if r.full_name == "pyopaque_diff.p3.Rich3")
+    doc = '{"mUint32Mood": {"x": "NOT_A_MOOD", "7": "NOT_A_MOOD"}}'
+    res = backend.json(rich3, "from_json", doc, ignore_unknown_fields=True)
+    assert not res.crash, res.crash
+    assert not res.ok and res.error.startswith('$.mUint32Mood["x"]: expected an integer'), res
+    res = backend.json(rich3, "from_json", '{"mUint32Mood": {"7": "NOT_A_MOOD"}}', ignore_unknown_fields=True)
+    assert res.ok and res.value == b"" and not res.notes, res

@@ -808,13 +808,12 @@ class Collections(_rt.Message):
                         raise _rt.json_refuse()
                     d5: dict[str, int] = {}
                     for k, w in v.items():
+                        kv = k if k.isascii() else _rt.json_in_str(k)
                         if w is None:
                             raise _rt.json_refuse()
-                        if not k.isascii():
-                            _rt.json_in_str(k)
                         xv = int(w) if type(w) is str and w.isdigit() and w.isascii() and w[0] != "0" and len(w) < 19 else _rt.json_in_int(3, w)
 
-                        d5[k] = xv
+                        d5[kv] = xv
                     self.counts = d5
                 elif n == 6:
                     if key != 'itemsById' and 'itemsById' in obj:  # given under both names
@@ -825,11 +824,12 @@ class Collections(_rt.Message):
                         raise _rt.json_refuse()
                     d6: dict[int, Collections.Item] = {}
                     for k, w in v.items():
+                        kv = _rt.json_in_key(5, k)
                         if w is None:
                             raise _rt.json_refuse()
                         mv = Collections.Item()
                         mv._pb_json_merge(w, ctx, depth + 2)
-                        d6[_rt.json_in_key(5, k)] = mv
+                        d6[kv] = mv
                     self.items_by_id = d6
                 elif n == 7:
                     if v is None:  # null: the field stays as it is
