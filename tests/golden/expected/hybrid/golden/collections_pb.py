@@ -202,7 +202,7 @@ class _c_Collections_Item(_rt.Message):
 class Collections(_rt.Message):
     Color: _t.TypeAlias = _c_Collections_Color
     Item: _t.TypeAlias = _c_Collections_Item
-    __slots__ = ("packed_ints", "names", "items", "colors", "counts", "items_by_id", "_oc_choice", "_ov_choice", )
+    __slots__ = ("packed_ints", "names", "items", "colors", "counts", "items_by_id", "color_by_flag", "_oc_choice", "_ov_choice", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     packed_ints: list[int]
     names: list[str]
@@ -210,6 +210,7 @@ class Collections(_rt.Message):
     colors: list[int]
     counts: dict[str, int]
     items_by_id: dict[int, Collections.Item]
+    color_by_flag: dict[bool, int]
     _oc_choice: int
     _ov_choice: object
 
@@ -222,6 +223,7 @@ class Collections(_rt.Message):
         colors: _t.Iterable[int] = (),
         counts: _t.Mapping[str, int] | None = None,
         items_by_id: _t.Mapping[int, Collections.Item] | None = None,
+        color_by_flag: _t.Mapping[bool, int] | None = None,
         text: str | None = None,
         item: Collections.Item | None = None,
         scalars: _m_golden__scalars_pb.Scalars | None = None,
@@ -235,6 +237,7 @@ class Collections(_rt.Message):
         self.colors = list(colors)
         self.counts = {} if counts is None else dict(counts)
         self.items_by_id = {} if items_by_id is None else dict(items_by_id)
+        self.color_by_flag = {} if color_by_flag is None else dict(color_by_flag)
         if text is not None:
             self._oc_choice = 7
             self._ov_choice = text
@@ -346,6 +349,16 @@ class Collections(_rt.Message):
     def clear_items_by_id(self) -> None:
         self.items_by_id = {}
 
+    def get_color_by_flag(self) -> dict[bool, int]:
+        """a second map value type: JSON parse locals per field"""
+        return self.color_by_flag
+
+    def set_color_by_flag(self, value: _t.Mapping[bool, int]) -> None:
+        self.color_by_flag = dict(value)
+
+    def clear_color_by_flag(self) -> None:
+        self.color_by_flag = {}
+
     def get_text(self) -> str:
         if self._oc_choice == 7:
             return _t.cast(str, self._ov_choice)
@@ -432,7 +445,7 @@ class Collections(_rt.Message):
                     pos += 1
                 else:
                     tag, pos = _rt.dec_tag(buf, pos)
-                if tag < 34:
+                if tag < 42:
                     if tag == 8:
                         iv = buf[pos]
                         if iv < 0x80:
@@ -489,12 +502,7 @@ class Collections(_rt.Message):
                             iv, pos = _rt.dec_int32(buf, pos)
                         self.colors.append(iv)
 
-                    else:
-                        if tag == end_tag:
-                            return pos
-                        pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
-                else:
-                    if tag == 34:
+                    elif tag == 34:
                         n = buf[pos]
                         if n < 0x80:
                             pos += 1
@@ -506,7 +514,12 @@ class Collections(_rt.Message):
 
                         _rt.dec_packed_enum(buf, pos, e, self.colors)
                         pos = e
-                    elif tag == 42:
+                    else:
+                        if tag == end_tag:
+                            return pos
+                        pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                else:
+                    if tag == 42:
                         n = buf[pos]
                         if n < 0x80:
                             pos += 1
@@ -647,6 +660,43 @@ class Collections(_rt.Message):
                             self._ov_choice = m9
                         m9._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                         pos = e
+                    elif tag == 82:
+                        n = buf[pos]
+                        if n < 0x80:
+                            pos += 1
+                        else:
+                            n, pos = _rt.dec_len(buf, pos)
+                        ee = pos + n
+                        if ee > end:
+                            raise _rt.overrun(self, tag, pos, n)
+                        k10 = False
+                        v10 = 0
+                        while pos < ee:
+                            t = buf[pos]
+                            if t < 0x80:
+                                pos += 1
+                            else:
+                                t, pos = _rt.dec_tag(buf, pos)
+                            if t == 8:
+                                iv = buf[pos]
+                                if iv < 0x80:
+                                    pos += 1
+                                else:
+                                    iv, pos = _rt.dec_varint(buf, pos)
+                                k10 = iv != 0
+                            elif t == 16:
+                                iv = buf[pos]
+                                if iv < 0x80:
+                                    pos += 1
+                                else:
+                                    iv, pos = _rt.dec_int32(buf, pos)
+                                v10 = iv
+                            else:
+                                _rt.check_tag(t, pos)
+                                pos = _rt.skip_field(buf, t, pos, ee, depth)
+                        if pos != ee:
+                            raise _rt.bad_end(self, pos, ee, -1)
+                        self.color_by_flag[k10] = v10
                     else:
                         if tag == end_tag:
                             return pos
@@ -773,6 +823,25 @@ class Collections(_rt.Message):
             else:
                 _rt.finish_len(out, start)
 
+        d10 = self.color_by_flag
+        if d10:
+            for k10, v10 in (sorted(d10.items()) if deterministic else d10.items()):
+                n = 2 + (2 if 0 <= v10 < 0x80 else 1 + _rt.varint_size(v10))
+                out += b'R'
+                if n < 0x80:
+                    out.append(n)
+                else:
+                    _rt.write_varint(out, n)
+                out += b'\x08'
+                out.append(1 if k10 else 0)
+                out += b'\x10'
+                if 0 <= v10 < 0x80:
+                    out.append(v10)
+                elif -0x80000000 <= v10 <= 0x7FFFFFFF:
+                    _rt.write_varint(out, v10)
+                else:
+                    raise _rt.out_of_range(14, v10)
+
         if self._pb_unknown:
             out += self._pb_unknown
 
@@ -794,11 +863,13 @@ class Collections(_rt.Message):
         if self.items_by_id:
             items.append((fields[5], self.items_by_id))
         if self._oc_choice == 7:
-            items.append((fields[6], self._ov_choice))
-        if self._oc_choice == 8:
             items.append((fields[7], self._ov_choice))
-        if self._oc_choice == 9:
+        if self._oc_choice == 8:
             items.append((fields[8], self._ov_choice))
+        if self._oc_choice == 9:
+            items.append((fields[9], self._ov_choice))
+        if self.color_by_flag:
+            items.append((fields[6], self.color_by_flag))
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
@@ -815,6 +886,8 @@ class Collections(_rt.Message):
             self.counts = dict(value)
         elif number == 6:
             self.items_by_id = dict(value)
+        elif number == 10:
+            self.color_by_flag = dict(value)
         elif number == 7:
             self._oc_choice = 7
             self._ov_choice = value
@@ -829,7 +902,7 @@ class Collections(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'packedInts': 1, 'packed_ints': 1, 'names': 2, 'items': 3, 'colors': 4, 'counts': 5, 'itemsById': 6, 'items_by_id': 6, 'text': 7, 'item': 8, 'scalars': 9}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'packedInts': 1, 'packed_ints': 1, 'names': 2, 'items': 3, 'colors': 4, 'counts': 5, 'itemsById': 6, 'items_by_id': 6, 'colorByFlag': 10, 'color_by_flag': 10, 'text': 7, 'item': 8, 'scalars': 9}
 
     def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
         if depth > _rt.JSON_MAX_DEPTH:
@@ -862,6 +935,9 @@ class Collections(_rt.Message):
         if self._oc_choice == 9:
             x9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
             p.append('"scalars":' + x9._pb_json_text(ctx, depth + 1))
+        d10 = self.color_by_flag
+        if d10:
+            p.append('"colorByFlag":' + "{" + ",".join([('"true"' if k else '"false"') + ":" + (_e_Collections_Color.json_names.get(v) or _rt.json_out_enum(_e_Collections_Color, v)) for k, v in d10.items()]) + "}")
         return "{" + ",".join(p) + "}"
 
     def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
@@ -871,7 +947,7 @@ class Collections(_rt.Message):
         o_oc_choice = False
         for key, v in obj.items():
             n = keys.get(key, 0)
-            if n < 5:
+            if n < 6:
                 if n == 1:
                     if key != 'packedInts' and 'packedInts' in obj:  # given under both names
                         raise _rt.json_refuse()
@@ -903,24 +979,24 @@ class Collections(_rt.Message):
                     if v is None:  # null: the field stays as it is
                         continue
                     self.colors = _rt.json_in_enums(_e_Collections_Color, v, ctx)
-                else:
-                    _rt.json_in_other(self, key, v, ctx, depth)
-            else:
-                if n == 5:
+                elif n == 5:
                     if v is None:  # null: the field stays as it is
                         continue
                     if type(v) is not dict:
                         raise _rt.json_refuse()
                     d5: dict[str, int] = {}
                     for k, w in v.items():
-                        kv = k if k.isascii() else _rt.json_in_str(k)
+                        kv5 = k if k.isascii() else _rt.json_in_str(k)
                         if w is None:
                             raise _rt.json_refuse()
-                        xv = int(w) if type(w) is str and w.isdigit() and w.isascii() and w[0] != "0" and len(w) < 19 else _rt.json_in_int(3, w)
+                        xv5 = int(w) if type(w) is str and w.isdigit() and w.isascii() and w[0] != "0" and len(w) < 19 else _rt.json_in_int(3, w)
 
-                        d5[kv] = xv
+                        d5[kv5] = xv5
                     self.counts = d5
-                elif n == 6:
+                else:
+                    _rt.json_in_other(self, key, v, ctx, depth)
+            else:
+                if n == 6:
                     if key != 'itemsById' and 'itemsById' in obj:  # given under both names
                         raise _rt.json_refuse()
                     if v is None:  # null: the field stays as it is
@@ -929,12 +1005,12 @@ class Collections(_rt.Message):
                         raise _rt.json_refuse()
                     d6: dict[int, Collections.Item] = {}
                     for k, w in v.items():
-                        kv = _rt.json_in_key(5, k)
+                        kv6 = _rt.json_in_key(5, k)
                         if w is None:
                             raise _rt.json_refuse()
-                        mv = Collections.Item()
-                        mv._pb_json_merge(w, ctx, depth + 2)
-                        d6[kv] = mv
+                        mv6 = Collections.Item()
+                        mv6._pb_json_merge(w, ctx, depth + 2)
+                        d6[kv6] = mv6
                     self.items_by_id = d6
                 elif n == 7:
                     if v is None:  # null: the field stays as it is
@@ -971,6 +1047,26 @@ class Collections(_rt.Message):
                         self._oc_choice = 9
                         self._ov_choice = m9
                     m9._pb_json_merge(v, ctx, depth + 1)
+                elif n == 10:
+                    if key != 'colorByFlag' and 'colorByFlag' in obj:  # given under both names
+                        raise _rt.json_refuse()
+                    if v is None:  # null: the field stays as it is
+                        continue
+                    if type(v) is not dict:
+                        raise _rt.json_refuse()
+                    d10: dict[bool, int] = {}
+                    for k, w in v.items():
+                        kv10 = _rt.json_in_key(8, k)
+                        if w is None:
+                            raise _rt.json_refuse()
+                        xv10 = _e_Collections_Color.names.get(w) if type(w) is str else None
+                        if xv10 is None:
+                            xv10 = _rt.json_in_enum(_e_Collections_Color, w, ctx)
+
+                        if xv10 is None:  # an unknown value name skipped (ignore_unknown_fields): the key was checked
+                            continue
+                        d10[kv10] = xv10
+                    self.color_by_flag = d10
                 else:
                     _rt.json_in_other(self, key, v, ctx, depth)
 
@@ -986,6 +1082,7 @@ class Collections(_rt.Message):
             and self.colors == other.colors
             and self.counts == other.counts
             and self.items_by_id == other.items_by_id
+            and self.color_by_flag == other.color_by_flag
             and self._oc_choice == other._oc_choice
             and _rt.value_eq(self._ov_choice, other._ov_choice)
         )
@@ -1011,6 +1108,7 @@ Collections._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(4, 'colors', 'colors', 'colors', 14, repeated=True, packed=True, enum=_e_Collections_Color),
         _rt.FieldInfo(5, 'counts', 'counts', 'counts', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 9, default=''), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 3, default=0)),
         _rt.FieldInfo(6, 'items_by_id', 'itemsById', 'items_by_id', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 5, default=0), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 11, message_type=Collections.Item)),
+        _rt.FieldInfo(10, 'color_by_flag', 'colorByFlag', 'color_by_flag', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 8, default=False), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 14, enum=_e_Collections_Color, default=0)),
         _rt.FieldInfo(7, 'text', 'text', 'text', 9, presence=True, oneof='choice', default=''),
         _rt.FieldInfo(8, 'item', 'item', 'item', 11, presence=True, oneof='choice', message_type=Collections.Item),
         _rt.FieldInfo(9, 'scalars', 'scalars', 'scalars', 11, presence=True, oneof='choice', message_type=_m_golden__scalars_pb.Scalars),
