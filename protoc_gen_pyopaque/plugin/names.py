@@ -38,6 +38,17 @@ MESSAGE_API: Final = frozenset({
 })
 # Names Enum reserves on its members' class.
 ENUM_RESERVED: Final = frozenset({"name", "value", "mro"})
+# Locals and parameters of generated methods: a module-level class of the same name would be
+# shadowed inside them (a message named ``buf`` constructed as ``buf()`` in the decoder).
+# tests/unit/test_hostile.py checks that generated code binds no other local names.
+GENERATED_LOCALS: Final = frozenset({
+    "buf", "bv", "c", "ctx", "data", "depth", "deterministic", "e", "ee", "end", "end_tag", "exc",
+    "field", "fields", "fv", "items", "iv", "k", "key", "keys", "lazy", "m", "n", "number", "obj",
+    "other", "out", "p", "pos", "prefix", "raw", "self", "span", "start", "sv", "t", "tag", "v",
+    "value", "w", "x", "y", "z",
+})
+# ... and numbered locals: a prefix and a field number (m4, kv12, raw3)
+NUMBERED_LOCAL: Final = re.compile(r"(?:b|d|k|kv|l|m|mv|p|r|raw|s|v|x|xv)\d+\Z")
 
 
 def _base(name: str) -> str:
@@ -58,12 +69,14 @@ class Scope:
     """One namespace (a module or a class body); hands out names that are free in it."""
 
     reserved: frozenset[str] = frozenset()
+    numbered_locals: bool = False  # also reserve the shapes of NUMBERED_LOCAL
     taken: set[str] = field(default_factory=set)
 
     def claim(self, wanted: str) -> str:
         """Return ``wanted`` escaped until it is free here, and take it."""
         name = _base(wanted)
-        while _needs_escape(name, self.reserved) or name in self.taken:
+        while (_needs_escape(name, self.reserved) or name in self.taken
+               or (self.numbered_locals and NUMBERED_LOCAL.match(name))):
             name += "_"
         self.taken.add(name)
         return name
@@ -83,8 +96,8 @@ class Scope:
 
 
 def module_scope() -> Scope:
-    """A module namespace."""
-    return Scope()
+    """A module namespace: generated methods' local names are reserved there."""
+    return Scope(reserved=GENERATED_LOCALS, numbered_locals=True)
 
 
 def class_scope(module_names: frozenset[str] = frozenset()) -> Scope:

@@ -40,7 +40,7 @@ from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.compiler import plugin_pb2
 
 from protoc_gen_pyopaque.plugin.names import (
-    RESERVED_PREFIXES, Scope, class_scope, enum_member, enum_scope,
+    GENERATED_LOCALS, NUMBERED_LOCAL, RESERVED_PREFIXES, Scope, class_scope, enum_member, enum_scope,
 )
 from protoc_gen_pyopaque.runtime.message import Message
 
@@ -398,3 +398,52 @@ def test_keyword_and_digit_paths_import(tmp_path: Path, style: str) -> None:
         msg = user.User(dep=dep.Dep(x=5))
         again = user.User.parse(msg.serialize())
         assert again == msg and again.get_dep().get_x() == 5
+
+
+# -- top-level names that generated methods use as locals ---------------------------------
+
+SHADOW = "hostile/shadow.proto"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "expected"
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_top_level_names_never_shadowed_by_generated_locals(style: str, tmp_path: Path) -> None:
+    generate_files(make_request([SHADOW], f"default_api_level={style}"), tmp_path)
+    with imported(tmp_path, "hostile.shadow_pb") as (mod,):
+        # escaped like keywords, so that `buf()` in a decoder still means the class
+        names = {"buf_", "pos_", "tag_", "out_", "key_", "value_", "m4_", "raw5_", "self_", "e_"}
+        assert names <= set(vars(mod)), sorted(set(vars(mod)))
+        holder: Any = mod.Holder
+        msg, _ = populate(holder)
+        msg.set_extension(mod.x_value, mod.value_(a=3))
+        data = msg.serialize()
+        again = holder.parse(data)
+        assert again == msg and again.serialize() == data
+        assert holder.from_json(msg.to_json()) == msg
+        assert holder.from_text(msg.to_text()) == msg
+
+
+def _bound_names(source: str) -> set[str]:
+    """Names generated methods bind: parameters (but __init__'s, the fields) and assignments."""
+    names: set[str] = set()
+    for fn in ast.walk(ast.parse(source)):
+        if isinstance(fn, ast.FunctionDef):
+            if fn.name != "__init__":
+                names |= {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                    names.add(node.id)
+                elif isinstance(node, ast.ExceptHandler) and node.name:
+                    names.add(node.name)
+    return names
+
+
+def test_generated_locals_are_reserved_at_module_level() -> None:
+    """Every local name in generated code is one the module scope escapes (names.GENERATED_LOCALS)
+    or has a prefix no .proto name can take."""
+    sources = sorted(GOLDEN.rglob("*_pb.py"))
+    assert sources
+    for path in sources:
+        stray = {n for n in _bound_names(path.read_text())
+                 if n not in GENERATED_LOCALS and not NUMBERED_LOCAL.match(n) and not n.startswith(RESERVED_PREFIXES)}
+        assert not stray, f"{path.relative_to(GOLDEN)}: locals not in names.GENERATED_LOCALS: {sorted(stray)}"

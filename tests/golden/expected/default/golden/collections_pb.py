@@ -833,7 +833,7 @@ class Collections(_rt.Message):
         if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         keys = self._pb_json_keys
-        o_oc_choice = False
+        _oc_choice_seen = False
         for key, v in obj.items():
             n = keys.get(key, 0)
             if n < 6:
@@ -904,18 +904,18 @@ class Collections(_rt.Message):
                 elif n == 7:
                     if v is None:  # null: the field stays as it is
                         continue
-                    if o_oc_choice:  # another member of the oneof was given
+                    if _oc_choice_seen:  # another member of the oneof was given
                         raise _rt.json_refuse()
-                    o_oc_choice = True
+                    _oc_choice_seen = True
                     x7 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
                     self._oc_choice = 7
                     self._ov_choice = x7
                 elif n == 8:
                     if v is None:  # null: the field stays as it is
                         continue
-                    if o_oc_choice:  # another member of the oneof was given
+                    if _oc_choice_seen:  # another member of the oneof was given
                         raise _rt.json_refuse()
-                    o_oc_choice = True
+                    _oc_choice_seen = True
                     if self._oc_choice == 8:
                         m8 = _t.cast(_c_Collections_Item, self._ov_choice)
                     else:
@@ -926,9 +926,9 @@ class Collections(_rt.Message):
                 elif n == 9:
                     if v is None:  # null: the field stays as it is
                         continue
-                    if o_oc_choice:  # another member of the oneof was given
+                    if _oc_choice_seen:  # another member of the oneof was given
                         raise _rt.json_refuse()
-                    o_oc_choice = True
+                    _oc_choice_seen = True
                     if self._oc_choice == 9:
                         m9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
                     else:
