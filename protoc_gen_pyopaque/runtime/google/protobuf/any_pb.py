@@ -169,20 +169,23 @@ a potential security issue. Do not attempt to contact type URLs."""
         if x1:
             out += b'\n'
             b1 = x1.encode()
-            if len(b1) < 0x80:
-                out.append(len(b1))
+            l1 = len(b1)
+            if l1 < 0x80:
+                out.append(l1)
             else:
-                _rt.write_varint(out, len(b1))
+                _rt.write_varint(out, l1)
             out += b1
 
         x2 = self.value
         if x2:
             out += b'\x12'
-            if len(x2) < 0x80:
-                out.append(len(x2))
+            b2 = x2
+            l2 = len(b2)
+            if l2 < 0x80:
+                out.append(l2)
             else:
-                _rt.write_varint(out, len(x2))
-            out += x2
+                _rt.write_varint(out, l2)
+            out += b2
 
         if self._pb_unknown:
             out += self._pb_unknown

@@ -363,10 +363,11 @@ message."""
         if x1:
             out += b'\n'
             b1 = x1.encode()
-            if len(b1) < 0x80:
-                out.append(len(b1))
+            l1 = len(b1)
+            if l1 < 0x80:
+                out.append(l1)
             else:
-                _rt.write_varint(out, len(b1))
+                _rt.write_varint(out, l1)
             out += b1
 
         for x2 in self._f_methods:
@@ -398,10 +399,11 @@ message."""
         if x4:
             out += b'"'
             b4 = x4.encode()
-            if len(b4) < 0x80:
-                out.append(len(b4))
+            l4 = len(b4)
+            if l4 < 0x80:
+                out.append(l4)
             else:
-                _rt.write_varint(out, len(b4))
+                _rt.write_varint(out, l4)
             out += b4
 
         x5 = self._f_source_context
@@ -444,10 +446,11 @@ message."""
         if x8:
             out += b'B'
             b8 = x8.encode()
-            if len(b8) < 0x80:
-                out.append(len(b8))
+            l8 = len(b8)
+            if l8 < 0x80:
+                out.append(l8)
             else:
-                _rt.write_varint(out, len(b8))
+                _rt.write_varint(out, l8)
             out += b8
 
         if self._pb_unknown:
@@ -946,20 +949,22 @@ Api. This is similar to Field and EnumValue."""
         if x1:
             out += b'\n'
             b1 = x1.encode()
-            if len(b1) < 0x80:
-                out.append(len(b1))
+            l1 = len(b1)
+            if l1 < 0x80:
+                out.append(l1)
             else:
-                _rt.write_varint(out, len(b1))
+                _rt.write_varint(out, l1)
             out += b1
 
         x2 = self._f_request_type_url
         if x2:
             out += b'\x12'
             b2 = x2.encode()
-            if len(b2) < 0x80:
-                out.append(len(b2))
+            l2 = len(b2)
+            if l2 < 0x80:
+                out.append(l2)
             else:
-                _rt.write_varint(out, len(b2))
+                _rt.write_varint(out, l2)
             out += b2
 
         x3 = self._f_request_streaming
@@ -971,10 +976,11 @@ Api. This is similar to Field and EnumValue."""
         if x4:
             out += b'"'
             b4 = x4.encode()
-            if len(b4) < 0x80:
-                out.append(len(b4))
+            l4 = len(b4)
+            if l4 < 0x80:
+                out.append(l4)
             else:
-                _rt.write_varint(out, len(b4))
+                _rt.write_varint(out, l4)
             out += b4
 
         x5 = self._f_response_streaming
@@ -1007,10 +1013,11 @@ Api. This is similar to Field and EnumValue."""
         if x8:
             out += b'B'
             b8 = x8.encode()
-            if len(b8) < 0x80:
-                out.append(len(b8))
+            l8 = len(b8)
+            if l8 < 0x80:
+                out.append(l8)
             else:
-                _rt.write_varint(out, len(b8))
+                _rt.write_varint(out, l8)
             out += b8
 
         if self._pb_unknown:
@@ -1385,20 +1392,22 @@ are rooted."""
         if x1:
             out += b'\n'
             b1 = x1.encode()
-            if len(b1) < 0x80:
-                out.append(len(b1))
+            l1 = len(b1)
+            if l1 < 0x80:
+                out.append(l1)
             else:
-                _rt.write_varint(out, len(b1))
+                _rt.write_varint(out, l1)
             out += b1
 
         x2 = self._f_root
         if x2:
             out += b'\x12'
             b2 = x2.encode()
-            if len(b2) < 0x80:
-                out.append(len(b2))
+            l2 = len(b2)
+            if l2 < 0x80:
+                out.append(l2)
             else:
-                _rt.write_varint(out, len(b2))
+                _rt.write_varint(out, l2)
             out += b2
 
         if self._pb_unknown:

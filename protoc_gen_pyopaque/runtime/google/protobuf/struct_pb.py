@@ -155,10 +155,11 @@ typed message should be preferred instead of using this type."""
                 out.append(0)
                 out += b'\n'
                 b1 = k1.encode()
-                if len(b1) < 0x80:
-                    out.append(len(b1))
+                l1 = len(b1)
+                if l1 < 0x80:
+                    out.append(l1)
                 else:
-                    _rt.write_varint(out, len(b1))
+                    _rt.write_varint(out, l1)
                 out += b1
                 out += b'\x12'
                 start = len(out)
@@ -607,10 +608,11 @@ support them in its number type."""
             x3 = _t.cast(str, self._ov_kind)
             out += b'\x1a'
             b3 = x3.encode()
-            if len(b3) < 0x80:
-                out.append(len(b3))
+            l3 = len(b3)
+            if l3 < 0x80:
+                out.append(l3)
             else:
-                _rt.write_varint(out, len(b3))
+                _rt.write_varint(out, l3)
             out += b3
         elif c == 4:
             x4 = _t.cast(bool, self._ov_kind)

@@ -264,10 +264,11 @@ FileDescriptorSet which preserves the necessary information."""
         if x1:
             out += b'\n'
             b1 = x1.encode()
-            if len(b1) < 0x80:
-                out.append(len(b1))
+            l1 = len(b1)
+            if l1 < 0x80:
+                out.append(l1)
             else:
-                _rt.write_varint(out, len(b1))
+                _rt.write_varint(out, l1)
             out += b1
 
         for x2 in self.fields:
@@ -284,10 +285,11 @@ FileDescriptorSet which preserves the necessary information."""
         for x3 in self.oneofs:
             out += b'\x1a'
             b3 = x3.encode()
-            if len(b3) < 0x80:
-                out.append(len(b3))
+            l3 = len(b3)
+            if l3 < 0x80:
+                out.append(l3)
             else:
-                _rt.write_varint(out, len(b3))
+                _rt.write_varint(out, l3)
             out += b3
 
         for x4 in self.options:
@@ -327,10 +329,11 @@ FileDescriptorSet which preserves the necessary information."""
         if x7:
             out += b':'
             b7 = x7.encode()
-            if len(b7) < 0x80:
-                out.append(len(b7))
+            l7 = len(b7)
+            if l7 < 0x80:
+                out.append(l7)
             else:
-                _rt.write_varint(out, len(b7))
+                _rt.write_varint(out, l7)
             out += b7
 
         if self._pb_unknown:
@@ -867,20 +870,22 @@ types. The first type has index 1; zero means the type is not in the list."""
         if x4:
             out += b'"'
             b4 = x4.encode()
-            if len(b4) < 0x80:
-                out.append(len(b4))
+            l4 = len(b4)
+            if l4 < 0x80:
+                out.append(l4)
             else:
-                _rt.write_varint(out, len(b4))
+                _rt.write_varint(out, l4)
             out += b4
 
         x6 = self.type_url
         if x6:
             out += b'2'
             b6 = x6.encode()
-            if len(b6) < 0x80:
-                out.append(len(b6))
+            l6 = len(b6)
+            if l6 < 0x80:
+                out.append(l6)
             else:
-                _rt.write_varint(out, len(b6))
+                _rt.write_varint(out, l6)
             out += b6
 
         x7 = self.oneof_index
@@ -913,20 +918,22 @@ types. The first type has index 1; zero means the type is not in the list."""
         if x10:
             out += b'R'
             b10 = x10.encode()
-            if len(b10) < 0x80:
-                out.append(len(b10))
+            l10 = len(b10)
+            if l10 < 0x80:
+                out.append(l10)
             else:
-                _rt.write_varint(out, len(b10))
+                _rt.write_varint(out, l10)
             out += b10
 
         x11 = self.default_value
         if x11:
             out += b'Z'
             b11 = x11.encode()
-            if len(b11) < 0x80:
-                out.append(len(b11))
+            l11 = len(b11)
+            if l11 < 0x80:
+                out.append(l11)
             else:
-                _rt.write_varint(out, len(b11))
+                _rt.write_varint(out, l11)
             out += b11
 
         if self._pb_unknown:
@@ -1334,10 +1341,11 @@ make use of FileDescriptorSet which preserves the necessary information."""
         if x1:
             out += b'\n'
             b1 = x1.encode()
-            if len(b1) < 0x80:
-                out.append(len(b1))
+            l1 = len(b1)
+            if l1 < 0x80:
+                out.append(l1)
             else:
-                _rt.write_varint(out, len(b1))
+                _rt.write_varint(out, l1)
             out += b1
 
         for x2 in self.enumvalue:
@@ -1388,10 +1396,11 @@ make use of FileDescriptorSet which preserves the necessary information."""
         if x6:
             out += b'2'
             b6 = x6.encode()
-            if len(b6) < 0x80:
-                out.append(len(b6))
+            l6 = len(b6)
+            if l6 < 0x80:
+                out.append(l6)
             else:
-                _rt.write_varint(out, len(b6))
+                _rt.write_varint(out, l6)
             out += b6
 
         if self._pb_unknown:
@@ -1658,10 +1667,11 @@ make use of FileDescriptorSet which preserves the necessary information."""
         if x1:
             out += b'\n'
             b1 = x1.encode()
-            if len(b1) < 0x80:
-                out.append(len(b1))
+            l1 = len(b1)
+            if l1 < 0x80:
+                out.append(l1)
             else:
-                _rt.write_varint(out, len(b1))
+                _rt.write_varint(out, l1)
             out += b1
 
         x2 = self.number
@@ -1884,10 +1894,11 @@ value using the google.protobuf.Int32Value type."""
         if x1:
             out += b'\n'
             b1 = x1.encode()
-            if len(b1) < 0x80:
-                out.append(len(b1))
+            l1 = len(b1)
+            if l1 < 0x80:
+                out.append(l1)
             else:
-                _rt.write_varint(out, len(b1))
+                _rt.write_varint(out, l1)
             out += b1
 
         x2 = self.value

@@ -961,10 +961,11 @@ has no plan to be removed."""
         if x1:
             out += b'\n'
             b1 = x1.encode()
-            if len(b1) < 0x80:
-                out.append(len(b1))
+            l1 = len(b1)
+            if l1 < 0x80:
+                out.append(l1)
             else:
-                _rt.write_varint(out, len(b1))
+                _rt.write_varint(out, l1)
             out += b1
 
         if self._pb_unknown:
@@ -1091,11 +1092,13 @@ has no plan to be removed."""
         x1 = self._f_value
         if x1:
             out += b'\n'
-            if len(x1) < 0x80:
-                out.append(len(x1))
+            b1 = x1
+            l1 = len(b1)
+            if l1 < 0x80:
+                out.append(l1)
             else:
-                _rt.write_varint(out, len(x1))
-            out += x1
+                _rt.write_varint(out, l1)
+            out += b1
 
         if self._pb_unknown:
             out += self._pb_unknown

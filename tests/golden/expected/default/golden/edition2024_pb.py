@@ -130,10 +130,11 @@ class _c_LogEntry_Detail(_rt.Message):
         for x1 in self._f_lines:
             out += b'\n'
             b1 = x1.encode()
-            if len(b1) < 0x80:
-                out.append(len(b1))
+            l1 = len(b1)
+            if l1 < 0x80:
+                out.append(l1)
             else:
-                _rt.write_varint(out, len(b1))
+                _rt.write_varint(out, l1)
             out += b1
 
         if self._pb_p0 & 1:
@@ -544,10 +545,11 @@ class LogEntry(_rt.Message):
             x2 = self._f_message
             out += b'\x12'
             b2 = x2.encode()
-            if len(b2) < 0x80:
-                out.append(len(b2))
+            l2 = len(b2)
+            if l2 < 0x80:
+                out.append(l2)
             else:
-                _rt.write_varint(out, len(b2))
+                _rt.write_varint(out, l2)
             out += b2
 
         raw3 = self._l_detail
@@ -904,10 +906,11 @@ class Envelope(_rt.Message):
             x1 = self._f_name
             out += b'\n'
             b1 = x1.encode()
-            if len(b1) < 0x80:
-                out.append(len(b1))
+            l1 = len(b1)
+            if l1 < 0x80:
+                out.append(l1)
             else:
-                _rt.write_varint(out, len(b1))
+                _rt.write_varint(out, l1)
             out += b1
 
         x2 = self._f_entry

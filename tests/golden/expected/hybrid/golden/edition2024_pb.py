@@ -107,10 +107,11 @@ class _c_LogEntry_Detail(_rt.Message):
         for x1 in self.lines:
             out += b'\n'
             b1 = x1.encode()
-            if len(b1) < 0x80:
-                out.append(len(b1))
+            l1 = len(b1)
+            if l1 < 0x80:
+                out.append(l1)
             else:
-                _rt.write_varint(out, len(b1))
+                _rt.write_varint(out, l1)
             out += b1
 
         x2 = self.level
@@ -389,10 +390,11 @@ class LogEntry(_rt.Message):
         if x2 is not None:
             out += b'\x12'
             b2 = x2.encode()
-            if len(b2) < 0x80:
-                out.append(len(b2))
+            l2 = len(b2)
+            if l2 < 0x80:
+                out.append(l2)
             else:
-                _rt.write_varint(out, len(b2))
+                _rt.write_varint(out, l2)
             out += b2
 
         x3 = self.detail
@@ -652,10 +654,11 @@ class Envelope(_rt.Message):
         if x1 is not None:
             out += b'\n'
             b1 = x1.encode()
-            if len(b1) < 0x80:
-                out.append(len(b1))
+            l1 = len(b1)
+            if l1 < 0x80:
+                out.append(l1)
             else:
-                _rt.write_varint(out, len(b1))
+                _rt.write_varint(out, l1)
             out += b1
 
         x2 = self.entry

@@ -408,10 +408,11 @@ class Edition2023(_rt.Message):
         if x5 is not None:
             out += b'*'
             b5 = _rt.encode_str(x5, False)
-            if len(b5) < 0x80:
-                out.append(len(b5))
+            l5 = len(b5)
+            if l5 < 0x80:
+                out.append(l5)
             else:
-                _rt.write_varint(out, len(b5))
+                _rt.write_varint(out, l5)
             out += b5
 
         x6 = self.delimited_child

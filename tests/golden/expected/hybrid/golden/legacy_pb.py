@@ -404,10 +404,11 @@ class Legacy(_rt.ExtendableMessage):
         if x2 is not None:
             out += b'\x12'
             b2 = _rt.encode_str(x2, False)
-            if len(b2) < 0x80:
-                out.append(len(b2))
+            l2 = len(b2)
+            if l2 < 0x80:
+                out.append(l2)
             else:
-                _rt.write_varint(out, len(b2))
+                _rt.write_varint(out, l2)
             out += b2
 
         x3 = self.level

@@ -598,20 +598,23 @@ class Scalars(_rt.Message):
         if x9:
             out += b'J'
             b9 = x9.encode()
-            if len(b9) < 0x80:
-                out.append(len(b9))
+            l9 = len(b9)
+            if l9 < 0x80:
+                out.append(l9)
             else:
-                _rt.write_varint(out, len(b9))
+                _rt.write_varint(out, l9)
             out += b9
 
         x10 = self._f_f_bytes
         if x10:
             out += b'R'
-            if len(x10) < 0x80:
-                out.append(len(x10))
+            b10 = x10
+            l10 = len(b10)
+            if l10 < 0x80:
+                out.append(l10)
             else:
-                _rt.write_varint(out, len(x10))
-            out += x10
+                _rt.write_varint(out, l10)
+            out += b10
 
         x11 = self._f_f_uint32
         if x11:
@@ -669,10 +672,11 @@ class Scalars(_rt.Message):
             x17 = self._f_opt_string
             out += b'\x8a\x01'
             b17 = x17.encode()
-            if len(b17) < 0x80:
-                out.append(len(b17))
+            l17 = len(b17)
+            if l17 < 0x80:
+                out.append(l17)
             else:
-                _rt.write_varint(out, len(b17))
+                _rt.write_varint(out, l17)
             out += b17
 
         if self._pb_unknown:

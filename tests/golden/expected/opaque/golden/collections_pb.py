@@ -126,10 +126,11 @@ class _c_Collections_Item(_rt.Message):
         if x1:
             out += b'\n'
             b1 = x1.encode()
-            if len(b1) < 0x80:
-                out.append(len(b1))
+            l1 = len(b1)
+            if l1 < 0x80:
+                out.append(l1)
             else:
-                _rt.write_varint(out, len(b1))
+                _rt.write_varint(out, l1)
             out += b1
 
         x2 = self._f_color
@@ -782,10 +783,11 @@ class Collections(_rt.Message):
         for x2 in self._f_names:
             out += b'\x12'
             b2 = x2.encode()
-            if len(b2) < 0x80:
-                out.append(len(b2))
+            l2 = len(b2)
+            if l2 < 0x80:
+                out.append(l2)
             else:
-                _rt.write_varint(out, len(b2))
+                _rt.write_varint(out, l2)
             out += b2
 
         for x3 in self._f_items:
@@ -810,17 +812,18 @@ class Collections(_rt.Message):
         if d5:
             for k5, v5 in (sorted(d5.items()) if deterministic else d5.items()):
                 b1 = k5.encode()
-                n = (len(b1) + 2 if len(b1) < 0x80 else len(b1) + 1 + _rt.varint_size(len(b1))) + (2 if 0 <= v5 < 0x80 else 1 + _rt.varint_size(v5))
+                l1 = len(b1)
+                n = (l1 + 2 if l1 < 0x80 else l1 + 1 + _rt.varint_size(l1)) + (2 if 0 <= v5 < 0x80 else 1 + _rt.varint_size(v5))
                 out += b'*'
                 if n < 0x80:
                     out.append(n)
                 else:
                     _rt.write_varint(out, n)
                 out += b'\n'
-                if len(b1) < 0x80:
-                    out.append(len(b1))
+                if l1 < 0x80:
+                    out.append(l1)
                 else:
-                    _rt.write_varint(out, len(b1))
+                    _rt.write_varint(out, l1)
                 out += b1
                 out += b'\x10'
                 if 0 <= v5 < 0x80:
@@ -867,10 +870,11 @@ class Collections(_rt.Message):
             x7 = _t.cast(str, self._ov_choice)
             out += b':'
             b7 = x7.encode()
-            if len(b7) < 0x80:
-                out.append(len(b7))
+            l7 = len(b7)
+            if l7 < 0x80:
+                out.append(l7)
             else:
-                _rt.write_varint(out, len(b7))
+                _rt.write_varint(out, l7)
             out += b7
         elif c == 8:
             x8 = _t.cast(Collections.Item, self._ov_choice)
