@@ -184,7 +184,7 @@ _SKIP_LEN: Final = wire.WIRE_LEN + 1
 _SKIP_VARINT: Final = wire.WIRE_VARINT + 1
 _SKIP_FIXED64: Final = wire.WIRE_FIXED64 + 1
 _SKIP_FIXED32: Final = wire.WIRE_FIXED32 + 1
-# a varint's bytes (at most 10): the regex engine finds its end faster than a Python loop
+# a varint's bytes (at most 10): interpreted, the regex engine finds its end faster than a loop
 _VARINT: Final = re.compile(b"[\\x80-\\xff]{0,9}[\\x00-\\x7f]")
 
 
@@ -218,10 +218,11 @@ def check_structure(msg: object, buf: bytes, tag: int, pos: int, end: int, depth
                 if buf[pos + 1] < 0x80:
                     pos += 2
                     continue
-                varint = varint_end(buf, pos + 1, end)
-                if varint is not None:
-                    pos = varint.end()
-                    continue
+                if not wire.NATIVE:  # compiled, skip_field's loop is faster than a regex call
+                    varint = varint_end(buf, pos + 1, end)
+                    if varint is not None:
+                        pos = varint.end()
+                        continue
             elif kind == _SKIP_FIXED64:
                 pos += 9
                 continue
