@@ -8,7 +8,6 @@ itself (packed runs) or rare enough that a generic path is the better trade.
 from __future__ import annotations
 
 import re
-
 import struct
 from typing import TYPE_CHECKING, Any, Final
 
@@ -467,12 +466,7 @@ def write_int(out: bytearray, kind: int, v: int) -> None:
         v = (v << 1) ^ (v >> 63)
     elif kind == TYPE_SINT32:
         v = (v << 1) ^ (v >> 31)
-    elif v < 0:
-        v += 1 << 64
-    while v >= 0x80:  # wire.write_varint, inlined: this is the hot path of large values
-        out.append((v & 0x7F) | 0x80)
-        v >>= 7
-    out.append(v)
+    wire.write_varint(out, v)
 
 
 def write_packed(out: bytearray, kind: int, values: list[Any]) -> None:
