@@ -91,15 +91,21 @@ def wire_type(kind: int) -> int:
     return _WIRE.get(kind, WIRE_VARINT)
 
 
-def tag_bytes(number: int, wire: int) -> str:
-    """A bytes literal of the encoded tag."""
+def tag_bytes(number: int, wire: int) -> bytes:
+    """The encoded tag."""
     v = (number << 3) | wire
     out = bytearray()
     while v >= 0x80:
         out.append((v & 0x7F) | 0x80)
         v >>= 7
     out.append(v)
-    return repr(bytes(out))
+    return bytes(out)
+
+
+def tag_write(number: int, wire: int) -> str:
+    """The statement that appends the encoded tag to ``out``: one byte, or a literal."""
+    tag = tag_bytes(number, wire)
+    return f"out.append({tag[0]})" if len(tag) == 1 else f"out.write({tag!r})"
 
 
 def py_literal(value: object) -> str:
@@ -163,10 +169,11 @@ class FieldView:
     oneof: OneofView | None
     tag: int
     tag_literal: str
+    tag_write: str
     alt_tag: int  # repeated scalars: the other encoding (packed/expanded) accepted on parse
-    alt_tag_literal: str
+    alt_tag_write: str
     end_tag: int  # groups
-    end_tag_literal: str
+    end_tag_write: str
     packed: bool
     utf8: bool
     float_kind: bool
@@ -509,10 +516,10 @@ class _Builder:
             value_type=value_type, annotation=annotation, default_expr=default_expr,
             repeated=f.repeated and f.map is None, is_map=f.map is not None, is_message=is_message,
             presence=f.presence, bit_word=bit_word, bit_mask=bit_mask, oneof=oneof,
-            tag=tag, tag_literal=tag_bytes(f.number, wire), alt_tag=alt_tag,
-            alt_tag_literal=tag_bytes(f.number, WIRE_LEN),
+            tag=tag, tag_literal=repr(tag_bytes(f.number, wire)), tag_write=tag_write(f.number, wire),
+            alt_tag=alt_tag, alt_tag_write=tag_write(f.number, WIRE_LEN),
             end_tag=(f.number << 3) | WIRE_END_GROUP,
-            end_tag_literal=tag_bytes(f.number, WIRE_END_GROUP),
+            end_tag_write=tag_write(f.number, WIRE_END_GROUP),
             packed=f.packed, utf8=f.utf8, float_kind=f.kind in (k.TYPE_FLOAT, k.TYPE_DOUBLE),
             # this module's classes by their module-level name: compiled code calls them directly
             message_ref=self.py_names.get(f.message or "", value_type) if is_message else "",
@@ -562,8 +569,9 @@ class _Builder:
             getter="", setter="", hazzer="", clearer="", value_type=value_type,
             annotation=value_type, default_expr="None" if is_message else py_literal(f.default),
             repeated=False, is_map=False, is_message=is_message, presence=False, bit_word="",
-            bit_mask=0, oneof=None, tag=(f.number << 3) | wire, tag_literal=tag_bytes(f.number, wire),
-            alt_tag=0, alt_tag_literal="", end_tag=0, end_tag_literal="", packed=False,
+            bit_mask=0, oneof=None, tag=(f.number << 3) | wire, tag_literal=repr(tag_bytes(f.number, wire)),
+            tag_write=tag_write(f.number, wire), alt_tag=0, alt_tag_write="", end_tag=0,
+            end_tag_write="", packed=False,
             utf8=f.utf8, float_kind=f.kind in (k.TYPE_FLOAT, k.TYPE_DOUBLE),
             message_ref=value_type if is_message else "",
             enum_info_ref=self.refs.enum_info(f.enum) if f.enum is not None else "",

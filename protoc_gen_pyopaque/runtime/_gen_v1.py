@@ -1,4 +1,4 @@
-"""The one surface generated code uses (version 1). Generated modules check the version.
+"""The one surface generated code uses (its VERSION). Generated modules check the version.
 
 Everything here is re-exported from the runtime's modules; generated code must not
 import anything else from the runtime, so the runtime can change behind it.
@@ -11,7 +11,7 @@ from math import copysign
 from typing import Final, TypeVar
 
 from .codec import (
-    DEFAULT_MAX_DEPTH, deferred, write_raw, write_span, add_unknown_varint, bad_end, check_structure, dec_packed_bool,
+    DEFAULT_MAX_DEPTH, splices, write_raw, write_span, add_unknown_varint, bad_end, check_structure, dec_packed_bool,
     dec_packed_double, dec_packed_enum, dec_packed_fixed32, dec_packed_fixed64, dec_packed_float,
     dec_packed_int32, dec_packed_int64, dec_packed_sfixed32, dec_packed_sfixed64,
     dec_packed_sint32, dec_packed_sint64, dec_packed_uint32, dec_packed_uint64, dec_packed,
@@ -32,9 +32,9 @@ from .wkt import (
 )
 from .reflect import EnumInfo, ExtensionInfo, FieldInfo, MessageInfo, OneofInfo
 from .wire import (
-    check_tag, skip_field, dec_len, dec_int32, dec_int64, dec_sint32, dec_sint64, dec_tag, dec_uint32, dec_varint, pack_f64, pack_float,
-    pack_i32, pack_i64, pack_u32, pack_u64, unpack_f32, unpack_f64, unpack_i32, unpack_i64,
-    unpack_u32, unpack_u64, varint_size, write_varint,
+    BytesWriter, check_tag, dec_int32, dec_int64, dec_len, dec_sint32, dec_sint64, dec_tag, dec_uint32,
+    dec_varint, read_f32_le, read_f64_le, read_i32_le, read_i64_le, skip_field, varint_size,
+    write_f32_le, write_f64_le, write_fixed32, write_fixed64, write_i32_le, write_i64_le, write_varint,
 )
 
 __all__ = [
@@ -44,10 +44,10 @@ __all__ = [
     "write_extensions", "write_packed", "DecodeError", "EncodeError", "JsonError",
     "ExtendableMessage", "Message", "protoopaque_selected", "EnumInfo", "ExtensionInfo",
     "FieldInfo", "MessageInfo", "OneofInfo", "dec_int32", "dec_int64", "dec_sint32",
-    "dec_sint64", "dec_tag", "dec_uint32", "dec_varint", "pack_f64", "pack_float", "pack_i32", "pack_i64",
-    "pack_u32", "pack_u64", "unpack_f32", "unpack_f64", "unpack_i32", "unpack_i64",
-    "unpack_u32", "unpack_u64", "varint_size", "write_varint", "copysign", "check_version",
-    "register_extension", "register_messages", "nest_class", "VERSION", "check_structure", "LAZY_LOCK", "float_eq", "floats_eq", "float_values_eq", "value_eq", "extensions_eq", "check_tag", "skip_field", "dec_len", "write_raw", "write_span", "deferred", "dec_packed_bool",
+    "dec_sint64", "dec_tag", "dec_uint32", "dec_varint", "BytesWriter", "write_f32_le", "write_f64_le",
+    "write_i32_le", "write_i64_le", "write_fixed32", "write_fixed64", "read_f32_le", "read_f64_le",
+    "read_i32_le", "read_i64_le", "varint_size", "write_varint", "copysign", "check_version",
+    "register_extension", "register_messages", "nest_class", "VERSION", "check_structure", "LAZY_LOCK", "float_eq", "floats_eq", "float_values_eq", "value_eq", "extensions_eq", "check_tag", "skip_field", "dec_len", "write_raw", "write_span", "splices", "dec_packed_bool",
     "dec_packed_double", "dec_packed_enum", "dec_packed_fixed32", "dec_packed_fixed64",
     "dec_packed_float", "dec_packed_int32", "dec_packed_int64", "dec_packed_sfixed32",
     "dec_packed_sfixed64", "dec_packed_sint32", "dec_packed_sint64", "dec_packed_uint32",
@@ -59,7 +59,9 @@ __all__ = [
     "json_out_int64", "json_out_str", "json_refuse", "JSON_MAX_DEPTH",
 ]
 
-VERSION: Final = 1
+VERSION: Final = 2
+# The oldest surface generated code may use: v1 code wrote its output into a bytearray.
+OLDEST_VERSION: Final = 2
 
 # A copy compiled by pyopaque-compile must not be loaded next to the pure runtime: when
 # the pure package was imported first, its Message and errors are not the compiled ones.
@@ -72,11 +74,15 @@ _K = TypeVar("_K")
 
 
 def check_version(version: int) -> None:
-    """Fail at import when generated code needs a newer runtime surface than this one."""
+    """Fail at import when generated code needs another runtime surface than this one."""
     if version > VERSION:
         raise ImportError(
             f"generated code needs runtime surface v{version}, this runtime has v{VERSION}: "
             "upgrade protoc-gen-pyopaque")
+    if version < OLDEST_VERSION:
+        raise ImportError(
+            f"generated code uses runtime surface v{version}, which this runtime (v{VERSION}) "
+            "no longer provides: regenerate it with this protoc-gen-pyopaque")
 
 
 def float_eq(a: float | None, b: float | None) -> bool:

@@ -12,6 +12,7 @@ import struct
 from typing import TYPE_CHECKING, Any, Final
 
 from . import wire
+from .wire import BytesWriter
 from .errors import DecodeError, EncodeError
 from .reflect import (
     TYPE_BOOL, TYPE_BYTES, TYPE_DOUBLE, TYPE_ENUM, TYPE_FIXED32, TYPE_FIXED64,
@@ -100,7 +101,7 @@ def encode_failure(msg: Message, exc: BaseException) -> EncodeError:
 
 # the Python types a value of each kind may have (bool is an int; an int is a valid float)
 _VALUE_TYPES: Final[dict[int, tuple[type, ...]]] = {
-    TYPE_STRING: (str,), TYPE_BYTES: (bytes, bytearray, memoryview), TYPE_BOOL: (bool, int),
+    TYPE_STRING: (str,), TYPE_BYTES: (bytes, bytearray), TYPE_BOOL: (bool, int),
     TYPE_FLOAT: (float, int), TYPE_DOUBLE: (float, int), TYPE_ENUM: (int,),
     **{kind: (int,) for kind in INT_RANGES},
 }
@@ -144,10 +145,13 @@ def _bad_value(field: FieldInfo, value: Any, where: str) -> str | None:
     low_high = INT_RANGES.get(TYPE_INT32 if kind == TYPE_ENUM else kind)
     if low_high is not None and isinstance(value, int) and not low_high[0] <= value <= low_high[1]:
         return f"{where}: {value} is out of range for {KIND_NAMES[kind]}"
+    out = BytesWriter()
     try:
-        write_value(bytearray(), field, field.number, value, False)
+        write_value(out, field, field.number, value, False)
     except _ENCODE_ERRORS as exc:
         return f"{where}: {type(exc).__name__}: {exc}"
+    finally:
+        discard_output(out)
     return None
 
 
@@ -166,10 +170,10 @@ def merge_unknown(msg: Message, buf: bytes, tag: int, pos: int, end: int, depth:
 
 def add_unknown_varint(msg: Message, number: int, value: int) -> None:
     """Keep a closed enum's unknown value as an unknown varint field."""
-    out = bytearray()
+    out = BytesWriter()
     wire.write_varint(out, number << 3)
     wire.write_varint(out, value)
-    msg._pb_unknown += bytes(out)
+    msg._pb_unknown += out.getvalue()
 
 
 # ----------------------------------------------------------------------------- lazy decoding
@@ -242,65 +246,95 @@ def check_structure(msg: object, buf: bytes, tag: int, pos: int, end: int, depth
 
 # ----------------------------------------------------------------------------- length prefixes
 
-def finish_len(out: bytearray, start: int) -> None:
-    """Fill in the one-byte length placeholder at ``start``, widening it when needed."""
+# A BytesWriter only appends, so bytes that belong before the end of the output are kept
+# aside and spliced in when serialize() takes the output (take_output):
+# * the varint length of a sub-message of 128 bytes or more, over its one-byte placeholder;
+# * large bytes written back verbatim (lazy fields, parse(lazy=True) messages), so that the
+#   payload is copied once and peak memory stays near input + output.
+SPLICE_THRESHOLD: Final = 1 << 16
+# output id -> [(position, piece, bytes it replaces, bytes added by it and the pieces before)];
+# empty unless an output being written has pieces
+splices: Final[dict[int, list[tuple[int, bytes | memoryview, int, int]]]] = {}
+
+
+def _splice(out: BytesWriter, at: int, piece: bytes | memoryview, replaced: int) -> None:
+    pieces = splices.setdefault(id(out), [])
+    added = pieces[-1][3] if pieces else 0
+    pieces.append((at, piece, replaced, added + len(piece) - replaced))
+
+
+def _added_inside(pieces: list[tuple[int, bytes | memoryview, int, int]], start: int) -> int:
+    """Bytes the pieces after position ``start`` add: those recorded since a placeholder
+    was written there, which are the list's tail (everything recorded before lies before it)."""
+    lo = 0
+    hi = len(pieces)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if pieces[mid][0] > start:
+            hi = mid
+        else:
+            lo = mid + 1
+    if lo == len(pieces):
+        return 0
+    return pieces[-1][3] - (pieces[lo - 1][3] if lo else 0)
+
+
+def finish_len(out: BytesWriter, start: int) -> None:
+    """Fill in the one-byte length placeholder at ``start``, or splice a longer one over it."""
     n = len(out) - start - 1
-    pieces = deferred.get(id(out)) if deferred else None
+    pieces = splices.get(id(out)) if splices else None
     if pieces:
-        n += sum(len(raw) for at, raw in pieces if at > start)
+        n += _added_inside(pieces, start)
     if n < 0x80:
         out[start] = n
-        return
-    prefix = wire.varint_bytes(n)
-    out[start:start + 1] = prefix
-    if pieces:  # the pieces after the placeholder moved with the bytes after it
-        grown = len(prefix) - 1
-        pieces[:] = [(at + grown if at > start else at, raw) for at, raw in pieces]
+    else:
+        _splice(out, start, wire.varint_bytes(n), 1)
 
 
-# Large bytes written back verbatim (lazy fields, parse(lazy=True) messages) are not
-# copied into the output buffer: serialize() joins them in at the end, so that the
-# payload is copied once and peak memory stays near input + output.
-DEFER_THRESHOLD: Final = 1 << 16
-# output buffer id -> (position, piece); empty unless such a piece is being written
-deferred: Final[dict[int, list[tuple[int, bytes | memoryview]]]] = {}
-
-
-def write_raw(out: bytearray, raw: bytes | memoryview, with_length: bool = True) -> None:
-    """Append ``raw`` verbatim (after its length, for a field); defer large pieces."""
+def write_raw(out: BytesWriter, raw: bytes, with_length: bool = True) -> None:
+    """Append ``raw`` verbatim (after its length, for a field); splice in large pieces."""
     if with_length:
         wire.write_varint(out, len(raw))
-    if len(raw) < DEFER_THRESHOLD:
-        out += raw
+    if len(raw) < SPLICE_THRESHOLD:
+        out.write(raw)
     else:
-        deferred.setdefault(id(out), []).append((len(out), raw))
+        _splice(out, len(out), raw, 0)
 
 
-def write_span(out: bytearray, span: tuple[bytes, int, int, int]) -> None:
+def write_span(out: BytesWriter, span: tuple[bytes, int, int, int]) -> None:
     """Append length and bytes of a lazy field kept as (input, start, end, depth)."""
     buf, start, end, _ = span
-    write_raw(out, memoryview(buf)[start:end] if end - start >= DEFER_THRESHOLD else buf[start:end])
+    n = end - start
+    wire.write_varint(out, n)
+    if n < SPLICE_THRESHOLD:
+        out.write(buf[start:end])
+    else:
+        _splice(out, len(out), memoryview(buf)[start:end], 0)
 
 
-def take_output(out: bytearray) -> bytes:
-    """Return the serialized bytes of ``out``, with the deferred pieces joined in."""
-    pieces = deferred.pop(id(out), None) if deferred else None
+def _position(piece: tuple[int, bytes | memoryview, int, int]) -> int:
+    return piece[0]
+
+
+def take_output(out: BytesWriter) -> bytes:
+    """Return the serialized bytes of ``out``, with its pieces spliced in."""
+    pieces = splices.pop(id(out), None) if splices else None
     if not pieces:
-        return bytes(out)
-    view = memoryview(out)
+        return out.getvalue()
+    view = memoryview(out.getvalue())
     parts: list[bytes | memoryview] = []
     prev = 0
-    for at, raw in pieces:
+    for at, piece, replaced, _ in sorted(pieces, key=_position):  # stable: equal positions keep their order
         parts.append(view[prev:at])
-        parts.append(raw)
-        prev = at
+        parts.append(piece)
+        prev = at + replaced
     parts.append(view[prev:])
     return b"".join(parts)
 
 
-def discard_output(out: bytearray) -> None:
-    """Forget the deferred pieces of an output that failed."""
-    deferred.pop(id(out), None)
+def discard_output(out: BytesWriter) -> None:
+    """Forget the pieces of an output that failed."""
+    splices.pop(id(out), None)
 
 
 def read_len(msg: object, buf: bytes, tag: int, pos: int, end: int) -> tuple[int, int]:
@@ -457,7 +491,7 @@ def out_of_range(kind: int, v: int) -> ValueError:
     return ValueError(f"{v} is out of range for {KIND_NAMES[kind]}")
 
 
-def write_int(out: bytearray, kind: int, v: int) -> None:
+def write_int(out: BytesWriter, kind: int, v: int) -> None:
     """Append ``v`` as a varint of ``kind`` (zigzag for sint32/sint64); ValueError outside its range."""
     low, high = _VARINT_RANGES[kind]
     if v < low or v > high:
@@ -469,21 +503,24 @@ def write_int(out: bytearray, kind: int, v: int) -> None:
     wire.write_varint(out, v)
 
 
-def write_packed(out: bytearray, kind: int, values: list[Any]) -> None:
+def write_packed(out: BytesWriter, kind: int, values: list[Any]) -> None:
     """Append the length and payload of a packed run (the tag is the caller's)."""
-    fmt = _FIXED_FORMAT.get(kind)
-    if fmt is not None:
-        if kind == TYPE_FLOAT:
-            payload = b"".join([wire.pack_float(v) for v in values])
+    if kind in _FIXED_FORMAT:
+        wire.write_varint(out, (8 if _FIXED_FORMAT[kind] in "dQq" else 4) * len(values))
+        if kind == TYPE_DOUBLE or kind == TYPE_FLOAT:
+            floats: list[float] = values
+            for f in floats:
+                write_fixed(out, kind, f)
         else:
-            payload = struct.pack(f"<{len(values)}{fmt}", *values)
-        wire.write_varint(out, len(payload))
-        out += payload
+            fixed: list[int] = values
+            for v in fixed:
+                write_fixed(out, kind, v)
         return
-    body = bytearray()
+    body = BytesWriter()
     ints: list[int] = values  # typed: compiled code does int arithmetic, not generic calls
     if kind == TYPE_BOOL:
-        body += bytes([1 if v else 0 for v in values])
+        for v in values:
+            body.append(1 if v else 0)
     elif kind == TYPE_SINT32 or kind == TYPE_SINT64:
         low, high = _VARINT_RANGES[kind]  # looked up once per run, not per value
         shift = 31 if kind == TYPE_SINT32 else 63
@@ -501,7 +538,7 @@ def write_packed(out: bytearray, kind: int, values: list[Any]) -> None:
             else:
                 raise out_of_range(kind, v)
     wire.write_varint(out, len(body))
-    out += body
+    out.write(body.getvalue())
 
 
 # ----------------------------------------------------------------------------- generic values
@@ -552,7 +589,23 @@ def encode_str(value: str, utf8: bool) -> bytes:
     return value.encode("utf-8") if utf8 else value.encode("utf-8", "surrogateescape")
 
 
-def write_value(out: bytearray, field: FieldInfo, number: int, value: Any, deterministic: bool) -> None:
+def write_fixed(out: BytesWriter, kind: int, value: Any) -> None:
+    """Append a fixed-width value of ``kind`` (ValueError outside an integer kind's range)."""
+    if kind == TYPE_DOUBLE:
+        wire.write_f64_le(out, value)
+    elif kind == TYPE_FLOAT:
+        wire.write_f32_le(out, value)
+    elif kind == TYPE_FIXED32:
+        wire.write_fixed32(out, value)
+    elif kind == TYPE_SFIXED32:
+        wire.write_i32_le(out, value)
+    elif kind == TYPE_FIXED64:
+        wire.write_fixed64(out, value)
+    else:
+        wire.write_i64_le(out, value)
+
+
+def write_value(out: BytesWriter, field: FieldInfo, number: int, value: Any, deterministic: bool) -> None:
     """Append tag and value of one occurrence of ``field``."""
     kind = field.kind
     if kind == TYPE_GROUP:
@@ -565,17 +618,15 @@ def write_value(out: bytearray, field: FieldInfo, number: int, value: Any, deter
         write_int(out, kind, value)
     elif kind == TYPE_BOOL:
         out.append(1 if value else 0)
-    elif kind == TYPE_FLOAT:
-        out += wire.pack_float(value)
     elif kind in _FIXED_FORMAT:
-        out += struct.pack("<" + _FIXED_FORMAT[kind], value)
+        write_fixed(out, kind, value)
     elif kind == TYPE_STRING:
         raw = encode_str(value, field.utf8)
         wire.write_varint(out, len(raw))
-        out += raw
+        out.write(raw)
     elif kind == TYPE_BYTES:
         wire.write_varint(out, len(value))
-        out += value
+        out.write(value)
     else:
         start = len(out)
         out.append(0)
@@ -662,22 +713,22 @@ def _merge_message_set_item(msg: ExtendableMessage, buf: bytes, pos: int, end: i
     return pos
 
 
-def write_extensions(msg: ExtendableMessage, out: bytearray, deterministic: bool) -> None:
+def write_extensions(msg: ExtendableMessage, out: BytesWriter, deterministic: bool) -> None:
     """Append the set extensions of ``msg`` in field-number order."""
     info = type(msg)._pb_info
     for number in sorted(msg._pb_ext):
         value = msg._pb_ext[number]
         field = info.extensions[number].field
         if info.message_set and field.message_type is not None and not field.repeated:
-            out += wire.varint_bytes(_MSET_ITEM_START)
-            out += wire.varint_bytes(_MSET_TYPE_ID)
+            out.append(_MSET_ITEM_START)
+            out.append(_MSET_TYPE_ID)
             wire.write_varint(out, number)
-            out += wire.varint_bytes(_MSET_MESSAGE)
+            out.append(_MSET_MESSAGE)
             start = len(out)
             out.append(0)
             value._pb_encode(out, deterministic)
             finish_len(out, start)
-            out += wire.varint_bytes(_MSET_ITEM_END)
+            out.append(_MSET_ITEM_END)
         elif field.repeated:
             assert isinstance(value, list)
             if field.packed and value:

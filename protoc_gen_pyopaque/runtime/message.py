@@ -10,6 +10,7 @@ from typing import Any, ClassVar, Final, Protocol, TypeVar, cast
 from . import codec, json_format
 from .errors import DecodeError, EncodeError
 from .reflect import ExtensionInfo, FieldInfo, MessageInfo
+from .wire import BytesWriter
 
 __all__ = [
     "Message", "ExtendableMessage", "protoopaque_selected", "select_protoopaque",
@@ -85,7 +86,7 @@ class Message:
         """
         raise NotImplementedError
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: BytesWriter, deterministic: bool) -> None:
         raise NotImplementedError
 
     def _pb_items(self) -> list[tuple[FieldInfo, Any]]:
@@ -160,7 +161,7 @@ class Message:
                 raise EncodeError(f"{self._pb_info.full_name}: missing required fields: {', '.join(missing)}")
         if self._pb_lazy_capable and not deterministic and cast(_LazyCapable, self)._pb_p0 < 0:
             return self._pb_unknown  # parse(lazy=True) and never touched: its input, as it was
-        out = bytearray()
+        out = BytesWriter()
         try:
             self._pb_encode(out, deterministic)
         except (TypeError, ValueError, AttributeError, OverflowError, codec.struct_error) as exc:
@@ -169,6 +170,9 @@ class Message:
         except RecursionError:
             codec.discard_output(out)
             raise EncodeError(f"{self._pb_info.full_name}: nesting too deep for the Python stack") from None
+        except BaseException:
+            codec.discard_output(out)
+            raise
         return codec.take_output(out)
 
     def _pb_load_raw(self) -> None:

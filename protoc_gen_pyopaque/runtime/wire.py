@@ -1,6 +1,9 @@
 """Wire-format primitives: varints, zigzag, fixed-width values, tags and skipping.
 
 Generated code inlines the one-byte fast paths and calls these for the rest.
+Encoders append to a ``librt.strings.BytesWriter`` (mypyc's runtime library): compiled,
+its appends and fixed-width writes are inline C where a bytearray's are generic calls;
+interpreted, they are C methods as fast as a bytearray's.
 Decoders take ``(buf, pos)`` and return ``(value, new_pos)``; they may read past
 the end of the current sub-message (the caller's ``pos != end`` check catches
 that) but raise IndexError only at the end of ``buf``, which the generated
@@ -12,16 +15,21 @@ from __future__ import annotations
 import struct
 from typing import Final
 
+from librt.strings import (
+    BytesWriter, read_f32_le, read_f64_le, read_i32_le, read_i64_le, write_f32_le, write_f64_le, write_i32_le,
+    write_i64_le,
+)
+
 from .errors import DecodeError
 
 __all__ = [
     "WIRE_VARINT", "WIRE_FIXED64", "WIRE_LEN", "WIRE_START_GROUP", "WIRE_END_GROUP",
     "WIRE_FIXED32", "MAX_FIELD_NUMBER",
     "dec_varint", "dec_tag", "dec_len", "dec_int32", "dec_int64", "dec_uint32", "dec_sint32", "dec_sint64",
-    "write_varint", "varint_bytes", "varint_size", "pack_float", "write_float",
-    "skip_field", "unpack_f32", "unpack_f64", "unpack_u32", "unpack_u64",
-    "unpack_i32", "unpack_i64", "pack_f64", "pack_u32", "pack_u64", "pack_i32",
-    "pack_i64",
+    "write_varint", "varint_bytes", "varint_size", "pack_float", "skip_field", "unpack_f32",
+    "unpack_u32", "unpack_u64", "BytesWriter", "write_f32_le", "write_f64_le", "write_i32_le",
+    "write_i64_le", "write_fixed32", "write_fixed64", "read_f32_le", "read_f64_le", "read_i32_le",
+    "read_i64_le",
 ]
 
 WIRE_VARINT: Final = 0
@@ -42,23 +50,12 @@ _SIGN32: Final = 0x80000000
 _MAX_VARINT_BYTES: Final = 10
 
 _F32: Final = struct.Struct("<f")
-_F64: Final = struct.Struct("<d")
 _U32: Final = struct.Struct("<I")
 _U64: Final = struct.Struct("<Q")
-_I32: Final = struct.Struct("<i")
-_I64: Final = struct.Struct("<q")
 # Final: compiled code reads these from C statics instead of looking them up on each call
 unpack_f32: Final = _F32.unpack_from
-unpack_f64: Final = _F64.unpack_from
 unpack_u32: Final = _U32.unpack_from
 unpack_u64: Final = _U64.unpack_from
-unpack_i32: Final = _I32.unpack_from
-unpack_i64: Final = _I64.unpack_from
-pack_f64: Final = _F64.pack
-pack_u32: Final = _U32.pack
-pack_u64: Final = _U64.pack
-pack_i32: Final = _I32.pack
-pack_i64: Final = _I64.pack
 
 
 def dec_varint(buf: bytes, pos: int) -> tuple[int, int]:
@@ -171,37 +168,43 @@ def dec_sint64(buf: bytes, pos: int) -> tuple[int, int]:
     return (v >> 1) ^ -(v & 1), pos
 
 
-def write_varint(out: bytearray, v: int) -> None:
+def write_varint(out: BytesWriter, v: int) -> None:
     """Append ``v`` as a varint; negative values take ten bytes (two's complement)."""
     if v < 0:
         v += 1 << 64
-    if NATIVE:
-        # Compiled, int arithmetic is cheap and every bytearray call is not: the bytes are
-        # assembled in an int (seven at most, so it stays unboxed) and appended at once.
-        # Interpreted, that arithmetic costs more than the appends it saves.
-        w = 0
-        shift = 0
-        while v >= 0x80:
-            if shift == 56:
-                out += w.to_bytes(7, "little")
-                w = 0
-                shift = 0
-            w |= ((v & 0x7F) | 0x80) << shift
-            v >>= 7
-            shift += 8
-        out += (w | (v << shift)).to_bytes((shift >> 3) + 1, "little")
-        return
     while v >= 0x80:
         out.append((v & 0x7F) | 0x80)
         v >>= 7
     out.append(v)
 
 
+def write_fixed32(out: BytesWriter, v: int) -> None:
+    """Append a fixed32 (librt writes signed values only: the upper half goes as negative)."""
+    if v > 0x7FFFFFFF:
+        if v > _MASK32:
+            raise ValueError(f"{v} is out of range for fixed32")
+        v -= 1 << 32
+    elif v < 0:
+        raise ValueError(f"{v} is out of range for fixed32")
+    write_i32_le(out, v)
+
+
+def write_fixed64(out: BytesWriter, v: int) -> None:
+    """Append a fixed64 (librt writes signed values only: the upper half goes as negative)."""
+    if v > 0x7FFFFFFFFFFFFFFF:
+        if v > _MASK64:
+            raise ValueError(f"{v} is out of range for fixed64")
+        v -= 1 << 64
+    elif v < 0:
+        raise ValueError(f"{v} is out of range for fixed64")
+    write_i64_le(out, v)
+
+
 def varint_bytes(v: int) -> bytes:
     """Return ``v`` encoded as a varint."""
-    out = bytearray()
+    out = BytesWriter()
     write_varint(out, v)
-    return bytes(out)
+    return out.getvalue()
 
 
 def varint_size(v: int) -> int:
@@ -221,11 +224,6 @@ def pack_float(v: float) -> bytes:
         return _F32.pack(v)
     except OverflowError:
         return _F32.pack(float("inf") if v > 0 else float("-inf"))
-
-
-def write_float(out: bytearray, v: float) -> None:
-    """Append a float32."""
-    out += pack_float(v)
 
 
 def skip_field(buf: bytes, tag: int, pos: int, end: int, depth: int) -> int:

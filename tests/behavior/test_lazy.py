@@ -206,6 +206,25 @@ def test_large_verbatim_pieces_are_joined_once(mods: Modules) -> None:
         assert Envelope.parse(wrapped).get_entry() == LogEntry.parse(data, lazy=False)
 
 
+def test_spliced_lengths_and_pieces_at_every_depth(mods: Modules) -> None:
+    """Lengths of 128 bytes or more and large verbatim pieces are spliced into the output
+    when it is taken: siblings before, inside and after them keep their places."""
+    mod = mods.load("edition2024")
+    LogEntry, Envelope = mod.LogEntry, mod.Envelope
+    Detail = LogEntry.Detail
+    details = [Detail(lines=[c * n]) for c, n in zip("abcdefgh", (0, 120, 125, 126, 300, 70_000, 3, 70_000))]
+    eager = Envelope(name="e", entry=LogEntry(timestamp=5, message="m" * 200, history=details))
+    data = eager.serialize()
+    for lazy_whole in (True, False):
+        # kept bytes of the lazy history elements (and of the whole entry) are written back verbatim
+        entry = LogEntry.parse(Envelope.parse(data).get_entry().serialize(), lazy=lazy_whole)
+        outer = Envelope(name="e", entry=entry)
+        assert outer.serialize() == data
+        nested = Envelope(name="x" * 130, entry=LogEntry(history=[*details[:5], entry.get_history()[5]]))
+        back = Envelope.parse(nested.serialize(), lazy=False)
+        assert [d.get_lines() for d in back.get_entry().get_history()] == [d.get_lines() for d in details[:6]]
+
+
 def entry_with(detail: bytes) -> bytes:
     out = bytearray(b"\x08\x07\x1a")
     n = len(detail)

@@ -10,7 +10,7 @@ import sys as _sys
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(1)
+_rt.check_version(2)
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
 # the opaque twin's classes: the Python counterpart of Go's protoopaque build tag.
@@ -164,31 +164,31 @@ a potential security issue. Do not attempt to contact type URLs."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         x1 = self.type_url
         if x1:
-            out += b'\n'
+            out.append(10)
             b1 = x1.encode()
             l1 = len(b1)
             if l1 < 0x80:
                 out.append(l1)
             else:
                 _rt.write_varint(out, l1)
-            out += b1
+            out.write(b1)
 
         x2 = self.value
         if x2:
-            out += b'\x12'
+            out.append(18)
             b2 = x2
             l2 = len(b2)
             if l2 < 0x80:
                 out.append(l2)
             else:
                 _rt.write_varint(out, l2)
-            out += b2
+            out.write(b2)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 

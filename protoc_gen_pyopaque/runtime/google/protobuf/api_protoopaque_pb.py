@@ -11,7 +11,7 @@ from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.type_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb
 
-_rt.check_version(1)
+_rt.check_version(2)
 
 
 class Api(_rt.Message):
@@ -352,7 +352,7 @@ message."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -361,17 +361,17 @@ message."""
                 return
         x1 = self._f_name
         if x1:
-            out += b'\n'
+            out.append(10)
             b1 = x1.encode()
             l1 = len(b1)
             if l1 < 0x80:
                 out.append(l1)
             else:
                 _rt.write_varint(out, l1)
-            out += b1
+            out.write(b1)
 
         for x2 in self._f_methods:
-            out += b'\x12'
+            out.append(18)
             if x2._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
                 _rt.write_raw(out, x2._pb_unknown)
             else:
@@ -379,47 +379,47 @@ message."""
                 out.append(0)
                 x2._pb_encode(out, deterministic)
                 n = len(out) - start - 1
-                if n < 0x80 and not _rt.deferred:
+                if n < 0x80 and not _rt.splices:
                     out[start] = n
                 else:
                     _rt.finish_len(out, start)
 
         for x3 in self._f_options:
-            out += b'\x1a'
+            out.append(26)
             start = len(out)
             out.append(0)
             x3._pb_encode(out, deterministic)
             n = len(out) - start - 1
-            if n < 0x80 and not _rt.deferred:
+            if n < 0x80 and not _rt.splices:
                 out[start] = n
             else:
                 _rt.finish_len(out, start)
 
         x4 = self._f_version
         if x4:
-            out += b'"'
+            out.append(34)
             b4 = x4.encode()
             l4 = len(b4)
             if l4 < 0x80:
                 out.append(l4)
             else:
                 _rt.write_varint(out, l4)
-            out += b4
+            out.write(b4)
 
         x5 = self._f_source_context
         if x5 is not None:
-            out += b'*'
+            out.append(42)
             start = len(out)
             out.append(0)
             x5._pb_encode(out, deterministic)
             n = len(out) - start - 1
-            if n < 0x80 and not _rt.deferred:
+            if n < 0x80 and not _rt.splices:
                 out[start] = n
             else:
                 _rt.finish_len(out, start)
 
         for x6 in self._f_mixins:
-            out += b'2'
+            out.append(50)
             if x6._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
                 _rt.write_raw(out, x6._pb_unknown)
             else:
@@ -427,14 +427,14 @@ message."""
                 out.append(0)
                 x6._pb_encode(out, deterministic)
                 n = len(out) - start - 1
-                if n < 0x80 and not _rt.deferred:
+                if n < 0x80 and not _rt.splices:
                     out[start] = n
                 else:
                     _rt.finish_len(out, start)
 
         x7 = self._f_syntax
         if x7:
-            out += b'8'
+            out.append(56)
             if 0 <= x7 < 0x80:
                 out.append(x7)
             elif -0x80000000 <= x7 <= 0x7FFFFFFF:
@@ -444,17 +444,17 @@ message."""
 
         x8 = self._f_edition
         if x8:
-            out += b'B'
+            out.append(66)
             b8 = x8.encode()
             l8 = len(b8)
             if l8 < 0x80:
                 out.append(l8)
             else:
                 _rt.write_varint(out, l8)
-            out += b8
+            out.write(b8)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -938,7 +938,7 @@ Api. This is similar to Field and EnumValue."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -947,61 +947,61 @@ Api. This is similar to Field and EnumValue."""
                 return
         x1 = self._f_name
         if x1:
-            out += b'\n'
+            out.append(10)
             b1 = x1.encode()
             l1 = len(b1)
             if l1 < 0x80:
                 out.append(l1)
             else:
                 _rt.write_varint(out, l1)
-            out += b1
+            out.write(b1)
 
         x2 = self._f_request_type_url
         if x2:
-            out += b'\x12'
+            out.append(18)
             b2 = x2.encode()
             l2 = len(b2)
             if l2 < 0x80:
                 out.append(l2)
             else:
                 _rt.write_varint(out, l2)
-            out += b2
+            out.write(b2)
 
         x3 = self._f_request_streaming
         if x3:
-            out += b'\x18'
+            out.append(24)
             out.append(1 if x3 else 0)
 
         x4 = self._f_response_type_url
         if x4:
-            out += b'"'
+            out.append(34)
             b4 = x4.encode()
             l4 = len(b4)
             if l4 < 0x80:
                 out.append(l4)
             else:
                 _rt.write_varint(out, l4)
-            out += b4
+            out.write(b4)
 
         x5 = self._f_response_streaming
         if x5:
-            out += b'('
+            out.append(40)
             out.append(1 if x5 else 0)
 
         for x6 in self._f_options:
-            out += b'2'
+            out.append(50)
             start = len(out)
             out.append(0)
             x6._pb_encode(out, deterministic)
             n = len(out) - start - 1
-            if n < 0x80 and not _rt.deferred:
+            if n < 0x80 and not _rt.splices:
                 out[start] = n
             else:
                 _rt.finish_len(out, start)
 
         x7 = self._f_syntax
         if x7:
-            out += b'8'
+            out.append(56)
             if 0 <= x7 < 0x80:
                 out.append(x7)
             elif -0x80000000 <= x7 <= 0x7FFFFFFF:
@@ -1011,17 +1011,17 @@ Api. This is similar to Field and EnumValue."""
 
         x8 = self._f_edition
         if x8:
-            out += b'B'
+            out.append(66)
             b8 = x8.encode()
             l8 = len(b8)
             if l8 < 0x80:
                 out.append(l8)
             else:
                 _rt.write_varint(out, l8)
-            out += b8
+            out.write(b8)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -1381,7 +1381,7 @@ are rooted."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -1390,28 +1390,28 @@ are rooted."""
                 return
         x1 = self._f_name
         if x1:
-            out += b'\n'
+            out.append(10)
             b1 = x1.encode()
             l1 = len(b1)
             if l1 < 0x80:
                 out.append(l1)
             else:
                 _rt.write_varint(out, l1)
-            out += b1
+            out.write(b1)
 
         x2 = self._f_root
         if x2:
-            out += b'\x12'
+            out.append(18)
             b2 = x2.encode()
             l2 = len(b2)
             if l2 < 0x80:
                 out.append(l2)
             else:
                 _rt.write_varint(out, l2)
-            out += b2
+            out.write(b2)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 

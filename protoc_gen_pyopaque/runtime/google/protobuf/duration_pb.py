@@ -10,7 +10,7 @@ import sys as _sys
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(1)
+_rt.check_version(2)
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
 # the opaque twin's classes: the Python counterpart of Go's protoopaque build tag.
@@ -161,10 +161,10 @@ to +999,999,999 inclusive."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         x1 = self.seconds
         if x1:
-            out += b'\x08'
+            out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
             elif -0x4000000000000000 <= x1 <= 0x3FFFFFFFFFFFFFFF or -0x8000000000000000 <= x1 <= 0x7FFFFFFFFFFFFFFF:
@@ -174,7 +174,7 @@ to +999,999,999 inclusive."""
 
         x2 = self.nanos
         if x2:
-            out += b'\x10'
+            out.append(16)
             if 0 <= x2 < 0x80:
                 out.append(x2)
             elif -0x80000000 <= x2 <= 0x7FFFFFFF:
@@ -183,7 +183,7 @@ to +999,999,999 inclusive."""
                 raise _rt.out_of_range(5, x2)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 

@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(1)
+_rt.check_version(2)
 
 
 class Duration(_rt.DurationBase):
@@ -170,7 +170,7 @@ to +999,999,999 inclusive."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -179,7 +179,7 @@ to +999,999,999 inclusive."""
                 return
         x1 = self._f_seconds
         if x1:
-            out += b'\x08'
+            out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
             elif -0x4000000000000000 <= x1 <= 0x3FFFFFFFFFFFFFFF or -0x8000000000000000 <= x1 <= 0x7FFFFFFFFFFFFFFF:
@@ -189,7 +189,7 @@ to +999,999,999 inclusive."""
 
         x2 = self._f_nanos
         if x2:
-            out += b'\x10'
+            out.append(16)
             if 0 <= x2 < 0x80:
                 out.append(x2)
             elif -0x80000000 <= x2 <= 0x7FFFFFFF:
@@ -198,7 +198,7 @@ to +999,999,999 inclusive."""
                 raise _rt.out_of_range(5, x2)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 

@@ -10,7 +10,7 @@ import sys as _sys
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(1)
+_rt.check_version(2)
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
 # the opaque twin's classes: the Python counterpart of Go's protoopaque build tag.
@@ -146,39 +146,39 @@ typed message should be preferred instead of using this type."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         d1 = self.fields
         if d1:
             for k1, v1 in (sorted(d1.items()) if deterministic else d1.items()):
-                out += b'\n'
+                out.append(10)
                 s1 = len(out)
                 out.append(0)
-                out += b'\n'
+                out.append(10)
                 b1 = k1.encode()
                 l1 = len(b1)
                 if l1 < 0x80:
                     out.append(l1)
                 else:
                     _rt.write_varint(out, l1)
-                out += b1
-                out += b'\x12'
+                out.write(b1)
+                out.append(18)
                 start = len(out)
                 out.append(0)
                 v1._pb_encode(out, deterministic)
                 n = len(out) - start - 1
-                if n < 0x80 and not _rt.deferred:
+                if n < 0x80 and not _rt.splices:
                     out[start] = n
                 else:
                     _rt.finish_len(out, start)
                 n = len(out) - s1 - 1
-                if n < 0x80 and not _rt.deferred:
+                if n < 0x80 and not _rt.splices:
                     out[s1] = n
                 else:
                     _rt.finish_len(out, s1)
 
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -512,7 +512,7 @@ support them in its number type."""
                     self._ov_kind = iv
 
                 elif tag == 17:
-                    fv = _rt.unpack_f64(buf, pos)[0]
+                    fv = _rt.read_f64_le(buf, pos)
                     pos += 8
                     self._oc_kind = 2
                     self._ov_kind = fv
@@ -589,11 +589,11 @@ support them in its number type."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         c = self._oc_kind
         if c == 1:
             x1 = _t.cast(int, self._ov_kind)
-            out += b'\x08'
+            out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
             elif -0x80000000 <= x1 <= 0x7FFFFFFF:
@@ -602,47 +602,47 @@ support them in its number type."""
                 raise _rt.out_of_range(14, x1)
         elif c == 2:
             x2 = _t.cast(float, self._ov_kind)
-            out += b'\x11'
-            out += _rt.pack_f64(x2)
+            out.append(17)
+            _rt.write_f64_le(out, x2)
         elif c == 3:
             x3 = _t.cast(str, self._ov_kind)
-            out += b'\x1a'
+            out.append(26)
             b3 = x3.encode()
             l3 = len(b3)
             if l3 < 0x80:
                 out.append(l3)
             else:
                 _rt.write_varint(out, l3)
-            out += b3
+            out.write(b3)
         elif c == 4:
             x4 = _t.cast(bool, self._ov_kind)
-            out += b' '
+            out.append(32)
             out.append(1 if x4 else 0)
         elif c == 5:
             x5 = _t.cast(Struct, self._ov_kind)
-            out += b'*'
+            out.append(42)
             start = len(out)
             out.append(0)
             x5._pb_encode(out, deterministic)
             n = len(out) - start - 1
-            if n < 0x80 and not _rt.deferred:
+            if n < 0x80 and not _rt.splices:
                 out[start] = n
             else:
                 _rt.finish_len(out, start)
         elif c == 6:
             x6 = _t.cast(ListValue, self._ov_kind)
-            out += b'2'
+            out.append(50)
             start = len(out)
             out.append(0)
             x6._pb_encode(out, deterministic)
             n = len(out) - start - 1
-            if n < 0x80 and not _rt.deferred:
+            if n < 0x80 and not _rt.splices:
                 out[start] = n
             else:
                 _rt.finish_len(out, start)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -759,20 +759,20 @@ class ListValue(_rt.ListValueBase):
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         for x1 in self.values:
-            out += b'\n'
+            out.append(10)
             start = len(out)
             out.append(0)
             x1._pb_encode(out, deterministic)
             n = len(out) - start - 1
-            if n < 0x80 and not _rt.deferred:
+            if n < 0x80 and not _rt.splices:
                 out[start] = n
             else:
                 _rt.finish_len(out, start)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 

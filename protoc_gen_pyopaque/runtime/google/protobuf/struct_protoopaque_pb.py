@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(1)
+_rt.check_version(2)
 
 
 class NullValue(_enum.IntEnum):
@@ -149,7 +149,7 @@ typed message should be preferred instead of using this type."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -159,18 +159,18 @@ typed message should be preferred instead of using this type."""
         d1 = self._f_fields
         if d1:
             for k1, v1 in (sorted(d1.items()) if deterministic else d1.items()):
-                out += b'\n'
+                out.append(10)
                 s1 = len(out)
                 out.append(0)
-                out += b'\n'
+                out.append(10)
                 b1 = k1.encode()
                 l1 = len(b1)
                 if l1 < 0x80:
                     out.append(l1)
                 else:
                     _rt.write_varint(out, l1)
-                out += b1
-                out += b'\x12'
+                out.write(b1)
+                out.append(18)
                 if v1._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
                     _rt.write_raw(out, v1._pb_unknown)
                 else:
@@ -178,19 +178,19 @@ typed message should be preferred instead of using this type."""
                     out.append(0)
                     v1._pb_encode(out, deterministic)
                     n = len(out) - start - 1
-                    if n < 0x80 and not _rt.deferred:
+                    if n < 0x80 and not _rt.splices:
                         out[start] = n
                     else:
                         _rt.finish_len(out, start)
                 n = len(out) - s1 - 1
-                if n < 0x80 and not _rt.deferred:
+                if n < 0x80 and not _rt.splices:
                     out[s1] = n
                 else:
                     _rt.finish_len(out, s1)
 
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -493,7 +493,7 @@ support them in its number type."""
                     self._ov_kind = iv
 
                 elif tag == 17:
-                    fv = _rt.unpack_f64(buf, pos)[0]
+                    fv = _rt.read_f64_le(buf, pos)
                     pos += 8
                     self._oc_kind = 2
                     self._ov_kind = fv
@@ -570,7 +570,7 @@ support them in its number type."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -580,7 +580,7 @@ support them in its number type."""
         c = self._oc_kind
         if c == 1:
             x1 = _t.cast(int, self._ov_kind)
-            out += b'\x08'
+            out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
             elif -0x80000000 <= x1 <= 0x7FFFFFFF:
@@ -589,25 +589,25 @@ support them in its number type."""
                 raise _rt.out_of_range(14, x1)
         elif c == 2:
             x2 = _t.cast(float, self._ov_kind)
-            out += b'\x11'
-            out += _rt.pack_f64(x2)
+            out.append(17)
+            _rt.write_f64_le(out, x2)
         elif c == 3:
             x3 = _t.cast(str, self._ov_kind)
-            out += b'\x1a'
+            out.append(26)
             b3 = x3.encode()
             l3 = len(b3)
             if l3 < 0x80:
                 out.append(l3)
             else:
                 _rt.write_varint(out, l3)
-            out += b3
+            out.write(b3)
         elif c == 4:
             x4 = _t.cast(bool, self._ov_kind)
-            out += b' '
+            out.append(32)
             out.append(1 if x4 else 0)
         elif c == 5:
             x5 = _t.cast(Struct, self._ov_kind)
-            out += b'*'
+            out.append(42)
             if x5._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
                 _rt.write_raw(out, x5._pb_unknown)
             else:
@@ -615,13 +615,13 @@ support them in its number type."""
                 out.append(0)
                 x5._pb_encode(out, deterministic)
                 n = len(out) - start - 1
-                if n < 0x80 and not _rt.deferred:
+                if n < 0x80 and not _rt.splices:
                     out[start] = n
                 else:
                     _rt.finish_len(out, start)
         elif c == 6:
             x6 = _t.cast(ListValue, self._ov_kind)
-            out += b'2'
+            out.append(50)
             if x6._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
                 _rt.write_raw(out, x6._pb_unknown)
             else:
@@ -629,13 +629,13 @@ support them in its number type."""
                 out.append(0)
                 x6._pb_encode(out, deterministic)
                 n = len(out) - start - 1
-                if n < 0x80 and not _rt.deferred:
+                if n < 0x80 and not _rt.splices:
                     out[start] = n
                 else:
                     _rt.finish_len(out, start)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -772,7 +772,7 @@ class ListValue(_rt.ListValueBase):
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -780,7 +780,7 @@ class ListValue(_rt.ListValueBase):
                 _rt.write_raw(out, self._pb_unknown, False)
                 return
         for x1 in self._f_values:
-            out += b'\n'
+            out.append(10)
             if x1._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
                 _rt.write_raw(out, x1._pb_unknown)
             else:
@@ -788,13 +788,13 @@ class ListValue(_rt.ListValueBase):
                 out.append(0)
                 x1._pb_encode(out, deterministic)
                 n = len(out) - start - 1
-                if n < 0x80 and not _rt.deferred:
+                if n < 0x80 and not _rt.splices:
                     out[start] = n
                 else:
                     _rt.finish_len(out, start)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.any_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb
 
-_rt.check_version(1)
+_rt.check_version(2)
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
 # the opaque twin's classes: the Python counterpart of Go's protoopaque build tag.
@@ -259,65 +259,65 @@ FileDescriptorSet which preserves the necessary information."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         x1 = self.name
         if x1:
-            out += b'\n'
+            out.append(10)
             b1 = x1.encode()
             l1 = len(b1)
             if l1 < 0x80:
                 out.append(l1)
             else:
                 _rt.write_varint(out, l1)
-            out += b1
+            out.write(b1)
 
         for x2 in self.fields:
-            out += b'\x12'
+            out.append(18)
             start = len(out)
             out.append(0)
             x2._pb_encode(out, deterministic)
             n = len(out) - start - 1
-            if n < 0x80 and not _rt.deferred:
+            if n < 0x80 and not _rt.splices:
                 out[start] = n
             else:
                 _rt.finish_len(out, start)
 
         for x3 in self.oneofs:
-            out += b'\x1a'
+            out.append(26)
             b3 = x3.encode()
             l3 = len(b3)
             if l3 < 0x80:
                 out.append(l3)
             else:
                 _rt.write_varint(out, l3)
-            out += b3
+            out.write(b3)
 
         for x4 in self.options:
-            out += b'"'
+            out.append(34)
             start = len(out)
             out.append(0)
             x4._pb_encode(out, deterministic)
             n = len(out) - start - 1
-            if n < 0x80 and not _rt.deferred:
+            if n < 0x80 and not _rt.splices:
                 out[start] = n
             else:
                 _rt.finish_len(out, start)
 
         x5 = self.source_context
         if x5 is not None:
-            out += b'*'
+            out.append(42)
             start = len(out)
             out.append(0)
             x5._pb_encode(out, deterministic)
             n = len(out) - start - 1
-            if n < 0x80 and not _rt.deferred:
+            if n < 0x80 and not _rt.splices:
                 out[start] = n
             else:
                 _rt.finish_len(out, start)
 
         x6 = self.syntax
         if x6:
-            out += b'0'
+            out.append(48)
             if 0 <= x6 < 0x80:
                 out.append(x6)
             elif -0x80000000 <= x6 <= 0x7FFFFFFF:
@@ -327,17 +327,17 @@ FileDescriptorSet which preserves the necessary information."""
 
         x7 = self.edition
         if x7:
-            out += b':'
+            out.append(58)
             b7 = x7.encode()
             l7 = len(b7)
             if l7 < 0x80:
                 out.append(l7)
             else:
                 _rt.write_varint(out, l7)
-            out += b7
+            out.write(b7)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -835,10 +835,10 @@ types. The first type has index 1; zero means the type is not in the list."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         x1 = self.kind
         if x1:
-            out += b'\x08'
+            out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
             elif -0x80000000 <= x1 <= 0x7FFFFFFF:
@@ -848,7 +848,7 @@ types. The first type has index 1; zero means the type is not in the list."""
 
         x2 = self.cardinality
         if x2:
-            out += b'\x10'
+            out.append(16)
             if 0 <= x2 < 0x80:
                 out.append(x2)
             elif -0x80000000 <= x2 <= 0x7FFFFFFF:
@@ -858,7 +858,7 @@ types. The first type has index 1; zero means the type is not in the list."""
 
         x3 = self.number
         if x3:
-            out += b'\x18'
+            out.append(24)
             if 0 <= x3 < 0x80:
                 out.append(x3)
             elif -0x80000000 <= x3 <= 0x7FFFFFFF:
@@ -868,29 +868,29 @@ types. The first type has index 1; zero means the type is not in the list."""
 
         x4 = self.name
         if x4:
-            out += b'"'
+            out.append(34)
             b4 = x4.encode()
             l4 = len(b4)
             if l4 < 0x80:
                 out.append(l4)
             else:
                 _rt.write_varint(out, l4)
-            out += b4
+            out.write(b4)
 
         x6 = self.type_url
         if x6:
-            out += b'2'
+            out.append(50)
             b6 = x6.encode()
             l6 = len(b6)
             if l6 < 0x80:
                 out.append(l6)
             else:
                 _rt.write_varint(out, l6)
-            out += b6
+            out.write(b6)
 
         x7 = self.oneof_index
         if x7:
-            out += b'8'
+            out.append(56)
             if 0 <= x7 < 0x80:
                 out.append(x7)
             elif -0x80000000 <= x7 <= 0x7FFFFFFF:
@@ -900,44 +900,44 @@ types. The first type has index 1; zero means the type is not in the list."""
 
         x8 = self.packed
         if x8:
-            out += b'@'
+            out.append(64)
             out.append(1 if x8 else 0)
 
         for x9 in self.options:
-            out += b'J'
+            out.append(74)
             start = len(out)
             out.append(0)
             x9._pb_encode(out, deterministic)
             n = len(out) - start - 1
-            if n < 0x80 and not _rt.deferred:
+            if n < 0x80 and not _rt.splices:
                 out[start] = n
             else:
                 _rt.finish_len(out, start)
 
         x10 = self.json_name
         if x10:
-            out += b'R'
+            out.append(82)
             b10 = x10.encode()
             l10 = len(b10)
             if l10 < 0x80:
                 out.append(l10)
             else:
                 _rt.write_varint(out, l10)
-            out += b10
+            out.write(b10)
 
         x11 = self.default_value
         if x11:
-            out += b'Z'
+            out.append(90)
             b11 = x11.encode()
             l11 = len(b11)
             if l11 < 0x80:
                 out.append(l11)
             else:
                 _rt.write_varint(out, l11)
-            out += b11
+            out.write(b11)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -1336,55 +1336,55 @@ make use of FileDescriptorSet which preserves the necessary information."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         x1 = self.name
         if x1:
-            out += b'\n'
+            out.append(10)
             b1 = x1.encode()
             l1 = len(b1)
             if l1 < 0x80:
                 out.append(l1)
             else:
                 _rt.write_varint(out, l1)
-            out += b1
+            out.write(b1)
 
         for x2 in self.enumvalue:
-            out += b'\x12'
+            out.append(18)
             start = len(out)
             out.append(0)
             x2._pb_encode(out, deterministic)
             n = len(out) - start - 1
-            if n < 0x80 and not _rt.deferred:
+            if n < 0x80 and not _rt.splices:
                 out[start] = n
             else:
                 _rt.finish_len(out, start)
 
         for x3 in self.options:
-            out += b'\x1a'
+            out.append(26)
             start = len(out)
             out.append(0)
             x3._pb_encode(out, deterministic)
             n = len(out) - start - 1
-            if n < 0x80 and not _rt.deferred:
+            if n < 0x80 and not _rt.splices:
                 out[start] = n
             else:
                 _rt.finish_len(out, start)
 
         x4 = self.source_context
         if x4 is not None:
-            out += b'"'
+            out.append(34)
             start = len(out)
             out.append(0)
             x4._pb_encode(out, deterministic)
             n = len(out) - start - 1
-            if n < 0x80 and not _rt.deferred:
+            if n < 0x80 and not _rt.splices:
                 out[start] = n
             else:
                 _rt.finish_len(out, start)
 
         x5 = self.syntax
         if x5:
-            out += b'('
+            out.append(40)
             if 0 <= x5 < 0x80:
                 out.append(x5)
             elif -0x80000000 <= x5 <= 0x7FFFFFFF:
@@ -1394,17 +1394,17 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
         x6 = self.edition
         if x6:
-            out += b'2'
+            out.append(50)
             b6 = x6.encode()
             l6 = len(b6)
             if l6 < 0x80:
                 out.append(l6)
             else:
                 _rt.write_varint(out, l6)
-            out += b6
+            out.write(b6)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -1662,21 +1662,21 @@ make use of FileDescriptorSet which preserves the necessary information."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         x1 = self.name
         if x1:
-            out += b'\n'
+            out.append(10)
             b1 = x1.encode()
             l1 = len(b1)
             if l1 < 0x80:
                 out.append(l1)
             else:
                 _rt.write_varint(out, l1)
-            out += b1
+            out.write(b1)
 
         x2 = self.number
         if x2:
-            out += b'\x10'
+            out.append(16)
             if 0 <= x2 < 0x80:
                 out.append(x2)
             elif -0x80000000 <= x2 <= 0x7FFFFFFF:
@@ -1685,18 +1685,18 @@ make use of FileDescriptorSet which preserves the necessary information."""
                 raise _rt.out_of_range(5, x2)
 
         for x3 in self.options:
-            out += b'\x1a'
+            out.append(26)
             start = len(out)
             out.append(0)
             x3._pb_encode(out, deterministic)
             n = len(out) - start - 1
-            if n < 0x80 and not _rt.deferred:
+            if n < 0x80 and not _rt.splices:
                 out[start] = n
             else:
                 _rt.finish_len(out, start)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -1889,32 +1889,32 @@ value using the google.protobuf.Int32Value type."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         x1 = self.name
         if x1:
-            out += b'\n'
+            out.append(10)
             b1 = x1.encode()
             l1 = len(b1)
             if l1 < 0x80:
                 out.append(l1)
             else:
                 _rt.write_varint(out, l1)
-            out += b1
+            out.write(b1)
 
         x2 = self.value
         if x2 is not None:
-            out += b'\x12'
+            out.append(18)
             start = len(out)
             out.append(0)
             x2._pb_encode(out, deterministic)
             n = len(out) - start - 1
-            if n < 0x80 and not _rt.deferred:
+            if n < 0x80 and not _rt.splices:
                 out[start] = n
             else:
                 _rt.finish_len(out, start)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 

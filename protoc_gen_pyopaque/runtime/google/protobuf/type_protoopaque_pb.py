@@ -11,7 +11,7 @@ from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.any_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb
 
-_rt.check_version(1)
+_rt.check_version(2)
 
 
 class Syntax(_enum.IntEnum):
@@ -300,7 +300,7 @@ FileDescriptorSet which preserves the necessary information."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -309,17 +309,17 @@ FileDescriptorSet which preserves the necessary information."""
                 return
         x1 = self._f_name
         if x1:
-            out += b'\n'
+            out.append(10)
             b1 = x1.encode()
             l1 = len(b1)
             if l1 < 0x80:
                 out.append(l1)
             else:
                 _rt.write_varint(out, l1)
-            out += b1
+            out.write(b1)
 
         for x2 in self._f_fields:
-            out += b'\x12'
+            out.append(18)
             if x2._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
                 _rt.write_raw(out, x2._pb_unknown)
             else:
@@ -327,23 +327,23 @@ FileDescriptorSet which preserves the necessary information."""
                 out.append(0)
                 x2._pb_encode(out, deterministic)
                 n = len(out) - start - 1
-                if n < 0x80 and not _rt.deferred:
+                if n < 0x80 and not _rt.splices:
                     out[start] = n
                 else:
                     _rt.finish_len(out, start)
 
         for x3 in self._f_oneofs:
-            out += b'\x1a'
+            out.append(26)
             b3 = x3.encode()
             l3 = len(b3)
             if l3 < 0x80:
                 out.append(l3)
             else:
                 _rt.write_varint(out, l3)
-            out += b3
+            out.write(b3)
 
         for x4 in self._f_options:
-            out += b'"'
+            out.append(34)
             if x4._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
                 _rt.write_raw(out, x4._pb_unknown)
             else:
@@ -351,26 +351,26 @@ FileDescriptorSet which preserves the necessary information."""
                 out.append(0)
                 x4._pb_encode(out, deterministic)
                 n = len(out) - start - 1
-                if n < 0x80 and not _rt.deferred:
+                if n < 0x80 and not _rt.splices:
                     out[start] = n
                 else:
                     _rt.finish_len(out, start)
 
         x5 = self._f_source_context
         if x5 is not None:
-            out += b'*'
+            out.append(42)
             start = len(out)
             out.append(0)
             x5._pb_encode(out, deterministic)
             n = len(out) - start - 1
-            if n < 0x80 and not _rt.deferred:
+            if n < 0x80 and not _rt.splices:
                 out[start] = n
             else:
                 _rt.finish_len(out, start)
 
         x6 = self._f_syntax
         if x6:
-            out += b'0'
+            out.append(48)
             if 0 <= x6 < 0x80:
                 out.append(x6)
             elif -0x80000000 <= x6 <= 0x7FFFFFFF:
@@ -380,17 +380,17 @@ FileDescriptorSet which preserves the necessary information."""
 
         x7 = self._f_edition
         if x7:
-            out += b':'
+            out.append(58)
             b7 = x7.encode()
             l7 = len(b7)
             if l7 < 0x80:
                 out.append(l7)
             else:
                 _rt.write_varint(out, l7)
-            out += b7
+            out.write(b7)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -966,7 +966,7 @@ types. The first type has index 1; zero means the type is not in the list."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -975,7 +975,7 @@ types. The first type has index 1; zero means the type is not in the list."""
                 return
         x1 = self._f_kind
         if x1:
-            out += b'\x08'
+            out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
             elif -0x80000000 <= x1 <= 0x7FFFFFFF:
@@ -985,7 +985,7 @@ types. The first type has index 1; zero means the type is not in the list."""
 
         x2 = self._f_cardinality
         if x2:
-            out += b'\x10'
+            out.append(16)
             if 0 <= x2 < 0x80:
                 out.append(x2)
             elif -0x80000000 <= x2 <= 0x7FFFFFFF:
@@ -995,7 +995,7 @@ types. The first type has index 1; zero means the type is not in the list."""
 
         x3 = self._f_number
         if x3:
-            out += b'\x18'
+            out.append(24)
             if 0 <= x3 < 0x80:
                 out.append(x3)
             elif -0x80000000 <= x3 <= 0x7FFFFFFF:
@@ -1005,29 +1005,29 @@ types. The first type has index 1; zero means the type is not in the list."""
 
         x4 = self._f_name
         if x4:
-            out += b'"'
+            out.append(34)
             b4 = x4.encode()
             l4 = len(b4)
             if l4 < 0x80:
                 out.append(l4)
             else:
                 _rt.write_varint(out, l4)
-            out += b4
+            out.write(b4)
 
         x6 = self._f_type_url
         if x6:
-            out += b'2'
+            out.append(50)
             b6 = x6.encode()
             l6 = len(b6)
             if l6 < 0x80:
                 out.append(l6)
             else:
                 _rt.write_varint(out, l6)
-            out += b6
+            out.write(b6)
 
         x7 = self._f_oneof_index
         if x7:
-            out += b'8'
+            out.append(56)
             if 0 <= x7 < 0x80:
                 out.append(x7)
             elif -0x80000000 <= x7 <= 0x7FFFFFFF:
@@ -1037,11 +1037,11 @@ types. The first type has index 1; zero means the type is not in the list."""
 
         x8 = self._f_packed
         if x8:
-            out += b'@'
+            out.append(64)
             out.append(1 if x8 else 0)
 
         for x9 in self._f_options:
-            out += b'J'
+            out.append(74)
             if x9._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
                 _rt.write_raw(out, x9._pb_unknown)
             else:
@@ -1049,35 +1049,35 @@ types. The first type has index 1; zero means the type is not in the list."""
                 out.append(0)
                 x9._pb_encode(out, deterministic)
                 n = len(out) - start - 1
-                if n < 0x80 and not _rt.deferred:
+                if n < 0x80 and not _rt.splices:
                     out[start] = n
                 else:
                     _rt.finish_len(out, start)
 
         x10 = self._f_json_name
         if x10:
-            out += b'R'
+            out.append(82)
             b10 = x10.encode()
             l10 = len(b10)
             if l10 < 0x80:
                 out.append(l10)
             else:
                 _rt.write_varint(out, l10)
-            out += b10
+            out.write(b10)
 
         x11 = self._f_default_value
         if x11:
-            out += b'Z'
+            out.append(90)
             b11 = x11.encode()
             l11 = len(b11)
             if l11 < 0x80:
                 out.append(l11)
             else:
                 _rt.write_varint(out, l11)
-            out += b11
+            out.write(b11)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -1532,7 +1532,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -1541,17 +1541,17 @@ make use of FileDescriptorSet which preserves the necessary information."""
                 return
         x1 = self._f_name
         if x1:
-            out += b'\n'
+            out.append(10)
             b1 = x1.encode()
             l1 = len(b1)
             if l1 < 0x80:
                 out.append(l1)
             else:
                 _rt.write_varint(out, l1)
-            out += b1
+            out.write(b1)
 
         for x2 in self._f_enumvalue:
-            out += b'\x12'
+            out.append(18)
             if x2._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
                 _rt.write_raw(out, x2._pb_unknown)
             else:
@@ -1559,13 +1559,13 @@ make use of FileDescriptorSet which preserves the necessary information."""
                 out.append(0)
                 x2._pb_encode(out, deterministic)
                 n = len(out) - start - 1
-                if n < 0x80 and not _rt.deferred:
+                if n < 0x80 and not _rt.splices:
                     out[start] = n
                 else:
                     _rt.finish_len(out, start)
 
         for x3 in self._f_options:
-            out += b'\x1a'
+            out.append(26)
             if x3._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
                 _rt.write_raw(out, x3._pb_unknown)
             else:
@@ -1573,26 +1573,26 @@ make use of FileDescriptorSet which preserves the necessary information."""
                 out.append(0)
                 x3._pb_encode(out, deterministic)
                 n = len(out) - start - 1
-                if n < 0x80 and not _rt.deferred:
+                if n < 0x80 and not _rt.splices:
                     out[start] = n
                 else:
                     _rt.finish_len(out, start)
 
         x4 = self._f_source_context
         if x4 is not None:
-            out += b'"'
+            out.append(34)
             start = len(out)
             out.append(0)
             x4._pb_encode(out, deterministic)
             n = len(out) - start - 1
-            if n < 0x80 and not _rt.deferred:
+            if n < 0x80 and not _rt.splices:
                 out[start] = n
             else:
                 _rt.finish_len(out, start)
 
         x5 = self._f_syntax
         if x5:
-            out += b'('
+            out.append(40)
             if 0 <= x5 < 0x80:
                 out.append(x5)
             elif -0x80000000 <= x5 <= 0x7FFFFFFF:
@@ -1602,17 +1602,17 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
         x6 = self._f_edition
         if x6:
-            out += b'2'
+            out.append(50)
             b6 = x6.encode()
             l6 = len(b6)
             if l6 < 0x80:
                 out.append(l6)
             else:
                 _rt.write_varint(out, l6)
-            out += b6
+            out.write(b6)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -1906,7 +1906,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -1915,18 +1915,18 @@ make use of FileDescriptorSet which preserves the necessary information."""
                 return
         x1 = self._f_name
         if x1:
-            out += b'\n'
+            out.append(10)
             b1 = x1.encode()
             l1 = len(b1)
             if l1 < 0x80:
                 out.append(l1)
             else:
                 _rt.write_varint(out, l1)
-            out += b1
+            out.write(b1)
 
         x2 = self._f_number
         if x2:
-            out += b'\x10'
+            out.append(16)
             if 0 <= x2 < 0x80:
                 out.append(x2)
             elif -0x80000000 <= x2 <= 0x7FFFFFFF:
@@ -1935,7 +1935,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                 raise _rt.out_of_range(5, x2)
 
         for x3 in self._f_options:
-            out += b'\x1a'
+            out.append(26)
             if x3._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
                 _rt.write_raw(out, x3._pb_unknown)
             else:
@@ -1943,13 +1943,13 @@ make use of FileDescriptorSet which preserves the necessary information."""
                 out.append(0)
                 x3._pb_encode(out, deterministic)
                 n = len(out) - start - 1
-                if n < 0x80 and not _rt.deferred:
+                if n < 0x80 and not _rt.splices:
                     out[start] = n
                 else:
                     _rt.finish_len(out, start)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -2174,7 +2174,7 @@ value using the google.protobuf.Int32Value type."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -2183,29 +2183,29 @@ value using the google.protobuf.Int32Value type."""
                 return
         x1 = self._f_name
         if x1:
-            out += b'\n'
+            out.append(10)
             b1 = x1.encode()
             l1 = len(b1)
             if l1 < 0x80:
                 out.append(l1)
             else:
                 _rt.write_varint(out, l1)
-            out += b1
+            out.write(b1)
 
         x2 = self._f_value
         if x2 is not None:
-            out += b'\x12'
+            out.append(18)
             start = len(out)
             out.append(0)
             x2._pb_encode(out, deterministic)
             n = len(out) - start - 1
-            if n < 0x80 and not _rt.deferred:
+            if n < 0x80 and not _rt.splices:
                 out[start] = n
             else:
                 _rt.finish_len(out, start)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 

@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(1)
+_rt.check_version(2)
 
 
 class DoubleValue(_rt.Message):
@@ -66,7 +66,7 @@ has no plan to be removed."""
                 else:
                     tag, pos = _rt.dec_tag(buf, pos)
                 if tag == 9:
-                    fv = _rt.unpack_f64(buf, pos)[0]
+                    fv = _rt.read_f64_le(buf, pos)
                     pos += 8
                     self._f_value = fv
 
@@ -81,7 +81,7 @@ has no plan to be removed."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -90,11 +90,11 @@ has no plan to be removed."""
                 return
         x1 = self._f_value
         if x1 or _rt.copysign(1.0, x1) < 0.0:
-            out += b'\t'
-            out += _rt.pack_f64(x1)
+            out.append(9)
+            _rt.write_f64_le(out, x1)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -184,7 +184,7 @@ has no plan to be removed."""
                 else:
                     tag, pos = _rt.dec_tag(buf, pos)
                 if tag == 13:
-                    fv = _rt.unpack_f32(buf, pos)[0]
+                    fv = _rt.read_f32_le(buf, pos)
                     pos += 4
                     self._f_value = fv
 
@@ -199,7 +199,7 @@ has no plan to be removed."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -208,11 +208,11 @@ has no plan to be removed."""
                 return
         x1 = self._f_value
         if x1 or _rt.copysign(1.0, x1) < 0.0:
-            out += b'\r'
-            out += _rt.pack_float(x1)
+            out.append(13)
+            _rt.write_f32_le(out, x1)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -320,7 +320,7 @@ has no plan to be removed."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -329,7 +329,7 @@ has no plan to be removed."""
                 return
         x1 = self._f_value
         if x1:
-            out += b'\x08'
+            out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
             elif -0x4000000000000000 <= x1 <= 0x3FFFFFFFFFFFFFFF or -0x8000000000000000 <= x1 <= 0x7FFFFFFFFFFFFFFF:
@@ -338,7 +338,7 @@ has no plan to be removed."""
                 raise _rt.out_of_range(3, x1)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -446,7 +446,7 @@ has no plan to be removed."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -455,7 +455,7 @@ has no plan to be removed."""
                 return
         x1 = self._f_value
         if x1:
-            out += b'\x08'
+            out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
             elif 0 <= x1 <= 0xFFFFFFFFFFFFFFFF:
@@ -464,7 +464,7 @@ has no plan to be removed."""
                 raise _rt.out_of_range(4, x1)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -572,7 +572,7 @@ has no plan to be removed."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -581,7 +581,7 @@ has no plan to be removed."""
                 return
         x1 = self._f_value
         if x1:
-            out += b'\x08'
+            out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
             elif -0x80000000 <= x1 <= 0x7FFFFFFF:
@@ -590,7 +590,7 @@ has no plan to be removed."""
                 raise _rt.out_of_range(5, x1)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -698,7 +698,7 @@ has no plan to be removed."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -707,7 +707,7 @@ has no plan to be removed."""
                 return
         x1 = self._f_value
         if x1:
-            out += b'\x08'
+            out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
             elif 0 <= x1 <= 0xFFFFFFFF:
@@ -716,7 +716,7 @@ has no plan to be removed."""
                 raise _rt.out_of_range(13, x1)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -824,7 +824,7 @@ has no plan to be removed."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -833,11 +833,11 @@ has no plan to be removed."""
                 return
         x1 = self._f_value
         if x1:
-            out += b'\x08'
+            out.append(8)
             out.append(1 if x1 else 0)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -950,7 +950,7 @@ has no plan to be removed."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -959,17 +959,17 @@ has no plan to be removed."""
                 return
         x1 = self._f_value
         if x1:
-            out += b'\n'
+            out.append(10)
             b1 = x1.encode()
             l1 = len(b1)
             if l1 < 0x80:
                 out.append(l1)
             else:
                 _rt.write_varint(out, l1)
-            out += b1
+            out.write(b1)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -1082,7 +1082,7 @@ has no plan to be removed."""
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -1091,17 +1091,17 @@ has no plan to be removed."""
                 return
         x1 = self._f_value
         if x1:
-            out += b'\n'
+            out.append(10)
             b1 = x1
             l1 = len(b1)
             if l1 < 0x80:
                 out.append(l1)
             else:
                 _rt.write_varint(out, l1)
-            out += b1
+            out.write(b1)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 

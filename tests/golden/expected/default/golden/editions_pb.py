@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(1)
+_rt.check_version(2)
 
 
 class State(_enum.IntEnum):
@@ -66,10 +66,10 @@ class _c_Edition2023_Child(_rt.Message):
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         x1 = self.value
         if x1 is not None:
-            out += b'\x08'
+            out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
             elif -0x80000000 <= x1 <= 0x7FFFFFFF:
@@ -78,7 +78,7 @@ class _c_Edition2023_Child(_rt.Message):
                 raise _rt.out_of_range(5, x1)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -290,10 +290,10 @@ class Edition2023(_rt.Message):
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         x1 = self.explicit_by_default
         if x1 is not None:
-            out += b'\x08'
+            out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
             elif -0x80000000 <= x1 <= 0x7FFFFFFF:
@@ -303,7 +303,7 @@ class Edition2023(_rt.Message):
 
         x2 = self.implicit
         if x2:
-            out += b'\x10'
+            out.append(16)
             if 0 <= x2 < 0x80:
                 out.append(x2)
             elif -0x80000000 <= x2 <= 0x7FFFFFFF:
@@ -313,7 +313,7 @@ class Edition2023(_rt.Message):
 
         x3 = self.required_legacy
         if x3 is not None:
-            out += b'\x18'
+            out.append(24)
             if 0 <= x3 < 0x80:
                 out.append(x3)
             elif -0x80000000 <= x3 <= 0x7FFFFFFF:
@@ -322,7 +322,7 @@ class Edition2023(_rt.Message):
                 raise _rt.out_of_range(5, x3)
 
         for x4 in self.expanded:
-            out += b' '
+            out.append(32)
             if 0 <= x4 < 0x80:
                 out.append(x4)
             elif -0x80000000 <= x4 <= 0x7FFFFFFF:
@@ -332,24 +332,24 @@ class Edition2023(_rt.Message):
 
         x5 = self.unchecked
         if x5 is not None:
-            out += b'*'
+            out.append(42)
             b5 = _rt.encode_str(x5, False)
             l5 = len(b5)
             if l5 < 0x80:
                 out.append(l5)
             else:
                 _rt.write_varint(out, l5)
-            out += b5
+            out.write(b5)
 
         x6 = self.delimited_child
         if x6 is not None:
-            out += b'3'
+            out.append(51)
             x6._pb_encode(out, deterministic)
-            out += b'4'
+            out.append(52)
 
         x7 = self.state
         if x7 is not None:
-            out += b'8'
+            out.append(56)
             if 0 <= x7 < 0x80:
                 out.append(x7)
             elif -0x80000000 <= x7 <= 0x7FFFFFFF:
@@ -358,7 +358,7 @@ class Edition2023(_rt.Message):
                 raise _rt.out_of_range(14, x7)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 

@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(1)
+_rt.check_version(2)
 
 
 class _c_LogEntry_Detail(_rt.Message):
@@ -120,7 +120,7 @@ class _c_LogEntry_Detail(_rt.Message):
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -128,18 +128,18 @@ class _c_LogEntry_Detail(_rt.Message):
                 _rt.write_raw(out, self._pb_unknown, False)
                 return
         for x1 in self._f_lines:
-            out += b'\n'
+            out.append(10)
             b1 = x1.encode()
             l1 = len(b1)
             if l1 < 0x80:
                 out.append(l1)
             else:
                 _rt.write_varint(out, l1)
-            out += b1
+            out.write(b1)
 
         if self._pb_p0 & 1:
             x2 = self._f_level
-            out += b'\x10'
+            out.append(16)
             if 0 <= x2 < 0x80:
                 out.append(x2)
             elif -0x80000000 <= x2 <= 0x7FFFFFFF:
@@ -148,7 +148,7 @@ class _c_LogEntry_Detail(_rt.Message):
                 raise _rt.out_of_range(5, x2)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -524,7 +524,7 @@ class LogEntry(_rt.Message):
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -533,7 +533,7 @@ class LogEntry(_rt.Message):
                 return
         if self._pb_p0 & 1:
             x1 = self._f_timestamp
-            out += b'\x08'
+            out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
             elif -0x4000000000000000 <= x1 <= 0x3FFFFFFFFFFFFFFF or -0x8000000000000000 <= x1 <= 0x7FFFFFFFFFFFFFFF:
@@ -543,26 +543,26 @@ class LogEntry(_rt.Message):
 
         if self._pb_p0 & 2:
             x2 = self._f_message
-            out += b'\x12'
+            out.append(18)
             b2 = x2.encode()
             l2 = len(b2)
             if l2 < 0x80:
                 out.append(l2)
             else:
                 _rt.write_varint(out, l2)
-            out += b2
+            out.write(b2)
 
         raw3 = self._l_detail
         if raw3 is not None and deterministic:  # map order inside needs the decoded value
             self._pb_load_detail()
             raw3 = None
         if raw3 is not None:  # never decoded: written back verbatim
-            out += b'\x1a'
+            out.append(26)
             _rt.write_span(out, raw3)
         else:
             x3 = self._f_detail
             if x3 is not None:
-                out += b'\x1a'
+                out.append(26)
                 if x3._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
                     _rt.write_raw(out, x3._pb_unknown)
                 else:
@@ -570,7 +570,7 @@ class LogEntry(_rt.Message):
                     out.append(0)
                     x3._pb_encode(out, deterministic)
                     n = len(out) - start - 1
-                    if n < 0x80 and not _rt.deferred:
+                    if n < 0x80 and not _rt.splices:
                         out[start] = n
                     else:
                         _rt.finish_len(out, start)
@@ -580,12 +580,12 @@ class LogEntry(_rt.Message):
             self._pb_load_unchecked_detail()
             raw4 = None
         if raw4 is not None:  # never decoded: written back verbatim
-            out += b'"'
+            out.append(34)
             _rt.write_span(out, raw4)
         else:
             x4 = self._f_unchecked_detail
             if x4 is not None:
-                out += b'"'
+                out.append(34)
                 if x4._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
                     _rt.write_raw(out, x4._pb_unknown)
                 else:
@@ -593,13 +593,13 @@ class LogEntry(_rt.Message):
                     out.append(0)
                     x4._pb_encode(out, deterministic)
                     n = len(out) - start - 1
-                    if n < 0x80 and not _rt.deferred:
+                    if n < 0x80 and not _rt.splices:
                         out[start] = n
                     else:
                         _rt.finish_len(out, start)
 
         for x5 in self._f_history:
-            out += b'*'
+            out.append(42)
             if x5._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
                 _rt.write_raw(out, x5._pb_unknown)
             else:
@@ -607,13 +607,13 @@ class LogEntry(_rt.Message):
                 out.append(0)
                 x5._pb_encode(out, deterministic)
                 n = len(out) - start - 1
-                if n < 0x80 and not _rt.deferred:
+                if n < 0x80 and not _rt.splices:
                     out[start] = n
                 else:
                     _rt.finish_len(out, start)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -895,7 +895,7 @@ class Envelope(_rt.Message):
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -904,18 +904,18 @@ class Envelope(_rt.Message):
                 return
         if self._pb_p0 & 1:
             x1 = self._f_name
-            out += b'\n'
+            out.append(10)
             b1 = x1.encode()
             l1 = len(b1)
             if l1 < 0x80:
                 out.append(l1)
             else:
                 _rt.write_varint(out, l1)
-            out += b1
+            out.write(b1)
 
         x2 = self._f_entry
         if x2 is not None:
-            out += b'\x12'
+            out.append(18)
             if x2._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
                 _rt.write_raw(out, x2._pb_unknown)
             else:
@@ -923,13 +923,13 @@ class Envelope(_rt.Message):
                 out.append(0)
                 x2._pb_encode(out, deterministic)
                 n = len(out) - start - 1
-                if n < 0x80 and not _rt.deferred:
+                if n < 0x80 and not _rt.splices:
                     out[start] = n
                 else:
                     _rt.finish_len(out, start)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 

@@ -10,7 +10,7 @@ import sys as _sys
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(1)
+_rt.check_version(2)
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
 # the opaque twin's classes: the Python counterpart of Go's protoopaque build tag.
@@ -107,10 +107,10 @@ class _c_Legacy_Point(_rt.Message):
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         x7 = self.x
         if x7 is not None:
-            out += b'8'
+            out.append(56)
             if 0 <= x7 < 0x80:
                 out.append(x7)
             elif -0x80000000 <= x7 <= 0x7FFFFFFF:
@@ -120,7 +120,7 @@ class _c_Legacy_Point(_rt.Message):
 
         x8 = self.y
         if x8 is not None:
-            out += b'@'
+            out.append(64)
             if 0 <= x8 < 0x80:
                 out.append(x8)
             elif -0x80000000 <= x8 <= 0x7FFFFFFF:
@@ -129,7 +129,7 @@ class _c_Legacy_Point(_rt.Message):
                 raise _rt.out_of_range(5, x8)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -347,7 +347,7 @@ class Legacy(_rt.ExtendableMessage):
                     else:
                         _rt.add_unknown_varint(self, 3, iv)
                 elif tag == 33:
-                    fv = _rt.unpack_f64(buf, pos)[0]
+                    fv = _rt.read_f64_le(buf, pos)
                     pos += 8
                     self.ratio = fv
 
@@ -389,10 +389,10 @@ class Legacy(_rt.ExtendableMessage):
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         x1 = self.id
         if x1 is not None:
-            out += b'\x08'
+            out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
             elif -0x80000000 <= x1 <= 0x7FFFFFFF:
@@ -402,18 +402,18 @@ class Legacy(_rt.ExtendableMessage):
 
         x2 = self.label
         if x2 is not None:
-            out += b'\x12'
+            out.append(18)
             b2 = _rt.encode_str(x2, False)
             l2 = len(b2)
             if l2 < 0x80:
                 out.append(l2)
             else:
                 _rt.write_varint(out, l2)
-            out += b2
+            out.write(b2)
 
         x3 = self.level
         if x3 is not None:
-            out += b'\x18'
+            out.append(24)
             if 0 <= x3 < 0x80:
                 out.append(x3)
             elif -0x80000000 <= x3 <= 0x7FFFFFFF:
@@ -423,23 +423,23 @@ class Legacy(_rt.ExtendableMessage):
 
         x4 = self.ratio
         if x4 is not None:
-            out += b'!'
-            out += _rt.pack_f64(x4)
+            out.append(33)
+            _rt.write_f64_le(out, x4)
 
         if self.samples:
-            out += b'*'
+            out.append(42)
             _rt.write_packed(out, 3, self.samples)
 
         x6 = self.point
         if x6 is not None:
-            out += b'3'
+            out.append(51)
             x6._pb_encode(out, deterministic)
-            out += b'4'
+            out.append(52)
 
         if self._pb_ext:
             _rt.write_extensions(self, out, deterministic)
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 

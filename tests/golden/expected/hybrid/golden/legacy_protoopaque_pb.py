@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(1)
+_rt.check_version(2)
 
 
 class Level(_enum.IntEnum):
@@ -132,7 +132,7 @@ class _c_Legacy_Point(_rt.Message):
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -141,7 +141,7 @@ class _c_Legacy_Point(_rt.Message):
                 return
         if self._pb_p0 & 1:
             x7 = self._f_x
-            out += b'8'
+            out.append(56)
             if 0 <= x7 < 0x80:
                 out.append(x7)
             elif -0x80000000 <= x7 <= 0x7FFFFFFF:
@@ -151,7 +151,7 @@ class _c_Legacy_Point(_rt.Message):
 
         if self._pb_p0 & 2:
             x8 = self._f_y
-            out += b'@'
+            out.append(64)
             if 0 <= x8 < 0x80:
                 out.append(x8)
             elif -0x80000000 <= x8 <= 0x7FFFFFFF:
@@ -160,7 +160,7 @@ class _c_Legacy_Point(_rt.Message):
                 raise _rt.out_of_range(5, x8)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -420,7 +420,7 @@ class Legacy(_rt.ExtendableMessage):
                     else:
                         _rt.add_unknown_varint(self, 3, iv)
                 elif tag == 33:
-                    fv = _rt.unpack_f64(buf, pos)[0]
+                    fv = _rt.read_f64_le(buf, pos)
                     pos += 8
                     self._f_ratio = fv
                     self._pb_p0 |= 8
@@ -463,10 +463,10 @@ class Legacy(_rt.ExtendableMessage):
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 & 1:
             x1 = self._f_id
-            out += b'\x08'
+            out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
             elif -0x80000000 <= x1 <= 0x7FFFFFFF:
@@ -476,18 +476,18 @@ class Legacy(_rt.ExtendableMessage):
 
         if self._pb_p0 & 2:
             x2 = self._f_label
-            out += b'\x12'
+            out.append(18)
             b2 = _rt.encode_str(x2, False)
             l2 = len(b2)
             if l2 < 0x80:
                 out.append(l2)
             else:
                 _rt.write_varint(out, l2)
-            out += b2
+            out.write(b2)
 
         if self._pb_p0 & 4:
             x3 = self._f_level
-            out += b'\x18'
+            out.append(24)
             if 0 <= x3 < 0x80:
                 out.append(x3)
             elif -0x80000000 <= x3 <= 0x7FFFFFFF:
@@ -497,23 +497,23 @@ class Legacy(_rt.ExtendableMessage):
 
         if self._pb_p0 & 8:
             x4 = self._f_ratio
-            out += b'!'
-            out += _rt.pack_f64(x4)
+            out.append(33)
+            _rt.write_f64_le(out, x4)
 
         if self._f_samples:
-            out += b'*'
+            out.append(42)
             _rt.write_packed(out, 3, self._f_samples)
 
         x6 = self._f_point
         if x6 is not None:
-            out += b'3'
+            out.append(51)
             x6._pb_encode(out, deterministic)
-            out += b'4'
+            out.append(52)
 
         if self._pb_ext:
             _rt.write_extensions(self, out, deterministic)
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 

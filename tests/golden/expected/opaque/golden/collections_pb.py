@@ -10,7 +10,7 @@ import typing as _t
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 import golden.scalars_pb as _m_golden__scalars_pb
 
-_rt.check_version(1)
+_rt.check_version(2)
 
 
 class _c_Collections_Color(_enum.IntEnum):
@@ -115,7 +115,7 @@ class _c_Collections_Item(_rt.Message):
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -124,18 +124,18 @@ class _c_Collections_Item(_rt.Message):
                 return
         x1 = self._f_key
         if x1:
-            out += b'\n'
+            out.append(10)
             b1 = x1.encode()
             l1 = len(b1)
             if l1 < 0x80:
                 out.append(l1)
             else:
                 _rt.write_varint(out, l1)
-            out += b1
+            out.write(b1)
 
         x2 = self._f_color
         if x2:
-            out += b'\x10'
+            out.append(16)
             if 0 <= x2 < 0x80:
                 out.append(x2)
             elif -0x80000000 <= x2 <= 0x7FFFFFFF:
@@ -144,7 +144,7 @@ class _c_Collections_Item(_rt.Message):
                 raise _rt.out_of_range(14, x2)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -769,7 +769,7 @@ class Collections(_rt.Message):
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -777,21 +777,21 @@ class Collections(_rt.Message):
                 _rt.write_raw(out, self._pb_unknown, False)
                 return
         if self._f_packed_ints:
-            out += b'\n'
+            out.append(10)
             _rt.write_packed(out, 5, self._f_packed_ints)
 
         for x2 in self._f_names:
-            out += b'\x12'
+            out.append(18)
             b2 = x2.encode()
             l2 = len(b2)
             if l2 < 0x80:
                 out.append(l2)
             else:
                 _rt.write_varint(out, l2)
-            out += b2
+            out.write(b2)
 
         for x3 in self._f_items:
-            out += b'\x1a'
+            out.append(26)
             if x3._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
                 _rt.write_raw(out, x3._pb_unknown)
             else:
@@ -799,13 +799,13 @@ class Collections(_rt.Message):
                 out.append(0)
                 x3._pb_encode(out, deterministic)
                 n = len(out) - start - 1
-                if n < 0x80 and not _rt.deferred:
+                if n < 0x80 and not _rt.splices:
                     out[start] = n
                 else:
                     _rt.finish_len(out, start)
 
         if self._f_colors:
-            out += b'"'
+            out.append(34)
             _rt.write_packed(out, 14, self._f_colors)
 
         d5 = self._f_counts
@@ -814,18 +814,18 @@ class Collections(_rt.Message):
                 b1 = k5.encode()
                 l1 = len(b1)
                 n = (l1 + 2 if l1 < 0x80 else l1 + 1 + _rt.varint_size(l1)) + (2 if 0 <= v5 < 0x80 else 1 + _rt.varint_size(v5))
-                out += b'*'
+                out.append(42)
                 if n < 0x80:
                     out.append(n)
                 else:
                     _rt.write_varint(out, n)
-                out += b'\n'
+                out.append(10)
                 if l1 < 0x80:
                     out.append(l1)
                 else:
                     _rt.write_varint(out, l1)
-                out += b1
-                out += b'\x10'
+                out.write(b1)
+                out.append(16)
                 if 0 <= v5 < 0x80:
                     out.append(v5)
                 elif -0x4000000000000000 <= v5 <= 0x3FFFFFFFFFFFFFFF or -0x8000000000000000 <= v5 <= 0x7FFFFFFFFFFFFFFF:
@@ -836,17 +836,17 @@ class Collections(_rt.Message):
         d6 = self._f_items_by_id
         if d6:
             for k6, v6 in (sorted(d6.items()) if deterministic else d6.items()):
-                out += b'2'
+                out.append(50)
                 s6 = len(out)
                 out.append(0)
-                out += b'\x08'
+                out.append(8)
                 if 0 <= k6 < 0x80:
                     out.append(k6)
                 elif -0x80000000 <= k6 <= 0x7FFFFFFF:
                     _rt.write_varint(out, k6)
                 else:
                     raise _rt.out_of_range(5, k6)
-                out += b'\x12'
+                out.append(18)
                 if v6._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
                     _rt.write_raw(out, v6._pb_unknown)
                 else:
@@ -854,12 +854,12 @@ class Collections(_rt.Message):
                     out.append(0)
                     v6._pb_encode(out, deterministic)
                     n = len(out) - start - 1
-                    if n < 0x80 and not _rt.deferred:
+                    if n < 0x80 and not _rt.splices:
                         out[start] = n
                     else:
                         _rt.finish_len(out, start)
                 n = len(out) - s6 - 1
-                if n < 0x80 and not _rt.deferred:
+                if n < 0x80 and not _rt.splices:
                     out[s6] = n
                 else:
                     _rt.finish_len(out, s6)
@@ -868,17 +868,17 @@ class Collections(_rt.Message):
         c = self._oc_choice
         if c == 7:
             x7 = _t.cast(str, self._ov_choice)
-            out += b':'
+            out.append(58)
             b7 = x7.encode()
             l7 = len(b7)
             if l7 < 0x80:
                 out.append(l7)
             else:
                 _rt.write_varint(out, l7)
-            out += b7
+            out.write(b7)
         elif c == 8:
             x8 = _t.cast(Collections.Item, self._ov_choice)
-            out += b'B'
+            out.append(66)
             if x8._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
                 _rt.write_raw(out, x8._pb_unknown)
             else:
@@ -886,13 +886,13 @@ class Collections(_rt.Message):
                 out.append(0)
                 x8._pb_encode(out, deterministic)
                 n = len(out) - start - 1
-                if n < 0x80 and not _rt.deferred:
+                if n < 0x80 and not _rt.splices:
                     out[start] = n
                 else:
                     _rt.finish_len(out, start)
         elif c == 9:
             x9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
-            out += b'J'
+            out.append(74)
             if x9._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
                 _rt.write_raw(out, x9._pb_unknown)
             else:
@@ -900,7 +900,7 @@ class Collections(_rt.Message):
                 out.append(0)
                 x9._pb_encode(out, deterministic)
                 n = len(out) - start - 1
-                if n < 0x80 and not _rt.deferred:
+                if n < 0x80 and not _rt.splices:
                     out[start] = n
                 else:
                     _rt.finish_len(out, start)
@@ -909,14 +909,14 @@ class Collections(_rt.Message):
         if d10:
             for k10, v10 in (sorted(d10.items()) if deterministic else d10.items()):
                 n = 2 + (2 if 0 <= v10 < 0x80 else 1 + _rt.varint_size(v10))
-                out += b'R'
+                out.append(82)
                 if n < 0x80:
                     out.append(n)
                 else:
                     _rt.write_varint(out, n)
-                out += b'\x08'
+                out.append(8)
                 out.append(1 if k10 else 0)
-                out += b'\x10'
+                out.append(16)
                 if 0 <= v10 < 0x80:
                     out.append(v10)
                 elif -0x80000000 <= v10 <= 0x7FFFFFFF:
@@ -925,7 +925,7 @@ class Collections(_rt.Message):
                     raise _rt.out_of_range(14, v10)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 

@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(1)
+_rt.check_version(2)
 
 
 class State(_enum.IntEnum):
@@ -94,7 +94,7 @@ class _c_Edition2023_Child(_rt.Message):
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
@@ -103,7 +103,7 @@ class _c_Edition2023_Child(_rt.Message):
                 return
         if self._pb_p0 & 1:
             x1 = self._f_value
-            out += b'\x08'
+            out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
             elif -0x80000000 <= x1 <= 0x7FFFFFFF:
@@ -112,7 +112,7 @@ class _c_Edition2023_Child(_rt.Message):
                 raise _rt.out_of_range(5, x1)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -422,10 +422,10 @@ class Edition2023(_rt.Message):
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self._pb_p0 & 1:
             x1 = self._f_explicit_by_default
-            out += b'\x08'
+            out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
             elif -0x80000000 <= x1 <= 0x7FFFFFFF:
@@ -435,7 +435,7 @@ class Edition2023(_rt.Message):
 
         x2 = self._f_implicit
         if x2:
-            out += b'\x10'
+            out.append(16)
             if 0 <= x2 < 0x80:
                 out.append(x2)
             elif -0x80000000 <= x2 <= 0x7FFFFFFF:
@@ -445,7 +445,7 @@ class Edition2023(_rt.Message):
 
         if self._pb_p0 & 2:
             x3 = self._f_required_legacy
-            out += b'\x18'
+            out.append(24)
             if 0 <= x3 < 0x80:
                 out.append(x3)
             elif -0x80000000 <= x3 <= 0x7FFFFFFF:
@@ -454,7 +454,7 @@ class Edition2023(_rt.Message):
                 raise _rt.out_of_range(5, x3)
 
         for x4 in self._f_expanded:
-            out += b' '
+            out.append(32)
             if 0 <= x4 < 0x80:
                 out.append(x4)
             elif -0x80000000 <= x4 <= 0x7FFFFFFF:
@@ -464,24 +464,24 @@ class Edition2023(_rt.Message):
 
         if self._pb_p0 & 4:
             x5 = self._f_unchecked
-            out += b'*'
+            out.append(42)
             b5 = _rt.encode_str(x5, False)
             l5 = len(b5)
             if l5 < 0x80:
                 out.append(l5)
             else:
                 _rt.write_varint(out, l5)
-            out += b5
+            out.write(b5)
 
         x6 = self._f_delimited_child
         if x6 is not None:
-            out += b'3'
+            out.append(51)
             x6._pb_encode(out, deterministic)
-            out += b'4'
+            out.append(52)
 
         if self._pb_p0 & 8:
             x7 = self._f_state
-            out += b'8'
+            out.append(56)
             if 0 <= x7 < 0x80:
                 out.append(x7)
             elif -0x80000000 <= x7 <= 0x7FFFFFFF:
@@ -490,7 +490,7 @@ class Edition2023(_rt.Message):
                 raise _rt.out_of_range(14, x7)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 

@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(1)
+_rt.check_version(2)
 
 
 class _c_LogEntry_Detail(_rt.Message):
@@ -80,20 +80,20 @@ class _c_LogEntry_Detail(_rt.Message):
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         for x1 in self.lines:
-            out += b'\n'
+            out.append(10)
             b1 = x1.encode()
             l1 = len(b1)
             if l1 < 0x80:
                 out.append(l1)
             else:
                 _rt.write_varint(out, l1)
-            out += b1
+            out.write(b1)
 
         x2 = self.level
         if x2 is not None:
-            out += b'\x10'
+            out.append(16)
             if 0 <= x2 < 0x80:
                 out.append(x2)
             elif -0x80000000 <= x2 <= 0x7FFFFFFF:
@@ -102,7 +102,7 @@ class _c_LogEntry_Detail(_rt.Message):
                 raise _rt.out_of_range(5, x2)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -310,10 +310,10 @@ class LogEntry(_rt.Message):
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         x1 = self.timestamp
         if x1 is not None:
-            out += b'\x08'
+            out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
             elif -0x4000000000000000 <= x1 <= 0x3FFFFFFFFFFFFFFF or -0x8000000000000000 <= x1 <= 0x7FFFFFFFFFFFFFFF:
@@ -323,52 +323,52 @@ class LogEntry(_rt.Message):
 
         x2 = self.message
         if x2 is not None:
-            out += b'\x12'
+            out.append(18)
             b2 = x2.encode()
             l2 = len(b2)
             if l2 < 0x80:
                 out.append(l2)
             else:
                 _rt.write_varint(out, l2)
-            out += b2
+            out.write(b2)
 
         x3 = self.detail
         if x3 is not None:
-            out += b'\x1a'
+            out.append(26)
             start = len(out)
             out.append(0)
             x3._pb_encode(out, deterministic)
             n = len(out) - start - 1
-            if n < 0x80 and not _rt.deferred:
+            if n < 0x80 and not _rt.splices:
                 out[start] = n
             else:
                 _rt.finish_len(out, start)
 
         x4 = self.unchecked_detail
         if x4 is not None:
-            out += b'"'
+            out.append(34)
             start = len(out)
             out.append(0)
             x4._pb_encode(out, deterministic)
             n = len(out) - start - 1
-            if n < 0x80 and not _rt.deferred:
+            if n < 0x80 and not _rt.splices:
                 out[start] = n
             else:
                 _rt.finish_len(out, start)
 
         for x5 in self.history:
-            out += b'*'
+            out.append(42)
             start = len(out)
             out.append(0)
             x5._pb_encode(out, deterministic)
             n = len(out) - start - 1
-            if n < 0x80 and not _rt.deferred:
+            if n < 0x80 and not _rt.splices:
                 out[start] = n
             else:
                 _rt.finish_len(out, start)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
@@ -566,32 +566,32 @@ class Envelope(_rt.Message):
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         x1 = self.name
         if x1 is not None:
-            out += b'\n'
+            out.append(10)
             b1 = x1.encode()
             l1 = len(b1)
             if l1 < 0x80:
                 out.append(l1)
             else:
                 _rt.write_varint(out, l1)
-            out += b1
+            out.write(b1)
 
         x2 = self.entry
         if x2 is not None:
-            out += b'\x12'
+            out.append(18)
             start = len(out)
             out.append(0)
             x2._pb_encode(out, deterministic)
             n = len(out) - start - 1
-            if n < 0x80 and not _rt.deferred:
+            if n < 0x80 and not _rt.splices:
                 out[start] = n
             else:
                 _rt.finish_len(out, start)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 

@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(1)
+_rt.check_version(2)
 
 
 class Scalars(_rt.Message):
@@ -145,12 +145,12 @@ class Scalars(_rt.Message):
                     tag, pos = _rt.dec_tag(buf, pos)
                 if tag < 74:
                     if tag == 9:
-                        fv = _rt.unpack_f64(buf, pos)[0]
+                        fv = _rt.read_f64_le(buf, pos)
                         pos += 8
                         self.f_double = fv
 
                     elif tag == 21:
-                        fv = _rt.unpack_f32(buf, pos)[0]
+                        fv = _rt.read_f32_le(buf, pos)
                         pos += 4
                         self.f_float = fv
 
@@ -179,12 +179,16 @@ class Scalars(_rt.Message):
                         self.f_int32 = iv
 
                     elif tag == 49:
-                        iv = _rt.unpack_u64(buf, pos)[0]
+                        iv = _rt.read_i64_le(buf, pos)
+                        if iv < 0:  # librt reads signed values only
+                            iv += 0x10000000000000000
                         pos += 8
                         self.f_fixed64 = iv
 
                     elif tag == 61:
-                        iv = _rt.unpack_u32(buf, pos)[0]
+                        iv = _rt.read_i32_le(buf, pos)
+                        if iv < 0:  # librt reads signed values only
+                            iv += 0x100000000
                         pos += 4
                         self.f_fixed32 = iv
 
@@ -237,7 +241,7 @@ class Scalars(_rt.Message):
                             self.f_uint32 = iv
 
                         elif tag == 101:
-                            iv = _rt.unpack_i32(buf, pos)[0]
+                            iv = _rt.read_i32_le(buf, pos)
                             pos += 4
                             self.f_sfixed32 = iv
 
@@ -247,7 +251,7 @@ class Scalars(_rt.Message):
                             pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
                     else:
                         if tag == 105:
-                            iv = _rt.unpack_i64(buf, pos)[0]
+                            iv = _rt.read_i64_le(buf, pos)
                             pos += 8
                             self.f_sfixed64 = iv
 
@@ -301,20 +305,20 @@ class Scalars(_rt.Message):
             raise _rt.bad_end(self, pos, end, end_tag)
         return pos
 
-    def _pb_encode(self, out: bytearray, deterministic: bool) -> None:
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         x1 = self.f_double
         if x1 or _rt.copysign(1.0, x1) < 0.0:
-            out += b'\t'
-            out += _rt.pack_f64(x1)
+            out.append(9)
+            _rt.write_f64_le(out, x1)
 
         x2 = self.f_float
         if x2 or _rt.copysign(1.0, x2) < 0.0:
-            out += b'\x15'
-            out += _rt.pack_float(x2)
+            out.append(21)
+            _rt.write_f32_le(out, x2)
 
         x3 = self.f_int64
         if x3:
-            out += b'\x18'
+            out.append(24)
             if 0 <= x3 < 0x80:
                 out.append(x3)
             elif -0x4000000000000000 <= x3 <= 0x3FFFFFFFFFFFFFFF or -0x8000000000000000 <= x3 <= 0x7FFFFFFFFFFFFFFF:
@@ -324,7 +328,7 @@ class Scalars(_rt.Message):
 
         x4 = self.f_uint64
         if x4:
-            out += b' '
+            out.append(32)
             if 0 <= x4 < 0x80:
                 out.append(x4)
             elif 0 <= x4 <= 0xFFFFFFFFFFFFFFFF:
@@ -334,7 +338,7 @@ class Scalars(_rt.Message):
 
         x5 = self.f_int32
         if x5:
-            out += b'('
+            out.append(40)
             if 0 <= x5 < 0x80:
                 out.append(x5)
             elif -0x80000000 <= x5 <= 0x7FFFFFFF:
@@ -344,44 +348,44 @@ class Scalars(_rt.Message):
 
         x6 = self.f_fixed64
         if x6:
-            out += b'1'
-            out += _rt.pack_u64(x6)
+            out.append(49)
+            _rt.write_fixed64(out, x6)
 
         x7 = self.f_fixed32
         if x7:
-            out += b'='
-            out += _rt.pack_u32(x7)
+            out.append(61)
+            _rt.write_fixed32(out, x7)
 
         x8 = self.f_bool
         if x8:
-            out += b'@'
+            out.append(64)
             out.append(1 if x8 else 0)
 
         x9 = self.f_string
         if x9:
-            out += b'J'
+            out.append(74)
             b9 = x9.encode()
             l9 = len(b9)
             if l9 < 0x80:
                 out.append(l9)
             else:
                 _rt.write_varint(out, l9)
-            out += b9
+            out.write(b9)
 
         x10 = self.f_bytes
         if x10:
-            out += b'R'
+            out.append(82)
             b10 = x10
             l10 = len(b10)
             if l10 < 0x80:
                 out.append(l10)
             else:
                 _rt.write_varint(out, l10)
-            out += b10
+            out.write(b10)
 
         x11 = self.f_uint32
         if x11:
-            out += b'X'
+            out.append(88)
             if 0 <= x11 < 0x80:
                 out.append(x11)
             elif 0 <= x11 <= 0xFFFFFFFF:
@@ -391,17 +395,17 @@ class Scalars(_rt.Message):
 
         x12 = self.f_sfixed32
         if x12:
-            out += b'e'
-            out += _rt.pack_i32(x12)
+            out.append(101)
+            _rt.write_i32_le(out, x12)
 
         x13 = self.f_sfixed64
         if x13:
-            out += b'i'
-            out += _rt.pack_i64(x13)
+            out.append(105)
+            _rt.write_i64_le(out, x13)
 
         x14 = self.f_sint32
         if x14:
-            out += b'p'
+            out.append(112)
             z = (x14 << 1) ^ (x14 >> 31)
             if 0 <= z < 0x80:  # only -64..63 zigzag to one byte, out-of-range values never do
                 out.append(z)
@@ -412,7 +416,7 @@ class Scalars(_rt.Message):
 
         x15 = self.f_sint64
         if x15:
-            out += b'x'
+            out.append(120)
             z = (x15 << 1) ^ (x15 >> 63)
             if 0 <= z < 0x80:  # only -64..63 zigzag to one byte, out-of-range values never do
                 out.append(z)
@@ -423,7 +427,7 @@ class Scalars(_rt.Message):
 
         x16 = self.opt_int32
         if x16 is not None:
-            out += b'\x80\x01'
+            out.write(b'\x80\x01')
             if 0 <= x16 < 0x80:
                 out.append(x16)
             elif -0x80000000 <= x16 <= 0x7FFFFFFF:
@@ -433,17 +437,17 @@ class Scalars(_rt.Message):
 
         x17 = self.opt_string
         if x17 is not None:
-            out += b'\x8a\x01'
+            out.write(b'\x8a\x01')
             b17 = x17.encode()
             l17 = len(b17)
             if l17 < 0x80:
                 out.append(l17)
             else:
                 _rt.write_varint(out, l17)
-            out += b17
+            out.write(b17)
 
         if self._pb_unknown:
-            out += self._pb_unknown
+            out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
