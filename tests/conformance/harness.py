@@ -6,15 +6,14 @@ the testee serves, and generates the conformance protos with this plugin.
 
 from __future__ import annotations
 
-import fcntl
 import os
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from tests.support.builds import build_cached, compile_generated
 from tests.support.generate import BUILD, REPO, generate, source_digest
 
 RUNNER_ENV: Final = "CONFORMANCE_RUNNER"
@@ -153,41 +152,25 @@ def generation_dir(style: Style) -> Path:
 
 
 def ensure_generated(style: Style, runner: Runner) -> Path:
-    """Generate the conformance protos for ``style`` unless an up-to-date generation exists.
-
-    Safe to call from concurrent processes: a lock serialises generation, and a new
-    generation replaces the old folder only once complete.
-    """
+    """Generate the conformance protos for ``style`` unless an up-to-date generation exists
+    (safe to call from concurrent processes: see build_cached)."""
     out = generation_dir(style)
     protos = conformance_protos(runner)
     options = f"default_api_level={style.api_level}{style.extra_options}"
     digest = "\n".join([
         source_digest(*(runner.protos / p for p in protos)), runner.protoc, options, sys.executable,
     ])
-    stamp = out / ".digest"
-    CONFORMANCE_BUILD.mkdir(parents=True, exist_ok=True)
-    with open(CONFORMANCE_BUILD / ".generate.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if stamp.is_file() and stamp.read_text() == digest:
-            return out
-        tmp = out.with_name(f"{out.name}.tmp{os.getpid()}")
-        shutil.rmtree(tmp, ignore_errors=True)
+
+    def build(folder: Path) -> None:
         try:
-            generate(protos, [runner.protos], tmp, options=options, protoc_path=runner.protoc,
+            generate(protos, [runner.protos], folder, options=options, protoc_path=runner.protoc,
                      extra_args=("--experimental_editions",))
         except RuntimeError as exc:
-            shutil.rmtree(tmp, ignore_errors=True)
             raise SetupError(f"generating the conformance protos ({style.generation}) failed: {exc}") from None
-        if style.compiled:  # in a process of its own: this one must import the compiled runtime later
-            done = subprocess.run([sys.executable, "-m", "protoc_gen_pyopaque.compile", str(tmp)],
-                                  capture_output=True, text=True, check=False, cwd=REPO)
-            if done.returncode != 0:
-                shutil.rmtree(tmp, ignore_errors=True)
-                raise SetupError(f"compiling the conformance protos failed:\n{done.stderr.strip()[-3000:]}")
-        (tmp / ".digest").write_text(digest)
-        old = out.with_name(f"{out.name}.old{os.getpid()}")
-        if out.exists():
-            out.rename(old)
-        tmp.rename(out)
-        shutil.rmtree(old, ignore_errors=True)
-    return out
+        if style.compiled:
+            try:
+                compile_generated(folder)
+            except RuntimeError as exc:
+                raise SetupError(f"compiling the conformance protos failed:\n{exc}") from None
+
+    return build_cached(out, digest, build)

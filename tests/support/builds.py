@@ -1,0 +1,60 @@
+"""Folders under build/ made once and reused while their inputs are unchanged.
+
+The conformance generations and the mypyc builds the tests run against are made
+this way: a mypyc build takes minutes, so it is redone only when its digest changes.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.support.generate import REPO
+
+DIGEST_FILE = ".digest"
+
+
+def build_cached(out: Path, digest: str, build: Callable[[Path], None]) -> Path:
+    """Return ``out``, first made by ``build(folder)`` unless it was made from the same ``digest``.
+
+    Safe to call from concurrent processes: a lock serialises builds of ``out``, and a
+    new build replaces the old folder only once complete (a failed one leaves it as it was).
+    """
+    stamp = out / DIGEST_FILE
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out.with_name(f".{out.name}.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if stamp.is_file() and stamp.read_text() == digest:
+            return out
+        tmp = out.with_name(f"{out.name}.tmp{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        try:
+            build(tmp)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        (tmp / DIGEST_FILE).write_text(digest)
+        old = out.with_name(f"{out.name}.old{os.getpid()}")
+        if out.exists():
+            out.rename(old)
+        tmp.rename(out)
+        shutil.rmtree(old, ignore_errors=True)
+    return out
+
+
+def compile_generated(root: Path) -> None:
+    """Compile the generated modules under ``root`` with mypyc (pyopaque-compile); raise
+    RuntimeError(the compiler's complaint) if that fails.
+
+    The build runs in a process of its own: the calling process may want to import the
+    compiled runtime later, which it cannot once it has imported the interpreted one.
+    """
+    done = subprocess.run([sys.executable, "-m", "protoc_gen_pyopaque.compile", str(root)],
+                          capture_output=True, text=True, check=False, cwd=REPO)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr.strip()[-3000:])
