@@ -359,15 +359,9 @@ def test_bytes_input_and_errors_are_decode_errors(mods: Modules) -> None:
 def test_reserved_names_are_skipped_when_the_table_lists_them(mods: Modules) -> None:
     cls = mods.load("collections").Collections.Item
     old = cls._pb_info
-
-    class WithReserved(MessageInfo):
-        __slots__ = ("reserved_names",)
-
-    info = object.__new__(WithReserved)
-    for slot in MessageInfo.__slots__:
-        if hasattr(old, slot):
-            setattr(info, slot, getattr(old, slot))
-    info.reserved_names = frozenset({"gone"})  # type: ignore[attr-defined]
+    info = MessageInfo(old.full_name, old.fields, old.oneofs, extension_ranges=old.extension_ranges,
+                       message_set=old.message_set, legacy_json=old.legacy_json, reserved_names=("gone",))
+    info.extensions = old.extensions
     cls._pb_info = info
     try:
         text = ('gone: 1 gone: -2.5 gone: "s" \'t\' gone: ENUM gone { a: [1, 2] b < c: x > [x.y]: 1 } '
