@@ -173,6 +173,8 @@ def test_float32_shortest_form_matches_the_reflective_printer() -> None:
 def test_values_of_the_wrong_type_print_as_the_reflective_printer_has_them(mods: Modules) -> None:
     if not mods.attributes:
         pytest.skip("only attribute styles can hold a value of the wrong type")
+    if mods.compiled:
+        pytest.skip("compiled classes reject a value of the wrong type when it is set (test_api checks that)")
     S = mods.load("scalars").Scalars
     m = S()
     m.f_string = 5  # type: ignore[assignment]  # the generated printer gives up; the reflective one decides
