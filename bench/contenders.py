@@ -92,53 +92,36 @@ def _fresh(path: Path) -> Path:
     return path
 
 
-def _source_digest(out: Path) -> str:
-    """What a compiled build depends on: the generated code, the runtime and the compile step."""
-    import hashlib
+def build_ours_native(out: Path, files: list[str], options: str) -> None:
+    """Generate ``files`` into ``out`` and compile them with mypyc (raise RuntimeError(reason) if
+    that fails), unless ``out`` holds such a build from the same sources: a compile takes minutes."""
+    sys.path.insert(0, str(REPO))
+    from tests.support.builds import build_cached, compile_generated, toolchain
+    from tests.support.generate import generate as ours_generate
+    from tests.support.generate import source_digest
 
-    import protoc_gen_pyopaque
+    def build(folder: Path) -> None:
+        ours_generate(files, [PROTOS], folder, options=options)
+        compile_generated(folder)
 
-    package = Path(protoc_gen_pyopaque.__file__).parent
-    h = hashlib.sha256(sys.version.encode())
-    for root in (out, package / "runtime"):
-        for f in sorted(root.rglob("*.py")):
-            h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
-    h.update((package / "compile.py").read_bytes())
-    return h.hexdigest()
-
-
-def compile_cached(out: Path) -> None:
-    """Compile the generated code in ``out`` with mypyc (raise RuntimeError(reason) if that fails),
-    reusing the build of an earlier run when nothing it depends on changed: a compile takes minutes."""
-    from protoc_gen_pyopaque.compile import CompileError, compile_dir
-
-    digest = _source_digest(out)
-    cache = out.with_name(out.name + ".compiled")
-    stamp = cache / ".source-digest"
-    if stamp.is_file() and stamp.read_text() == digest:
-        shutil.copytree(cache, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns(stamp.name))
-        return
-    try:
-        compile_dir(out)
-    except CompileError as exc:
-        raise RuntimeError(str(exc)) from None
-    shutil.rmtree(cache, ignore_errors=True)
-    shutil.copytree(out, cache)
-    stamp.write_text(digest)
+    build_cached(out, "\n".join([source_digest(*(PROTOS / f for f in files)), options, toolchain()]), build)
 
 
 def generate(gen_dir: str) -> None:
     """Generate the workload protos for one generated-code folder; raise RuntimeError(reason)."""
-    out = _fresh(BUILD / gen_dir)
     if gen_dir.startswith("ours-"):
+        style = gen_dir.removeprefix("ours-").removesuffix("-native")
+        options = f"default_api_level=API_{style.upper()}"
+        if gen_dir.endswith("-native"):
+            build_ours_native(BUILD / gen_dir, FILES, options)
+            return
         sys.path.insert(0, str(REPO))
         from tests.support.generate import generate as ours_generate
 
-        style = gen_dir.removeprefix("ours-").removesuffix("-native")
-        ours_generate(FILES, [PROTOS], out, options=f"default_api_level=API_{style.upper()}")
-        if gen_dir.endswith("-native"):
-            compile_cached(out)
-    elif gen_dir == "google":
+        ours_generate(FILES, [PROTOS], _fresh(BUILD / gen_dir), options=options)
+        return
+    out = _fresh(BUILD / gen_dir)
+    if gen_dir == "google":
         _protoc([f"--python_out={out}"])
     elif gen_dir == "betterproto2":
         plugin = shutil.which("protoc-gen-python_betterproto2", path=str(BIN))

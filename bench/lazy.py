@@ -16,7 +16,7 @@ Three workloads (bench/protos/benchpb/lazy.proto, our code generated in the opaq
    level; parse, and parse + read the leaf; time and allocations.
 
 Each of ours runs interpreted and compiled with mypyc (pyopaque-compile; the build is kept
-under build/bench/lazy/ours-native.compiled and reused while nothing it depends on changes;
+in build/bench/lazy/ours-native and reused while nothing it depends on changes;
 not in --tiny mode). Workers are separate processes (one per contender for 1 and 3, interleaved by round,
 timed with bench/worker.py's loop, which discards preempted loops); the embedding runs
 in a fresh process per contender, size and round. The numbers are reported, not asserted;
@@ -45,7 +45,7 @@ from typing import Any, Callable
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from contenders import BUILD, PROTOS, REPO, _grpc_include, compile_cached  # noqa: E402
+from contenders import BUILD, PROTOS, REPO, _grpc_include, build_ours_native  # noqa: E402
 
 LAZY_BUILD = BUILD / "lazy"
 DATA = LAZY_BUILD / "data"
@@ -112,15 +112,14 @@ def generate(native: bool) -> str | None:
     sys.path.insert(0, str(REPO))
     from tests.support.generate import generate as ours_generate
 
-    for sub in ("ours", "ours-native", "google"):
+    for sub in ("ours", "google"):
         shutil.rmtree(LAZY_BUILD / sub, ignore_errors=True)
         (LAZY_BUILD / sub).mkdir(parents=True)
     ours_generate([PROTO], [PROTOS], LAZY_BUILD / "ours", options="default_api_level=API_OPAQUE")
     why_not = None
     if native:
-        ours_generate([PROTO], [PROTOS], LAZY_BUILD / "ours-native", options="default_api_level=API_OPAQUE")
         try:
-            compile_cached(LAZY_BUILD / "ours-native")
+            build_ours_native(LAZY_BUILD / "ours-native", [PROTO], "default_api_level=API_OPAQUE")
         except RuntimeError as exc:
             why_not = f"compile step failed: {exc}"
     cmd = [sys.executable, "-m", "grpc_tools.protoc", f"-I{PROTOS}", f"-I{_grpc_include()}",

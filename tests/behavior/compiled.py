@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 
 from tests.golden.golden import EXPECTED
-from tests.support.builds import build_cached, compile_generated
+from tests.support.builds import build_cached, compile_generated, toolchain
 from tests.support.generate import BUILD, REPO, source_digest
 
 COMPILED_STYLES = ("opaque", "open")
@@ -46,7 +46,7 @@ def compiled_golden(style: str) -> Path:
         shutil.copytree(source, folder, ignore=shutil.ignore_patterns("__pycache__"))
         compile_generated(folder)
 
-    digest = "\n".join([source_digest(source), sys.executable])
+    digest = "\n".join([source_digest(source), toolchain()])
     return build_cached(BUILD / "behavior-compiled" / style, digest, build)
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from tests.support.builds import build_cached, compile_generated
+from tests.support.builds import build_cached, compile_generated, toolchain
 from tests.support.generate import BUILD, REPO, generate, source_digest
 
 RUNNER_ENV: Final = "CONFORMANCE_RUNNER"
@@ -158,7 +158,7 @@ def ensure_generated(style: Style, runner: Runner) -> Path:
     protos = conformance_protos(runner)
     options = f"default_api_level={style.api_level}{style.extra_options}"
     digest = "\n".join([
-        source_digest(*(runner.protos / p for p in protos)), runner.protoc, options, sys.executable,
+        source_digest(*(runner.protos / p for p in protos)), runner.protoc, options, toolchain(),
     ])
 
     def build(folder: Path) -> None:

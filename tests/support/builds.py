@@ -7,6 +7,7 @@ this way: a mypyc build takes minutes, so it is redone only when its digest chan
 from __future__ import annotations
 
 import fcntl
+import importlib.metadata
 import os
 import shutil
 import subprocess
@@ -45,6 +46,15 @@ def build_cached(out: Path, digest: str, build: Callable[[Path], None]) -> Path:
         tmp.rename(out)
         shutil.rmtree(old, ignore_errors=True)
     return out
+
+
+def toolchain() -> str:
+    """What a build depends on besides its sources: the interpreter and mypy, whose mypyc compiles."""
+    try:
+        mypy = importlib.metadata.version("mypy")
+    except importlib.metadata.PackageNotFoundError:
+        mypy = "none"
+    return f"{sys.executable} mypy {mypy}"
 
 
 def compile_generated(root: Path) -> None:
