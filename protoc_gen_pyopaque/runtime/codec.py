@@ -507,38 +507,41 @@ def write_packed(out: BytesWriter, kind: int, values: list[Any]) -> None:
     """Append the length and payload of a packed run (the tag is the caller's)."""
     if kind in _FIXED_FORMAT:
         wire.write_varint(out, (8 if _FIXED_FORMAT[kind] in "dQq" else 4) * len(values))
-        if kind == TYPE_DOUBLE or kind == TYPE_FLOAT:
-            floats: list[float] = values
+        floats: list[float] = values  # typed: compiled code passes unboxed floats
+        if kind == TYPE_DOUBLE:
             for f in floats:
-                write_fixed(out, kind, f)
+                wire.write_f64_le(out, f)
+        elif kind == TYPE_FLOAT:
+            for f in floats:
+                wire.write_f32_le(out, f)
         else:
-            fixed: list[int] = values
-            for v in fixed:
+            for v in values:
                 write_fixed(out, kind, v)
         return
-    body = BytesWriter()
+    # varints: their length is known once written, so a one-byte placeholder goes first
+    start = len(out)
+    out.append(0)
     ints: list[int] = values  # typed: compiled code does int arithmetic, not generic calls
     if kind == TYPE_BOOL:
         for v in values:
-            body.append(1 if v else 0)
+            out.append(1 if v else 0)
     elif kind == TYPE_SINT32 or kind == TYPE_SINT64:
         low, high = _VARINT_RANGES[kind]  # looked up once per run, not per value
         shift = 31 if kind == TYPE_SINT32 else 63
         for v in ints:
             if v < low or v > high:
                 raise out_of_range(kind, v)
-            wire.write_varint(body, (v << 1) ^ (v >> shift))
+            wire.write_varint(out, (v << 1) ^ (v >> shift))
     else:
         low, high = _VARINT_RANGES[kind]
         for v in ints:
             if 0 <= v < 0x80:
-                body.append(v)
+                out.append(v)
             elif low <= v <= high:
-                wire.write_varint(body, v)
+                wire.write_varint(out, v)
             else:
                 raise out_of_range(kind, v)
-    wire.write_varint(out, len(body))
-    out.write(body.getvalue())
+    finish_len(out, start)
 
 
 # ----------------------------------------------------------------------------- generic values

@@ -179,25 +179,20 @@ def write_varint(out: BytesWriter, v: int) -> None:
 
 
 def write_fixed32(out: BytesWriter, v: int) -> None:
-    """Append a fixed32 (librt writes signed values only: the upper half goes as negative)."""
-    if v > 0x7FFFFFFF:
-        if v > _MASK32:
-            raise ValueError(f"{v} is out of range for fixed32")
-        v -= 1 << 32
-    elif v < 0:
-        raise ValueError(f"{v} is out of range for fixed32")
-    write_i32_le(out, v)
+    """Append a fixed32 (ValueError outside 0..2**32-1)."""
+    write_i32_le(out, _as_signed(v, 32, "fixed32"))
 
 
 def write_fixed64(out: BytesWriter, v: int) -> None:
-    """Append a fixed64 (librt writes signed values only: the upper half goes as negative)."""
-    if v > 0x7FFFFFFFFFFFFFFF:
-        if v > _MASK64:
-            raise ValueError(f"{v} is out of range for fixed64")
-        v -= 1 << 64
-    elif v < 0:
-        raise ValueError(f"{v} is out of range for fixed64")
-    write_i64_le(out, v)
+    """Append a fixed64 (ValueError outside 0..2**64-1)."""
+    write_i64_le(out, _as_signed(v, 64, "fixed64"))
+
+
+def _as_signed(v: int, bits: int, kind: str) -> int:
+    """librt writes signed values only: the upper half of an unsigned range goes as negative."""
+    if v < 0 or v >> bits:
+        raise ValueError(f"{v} is out of range for {kind}")
+    return v - (1 << bits) if v >> (bits - 1) else v
 
 
 def varint_bytes(v: int) -> bytes:
