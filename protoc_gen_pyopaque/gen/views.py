@@ -60,16 +60,17 @@ _WIRE: Final = {
     k.TYPE_GROUP: WIRE_START_GROUP,
 }
 # the range test of a varint integer field's value {x} (enums are int32): values outside it
-# raise on serialize instead of being written as another number. The 64-bit signed kinds first
+# raise on serialize instead of being written as another number. The 64-bit kinds first
 # test the range of mypyc's unboxed ints (62 bits): compiled, a comparison with a constant
 # beyond it is a generic call on big ints; interpreted, the extra test costs a few ns only
 # for values past 62 bits.
 _INT64_TEST: Final = ("-0x4000000000000000 <= {x} <= 0x3FFFFFFFFFFFFFFF"
                       " or -0x8000000000000000 <= {x} <= 0x7FFFFFFFFFFFFFFF")
+_UINT64_TEST: Final = "0 <= {x} <= 0x3FFFFFFFFFFFFFFF or 0 <= {x} <= 0xFFFFFFFFFFFFFFFF"
 _VARINT_RANGE_TESTS: Final = {
     "int32": "-0x80000000 <= {x} <= 0x7FFFFFFF", "sint32": "-0x80000000 <= {x} <= 0x7FFFFFFF",
     "enum": "-0x80000000 <= {x} <= 0x7FFFFFFF", "uint32": "0 <= {x} <= 0xFFFFFFFF",
-    "int64": _INT64_TEST, "sint64": _INT64_TEST, "uint64": "0 <= {x} <= 0xFFFFFFFFFFFFFFFF",
+    "int64": _INT64_TEST, "sint64": _INT64_TEST, "uint64": _UINT64_TEST,
 }
 # How the generated JSON code converts one value of each kind (see templates/_json.py.j2).
 _JSON_KIND: Final = {

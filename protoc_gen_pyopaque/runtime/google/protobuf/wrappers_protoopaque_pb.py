@@ -458,7 +458,7 @@ has no plan to be removed."""
             out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
-            elif 0 <= x1 <= 0xFFFFFFFFFFFFFFFF:
+            elif 0 <= x1 <= 0x3FFFFFFFFFFFFFFF or 0 <= x1 <= 0xFFFFFFFFFFFFFFFF:
                 _rt.write_varint(out, x1)
             else:
                 raise _rt.out_of_range(4, x1)

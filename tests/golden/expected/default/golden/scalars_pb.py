@@ -331,7 +331,7 @@ class Scalars(_rt.Message):
             out.append(32)
             if 0 <= x4 < 0x80:
                 out.append(x4)
-            elif 0 <= x4 <= 0xFFFFFFFFFFFFFFFF:
+            elif 0 <= x4 <= 0x3FFFFFFFFFFFFFFF or 0 <= x4 <= 0xFFFFFFFFFFFFFFFF:
                 _rt.write_varint(out, x4)
             else:
                 raise _rt.out_of_range(4, x4)
