@@ -249,3 +249,15 @@ def test_encode_errors_locate_the_value_in_containers(mods: Modules) -> None:
     for msg, error in cases:
         with pytest.raises(EncodeError, match=error):
             msg.serialize()
+
+
+def test_unsigned_values_beyond_the_signed_range_after_a_fixed_width_field(mods: Modules) -> None:
+    """Compiled, the first value read being fixed-width must not narrow later integers."""
+    FixedFirst = mods.load("scalars").FixedFirst
+    top64, top32 = 2**64 - 1, 2**32 - 1
+    data = (b"\x09" + top64.to_bytes(8, "little") + b"\x10" + b"\xff" * 9 + b"\x01"
+            + b"\x1d" + top32.to_bytes(4, "little"))
+    msg = FixedFirst.parse(data)
+    values = (msg.get_id(), msg.get_count(), msg.get_small()) if mods.accessors else (msg.id, msg.count, msg.small)
+    assert values == (top64, top64, top32)
+    assert msg.serialize() == data

@@ -179,6 +179,7 @@ message."""
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -704,6 +705,7 @@ Api. This is similar to Field and EnumValue."""
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -1176,6 +1178,7 @@ are rooted."""
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]

@@ -226,6 +226,7 @@ message."""
         if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -829,6 +830,7 @@ Api. This is similar to Field and EnumValue."""
         if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -1337,6 +1339,7 @@ are rooted."""
         if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]

@@ -249,6 +249,7 @@ request should verify the included field paths, and return an
         if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]

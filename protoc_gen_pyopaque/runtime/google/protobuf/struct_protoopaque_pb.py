@@ -79,6 +79,7 @@ typed message should be preferred instead of using this type."""
         if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -476,6 +477,7 @@ support them in its number type."""
         if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -739,6 +741,7 @@ class ListValue(_rt.ListValueBase):
         if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]

@@ -55,6 +55,7 @@ has no plan to be removed."""
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -147,6 +148,7 @@ has no plan to be removed."""
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -239,6 +241,7 @@ has no plan to be removed."""
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -339,6 +342,7 @@ has no plan to be removed."""
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -439,6 +443,7 @@ has no plan to be removed."""
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -539,6 +544,7 @@ has no plan to be removed."""
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -639,6 +645,7 @@ has no plan to be removed."""
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -734,6 +741,7 @@ has no plan to be removed."""
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -840,6 +848,7 @@ has no plan to be removed."""
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]

@@ -58,6 +58,7 @@ has no plan to be removed."""
         if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -176,6 +177,7 @@ has no plan to be removed."""
         if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -294,6 +296,7 @@ has no plan to be removed."""
         if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -420,6 +423,7 @@ has no plan to be removed."""
         if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -546,6 +550,7 @@ has no plan to be removed."""
         if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -672,6 +677,7 @@ has no plan to be removed."""
         if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -798,6 +804,7 @@ has no plan to be removed."""
         if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -919,6 +926,7 @@ has no plan to be removed."""
         if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -1051,6 +1059,7 @@ has no plan to be removed."""
         if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]

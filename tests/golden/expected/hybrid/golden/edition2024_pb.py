@@ -64,6 +64,7 @@ class _c_LogEntry_Detail(_rt.Message):
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -289,6 +290,7 @@ class LogEntry(_rt.Message):
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -602,6 +604,7 @@ class Envelope(_rt.Message):
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]

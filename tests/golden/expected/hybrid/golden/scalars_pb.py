@@ -249,6 +249,7 @@ class Scalars(_rt.Message):
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -868,6 +869,204 @@ class Scalars(_rt.Message):
         )
 
 
+class FixedFirst(_rt.Message):
+    """The first value its parser reads is fixed-width: compiled, librt's reader returns a
+64-bit native int, which must not become the type of the local every integer goes through."""
+    __slots__ = ("id", "count", "small", )
+    __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+    id: int
+    count: int
+    small: int
+
+    def __init__(
+        self,
+        *,
+        id: int = 0,
+        count: int = 0,
+        small: int = 0,
+    ) -> None:
+        self._pb_unknown = b""
+        self.id = id
+        self.count = count
+        self.small = small
+
+    # -- accessors ---------------------------------------------------------------
+
+    def get_id(self) -> int:
+        return self.id
+
+    def set_id(self, value: int) -> None:
+        self.id = value
+
+    def clear_id(self) -> None:
+        self.id = 0
+
+    def get_count(self) -> int:
+        return self.count
+
+    def set_count(self, value: int) -> None:
+        self.count = value
+
+    def clear_count(self) -> None:
+        self.count = 0
+
+    def get_small(self) -> int:
+        return self.small
+
+    def set_small(self, value: int) -> None:
+        self.small = value
+
+    def clear_small(self) -> None:
+        self.small = 0
+
+    # -- codec -------------------------------------------------------------------
+
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+        tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+        try:
+            while pos < end:
+                tag = buf[pos]
+                if tag < 0x80:
+                    pos += 1
+                else:
+                    tag, pos = _rt.dec_tag(buf, pos)
+                if tag == 9:
+                    iv = _rt.read_i64_le(buf, pos)
+                    if iv < 0:  # librt reads signed values only
+                        iv += 0x10000000000000000
+                    pos += 8
+                    self.id = iv
+
+                elif tag == 16:
+                    iv = buf[pos]
+                    if iv < 0x80:
+                        pos += 1
+                    else:
+                        iv, pos = _rt.dec_varint(buf, pos)
+                    self.count = iv
+
+                elif tag == 29:
+                    iv = _rt.read_i32_le(buf, pos)
+                    if iv < 0:  # librt reads signed values only
+                        iv += 0x100000000
+                    pos += 4
+                    self.small = iv
+
+                else:
+                    if tag == end_tag:
+                        return pos
+                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
+            raise _rt.decode_failure(self, tag, pos, exc) from None
+        if pos != end or end_tag >= 0:
+            raise _rt.bad_end(self, pos, end, end_tag)
+        return pos
+
+    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
+        x1 = self.id
+        if x1:
+            out.append(9)
+            _rt.write_fixed64(out, x1)
+
+        x2 = self.count
+        if x2:
+            out.append(16)
+            if 0 <= x2 < 0x80:
+                out.append(x2)
+            elif 0 <= x2 <= 0x3FFFFFFFFFFFFFFF or 0 <= x2 <= 0xFFFFFFFFFFFFFFFF:
+                _rt.write_varint(out, x2)
+            else:
+                raise _rt.out_of_range(4, x2)
+
+        x3 = self.small
+        if x3:
+            out.append(29)
+            _rt.write_fixed32(out, x3)
+
+        if self._pb_unknown:
+            out.write(self._pb_unknown)
+
+    # -- reflection --------------------------------------------------------------
+
+    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        fields = self._pb_info.fields
+        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        if self.id:
+            items.append((fields[0], self.id))
+        if self.count:
+            items.append((fields[1], self.count))
+        if self.small:
+            items.append((fields[2], self.small))
+        return items
+
+    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+        number = field.number
+        if number == 1:
+            self.id = value
+        elif number == 2:
+            self.count = value
+        elif number == 3:
+            self.small = value
+        else:
+            raise KeyError(field.name)
+
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'id': 1, 'count': 2, 'small': 3}
+
+    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
+        if depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        p: list[str] = []
+        x1 = self.id
+        if x1:
+            p.append('"id":' + '"' + str(x1) + '"' if type(x1) is int else '"id":' + _rt.json_out_int64(x1))
+        x2 = self.count
+        if x2:
+            p.append('"count":' + '"' + str(x2) + '"' if type(x2) is int else '"count":' + _rt.json_out_int64(x2))
+        x3 = self.small
+        if x3:
+            p.append('"small":' + str(x3) if type(x3) is int else '"small":' + _rt.json_out_int(x3))
+        return "{" + ",".join(p) + "}"
+
+    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
+        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        keys = self._pb_json_keys
+        for key, v in obj.items():
+            n = keys.get(key, 0)
+            if n == 1:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x1 = int(v) if type(v) is str and v.isdigit() and v.isascii() and v[0] != "0" and len(v) < 20 else _rt.json_in_int(6, v)
+                self.id = x1
+            elif n == 2:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x2 = int(v) if type(v) is str and v.isdigit() and v.isascii() and v[0] != "0" and len(v) < 20 else _rt.json_in_int(4, v)
+                self.count = x2
+            elif n == 3:
+                if v is None:  # null: the field stays as it is
+                    continue
+                x3 = v if type(v) is int and 0 <= v <= 4294967295 else _rt.json_in_int(7, v)
+                self.small = x3
+            else:
+                _rt.json_in_other(self, key, v, ctx, depth)
+
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FixedFirst):
+            return NotImplemented
+        return (
+            self._pb_unknown == other._pb_unknown
+            and self.id == other.id
+            and self.count == other.count
+            and self.small == other.small
+        )
+
+
 Scalars._pb_info = _rt.MessageInfo(
     'golden.Scalars',
     (
@@ -891,7 +1090,16 @@ Scalars._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+FixedFirst._pb_info = _rt.MessageInfo(
+    'golden.FixedFirst',
+    (
+        _rt.FieldInfo(1, 'id', 'id', 'id', 6, default=0),
+        _rt.FieldInfo(2, 'count', 'count', 'count', 4, default=0),
+        _rt.FieldInfo(3, 'small', 'small', 'small', 7, default=0),
+    ),
+    (),
+)
 
 # Registrations belong to the classes this module serves: its twin's when selected.
 if not _rt.protoopaque_selected():
-    _rt.register_messages(Scalars, )
+    _rt.register_messages(Scalars, FixedFirst, )

@@ -67,6 +67,7 @@ class _c_Edition2023_Child(_rt.Message):
         if self._pb_p0 < 0:
             self._pb_load_raw()
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
@@ -325,6 +326,7 @@ class Edition2023(_rt.Message):
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
+        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
             while pos < end:
                 tag = buf[pos]
