@@ -105,7 +105,8 @@ _VALUE_TYPES: Final[dict[int, tuple[type, ...]]] = {
     TYPE_FLOAT: (float, int), TYPE_DOUBLE: (float, int), TYPE_ENUM: (int,),
     **{kind: (int,) for kind in INT_RANGES},
 }
-_ENCODE_ERRORS: Final = (TypeError, ValueError, AttributeError, OverflowError, struct.error)
+# what writing a value of the wrong type or range raises (serialize turns it into EncodeError)
+ENCODE_ERRORS: Final = (TypeError, ValueError, AttributeError, OverflowError)
 
 
 def find_bad_value(msg: Message, path: str) -> str | None:
@@ -148,7 +149,7 @@ def _bad_value(field: FieldInfo, value: Any, where: str) -> str | None:
     out = BytesWriter()
     try:
         write_value(out, field, field.number, value, False)
-    except _ENCODE_ERRORS as exc:
+    except ENCODE_ERRORS as exc:
         return f"{where}: {type(exc).__name__}: {exc}"
     finally:
         discard_output(out)

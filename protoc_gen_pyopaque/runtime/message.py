@@ -164,7 +164,7 @@ class Message:
         out = BytesWriter()
         try:
             self._pb_encode(out, deterministic)
-        except (TypeError, ValueError, AttributeError, OverflowError, codec.struct_error) as exc:
+        except codec.ENCODE_ERRORS as exc:
             codec.discard_output(out)
             raise codec.encode_failure(self, exc) from None
         except RecursionError:

@@ -261,3 +261,15 @@ def test_unsigned_values_beyond_the_signed_range_after_a_fixed_width_field(mods:
     values = (msg.get_id(), msg.get_count(), msg.get_small()) if mods.accessors else (msg.id, msg.count, msg.small)
     assert values == (top64, top64, top32)
     assert msg.serialize() == data
+
+
+def test_bytes_fields_take_bytes_or_bytearray(mods: Modules) -> None:
+    """Interpreted, the output buffer writes bytes and bytearray; a memoryview is refused, naming the field."""
+    Scalars = mods.load("scalars").Scalars
+    if mods.compiled:  # native classes check a value's type when it is set: bytes only
+        with pytest.raises(TypeError):
+            Scalars(f_bytes=memoryview(b"ab"))  # type: ignore[arg-type]
+        return
+    assert Scalars.parse(Scalars(f_bytes=bytearray(b"ab")).serialize()) == Scalars(f_bytes=b"ab")
+    with pytest.raises(EncodeError, match="f_bytes: expected bytes, got memoryview"):
+        Scalars(f_bytes=memoryview(b"ab")).serialize()  # type: ignore[arg-type]
