@@ -1,4 +1,8 @@
-"""Renders view models through the Jinja2 templates and compile-checks the result."""
+"""Renders view models through the Jinja2 templates.
+
+The output is not compile-checked here: compiling took most of the plugin's time on large schemas,
+and every module the tests generate is compiled (tests/unit/_support.py) or imported.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +12,6 @@ from pathlib import Path
 import jinja2
 
 from .views import FileView
-
-
-class RenderError(Exception):
-    """Generated code that does not compile: a bug of ours, shown with numbered source."""
 
 
 def templates_dir() -> Path:
@@ -26,7 +26,7 @@ def templates_dir() -> Path:
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     """The one Jinja2 environment: strict about undefined names, trims block whitespace."""
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -34,20 +34,22 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
+    env.filters["indent"] = indent
+    return env
+
+
+def indent(text: str, width: int = 4) -> str:
+    """Indent every line but the first by ``width`` spaces, as Jinja2's own filter does, at a
+    fraction of its cost (it was a quarter of rendering); blank lines get spaces, which _tidy strips."""
+    pad = "\n" + " " * width
+    if text.endswith("\n"):
+        return text[:-1].replace("\n", pad) + "\n"
+    return text.replace("\n", pad)
 
 
 def render_module(view: FileView) -> str:
-    """Render one generated module; raise RenderError if it is not valid Python."""
-    source = environment().get_template("module.py.j2").render(file=view)
-    source = _tidy(source)
-    try:
-        compile(source, view.module, "exec")
-    except SyntaxError as exc:
-        lines = source.splitlines()
-        lo = max((exc.lineno or 1) - 6, 0)
-        excerpt = "\n".join(f"{i + 1:5}: {lines[i]}" for i in range(lo, min(lo + 12, len(lines))))
-        raise RenderError(f"{view.proto}: generated code does not compile: {exc.msg}\n{excerpt}") from None
-    return source
+    """Render one generated module."""
+    return _tidy(environment().get_template("module.py.j2").render(file=view))
 
 
 def _tidy(source: str) -> str:

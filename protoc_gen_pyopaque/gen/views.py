@@ -127,8 +127,7 @@ def docstring(text: str) -> str:
     """
     if not text:
         return ""
-    if "\\" in text or '"""' in text or text.endswith('"') or not all(
-            c.isprintable() or c == "\n" for c in text):
+    if "\\" in text or '"""' in text or text.endswith('"') or not text.replace("\n", "").isprintable():
         return repr(text)
     return '"""' + text + '"""'
 
@@ -371,20 +370,20 @@ def _all_enums(file: File) -> list[Enum]:
 
 
 def _needs_required(schema: Schema) -> set[str]:
-    """Messages that (transitively) contain required fields: a fixpoint over the schema."""
+    """Messages that (transitively) contain required fields: a search back along field edges."""
+    holders: dict[str, list[str]] = {}
+    for m in schema.messages.values():
+        for f in m.fields:
+            target = f.map.value.message if f.map is not None else f.message
+            if target is not None:
+                holders.setdefault(target, []).append(m.full_name)
     needs = {m.full_name for m in schema.messages.values() if any(f.required for f in m.fields)}
-    changed = True
-    while changed:
-        changed = False
-        for m in schema.messages.values():
-            if m.full_name in needs:
-                continue
-            for f in m.fields:
-                target = f.map.value.message if f.map is not None else f.message
-                if target is not None and target in needs:
-                    needs.add(m.full_name)
-                    changed = True
-                    break
+    todo = list(needs)
+    while todo:
+        for holder in holders.get(todo.pop(), ()):
+            if holder not in needs:
+                needs.add(holder)
+                todo.append(holder)
     return needs
 
 

@@ -71,11 +71,13 @@ def generate(request: plugin_pb2.CodeGeneratorRequest) -> plugin_pb2.CodeGenerat
 
 
 def generate_files(request: plugin_pb2.CodeGeneratorRequest, out: Path) -> dict[str, str]:
-    """Generate and write the output files under ``out``; fail on a plugin error."""
+    """Generate and write the output files under ``out``; fail on a plugin error or on output
+    that does not compile (the plugin does not check: compiling is most of its time)."""
     response = generate(request)
     assert not response.error, response.error
     files: dict[str, str] = {}
     for f in response.file:
+        compile(f.content, f.name, "exec")
         path = out / f.name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f.content)
