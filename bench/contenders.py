@@ -102,7 +102,7 @@ def build_ours_native(out: Path, files: list[str], options: str) -> None:
 
     def build(folder: Path) -> None:
         ours_generate(files, [PROTOS], folder, options=options)
-        compile_generated(folder)
+        compile_generated(folder, fastest_code=True)
 
     build_cached(out, "\n".join([source_digest(*(PROTOS / f for f in files)), options, toolchain()]), build)
 

@@ -64,8 +64,12 @@ def test_compile_round_trip(tmp_path: Path) -> None:
                    options="default_api_level=API_OPAQUE")
     assert [p.as_posix() for p in generated_modules(out)] == ["benchpb/logentry_pb.py"]
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    # -O0: the C compiler's time dominates and this test checks behaviour, not speed
-    build = subprocess.run([sys.executable, "-m", "protoc_gen_pyopaque.compile", str(out), "--opt-level", "0"],
+    refused = subprocess.run([sys.executable, "-m", "protoc_gen_pyopaque.compile", str(out), "--jobs", "0"],
+                             capture_output=True, text=True, env=env, check=False)
+    assert refused.returncode == 2 and "--jobs must be at least 1" in refused.stderr, refused.stderr
+    # -O0: the C compiler's time dominates and this test checks behaviour, not speed; one C file
+    # per module, compiled two at a time
+    build = subprocess.run([sys.executable, "-m", "protoc_gen_pyopaque.compile", str(out), "--opt-level", "0", "--jobs", "2"],
                            capture_output=True, text=True, env=env, check=False, timeout=900)
     assert build.returncode == 0, build.stdout + build.stderr
     assert (out / MANIFEST).is_file()

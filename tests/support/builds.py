@@ -57,14 +57,17 @@ def toolchain() -> str:
     return f"{sys.executable} mypy {mypy}"
 
 
-def compile_generated(root: Path) -> None:
+def compile_generated(root: Path, *, fastest_code: bool = False) -> None:
     """Compile the generated modules under ``root`` with mypyc (pyopaque-compile); raise
     RuntimeError(the compiler's complaint) if that fails.
 
-    The build runs in a process of its own: the calling process may want to import the
-    compiled runtime later, which it cannot once it has imported the interpreted one.
+    Test builds compile one C file per module on every core; ``fastest_code`` (benchmarks):
+    one C file, on one core. The build runs in a process of its own: the calling process may
+    want to import the compiled runtime later, which it cannot once it has imported the
+    interpreted one.
     """
-    done = subprocess.run([sys.executable, "-m", "protoc_gen_pyopaque.compile", str(root)],
+    jobs = 1 if fastest_code else os.cpu_count() or 1
+    done = subprocess.run([sys.executable, "-m", "protoc_gen_pyopaque.compile", str(root), "--jobs", str(jobs)],
                           capture_output=True, text=True, check=False, cwd=REPO)
     if done.returncode != 0:
         raise RuntimeError(done.stderr.strip()[-3000:])
