@@ -60,17 +60,17 @@ _WIRE: Final = {
     k.TYPE_GROUP: WIRE_START_GROUP,
 }
 # the range test of a varint integer field's value {x} (enums are int32): values outside it
-# raise on serialize instead of being written as another number. The 64-bit kinds first
-# test the range of mypyc's unboxed ints (62 bits): compiled, a comparison with a constant
-# beyond it is a generic call on big ints; interpreted, the extra test costs a few ns only
-# for values past 62 bits.
-_INT64_TEST: Final = ("-0x4000000000000000 <= {x} <= 0x3FFFFFFFFFFFFFFF"
-                      " or -0x8000000000000000 <= {x} <= 0x7FFFFFFFFFFFFFFF")
-_UINT64_TEST: Final = "0 <= {x} <= 0x3FFFFFFFFFFFFFFF or 0 <= {x} <= 0xFFFFFFFFFFFFFFFF"
+# raise on serialize instead of being written as another number. For the 64-bit kinds it is the
+# range of mypyc's unboxed ints (62 bits): compiled, a comparison with a constant beyond it is a
+# generic call on big ints; the values past it go to the runtime's write_varint64, which checks
+# the kind's whole range (``wide_varint``).
+_INT64_TEST: Final = "-0x4000000000000000 <= {x} <= 0x3FFFFFFFFFFFFFFF"
+_UINT64_TEST: Final = "0 <= {x} <= 0x3FFFFFFFFFFFFFFF"
 _VARINT_RANGE_TESTS: Final = {
     "int32": "-0x80000000 <= {x} <= 0x7FFFFFFF", "sint32": "-0x80000000 <= {x} <= 0x7FFFFFFF",
     "enum": "-0x80000000 <= {x} <= 0x7FFFFFFF", "uint32": "0 <= {x} <= 0xFFFFFFFF",
-    "int64": _INT64_TEST, "sint64": _INT64_TEST, "uint64": _UINT64_TEST,
+    "int64": _INT64_TEST, "sint64": _INT64_TEST + " or -0x8000000000000000 <= {x} <= 0x7FFFFFFFFFFFFFFF",
+    "uint64": _UINT64_TEST,
 }
 # How the generated JSON code converts one value of each kind (see templates/_json.py.j2).
 _JSON_KIND: Final = {
@@ -206,8 +206,20 @@ class FieldView:
     int_digits: int = 0  # 64-bit kinds: decimal strings shorter than this are in range
 
     def int_in_range(self, x: str) -> str:
-        """The test that the value in local ``x`` lies in the range of this varint integer field."""
+        """The test that the value in local ``x`` lies in the range of this varint integer field
+        (int64 and uint64: in the part of it that mypyc keeps unboxed; see ``wide_varint``)."""
         return _VARINT_RANGE_TESTS[self.codec].format(x=x)
+
+    @property
+    def packed_varints(self) -> bool:
+        """Packed runs of varints are written by generated loops (their length after them, as
+        for sub-messages); fixed-width ones, whose length is known first, by the runtime."""
+        return self.codec in ("int32", "int64", "uint32", "uint64", "enum", "sint32", "sint64", "bool")
+
+    @property
+    def wide_varint(self) -> bool:
+        """int64 and uint64: values outside ``int_in_range`` go to the runtime's write_varint64."""
+        return self.codec in ("int64", "uint64")
 
 
 @dataclass

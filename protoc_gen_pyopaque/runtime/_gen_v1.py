@@ -16,7 +16,7 @@ from .codec import (
     dec_packed_int32, dec_packed_int64, dec_packed_sfixed32, dec_packed_sfixed64,
     dec_packed_sint32, dec_packed_sint64, dec_packed_uint32, dec_packed_uint64, dec_packed,
     dec_packed_closed_enum, decode_failure, decode_str, encode_str, finish_len, merge_extension,
-    merge_unknown, overrun, struct_error, too_deep, write_extensions, out_of_range, write_packed,
+    merge_unknown, overrun, struct_error, too_deep, write_extensions, out_of_range, write_packed, write_varint64,
 )
 from .errors import DecodeError, EncodeError, JsonError
 from .json_format import MAX_DEPTH as JSON_MAX_DEPTH
@@ -40,7 +40,7 @@ from .wire import (
 __all__ = [
     "DEFAULT_MAX_DEPTH", "add_unknown_varint", "bad_end", "dec_packed",
     "dec_packed_closed_enum", "decode_failure", "decode_str", "encode_str", "finish_len",
-    "merge_extension", "merge_unknown", "overrun", "struct_error", "too_deep", "out_of_range",
+    "merge_extension", "merge_unknown", "overrun", "struct_error", "too_deep", "out_of_range", "write_varint64",
     "write_extensions", "write_packed", "DecodeError", "EncodeError", "JsonError",
     "ExtendableMessage", "Message", "protoopaque_selected", "EnumInfo", "ExtensionInfo",
     "FieldInfo", "MessageInfo", "OneofInfo", "dec_int32", "dec_int64", "dec_sint32",
@@ -59,7 +59,7 @@ __all__ = [
     "json_out_int64", "json_out_str", "json_refuse", "JSON_MAX_DEPTH",
 ]
 
-VERSION: Final = 2
+VERSION: Final = 3  # v3: write_varint64
 # The oldest surface generated code may use: v1 code wrote its output into a bytearray.
 OLDEST_VERSION: Final = 2
 

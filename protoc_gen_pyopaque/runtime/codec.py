@@ -492,6 +492,31 @@ def out_of_range(kind: int, v: int) -> ValueError:
     return ValueError(f"{v} is out of range for {KIND_NAMES[kind]}")
 
 
+def write_varint64(out: BytesWriter, kind: int, v: int) -> None:
+    """Append an int64 or uint64 value from outside -2**62..2**62-1 as a varint; ValueError
+    outside the kind's range.
+
+    Compiled, such an int is a heap object and every arithmetic step on it a generic call that
+    makes a new one: it is turned into its 64-bit pattern once and written with machine ints.
+    """
+    try:
+        pattern = v.to_bytes(8, "little", signed=kind == TYPE_INT64)  # compiled: one C call
+    except OverflowError:
+        raise out_of_range(kind, v) from None
+    u = wire.read_i64_le(pattern, 0)  # a native int64 when compiled
+    byte: int  # an int: BytesWriter.append of a native int64 would be a generic call
+    if u < 0:  # the upper half of the 64-bit range: after one logical shift, 57 bits are left
+        byte = (u & 0x7F) | 0x80
+        out.append(byte)
+        u = (u >> 7) & 0x1FFFFFFFFFFFFFF
+    while u >= 0x80:
+        byte = (u & 0x7F) | 0x80
+        out.append(byte)
+        u >>= 7
+    byte = u
+    out.append(byte)
+
+
 def write_int(out: BytesWriter, kind: int, v: int) -> None:
     """Append ``v`` as a varint of ``kind`` (zigzag for sint32/sint64); ValueError outside its range."""
     low, high = _VARINT_RANGES[kind]

@@ -89,6 +89,13 @@ class Message:
     def _pb_encode(self, out: BytesWriter, deterministic: bool) -> None:
         raise NotImplementedError
 
+    def _pb_kept_input(self) -> bytes | None:
+        """The input kept by ``parse(lazy=True)`` while no field was touched (opaque classes).
+
+        A method, not a test of class attributes: compiled, those are generic lookups.
+        """
+        return None
+
     def _pb_items(self) -> list[tuple[FieldInfo, Any]]:
         """Return the fields that are set (non-empty, non-default without presence), by number."""
         raise NotImplementedError
@@ -159,8 +166,10 @@ class Message:
             self._pb_missing("", missing)
             if missing:
                 raise EncodeError(f"{self._pb_info.full_name}: missing required fields: {', '.join(missing)}")
-        if self._pb_lazy_capable and not deterministic and cast(_LazyCapable, self)._pb_p0 < 0:
-            return self._pb_unknown  # parse(lazy=True) and never touched: its input, as it was
+        if not deterministic:
+            kept = self._pb_kept_input()
+            if kept is not None:
+                return kept  # parse(lazy=True) and never touched: its input, as it was
         out = BytesWriter()
         try:
             self._pb_encode(out, deterministic)
@@ -290,7 +299,8 @@ class Message:
         """Yield ``(field, value)`` for every set field, in field-number order."""
         return iter(self._pb_items())
 
-    __hash__ = None  # type: ignore[assignment]  # messages are mutable
+    # messages are mutable; a ClassVar, or mypyc gives every instance a slot for it
+    __hash__: ClassVar[None] = None  # type: ignore[assignment]
 
 
 def _unpickle(cls: type[Message], data: bytes) -> Message:

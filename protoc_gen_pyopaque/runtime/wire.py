@@ -168,14 +168,31 @@ def dec_sint64(buf: bytes, pos: int) -> tuple[int, int]:
     return (v >> 1) ^ -(v & 1), pos
 
 
+_LARGE_VARINT: Final = 1 << 56  # from here on, varints take nine or ten bytes
+
+
 def write_varint(out: BytesWriter, v: int) -> None:
-    """Append ``v`` as a varint; negative values take ten bytes (two's complement)."""
-    if v < 0:
-        v += 1 << 64
-    while v >= 0x80:
-        out.append((v & 0x7F) | 0x80)
-        v >>= 7
-    out.append(v)
+    """Append ``v`` (-2**63 <= v < 2**64, checked by the callers) as a varint; negative values
+    take ten bytes (two's complement)."""
+    if 0 <= v < _LARGE_VARINT:
+        while v >= 0x80:
+            out.append((v & 0x7F) | 0x80)
+            v >>= 7
+        out.append(v)
+        return
+    # Nine or ten bytes. Compiled, an int of 2**62 or more is a heap object and every step of
+    # the loop above would make a new one: take the low 56 bits and the top byte of the 64-bit
+    # two's complement apart (two operations on v; no adding 2**64 to a negative v) and write
+    # them from small ints.
+    low = v & 0xFFFFFFFFFFFFFF
+    for _ in range(8):
+        out.append((low & 0x7F) | 0x80)
+        low >>= 7
+    high = (v >> 56) & 0xFF
+    if high >= 0x80:
+        out.append((high & 0x7F) | 0x80)
+        high >>= 7
+    out.append(high)
 
 
 def write_fixed32(out: BytesWriter, v: int) -> None:

@@ -107,6 +107,8 @@ def test_copy_pickle_repr(mods: Modules) -> None:
     assert c.get_items()[0].get_key() == "k"
     text = repr(c)
     assert "names=['a']" in text and "counts={'n': 5}" in text
+    with pytest.raises(TypeError, match="unhashable"):  # mutable, like upb's messages
+        hash(c)
 
 
 def test_maps_and_packed(mods: Modules) -> None:

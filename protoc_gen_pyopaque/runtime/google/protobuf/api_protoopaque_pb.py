@@ -11,7 +11,7 @@ from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.type_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb
 
-_rt.check_version(2)
+_rt.check_version(3)
 
 
 class Api(_rt.Message):
@@ -456,6 +456,9 @@ message."""
 
         if self._pb_unknown:
             out.write(self._pb_unknown)
+
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
 
     # -- reflection --------------------------------------------------------------
 
@@ -1025,6 +1028,9 @@ Api. This is similar to Field and EnumValue."""
         if self._pb_unknown:
             out.write(self._pb_unknown)
 
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -1415,6 +1421,9 @@ are rooted."""
 
         if self._pb_unknown:
             out.write(self._pb_unknown)
+
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
 
     # -- reflection --------------------------------------------------------------
 

@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(2)
+_rt.check_version(3)
 
 
 class Duration(_rt.DurationBase):
@@ -183,10 +183,10 @@ to +999,999,999 inclusive."""
             out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
-            elif -0x4000000000000000 <= x1 <= 0x3FFFFFFFFFFFFFFF or -0x8000000000000000 <= x1 <= 0x7FFFFFFFFFFFFFFF:
+            elif -0x4000000000000000 <= x1 <= 0x3FFFFFFFFFFFFFFF:
                 _rt.write_varint(out, x1)
             else:
-                raise _rt.out_of_range(3, x1)
+                _rt.write_varint64(out, 3, x1)
 
         x2 = self._f_nanos
         if x2:
@@ -200,6 +200,9 @@ to +999,999,999 inclusive."""
 
         if self._pb_unknown:
             out.write(self._pb_unknown)
+
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
 
     # -- reflection --------------------------------------------------------------
 

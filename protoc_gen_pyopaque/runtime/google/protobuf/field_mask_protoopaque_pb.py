@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(2)
+_rt.check_version(3)
 
 
 class FieldMask(_rt.FieldMaskBase):
@@ -300,6 +300,9 @@ request should verify the included field paths, and return an
 
         if self._pb_unknown:
             out.write(self._pb_unknown)
+
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
 
     # -- reflection --------------------------------------------------------------
 

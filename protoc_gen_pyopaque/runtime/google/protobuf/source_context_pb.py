@@ -10,7 +10,7 @@ import sys as _sys
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(2)
+_rt.check_version(3)
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
 # the opaque twin's classes: the Python counterpart of Go's protoopaque build tag.

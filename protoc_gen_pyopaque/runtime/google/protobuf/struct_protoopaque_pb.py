@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(2)
+_rt.check_version(3)
 
 
 class NullValue(_enum.IntEnum):
@@ -192,6 +192,9 @@ typed message should be preferred instead of using this type."""
 
         if self._pb_unknown:
             out.write(self._pb_unknown)
+
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
 
     # -- reflection --------------------------------------------------------------
 
@@ -639,6 +642,9 @@ support them in its number type."""
         if self._pb_unknown:
             out.write(self._pb_unknown)
 
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -798,6 +804,9 @@ class ListValue(_rt.ListValueBase):
 
         if self._pb_unknown:
             out.write(self._pb_unknown)
+
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
 
     # -- reflection --------------------------------------------------------------
 

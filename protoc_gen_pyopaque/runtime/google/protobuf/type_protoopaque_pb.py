@@ -11,7 +11,7 @@ from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.any_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb
 
-_rt.check_version(2)
+_rt.check_version(3)
 
 
 class Syntax(_enum.IntEnum):
@@ -392,6 +392,9 @@ FileDescriptorSet which preserves the necessary information."""
 
         if self._pb_unknown:
             out.write(self._pb_unknown)
+
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
 
     # -- reflection --------------------------------------------------------------
 
@@ -1081,6 +1084,9 @@ types. The first type has index 1; zero means the type is not in the list."""
         if self._pb_unknown:
             out.write(self._pb_unknown)
 
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -1617,6 +1623,9 @@ make use of FileDescriptorSet which preserves the necessary information."""
         if self._pb_unknown:
             out.write(self._pb_unknown)
 
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -1955,6 +1964,9 @@ make use of FileDescriptorSet which preserves the necessary information."""
         if self._pb_unknown:
             out.write(self._pb_unknown)
 
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -2211,6 +2223,9 @@ value using the google.protobuf.Int32Value type."""
 
         if self._pb_unknown:
             out.write(self._pb_unknown)
+
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
 
     # -- reflection --------------------------------------------------------------
 

@@ -10,7 +10,7 @@ import sys as _sys
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(2)
+_rt.check_version(3)
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
 # the opaque twin's classes: the Python counterpart of Go's protoopaque build tag.
@@ -274,10 +274,10 @@ has no plan to be removed."""
             out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
-            elif -0x4000000000000000 <= x1 <= 0x3FFFFFFFFFFFFFFF or -0x8000000000000000 <= x1 <= 0x7FFFFFFFFFFFFFFF:
+            elif -0x4000000000000000 <= x1 <= 0x3FFFFFFFFFFFFFFF:
                 _rt.write_varint(out, x1)
             else:
-                raise _rt.out_of_range(3, x1)
+                _rt.write_varint64(out, 3, x1)
 
         if self._pb_unknown:
             out.write(self._pb_unknown)
@@ -375,10 +375,10 @@ has no plan to be removed."""
             out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
-            elif 0 <= x1 <= 0x3FFFFFFFFFFFFFFF or 0 <= x1 <= 0xFFFFFFFFFFFFFFFF:
+            elif 0 <= x1 <= 0x3FFFFFFFFFFFFFFF:
                 _rt.write_varint(out, x1)
             else:
-                raise _rt.out_of_range(4, x1)
+                _rt.write_varint64(out, 4, x1)
 
         if self._pb_unknown:
             out.write(self._pb_unknown)

@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(2)
+_rt.check_version(3)
 
 
 class DoubleValue(_rt.Message):
@@ -96,6 +96,9 @@ has no plan to be removed."""
 
         if self._pb_unknown:
             out.write(self._pb_unknown)
+
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
 
     # -- reflection --------------------------------------------------------------
 
@@ -216,6 +219,9 @@ has no plan to be removed."""
         if self._pb_unknown:
             out.write(self._pb_unknown)
 
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -335,13 +341,16 @@ has no plan to be removed."""
             out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
-            elif -0x4000000000000000 <= x1 <= 0x3FFFFFFFFFFFFFFF or -0x8000000000000000 <= x1 <= 0x7FFFFFFFFFFFFFFF:
+            elif -0x4000000000000000 <= x1 <= 0x3FFFFFFFFFFFFFFF:
                 _rt.write_varint(out, x1)
             else:
-                raise _rt.out_of_range(3, x1)
+                _rt.write_varint64(out, 3, x1)
 
         if self._pb_unknown:
             out.write(self._pb_unknown)
+
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
 
     # -- reflection --------------------------------------------------------------
 
@@ -462,13 +471,16 @@ has no plan to be removed."""
             out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
-            elif 0 <= x1 <= 0x3FFFFFFFFFFFFFFF or 0 <= x1 <= 0xFFFFFFFFFFFFFFFF:
+            elif 0 <= x1 <= 0x3FFFFFFFFFFFFFFF:
                 _rt.write_varint(out, x1)
             else:
-                raise _rt.out_of_range(4, x1)
+                _rt.write_varint64(out, 4, x1)
 
         if self._pb_unknown:
             out.write(self._pb_unknown)
+
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
 
     # -- reflection --------------------------------------------------------------
 
@@ -597,6 +609,9 @@ has no plan to be removed."""
         if self._pb_unknown:
             out.write(self._pb_unknown)
 
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -724,6 +739,9 @@ has no plan to be removed."""
         if self._pb_unknown:
             out.write(self._pb_unknown)
 
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -845,6 +863,9 @@ has no plan to be removed."""
 
         if self._pb_unknown:
             out.write(self._pb_unknown)
+
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
 
     # -- reflection --------------------------------------------------------------
 
@@ -979,6 +1000,9 @@ has no plan to be removed."""
         if self._pb_unknown:
             out.write(self._pb_unknown)
 
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -1111,6 +1135,9 @@ has no plan to be removed."""
 
         if self._pb_unknown:
             out.write(self._pb_unknown)
+
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
 
     # -- reflection --------------------------------------------------------------
 

@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(2)
+_rt.check_version(3)
 
 
 class _c_LogEntry_Detail(_rt.Message):
@@ -150,6 +150,9 @@ class _c_LogEntry_Detail(_rt.Message):
 
         if self._pb_unknown:
             out.write(self._pb_unknown)
+
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
 
     # -- reflection --------------------------------------------------------------
 
@@ -538,10 +541,10 @@ class LogEntry(_rt.Message):
             out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
-            elif -0x4000000000000000 <= x1 <= 0x3FFFFFFFFFFFFFFF or -0x8000000000000000 <= x1 <= 0x7FFFFFFFFFFFFFFF:
+            elif -0x4000000000000000 <= x1 <= 0x3FFFFFFFFFFFFFFF:
                 _rt.write_varint(out, x1)
             else:
-                raise _rt.out_of_range(3, x1)
+                _rt.write_varint64(out, 3, x1)
 
         if self._pb_p0 & 2:
             x2 = self._f_message
@@ -616,6 +619,9 @@ class LogEntry(_rt.Message):
 
         if self._pb_unknown:
             out.write(self._pb_unknown)
+
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
 
     # -- reflection --------------------------------------------------------------
 
@@ -933,6 +939,9 @@ class Envelope(_rt.Message):
 
         if self._pb_unknown:
             out.write(self._pb_unknown)
+
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
 
     # -- reflection --------------------------------------------------------------
 

@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(2)
+_rt.check_version(3)
 
 
 class Level(_enum.IntEnum):
@@ -162,6 +162,9 @@ class _c_Legacy_Point(_rt.Message):
 
         if self._pb_unknown:
             out.write(self._pb_unknown)
+
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
 
     # -- reflection --------------------------------------------------------------
 
@@ -504,7 +507,21 @@ class Legacy(_rt.ExtendableMessage):
 
         if self._f_samples:
             out.append(42)
-            _rt.write_packed(out, 3, self._f_samples)
+            start = len(out)
+            out.append(0)
+            for x5 in self._f_samples:
+                if 0 <= x5 < 0x80:
+                    out.append(x5)
+                elif -0x4000000000000000 <= x5 <= 0x3FFFFFFFFFFFFFFF:
+                    _rt.write_varint(out, x5)
+                else:
+                    _rt.write_varint64(out, 3, x5)
+
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.splices:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         x6 = self._f_point
         if x6 is not None:

@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(2)
+_rt.check_version(3)
 
 
 class Scalars(_rt.Message):
@@ -559,20 +559,20 @@ class Scalars(_rt.Message):
             out.append(24)
             if 0 <= x3 < 0x80:
                 out.append(x3)
-            elif -0x4000000000000000 <= x3 <= 0x3FFFFFFFFFFFFFFF or -0x8000000000000000 <= x3 <= 0x7FFFFFFFFFFFFFFF:
+            elif -0x4000000000000000 <= x3 <= 0x3FFFFFFFFFFFFFFF:
                 _rt.write_varint(out, x3)
             else:
-                raise _rt.out_of_range(3, x3)
+                _rt.write_varint64(out, 3, x3)
 
         x4 = self._f_f_uint64
         if x4:
             out.append(32)
             if 0 <= x4 < 0x80:
                 out.append(x4)
-            elif 0 <= x4 <= 0x3FFFFFFFFFFFFFFF or 0 <= x4 <= 0xFFFFFFFFFFFFFFFF:
+            elif 0 <= x4 <= 0x3FFFFFFFFFFFFFFF:
                 _rt.write_varint(out, x4)
             else:
-                raise _rt.out_of_range(4, x4)
+                _rt.write_varint64(out, 4, x4)
 
         x5 = self._f_f_int32
         if x5:
@@ -686,6 +686,9 @@ class Scalars(_rt.Message):
 
         if self._pb_unknown:
             out.write(self._pb_unknown)
+
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
 
     # -- reflection --------------------------------------------------------------
 
@@ -1142,10 +1145,10 @@ class FixedFirst(_rt.Message):
             out.append(16)
             if 0 <= x2 < 0x80:
                 out.append(x2)
-            elif 0 <= x2 <= 0x3FFFFFFFFFFFFFFF or 0 <= x2 <= 0xFFFFFFFFFFFFFFFF:
+            elif 0 <= x2 <= 0x3FFFFFFFFFFFFFFF:
                 _rt.write_varint(out, x2)
             else:
-                raise _rt.out_of_range(4, x2)
+                _rt.write_varint64(out, 4, x2)
 
         x3 = self._f_small
         if x3:
@@ -1154,6 +1157,9 @@ class FixedFirst(_rt.Message):
 
         if self._pb_unknown:
             out.write(self._pb_unknown)
+
+    def _pb_kept_input(self) -> bytes | None:
+        return self._pb_unknown if self._pb_p0 < 0 else None
 
     # -- reflection --------------------------------------------------------------
 

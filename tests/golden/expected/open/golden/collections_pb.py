@@ -10,7 +10,7 @@ import typing as _t
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 import golden.scalars_pb as _m_golden__scalars_pb
 
-_rt.check_version(2)
+_rt.check_version(3)
 
 
 class _c_Collections_Color(_enum.IntEnum):
@@ -603,7 +603,21 @@ class Collections(_rt.Message):
     def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
         if self.packed_ints:
             out.append(10)
-            _rt.write_packed(out, 5, self.packed_ints)
+            start = len(out)
+            out.append(0)
+            for x1 in self.packed_ints:
+                if 0 <= x1 < 0x80:
+                    out.append(x1)
+                elif -0x80000000 <= x1 <= 0x7FFFFFFF:
+                    _rt.write_varint(out, x1)
+                else:
+                    raise _rt.out_of_range(5, x1)
+
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.splices:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         for x2 in self.names:
             out.append(18)
@@ -628,7 +642,21 @@ class Collections(_rt.Message):
 
         if self.colors:
             out.append(34)
-            _rt.write_packed(out, 14, self.colors)
+            start = len(out)
+            out.append(0)
+            for x4 in self.colors:
+                if 0 <= x4 < 0x80:
+                    out.append(x4)
+                elif -0x80000000 <= x4 <= 0x7FFFFFFF:
+                    _rt.write_varint(out, x4)
+                else:
+                    raise _rt.out_of_range(14, x4)
+
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.splices:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         d5 = self.counts
         if d5:
@@ -650,10 +678,10 @@ class Collections(_rt.Message):
                 out.append(16)
                 if 0 <= v5 < 0x80:
                     out.append(v5)
-                elif -0x4000000000000000 <= v5 <= 0x3FFFFFFFFFFFFFFF or -0x8000000000000000 <= v5 <= 0x7FFFFFFFFFFFFFFF:
+                elif -0x4000000000000000 <= v5 <= 0x3FFFFFFFFFFFFFFF:
                     _rt.write_varint(out, v5)
                 else:
-                    raise _rt.out_of_range(3, v5)
+                    _rt.write_varint64(out, 3, v5)
 
         d6 = self.items_by_id
         if d6:

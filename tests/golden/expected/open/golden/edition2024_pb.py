@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(2)
+_rt.check_version(3)
 
 
 class _c_LogEntry_Detail(_rt.Message):
@@ -318,10 +318,10 @@ class LogEntry(_rt.Message):
             out.append(8)
             if 0 <= x1 < 0x80:
                 out.append(x1)
-            elif -0x4000000000000000 <= x1 <= 0x3FFFFFFFFFFFFFFF or -0x8000000000000000 <= x1 <= 0x7FFFFFFFFFFFFFFF:
+            elif -0x4000000000000000 <= x1 <= 0x3FFFFFFFFFFFFFFF:
                 _rt.write_varint(out, x1)
             else:
-                raise _rt.out_of_range(3, x1)
+                _rt.write_varint64(out, 3, x1)
 
         x2 = self.message
         if x2 is not None:

@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(2)
+_rt.check_version(3)
 
 
 class Level(_enum.IntEnum):
@@ -353,7 +353,21 @@ class Legacy(_rt.ExtendableMessage):
 
         if self.samples:
             out.append(42)
-            _rt.write_packed(out, 3, self.samples)
+            start = len(out)
+            out.append(0)
+            for x5 in self.samples:
+                if 0 <= x5 < 0x80:
+                    out.append(x5)
+                elif -0x4000000000000000 <= x5 <= 0x3FFFFFFFFFFFFFFF:
+                    _rt.write_varint(out, x5)
+                else:
+                    _rt.write_varint64(out, 3, x5)
+
+            n = len(out) - start - 1
+            if n < 0x80 and not _rt.splices:
+                out[start] = n
+            else:
+                _rt.finish_len(out, start)
 
         x6 = self.point
         if x6 is not None:
