@@ -23,10 +23,9 @@ test: unit unit-compiled conformance
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q
 
-## unit-compiled: the behaviour, JSON, text format and well-known-type tests against the opaque golden
-## modules compiled with mypyc (in a pytest process of its own; the build takes about 4 minutes and is
-## kept under build/ until the plugin, templates, runtime or golden modules change; the open style:
-## `.venv/bin/python -m tests.behavior.compiled open`)
+## unit-compiled: the behaviour, JSON, text format and well-known-type tests against the opaque and
+## the open golden modules compiled with mypyc (a pytest process per style; a build takes a minute or
+## two and is kept under build/ until the plugin, templates, runtime or golden modules change)
 unit-compiled: $(STAMP)
 	$(BIN)/python -m tests.behavior.compiled
 
