@@ -206,7 +206,7 @@ class Message:
 
     def _pb_touch(self) -> None:
         """Decode the input kept by ``parse(lazy=True)``, if any: for the base class's own readers."""
-        if self._pb_lazy_capable and cast(_LazyCapable, self)._pb_p0 < 0:
+        if self._pb_kept_input() is not None:
             self._pb_load_raw()
 
     def is_initialized(self) -> bool:
