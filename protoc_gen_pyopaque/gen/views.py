@@ -63,9 +63,9 @@ _WIRE: Final = {
 # raise on serialize instead of being written as another number. For the 64-bit kinds it is the
 # range of mypyc's unboxed ints (62 bits): compiled, a comparison with a constant beyond it is a
 # generic call on big ints; the values past it go to the runtime's write_varint64, which checks
-# the kind's whole range (``wide_varint``).
-_INT64_TEST: Final = "-0x4000000000000000 <= {x} <= 0x3FFFFFFFFFFFFFFF"
-_UINT64_TEST: Final = "0 <= {x} <= 0x3FFFFFFFFFFFFFFF"
+# the kind's whole range (``wide_varint``); the upper bound is tested first (see one_byte_test).
+_INT64_TEST: Final = "{x} <= 0x3FFFFFFFFFFFFFFF and {x} >= -0x4000000000000000"
+_UINT64_TEST: Final = "{x} <= 0x3FFFFFFFFFFFFFFF and {x} >= 0"
 _VARINT_RANGE_TESTS: Final = {
     "int32": "-0x80000000 <= {x} <= 0x7FFFFFFF", "sint32": "-0x80000000 <= {x} <= 0x7FFFFFFF",
     "enum": "-0x80000000 <= {x} <= 0x7FFFFFFF", "uint32": "0 <= {x} <= 0xFFFFFFFF",
@@ -209,6 +209,12 @@ class FieldView:
         """The test that the value in local ``x`` lies in the range of this varint integer field
         (int64 and uint64: in the part of it that mypyc keeps unboxed; see ``wide_varint``)."""
         return _VARINT_RANGE_TESTS[self.codec].format(x=x)
+
+    def one_byte_test(self, x: str) -> str:
+        """The test that the value in local ``x`` is written as one byte. int64 and uint64 test
+        the upper bound first: their big values, mostly positive, are boxed compiled, and each
+        comparison of a boxed int is a generic call."""
+        return f"{x} < 0x80 and {x} >= 0" if self.wide_varint else f"0 <= {x} < 0x80"
 
     @property
     def packed_varints(self) -> bool:

@@ -59,9 +59,10 @@ __all__ = [
     "json_out_int64", "json_out_str", "json_refuse", "JSON_MAX_DEPTH",
 ]
 
-VERSION: Final = 3  # v3: write_varint64
-# The oldest surface generated code may use: v1 code wrote its output into a bytearray.
-OLDEST_VERSION: Final = 2
+VERSION: Final = 4  # v4: _pb_checks_required() is a method
+# The oldest surface generated code may use: v3 code set _pb_checks_required as a class
+# attribute, which would now shadow the method.
+OLDEST_VERSION: Final = 4
 
 # A copy compiled by pyopaque-compile must not be loaded next to the pure runtime: when
 # the pure package was imported first, its Message and errors are not the compiled ones.

@@ -71,7 +71,6 @@ class Message:
 
     __slots__ = ("_pb_unknown",)
     _pb_info: ClassVar[MessageInfo]
-    _pb_checks_required: ClassVar[bool] = False
     # opaque classes: parse(lazy=True) keeps the input until first access (see _LazyCapable)
     _pb_lazy_capable: ClassVar[bool] = False
 
@@ -103,6 +102,11 @@ class Message:
     def _pb_set(self, field: FieldInfo, value: Any) -> None:
         """Set ``field`` to ``value`` (a list or dict for repeated and map fields)."""
         raise NotImplementedError
+
+    def _pb_checks_required(self) -> bool:
+        """Whether this message or one below it has required fields (generated where so): a
+        method, because compiled code reads a class attribute by a dictionary lookup per call."""
+        return False
 
     def _pb_missing(self, prefix: str, out: list[str]) -> None:
         """Append the paths of required fields that are not set (recursively)."""
@@ -149,7 +153,7 @@ class Message:
             self._pb_merge(buf, 0, len(buf), max_depth, -1, lazy)
         except RecursionError:
             raise DecodeError(f"{self._pb_info.full_name}: nesting too deep for the Python stack") from None
-        if not partial and self._pb_checks_required:
+        if not partial and self._pb_checks_required():
             missing: list[str] = []
             self._pb_missing("", missing)
             if missing:
@@ -161,7 +165,7 @@ class Message:
         Raise EncodeError for values of the wrong type or missing required fields
         (``partial=True`` allows the latter).
         """
-        if not partial and self._pb_checks_required:
+        if not partial and self._pb_checks_required():
             missing: list[str] = []
             self._pb_missing("", missing)
             if missing:

@@ -10,7 +10,7 @@ import sys as _sys
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(3)
+_rt.check_version(4)
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
 # the opaque twin's classes: the Python counterpart of Go's protoopaque build tag.
@@ -53,6 +53,7 @@ whose name is the type URL in brackets. For example, an `Any` containing a
 `foo.Bar` message may be written `[type.googleapis.com/foo.Bar] { a: 2 }`."""
     __slots__ = ("type_url", "value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     type_url: str
     value: bytes
 

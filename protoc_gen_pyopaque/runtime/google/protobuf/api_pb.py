@@ -12,7 +12,7 @@ from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.type_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb
 
-_rt.check_version(3)
+_rt.check_version(4)
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
 # the opaque twin's classes: the Python counterpart of Go's protoopaque build tag.
@@ -39,6 +39,7 @@ information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
     __slots__ = ("name", "methods", "options", "version", "source_context", "mixins", "syntax", "edition", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     name: str
     methods: list[Method]
     options: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option]
@@ -582,6 +583,7 @@ information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
     __slots__ = ("name", "request_type_url", "request_streaming", "response_type_url", "response_streaming", "options", "syntax", "edition", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     name: str
     request_type_url: str
     request_streaming: bool
@@ -1138,6 +1140,7 @@ This implies the following inherited HTTP annotation:
     }"""
     __slots__ = ("name", "root", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     name: str
     root: str
 

@@ -11,7 +11,7 @@ from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.type_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb
 
-_rt.check_version(3)
+_rt.check_version(4)
 
 
 class Api(_rt.Message):
@@ -31,6 +31,7 @@ information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
     __slots__ = ("_f_name", "_f_methods", "_f_options", "_f_version", "_f_source_context", "_f_mixins", "_f_syntax", "_f_edition", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
     _f_methods: list[Method]
@@ -657,6 +658,7 @@ information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
     __slots__ = ("_f_name", "_f_request_type_url", "_f_request_streaming", "_f_response_type_url", "_f_response_streaming", "_f_options", "_f_syntax", "_f_edition", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
     _f_request_type_url: str
@@ -1288,6 +1290,7 @@ This implies the following inherited HTTP annotation:
     }"""
     __slots__ = ("_f_name", "_f_root", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
     _f_root: str

@@ -10,7 +10,7 @@ import sys as _sys
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(3)
+_rt.check_version(4)
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
 # the opaque twin's classes: the Python counterpart of Go's protoopaque build tag.
@@ -81,6 +81,7 @@ be expressed in JSON format as "3.000000001s", and 3 seconds and 1
 microsecond should be expressed in JSON format as "3.000001s"."""
     __slots__ = ("seconds", "nanos", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     seconds: int
     nanos: int
 
@@ -166,9 +167,9 @@ to +999,999,999 inclusive."""
         x1 = self.seconds
         if x1:
             out.append(8)
-            if 0 <= x1 < 0x80:
+            if x1 < 0x80 and x1 >= 0:
                 out.append(x1)
-            elif -0x4000000000000000 <= x1 <= 0x3FFFFFFFFFFFFFFF:
+            elif x1 <= 0x3FFFFFFFFFFFFFFF and x1 >= -0x4000000000000000:
                 _rt.write_varint(out, x1)
             else:
                 _rt.write_varint64(out, 3, x1)

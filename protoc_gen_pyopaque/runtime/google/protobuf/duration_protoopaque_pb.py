@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(3)
+_rt.check_version(4)
 
 
 class Duration(_rt.DurationBase):
@@ -73,6 +73,7 @@ be expressed in JSON format as "3.000000001s", and 3 seconds and 1
 microsecond should be expressed in JSON format as "3.000001s"."""
     __slots__ = ("_f_seconds", "_f_nanos", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_seconds: int
     _f_nanos: int
@@ -181,9 +182,9 @@ to +999,999,999 inclusive."""
         x1 = self._f_seconds
         if x1:
             out.append(8)
-            if 0 <= x1 < 0x80:
+            if x1 < 0x80 and x1 >= 0:
                 out.append(x1)
-            elif -0x4000000000000000 <= x1 <= 0x3FFFFFFFFFFFFFFF:
+            elif x1 <= 0x3FFFFFFFFFFFFFFF and x1 >= -0x4000000000000000:
                 _rt.write_varint(out, x1)
             else:
                 _rt.write_varint64(out, 3, x1)

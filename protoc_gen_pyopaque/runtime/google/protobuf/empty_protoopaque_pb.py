@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(3)
+_rt.check_version(4)
 
 
 class Empty(_rt.Message):
@@ -22,6 +22,7 @@ or the response type of an API method. For instance:
     }"""
     __slots__ = ("_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _pb_p0: int
 

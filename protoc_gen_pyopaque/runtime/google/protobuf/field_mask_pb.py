@@ -10,7 +10,7 @@ import sys as _sys
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(3)
+_rt.check_version(4)
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
 # the opaque twin's classes: the Python counterpart of Go's protoopaque build tag.
@@ -220,6 +220,7 @@ request should verify the included field paths, and return an
 `INVALID_ARGUMENT` error if any path is unmappable."""
     __slots__ = ("paths", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     paths: list[str]
 
     def __init__(

@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(3)
+_rt.check_version(4)
 
 
 class FieldMask(_rt.FieldMaskBase):
@@ -212,6 +212,7 @@ request should verify the included field paths, and return an
 `INVALID_ARGUMENT` error if any path is unmappable."""
     __slots__ = ("_f_paths", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_paths: list[str]
     _pb_p0: int

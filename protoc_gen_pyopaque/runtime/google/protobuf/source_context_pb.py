@@ -10,7 +10,7 @@ import sys as _sys
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(3)
+_rt.check_version(4)
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
 # the opaque twin's classes: the Python counterpart of Go's protoopaque build tag.
@@ -25,6 +25,7 @@ class SourceContext(_rt.Message):
 protobuf element, like the file in which it is defined."""
     __slots__ = ("file_name", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     file_name: str
 
     def __init__(

@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(3)
+_rt.check_version(4)
 
 
 class SourceContext(_rt.Message):
@@ -17,6 +17,7 @@ class SourceContext(_rt.Message):
 protobuf element, like the file in which it is defined."""
     __slots__ = ("_f_file_name", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_file_name: str
     _pb_p0: int

@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(3)
+_rt.check_version(4)
 
 
 class NullValue(_enum.IntEnum):
@@ -42,6 +42,7 @@ If you do not intend to parse arbitrary JSON into your message, a custom
 typed message should be preferred instead of using this type."""
     __slots__ = ("_f_fields", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_fields: dict[str, Value]
     _pb_p0: int
@@ -159,7 +160,9 @@ typed message should be preferred instead of using this type."""
                 return
         d1 = self._f_fields
         if d1:
-            for k1, v1 in (sorted(d1.items()) if deterministic else d1.items()):
+            if deterministic:
+                d1 = dict(sorted(d1.items()))
+            for k1, v1 in d1.items():  # compiled: a dict's own iteration
                 out.append(10)
                 s1 = len(out)
                 out.append(0)
@@ -239,6 +242,7 @@ list of values. A producer of value is expected to set one of these
 variants. Absence of any variant is an invalid state."""
     __slots__ = ("_pb_p0", "_oc_kind", "_ov_kind", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _pb_p0: int
     _oc_kind: int
@@ -710,6 +714,7 @@ class ListValue(_rt.ListValueBase):
     """Represents a JSON array."""
     __slots__ = ("_f_values", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_values: list[Value]
     _pb_p0: int

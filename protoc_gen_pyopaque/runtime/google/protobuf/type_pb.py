@@ -12,7 +12,7 @@ from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.any_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb
 
-_rt.check_version(3)
+_rt.check_version(4)
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
 # the opaque twin's classes: the Python counterpart of Go's protoopaque build tag.
@@ -41,6 +41,7 @@ necessary to model the schema and preserve semantics. Instead make use of
 FileDescriptorSet which preserves the necessary information."""
     __slots__ = ("name", "fields", "oneofs", "options", "source_context", "syntax", "edition", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     name: str
     fields: list[Field]
     oneofs: list[str]
@@ -560,6 +561,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
     Cardinality: _t.TypeAlias = _c_Field_Cardinality
     __slots__ = ("kind", "cardinality", "number", "name", "type_url", "oneof_index", "packed", "options", "json_name", "default_value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     kind: int
     cardinality: int
     number: int
@@ -1146,6 +1148,7 @@ information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
     __slots__ = ("name", "enumvalue", "options", "source_context", "syntax", "edition", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     name: str
     enumvalue: list[EnumValue]
     options: list[Option]
@@ -1559,6 +1562,7 @@ information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
     __slots__ = ("name", "number", "options", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     name: str
     number: int
     options: list[Option]
@@ -1798,6 +1802,7 @@ FieldOptions, EnumOptions, EnumValueOptions, ServiceOptions, or MethodOptions
 are strongly discouraged."""
     __slots__ = ("name", "value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     name: str
     value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None
 

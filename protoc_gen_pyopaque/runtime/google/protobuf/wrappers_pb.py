@@ -10,7 +10,7 @@ import sys as _sys
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(3)
+_rt.check_version(4)
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
 # the opaque twin's classes: the Python counterpart of Go's protoopaque build tag.
@@ -29,6 +29,7 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     value: float
 
     def __init__(
@@ -122,6 +123,7 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     value: float
 
     def __init__(
@@ -215,6 +217,7 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     value: int
 
     def __init__(
@@ -272,9 +275,9 @@ has no plan to be removed."""
         x1 = self.value
         if x1:
             out.append(8)
-            if 0 <= x1 < 0x80:
+            if x1 < 0x80 and x1 >= 0:
                 out.append(x1)
-            elif -0x4000000000000000 <= x1 <= 0x3FFFFFFFFFFFFFFF:
+            elif x1 <= 0x3FFFFFFFFFFFFFFF and x1 >= -0x4000000000000000:
                 _rt.write_varint(out, x1)
             else:
                 _rt.write_varint64(out, 3, x1)
@@ -316,6 +319,7 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     value: int
 
     def __init__(
@@ -373,9 +377,9 @@ has no plan to be removed."""
         x1 = self.value
         if x1:
             out.append(8)
-            if 0 <= x1 < 0x80:
+            if x1 < 0x80 and x1 >= 0:
                 out.append(x1)
-            elif 0 <= x1 <= 0x3FFFFFFFFFFFFFFF:
+            elif x1 <= 0x3FFFFFFFFFFFFFFF and x1 >= 0:
                 _rt.write_varint(out, x1)
             else:
                 _rt.write_varint64(out, 4, x1)
@@ -417,6 +421,7 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     value: int
 
     def __init__(
@@ -518,6 +523,7 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     value: int
 
     def __init__(
@@ -619,6 +625,7 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     value: bool
 
     def __init__(
@@ -715,6 +722,7 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     value: str
 
     def __init__(
@@ -822,6 +830,7 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     value: bytes
 
     def __init__(

@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(3)
+_rt.check_version(4)
 
 
 class DoubleValue(_rt.Message):
@@ -21,6 +21,7 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("_f_value", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: float
     _pb_p0: int
@@ -143,6 +144,7 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("_f_value", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: float
     _pb_p0: int
@@ -265,6 +267,7 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("_f_value", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: int
     _pb_p0: int
@@ -339,9 +342,9 @@ has no plan to be removed."""
         x1 = self._f_value
         if x1:
             out.append(8)
-            if 0 <= x1 < 0x80:
+            if x1 < 0x80 and x1 >= 0:
                 out.append(x1)
-            elif -0x4000000000000000 <= x1 <= 0x3FFFFFFFFFFFFFFF:
+            elif x1 <= 0x3FFFFFFFFFFFFFFF and x1 >= -0x4000000000000000:
                 _rt.write_varint(out, x1)
             else:
                 _rt.write_varint64(out, 3, x1)
@@ -395,6 +398,7 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("_f_value", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: int
     _pb_p0: int
@@ -469,9 +473,9 @@ has no plan to be removed."""
         x1 = self._f_value
         if x1:
             out.append(8)
-            if 0 <= x1 < 0x80:
+            if x1 < 0x80 and x1 >= 0:
                 out.append(x1)
-            elif 0 <= x1 <= 0x3FFFFFFFFFFFFFFF:
+            elif x1 <= 0x3FFFFFFFFFFFFFFF and x1 >= 0:
                 _rt.write_varint(out, x1)
             else:
                 _rt.write_varint64(out, 4, x1)
@@ -525,6 +529,7 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("_f_value", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: int
     _pb_p0: int
@@ -655,6 +660,7 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("_f_value", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: int
     _pb_p0: int
@@ -785,6 +791,7 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("_f_value", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: bool
     _pb_p0: int
@@ -910,6 +917,7 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("_f_value", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: str
     _pb_p0: int
@@ -1046,6 +1054,7 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("_f_value", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: bytes
     _pb_p0: int

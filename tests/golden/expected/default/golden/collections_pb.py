@@ -10,7 +10,7 @@ import typing as _t
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 import golden.scalars_pb as _m_golden__scalars_pb
 
-_rt.check_version(3)
+_rt.check_version(4)
 
 
 class _c_Collections_Color(_enum.IntEnum):
@@ -22,6 +22,7 @@ class _c_Collections_Color(_enum.IntEnum):
 class _c_Collections_Item(_rt.Message):
     __slots__ = ("key", "color", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
+
     key: str
     color: int
 
@@ -186,6 +187,7 @@ class Collections(_rt.Message):
     Item: _t.TypeAlias = _c_Collections_Item
     __slots__ = ("packed_ints", "names", "items", "colors", "counts", "items_by_id", "color_by_flag", "_oc_choice", "_ov_choice", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
+
     packed_ints: list[int]
     names: list[str]
     items: list[Collections.Item]
@@ -660,10 +662,12 @@ class Collections(_rt.Message):
 
         d5 = self.counts
         if d5:
-            for k5, v5 in (sorted(d5.items()) if deterministic else d5.items()):
+            if deterministic:
+                d5 = dict(sorted(d5.items()))
+            for k5, v5 in d5.items():  # compiled: a dict's own iteration
                 b1 = k5.encode()
                 l1 = len(b1)
-                n = (l1 + 2 if l1 < 0x80 else l1 + 1 + _rt.varint_size(l1)) + (2 if 0 <= v5 < 0x80 else 1 + _rt.varint_size(v5))
+                n = (l1 + 2 if l1 < 0x80 else l1 + 1 + _rt.varint_size(l1)) + (2 if v5 < 0x80 and v5 >= 0 else 1 + _rt.varint_size(v5))
                 out.append(42)
                 if n < 0x80:
                     out.append(n)
@@ -676,16 +680,18 @@ class Collections(_rt.Message):
                     _rt.write_varint(out, l1)
                 out.write(b1)
                 out.append(16)
-                if 0 <= v5 < 0x80:
+                if v5 < 0x80 and v5 >= 0:
                     out.append(v5)
-                elif -0x4000000000000000 <= v5 <= 0x3FFFFFFFFFFFFFFF:
+                elif v5 <= 0x3FFFFFFFFFFFFFFF and v5 >= -0x4000000000000000:
                     _rt.write_varint(out, v5)
                 else:
                     _rt.write_varint64(out, 3, v5)
 
         d6 = self.items_by_id
         if d6:
-            for k6, v6 in (sorted(d6.items()) if deterministic else d6.items()):
+            if deterministic:
+                d6 = dict(sorted(d6.items()))
+            for k6, v6 in d6.items():  # compiled: a dict's own iteration
                 out.append(50)
                 s6 = len(out)
                 out.append(0)
@@ -748,7 +754,9 @@ class Collections(_rt.Message):
 
         d10 = self.color_by_flag
         if d10:
-            for k10, v10 in (sorted(d10.items()) if deterministic else d10.items()):
+            if deterministic:
+                d10 = dict(sorted(d10.items()))
+            for k10, v10 in d10.items():  # compiled: a dict's own iteration
                 n = 2 + (2 if 0 <= v10 < 0x80 else 1 + _rt.varint_size(v10))
                 out.append(82)
                 if n < 0x80:

@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(3)
+_rt.check_version(4)
 
 
 class State(_enum.IntEnum):
@@ -20,6 +20,7 @@ class State(_enum.IntEnum):
 class _c_Edition2023_Child(_rt.Message):
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
+
     value: int | None
 
     def __init__(
@@ -138,7 +139,7 @@ class Edition2023(_rt.Message):
     Child: _t.TypeAlias = _c_Edition2023_Child
     __slots__ = ("explicit_by_default", "implicit", "required_legacy", "expanded", "unchecked", "delimited_child", "state", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
-    _pb_checks_required: _t.ClassVar[bool] = True
+
     explicit_by_default: int | None
     implicit: int
     required_legacy: int | None
@@ -401,6 +402,9 @@ class Edition2023(_rt.Message):
             self.state = value
         else:
             raise KeyError(field.name)
+
+    def _pb_checks_required(self) -> bool:
+        return True
 
     def _pb_missing(self, prefix: str, out: list[str]) -> None:
         if self.required_legacy is None:

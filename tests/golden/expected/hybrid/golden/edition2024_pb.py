@@ -10,7 +10,7 @@ import sys as _sys
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(3)
+_rt.check_version(4)
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
 # the opaque twin's classes: the Python counterpart of Go's protoopaque build tag.
@@ -23,6 +23,7 @@ if _rt.protoopaque_selected():
 class _c_LogEntry_Detail(_rt.Message):
     __slots__ = ("lines", "level", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     lines: list[str]
     level: int | None
 
@@ -200,6 +201,7 @@ class LogEntry(_rt.Message):
     Detail: _t.TypeAlias = _c_LogEntry_Detail
     __slots__ = ("timestamp", "message", "detail", "unchecked_detail", "history", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     timestamp: int | None
     message: str | None
     detail: LogEntry.Detail | None
@@ -381,9 +383,9 @@ class LogEntry(_rt.Message):
         x1 = self.timestamp
         if x1 is not None:
             out.append(8)
-            if 0 <= x1 < 0x80:
+            if x1 < 0x80 and x1 >= 0:
                 out.append(x1)
-            elif -0x4000000000000000 <= x1 <= 0x3FFFFFFFFFFFFFFF:
+            elif x1 <= 0x3FFFFFFFFFFFFFFF and x1 >= -0x4000000000000000:
                 _rt.write_varint(out, x1)
             else:
                 _rt.write_varint64(out, 3, x1)
@@ -560,6 +562,7 @@ class Envelope(_rt.Message):
     """A request that embeds a pre-serialized log entry."""
     __slots__ = ("name", "entry", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     name: str | None
     entry: LogEntry | None
 

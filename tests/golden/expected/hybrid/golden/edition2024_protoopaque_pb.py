@@ -9,12 +9,13 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(3)
+_rt.check_version(4)
 
 
 class _c_LogEntry_Detail(_rt.Message):
     __slots__ = ("_f_lines", "_f_level", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_lines: list[str]
     _f_level: int
@@ -241,6 +242,7 @@ class LogEntry(_rt.Message):
     Detail: _t.TypeAlias = _c_LogEntry_Detail
     __slots__ = ("_f_timestamp", "_f_message", "_f_detail", "_f_unchecked_detail", "_f_history", "_pb_p0", "_l_detail", "_l_unchecked_detail", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_timestamp: int
     _f_message: str
@@ -539,9 +541,9 @@ class LogEntry(_rt.Message):
         if self._pb_p0 & 1:
             x1 = self._f_timestamp
             out.append(8)
-            if 0 <= x1 < 0x80:
+            if x1 < 0x80 and x1 >= 0:
                 out.append(x1)
-            elif -0x4000000000000000 <= x1 <= 0x3FFFFFFFFFFFFFFF:
+            elif x1 <= 0x3FFFFFFFFFFFFFFF and x1 >= -0x4000000000000000:
                 _rt.write_varint(out, x1)
             else:
                 _rt.write_varint64(out, 3, x1)
@@ -785,6 +787,7 @@ class Envelope(_rt.Message):
     """A request that embeds a pre-serialized log entry."""
     __slots__ = ("_f_name", "_f_entry", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
     _f_entry: LogEntry | None

@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(3)
+_rt.check_version(4)
 
 
 class State(_enum.IntEnum):
@@ -20,6 +20,7 @@ class State(_enum.IntEnum):
 class _c_Edition2023_Child(_rt.Message):
     __slots__ = ("_f_value", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: int
     _pb_p0: int
@@ -190,7 +191,7 @@ class Edition2023(_rt.Message):
     Child: _t.TypeAlias = _c_Edition2023_Child
     __slots__ = ("_f_explicit_by_default", "_f_implicit", "_f_required_legacy", "_f_expanded", "_f_unchecked", "_f_delimited_child", "_f_state", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-    _pb_checks_required: _t.ClassVar[bool] = True
+
     _f_explicit_by_default: int
     _f_implicit: int
     _f_required_legacy: int
@@ -540,6 +541,9 @@ class Edition2023(_rt.Message):
             self._pb_p0 |= 8
         else:
             raise KeyError(field.name)
+
+    def _pb_checks_required(self) -> bool:
+        return True
 
     def _pb_missing(self, prefix: str, out: list[str]) -> None:
         if not self._pb_p0 & 2:

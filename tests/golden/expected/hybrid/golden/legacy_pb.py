@@ -10,7 +10,7 @@ import sys as _sys
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(3)
+_rt.check_version(4)
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
 # the opaque twin's classes: the Python counterpart of Go's protoopaque build tag.
@@ -28,6 +28,7 @@ class Level(_enum.IntEnum):
 class _c_Legacy_Point(_rt.Message):
     __slots__ = ("x", "y", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+
     x: int | None
     y: int | None
 
@@ -202,7 +203,7 @@ class Legacy(_rt.ExtendableMessage):
     Point: _t.TypeAlias = _c_Legacy_Point
     __slots__ = ("id", "label", "level", "ratio", "samples", "point", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-    _pb_checks_required: _t.ClassVar[bool] = True
+
     id: int | None
     label: str | None
     level: int | None
@@ -433,9 +434,9 @@ class Legacy(_rt.ExtendableMessage):
             start = len(out)
             out.append(0)
             for x5 in self.samples:
-                if 0 <= x5 < 0x80:
+                if x5 < 0x80 and x5 >= 0:
                     out.append(x5)
-                elif -0x4000000000000000 <= x5 <= 0x3FFFFFFFFFFFFFFF:
+                elif x5 <= 0x3FFFFFFFFFFFFFFF and x5 >= -0x4000000000000000:
                     _rt.write_varint(out, x5)
                 else:
                     _rt.write_varint64(out, 3, x5)
@@ -492,6 +493,9 @@ class Legacy(_rt.ExtendableMessage):
             self.point = value
         else:
             raise KeyError(field.name)
+
+    def _pb_checks_required(self) -> bool:
+        return True
 
     def _pb_missing(self, prefix: str, out: list[str]) -> None:
         if self.id is None:

@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(3)
+_rt.check_version(4)
 
 
 class Level(_enum.IntEnum):
@@ -20,6 +20,7 @@ class Level(_enum.IntEnum):
 class _c_Legacy_Point(_rt.Message):
     __slots__ = ("_f_x", "_f_y", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_x: int
     _f_y: int
@@ -253,7 +254,7 @@ class Legacy(_rt.ExtendableMessage):
     Point: _t.TypeAlias = _c_Legacy_Point
     __slots__ = ("_f_id", "_f_label", "_f_level", "_f_ratio", "_f_samples", "_f_point", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-    _pb_checks_required: _t.ClassVar[bool] = True
+
     _f_id: int
     _f_label: str
     _f_level: int
@@ -510,9 +511,9 @@ class Legacy(_rt.ExtendableMessage):
             start = len(out)
             out.append(0)
             for x5 in self._f_samples:
-                if 0 <= x5 < 0x80:
+                if x5 < 0x80 and x5 >= 0:
                     out.append(x5)
-                elif -0x4000000000000000 <= x5 <= 0x3FFFFFFFFFFFFFFF:
+                elif x5 <= 0x3FFFFFFFFFFFFFFF and x5 >= -0x4000000000000000:
                     _rt.write_varint(out, x5)
                 else:
                     _rt.write_varint64(out, 3, x5)
@@ -573,6 +574,9 @@ class Legacy(_rt.ExtendableMessage):
             self._f_point = value
         else:
             raise KeyError(field.name)
+
+    def _pb_checks_required(self) -> bool:
+        return True
 
     def _pb_missing(self, prefix: str, out: list[str]) -> None:
         if not self._pb_p0 & 1:

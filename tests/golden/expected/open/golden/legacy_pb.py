@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(3)
+_rt.check_version(4)
 
 
 class Level(_enum.IntEnum):
@@ -20,6 +20,7 @@ class Level(_enum.IntEnum):
 class _c_Legacy_Point(_rt.Message):
     __slots__ = ("x", "y", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
+
     x: int | None
     y: int | None
 
@@ -176,7 +177,7 @@ class Legacy(_rt.ExtendableMessage):
     Point: _t.TypeAlias = _c_Legacy_Point
     __slots__ = ("id", "label", "level", "ratio", "samples", "point", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
-    _pb_checks_required: _t.ClassVar[bool] = True
+
     id: int | None
     label: str | None
     level: int | None
@@ -356,9 +357,9 @@ class Legacy(_rt.ExtendableMessage):
             start = len(out)
             out.append(0)
             for x5 in self.samples:
-                if 0 <= x5 < 0x80:
+                if x5 < 0x80 and x5 >= 0:
                     out.append(x5)
-                elif -0x4000000000000000 <= x5 <= 0x3FFFFFFFFFFFFFFF:
+                elif x5 <= 0x3FFFFFFFFFFFFFFF and x5 >= -0x4000000000000000:
                     _rt.write_varint(out, x5)
                 else:
                     _rt.write_varint64(out, 3, x5)
@@ -415,6 +416,9 @@ class Legacy(_rt.ExtendableMessage):
             self.point = value
         else:
             raise KeyError(field.name)
+
+    def _pb_checks_required(self) -> bool:
+        return True
 
     def _pb_missing(self, prefix: str, out: list[str]) -> None:
         if self.id is None:

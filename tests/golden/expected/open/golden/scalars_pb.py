@@ -9,12 +9,13 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(3)
+_rt.check_version(4)
 
 
 class Scalars(_rt.Message):
     __slots__ = ("f_double", "f_float", "f_int64", "f_uint64", "f_int32", "f_fixed64", "f_fixed32", "f_bool", "f_string", "f_bytes", "f_uint32", "f_sfixed32", "f_sfixed64", "f_sint32", "f_sint64", "opt_int32", "opt_string", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
+
     f_double: float
     f_float: float
     f_int64: int
@@ -320,9 +321,9 @@ class Scalars(_rt.Message):
         x3 = self.f_int64
         if x3:
             out.append(24)
-            if 0 <= x3 < 0x80:
+            if x3 < 0x80 and x3 >= 0:
                 out.append(x3)
-            elif -0x4000000000000000 <= x3 <= 0x3FFFFFFFFFFFFFFF:
+            elif x3 <= 0x3FFFFFFFFFFFFFFF and x3 >= -0x4000000000000000:
                 _rt.write_varint(out, x3)
             else:
                 _rt.write_varint64(out, 3, x3)
@@ -330,9 +331,9 @@ class Scalars(_rt.Message):
         x4 = self.f_uint64
         if x4:
             out.append(32)
-            if 0 <= x4 < 0x80:
+            if x4 < 0x80 and x4 >= 0:
                 out.append(x4)
-            elif 0 <= x4 <= 0x3FFFFFFFFFFFFFFF:
+            elif x4 <= 0x3FFFFFFFFFFFFFFF and x4 >= 0:
                 _rt.write_varint(out, x4)
             else:
                 _rt.write_varint64(out, 4, x4)
@@ -421,7 +422,7 @@ class Scalars(_rt.Message):
             z = (x15 << 1) ^ (x15 >> 63)
             if 0 <= z < 0x80:  # only -64..63 zigzag to one byte, out-of-range values never do
                 out.append(z)
-            elif -0x4000000000000000 <= x15 <= 0x3FFFFFFFFFFFFFFF or -0x8000000000000000 <= x15 <= 0x7FFFFFFFFFFFFFFF:
+            elif x15 <= 0x3FFFFFFFFFFFFFFF and x15 >= -0x4000000000000000 or -0x8000000000000000 <= x15 <= 0x7FFFFFFFFFFFFFFF:
                 _rt.write_varint(out, z)
             else:
                 raise _rt.out_of_range(18, x15)
@@ -758,6 +759,7 @@ class FixedFirst(_rt.Message):
 64-bit native int, which must not become the type of the local every integer goes through."""
     __slots__ = ("id", "count", "small", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
+
     id: int
     count: int
     small: int
@@ -839,9 +841,9 @@ class FixedFirst(_rt.Message):
         x2 = self.count
         if x2:
             out.append(16)
-            if 0 <= x2 < 0x80:
+            if x2 < 0x80 and x2 >= 0:
                 out.append(x2)
-            elif 0 <= x2 <= 0x3FFFFFFFFFFFFFFF:
+            elif x2 <= 0x3FFFFFFFFFFFFFFF and x2 >= 0:
                 _rt.write_varint(out, x2)
             else:
                 _rt.write_varint64(out, 4, x2)
