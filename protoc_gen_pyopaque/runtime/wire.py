@@ -13,7 +13,7 @@ parse loop turns into a DecodeError.
 from __future__ import annotations
 
 import struct
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from librt.strings import (
     BytesWriter, read_f32_le, read_f64_le, read_i32_le, read_i64_le, write_f32_le, write_f64_le, write_i32_le,
@@ -21,6 +21,9 @@ from librt.strings import (
 )
 
 from .errors import DecodeError
+
+if TYPE_CHECKING:  # an annotation only: mypyc compiles it to a C int64_t, Python runs plain ints
+    from mypy_extensions import i64
 
 __all__ = [
     "WIRE_VARINT", "WIRE_FIXED64", "WIRE_LEN", "WIRE_START_GROUP", "WIRE_END_GROUP",
@@ -61,13 +64,14 @@ unpack_u64: Final = _U64.unpack_from
 def dec_varint(buf: bytes, pos: int) -> tuple[int, int]:
     """Decode an unsigned varint at ``pos``; bits above 64 are dropped, as protobuf does.
 
-    Unrolled: no loop state to update per byte, and the first eight bytes (56 bits)
-    stay within mypyc's unboxed ints; only the last two bytes take big-int arithmetic.
+    Unrolled: no loop state to update per byte. Compiled, the first nine bytes (63 bits) are
+    put together in native int64s (i64: inline shifts and ors where int operations are calls
+    that check for overflow); only the tenth byte takes big-int arithmetic.
     """
-    b = buf[pos]
+    b: i64 = buf[pos]
     if b < 0x80:
         return b, pos + 1
-    result = b & 0x7F
+    result: i64 = b & 0x7F
     b = buf[pos + 1]
     if b < 0x80:
         return result | (b << 7), pos + 2
@@ -99,11 +103,12 @@ def dec_varint(buf: bytes, pos: int) -> tuple[int, int]:
     b = buf[pos + 8]
     if b < 0x80:
         return result | (b << 56), pos + 9
-    high = b & 0x7F
-    b = buf[pos + 9]
-    if b >= 0x80:
+    low: int = result  # the tenth byte reaches bit 63 and beyond: Python ints from here
+    high: int = b & 0x7F
+    last: int = buf[pos + 9]
+    if last >= 0x80:
         raise DecodeError(f"varint longer than 10 bytes at offset {pos}")
-    return (result | ((high | (b << 7)) << 56)) & _MASK64, pos + 10
+    return (low | ((high | (last << 7)) << 56)) & _MASK64, pos + 10
 
 
 _MAX_TAG_BYTES: Final = 5

@@ -1,5 +1,6 @@
-"""The runtime's varint writers at the boundaries of their paths (compiled, ints outside
--2**62..2**62-1 are heap objects and take paths of their own), against protobuf's own encoder."""
+"""The runtime's varint writers and reader at the boundaries of their paths (compiled, ints
+outside -2**62..2**62-1 are heap objects and take paths of their own, and the reader puts nine
+bytes together in native int64s), against protobuf's own encoder."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from protoc_gen_pyopaque.runtime import codec, wire
+from protoc_gen_pyopaque.runtime import DecodeError, codec, wire
 
 EDGES = [0, 1, 0x7F, 0x80, 2**56 - 1, 2**56, 2**62 - 1, 2**62, 2**63 - 1, 2**63, 2**64 - 1,
          -1, -0x80, -2**56, -2**56 - 1, -2**62, -2**62 - 1, -2**63]
@@ -57,3 +58,25 @@ def test_varint64_any_value_of_its_kind(v: int) -> None:
     assert written64(codec.TYPE_INT64 if v < 2**63 else codec.TYPE_UINT64, v) == expected(v)
     if v >= 0:
         assert written64(codec.TYPE_UINT64, v) == expected(v)
+
+
+def read(data: bytes) -> tuple[int, int]:
+    return wire.dec_varint(data + b"\x01", 0)  # a byte after it, which must not be read
+
+
+def test_varint_reader_edges() -> None:
+    for v in EDGES:
+        data = expected(v)
+        assert read(data) == (v & 0xFFFFFFFFFFFFFFFF, len(data)), v
+    for n in range(1, 11):  # every length, its top byte as large as it may be
+        data = b"\xff" * (n - 1) + (b"\x01" if n == 10 else b"\x7f")
+        assert read(data) == ((1 << min(7 * n, 64)) - 1, n), n
+    assert read(b"\xff" * 9 + b"\x7f") == (2**64 - 1, 10)  # bits above 64 are dropped
+    with pytest.raises(DecodeError, match="varint longer than 10 bytes at offset 0"):
+        read(b"\xff" * 10 + b"\x01")
+
+
+@given(st.integers(min_value=0, max_value=2**64 - 1))
+def test_varint_reader_any_value(v: int) -> None:
+    data = expected(v)
+    assert read(data) == (v, len(data))
