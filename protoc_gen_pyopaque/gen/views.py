@@ -632,9 +632,6 @@ class _Builder:
         fields = [self.field(f, msg, scope, i, oneofs, bits) for i, f in enumerate(msg.fields)]
         words = [f"_pb_p{i}" for i in range((bits[0] + PRESENCE_WORD_BITS - 1) // PRESENCE_WORD_BITS)]
         lazy_capable = level is ApiLevel.OPAQUE and msg.full_name not in self.needs_required
-        if lazy_capable and not words:
-            # parse(lazy=True) marks a message holding its input by a negative first presence word
-            words = ["_pb_p0"]
         plain = [f for f in fields if f.oneof is None]
         slots = [f.store.removeprefix("self.") for f in plain] + words
         slots += [f.lazy_slot for f in fields if f.lazy]

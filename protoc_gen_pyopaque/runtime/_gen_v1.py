@@ -17,6 +17,7 @@ from .codec import (
     dec_packed_sint32, dec_packed_sint64, dec_packed_uint32, dec_packed_uint64, dec_packed,
     dec_packed_closed_enum, decode_failure, decode_str, encode_str, finish_len, merge_extension,
     merge_unknown, overrun, struct_error, too_deep, write_extensions, out_of_range, write_packed, write_varint64,
+    keep_fields, kept_bytes,
 )
 from .errors import DecodeError, EncodeError, JsonError
 from .json_format import MAX_DEPTH as JSON_MAX_DEPTH
@@ -41,6 +42,7 @@ __all__ = [
     "DEFAULT_MAX_DEPTH", "add_unknown_varint", "bad_end", "dec_packed",
     "dec_packed_closed_enum", "decode_failure", "decode_str", "encode_str", "finish_len",
     "merge_extension", "merge_unknown", "overrun", "struct_error", "too_deep", "out_of_range", "write_varint64",
+    "keep_fields", "kept_bytes",
     "write_extensions", "write_packed", "DecodeError", "EncodeError", "JsonError",
     "ExtendableMessage", "Message", "protoopaque_selected", "EnumInfo", "ExtensionInfo",
     "FieldInfo", "MessageInfo", "OneofInfo", "dec_int32", "dec_int64", "dec_sint32",
@@ -59,10 +61,9 @@ __all__ = [
     "json_out_int64", "json_out_str", "json_refuse", "JSON_MAX_DEPTH",
 ]
 
-VERSION: Final = 4  # v4: _pb_checks_required() is a method
-# The oldest surface generated code may use: v3 code set _pb_checks_required as a class
-# attribute, which would now shadow the method.
-OLDEST_VERSION: Final = 4
+VERSION: Final = 5  # v5: kept input is marked in _pb_unknown (keep_fields, kept_bytes)
+# The oldest surface generated code may use: v4 code marked kept input by a negative _pb_p0.
+OLDEST_VERSION: Final = 5
 
 # A copy compiled by pyopaque-compile must not be loaded next to the pure runtime: when
 # the pure package was imported first, its Message and errors are not the compiled ones.

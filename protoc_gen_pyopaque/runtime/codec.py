@@ -11,6 +11,8 @@ import re
 import struct
 from typing import TYPE_CHECKING, Any, Final
 
+from mypy_extensions import mypyc_attr
+
 from . import wire
 from .wire import BytesWriter
 from .errors import DecodeError, EncodeError
@@ -311,6 +313,56 @@ def write_span(out: BytesWriter, span: tuple[bytes, int, int, int]) -> None:
         out.write(buf[start:end])
     else:
         _splice(out, len(out), memoryview(buf)[start:end], 0)
+
+
+# ----------------------------------------------------------------------------- kept input
+
+# parse(lazy=True) and lazy repeated elements keep their input in the message's _pb_unknown
+# until first access, so that no message pays a slot for that state. Kept input starts with
+# a 0 byte, which unknown fields never do (it would be a tag of field number 0): generated
+# code tests `u is not _NO_UNKNOWN and u and u[0] == 0` (compiled, the common case is one
+# pointer comparison). A lazy element keeps a copy, `0, depth limit (varint), its fields`;
+# parse(lazy=True) keeps its input by reference in a one-byte KeptInput.
+
+
+@mypyc_attr(native_class=False)  # mypyc compiles no subclass of bytes as a native class
+class KeptInput(bytes):
+    """The input of ``parse(lazy=True)`` (``input``, referenced: a large input is not copied)
+    and its depth limit; itself the one byte 0."""
+
+    input: bytes
+    max_depth: int
+
+
+_DEPTH_PREFIXES: Final = tuple(bytes((0, d)) for d in range(0x80))
+
+
+def keep_input(data: bytes, max_depth: int) -> bytes:
+    """Return what a message keeps of ``data`` from ``parse(lazy=True)``."""
+    kept = KeptInput(b"\0")
+    kept.input = data
+    kept.max_depth = max_depth
+    return kept  # typed as bytes: compiled code would check a KeptInput by its exact type
+
+
+def keep_fields(buf: bytes, pos: int, end: int, depth: int) -> bytes:
+    """Return what a lazy element keeps of ``buf[pos:end]``, to decode with the depth limit ``depth``."""
+    prefix = _DEPTH_PREFIXES[depth] if 0 <= depth < 0x80 else b"\0" + wire.varint_bytes(depth)
+    return prefix + buf[pos:end]
+
+
+def kept_fields(kept: bytes) -> tuple[bytes, int, int]:
+    """Return ``(buffer, start, depth limit)`` of kept input: its fields are ``buffer[start:]``."""
+    if type(kept) is KeptInput:
+        return kept.input, 0, kept.max_depth
+    depth, start = wire.dec_varint(kept, 1)
+    return kept, start, depth
+
+
+def kept_bytes(kept: bytes) -> bytes:
+    """Return the encoded fields of kept input, as they were read."""
+    buf, start, _ = kept_fields(kept)
+    return buf[start:] if start else buf
 
 
 def _position(piece: tuple[int, bytes | memoryview, int, int]) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterator
-from typing import Any, ClassVar, Final, Protocol, TypeVar, cast
+from typing import Any, ClassVar, Final, TypeVar, cast
 
 from . import codec, json_format
 from .errors import DecodeError, EncodeError
@@ -56,22 +56,12 @@ def select_protoopaque(enabled: bool = True) -> None:
     _protoopaque = enabled
 
 
-class _LazyCapable(Protocol):
-    """An opaque message class: it always has a first presence word, ``_pb_p0``.
-
-    ``parse(lazy=True)`` keeps the input in ``_pb_unknown`` and its depth limit ``d`` as
-    ``_pb_p0 = ~d`` (negative) until first access: no slot of its own for that state.
-    """
-
-    _pb_p0: int
-
-
 class Message:
     """Base of every generated message class."""
 
     __slots__ = ("_pb_unknown",)
     _pb_info: ClassVar[MessageInfo]
-    # opaque classes: parse(lazy=True) keeps the input until first access (see _LazyCapable)
+    # opaque classes: parse(lazy=True) keeps the input until first access (codec.keep_input)
     _pb_lazy_capable: ClassVar[bool] = False
 
     _pb_unknown: bytes
@@ -136,8 +126,7 @@ class Message:
         if lazy and cls._pb_lazy_capable:
             buf = data if type(data) is bytes else bytes(data)
             codec.check_structure(msg, buf, 0, 0, len(buf), max_depth)
-            msg._pb_unknown = buf
-            cast(_LazyCapable, msg)._pb_p0 = ~max_depth
+            msg._pb_unknown = codec.keep_input(buf, max_depth)
             return msg
         msg._pb_merge_checked(data, max_depth, partial, _lazy_decoding if lazy is None else lazy)
         return msg
@@ -189,23 +178,20 @@ class Message:
         return codec.take_output(out)
 
     def _pb_load_raw(self) -> None:
-        """Decode the input kept by ``parse(lazy=True)`` (first access of a lazy message)."""
-        lazy_self = cast(_LazyCapable, self)
+        """Decode the input kept by ``parse(lazy=True)`` or a lazy element (its first access)."""
         with LAZY_LOCK:
-            word = lazy_self._pb_p0
-            if word >= 0:
+            kept = self._pb_unknown
+            if not kept or kept[0] != 0:  # decoded meanwhile by another thread
                 return
-            data = self._pb_unknown
-            lazy_self._pb_p0 = 0
+            buf, start, depth = codec.kept_fields(kept)
             self._pb_unknown = b""
             try:
-                self._pb_merge(data, 0, len(data), ~word, -1, True)
+                self._pb_merge(buf, start, len(buf), depth, -1, True)
             except BaseException:
                 # no half-decoded state: the next access fails the same way (looked up
                 # dynamically: mypyc binds type(self).__init__ to the static class's)
                 cast(Any, type(self)).__init__(self)
-                self._pb_unknown = data
-                lazy_self._pb_p0 = word
+                self._pb_unknown = kept
                 raise
 
     def _pb_touch(self) -> None:

@@ -80,3 +80,17 @@ def test_varint_reader_edges() -> None:
 def test_varint_reader_any_value(v: int) -> None:
     data = expected(v)
     assert read(data) == (v, len(data))
+
+
+@pytest.mark.parametrize("depth", [0, 1, 0x7F, 0x80, 300, 2**20])
+def test_kept_input_carries_its_depth_limit(depth: int) -> None:
+    fields = b"\x08\x01"
+    kept = codec.keep_fields(b"ab" + fields + b"cd", 2, 4, depth)  # a lazy element: a copy
+    assert kept[0] == 0  # the mark: unknown fields never start with a 0 byte
+    buf, start, limit = codec.kept_fields(kept)
+    assert (buf[start:], limit) == (fields, depth)
+    assert codec.kept_bytes(kept) == fields
+    data = bytes(fields)
+    whole = codec.keep_input(data, depth)  # parse(lazy=True): the input itself, not a copy
+    assert whole[0] == 0 and codec.kept_fields(whole) == (data, 0, depth)
+    assert codec.kept_bytes(whole) is data

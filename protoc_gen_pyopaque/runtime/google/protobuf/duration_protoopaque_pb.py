@@ -9,7 +9,8 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(4)
+_rt.check_version(5)
+_pb_no_unknown: _t.Final = b""  # the shared empty bytes (kept input is never empty)
 
 
 class Duration(_rt.DurationBase):
@@ -71,13 +72,12 @@ fractional seconds. For example, 3 seconds with 0 nanoseconds should be
 encoded in JSON format as "3s", while 3 seconds and 1 nanosecond should
 be expressed in JSON format as "3.000000001s", and 3 seconds and 1
 microsecond should be expressed in JSON format as "3.000001s"."""
-    __slots__ = ("_f_seconds", "_f_nanos", "_pb_p0", )
+    __slots__ = ("_f_seconds", "_f_nanos", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
 
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_seconds: int
     _f_nanos: int
-    _pb_p0: int
 
     def __init__(
         self,
@@ -86,7 +86,6 @@ microsecond should be expressed in JSON format as "3.000001s"."""
         nanos: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_p0 = 0
         self._f_seconds = 0 if seconds is None else seconds
         self._f_nanos = 0 if nanos is None else nanos
 
@@ -96,17 +95,17 @@ microsecond should be expressed in JSON format as "3.000001s"."""
         """Signed seconds of the span of time. Must be from -315,576,000,000
 to +315,576,000,000 inclusive. Note: these bounds are computed from:
 60 sec/min * 60 min/hr * 24 hr/day * 365.25 days/year * 10000 years"""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_seconds
 
     def set_seconds(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_seconds = value
 
     def clear_seconds(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_seconds = 0
 
@@ -117,24 +116,24 @@ of time. Durations less than one second are represented with a 0
 of one second or more, a non-zero value for the `nanos` field must be
 of the same sign as the `seconds` field. Must be from -999,999,999
 to +999,999,999 inclusive."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_nanos
 
     def set_nanos(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_nanos = value
 
     def clear_nanos(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_nanos = 0
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         tag = 0
         iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
@@ -173,11 +172,11 @@ to +999,999,999 inclusive."""
         return pos
 
     def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, self._pb_unknown, False)
+                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
                 return
         x1 = self._f_seconds
         if x1:
@@ -203,12 +202,12 @@ to +999,999,999 inclusive."""
             out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return self._pb_unknown if self._pb_p0 < 0 else None
+        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -219,7 +218,7 @@ to +999,999,999 inclusive."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -232,13 +231,12 @@ to +999,999,999 inclusive."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Duration):
             return NotImplemented
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_p0 < 0:
+        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
-            and self._pb_p0 == other._pb_p0
             and self._f_seconds == other._f_seconds
             and self._f_nanos == other._f_nanos
         )

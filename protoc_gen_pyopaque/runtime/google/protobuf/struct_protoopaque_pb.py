@@ -9,7 +9,8 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(4)
+_rt.check_version(5)
+_pb_no_unknown: _t.Final = b""  # the shared empty bytes (kept input is never empty)
 
 
 class NullValue(_enum.IntEnum):
@@ -40,12 +41,11 @@ type.
 
 If you do not intend to parse arbitrary JSON into your message, a custom
 typed message should be preferred instead of using this type."""
-    __slots__ = ("_f_fields", "_pb_p0", )
+    __slots__ = ("_f_fields", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
 
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_fields: dict[str, Value]
-    _pb_p0: int
 
     def __init__(
         self,
@@ -53,31 +53,30 @@ typed message should be preferred instead of using this type."""
         fields: _t.Mapping[str, Value] | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_p0 = 0
         self._f_fields = {} if fields is None else dict(fields)
 
     # -- accessors ---------------------------------------------------------------
 
     def get_fields(self) -> dict[str, Value]:
         """Unordered map of dynamically typed values."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_fields
 
     def set_fields(self, value: _t.Mapping[str, Value]) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_fields = dict(value)
 
     def clear_fields(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_fields = {}
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         tag = 0
         iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
@@ -152,11 +151,11 @@ typed message should be preferred instead of using this type."""
         return pos
 
     def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, self._pb_unknown, False)
+                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
                 return
         d1 = self._f_fields
         if d1:
@@ -175,8 +174,8 @@ typed message should be preferred instead of using this type."""
                     _rt.write_varint(out, l1)
                 out.write(b1)
                 out.append(18)
-                if v1._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
-                    _rt.write_raw(out, v1._pb_unknown)
+                if v1._pb_unknown is not _pb_no_unknown and v1._pb_unknown and v1._pb_unknown[0] == 0 and not deterministic:  # kept input: its length is known
+                    _rt.write_raw(out, _rt.kept_bytes(v1._pb_unknown))
                 else:
                     start = len(out)
                     out.append(0)
@@ -197,12 +196,12 @@ typed message should be preferred instead of using this type."""
             out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return self._pb_unknown if self._pb_p0 < 0 else None
+        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -211,7 +210,7 @@ typed message should be preferred instead of using this type."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -222,13 +221,12 @@ typed message should be preferred instead of using this type."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Struct):
             return NotImplemented
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_p0 < 0:
+        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
-            and self._pb_p0 == other._pb_p0
             and self._f_fields == other._f_fields
         )
 
@@ -240,11 +238,10 @@ class Value(_rt.ValueBase):
 null, a number, a string, a boolean, a recursive struct value, or a
 list of values. A producer of value is expected to set one of these
 variants. Absence of any variant is an invalid state."""
-    __slots__ = ("_pb_p0", "_oc_kind", "_ov_kind", )
+    __slots__ = ("_oc_kind", "_ov_kind", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
 
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_p0: int
     _oc_kind: int
     _ov_kind: object
 
@@ -259,7 +256,6 @@ variants. Absence of any variant is an invalid state."""
         list_value: ListValue | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_p0 = 0
         self._oc_kind = 0
         self._ov_kind = None
         if null_value is not None:
@@ -285,25 +281,25 @@ variants. Absence of any variant is an invalid state."""
 
     def get_null_value(self) -> int:
         """Represents a JSON `null`."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._oc_kind == 1:
             return _t.cast(int, self._ov_kind)
         return 0
 
     def set_null_value(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._oc_kind = 1
         self._ov_kind = value
 
     def has_null_value(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._oc_kind == 1
 
     def clear_null_value(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._oc_kind == 1:
             self._oc_kind = 0
@@ -314,25 +310,25 @@ variants. Absence of any variant is an invalid state."""
 `-Infinity`, since those are not supported in JSON. This also cannot
 represent large Int64 values, since JSON format generally does not
 support them in its number type."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._oc_kind == 2:
             return _t.cast(float, self._ov_kind)
         return 0.0
 
     def set_number_value(self, value: float) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._oc_kind = 2
         self._ov_kind = value
 
     def has_number_value(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._oc_kind == 2
 
     def clear_number_value(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._oc_kind == 2:
             self._oc_kind = 0
@@ -340,25 +336,25 @@ support them in its number type."""
 
     def get_string_value(self) -> str:
         """Represents a JSON string."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._oc_kind == 3:
             return _t.cast(str, self._ov_kind)
         return ''
 
     def set_string_value(self, value: str) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._oc_kind = 3
         self._ov_kind = value
 
     def has_string_value(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._oc_kind == 3
 
     def clear_string_value(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._oc_kind == 3:
             self._oc_kind = 0
@@ -366,25 +362,25 @@ support them in its number type."""
 
     def get_bool_value(self) -> bool:
         """Represents a JSON boolean (`true` or `false` literal in JSON)."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._oc_kind == 4:
             return _t.cast(bool, self._ov_kind)
         return False
 
     def set_bool_value(self, value: bool) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._oc_kind = 4
         self._ov_kind = value
 
     def has_bool_value(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._oc_kind == 4
 
     def clear_bool_value(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._oc_kind == 4:
             self._oc_kind = 0
@@ -392,14 +388,14 @@ support them in its number type."""
 
     def get_struct_value(self) -> Struct | None:
         """Represents a JSON object."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._oc_kind == 5:
             return _t.cast(Struct, self._ov_kind)
         return None
 
     def set_struct_value(self, value: Struct | None) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if value is None:
             self.clear_struct_value()
@@ -408,12 +404,12 @@ support them in its number type."""
         self._ov_kind = value
 
     def has_struct_value(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._oc_kind == 5
 
     def clear_struct_value(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._oc_kind == 5:
             self._oc_kind = 0
@@ -421,14 +417,14 @@ support them in its number type."""
 
     def get_list_value(self) -> ListValue | None:
         """Represents a JSON array."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._oc_kind == 6:
             return _t.cast(ListValue, self._ov_kind)
         return None
 
     def set_list_value(self, value: ListValue | None) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if value is None:
             self.clear_list_value()
@@ -437,12 +433,12 @@ support them in its number type."""
         self._ov_kind = value
 
     def has_list_value(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._oc_kind == 6
 
     def clear_list_value(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._oc_kind == 6:
             self._oc_kind = 0
@@ -450,7 +446,7 @@ support them in its number type."""
 
     def which_kind(self) -> str | None:
         """Name the member of oneof kind that is set, or None."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         c = self._oc_kind
         if c == 1:
@@ -468,12 +464,12 @@ support them in its number type."""
         return None
 
     def has_kind(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._oc_kind != 0
 
     def clear_kind(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._oc_kind = 0
         self._ov_kind = None
@@ -481,7 +477,7 @@ support them in its number type."""
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         tag = 0
         iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
@@ -580,11 +576,11 @@ support them in its number type."""
         return pos
 
     def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, self._pb_unknown, False)
+                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
                 return
         c = self._oc_kind
         if c == 1:
@@ -617,8 +613,8 @@ support them in its number type."""
         elif c == 5:
             x5 = _t.cast(Struct, self._ov_kind)
             out.append(42)
-            if x5._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
-                _rt.write_raw(out, x5._pb_unknown)
+            if x5._pb_unknown is not _pb_no_unknown and x5._pb_unknown and x5._pb_unknown[0] == 0 and not deterministic:  # kept input: its length is known
+                _rt.write_raw(out, _rt.kept_bytes(x5._pb_unknown))
             else:
                 start = len(out)
                 out.append(0)
@@ -631,8 +627,8 @@ support them in its number type."""
         elif c == 6:
             x6 = _t.cast(ListValue, self._ov_kind)
             out.append(50)
-            if x6._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
-                _rt.write_raw(out, x6._pb_unknown)
+            if x6._pb_unknown is not _pb_no_unknown and x6._pb_unknown and x6._pb_unknown[0] == 0 and not deterministic:  # kept input: its length is known
+                _rt.write_raw(out, _rt.kept_bytes(x6._pb_unknown))
             else:
                 start = len(out)
                 out.append(0)
@@ -647,12 +643,12 @@ support them in its number type."""
             out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return self._pb_unknown if self._pb_p0 < 0 else None
+        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -671,7 +667,7 @@ support them in its number type."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -698,13 +694,12 @@ support them in its number type."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Value):
             return NotImplemented
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_p0 < 0:
+        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
-            and self._pb_p0 == other._pb_p0
             and self._oc_kind == other._oc_kind
             and _rt.value_eq(self._ov_kind, other._ov_kind)
         )
@@ -712,12 +707,11 @@ support them in its number type."""
 
 class ListValue(_rt.ListValueBase):
     """Represents a JSON array."""
-    __slots__ = ("_f_values", "_pb_p0", )
+    __slots__ = ("_f_values", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
 
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_values: list[Value]
-    _pb_p0: int
 
     def __init__(
         self,
@@ -725,31 +719,30 @@ class ListValue(_rt.ListValueBase):
         values: _t.Iterable[Value] = (),
     ) -> None:
         self._pb_unknown = b""
-        self._pb_p0 = 0
         self._f_values = list(values)
 
     # -- accessors ---------------------------------------------------------------
 
     def get_values(self) -> list[Value]:
         """Repeated field of dynamically typed values."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_values
 
     def set_values(self, value: _t.Iterable[Value]) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_values = list(value)
 
     def clear_values(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_values = []
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         tag = 0
         iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
@@ -787,16 +780,16 @@ class ListValue(_rt.ListValueBase):
         return pos
 
     def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, self._pb_unknown, False)
+                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
                 return
         for x1 in self._f_values:
             out.append(10)
-            if x1._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
-                _rt.write_raw(out, x1._pb_unknown)
+            if x1._pb_unknown is not _pb_no_unknown and x1._pb_unknown and x1._pb_unknown[0] == 0 and not deterministic:  # kept input: its length is known
+                _rt.write_raw(out, _rt.kept_bytes(x1._pb_unknown))
             else:
                 start = len(out)
                 out.append(0)
@@ -811,12 +804,12 @@ class ListValue(_rt.ListValueBase):
             out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return self._pb_unknown if self._pb_p0 < 0 else None
+        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -825,7 +818,7 @@ class ListValue(_rt.ListValueBase):
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -836,13 +829,12 @@ class ListValue(_rt.ListValueBase):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ListValue):
             return NotImplemented
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_p0 < 0:
+        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
-            and self._pb_p0 == other._pb_p0
             and self._f_values == other._f_values
         )
 

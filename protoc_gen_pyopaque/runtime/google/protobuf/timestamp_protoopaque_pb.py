@@ -9,7 +9,8 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(4)
+_rt.check_version(5)
+_pb_no_unknown: _t.Final = b""  # the shared empty bytes (kept input is never empty)
 
 
 class Timestamp(_rt.TimestampBase):
@@ -102,13 +103,12 @@ the time format spec '%Y-%m-%dT%H:%M:%S.%fZ'. Likewise, in Java, one can use
 the Joda Time's [`ISODateTimeFormat.dateTime()`](
 http://joda-time.sourceforge.net/apidocs/org/joda/time/format/ISODateTimeFormat.html#dateTime()
 ) to obtain a formatter capable of generating timestamps in this format."""
-    __slots__ = ("_f_seconds", "_f_nanos", "_pb_p0", )
+    __slots__ = ("_f_seconds", "_f_nanos", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
 
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_seconds: int
     _f_nanos: int
-    _pb_p0: int
 
     def __init__(
         self,
@@ -117,7 +117,6 @@ http://joda-time.sourceforge.net/apidocs/org/joda/time/format/ISODateTimeFormat.
         nanos: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_p0 = 0
         self._f_seconds = 0 if seconds is None else seconds
         self._f_nanos = 0 if nanos is None else nanos
 
@@ -127,17 +126,17 @@ http://joda-time.sourceforge.net/apidocs/org/joda/time/format/ISODateTimeFormat.
         """Represents seconds of UTC time since Unix epoch 1970-01-01T00:00:00Z. Must
 be between -62135596800 and 253402300799 inclusive (which corresponds to
 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z)."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_seconds
 
     def set_seconds(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_seconds = value
 
     def clear_seconds(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_seconds = 0
 
@@ -147,24 +146,24 @@ the nanosecond portion of the duration, not an alternative to seconds.
 Negative second values with fractions must still have non-negative nanos
 values that count forward in time. Must be between 0 and 999,999,999
 inclusive."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_nanos
 
     def set_nanos(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_nanos = value
 
     def clear_nanos(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_nanos = 0
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         tag = 0
         iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
@@ -203,11 +202,11 @@ inclusive."""
         return pos
 
     def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, self._pb_unknown, False)
+                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
                 return
         x1 = self._f_seconds
         if x1:
@@ -233,12 +232,12 @@ inclusive."""
             out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return self._pb_unknown if self._pb_p0 < 0 else None
+        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -249,7 +248,7 @@ inclusive."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -262,13 +261,12 @@ inclusive."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Timestamp):
             return NotImplemented
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_p0 < 0:
+        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
-            and self._pb_p0 == other._pb_p0
             and self._f_seconds == other._f_seconds
             and self._f_nanos == other._f_nanos
         )

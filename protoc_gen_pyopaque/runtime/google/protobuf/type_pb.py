@@ -12,7 +12,8 @@ from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.any_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb
 
-_rt.check_version(4)
+_rt.check_version(5)
+_pb_no_unknown: _t.Final = b""  # the shared empty bytes (kept input is never empty)
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
 # the opaque twin's classes: the Python counterpart of Go's protoopaque build tag.

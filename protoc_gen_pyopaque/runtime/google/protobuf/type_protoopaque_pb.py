@@ -11,7 +11,8 @@ from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.any_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb
 
-_rt.check_version(4)
+_rt.check_version(5)
+_pb_no_unknown: _t.Final = b""  # the shared empty bytes (kept input is never empty)
 
 
 class Syntax(_enum.IntEnum):
@@ -31,7 +32,7 @@ New usages of this message as an alternative to DescriptorProto are strongly
 discouraged. This message does not reliability preserve all information
 necessary to model the schema and preserve semantics. Instead make use of
 FileDescriptorSet which preserves the necessary information."""
-    __slots__ = ("_f_name", "_f_fields", "_f_oneofs", "_f_options", "_f_source_context", "_f_syntax", "_f_edition", "_pb_p0", )
+    __slots__ = ("_f_name", "_f_fields", "_f_oneofs", "_f_options", "_f_source_context", "_f_syntax", "_f_edition", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
 
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -42,7 +43,6 @@ FileDescriptorSet which preserves the necessary information."""
     _f_source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None
     _f_syntax: int
     _f_edition: str
-    _pb_p0: int
 
     def __init__(
         self,
@@ -56,7 +56,6 @@ FileDescriptorSet which preserves the necessary information."""
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_p0 = 0
         self._f_name = '' if name is None else name
         self._f_fields = list(fields)
         self._f_oneofs = list(oneofs)
@@ -69,125 +68,125 @@ FileDescriptorSet which preserves the necessary information."""
 
     def get_name(self) -> str:
         """The fully qualified message name."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_name
 
     def set_name(self, value: str) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_name = value
 
     def clear_name(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_name = ''
 
     def get_fields(self) -> list[Field]:
         """The list of fields."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_fields
 
     def set_fields(self, value: _t.Iterable[Field]) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_fields = list(value)
 
     def clear_fields(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_fields = []
 
     def get_oneofs(self) -> list[str]:
         """The list of types appearing in `oneof` definitions in this type."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_oneofs
 
     def set_oneofs(self, value: _t.Iterable[str]) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_oneofs = list(value)
 
     def clear_oneofs(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_oneofs = []
 
     def get_options(self) -> list[Option]:
         """The protocol buffer options."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_options = list(value)
 
     def clear_options(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_options = []
 
     def get_source_context(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None:
         """The source context."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_source_context
 
     def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_source_context = value
 
     def has_source_context(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_source_context is not None
 
     def clear_source_context(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_source_context = None
 
     def get_syntax(self) -> int:
         """The source syntax."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_syntax
 
     def set_syntax(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_syntax = value
 
     def clear_syntax(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_syntax = 0
 
     def get_edition(self) -> str:
         """The source edition string, only valid when syntax is SYNTAX_EDITIONS."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_edition
 
     def set_edition(self, value: str) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_edition = value
 
     def clear_edition(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_edition = ''
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         tag = 0
         iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
@@ -303,11 +302,11 @@ FileDescriptorSet which preserves the necessary information."""
         return pos
 
     def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, self._pb_unknown, False)
+                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
                 return
         x1 = self._f_name
         if x1:
@@ -322,8 +321,8 @@ FileDescriptorSet which preserves the necessary information."""
 
         for x2 in self._f_fields:
             out.append(18)
-            if x2._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
-                _rt.write_raw(out, x2._pb_unknown)
+            if x2._pb_unknown is not _pb_no_unknown and x2._pb_unknown and x2._pb_unknown[0] == 0 and not deterministic:  # kept input: its length is known
+                _rt.write_raw(out, _rt.kept_bytes(x2._pb_unknown))
             else:
                 start = len(out)
                 out.append(0)
@@ -346,8 +345,8 @@ FileDescriptorSet which preserves the necessary information."""
 
         for x4 in self._f_options:
             out.append(34)
-            if x4._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
-                _rt.write_raw(out, x4._pb_unknown)
+            if x4._pb_unknown is not _pb_no_unknown and x4._pb_unknown and x4._pb_unknown[0] == 0 and not deterministic:  # kept input: its length is known
+                _rt.write_raw(out, _rt.kept_bytes(x4._pb_unknown))
             else:
                 start = len(out)
                 out.append(0)
@@ -395,12 +394,12 @@ FileDescriptorSet which preserves the necessary information."""
             out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return self._pb_unknown if self._pb_p0 < 0 else None
+        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -421,7 +420,7 @@ FileDescriptorSet which preserves the necessary information."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -448,7 +447,7 @@ FileDescriptorSet which preserves the necessary information."""
     def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
         if depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         p: list[str] = []
         x1 = self._f_name
@@ -477,7 +476,7 @@ FileDescriptorSet which preserves the necessary information."""
     def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
         if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         keys = self._pb_json_keys
         for key, v in obj.items():
@@ -548,13 +547,12 @@ FileDescriptorSet which preserves the necessary information."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Type):
             return NotImplemented
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_p0 < 0:
+        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
-            and self._pb_p0 == other._pb_p0
             and self._f_name == other._f_name
             and self._f_fields == other._f_fields
             and self._f_oneofs == other._f_oneofs
@@ -628,7 +626,7 @@ information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
     Kind: _t.TypeAlias = _c_Field_Kind
     Cardinality: _t.TypeAlias = _c_Field_Cardinality
-    __slots__ = ("_f_kind", "_f_cardinality", "_f_number", "_f_name", "_f_type_url", "_f_oneof_index", "_f_packed", "_f_options", "_f_json_name", "_f_default_value", "_pb_p0", )
+    __slots__ = ("_f_kind", "_f_cardinality", "_f_number", "_f_name", "_f_type_url", "_f_oneof_index", "_f_packed", "_f_options", "_f_json_name", "_f_default_value", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
 
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -642,7 +640,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
     _f_options: list[Option]
     _f_json_name: str
     _f_default_value: str
-    _pb_p0: int
 
     def __init__(
         self,
@@ -659,7 +656,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
         default_value: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_p0 = 0
         self._f_kind = 0 if kind is None else kind
         self._f_cardinality = 0 if cardinality is None else cardinality
         self._f_number = 0 if number is None else number
@@ -675,170 +671,170 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
     def get_kind(self) -> int:
         """The field type."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_kind
 
     def set_kind(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_kind = value
 
     def clear_kind(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_kind = 0
 
     def get_cardinality(self) -> int:
         """The field cardinality."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_cardinality
 
     def set_cardinality(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_cardinality = value
 
     def clear_cardinality(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_cardinality = 0
 
     def get_number(self) -> int:
         """The field number."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_number
 
     def set_number(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_number = value
 
     def clear_number(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_number = 0
 
     def get_name(self) -> str:
         """The field name."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_name
 
     def set_name(self, value: str) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_name = value
 
     def clear_name(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_name = ''
 
     def get_type_url(self) -> str:
         """The field type URL, without the scheme, for message or enumeration
 types. Example: `"type.googleapis.com/google.protobuf.Timestamp"`."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_type_url
 
     def set_type_url(self, value: str) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_type_url = value
 
     def clear_type_url(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_type_url = ''
 
     def get_oneof_index(self) -> int:
         """The index of the field type in `Type.oneofs`, for message or enumeration
 types. The first type has index 1; zero means the type is not in the list."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_oneof_index
 
     def set_oneof_index(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_oneof_index = value
 
     def clear_oneof_index(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_oneof_index = 0
 
     def get_packed(self) -> bool:
         """Whether to use alternative packed wire representation."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_packed
 
     def set_packed(self, value: bool) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_packed = value
 
     def clear_packed(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_packed = False
 
     def get_options(self) -> list[Option]:
         """The protocol buffer options."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_options = list(value)
 
     def clear_options(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_options = []
 
     def get_json_name(self) -> str:
         """The field JSON name."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_json_name
 
     def set_json_name(self, value: str) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_json_name = value
 
     def clear_json_name(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_json_name = ''
 
     def get_default_value(self) -> str:
         """The string value of the default value of this field. Proto2 syntax only."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_default_value
 
     def set_default_value(self, value: str) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_default_value = value
 
     def clear_default_value(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_default_value = ''
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         tag = 0
         iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
@@ -974,11 +970,11 @@ types. The first type has index 1; zero means the type is not in the list."""
         return pos
 
     def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, self._pb_unknown, False)
+                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
                 return
         x1 = self._f_kind
         if x1:
@@ -1049,8 +1045,8 @@ types. The first type has index 1; zero means the type is not in the list."""
 
         for x9 in self._f_options:
             out.append(74)
-            if x9._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
-                _rt.write_raw(out, x9._pb_unknown)
+            if x9._pb_unknown is not _pb_no_unknown and x9._pb_unknown and x9._pb_unknown[0] == 0 and not deterministic:  # kept input: its length is known
+                _rt.write_raw(out, _rt.kept_bytes(x9._pb_unknown))
             else:
                 start = len(out)
                 out.append(0)
@@ -1087,12 +1083,12 @@ types. The first type has index 1; zero means the type is not in the list."""
             out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return self._pb_unknown if self._pb_p0 < 0 else None
+        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -1119,7 +1115,7 @@ types. The first type has index 1; zero means the type is not in the list."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -1152,7 +1148,7 @@ types. The first type has index 1; zero means the type is not in the list."""
     def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
         if depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         p: list[str] = []
         x1 = self._f_kind
@@ -1190,7 +1186,7 @@ types. The first type has index 1; zero means the type is not in the list."""
     def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
         if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         keys = self._pb_json_keys
         for key, v in obj.items():
@@ -1278,13 +1274,12 @@ types. The first type has index 1; zero means the type is not in the list."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Field):
             return NotImplemented
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_p0 < 0:
+        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
-            and self._pb_p0 == other._pb_p0
             and self._f_kind == other._f_kind
             and self._f_cardinality == other._f_cardinality
             and self._f_number == other._f_number
@@ -1305,7 +1300,7 @@ New usages of this message as an alternative to EnumDescriptorProto are
 strongly discouraged. This message does not reliability preserve all
 information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
-    __slots__ = ("_f_name", "_f_enumvalue", "_f_options", "_f_source_context", "_f_syntax", "_f_edition", "_pb_p0", )
+    __slots__ = ("_f_name", "_f_enumvalue", "_f_options", "_f_source_context", "_f_syntax", "_f_edition", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
 
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -1315,7 +1310,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
     _f_source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None
     _f_syntax: int
     _f_edition: str
-    _pb_p0: int
 
     def __init__(
         self,
@@ -1328,7 +1322,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_p0 = 0
         self._f_name = '' if name is None else name
         self._f_enumvalue = list(enumvalue)
         self._f_options = list(options)
@@ -1340,109 +1333,109 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
     def get_name(self) -> str:
         """Enum type name."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_name
 
     def set_name(self, value: str) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_name = value
 
     def clear_name(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_name = ''
 
     def get_enumvalue(self) -> list[EnumValue]:
         """Enum value definitions."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_enumvalue
 
     def set_enumvalue(self, value: _t.Iterable[EnumValue]) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_enumvalue = list(value)
 
     def clear_enumvalue(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_enumvalue = []
 
     def get_options(self) -> list[Option]:
         """Protocol buffer options."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_options = list(value)
 
     def clear_options(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_options = []
 
     def get_source_context(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None:
         """The source context."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_source_context
 
     def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_source_context = value
 
     def has_source_context(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_source_context is not None
 
     def clear_source_context(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_source_context = None
 
     def get_syntax(self) -> int:
         """The source syntax."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_syntax
 
     def set_syntax(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_syntax = value
 
     def clear_syntax(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_syntax = 0
 
     def get_edition(self) -> str:
         """The source edition string, only valid when syntax is SYNTAX_EDITIONS."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_edition
 
     def set_edition(self, value: str) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_edition = value
 
     def clear_edition(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_edition = ''
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         tag = 0
         iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
@@ -1545,11 +1538,11 @@ make use of FileDescriptorSet which preserves the necessary information."""
         return pos
 
     def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, self._pb_unknown, False)
+                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
                 return
         x1 = self._f_name
         if x1:
@@ -1564,8 +1557,8 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
         for x2 in self._f_enumvalue:
             out.append(18)
-            if x2._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
-                _rt.write_raw(out, x2._pb_unknown)
+            if x2._pb_unknown is not _pb_no_unknown and x2._pb_unknown and x2._pb_unknown[0] == 0 and not deterministic:  # kept input: its length is known
+                _rt.write_raw(out, _rt.kept_bytes(x2._pb_unknown))
             else:
                 start = len(out)
                 out.append(0)
@@ -1578,8 +1571,8 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
         for x3 in self._f_options:
             out.append(26)
-            if x3._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
-                _rt.write_raw(out, x3._pb_unknown)
+            if x3._pb_unknown is not _pb_no_unknown and x3._pb_unknown and x3._pb_unknown[0] == 0 and not deterministic:  # kept input: its length is known
+                _rt.write_raw(out, _rt.kept_bytes(x3._pb_unknown))
             else:
                 start = len(out)
                 out.append(0)
@@ -1627,12 +1620,12 @@ make use of FileDescriptorSet which preserves the necessary information."""
             out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return self._pb_unknown if self._pb_p0 < 0 else None
+        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -1651,7 +1644,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -1676,7 +1669,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
     def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
         if depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         p: list[str] = []
         x1 = self._f_name
@@ -1702,7 +1695,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
     def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
         if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         keys = self._pb_json_keys
         for key, v in obj.items():
@@ -1767,13 +1760,12 @@ make use of FileDescriptorSet which preserves the necessary information."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Enum):
             return NotImplemented
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_p0 < 0:
+        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
-            and self._pb_p0 == other._pb_p0
             and self._f_name == other._f_name
             and self._f_enumvalue == other._f_enumvalue
             and self._f_options == other._f_options
@@ -1790,14 +1782,13 @@ New usages of this message as an alternative to EnumValueDescriptorProto are
 strongly discouraged. This message does not reliability preserve all
 information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
-    __slots__ = ("_f_name", "_f_number", "_f_options", "_pb_p0", )
+    __slots__ = ("_f_name", "_f_number", "_f_options", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
 
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
     _f_number: int
     _f_options: list[Option]
-    _pb_p0: int
 
     def __init__(
         self,
@@ -1807,7 +1798,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
         options: _t.Iterable[Option] = (),
     ) -> None:
         self._pb_unknown = b""
-        self._pb_p0 = 0
         self._f_name = '' if name is None else name
         self._f_number = 0 if number is None else number
         self._f_options = list(options)
@@ -1816,56 +1806,56 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
     def get_name(self) -> str:
         """Enum value name."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_name
 
     def set_name(self, value: str) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_name = value
 
     def clear_name(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_name = ''
 
     def get_number(self) -> int:
         """Enum value number."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_number
 
     def set_number(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_number = value
 
     def clear_number(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_number = 0
 
     def get_options(self) -> list[Option]:
         """Protocol buffer options."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_options = list(value)
 
     def clear_options(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_options = []
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         tag = 0
         iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
@@ -1924,11 +1914,11 @@ make use of FileDescriptorSet which preserves the necessary information."""
         return pos
 
     def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, self._pb_unknown, False)
+                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
                 return
         x1 = self._f_name
         if x1:
@@ -1953,8 +1943,8 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
         for x3 in self._f_options:
             out.append(26)
-            if x3._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
-                _rt.write_raw(out, x3._pb_unknown)
+            if x3._pb_unknown is not _pb_no_unknown and x3._pb_unknown and x3._pb_unknown[0] == 0 and not deterministic:  # kept input: its length is known
+                _rt.write_raw(out, _rt.kept_bytes(x3._pb_unknown))
             else:
                 start = len(out)
                 out.append(0)
@@ -1969,12 +1959,12 @@ make use of FileDescriptorSet which preserves the necessary information."""
             out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return self._pb_unknown if self._pb_p0 < 0 else None
+        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -1987,7 +1977,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -2006,7 +1996,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
     def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
         if depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         p: list[str] = []
         x1 = self._f_name
@@ -2023,7 +2013,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
     def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
         if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         keys = self._pb_json_keys
         for key, v in obj.items():
@@ -2058,13 +2048,12 @@ make use of FileDescriptorSet which preserves the necessary information."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, EnumValue):
             return NotImplemented
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_p0 < 0:
+        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
-            and self._pb_p0 == other._pb_p0
             and self._f_name == other._f_name
             and self._f_number == other._f_number
             and self._f_options == other._f_options
@@ -2078,13 +2067,12 @@ enumeration, etc.
 New usages of this message as an alternative to FileOptions, MessageOptions,
 FieldOptions, EnumOptions, EnumValueOptions, ServiceOptions, or MethodOptions
 are strongly discouraged."""
-    __slots__ = ("_f_name", "_f_value", "_pb_p0", )
+    __slots__ = ("_f_name", "_f_value", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
 
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
     _f_value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None
-    _pb_p0: int
 
     def __init__(
         self,
@@ -2093,7 +2081,6 @@ are strongly discouraged."""
         value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_p0 = 0
         self._f_name = '' if name is None else name
         self._f_value = value
 
@@ -2104,17 +2091,17 @@ are strongly discouraged."""
 descriptor.proto), this is the short name. For example, `"map_entry"`.
 For custom options, it should be the fully-qualified name. For example,
 `"google.api.http"`."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_name
 
     def set_name(self, value: str) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_name = value
 
     def clear_name(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_name = ''
 
@@ -2123,29 +2110,29 @@ For custom options, it should be the fully-qualified name. For example,
 the corresponding wrapper type defined in google/protobuf/wrappers.proto
 should be used. If the value is an enum, it should be stored as an int32
 value using the google.protobuf.Int32Value type."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_value = value
 
     def has_value(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_value is not None
 
     def clear_value(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_value = None
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         tag = 0
         iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
@@ -2197,11 +2184,11 @@ value using the google.protobuf.Int32Value type."""
         return pos
 
     def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, self._pb_unknown, False)
+                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
                 return
         x1 = self._f_name
         if x1:
@@ -2230,12 +2217,12 @@ value using the google.protobuf.Int32Value type."""
             out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return self._pb_unknown if self._pb_p0 < 0 else None
+        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -2246,7 +2233,7 @@ value using the google.protobuf.Int32Value type."""
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -2263,7 +2250,7 @@ value using the google.protobuf.Int32Value type."""
     def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
         if depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         p: list[str] = []
         x1 = self._f_name
@@ -2277,7 +2264,7 @@ value using the google.protobuf.Int32Value type."""
     def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
         if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         keys = self._pb_json_keys
         for key, v in obj.items():
@@ -2301,13 +2288,12 @@ value using the google.protobuf.Int32Value type."""
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Option):
             return NotImplemented
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_p0 < 0:
+        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
-            and self._pb_p0 == other._pb_p0
             and self._f_name == other._f_name
             and self._f_value == other._f_value
         )

@@ -9,7 +9,8 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(4)
+_rt.check_version(5)
+_pb_no_unknown: _t.Final = b""  # the shared empty bytes (kept input is never empty)
 
 
 class _c_LogEntry_Detail(_rt.Message):
@@ -39,38 +40,38 @@ class _c_LogEntry_Detail(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_lines(self) -> list[str]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_lines
 
     def set_lines(self, value: _t.Iterable[str]) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_lines = list(value)
 
     def clear_lines(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_lines = []
 
     def get_level(self) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_level
 
     def set_level(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_level = value
         self._pb_p0 |= 1
 
     def has_level(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._pb_p0 & 1 != 0
 
     def clear_level(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_level = 0
         self._pb_p0 &= ~1
@@ -78,7 +79,7 @@ class _c_LogEntry_Detail(_rt.Message):
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         tag = 0
         iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
@@ -123,11 +124,11 @@ class _c_LogEntry_Detail(_rt.Message):
         return pos
 
     def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, self._pb_unknown, False)
+                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
                 return
         for x1 in self._f_lines:
             out.append(10)
@@ -153,12 +154,12 @@ class _c_LogEntry_Detail(_rt.Message):
             out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return self._pb_unknown if self._pb_p0 < 0 else None
+        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -169,7 +170,7 @@ class _c_LogEntry_Detail(_rt.Message):
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -187,7 +188,7 @@ class _c_LogEntry_Detail(_rt.Message):
     def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
         if depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         p: list[str] = []
         x1 = self._f_lines
@@ -201,7 +202,7 @@ class _c_LogEntry_Detail(_rt.Message):
     def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
         if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         keys = self._pb_json_keys
         for key, v in obj.items():
@@ -225,9 +226,9 @@ class _c_LogEntry_Detail(_rt.Message):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, _c_LogEntry_Detail):
             return NotImplemented
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_p0 < 0:
+        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
@@ -283,112 +284,112 @@ class LogEntry(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_timestamp(self) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_timestamp
 
     def set_timestamp(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_timestamp = value
         self._pb_p0 |= 1
 
     def has_timestamp(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._pb_p0 & 1 != 0
 
     def clear_timestamp(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_timestamp = 0
         self._pb_p0 &= ~1
 
     def get_message(self) -> str:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_message
 
     def set_message(self, value: str) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_message = value
         self._pb_p0 |= 2
 
     def has_message(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._pb_p0 & 2 != 0
 
     def clear_message(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_message = ''
         self._pb_p0 &= ~2
 
     def get_detail(self) -> LogEntry.Detail | None:
         """Extra detail, decoded on first access."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._l_detail is not None:
             self._pb_load_detail()
         return self._f_detail
 
     def set_detail(self, value: LogEntry.Detail | None) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._l_detail = None
         self._f_detail = value
 
     def has_detail(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_detail is not None or self._l_detail is not None
 
     def clear_detail(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._l_detail = None
         self._f_detail = None
 
     def get_unchecked_detail(self) -> LogEntry.Detail | None:
         """The same, without checks at parse time."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._l_unchecked_detail is not None:
             self._pb_load_unchecked_detail()
         return self._f_unchecked_detail
 
     def set_unchecked_detail(self, value: LogEntry.Detail | None) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._l_unchecked_detail = None
         self._f_unchecked_detail = value
 
     def has_unchecked_detail(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_unchecked_detail is not None or self._l_unchecked_detail is not None
 
     def clear_unchecked_detail(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._l_unchecked_detail = None
         self._f_unchecked_detail = None
 
     def get_history(self) -> list[LogEntry.Detail]:
         """Earlier details: each element decoded on first access."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_history
 
     def set_history(self, value: _t.Iterable[LogEntry.Detail]) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_history = list(value)
 
     def clear_history(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_history = []
 
@@ -423,7 +424,7 @@ class LogEntry(_rt.Message):
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         tag = 0
         iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
@@ -514,8 +515,7 @@ class LogEntry(_rt.Message):
                     m5 = _c_LogEntry_Detail()
                     if lazy:  # the element keeps its bytes until first access, as after parse(lazy=True)
                         _rt.check_structure(self, buf, tag, pos, e, depth - 1)
-                        m5._pb_unknown = buf[pos:e]
-                        m5._pb_p0 = ~(depth - 1)
+                        m5._pb_unknown = _rt.keep_fields(buf, pos, e, depth - 1)
                     else:
                         m5._pb_merge(buf, pos, e, depth - 1, -1, lazy)
                     self._f_history.append(m5)
@@ -532,11 +532,11 @@ class LogEntry(_rt.Message):
         return pos
 
     def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, self._pb_unknown, False)
+                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
                 return
         if self._pb_p0 & 1:
             x1 = self._f_timestamp
@@ -570,8 +570,8 @@ class LogEntry(_rt.Message):
             x3 = self._f_detail
             if x3 is not None:
                 out.append(26)
-                if x3._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
-                    _rt.write_raw(out, x3._pb_unknown)
+                if x3._pb_unknown is not _pb_no_unknown and x3._pb_unknown and x3._pb_unknown[0] == 0 and not deterministic:  # kept input: its length is known
+                    _rt.write_raw(out, _rt.kept_bytes(x3._pb_unknown))
                 else:
                     start = len(out)
                     out.append(0)
@@ -593,8 +593,8 @@ class LogEntry(_rt.Message):
             x4 = self._f_unchecked_detail
             if x4 is not None:
                 out.append(34)
-                if x4._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
-                    _rt.write_raw(out, x4._pb_unknown)
+                if x4._pb_unknown is not _pb_no_unknown and x4._pb_unknown and x4._pb_unknown[0] == 0 and not deterministic:  # kept input: its length is known
+                    _rt.write_raw(out, _rt.kept_bytes(x4._pb_unknown))
                 else:
                     start = len(out)
                     out.append(0)
@@ -607,8 +607,8 @@ class LogEntry(_rt.Message):
 
         for x5 in self._f_history:
             out.append(42)
-            if x5._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
-                _rt.write_raw(out, x5._pb_unknown)
+            if x5._pb_unknown is not _pb_no_unknown and x5._pb_unknown and x5._pb_unknown[0] == 0 and not deterministic:  # kept input: its length is known
+                _rt.write_raw(out, _rt.kept_bytes(x5._pb_unknown))
             else:
                 start = len(out)
                 out.append(0)
@@ -623,12 +623,12 @@ class LogEntry(_rt.Message):
             out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return self._pb_unknown if self._pb_p0 < 0 else None
+        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._l_detail is not None:
             self._pb_load_detail()
@@ -649,7 +649,7 @@ class LogEntry(_rt.Message):
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -676,7 +676,7 @@ class LogEntry(_rt.Message):
     def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
         if depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._l_detail is not None:
             self._pb_load_detail()
@@ -703,7 +703,7 @@ class LogEntry(_rt.Message):
     def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
         if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._l_detail is not None:
             self._pb_load_detail()
@@ -760,13 +760,13 @@ class LogEntry(_rt.Message):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, LogEntry):
             return NotImplemented
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._l_detail is not None:
             self._pb_load_detail()
         if self._l_unchecked_detail is not None:
             self._pb_load_unchecked_detail()
-        if other._pb_p0 < 0:
+        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
             other._pb_load_raw()
         if other._l_detail is not None:
             other._pb_load_detail()
@@ -811,51 +811,51 @@ class Envelope(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_name(self) -> str:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_name
 
     def set_name(self, value: str) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_name = value
         self._pb_p0 |= 1
 
     def has_name(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._pb_p0 & 1 != 0
 
     def clear_name(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_name = ''
         self._pb_p0 &= ~1
 
     def get_entry(self) -> LogEntry | None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_entry
 
     def set_entry(self, value: LogEntry | None) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_entry = value
 
     def has_entry(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_entry is not None
 
     def clear_entry(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_entry = None
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         tag = 0
         iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
@@ -908,11 +908,11 @@ class Envelope(_rt.Message):
         return pos
 
     def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, self._pb_unknown, False)
+                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
                 return
         if self._pb_p0 & 1:
             x1 = self._f_name
@@ -928,8 +928,8 @@ class Envelope(_rt.Message):
         x2 = self._f_entry
         if x2 is not None:
             out.append(18)
-            if x2._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
-                _rt.write_raw(out, x2._pb_unknown)
+            if x2._pb_unknown is not _pb_no_unknown and x2._pb_unknown and x2._pb_unknown[0] == 0 and not deterministic:  # kept input: its length is known
+                _rt.write_raw(out, _rt.kept_bytes(x2._pb_unknown))
             else:
                 start = len(out)
                 out.append(0)
@@ -944,12 +944,12 @@ class Envelope(_rt.Message):
             out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return self._pb_unknown if self._pb_p0 < 0 else None
+        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -960,7 +960,7 @@ class Envelope(_rt.Message):
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -978,7 +978,7 @@ class Envelope(_rt.Message):
     def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
         if depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         p: list[str] = []
         if self._pb_p0 & 1:
@@ -992,7 +992,7 @@ class Envelope(_rt.Message):
     def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
         if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         keys = self._pb_json_keys
         for key, v in obj.items():
@@ -1017,9 +1017,9 @@ class Envelope(_rt.Message):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Envelope):
             return NotImplemented
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_p0 < 0:
+        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown

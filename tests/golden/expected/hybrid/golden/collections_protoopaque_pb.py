@@ -10,7 +10,8 @@ import typing as _t
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 import golden.scalars_pb as _m_golden__scalars_pb
 
-_rt.check_version(4)
+_rt.check_version(5)
+_pb_no_unknown: _t.Final = b""  # the shared empty bytes (kept input is never empty)
 
 
 class _c_Collections_Color(_enum.IntEnum):
@@ -20,13 +21,12 @@ class _c_Collections_Color(_enum.IntEnum):
 
 
 class _c_Collections_Item(_rt.Message):
-    __slots__ = ("_f_key", "_f_color", "_pb_p0", )
+    __slots__ = ("_f_key", "_f_color", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
 
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_key: str
     _f_color: int
-    _pb_p0: int
 
     def __init__(
         self,
@@ -35,46 +35,45 @@ class _c_Collections_Item(_rt.Message):
         color: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_p0 = 0
         self._f_key = '' if key is None else key
         self._f_color = 0 if color is None else color
 
     # -- accessors ---------------------------------------------------------------
 
     def get_key(self) -> str:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_key
 
     def set_key(self, value: str) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_key = value
 
     def clear_key(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_key = ''
 
     def get_color(self) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_color
 
     def set_color(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_color = value
 
     def clear_color(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_color = 0
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         tag = 0
         iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
@@ -118,11 +117,11 @@ class _c_Collections_Item(_rt.Message):
         return pos
 
     def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, self._pb_unknown, False)
+                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
                 return
         x1 = self._f_key
         if x1:
@@ -149,12 +148,12 @@ class _c_Collections_Item(_rt.Message):
             out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return self._pb_unknown if self._pb_p0 < 0 else None
+        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -165,7 +164,7 @@ class _c_Collections_Item(_rt.Message):
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -182,7 +181,7 @@ class _c_Collections_Item(_rt.Message):
     def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
         if depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         p: list[str] = []
         x1 = self._f_key
@@ -196,7 +195,7 @@ class _c_Collections_Item(_rt.Message):
     def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
         if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         keys = self._pb_json_keys
         for key, v in obj.items():
@@ -221,13 +220,12 @@ class _c_Collections_Item(_rt.Message):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, _c_Collections_Item):
             return NotImplemented
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_p0 < 0:
+        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
-            and self._pb_p0 == other._pb_p0
             and self._f_key == other._f_key
             and self._f_color == other._f_color
         )
@@ -236,7 +234,7 @@ class _c_Collections_Item(_rt.Message):
 class Collections(_rt.Message):
     Color: _t.TypeAlias = _c_Collections_Color
     Item: _t.TypeAlias = _c_Collections_Item
-    __slots__ = ("_f_packed_ints", "_f_names", "_f_items", "_f_colors", "_f_counts", "_f_items_by_id", "_f_color_by_flag", "_pb_p0", "_oc_choice", "_ov_choice", )
+    __slots__ = ("_f_packed_ints", "_f_names", "_f_items", "_f_colors", "_f_counts", "_f_items_by_id", "_f_color_by_flag", "_oc_choice", "_ov_choice", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
 
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -247,7 +245,6 @@ class Collections(_rt.Message):
     _f_counts: dict[str, int]
     _f_items_by_id: dict[int, Collections.Item]
     _f_color_by_flag: dict[bool, int]
-    _pb_p0: int
     _oc_choice: int
     _ov_choice: object
 
@@ -266,7 +263,6 @@ class Collections(_rt.Message):
         scalars: _m_golden__scalars_pb.Scalars | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_p0 = 0
         self._oc_choice = 0
         self._ov_choice = None
         self._f_packed_ints = list(packed_ints)
@@ -289,145 +285,145 @@ class Collections(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_packed_ints(self) -> list[int]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_packed_ints
 
     def set_packed_ints(self, value: _t.Iterable[int]) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_packed_ints = list(value)
 
     def clear_packed_ints(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_packed_ints = []
 
     def get_names(self) -> list[str]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_names
 
     def set_names(self, value: _t.Iterable[str]) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_names = list(value)
 
     def clear_names(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_names = []
 
     def get_items(self) -> list[Collections.Item]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_items
 
     def set_items(self, value: _t.Iterable[Collections.Item]) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_items = list(value)
 
     def clear_items(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_items = []
 
     def get_colors(self) -> list[int]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_colors
 
     def set_colors(self, value: _t.Iterable[int]) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_colors = list(value)
 
     def clear_colors(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_colors = []
 
     def get_counts(self) -> dict[str, int]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_counts
 
     def set_counts(self, value: _t.Mapping[str, int]) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_counts = dict(value)
 
     def clear_counts(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_counts = {}
 
     def get_items_by_id(self) -> dict[int, Collections.Item]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_items_by_id
 
     def set_items_by_id(self, value: _t.Mapping[int, Collections.Item]) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_items_by_id = dict(value)
 
     def clear_items_by_id(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_items_by_id = {}
 
     def get_color_by_flag(self) -> dict[bool, int]:
         """a second map value type: JSON parse locals per field"""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_color_by_flag
 
     def set_color_by_flag(self, value: _t.Mapping[bool, int]) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_color_by_flag = dict(value)
 
     def clear_color_by_flag(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_color_by_flag = {}
 
     def get_text(self) -> str:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._oc_choice == 7:
             return _t.cast(str, self._ov_choice)
         return ''
 
     def set_text(self, value: str) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._oc_choice = 7
         self._ov_choice = value
 
     def has_text(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._oc_choice == 7
 
     def clear_text(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._oc_choice == 7:
             self._oc_choice = 0
             self._ov_choice = None
 
     def get_item(self) -> Collections.Item | None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._oc_choice == 8:
             return _t.cast(Collections.Item, self._ov_choice)
         return None
 
     def set_item(self, value: Collections.Item | None) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if value is None:
             self.clear_item()
@@ -436,26 +432,26 @@ class Collections(_rt.Message):
         self._ov_choice = value
 
     def has_item(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._oc_choice == 8
 
     def clear_item(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._oc_choice == 8:
             self._oc_choice = 0
             self._ov_choice = None
 
     def get_scalars(self) -> _m_golden__scalars_pb.Scalars | None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._oc_choice == 9:
             return _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
         return None
 
     def set_scalars(self, value: _m_golden__scalars_pb.Scalars | None) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if value is None:
             self.clear_scalars()
@@ -464,12 +460,12 @@ class Collections(_rt.Message):
         self._ov_choice = value
 
     def has_scalars(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._oc_choice == 9
 
     def clear_scalars(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._oc_choice == 9:
             self._oc_choice = 0
@@ -477,7 +473,7 @@ class Collections(_rt.Message):
 
     def which_choice(self) -> str | None:
         """Name the member of oneof choice that is set, or None."""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         c = self._oc_choice
         if c == 7:
@@ -489,12 +485,12 @@ class Collections(_rt.Message):
         return None
 
     def has_choice(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._oc_choice != 0
 
     def clear_choice(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._oc_choice = 0
         self._ov_choice = None
@@ -502,7 +498,7 @@ class Collections(_rt.Message):
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         tag = 0
         iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
@@ -777,11 +773,11 @@ class Collections(_rt.Message):
         return pos
 
     def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, self._pb_unknown, False)
+                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
                 return
         if self._f_packed_ints:
             out.append(10)
@@ -813,8 +809,8 @@ class Collections(_rt.Message):
 
         for x3 in self._f_items:
             out.append(26)
-            if x3._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
-                _rt.write_raw(out, x3._pb_unknown)
+            if x3._pb_unknown is not _pb_no_unknown and x3._pb_unknown and x3._pb_unknown[0] == 0 and not deterministic:  # kept input: its length is known
+                _rt.write_raw(out, _rt.kept_bytes(x3._pb_unknown))
             else:
                 start = len(out)
                 out.append(0)
@@ -886,8 +882,8 @@ class Collections(_rt.Message):
                 else:
                     raise _rt.out_of_range(5, k6)
                 out.append(18)
-                if v6._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
-                    _rt.write_raw(out, v6._pb_unknown)
+                if v6._pb_unknown is not _pb_no_unknown and v6._pb_unknown and v6._pb_unknown[0] == 0 and not deterministic:  # kept input: its length is known
+                    _rt.write_raw(out, _rt.kept_bytes(v6._pb_unknown))
                 else:
                     start = len(out)
                     out.append(0)
@@ -918,8 +914,8 @@ class Collections(_rt.Message):
         elif c == 8:
             x8 = _t.cast(Collections.Item, self._ov_choice)
             out.append(66)
-            if x8._pb_p0 < 0 and not deterministic:  # kept by parse(lazy=True): its length is known
-                _rt.write_raw(out, x8._pb_unknown)
+            if x8._pb_unknown is not _pb_no_unknown and x8._pb_unknown and x8._pb_unknown[0] == 0 and not deterministic:  # kept input: its length is known
+                _rt.write_raw(out, _rt.kept_bytes(x8._pb_unknown))
             else:
                 start = len(out)
                 out.append(0)
@@ -966,12 +962,12 @@ class Collections(_rt.Message):
             out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return self._pb_unknown if self._pb_p0 < 0 else None
+        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -998,7 +994,7 @@ class Collections(_rt.Message):
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -1034,7 +1030,7 @@ class Collections(_rt.Message):
     def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
         if depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         p: list[str] = []
         x1 = self._f_packed_ints
@@ -1072,7 +1068,7 @@ class Collections(_rt.Message):
     def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
         if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         keys = self._pb_json_keys
         _oc_choice_seen = False
@@ -1205,13 +1201,12 @@ class Collections(_rt.Message):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Collections):
             return NotImplemented
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_p0 < 0:
+        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
-            and self._pb_p0 == other._pb_p0
             and self._f_packed_ints == other._f_packed_ints
             and self._f_names == other._f_names
             and self._f_items == other._f_items

@@ -10,7 +10,8 @@ import sys as _sys
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(4)
+_rt.check_version(5)
+_pb_no_unknown: _t.Final = b""  # the shared empty bytes (kept input is never empty)
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
 # the opaque twin's classes: the Python counterpart of Go's protoopaque build tag.

@@ -9,7 +9,8 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(4)
+_rt.check_version(5)
+_pb_no_unknown: _t.Final = b""  # the shared empty bytes (kept input is never empty)
 
 
 class State(_enum.IntEnum):
@@ -41,23 +42,23 @@ class _c_Edition2023_Child(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_value = value
         self._pb_p0 |= 1
 
     def has_value(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._pb_p0 & 1 != 0
 
     def clear_value(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_value = 0
         self._pb_p0 &= ~1
@@ -65,7 +66,7 @@ class _c_Edition2023_Child(_rt.Message):
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         tag = 0
         iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
@@ -97,11 +98,11 @@ class _c_Edition2023_Child(_rt.Message):
         return pos
 
     def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, self._pb_unknown, False)
+                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
                 return
         if self._pb_p0 & 1:
             x1 = self._f_value
@@ -117,12 +118,12 @@ class _c_Edition2023_Child(_rt.Message):
             out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return self._pb_unknown if self._pb_p0 < 0 else None
+        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -131,7 +132,7 @@ class _c_Edition2023_Child(_rt.Message):
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -147,7 +148,7 @@ class _c_Edition2023_Child(_rt.Message):
     def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
         if depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         p: list[str] = []
         if self._pb_p0 & 1:
@@ -158,7 +159,7 @@ class _c_Edition2023_Child(_rt.Message):
     def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
         if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         keys = self._pb_json_keys
         for key, v in obj.items():
@@ -176,9 +177,9 @@ class _c_Edition2023_Child(_rt.Message):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, _c_Edition2023_Child):
             return NotImplemented
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_p0 < 0:
+        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown

@@ -9,7 +9,8 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(4)
+_rt.check_version(5)
+_pb_no_unknown: _t.Final = b""  # the shared empty bytes (kept input is never empty)
 
 
 class Scalars(_rt.Message):
@@ -88,271 +89,271 @@ class Scalars(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_f_double(self) -> float:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_f_double
 
     def set_f_double(self, value: float) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_double = value
 
     def clear_f_double(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_double = 0.0
 
     def get_f_float(self) -> float:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_f_float
 
     def set_f_float(self, value: float) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_float = value
 
     def clear_f_float(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_float = 0.0
 
     def get_f_int64(self) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_f_int64
 
     def set_f_int64(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_int64 = value
 
     def clear_f_int64(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_int64 = 0
 
     def get_f_uint64(self) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_f_uint64
 
     def set_f_uint64(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_uint64 = value
 
     def clear_f_uint64(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_uint64 = 0
 
     def get_f_int32(self) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_f_int32
 
     def set_f_int32(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_int32 = value
 
     def clear_f_int32(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_int32 = 0
 
     def get_f_fixed64(self) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_f_fixed64
 
     def set_f_fixed64(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_fixed64 = value
 
     def clear_f_fixed64(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_fixed64 = 0
 
     def get_f_fixed32(self) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_f_fixed32
 
     def set_f_fixed32(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_fixed32 = value
 
     def clear_f_fixed32(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_fixed32 = 0
 
     def get_f_bool(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_f_bool
 
     def set_f_bool(self, value: bool) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_bool = value
 
     def clear_f_bool(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_bool = False
 
     def get_f_string(self) -> str:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_f_string
 
     def set_f_string(self, value: str) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_string = value
 
     def clear_f_string(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_string = ''
 
     def get_f_bytes(self) -> bytes:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_f_bytes
 
     def set_f_bytes(self, value: bytes) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_bytes = value
 
     def clear_f_bytes(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_bytes = b''
 
     def get_f_uint32(self) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_f_uint32
 
     def set_f_uint32(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_uint32 = value
 
     def clear_f_uint32(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_uint32 = 0
 
     def get_f_sfixed32(self) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_f_sfixed32
 
     def set_f_sfixed32(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_sfixed32 = value
 
     def clear_f_sfixed32(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_sfixed32 = 0
 
     def get_f_sfixed64(self) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_f_sfixed64
 
     def set_f_sfixed64(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_sfixed64 = value
 
     def clear_f_sfixed64(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_sfixed64 = 0
 
     def get_f_sint32(self) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_f_sint32
 
     def set_f_sint32(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_sint32 = value
 
     def clear_f_sint32(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_sint32 = 0
 
     def get_f_sint64(self) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_f_sint64
 
     def set_f_sint64(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_sint64 = value
 
     def clear_f_sint64(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_f_sint64 = 0
 
     def get_opt_int32(self) -> int:
         """explicit presence in proto3"""
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_opt_int32
 
     def set_opt_int32(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_opt_int32 = value
         self._pb_p0 |= 1
 
     def has_opt_int32(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._pb_p0 & 1 != 0
 
     def clear_opt_int32(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_opt_int32 = 0
         self._pb_p0 &= ~1
 
     def get_opt_string(self) -> str:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_opt_string
 
     def set_opt_string(self, value: str) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_opt_string = value
         self._pb_p0 |= 2
 
     def has_opt_string(self) -> bool:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._pb_p0 & 2 != 0
 
     def clear_opt_string(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_opt_string = ''
         self._pb_p0 &= ~2
@@ -360,7 +361,7 @@ class Scalars(_rt.Message):
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         tag = 0
         iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
@@ -539,11 +540,11 @@ class Scalars(_rt.Message):
         return pos
 
     def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, self._pb_unknown, False)
+                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
                 return
         x1 = self._f_f_double
         if x1 or _rt.copysign(1.0, x1) < 0.0:
@@ -689,12 +690,12 @@ class Scalars(_rt.Message):
             out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return self._pb_unknown if self._pb_p0 < 0 else None
+        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -735,7 +736,7 @@ class Scalars(_rt.Message):
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -784,7 +785,7 @@ class Scalars(_rt.Message):
     def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
         if depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         p: list[str] = []
         x1 = self._f_f_double
@@ -843,7 +844,7 @@ class Scalars(_rt.Message):
     def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
         if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         keys = self._pb_json_keys
         for key, v in obj.items():
@@ -984,9 +985,9 @@ class Scalars(_rt.Message):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Scalars):
             return NotImplemented
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_p0 < 0:
+        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
@@ -1014,14 +1015,13 @@ class Scalars(_rt.Message):
 class FixedFirst(_rt.Message):
     """The first value its parser reads is fixed-width: compiled, librt's reader returns a
 64-bit native int, which must not become the type of the local every integer goes through."""
-    __slots__ = ("_f_id", "_f_count", "_f_small", "_pb_p0", )
+    __slots__ = ("_f_id", "_f_count", "_f_small", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
 
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_id: int
     _f_count: int
     _f_small: int
-    _pb_p0: int
 
     def __init__(
         self,
@@ -1031,7 +1031,6 @@ class FixedFirst(_rt.Message):
         small: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._pb_p0 = 0
         self._f_id = 0 if id is None else id
         self._f_count = 0 if count is None else count
         self._f_small = 0 if small is None else small
@@ -1039,54 +1038,54 @@ class FixedFirst(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_id(self) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_id
 
     def set_id(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_id = value
 
     def clear_id(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_id = 0
 
     def get_count(self) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_count
 
     def set_count(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_count = value
 
     def clear_count(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_count = 0
 
     def get_small(self) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_small
 
     def set_small(self, value: int) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_small = value
 
     def clear_small(self) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_small = 0
 
     # -- codec -------------------------------------------------------------------
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         tag = 0
         iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
@@ -1131,11 +1130,11 @@ class FixedFirst(_rt.Message):
         return pos
 
     def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        if self._pb_p0 < 0:  # the input of parse(lazy=True), in _pb_unknown
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
             if deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, self._pb_unknown, False)
+                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
                 return
         x1 = self._f_id
         if x1:
@@ -1161,12 +1160,12 @@ class FixedFirst(_rt.Message):
             out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return self._pb_unknown if self._pb_p0 < 0 else None
+        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         fields = self._pb_info.fields
         items: list[tuple[_rt.FieldInfo, _t.Any]] = []
@@ -1179,7 +1178,7 @@ class FixedFirst(_rt.Message):
         return items
 
     def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         number = field.number
         if number == 1:
@@ -1198,7 +1197,7 @@ class FixedFirst(_rt.Message):
     def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
         if depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         p: list[str] = []
         x1 = self._f_id
@@ -1215,7 +1214,7 @@ class FixedFirst(_rt.Message):
     def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
         if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         keys = self._pb_json_keys
         for key, v in obj.items():
@@ -1242,13 +1241,12 @@ class FixedFirst(_rt.Message):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, FixedFirst):
             return NotImplemented
-        if self._pb_p0 < 0:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_p0 < 0:
+        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
             other._pb_load_raw()
         return (
             self._pb_unknown == other._pb_unknown
-            and self._pb_p0 == other._pb_p0
             and self._f_id == other._f_id
             and self._f_count == other._f_count
             and self._f_small == other._f_small

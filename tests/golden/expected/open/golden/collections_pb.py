@@ -10,7 +10,8 @@ import typing as _t
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 import golden.scalars_pb as _m_golden__scalars_pb
 
-_rt.check_version(4)
+_rt.check_version(5)
+_pb_no_unknown: _t.Final = b""  # the shared empty bytes (kept input is never empty)
 
 
 class _c_Collections_Color(_enum.IntEnum):
