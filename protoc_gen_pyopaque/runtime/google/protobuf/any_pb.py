@@ -54,7 +54,6 @@ whose name is the type URL in brackets. For example, an `Any` containing a
 `foo.Bar` message may be written `[type.googleapis.com/foo.Bar] { a: 2 }`."""
     __slots__ = ("type_url", "value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     type_url: str
     value: bytes
 

@@ -46,7 +46,6 @@ whose name is the type URL in brackets. For example, an `Any` containing a
 `foo.Bar` message may be written `[type.googleapis.com/foo.Bar] { a: 2 }`."""
     __slots__ = ("_f_type_url", "_f_value", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_type_url: str
     _f_value: bytes

@@ -40,7 +40,6 @@ information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
     __slots__ = ("name", "methods", "options", "version", "source_context", "mixins", "syntax", "edition", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     name: str
     methods: list[Method]
     options: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option]
@@ -584,7 +583,6 @@ information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
     __slots__ = ("name", "request_type_url", "request_streaming", "response_type_url", "response_streaming", "options", "syntax", "edition", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     name: str
     request_type_url: str
     request_streaming: bool
@@ -1141,7 +1139,6 @@ This implies the following inherited HTTP annotation:
     }"""
     __slots__ = ("name", "root", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     name: str
     root: str
 

@@ -32,7 +32,6 @@ information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
     __slots__ = ("_f_name", "_f_methods", "_f_options", "_f_version", "_f_source_context", "_f_mixins", "_f_syntax", "_f_edition", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
     _f_methods: list[Method]
@@ -656,7 +655,6 @@ information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
     __slots__ = ("_f_name", "_f_request_type_url", "_f_request_streaming", "_f_response_type_url", "_f_response_streaming", "_f_options", "_f_syntax", "_f_edition", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
     _f_request_type_url: str
@@ -1285,7 +1283,6 @@ This implies the following inherited HTTP annotation:
     }"""
     __slots__ = ("_f_name", "_f_root", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
     _f_root: str

@@ -82,7 +82,6 @@ be expressed in JSON format as "3.000000001s", and 3 seconds and 1
 microsecond should be expressed in JSON format as "3.000001s"."""
     __slots__ = ("seconds", "nanos", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     seconds: int
     nanos: int
 

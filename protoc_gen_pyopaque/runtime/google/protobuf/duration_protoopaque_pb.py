@@ -74,7 +74,6 @@ be expressed in JSON format as "3.000000001s", and 3 seconds and 1
 microsecond should be expressed in JSON format as "3.000001s"."""
     __slots__ = ("_f_seconds", "_f_nanos", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_seconds: int
     _f_nanos: int

@@ -32,7 +32,6 @@ or the response type of an API method. For instance:
     __slots__ = ()
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
 
-
     def __init__(
         self,
     ) -> None:

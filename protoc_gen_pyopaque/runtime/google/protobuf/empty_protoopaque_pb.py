@@ -23,7 +23,6 @@ or the response type of an API method. For instance:
     }"""
     __slots__ = ()
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
 
     def __init__(

@@ -221,7 +221,6 @@ request should verify the included field paths, and return an
 `INVALID_ARGUMENT` error if any path is unmappable."""
     __slots__ = ("paths", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     paths: list[str]
 
     def __init__(

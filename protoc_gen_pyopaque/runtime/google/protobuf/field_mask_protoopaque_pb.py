@@ -213,7 +213,6 @@ request should verify the included field paths, and return an
 `INVALID_ARGUMENT` error if any path is unmappable."""
     __slots__ = ("_f_paths", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_paths: list[str]
 

@@ -26,7 +26,6 @@ class SourceContext(_rt.Message):
 protobuf element, like the file in which it is defined."""
     __slots__ = ("file_name", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     file_name: str
 
     def __init__(

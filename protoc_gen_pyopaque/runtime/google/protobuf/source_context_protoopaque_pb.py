@@ -18,7 +18,6 @@ class SourceContext(_rt.Message):
 protobuf element, like the file in which it is defined."""
     __slots__ = ("_f_file_name", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_file_name: str
 

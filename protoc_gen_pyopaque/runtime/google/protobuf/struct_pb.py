@@ -51,7 +51,6 @@ If you do not intend to parse arbitrary JSON into your message, a custom
 typed message should be preferred instead of using this type."""
     __slots__ = ("fields", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     fields: dict[str, Value]
 
     def __init__(
@@ -219,7 +218,6 @@ list of values. A producer of value is expected to set one of these
 variants. Absence of any variant is an invalid state."""
     __slots__ = ("_oc_kind", "_ov_kind", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     _oc_kind: int
     _ov_kind: object
 
@@ -707,7 +705,6 @@ class ListValue(_rt.ListValueBase):
     """Represents a JSON array."""
     __slots__ = ("values", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     values: list[Value]
 
     def __init__(

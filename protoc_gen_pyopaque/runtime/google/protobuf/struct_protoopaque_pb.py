@@ -43,7 +43,6 @@ If you do not intend to parse arbitrary JSON into your message, a custom
 typed message should be preferred instead of using this type."""
     __slots__ = ("_f_fields", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_fields: dict[str, Value]
 
@@ -240,7 +239,6 @@ list of values. A producer of value is expected to set one of these
 variants. Absence of any variant is an invalid state."""
     __slots__ = ("_oc_kind", "_ov_kind", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _oc_kind: int
     _ov_kind: object
@@ -709,7 +707,6 @@ class ListValue(_rt.ListValueBase):
     """Represents a JSON array."""
     __slots__ = ("_f_values", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_values: list[Value]
 

@@ -113,7 +113,6 @@ http://joda-time.sourceforge.net/apidocs/org/joda/time/format/ISODateTimeFormat.
 ) to obtain a formatter capable of generating timestamps in this format."""
     __slots__ = ("seconds", "nanos", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     seconds: int
     nanos: int
 

@@ -105,7 +105,6 @@ http://joda-time.sourceforge.net/apidocs/org/joda/time/format/ISODateTimeFormat.
 ) to obtain a formatter capable of generating timestamps in this format."""
     __slots__ = ("_f_seconds", "_f_nanos", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_seconds: int
     _f_nanos: int

@@ -42,7 +42,6 @@ necessary to model the schema and preserve semantics. Instead make use of
 FileDescriptorSet which preserves the necessary information."""
     __slots__ = ("name", "fields", "oneofs", "options", "source_context", "syntax", "edition", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     name: str
     fields: list[Field]
     oneofs: list[str]
@@ -562,7 +561,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
     Cardinality: _t.TypeAlias = _c_Field_Cardinality
     __slots__ = ("kind", "cardinality", "number", "name", "type_url", "oneof_index", "packed", "options", "json_name", "default_value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     kind: int
     cardinality: int
     number: int
@@ -1149,7 +1147,6 @@ information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
     __slots__ = ("name", "enumvalue", "options", "source_context", "syntax", "edition", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     name: str
     enumvalue: list[EnumValue]
     options: list[Option]
@@ -1563,7 +1560,6 @@ information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
     __slots__ = ("name", "number", "options", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     name: str
     number: int
     options: list[Option]
@@ -1803,7 +1799,6 @@ FieldOptions, EnumOptions, EnumValueOptions, ServiceOptions, or MethodOptions
 are strongly discouraged."""
     __slots__ = ("name", "value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     name: str
     value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None
 

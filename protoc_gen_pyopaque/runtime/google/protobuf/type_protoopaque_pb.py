@@ -34,7 +34,6 @@ necessary to model the schema and preserve semantics. Instead make use of
 FileDescriptorSet which preserves the necessary information."""
     __slots__ = ("_f_name", "_f_fields", "_f_oneofs", "_f_options", "_f_source_context", "_f_syntax", "_f_edition", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
     _f_fields: list[Field]
@@ -628,7 +627,6 @@ make use of FileDescriptorSet which preserves the necessary information."""
     Cardinality: _t.TypeAlias = _c_Field_Cardinality
     __slots__ = ("_f_kind", "_f_cardinality", "_f_number", "_f_name", "_f_type_url", "_f_oneof_index", "_f_packed", "_f_options", "_f_json_name", "_f_default_value", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_kind: int
     _f_cardinality: int
@@ -1302,7 +1300,6 @@ information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
     __slots__ = ("_f_name", "_f_enumvalue", "_f_options", "_f_source_context", "_f_syntax", "_f_edition", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
     _f_enumvalue: list[EnumValue]
@@ -1784,7 +1781,6 @@ information necessary to model the schema and preserve semantics. Instead
 make use of FileDescriptorSet which preserves the necessary information."""
     __slots__ = ("_f_name", "_f_number", "_f_options", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
     _f_number: int
@@ -2069,7 +2065,6 @@ FieldOptions, EnumOptions, EnumValueOptions, ServiceOptions, or MethodOptions
 are strongly discouraged."""
     __slots__ = ("_f_name", "_f_value", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
     _f_value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None

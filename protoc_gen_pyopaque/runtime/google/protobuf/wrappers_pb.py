@@ -30,7 +30,6 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     value: float
 
     def __init__(
@@ -124,7 +123,6 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     value: float
 
     def __init__(
@@ -218,7 +216,6 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     value: int
 
     def __init__(
@@ -320,7 +317,6 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     value: int
 
     def __init__(
@@ -422,7 +418,6 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     value: int
 
     def __init__(
@@ -524,7 +519,6 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     value: int
 
     def __init__(
@@ -626,7 +620,6 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     value: bool
 
     def __init__(
@@ -723,7 +716,6 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     value: str
 
     def __init__(
@@ -831,7 +823,6 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     value: bytes
 
     def __init__(

@@ -22,7 +22,6 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("_f_value", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: float
 
@@ -142,7 +141,6 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("_f_value", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: float
 
@@ -262,7 +260,6 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("_f_value", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: int
 
@@ -390,7 +387,6 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("_f_value", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: int
 
@@ -518,7 +514,6 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("_f_value", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: int
 
@@ -646,7 +641,6 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("_f_value", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: int
 
@@ -774,7 +768,6 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("_f_value", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: bool
 
@@ -897,7 +890,6 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("_f_value", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: str
 
@@ -1031,7 +1023,6 @@ Not recommended for use in new APIs, but still useful for legacy APIs and
 has no plan to be removed."""
     __slots__ = ("_f_value", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: bytes
 

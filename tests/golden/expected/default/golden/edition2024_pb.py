@@ -16,7 +16,6 @@ _pb_no_unknown: _t.Final = b""  # the shared empty bytes (kept input is never em
 class _c_LogEntry_Detail(_rt.Message):
     __slots__ = ("_f_lines", "_f_level", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_lines: list[str]
     _f_level: int
@@ -243,7 +242,6 @@ class LogEntry(_rt.Message):
     Detail: _t.TypeAlias = _c_LogEntry_Detail
     __slots__ = ("_f_timestamp", "_f_message", "_f_detail", "_f_unchecked_detail", "_f_history", "_pb_p0", "_l_detail", "_l_unchecked_detail", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_timestamp: int
     _f_message: str
@@ -787,7 +785,6 @@ class Envelope(_rt.Message):
     """A request that embeds a pre-serialized log entry."""
     __slots__ = ("_f_name", "_f_entry", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
     _f_entry: LogEntry | None

@@ -21,7 +21,6 @@ class State(_enum.IntEnum):
 class _c_Edition2023_Child(_rt.Message):
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
-
     value: int | None
 
     def __init__(
@@ -140,7 +139,6 @@ class Edition2023(_rt.Message):
     Child: _t.TypeAlias = _c_Edition2023_Child
     __slots__ = ("explicit_by_default", "implicit", "required_legacy", "expanded", "unchecked", "delimited_child", "state", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
-
     explicit_by_default: int | None
     implicit: int
     required_legacy: int | None

@@ -24,7 +24,6 @@ if _rt.protoopaque_selected():
 class _c_LogEntry_Detail(_rt.Message):
     __slots__ = ("lines", "level", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     lines: list[str]
     level: int | None
 
@@ -202,7 +201,6 @@ class LogEntry(_rt.Message):
     Detail: _t.TypeAlias = _c_LogEntry_Detail
     __slots__ = ("timestamp", "message", "detail", "unchecked_detail", "history", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     timestamp: int | None
     message: str | None
     detail: LogEntry.Detail | None
@@ -563,7 +561,6 @@ class Envelope(_rt.Message):
     """A request that embeds a pre-serialized log entry."""
     __slots__ = ("name", "entry", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
-
     name: str | None
     entry: LogEntry | None
 

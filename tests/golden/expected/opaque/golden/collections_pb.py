@@ -23,7 +23,6 @@ class _c_Collections_Color(_enum.IntEnum):
 class _c_Collections_Item(_rt.Message):
     __slots__ = ("_f_key", "_f_color", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_key: str
     _f_color: int
@@ -236,7 +235,6 @@ class Collections(_rt.Message):
     Item: _t.TypeAlias = _c_Collections_Item
     __slots__ = ("_f_packed_ints", "_f_names", "_f_items", "_f_colors", "_f_counts", "_f_items_by_id", "_f_color_by_flag", "_oc_choice", "_ov_choice", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_packed_ints: list[int]
     _f_names: list[str]

@@ -21,7 +21,6 @@ class State(_enum.IntEnum):
 class _c_Edition2023_Child(_rt.Message):
     __slots__ = ("_f_value", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: int
     _pb_p0: int
@@ -192,7 +191,6 @@ class Edition2023(_rt.Message):
     Child: _t.TypeAlias = _c_Edition2023_Child
     __slots__ = ("_f_explicit_by_default", "_f_implicit", "_f_required_legacy", "_f_expanded", "_f_unchecked", "_f_delimited_child", "_f_state", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _f_explicit_by_default: int
     _f_implicit: int
     _f_required_legacy: int

@@ -21,7 +21,6 @@ class Level(_enum.IntEnum):
 class _c_Legacy_Point(_rt.Message):
     __slots__ = ("_f_x", "_f_y", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_x: int
     _f_y: int
@@ -255,7 +254,6 @@ class Legacy(_rt.ExtendableMessage):
     Point: _t.TypeAlias = _c_Legacy_Point
     __slots__ = ("_f_id", "_f_label", "_f_level", "_f_ratio", "_f_samples", "_f_point", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _f_id: int
     _f_label: str
     _f_level: int

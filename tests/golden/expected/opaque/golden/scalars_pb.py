@@ -16,7 +16,6 @@ _pb_no_unknown: _t.Final = b""  # the shared empty bytes (kept input is never em
 class Scalars(_rt.Message):
     __slots__ = ("_f_f_double", "_f_f_float", "_f_f_int64", "_f_f_uint64", "_f_f_int32", "_f_f_fixed64", "_f_f_fixed32", "_f_f_bool", "_f_f_string", "_f_f_bytes", "_f_f_uint32", "_f_f_sfixed32", "_f_f_sfixed64", "_f_f_sint32", "_f_f_sint64", "_f_opt_int32", "_f_opt_string", "_pb_p0", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_f_double: float
     _f_f_float: float
@@ -1017,7 +1016,6 @@ class FixedFirst(_rt.Message):
 64-bit native int, which must not become the type of the local every integer goes through."""
     __slots__ = ("_f_id", "_f_count", "_f_small", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
-
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_id: int
     _f_count: int

@@ -23,7 +23,6 @@ class _c_Collections_Color(_enum.IntEnum):
 class _c_Collections_Item(_rt.Message):
     __slots__ = ("key", "color", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
-
     key: str
     color: int
 
@@ -188,7 +187,6 @@ class Collections(_rt.Message):
     Item: _t.TypeAlias = _c_Collections_Item
     __slots__ = ("packed_ints", "names", "items", "colors", "counts", "items_by_id", "color_by_flag", "_oc_choice", "_ov_choice", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
-
     packed_ints: list[int]
     names: list[str]
     items: list[Collections.Item]

@@ -16,7 +16,6 @@ _pb_no_unknown: _t.Final = b""  # the shared empty bytes (kept input is never em
 class _c_LogEntry_Detail(_rt.Message):
     __slots__ = ("lines", "level", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
-
     lines: list[str]
     level: int | None
 
@@ -179,7 +178,6 @@ class LogEntry(_rt.Message):
     Detail: _t.TypeAlias = _c_LogEntry_Detail
     __slots__ = ("timestamp", "message", "detail", "unchecked_detail", "history", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
-
     timestamp: int | None
     message: str | None
     detail: LogEntry.Detail | None
@@ -498,7 +496,6 @@ class Envelope(_rt.Message):
     """A request that embeds a pre-serialized log entry."""
     __slots__ = ("name", "entry", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
-
     name: str | None
     entry: LogEntry | None
 

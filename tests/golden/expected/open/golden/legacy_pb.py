@@ -21,7 +21,6 @@ class Level(_enum.IntEnum):
 class _c_Legacy_Point(_rt.Message):
     __slots__ = ("x", "y", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
-
     x: int | None
     y: int | None
 
@@ -178,7 +177,6 @@ class Legacy(_rt.ExtendableMessage):
     Point: _t.TypeAlias = _c_Legacy_Point
     __slots__ = ("id", "label", "level", "ratio", "samples", "point", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
-
     id: int | None
     label: str | None
     level: int | None

@@ -16,7 +16,6 @@ _pb_no_unknown: _t.Final = b""  # the shared empty bytes (kept input is never em
 class Scalars(_rt.Message):
     __slots__ = ("f_double", "f_float", "f_int64", "f_uint64", "f_int32", "f_fixed64", "f_fixed32", "f_bool", "f_string", "f_bytes", "f_uint32", "f_sfixed32", "f_sfixed64", "f_sint32", "f_sint64", "opt_int32", "opt_string", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
-
     f_double: float
     f_float: float
     f_int64: int
@@ -760,7 +759,6 @@ class FixedFirst(_rt.Message):
 64-bit native int, which must not become the type of the local every integer goes through."""
     __slots__ = ("id", "count", "small", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
-
     id: int
     count: int
     small: int
