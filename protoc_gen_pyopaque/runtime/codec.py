@@ -319,10 +319,11 @@ def write_span(out: BytesWriter, span: tuple[bytes, int, int, int]) -> None:
 
 # parse(lazy=True) and lazy repeated elements keep their input in the message's _pb_unknown
 # until first access, so that no message pays a slot for that state. Kept input starts with
-# a 0 byte, which unknown fields never do (it would be a tag of field number 0): generated
+# a 0 byte, which unknown fields never do (it would be a tag of field number 0). Generated
 # code tests `u is not _pb_no_unknown and u and u[0] == 0` (_pb_no_unknown: the module's b"",
-# the shared empty bytes; compiled, the common case is one pointer comparison). A lazy element keeps a copy, `0, depth limit (varint), its fields`;
-# parse(lazy=True) keeps its input by reference in a one-byte KeptInput.
+# the shared empty bytes): compiled, the common case is one pointer comparison. A lazy element
+# keeps a copy, `0, depth limit (varint), its fields`; parse(lazy=True) keeps its input by
+# reference in a one-byte KeptInput.
 
 
 @mypyc_attr(native_class=False)  # mypyc compiles no subclass of bytes as a native class
