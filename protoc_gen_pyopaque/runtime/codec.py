@@ -424,7 +424,6 @@ def dec_packed(kind: int, buf: bytes, pos: int, end: int, out: list[Any]) -> Non
 
 
 def _dec_varints(kind: int, buf: bytes, pos: int, end: int, out: list[Any]) -> None:
-    append = out.append
     if kind == TYPE_BOOL:
         while pos < end:
             b = buf[pos]
@@ -432,37 +431,37 @@ def _dec_varints(kind: int, buf: bytes, pos: int, end: int, out: list[Any]) -> N
                 pos += 1
             else:
                 b, pos = wire.dec_varint(buf, pos)
-            append(b != 0)
+            out.append(b != 0)
     elif kind == TYPE_SINT32 or kind == TYPE_SINT64:
         while pos < end:
             b = buf[pos]
             if b < 0x80:
-                append((b >> 1) ^ -(b & 1))
+                out.append((b >> 1) ^ -(b & 1))
                 pos += 1
             elif kind == TYPE_SINT32:
                 v, pos = wire.dec_sint32(buf, pos)
-                append(v)
+                out.append(v)
             else:
                 v, pos = wire.dec_sint64(buf, pos)
-                append(v)
+                out.append(v)
     else:
         while pos < end:
             b = buf[pos]
             if b < 0x80:
-                append(b)
+                out.append(b)
                 pos += 1
             elif kind == TYPE_INT32 or kind == TYPE_ENUM:
                 v, pos = wire.dec_int32(buf, pos)
-                append(v)
+                out.append(v)
             elif kind == TYPE_INT64:
                 v, pos = wire.dec_int64(buf, pos)
-                append(v)
+                out.append(v)
             elif kind == TYPE_UINT32:
                 v, pos = wire.dec_uint32(buf, pos)
-                append(v)
+                out.append(v)
             else:
                 v, pos = wire.dec_varint(buf, pos)
-                append(v)
+                out.append(v)
     if pos != end:
         raise DecodeError(f"packed run overruns its length (offset {pos}, end {end})")
 
