@@ -42,6 +42,7 @@ wkt: $(STAMP)
 	$(BIN)/python tools/bootstrap_wkt.py
 
 ## bench: parse/serialize/JSON/memory against upb, pure-Python protobuf, betterproto2 and protobuf-py
+## (and the object floor: bench/floor.py, what making the decoded objects alone costs)
 ## (a few minutes; writes bench/RESULTS.md); bench-quick: the same in under a minute per program
 ## bench-lazy: lazy decoding against eager and upb (bench/lazy.py; its "Lazy decoding" section of
 ## bench/RESULTS.md, which `make bench` regenerates too, after bench/run.py); bench-lazy-quick: < 1 minute

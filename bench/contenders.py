@@ -46,6 +46,7 @@ class Contender:
     env: dict[str, str] = field(default_factory=dict)
     block_modules: tuple[str, ...] = ()  # imported as missing in the worker (forces pure Python)
     requires: tuple[str, ...] = ()       # distributions that must be importable
+    parse_only: bool = False  # makes the decoded objects only (the object floor): no other operation
 
 
 CONTENDERS: list[Contender] = [
@@ -66,6 +67,9 @@ CONTENDERS: list[Contender] = [
               requires=("protobuf", "protobuf_ext")),
     Contender("protobuf-py-pure", "protobuf-py (Buf, pure)", "protobuf-py",
               block_modules=("protobuf_ext",), requires=("protobuf",)),
+    # bench/floor.py compiled with mypyc: the decoded objects made without decoding (values from upb)
+    Contender("floor", "object floor, compiled", "floor", env={"PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION": "upb"},
+              requires=("mypyc", "google.protobuf"), parse_only=True),
 ]
 BY_NAME = {c.name: c for c in CONTENDERS}
 
@@ -107,8 +111,33 @@ def build_ours_native(out: Path, files: list[str], options: str) -> None:
     build_cached(out, "\n".join([source_digest(*(PROTOS / f for f in files)), options, toolchain()]), build)
 
 
+FLOOR_MODULE = "pyopaque_bench_floor"
+
+
+def build_floor(out: Path) -> None:
+    """Compile bench/floor.py with mypyc into ``out`` (raise RuntimeError(reason) if that fails),
+    unless ``out`` holds such a build from the same source."""
+    sys.path.insert(0, str(REPO))
+    from tests.support.builds import build_cached, toolchain
+
+    source = BENCH / "floor.py"
+
+    def build(folder: Path) -> None:
+        folder.mkdir(parents=True)
+        shutil.copy2(source, folder / f"{FLOOR_MODULE}.py")
+        result = subprocess.run([sys.executable, "-m", "mypyc", f"{FLOOR_MODULE}.py"], cwd=folder,
+                                capture_output=True, text=True, check=False)
+        if result.returncode != 0:
+            raise RuntimeError("mypyc failed: " + (result.stdout + result.stderr)[-2000:])
+
+    build_cached(out, "\n".join([source.read_text(), toolchain()]), build)
+
+
 def generate(gen_dir: str) -> None:
     """Generate the workload protos for one generated-code folder; raise RuntimeError(reason)."""
+    if gen_dir == "floor":
+        build_floor(BUILD / gen_dir)
+        return
     if gen_dir.startswith("ours-"):
         style = gen_dir.removeprefix("ours-").removesuffix("-native")
         options = f"default_api_level=API_{style.upper()}"
@@ -159,7 +188,7 @@ class Adapter:
     """Uniform operations on one contender's top-level message class."""
     cls: Any
     parse: Callable[[bytes], Any]
-    serialize: Callable[[Any], bytes]
+    serialize: Callable[[Any], bytes] | None
     to_json: Callable[[Any], str] | None
     from_json: Callable[[str], Any] | None
     version: str
@@ -198,6 +227,15 @@ def load_adapter(c: Contender, workload: str) -> Adapter:
             from_json = lambda s, _f=jf.from_json: _f(cls, s)  # noqa: E731
         return Adapter(cls, cls.parse, lambda m: m.serialize(), to_json, from_json,
                        _dist_version("protoc-gen-pyopaque"))
+    if c.name == "floor":
+        sys.path[:0] = [str(gen), str(BUILD / "google")]
+        floor: Any = importlib.import_module(FLOOR_MODULE)
+        if floor.__file__.endswith(".py"):
+            raise RuntimeError("bench/floor.py was not compiled")
+        upb = getattr(importlib.import_module(f"benchpb.{stem}_pb2"), message)
+        plan, build = floor.FLOORS[workload]
+        blob, values = plan(upb.FromString((DATA / f"{workload}.bin").read_bytes()))
+        return Adapter(None, lambda _data: build(blob, values), None, None, None, "bench/floor.py")
     if c.gen_dir == "google":
         sys.path.insert(0, str(gen))
         from google.protobuf import json_format
