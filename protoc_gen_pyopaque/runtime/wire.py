@@ -48,7 +48,7 @@ MAX_FIELD_NUMBER: Final = (1 << 29) - 1
 NATIVE: Final = not __file__.endswith(".py")
 
 _MASK32: Final = 0xFFFFFFFF
-_MASK64: Final = 0xFFFFFFFFFFFFFFFF
+_BIT63: Final = 1 << 63
 _SIGN32: Final = 0x80000000
 _MAX_VARINT_BYTES: Final = 10
 
@@ -103,12 +103,14 @@ def dec_varint(buf: bytes, pos: int) -> tuple[int, int]:
     b = buf[pos + 8]
     if b < 0x80:
         return result | (b << 56), pos + 9
-    low: int = result  # the tenth byte reaches bit 63 and beyond: Python ints from here
-    high: int = b & 0x7F
-    last: int = buf[pos + 9]
-    if last >= 0x80:
+    result |= (b & 0x7F) << 56  # bits 56 to 62: still an i64
+    b = buf[pos + 9]
+    if b >= 0x80:
         raise DecodeError(f"varint longer than 10 bytes at offset {pos}")
-    return (low | ((high | (last << 7)) << 56)) & _MASK64, pos + 10
+    if b & 1:  # bit 63, beyond an i64: one Python int addition (the tenth byte's other bits are dropped)
+        low: int = result
+        return low + _BIT63, pos + 10
+    return result, pos + 10
 
 
 _MAX_TAG_BYTES: Final = 5

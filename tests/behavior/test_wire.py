@@ -72,6 +72,8 @@ def test_varint_reader_edges() -> None:
         data = b"\xff" * (n - 1) + (b"\x01" if n == 10 else b"\x7f")
         assert read(data) == ((1 << min(7 * n, 64)) - 1, n), n
     assert read(b"\xff" * 9 + b"\x7f") == (2**64 - 1, 10)  # bits above 64 are dropped
+    assert read(b"\x80" * 9 + b"\x7e") == (0, 10)  # only bit 63 of the tenth byte counts
+    assert read(b"\xff" * 9 + b"\x00") == (2**63 - 1, 10)
     with pytest.raises(DecodeError, match="varint longer than 10 bytes at offset 0"):
         read(b"\xff" * 10 + b"\x01")
 
