@@ -42,10 +42,10 @@ ENUM_RESERVED: Final = frozenset({"name", "value", "mro"})
 # shadowed inside them (a message named ``buf`` constructed as ``buf()`` in the decoder).
 # tests/unit/test_hostile.py checks that generated code binds no other local names.
 GENERATED_LOCALS: Final = frozenset({
-    "buf", "bv", "c", "ctx", "data", "depth", "deterministic", "e", "ee", "end", "end_tag", "exc",
-    "field", "fields", "fv", "items", "iv", "k", "key", "keys", "lazy", "m", "n", "number", "obj",
-    "other", "out", "p", "pos", "prefix", "raw", "self", "span", "start", "sv", "t", "tag", "v",
-    "value", "w", "x", "y", "z",
+    "buf", "bv", "c", "cls", "ctx", "data", "depth", "deterministic", "e", "ee", "end", "end_tag", "exc",
+    "field", "fields", "fv", "items", "iv", "k", "key", "keys", "lazy", "m", "max_depth", "n", "number",
+    "obj", "other", "out", "p", "partial", "pos", "prefix", "raw", "self", "span", "start", "sv", "t",
+    "tag", "v", "value", "w", "x", "y", "z",
 })
 # ... and numbered locals: a prefix and a field number (m4, kv12, raw3)
 NUMBERED_LOCAL: Final = re.compile(r"(?:b|d|k|kv|l|m|mv|p|r|raw|s|v|x|xv)\d+\Z")

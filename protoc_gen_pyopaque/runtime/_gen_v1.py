@@ -27,7 +27,7 @@ from .json_format import (
     json_out_enum, json_out_extensions, json_out_float, json_out_int, json_out_int64, json_out_str,
     json_refuse, register_message_class,
 )
-from .message import LAZY_LOCK, ExtendableMessage, Message, protoopaque_selected
+from .message import LAZY_LOCK, Buffer, ExtendableMessage, Message, protoopaque_selected
 from .wkt import (
     AnyBase, DurationBase, FieldMaskBase, ListValueBase, StructBase, TimestampBase, ValueBase,
 )
@@ -44,7 +44,7 @@ __all__ = [
     "merge_extension", "merge_unknown", "overrun", "struct_error", "too_deep", "out_of_range", "write_varint64",
     "keep_fields", "kept_bytes",
     "write_extensions", "write_packed", "DecodeError", "EncodeError", "JsonError",
-    "ExtendableMessage", "Message", "protoopaque_selected", "EnumInfo", "ExtensionInfo",
+    "Buffer", "ExtendableMessage", "Message", "protoopaque_selected", "EnumInfo", "ExtensionInfo",
     "FieldInfo", "MessageInfo", "OneofInfo", "dec_int32", "dec_int64", "dec_sint32",
     "dec_sint64", "dec_tag", "dec_uint32", "dec_varint", "BytesWriter", "write_f32_le", "write_f64_le",
     "write_i32_le", "write_i64_le", "write_fixed32", "write_fixed64", "read_f32_le", "read_f64_le",
@@ -61,7 +61,7 @@ __all__ = [
     "json_out_int64", "json_out_str", "json_refuse", "JSON_MAX_DEPTH",
 ]
 
-VERSION: Final = 5  # v5: kept input is marked in _pb_unknown (keep_fields, kept_bytes)
+VERSION: Final = 6  # v6: generated parse() constructs directly (Buffer, Message._pb_parse)
 # The oldest surface generated code may use: v4 code marked kept input by a negative _pb_p0.
 OLDEST_VERSION: Final = 5
 

@@ -123,13 +123,18 @@ class Message:
         ``partial=True`` accepts missing required fields.
         """
         msg = cls()
-        if lazy and cls._pb_lazy_capable:
-            buf = data if type(data) is bytes else bytes(data)
-            codec.check_structure(msg, buf, 0, 0, len(buf), max_depth)
-            msg._pb_unknown = codec.keep_input(buf, max_depth)
-            return msg
-        msg._pb_merge_checked(data, max_depth, partial, _lazy_decoding if lazy is None else lazy)
+        msg._pb_parse(data, lazy, max_depth, partial)
         return msg
+
+    def _pb_parse(self, data: Buffer, lazy: bool | None, max_depth: int, partial: bool) -> None:
+        """parse() into a new message: generated classes override parse() to construct theirs
+        directly (compiled, a native call where ``cls()`` is a generic type call)."""
+        if lazy and self._pb_lazy_capable:
+            buf = data if type(data) is bytes else bytes(data)
+            codec.check_structure(self, buf, 0, 0, len(buf), max_depth)
+            self._pb_unknown = codec.keep_input(buf, max_depth)
+            return
+        self._pb_merge_checked(data, max_depth, partial, _lazy_decoding if lazy is None else lazy)
 
     def merge_from_bytes(self, data: Buffer, *, max_depth: int = codec.DEFAULT_MAX_DEPTH,
                          partial: bool = False, lazy: bool | None = None) -> None:

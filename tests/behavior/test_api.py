@@ -33,6 +33,21 @@ def test_keyword_constructor_and_round_trip(mods: Modules) -> None:
     assert back.get_opt_int32() == 0
 
 
+def test_parse_makes_an_instance_of_the_class_it_is_called_on(mods: Modules) -> None:
+    Scalars = mods.load("scalars").Scalars
+    data = Scalars(f_int32=5).serialize()
+    assert type(Scalars.parse(data)) is Scalars
+    assert type(Scalars.parse(data, lazy=True)) is Scalars
+    if mods.compiled:  # native classes take no subclasses from Python code
+        return
+
+    class Sub(Scalars):
+        __slots__ = ()
+
+    got = Sub.parse(data)
+    assert type(got) is Sub and got.get_f_int32() == 5
+
+
 def test_presence(mods: Modules) -> None:
     Scalars = mods.load("scalars").Scalars
     m = Scalars()

@@ -12,7 +12,7 @@ from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.type_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb
 
-_rt.check_version(5)
+_rt.check_version(6)
 _pb_no_unknown: _t.Final = b""  # the shared empty bytes (kept input is never empty)
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
@@ -177,6 +177,13 @@ message."""
         self.edition = ''
 
     # -- codec -------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
+              partial: bool = False) -> Api:
+        m = Api() if cls is Api else cls()  # compiled: a native call, not a type call
+        m._pb_parse(data, lazy, max_depth, partial)
+        return m
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
@@ -704,6 +711,13 @@ Api. This is similar to Field and EnumValue."""
 
     # -- codec -------------------------------------------------------------------
 
+    @classmethod
+    def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
+              partial: bool = False) -> Method:
+        m = Method() if cls is Method else cls()  # compiled: a native call, not a type call
+        m._pb_parse(data, lazy, max_depth, partial)
+        return m
+
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
         iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
@@ -1176,6 +1190,13 @@ are rooted."""
         self.root = ''
 
     # -- codec -------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
+              partial: bool = False) -> Mixin:
+        m = Mixin() if cls is Mixin else cls()  # compiled: a native call, not a type call
+        m._pb_parse(data, lazy, max_depth, partial)
+        return m
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0

@@ -10,7 +10,7 @@ import sys as _sys
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(5)
+_rt.check_version(6)
 _pb_no_unknown: _t.Final = b""  # the shared empty bytes (kept input is never empty)
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
@@ -74,6 +74,13 @@ typed message should be preferred instead of using this type."""
         self.fields = {}
 
     # -- codec -------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
+              partial: bool = False) -> Struct:
+        m = Struct() if cls is Struct else cls()  # compiled: a native call, not a type call
+        m._pb_parse(data, lazy, max_depth, partial)
+        return m
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
@@ -497,6 +504,13 @@ support them in its number type."""
 
     # -- codec -------------------------------------------------------------------
 
+    @classmethod
+    def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
+              partial: bool = False) -> Value:
+        m = Value() if cls is Value else cls()  # compiled: a native call, not a type call
+        m._pb_parse(data, lazy, max_depth, partial)
+        return m
+
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
         iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
@@ -728,6 +742,13 @@ class ListValue(_rt.ListValueBase):
         self.values = []
 
     # -- codec -------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
+              partial: bool = False) -> ListValue:
+        m = ListValue() if cls is ListValue else cls()  # compiled: a native call, not a type call
+        m._pb_parse(data, lazy, max_depth, partial)
+        return m
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0

@@ -9,7 +9,7 @@ import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(5)
+_rt.check_version(6)
 _pb_no_unknown: _t.Final = b""  # the shared empty bytes (kept input is never empty)
 
 
@@ -73,6 +73,13 @@ typed message should be preferred instead of using this type."""
         self._f_fields = {}
 
     # -- codec -------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
+              partial: bool = False) -> Struct:
+        m = Struct() if cls is Struct else cls()  # compiled: a native call, not a type call
+        m._pb_parse(data, lazy, max_depth, partial)
+        return m
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -474,6 +481,13 @@ support them in its number type."""
 
     # -- codec -------------------------------------------------------------------
 
+    @classmethod
+    def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
+              partial: bool = False) -> Value:
+        m = Value() if cls is Value else cls()  # compiled: a native call, not a type call
+        m._pb_parse(data, lazy, max_depth, partial)
+        return m
+
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
@@ -737,6 +751,13 @@ class ListValue(_rt.ListValueBase):
         self._f_values = []
 
     # -- codec -------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
+              partial: bool = False) -> ListValue:
+        m = ListValue() if cls is ListValue else cls()  # compiled: a native call, not a type call
+        m._pb_parse(data, lazy, max_depth, partial)
+        return m
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:

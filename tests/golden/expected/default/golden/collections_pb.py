@@ -10,7 +10,7 @@ import typing as _t
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 import golden.scalars_pb as _m_golden__scalars_pb
 
-_rt.check_version(5)
+_rt.check_version(6)
 _pb_no_unknown: _t.Final = b""  # the shared empty bytes (kept input is never empty)
 
 
@@ -45,6 +45,13 @@ class _c_Collections_Item(_rt.Message):
         return self.color
 
     # -- codec -------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
+              partial: bool = False) -> _c_Collections_Item:
+        m = _c_Collections_Item() if cls is _c_Collections_Item else cls()  # compiled: a native call, not a type call
+        m._pb_parse(data, lazy, max_depth, partial)
+        return m
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
@@ -327,6 +334,13 @@ class Collections(_rt.Message):
         return None
 
     # -- codec -------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
+              partial: bool = False) -> Collections:
+        m = Collections() if cls is Collections else cls()  # compiled: a native call, not a type call
+        m._pb_parse(data, lazy, max_depth, partial)
+        return m
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0

@@ -10,7 +10,7 @@ import sys as _sys
 
 from protoc_gen_pyopaque.runtime import _gen_v1 as _rt
 
-_rt.check_version(5)
+_rt.check_version(6)
 _pb_no_unknown: _t.Final = b""  # the shared empty bytes (kept input is never empty)
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
@@ -71,6 +71,13 @@ class _c_Legacy_Point(_rt.Message):
         self.y = None
 
     # -- codec -------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
+              partial: bool = False) -> _c_Legacy_Point:
+        m = _c_Legacy_Point() if cls is _c_Legacy_Point else cls()  # compiled: a native call, not a type call
+        m._pb_parse(data, lazy, max_depth, partial)
+        return m
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
@@ -305,6 +312,13 @@ class Legacy(_rt.ExtendableMessage):
         self.point = None
 
     # -- codec -------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
+              partial: bool = False) -> Legacy:
+        m = Legacy() if cls is Legacy else cls()  # compiled: a native call, not a type call
+        m._pb_parse(data, lazy, max_depth, partial)
+        return m
 
     def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
         tag = 0
