@@ -53,7 +53,6 @@ class Worker:
         self.version = a.version
         data = (DATA / f"{workload}.bin").read_bytes()
         canonical = (DATA / f"{workload}.json").read_text()
-        reader = make_reader(self.c, schema["messages"], schema["roots"][workload])
         parse, serialize = a.parse, a.serialize
         msg = parse(data)
         self.parsers[workload] = lambda: parse(data)
@@ -62,6 +61,7 @@ class Worker:
             self.status[workload] = {op: None if op == "parse" else "n/a" for op in OPS}
             return
         status: dict[str, str | None] = dict.fromkeys(OPS)
+        reader = make_reader(self.c, schema["messages"], schema["roots"][workload])
         reader(msg)
         (DATA / f"out-{self.c.name}-{workload}.bin").write_bytes(serialize(msg))
         self.cases[workload, "serialize"] = lambda: serialize(msg)
