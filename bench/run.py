@@ -269,8 +269,8 @@ def targets(runs: list[Running]) -> str:
             floor, upb, ours = t("floor", workload, "parse"), t("upb", workload, "parse"), t(style, workload, "parse")
             if floor and upb and ours:
                 cells.append(f"{workload} {floor / upb:.2f} ({ours / floor:.2f})")
-        return ("  - the object floor (see the notes), making the decoded objects without decoding, takes "
-                "× upb's full parse: " + ", ".join(cells) + "; in parentheses, this build's parse × the floor"
+        return ("  - object floor (see the notes; the decoded objects made without decoding), its time × upb's "
+                "full parse, and in parentheses this build's parse × the floor: " + ", ".join(cells)
                 if cells else "")
 
     out: list[str] = []

@@ -549,24 +549,17 @@ def write_varint64(out: BytesWriter, kind: int, v: int) -> None:
     outside the kind's range.
 
     Compiled, such an int is a heap object and every arithmetic step on it a generic call that
-    makes a new one: it is turned into its 64-bit pattern once and written with machine ints.
+    makes a new one: it is turned into its 64-bit pattern once and written from machine ints.
     """
     try:
         pattern = v.to_bytes(8, "little", signed=kind == TYPE_INT64)  # compiled: one C call
     except OverflowError:
         raise out_of_range(kind, v) from None
     u = wire.read_i64_le(pattern, 0)  # a native int64 when compiled
-    byte: int  # an int: BytesWriter.append of a native int64 would be a generic call
-    if u < 0:  # the upper half of the 64-bit range: after one logical shift, 57 bits are left
-        byte = (u & 0x7F) | 0x80
-        out.append(byte)
-        u = (u >> 7) & 0x1FFFFFFFFFFFFFF
-    while u >= 0x80:
-        byte = (u & 0x7F) | 0x80
-        out.append(byte)
-        u >>= 7
-    byte = u
-    out.append(byte)
+    if 0 <= u < 0x100000000000000:  # fewer than nine bytes (generated code writes these itself)
+        wire.write_varint(out, u)
+    else:
+        wire.write_wide_varint(out, u & 0xFFFFFFFFFFFFFF, (u >> 56) & 0xFF)
 
 
 def write_int(out: BytesWriter, kind: int, v: int) -> None:
