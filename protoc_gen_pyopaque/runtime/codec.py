@@ -424,6 +424,14 @@ def dec_packed(kind: int, buf: bytes, pos: int, end: int, out: list[Any]) -> Non
 
 
 def _dec_varints(kind: int, buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+    if not wire.NATIVE and kind != TYPE_SINT32 and kind != TYPE_SINT64:
+        # Interpreted, a run whose values all take one byte (every byte below 0x80) is its own
+        # list of values, taken in C: 100 values 10x faster, 3 as fast. Compiled, the loops below
+        # win up to ~60 values (isascii is a generic call there).
+        run = buf[pos:end]
+        if run.isascii():
+            out.extend(map(bool, run) if kind == TYPE_BOOL else run)
+            return
     if kind == TYPE_BOOL:
         while pos < end:
             b = buf[pos]

@@ -96,3 +96,45 @@ def test_kept_input_carries_its_depth_limit(depth: int) -> None:
     whole = codec.keep_input(data, depth)  # parse(lazy=True): the input itself, not a copy
     assert whole[0] == 0 and codec.kept_fields(whole) == (data, 0, depth)
     assert codec.kept_bytes(whole) is data
+
+
+def _zigzag(v: int) -> int:
+    return (v << 1) ^ (v >> 63)
+
+
+# packed decoder, its values, and how one value goes on the wire
+PACKED_VARINT_KINDS = {
+    "int32": (codec.dec_packed_int32, st.integers(-2**31, 2**31 - 1), lambda v: v),
+    "int64": (codec.dec_packed_int64, st.integers(-2**63, 2**63 - 1), lambda v: v),
+    "uint32": (codec.dec_packed_uint32, st.integers(0, 2**32 - 1), lambda v: v),
+    "uint64": (codec.dec_packed_uint64, st.integers(0, 2**64 - 1), lambda v: v),
+    "sint32": (codec.dec_packed_sint32, st.integers(-2**31, 2**31 - 1), _zigzag),
+    "sint64": (codec.dec_packed_sint64, st.integers(-2**63, 2**63 - 1), _zigzag),
+    "bool": (codec.dec_packed_bool, st.booleans(), int),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(PACKED_VARINT_KINDS))
+@given(data=st.data(), small=st.booleans())
+def test_packed_varint_runs(kind: str, data: st.DataObject, small: bool) -> None:
+    """A packed run between two bytes it must not read, its values all one byte long (a path of
+    its own, interpreted) or drawn from the whole range."""
+    decode, values, wire_value = PACKED_VARINT_KINDS[kind]
+    if small:
+        values = values.filter(lambda v: 0 <= wire_value(v) < 0x80)
+    run = data.draw(st.lists(values, max_size=40))
+    payload = b"".join(expected(wire_value(v)) for v in run)
+    buf = b"\x81" + payload + b"\x81"
+    out: list[object] = []
+    decode(buf, 1, 1 + len(payload), out)
+    assert out == run
+    assert [type(v) for v in out] == [type(v) for v in run]  # bools, not ints equal to them
+
+
+def test_packed_varint_run_cut_short() -> None:
+    """The last varint of a run goes past the run's end: an error, whichever path reads it (an
+    IndexError past the buffer becomes a DecodeError in the generated decoder)."""
+    with pytest.raises(IndexError):
+        codec.dec_packed_int32(b"\x01\x02\x83", 0, 3, [])
+    with pytest.raises(DecodeError, match="packed run overruns its length"):
+        codec.dec_packed_int32(b"\x01\x02\x83\x01", 0, 3, [])
