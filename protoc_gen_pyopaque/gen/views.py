@@ -33,8 +33,9 @@ WKT_BASES: Final = {
     for name in ("Any", "Timestamp", "Duration", "Struct", "Value", "ListValue", "FieldMask")
 }
 # Messages whose ProtoJSON is not an object of their fields: their JSON stays with the
-# runtime's reflective code (Message._pb_json_text/_pb_json_merge), as do messages where
-# a JSON key would name two fields (legacy_json allows that).
+# runtime (the reflective code of Message._pb_json_text/_pb_json_merge, or the faster
+# overrides of runtime/wkt.py's bases), as do messages where a JSON key would name two fields
+# (legacy_json allows that).
 JSON_SPECIAL_FORMS: Final = frozenset(f"google.protobuf.{name}" for name in (
     "Any", "Timestamp", "Duration", "FieldMask", "Struct", "Value", "ListValue", "DoubleValue",
     "FloatValue", "Int64Value", "UInt64Value", "Int32Value", "UInt32Value", "BoolValue",

@@ -959,11 +959,17 @@ _TIMESTAMP_TEXT: Final = re.compile(
 
 
 def _parse_timestamp(msg: Any, obj: Any, ctx: _Ctx, path: str, depth: int) -> None:
+    seconds, nanos = _timestamp_value(obj, path)
+    _set_fields(msg, seconds=seconds, nanos=nanos)
+
+
+def _timestamp_value(obj: Any, path: str) -> tuple[int, int]:
+    """The seconds and nanos of an RFC 3339 timestamp string; JsonError naming ``path``."""
     m = _TIMESTAMP_TEXT.match(obj) if isinstance(obj, str) else None
     if m is None:
         raise JsonError(f"{path}: expected an RFC 3339 timestamp like \"1972-01-01T10:00:20.021Z\", "
                         f"got {_describe(obj)}")
-    year, month, day, hh, mm, ss = (int(g) for g in m.groups()[:6])
+    year, month, day, hh, mm, ss = map(int, m.group(1, 2, 3, 4, 5, 6))
     try:
         date = datetime.date(year, month, day)
     except ValueError as exc:
@@ -982,13 +988,19 @@ def _parse_timestamp(msg: Any, obj: Any, ctx: _Ctx, path: str, depth: int) -> No
         seconds -= offset if zone[0] == "+" else -offset
     if not _TS_MIN <= seconds <= _TS_MAX:
         raise JsonError(f"{path}: timestamp {_show(obj)} out of range (years 1 to 9999)")
-    _set_fields(msg, seconds=seconds, nanos=nanos)
+    return seconds, nanos
 
 
 _DURATION_TEXT: Final = re.compile(r"(-)?([0-9]+)(\.[0-9]{1,9})?s\Z")
 
 
 def _parse_duration(msg: Any, obj: Any, ctx: _Ctx, path: str, depth: int) -> None:
+    seconds, nanos = _duration_value(obj, path)
+    _set_fields(msg, seconds=seconds, nanos=nanos)
+
+
+def _duration_value(obj: Any, path: str) -> tuple[int, int]:
+    """The seconds and nanos of a ProtoJSON duration string; JsonError naming ``path``."""
     m = _DURATION_TEXT.match(obj) if isinstance(obj, str) else None
     if m is None:
         raise JsonError(f"{path}: expected a duration like \"1.5s\", got {_describe(obj)}")
@@ -999,7 +1011,7 @@ def _parse_duration(msg: Any, obj: Any, ctx: _Ctx, path: str, depth: int) -> Non
         raise JsonError(f"{path}: duration {_show(obj)} out of range ±{_DUR_MAX}s")
     if m.group(1):
         seconds, nanos = -seconds, -nanos
-    _set_fields(msg, seconds=seconds, nanos=nanos)
+    return seconds, nanos
 
 
 def _parse_field_mask(msg: Any, obj: Any, ctx: _Ctx, path: str, depth: int) -> None:

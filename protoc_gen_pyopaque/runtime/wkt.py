@@ -29,7 +29,7 @@ from typing import Any, Final, TypeVar, cast
 from .errors import JsonError
 from .json_format import (
     _DUR_MAX, _NANOS_MAX, _TS_MAX, _TS_MIN, MAX_DEPTH, JsonCtx, _camel_to_snake, _duration_text,
-    _snake_to_camel, _timestamp_text, find_message_class,
+    _duration_value, _snake_to_camel, _timestamp_text, _timestamp_value, find_message_class,
 )
 from .message import Message
 
@@ -245,6 +245,21 @@ class _SecondsNanosBase(Message):
     def set_nanos(self, value: int) -> None:
         raise NotImplementedError
 
+    # -- JSON --------------------------------------------------------------------------
+
+    def _pb_json_merge(self, obj: Any, ctx: JsonCtx, depth: int) -> None:
+        """Merge the ProtoJSON string; on an error the generated parsers give up and the
+        reflective one runs again, naming the path."""
+        if depth > MAX_DEPTH:
+            raise JsonError("$: messages nested too deeply")
+        seconds, nanos = self._pb_json_value(obj)
+        self.set_seconds(seconds)
+        self.set_nanos(nanos)
+
+    def _pb_json_value(self, obj: Any) -> tuple[int, int]:
+        """The seconds and nanos of the ProtoJSON string ``obj``."""
+        raise NotImplementedError
+
 
 class TimestampBase(_SecondsNanosBase):
     """google.protobuf.Timestamp: conversions from and to datetime, seconds, nanoseconds.
@@ -260,6 +275,9 @@ class TimestampBase(_SecondsNanosBase):
         if depth > MAX_DEPTH:
             raise JsonError("$: messages nested too deeply")
         return '"' + _timestamp_text(int(self.get_seconds()), int(self.get_nanos()), "$") + '"'
+
+    def _pb_json_value(self, obj: Any) -> tuple[int, int]:
+        return _timestamp_value(obj, "$")
 
     # -- helpers -----------------------------------------------------------------------
 
@@ -357,6 +375,9 @@ class DurationBase(_SecondsNanosBase):
         if depth > MAX_DEPTH:
             raise JsonError("$: messages nested too deeply")
         return '"' + _duration_text(int(self.get_seconds()), int(self.get_nanos()), "$") + '"'
+
+    def _pb_json_value(self, obj: Any) -> tuple[int, int]:
+        return _duration_value(obj, "$")
 
     # -- helpers -----------------------------------------------------------------------
 

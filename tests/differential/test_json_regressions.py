@@ -69,3 +69,18 @@ def test_map_key_checked_when_an_unknown_enum_value_is_skipped(world: World, bac
     assert not res.ok and res.error.startswith('$.mUint32Mood["x"]: expected an integer'), res
     res = backend.json(rich3, "from_json", '{"mUint32Mood": {"7": "NOT_A_MOOD"}}', ignore_unknown_fields=True)
     assert res.ok and res.value == b"" and not res.notes, res
+
+
+@pytest.mark.parametrize("field, text, reason", [
+    ("optionalTimestamp", "1970-02-30T00:00:00Z", "invalid date in timestamp"),
+    ("repeatedTimestamp", ["1970-01-01T00:00:00Z", "1970-01-01T25:00:00Z"], "invalid time of day"),
+    ("optionalDuration", "1.5", "expected a duration"),
+])
+def test_bad_timestamp_or_duration_names_its_path(world: World, backend: Backend, proto3: None,
+                                                  field: str, text: Any, reason: str) -> None:
+    """Timestamp and Duration parse their JSON strings in a fast path of their own (runtime/wkt.py);
+    an error there hands over to the reflective parser, whose message names the field."""
+    import json
+    res = backend.json(PROTO3, "from_json", json.dumps({field: text}))
+    assert not res.ok and not res.crash, res
+    assert res.error is not None and f"$.{field}" in res.error and reason in res.error, res.error
