@@ -3,6 +3,7 @@ or rely on, for every style. Open bugs are ``xfail(strict=True)`` with their cau
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -80,7 +81,6 @@ def test_bad_timestamp_or_duration_names_its_path(world: World, backend: Backend
                                                   field: str, text: Any, reason: str) -> None:
     """Timestamp and Duration parse their JSON strings in a fast path of their own (runtime/wkt.py);
     an error there hands over to the reflective parser, whose message names the field."""
-    import json
     res = backend.json(PROTO3, "from_json", json.dumps({field: text}))
     assert not res.ok and not res.crash, res
     assert res.error is not None and f"$.{field}" in res.error and reason in res.error, res.error
