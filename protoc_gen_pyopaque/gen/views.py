@@ -388,24 +388,6 @@ def _all_enums(file: File) -> list[Enum]:
     return enums
 
 
-def _needs_required(schema: Schema) -> set[str]:
-    """Messages that (transitively) contain required fields: a search back along field edges."""
-    holders: dict[str, list[str]] = {}
-    for m in schema.messages.values():
-        for f in m.fields:
-            target = f.map.value.message if f.map is not None else f.message
-            if target is not None:
-                holders.setdefault(target, []).append(m.full_name)
-    needs = {m.full_name for m in schema.messages.values() if any(f.required for f in m.fields)}
-    todo = list(needs)
-    while todo:
-        for holder in holders.get(todo.pop(), ()):
-            if holder not in needs:
-                needs.add(holder)
-                todo.append(holder)
-    return needs
-
-
 class _Builder:
     def __init__(self, file: File, schema: Schema, is_twin: bool) -> None:
         self.file = file
@@ -423,16 +405,19 @@ class _Builder:
         }
         suffix = "_protoopaque_pb" if is_twin else "_pb"
         self.refs = _Refs(file, schema, self.scope, self.qualnames, suffix)
-        self.needs_required = _needs_required(schema)
-        # Messages known to be opaque (so to have parse(lazy=True) bytes): those of this
-        # run's files, this module's own as it renders them (a twin is opaque throughout).
-        levels = {m.full_name: m.api_level for m in schema.messages.values()
-                  if m.file in schema.generated}
-        levels.update({m.full_name: m.api_level for m in walk_messages(file.messages)})
-        self.lazy_capable = {name for name, level in levels.items()
-                             if level is ApiLevel.OPAQUE and name not in self.needs_required}
+        self.needs_required = schema.needs_required
+        # this module's messages as it renders them (a twin is opaque throughout)
+        self.own_levels = {m.full_name: m.api_level for m in walk_messages(file.messages)}
         self.all_messages: list[MessageView] = []
         self.all_enums: list[EnumView] = []
+
+    def is_lazy_capable(self, full_name: str | None) -> bool:
+        """Say whether messages of type ``full_name`` may hold parse(lazy=True) bytes: opaque ones
+        with no required check, of this run's files or of this module as it renders them."""
+        level = self.own_levels.get(full_name or "")
+        if level is None:
+            return full_name in self.schema.lazy_capable
+        return level is ApiLevel.OPAQUE and full_name not in self.needs_required
 
     # -- enums ------------------------------------------------------------------
 
@@ -557,7 +542,7 @@ class _Builder:
         if f.map is not None:
             view.map_key = self.entry_field(f.map.key)
             view.map_value = self.entry_field(f.map.value)
-        view.child_lazy_capable = f.message in self.lazy_capable and f.kind == k.TYPE_MESSAGE
+        view.child_lazy_capable = self.is_lazy_capable(f.message) and f.kind == k.TYPE_MESSAGE
         view.lazy_elements = (msg.api_level is ApiLevel.OPAQUE and f.lazy and view.repeated
                               and view.child_lazy_capable)
         self.json_field(view, f)
@@ -597,13 +582,13 @@ class _Builder:
             closed_enum=f.closed_enum, index=-1, info_expr="", comment="",
             needs_required_check=False, required=False, lazy=False, lazy_slot="",
             lazy_verify=False, loader="",
-            child_lazy_capable=f.message in self.lazy_capable and f.kind == k.TYPE_MESSAGE,
+            child_lazy_capable=self.is_lazy_capable(f.message) and f.kind == k.TYPE_MESSAGE,
         )
         self.json_field(view, f)
         return view
 
     @staticmethod
-    def is_lazy(f: Field, msg: Message, needs_required: set[str]) -> bool:
+    def is_lazy(f: Field, msg: Message, needs_required: frozenset[str]) -> bool:
         """Lazy decoding needs the opaque layout, a singular length-prefixed message field, and
         no required fields below it (their absence must fail the parse, not a later access)."""
         return (msg.api_level is ApiLevel.OPAQUE and f.lazy and f.kind == k.TYPE_MESSAGE

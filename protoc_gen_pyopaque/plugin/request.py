@@ -54,6 +54,7 @@ def build_schema(request: plugin_pb2.CodeGeneratorRequest, options: Options) -> 
         schema.files[file.name] = file
         schema.messages.update(reader.messages)
         schema.enums.update(reader.enums)
+    schema.settle_run_facts()
     return schema
 
 
