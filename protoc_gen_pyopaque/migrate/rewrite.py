@@ -1,0 +1,142 @@
+"""The machinery every rewrite rule shares: sites, levels, TODO comments, node builders."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+import libcst as cst
+from libcst.metadata import ExpressionContextProvider, ParentNodeProvider, PositionProvider
+
+from .infer import Inference, is_none
+from .schema import Schema
+from .sites import Level, Site
+
+__all__ = ["Rewriter", "TODO_TAG", "call", "is_none", "fresh_container", "pure", "boolean_context",
+           "parenthesized", "keep_parens"]
+
+NodeT = TypeVar("NodeT", bound=cst.CSTNode)
+TODO_TAG = "# TODO(pyopaque-migrate): "
+
+
+def call(receiver: cst.BaseExpression, method: str, *args: cst.BaseExpression) -> cst.Call:
+    """``receiver.method(args)``."""
+    return cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name(method)),
+                    args=[cst.Arg(a) for a in args])
+
+
+def fresh_container(node: cst.BaseExpression) -> bool:
+    """A value no one else holds: a display, a comprehension, or list()/dict()/sorted() of something."""
+    if isinstance(node, (cst.List, cst.ListComp, cst.Dict, cst.DictComp, cst.Tuple, cst.GeneratorExp)):
+        return True
+    return (isinstance(node, cst.Call) and isinstance(node.func, cst.Name)
+            and node.func.value in ("list", "dict", "sorted", "tuple"))
+
+
+def pure(node: cst.BaseExpression) -> bool:
+    """An expression that may be evaluated twice with the same result and no effect: ``a.b.c``."""
+    if isinstance(node, cst.Name):
+        return True
+    return isinstance(node, cst.Attribute) and pure(node.value)
+
+
+def parenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``node`` in parentheses unless it binds tighter than any operator."""
+    atoms = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float,
+             cst.SimpleString, cst.List, cst.Dict, cst.Tuple)
+    if isinstance(node, atoms) or node.lpar:
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def keep_parens(new: cst.BaseExpression, old: cst.BaseExpression) -> cst.BaseExpression:
+    """``new`` with the parentheses that were around ``old``."""
+    return new.with_changes(lpar=old.lpar, rpar=old.rpar)
+
+
+class Rewriter(cst.CSTTransformer):
+    """A transformer that records a Site for every decision and applies it up to a level."""
+
+    METADATA_DEPENDENCIES = (PositionProvider, ParentNodeProvider, ExpressionContextProvider)
+
+    def __init__(self, path: str, schema: Schema, inference: Inference, level: Level,
+                 todo: bool) -> None:
+        super().__init__()
+        self.path = path
+        self.schema = schema
+        self.infer = inference
+        self.level = level
+        self.todo = todo
+        self.sites: list[Site] = []
+        # original nodes left as they were: what contains them is left too
+        self.left: set[cst.CSTNode] = set()
+        self._todos: dict[cst.CSTNode, list[str]] = {}
+        self._decided: set[cst.CSTNode] = set()
+
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The parent of an original node."""
+        return self.get_metadata(ParentNodeProvider, node, None)
+
+    def decide(self, node: cst.CSTNode, level: Level, reason: str, detail: str) -> bool:
+        """Record a site at ``node``; say whether its rewrite applies at the chosen level."""
+        applied = level <= self.level
+        if node in self._decided:  # asked again by another rule: one site
+            return applied
+        self._decided.add(node)
+        pos = self.get_metadata(PositionProvider, node)
+        code = cst.Module([]).code_for_node(node)
+        self.sites.append(Site(self.path, pos.start.line, pos.start.column + 1, level, reason, detail,
+                               code if len(code) < 200 else code[:197] + "...", applied))
+        if not applied:
+            self.left.add(node)
+            if self.todo:
+                statement = self._statement(node)
+                if statement is not None:
+                    self._todos.setdefault(statement, []).append(f"{reason}: {detail}")
+        return applied
+
+    def refuse(self, node: cst.CSTNode, reason: str, detail: str) -> None:
+        """Record a site no level rewrites."""
+        self.decide(node, Level.NONE, reason, detail)
+
+    def was_left(self, *nodes: cst.CSTNode) -> bool:
+        """Say whether a part of the rewrite was left (so the whole must be left)."""
+        return any(n in self.left for n in nodes)
+
+    def _statement(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        current: cst.CSTNode | None = node
+        while current is not None and not isinstance(
+                current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            current = self.parent(current)
+        return current
+
+    def on_leave(self, original_node: NodeT, updated_node: NodeT
+                 ) -> NodeT | cst.RemovalSentinel | cst.FlattenSentinel[NodeT]:
+        result = super().on_leave(original_node, updated_node)
+        notes = self._todos.get(original_node)
+        if notes and isinstance(result, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            have = {line.comment.value for line in result.leading_lines if line.comment is not None}
+            lines = [cst.EmptyLine(comment=cst.Comment(TODO_TAG + note)) for note in dict.fromkeys(notes)]
+            new = [line for line in lines if line.comment is not None and line.comment.value not in have]
+            result = result.with_changes(leading_lines=[*result.leading_lines, *new])
+        return result
+
+
+def boolean_context(rewriter: Rewriter, node: cst.CSTNode) -> bool:
+    """Say whether only the truth of ``node``'s value matters (an ``if`` test, ``not x``, ...)."""
+    parent = rewriter.parent(node)
+    if isinstance(parent, (cst.If, cst.While, cst.Assert)) and parent.test is node:
+        return True
+    if isinstance(parent, cst.IfExp) and parent.test is node:
+        return True
+    if isinstance(parent, cst.CompIf):
+        return True
+    if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
+        return True
+    if isinstance(parent, cst.BooleanOperation):
+        return boolean_context(rewriter, parent)
+    if isinstance(parent, cst.Arg):
+        call_node = rewriter.parent(parent)
+        return (isinstance(call_node, cst.Call) and isinstance(call_node.func, cst.Name)
+                and call_node.func.value == "bool" and len(call_node.args) == 1)
+    return False
+
