@@ -8,11 +8,20 @@ when a conformance runner is found (tests/conformance/harness.py), Google's conf
 (large: every field kind in proto2, proto3 and editions). All in the hybrid style (two modules per
 file, the most output). The figure is plugin time: ``run(request) -> response`` in this process,
 the fastest of several runs, protoc's own time excluded.
+
+Then a synthetic monorepo (tests/support/monorepo.py: 5,000 files with cross-imports, 50,000
+messages; 500 files in quick mode) generated at 10 %, 50 % and 100 % of its size in one protoc call
+each, by this plugin (default options) and by protoc's own ``--python_out``: plugin process time
+(CPU and wall) and peak memory, judged against the targets (within 2x of ``--python_out``, linear
+growth).
+
+    python bench/plugin_speed.py [--quick]
 """
 
 from __future__ import annotations
 
-import resource
+import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -29,6 +38,7 @@ from google.protobuf.compiler import plugin_pb2  # noqa: E402
 from protoc_gen_pyopaque.gen.views import SHIPPED_PROTOS  # noqa: E402
 from protoc_gen_pyopaque.plugin.run import run  # noqa: E402
 from tests.support.generate import grpc_include  # noqa: E402
+from tests.support.monorepo import write_monorepo  # noqa: E402
 
 BENCH_PROTOS = ["benchpb/logentry.proto", "benchpb/scalars.proto", "benchpb/addressbook.proto",
                 "benchpb/batch.proto", "benchpb/lazy.proto"]
@@ -46,25 +56,57 @@ def conformance_inputs() -> tuple[list[Path], list[str], str]:
         return [], [], f"conformance protos not included: {exc}"
 
 
-def build_request(files: list[str], include: list[Path]) -> bytes:
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "set.pb"
-        args = [f"-I{p}" for p in include] + [f"-I{grpc_include()}", f"--descriptor_set_out={out}",
-                                               "--include_imports", "--include_source_info", "--experimental_editions", *files]
-        result = subprocess.run([sys.executable, "-m", "grpc_tools.protoc", *args],
-                                capture_output=True, text=True, check=False)
-        if result.returncode:
-            raise RuntimeError(f"protoc failed: {result.stderr.strip()}")
-        fds = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
-    request = plugin_pb2.CodeGeneratorRequest(file_to_generate=files, parameter="default_api_level=API_HYBRID",
-                                              proto_file=fds.file)
+def child_usage(cmd: list[str], stdin: Path, stdout: Path) -> dict[str, float]:
+    """Run ``cmd`` (stdin and stdout from and to files); its wall and CPU seconds and peak RSS (MiB)."""
+    with stdin.open("rb") as fin, stdout.open("wb") as fout:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdin=fin, stdout=fout, stderr=subprocess.PIPE, cwd=REPO)
+        assert proc.stderr is not None
+        err = proc.stderr.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise RuntimeError(f"{' '.join(cmd[:3])} failed: {err.decode(errors='replace').strip()[-2000:]}")
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss / 1024}
+
+
+def protoc(include: list[Path], args: list[str], files: list[str], work: Path) -> dict[str, float]:
+    """Run protoc once over ``files`` (listed in a file: thousands of paths are long); its usage."""
+    listing = work / "files.txt"
+    listing.write_text("\n".join(files) + "\n")
+    empty = work / "empty"
+    empty.write_bytes(b"")
+    cmd = [sys.executable, "-m", "grpc_tools.protoc", *(f"-I{p}" for p in include), f"-I{grpc_include()}",
+           "--experimental_editions", *args, f"@{listing}"]
+    return child_usage(cmd, empty, work / "protoc.log")
+
+
+def build_request(files: list[str], include: list[Path], work: Path,
+                  parameter: str = "default_api_level=API_HYBRID") -> tuple[bytes, dict[str, float]]:
+    """The request protoc hands the plugin for ``files``, and protoc's usage making it (parsing)."""
+    out = work / "set.pb"
+    usage = protoc(include, [f"--descriptor_set_out={out}", "--include_imports", "--include_source_info"],
+                   files, work)
+    fds = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
+    request = plugin_pb2.CodeGeneratorRequest(file_to_generate=files, parameter=parameter, proto_file=fds.file)
     request.compiler_version.major, request.compiler_version.minor = 29, 3
-    return request.SerializeToString()
+    return request.SerializeToString(), usage
+
+
+def plugin_process(data: bytes, work: Path) -> tuple[Path, dict[str, float]]:
+    """One whole plugin process as protoc starts it (interpreter start-up, imports, template
+    compilation and the run): the response's file, and the process's usage."""
+    request, response = work / "request.pb", work / "response.pb"
+    request.write_bytes(data)
+    return response, child_usage([sys.executable, "-m", "protoc_gen_pyopaque.cli"], request, response)
 
 
 def time_plugin(files: list[str], include: list[Path], repeats: int) -> dict[str, float]:
     """Generate ``files`` (hybrid) ``repeats`` times; CPU seconds of the fastest run, and sizes."""
-    data = build_request(files, include)
+    with tempfile.TemporaryDirectory() as tmp:
+        data, _ = build_request(files, include, Path(tmp))
+        cold = min(plugin_process(data, Path(tmp))[1]["cpu"] for _ in range(3))
     request = plugin_pb2.CodeGeneratorRequest.FromString(data)
     messages = fields = 0
     stack = [m for f in request.proto_file if f.name in files for m in f.message_type]
@@ -77,29 +119,85 @@ def time_plugin(files: list[str], include: list[Path], repeats: int) -> dict[str
     response = plugin_pb2.CodeGeneratorResponse()
     for _ in range(repeats):
         c0, t0 = time.thread_time(), time.perf_counter()
-        out = run(data)
+        out = b"".join(run(data))
         cpu.append(time.thread_time() - c0)
         wall.append(time.perf_counter() - t0)
         response = plugin_pb2.CodeGeneratorResponse.FromString(out)
     if response.error:
         raise RuntimeError(f"the plugin reported: {response.error}")
-    cold = min(cold_process(data) for _ in range(3))
     return {"cold": cold, "files": len(files), "messages": messages, "fields": fields, "modules": len(response.file),
             "lines": sum(f.content.count("\n") for f in response.file),
             "mib": sum(len(f.content) for f in response.file) / (1 << 20), "cpu": min(cpu), "wall": min(wall)}
 
 
-def cold_process(data: bytes) -> float:
-    """CPU seconds of one whole plugin process as protoc starts it: interpreter start-up, imports,
-    template compilation and the run."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([sys.executable, "-m", "protoc_gen_pyopaque.cli"], input=data, cwd=REPO,
-                   stdout=subprocess.DEVNULL, check=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+MONOREPO_FILES = {"full": 5000, "quick": 500}
+SHARES = (0.1, 0.5, 1.0)
+MESSAGES_PER_FILE = 10
 
 
-def measure(repeats: int = 5) -> str:
+def monorepo_row(root: Path, files: list[str], work: Path) -> dict[str, float]:
+    """protoc --python_out and this plugin on ``files`` (one protoc call each): times, memory, sizes."""
+    python_out = work / "python_out"
+    python_out.mkdir()
+    py = protoc([root], [f"--python_out={python_out}"], files, work)
+    data, parse = build_request(files, [root], work, parameter="")
+    generated = set(files)
+    messages = sum(len(f.message_type) for f in plugin_pb2.CodeGeneratorRequest.FromString(data).proto_file
+                   if f.name in generated)
+    response_path, plugin = plugin_process(data, work)
+    response = plugin_pb2.CodeGeneratorResponse.FromString(response_path.read_bytes())
+    if response.error:
+        raise RuntimeError(f"the plugin reported: {response.error}")
+    return {"files": len(files), "messages": messages, "modules": len(response.file),
+            "mib": response_path.stat().st_size / (1 << 20),
+            "py_mib": sum(p.stat().st_size for p in python_out.rglob("*.py")) / (1 << 20),
+            "py_cpu": py["cpu"], "py_wall": py["wall"], "py_rss": py["rss"], "parse_cpu": parse["cpu"],
+            "cpu": plugin["cpu"], "wall": plugin["wall"], "rss": plugin["rss"]}
+
+
+def monorepo(mode: str) -> str:
+    """The synthetic monorepo section: the table and the targets judged on it."""
+    total = MONOREPO_FILES[mode]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "protos"
+        files = write_monorepo(root, total, MESSAGES_PER_FILE)
+        for share in SHARES:
+            work = Path(tmp) / f"run{share}"
+            work.mkdir()
+            rows.append(monorepo_row(root, files[:round(total * share)], work))
+    lines = [
+        f"| {share:.0%} | {r['files']:,} | {r['messages']:,} | {r['py_cpu']:.2f} s / {r['py_wall']:.2f} s | "
+        f"{r['parse_cpu']:.2f} s | {r['cpu']:.2f} s / {r['wall']:.2f} s | {r['cpu'] / r['py_cpu']:.1f} | "
+        f"{r['cpu'] / r['files'] * 1000:.1f} ms | {r['rss']:,.0f} MiB ({r['py_rss']:,.0f}) | "
+        f"{r['mib']:,.1f} ({r['py_mib']:,.1f}) |"
+        for share, r in zip(SHARES, rows)
+    ]
+    first, last = rows[0], rows[-1]
+    ratio = last["cpu"] / last["py_cpu"]
+    growth = (last["cpu"] / last["files"]) / (first["cpu"] / first["files"])
+    return f"""
+### A synthetic monorepo ({mode} mode)
+
+{total:,} files generated by the benchmark (tests/support/monorepo.py: each file imports up to three
+earlier ones; {MESSAGES_PER_FILE} messages a file of rotating shapes: scalars, enums, nested types,
+maps, oneofs, repeated and imported message fields, Timestamp; proto3, proto2 with required
+fields, editions 2023 and 2024), taken at 10 %, 50 % and 100 %. Each share is one protoc call
+with `--python_out`, and one run of this plugin (default options: open style, opaque for edition
+2024) as protoc runs it: a process reading the request (built with `--descriptor_set_out`) on
+stdin. Times are the CPU (user + system) and wall seconds of the whole process, once; memory is
+its peak resident set. Parentheses: `--python_out`'s figures.
+
+| share | files | messages | protoc --python_out: CPU / wall | protoc parse alone, CPU | plugin: CPU / wall | plugin × --python_out (CPU) | plugin CPU per file | plugin peak RSS (--python_out) | output MiB (--python_out) |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+""" + "\n".join(lines) + f"""
+
+- within 2× of `--python_out`'s time at 100 % (plugin CPU × protoc's): {ratio:.1f} — {'**met**' if ratio <= 2 else '**not met**'}
+- linear growth (plugin CPU per file at 100 % ÷ at 10 %, at most 1.5): {growth:.2f} — {'**met**' if growth <= 1.5 else '**not met**'}
+"""
+
+
+def measure(repeats: int = 5, mode: str = "full") -> str:
     more_include, conformance, note = conformance_inputs()
     include = [BENCH / "protos", *more_include]
     sets = {"well-known types, descriptor.proto, plugin.proto": sorted(SHIPPED_PROTOS) + SCHEMA_PROTOS}
@@ -127,8 +225,11 @@ start-up, imports, template compilation, the run), the fastest of 3.
 """ + "\n".join(rows) + "\n"
     if note:
         text += f"\n- {note}\n"
-    return text
+    return text + monorepo(mode)
 
 
 if __name__ == "__main__":
-    print(measure())
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer runs and a monorepo of 500 files")
+    args = ap.parse_args()
+    print(measure(2, "quick") if args.quick else measure())

@@ -34,8 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     from .plugin.run import run
 
     try:
-        data = sys.stdin.buffer.read()
-        sys.stdout.buffer.write(run(data))
+        sys.stdout.buffer.writelines(run(sys.stdin.buffer.read()))
     except Exception as exc:  # undecodable input or a bug: protoc shows stderr
         sys.stderr.write(f"protoc-gen-pyopaque: {type(exc).__name__}: {exc}\n")
         return 1

@@ -30,7 +30,10 @@ def comment_index(fdp: descriptor_pb2.FileDescriptorProto) -> dict[Path, str]:
     """
     out: dict[Path, str] = {}
     for loc in fdp.source_code_info.location:
-        text = clean_comment(loc.leading_comments) or clean_comment(loc.trailing_comments)
+        leading, trailing = loc.leading_comments, loc.trailing_comments
+        if not (leading or trailing):  # most locations: spans of names, types, numbers
+            continue
+        text = clean_comment(leading) or clean_comment(trailing)
         if text:
             out[tuple(loc.path)] = text
     return out

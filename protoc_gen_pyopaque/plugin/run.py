@@ -1,6 +1,15 @@
-"""The pure core of the plugin: ``run(request bytes) -> response bytes``."""
+"""The pure core of the plugin: ``run(request bytes) -> response bytes``, in pieces.
+
+The response is serialized one generated module at a time: a serialized message is the
+concatenation of its fields, and a response holding one file serializes as exactly that file's
+``file`` field, so the pieces concatenated are the whole CodeGeneratorResponse. The entry point
+writes each piece as it comes; no more than one rendered module is held at once.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
 
 from google.protobuf.compiler import plugin_pb2
 
@@ -16,27 +25,32 @@ SUPPORTED_FEATURES = (
 )
 
 
-def _response() -> plugin_pb2.CodeGeneratorResponse:
-    response = plugin_pb2.CodeGeneratorResponse()
-    response.supported_features = SUPPORTED_FEATURES
-    response.minimum_edition = features.MINIMUM_EDITION
-    response.maximum_edition = features.MAXIMUM_EDITION
-    return response
+def _piece(**fields: Any) -> bytes:
+    """A CodeGeneratorResponse holding ``fields`` only, serialized: a piece of the whole."""
+    data: bytes = plugin_pb2.CodeGeneratorResponse(**fields).SerializeToString()
+    return data
 
 
-def generate(request: plugin_pb2.CodeGeneratorRequest) -> plugin_pb2.CodeGeneratorResponse:
-    """Generate the modules of every file to generate; input problems go to ``response.error``."""
-    response = _response()
+def _header() -> bytes:
+    """What the plugin supports: the first piece of every response."""
+    return _piece(supported_features=SUPPORTED_FEATURES, minimum_edition=features.MINIMUM_EDITION,
+                  maximum_edition=features.MAXIMUM_EDITION)
+
+
+def generate(request: plugin_pb2.CodeGeneratorRequest) -> Iterator[bytes]:
+    """The serialized response for ``request``: the header, then each module of every file to
+    generate. Input problems end it with ``response.error`` (protoc then writes no file)."""
+    yield _header()
     try:
         options = parse_options(request.parameter)
         schema = build_schema(request, options)
     except (OptionError, InputError) as exc:
-        response.error = str(exc)
-        return response
+        yield _piece(error=str(exc))
+        return
     missing = [proto for proto in request.file_to_generate if proto not in schema.files]
     if missing:
-        response.error = f"{missing[0]}: to be generated but not among the request's files"
-        return response
+        yield _piece(error=f"{missing[0]}: to be generated but not among the request's files")
+        return
     for proto in request.file_to_generate:
         file = schema.files[proto]
         try:
@@ -45,16 +59,12 @@ def generate(request: plugin_pb2.CodeGeneratorRequest) -> plugin_pb2.CodeGenerat
                 twin = build_file_view(file.as_opaque(), schema, is_twin=True)
                 outputs.append((names.output_path(proto, "_protoopaque_pb"), twin))
         except InputError as exc:
-            response.error = str(exc)
-            return response
+            yield _piece(error=str(exc))
+            return
         for path, view in outputs:
-            out = response.file.add()
-            out.name = path
-            out.content = render_module(view)
-    return response
+            yield _piece(file=[plugin_pb2.CodeGeneratorResponse.File(name=path, content=render_module(view))])
 
 
-def run(data: bytes) -> bytes:
-    """Decode a CodeGeneratorRequest, generate, and encode the CodeGeneratorResponse."""
-    response: bytes = generate(decode_request(data)).SerializeToString()
-    return response
+def run(data: bytes) -> Iterator[bytes]:
+    """Decode a CodeGeneratorRequest and generate: the serialized CodeGeneratorResponse, in pieces."""
+    return generate(decode_request(data))

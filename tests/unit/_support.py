@@ -67,7 +67,7 @@ def upb_pool(request: plugin_pb2.CodeGeneratorRequest) -> descriptor_pool.Descri
 
 def generate(request: plugin_pb2.CodeGeneratorRequest) -> plugin_pb2.CodeGeneratorResponse:
     """Run the plugin in-process, through its serialized interface as protoc does."""
-    return plugin_pb2.CodeGeneratorResponse.FromString(run.run(request.SerializeToString()))
+    return plugin_pb2.CodeGeneratorResponse.FromString(b"".join(run.run(request.SerializeToString())))
 
 
 def generate_files(request: plugin_pb2.CodeGeneratorRequest, out: Path) -> dict[str, str]:

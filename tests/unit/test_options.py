@@ -15,7 +15,7 @@ from protoc_gen_pyopaque.plugin import run
 from protoc_gen_pyopaque.plugin.options import OptionError, Options, parse_options
 from protoc_gen_pyopaque.plugin.schema import ApiLevel
 
-from ._support import make_request
+from ._support import generate, make_request
 
 PROTO = "apilevel/plain_proto3.proto"
 
@@ -85,7 +85,7 @@ def test_bad_options_raise_option_error(parameter: str, needle: str) -> None:
 @pytest.mark.parametrize(("parameter", "needle"), BAD)
 def test_bad_options_become_response_errors(base_request: plugin_pb2.CodeGeneratorRequest,
                                             parameter: str, needle: str) -> None:
-    response = run.generate(_with_parameter(base_request, parameter))
+    response = generate(_with_parameter(base_request, parameter))
     assert needle in response.error
     assert "option" in response.error
     assert not response.file
@@ -100,20 +100,20 @@ def test_level_errors_list_the_choices() -> None:
 
 
 def test_good_options_generate(base_request: plugin_pb2.CodeGeneratorRequest) -> None:
-    response = run.generate(_with_parameter(base_request, f"apilevelM{PROTO}=API_HYBRID"))
+    response = generate(_with_parameter(base_request, f"apilevelM{PROTO}=API_HYBRID"))
     assert not response.error
     assert sorted(f.name for f in response.file) == [
         "apilevel/plain_proto3_pb.py", "apilevel/plain_proto3_protoopaque_pb.py"]
 
 
 def test_apilevelM_for_a_file_not_in_the_request_is_ignored(base_request: plugin_pb2.CodeGeneratorRequest) -> None:
-    response = run.generate(_with_parameter(base_request, "apilevelMelsewhere.proto=API_OPAQUE"))
+    response = generate(_with_parameter(base_request, "apilevelMelsewhere.proto=API_OPAQUE"))
     assert not response.error
     assert '"open.v1"' in response.file[0].content
 
 
 def test_run_reports_bad_options_in_the_serialized_response(base_request: plugin_pb2.CodeGeneratorRequest) -> None:
-    data = run.run(_with_parameter(base_request, "nope").SerializeToString())
+    data = b"".join(run.run(_with_parameter(base_request, "nope").SerializeToString()))
     response = plugin_pb2.CodeGeneratorResponse.FromString(data)
     assert "'nope'" in response.error
 
@@ -131,11 +131,11 @@ def test_any_parameter_parses_or_fails_cleanly(parameter: str) -> None:
 @given(st.text(max_size=30))
 def test_generate_never_raises_for_any_parameter(parameter: str) -> None:
     request = plugin_pb2.CodeGeneratorRequest(parameter=parameter)  # no files: only options matter
-    response = run.generate(request)
+    response = generate(request)
     assert response.error or not response.file
 
 
 def test_file_to_generate_missing_from_the_request_is_an_error() -> None:
     request = plugin_pb2.CodeGeneratorRequest(file_to_generate=["ghost.proto"])
-    response = run.generate(request)
+    response = generate(request)
     assert "ghost.proto" in response.error and not response.file
