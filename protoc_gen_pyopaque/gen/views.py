@@ -13,7 +13,7 @@ from typing import Final
 from ..plugin import names
 from ..plugin.schema import ApiLevel, Enum, Extension, Field, File, Message, Schema, walk_messages
 from ..runtime import reflect as k
-from ..runtime.wire import (
+from ..runtime._wire import (
     WIRE_END_GROUP, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_START_GROUP, WIRE_VARINT,
 )
 

@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from google.protobuf import descriptor_pb2
 
-from ..runtime import wire
+from ..runtime import _wire as wire
 from ..runtime.errors import DecodeError
 from .schema import ApiLevel
 

@@ -10,29 +10,34 @@ import sys
 from math import copysign
 from typing import Final, TypeVar
 
-from .codec import (
-    DEFAULT_MAX_DEPTH, splices, write_raw, write_span, add_unknown_varint, bad_end, check_structure, dec_packed_bool,
-    dec_packed_double, dec_packed_enum, dec_packed_fixed32, dec_packed_fixed64, dec_packed_float,
-    dec_packed_int32, dec_packed_int64, dec_packed_sfixed32, dec_packed_sfixed64,
-    dec_packed_sint32, dec_packed_sint64, dec_packed_uint32, dec_packed_uint64, dec_packed,
-    dec_packed_closed_enum, decode_failure, decode_str, encode_str, finish_len, merge_extension,
-    merge_unknown, overrun, struct_error, too_deep, write_extensions, out_of_range, write_packed, write_varint64,
-    keep_fields, kept_bytes,
+from ._codec import (
+    DEFAULT_MAX_DEPTH, add_unknown_varint, decode_str, encode_str, merge_unknown, out_of_range, struct_error,
+)
+from ._codec_errors import bad_end, decode_failure, overrun, too_deep
+from ._extensions import merge_extension, write_extensions
+from ._kept import check_structure, keep_fields, kept_bytes
+from ._output import finish_len, splices, write_raw, write_span
+from ._packed import (
+    dec_packed, dec_packed_bool, dec_packed_closed_enum, dec_packed_double, dec_packed_enum, dec_packed_fixed32,
+    dec_packed_fixed64, dec_packed_float, dec_packed_int32, dec_packed_int64, dec_packed_sfixed32,
+    dec_packed_sfixed64, dec_packed_sint32, dec_packed_sint64, dec_packed_uint32, dec_packed_uint64,
+    write_packed, write_varint64,
 )
 from .errors import DecodeError, EncodeError, JsonError
-from .json_format import MAX_DEPTH as JSON_MAX_DEPTH
-from .json_format import (
-    JsonCtx, json_in_bool, json_in_bytes, json_in_double, json_in_enum, json_in_enums, json_in_float,
+from ._json import MAX_DEPTH as JSON_MAX_DEPTH
+from ._json import JsonCtx, json_refuse
+from ._json_gen import (
+    json_in_bool, json_in_bytes, json_in_double, json_in_enum, json_in_enums, json_in_float,
     json_in_int, json_in_key, json_in_other, json_in_str, json_out_bytes, json_out_double,
     json_out_enum, json_out_extensions, json_out_float, json_out_int, json_out_int64, json_out_str,
-    json_refuse, register_message_class,
 )
+from ._registry import register_message_class
 from .message import LAZY_LOCK, Buffer, ExtendableMessage, Message, protoopaque_selected
 from .wkt import (
     AnyBase, DurationBase, FieldMaskBase, ListValueBase, StructBase, TimestampBase, ValueBase,
 )
 from .reflect import EnumInfo, ExtensionInfo, FieldInfo, MessageInfo, OneofInfo
-from .wire import (
+from ._wire import (
     BytesWriter, check_tag, dec_int32, dec_int64, dec_len, dec_sint32, dec_sint64, dec_tag, dec_uint32,
     dec_varint, read_f32_le, read_f64_le, read_i32_le, read_i64_le, skip_field, varint_size,
     write_f32_le, write_f64_le, write_fixed32, write_fixed64, write_i32_le, write_i64_le, write_varint,

@@ -7,10 +7,10 @@ import threading
 from collections.abc import Iterator
 from typing import Any, ClassVar, Final, TypeVar, cast
 
-from . import codec, json_format
+from . import _codec, _json, _json_gen, _kept, _output, json_format
 from .errors import DecodeError, EncodeError
 from .reflect import ExtensionInfo, FieldInfo, MessageInfo
-from .wire import BytesWriter
+from ._wire import BytesWriter
 
 __all__ = [
     "Message", "ExtendableMessage", "protoopaque_selected", "select_protoopaque",
@@ -61,7 +61,7 @@ class Message:
 
     __slots__ = ("_pb_unknown",)
     _pb_info: ClassVar[MessageInfo]
-    # opaque classes: parse(lazy=True) keeps the input until first access (codec.keep_input)
+    # opaque classes: parse(lazy=True) keeps the input until first access (_kept.keep_input)
     _pb_lazy_capable: ClassVar[bool] = False
 
     _pb_unknown: bytes
@@ -101,19 +101,19 @@ class Message:
     def _pb_missing(self, prefix: str, out: list[str]) -> None:
         """Append the paths of required fields that are not set (recursively)."""
 
-    def _pb_json_text(self, ctx: json_format.JsonCtx, depth: int) -> str:
+    def _pb_json_text(self, ctx: _json.JsonCtx, depth: int) -> str:
         """Return this message as compact ProtoJSON (generated, except for special JSON forms)."""
-        return json_format.json_text_reflective(self, ctx, depth)
+        return _json_gen.json_text_reflective(self, ctx, depth)
 
-    def _pb_json_merge(self, obj: Any, ctx: json_format.JsonCtx, depth: int) -> None:
+    def _pb_json_merge(self, obj: Any, ctx: _json.JsonCtx, depth: int) -> None:
         """Merge the ProtoJSON value ``obj`` (generated, except for special JSON forms)."""
-        json_format.json_merge_reflective(self, obj, ctx, depth)
+        _json_gen.json_merge_reflective(self, obj, ctx, depth)
 
     # -- binary ---------------------------------------------------------------------
 
     @classmethod
     def parse(cls: type[M], data: Buffer, *, lazy: bool | None = None,
-              max_depth: int = codec.DEFAULT_MAX_DEPTH, partial: bool = False) -> M:
+              max_depth: int = _codec.DEFAULT_MAX_DEPTH, partial: bool = False) -> M:
         """Decode ``data``; raise DecodeError on malformed input or missing required fields.
 
         ``lazy=None``: fields declared lazy are decoded on first access (unless
@@ -131,12 +131,12 @@ class Message:
         directly (compiled, a native call where ``cls()`` is a generic type call)."""
         if lazy and self._pb_lazy_capable:
             buf = data if type(data) is bytes else bytes(data)
-            codec.check_structure(self, buf, 0, 0, len(buf), max_depth)
-            self._pb_unknown = codec.keep_input(buf, max_depth)
+            _kept.check_structure(self, buf, 0, 0, len(buf), max_depth)
+            self._pb_unknown = _kept.keep_input(buf, max_depth)
             return
         self._pb_merge_checked(data, max_depth, partial, _lazy_decoding if lazy is None else lazy)
 
-    def merge_from_bytes(self, data: Buffer, *, max_depth: int = codec.DEFAULT_MAX_DEPTH,
+    def merge_from_bytes(self, data: Buffer, *, max_depth: int = _codec.DEFAULT_MAX_DEPTH,
                          partial: bool = False, lazy: bool | None = None) -> None:
         """Merge the fields encoded in ``data`` into this message, as protobuf merging does."""
         self._pb_merge_checked(data, max_depth, partial, _lazy_decoding if lazy is None else lazy)
@@ -171,16 +171,16 @@ class Message:
         out = BytesWriter()
         try:
             self._pb_encode(out, deterministic)
-        except codec.ENCODE_ERRORS as exc:
-            codec.discard_output(out)
-            raise codec.encode_failure(self, exc) from None
+        except _codec.ENCODE_ERRORS as exc:
+            _output.discard_output(out)
+            raise _codec.encode_failure(self, exc) from None
         except RecursionError:
-            codec.discard_output(out)
+            _output.discard_output(out)
             raise EncodeError(f"{self._pb_info.full_name}: nesting too deep for the Python stack") from None
         except BaseException:
-            codec.discard_output(out)
+            _output.discard_output(out)
             raise
-        return codec.take_output(out)
+        return _output.take_output(out)
 
     def _pb_load_raw(self) -> None:
         """Decode the input kept by ``parse(lazy=True)`` or a lazy element (its first access)."""
@@ -188,7 +188,7 @@ class Message:
             kept = self._pb_unknown
             if not kept or kept[0] != 0:  # decoded meanwhile by another thread
                 return
-            buf, start, depth = codec.kept_fields(kept)
+            buf, start, depth = _kept.kept_fields(kept)
             self._pb_unknown = b""
             try:
                 self._pb_merge(buf, start, len(buf), depth, -1, True)

@@ -17,9 +17,9 @@ import math
 import re
 from typing import Any, Final, TypeVar
 
-from . import wire
+from . import _wire as wire
 from .errors import DecodeError, EncodeError
-from .json_format import find_message_class
+from ._registry import find_message_class
 from .reflect import (
     TYPE_BOOL, TYPE_BYTES, TYPE_DOUBLE, TYPE_ENUM, TYPE_FIXED32, TYPE_FIXED64,
     TYPE_FLOAT, TYPE_GROUP, TYPE_INT32, TYPE_INT64, TYPE_MESSAGE, TYPE_SFIXED32,

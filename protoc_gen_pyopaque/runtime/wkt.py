@@ -27,10 +27,12 @@ from operator import truediv  # compiled code (mypyc) divides ints as floats: in
 from typing import Any, Final, TypeVar, cast
 
 from .errors import JsonError
-from .json_format import (
-    _DUR_MAX, _NANOS_MAX, _TS_MAX, _TS_MIN, MAX_DEPTH, JsonCtx, _camel_to_snake, _duration_text,
-    _duration_value, _snake_to_camel, _timestamp_text, _timestamp_value, find_message_class,
+from ._json import MAX_DEPTH, JsonCtx
+from ._json_wkt import (
+    DUR_MAX, NANOS_MAX, TS_MAX, TS_MIN, camel_to_snake, duration_text, duration_value, snake_to_camel,
+    timestamp_text, timestamp_value,
 )
+from ._registry import find_message_class
 from .message import Message
 
 __all__ = [
@@ -57,18 +59,18 @@ _DEFAULT_PREFIX: Final = "type.googleapis.com/"
 # ----------------------------------------------------------------------------- helpers
 
 def _check_timestamp(seconds: int, nanos: int) -> None:
-    if not _TS_MIN <= seconds <= _TS_MAX:
-        raise ValueError(f"Timestamp seconds {seconds} out of range [{_TS_MIN}, {_TS_MAX}] "
+    if not TS_MIN <= seconds <= TS_MAX:
+        raise ValueError(f"Timestamp seconds {seconds} out of range [{TS_MIN}, {TS_MAX}] "
                          "(years 1 to 9999)")
-    if not 0 <= nanos <= _NANOS_MAX:
-        raise ValueError(f"Timestamp nanos {nanos} out of range [0, {_NANOS_MAX}]")
+    if not 0 <= nanos <= NANOS_MAX:
+        raise ValueError(f"Timestamp nanos {nanos} out of range [0, {NANOS_MAX}]")
 
 
 def _check_duration(seconds: int, nanos: int) -> None:
-    if not -_DUR_MAX <= seconds <= _DUR_MAX:
-        raise ValueError(f"Duration seconds {seconds} out of range [-{_DUR_MAX}, {_DUR_MAX}]")
-    if not -_NANOS_MAX <= nanos <= _NANOS_MAX:
-        raise ValueError(f"Duration nanos {nanos} out of range [-{_NANOS_MAX}, {_NANOS_MAX}]")
+    if not -DUR_MAX <= seconds <= DUR_MAX:
+        raise ValueError(f"Duration seconds {seconds} out of range [-{DUR_MAX}, {DUR_MAX}]")
+    if not -NANOS_MAX <= nanos <= NANOS_MAX:
+        raise ValueError(f"Duration nanos {nanos} out of range [-{NANOS_MAX}, {NANOS_MAX}]")
     if (seconds > 0 and nanos < 0) or (seconds < 0 and nanos > 0):
         raise ValueError(f"Duration seconds {seconds} and nanos {nanos} have different signs")
 
@@ -274,10 +276,10 @@ class TimestampBase(_SecondsNanosBase):
         """Print the ProtoJSON string (the reflective printer names the path of a failure)."""
         if depth > MAX_DEPTH:
             raise JsonError("$: messages nested too deeply")
-        return '"' + _timestamp_text(int(self.get_seconds()), int(self.get_nanos()), "$") + '"'
+        return '"' + timestamp_text(int(self.get_seconds()), int(self.get_nanos()), "$") + '"'
 
     def _pb_json_value(self, obj: Any) -> tuple[int, int]:
-        return _timestamp_value(obj, "$")
+        return timestamp_value(obj, "$")
 
     # -- helpers -----------------------------------------------------------------------
 
@@ -374,10 +376,10 @@ class DurationBase(_SecondsNanosBase):
         """Print the ProtoJSON string (the reflective printer names the path of a failure)."""
         if depth > MAX_DEPTH:
             raise JsonError("$: messages nested too deeply")
-        return '"' + _duration_text(int(self.get_seconds()), int(self.get_nanos()), "$") + '"'
+        return '"' + duration_text(int(self.get_seconds()), int(self.get_nanos()), "$") + '"'
 
     def _pb_json_value(self, obj: Any) -> tuple[int, int]:
-        return _duration_value(obj, "$")
+        return duration_value(obj, "$")
 
     # -- helpers -----------------------------------------------------------------------
 
@@ -638,8 +640,8 @@ class FieldMaskBase(Message):
         """
         out: list[str] = []
         for path in self.get_paths():
-            camel = _snake_to_camel(path)
-            if camel is None or _camel_to_snake(camel) != path:
+            camel = snake_to_camel(path)
+            if camel is None or camel_to_snake(camel) != path:
                 raise ValueError(f"FieldMask path {path!r} cannot be represented in JSON")
             out.append(camel)
         return ",".join(out)
@@ -651,7 +653,7 @@ class FieldMaskBase(Message):
         for part in text.split(",") if text else []:
             if not part or "_" in part:
                 raise ValueError(f"FieldMask path {part!r} must be lowerCamelCase")
-            paths.append(_camel_to_snake(part))
+            paths.append(camel_to_snake(part))
         return cls.from_paths(paths)
 
     def canonical(self: FM) -> FM:

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from protoc_gen_pyopaque.runtime import DecodeError, codec, wire
+from protoc_gen_pyopaque.runtime import DecodeError, _kept, _packed, reflect
+from protoc_gen_pyopaque.runtime import _wire as wire
 
 EDGES = [0, 1, 0x7F, 0x80, 2**56 - 1, 2**56, 2**62 - 1, 2**62, 2**63 - 1, 2**63, 2**64 - 1,
          -1, -0x80, -2**56, -2**56 - 1, -2**62, -2**62 - 1, -2**63]
@@ -40,27 +41,27 @@ def test_varint_any_value_of_the_wire_range(v: int) -> None:
 
 def written64(kind: int, v: int) -> bytes:
     out = wire.BytesWriter()
-    codec.write_varint64(out, kind, v)
+    _packed.write_varint64(out, kind, v)
     return out.getvalue()
 
 
 def test_varint64_edges_and_range() -> None:
     for v in EDGES:
         if v >= 0:
-            assert written64(codec.TYPE_UINT64, v) == expected(v), v
+            assert written64(reflect.TYPE_UINT64, v) == expected(v), v
         if v < 2**63:
-            assert written64(codec.TYPE_INT64, v) == expected(v), v
-    for kind, bad in ((codec.TYPE_UINT64, -1), (codec.TYPE_UINT64, 2**64), (codec.TYPE_INT64, 2**63),
-                      (codec.TYPE_INT64, -2**63 - 1)):
+            assert written64(reflect.TYPE_INT64, v) == expected(v), v
+    for kind, bad in ((reflect.TYPE_UINT64, -1), (reflect.TYPE_UINT64, 2**64), (reflect.TYPE_INT64, 2**63),
+                      (reflect.TYPE_INT64, -2**63 - 1)):
         with pytest.raises(ValueError, match="out of range"):
             written64(kind, bad)
 
 
 @given(st.integers(min_value=-2**63, max_value=2**64 - 1))
 def test_varint64_any_value_of_its_kind(v: int) -> None:
-    assert written64(codec.TYPE_INT64 if v < 2**63 else codec.TYPE_UINT64, v) == expected(v)
+    assert written64(reflect.TYPE_INT64 if v < 2**63 else reflect.TYPE_UINT64, v) == expected(v)
     if v >= 0:
-        assert written64(codec.TYPE_UINT64, v) == expected(v)
+        assert written64(reflect.TYPE_UINT64, v) == expected(v)
 
 
 def read(data: bytes) -> tuple[int, int]:
@@ -90,15 +91,15 @@ def test_varint_reader_any_value(v: int) -> None:
 @pytest.mark.parametrize("depth", [0, 1, 0x7F, 0x80, 300, 2**20])
 def test_kept_input_carries_its_depth_limit(depth: int) -> None:
     fields = b"\x08\x01"
-    kept = codec.keep_fields(b"ab" + fields + b"cd", 2, 4, depth)  # a lazy element: a copy
+    kept = _kept.keep_fields(b"ab" + fields + b"cd", 2, 4, depth)  # a lazy element: a copy
     assert kept[0] == 0  # the mark: unknown fields never start with a 0 byte
-    buf, start, limit = codec.kept_fields(kept)
+    buf, start, limit = _kept.kept_fields(kept)
     assert (buf[start:], limit) == (fields, depth)
-    assert codec.kept_bytes(kept) == fields
+    assert _kept.kept_bytes(kept) == fields
     data = bytes(fields)
-    whole = codec.keep_input(data, depth)  # parse(lazy=True): the input itself, not a copy
-    assert whole[0] == 0 and codec.kept_fields(whole) == (data, 0, depth)
-    assert codec.kept_bytes(whole) is data
+    whole = _kept.keep_input(data, depth)  # parse(lazy=True): the input itself, not a copy
+    assert whole[0] == 0 and _kept.kept_fields(whole) == (data, 0, depth)
+    assert _kept.kept_bytes(whole) is data
 
 
 def _zigzag(v: int) -> int:
@@ -108,13 +109,13 @@ def _zigzag(v: int) -> int:
 # packed decoder, its values (whole range, and those that take one byte), how one goes on the wire
 PACKED_VARINT_KINDS: dict[str, tuple[Callable[[bytes, int, int, list[Any]], None], st.SearchStrategy[Any],
                                      st.SearchStrategy[Any], Callable[[Any], int]]] = {
-    "int32": (codec.dec_packed_int32, st.integers(-2**31, 2**31 - 1), st.integers(0, 0x7F), lambda v: v),
-    "int64": (codec.dec_packed_int64, st.integers(-2**63, 2**63 - 1), st.integers(0, 0x7F), lambda v: v),
-    "uint32": (codec.dec_packed_uint32, st.integers(0, 2**32 - 1), st.integers(0, 0x7F), lambda v: v),
-    "uint64": (codec.dec_packed_uint64, st.integers(0, 2**64 - 1), st.integers(0, 0x7F), lambda v: v),
-    "sint32": (codec.dec_packed_sint32, st.integers(-2**31, 2**31 - 1), st.integers(-64, 63), _zigzag),
-    "sint64": (codec.dec_packed_sint64, st.integers(-2**63, 2**63 - 1), st.integers(-64, 63), _zigzag),
-    "bool": (codec.dec_packed_bool, st.booleans(), st.booleans(), int),
+    "int32": (_packed.dec_packed_int32, st.integers(-2**31, 2**31 - 1), st.integers(0, 0x7F), lambda v: v),
+    "int64": (_packed.dec_packed_int64, st.integers(-2**63, 2**63 - 1), st.integers(0, 0x7F), lambda v: v),
+    "uint32": (_packed.dec_packed_uint32, st.integers(0, 2**32 - 1), st.integers(0, 0x7F), lambda v: v),
+    "uint64": (_packed.dec_packed_uint64, st.integers(0, 2**64 - 1), st.integers(0, 0x7F), lambda v: v),
+    "sint32": (_packed.dec_packed_sint32, st.integers(-2**31, 2**31 - 1), st.integers(-64, 63), _zigzag),
+    "sint64": (_packed.dec_packed_sint64, st.integers(-2**63, 2**63 - 1), st.integers(-64, 63), _zigzag),
+    "bool": (_packed.dec_packed_bool, st.booleans(), st.booleans(), int),
 }
 
 
@@ -138,6 +139,6 @@ def test_packed_varint_run_cut_short() -> None:
     """The last varint of a run goes past the run's end: an error, whichever path reads it (an
     IndexError past the buffer becomes a DecodeError in the generated decoder)."""
     with pytest.raises(IndexError):
-        codec.dec_packed_int32(b"\x01\x02\x83", 0, 3, [])
+        _packed.dec_packed_int32(b"\x01\x02\x83", 0, 3, [])
     with pytest.raises(DecodeError, match="packed run overruns its length"):
-        codec.dec_packed_int32(b"\x01\x02\x83\x01", 0, 3, [])
+        _packed.dec_packed_int32(b"\x01\x02\x83\x01", 0, 3, [])

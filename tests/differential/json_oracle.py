@@ -23,7 +23,7 @@ from types import FrameType
 from typing import Any
 
 from protoc_gen_pyopaque.runtime import JsonError
-from protoc_gen_pyopaque.runtime import json_format as jf
+from protoc_gen_pyopaque.runtime import _json
 
 
 @dataclass
@@ -85,7 +85,7 @@ def run_json(cls: Any, op: str, payload: Any, opts: dict[str, Any], *, lazy: boo
                         res.notes.append("from_dict(json.loads(t)) != from_json(t)")
         else:
             stage = "reflective to_json"
-            reflective = jf._COMPACT.encode(jf._print_message(msg, _ctx(msg, opts), "$", 0))
+            reflective = _json.COMPACT.encode(_json.print_message(msg, _ctx(msg, opts), "$", 0))
             if json.loads(reflective) != json.loads(res.value) or (not opts and reflective != res.value):
                 res.notes.append(f"generated printer != reflective printer: {reflective}")
             stage = "to_dict"
@@ -115,7 +115,7 @@ def run_json(cls: Any, op: str, payload: Any, opts: dict[str, Any], *, lazy: boo
 
 
 def _ctx(msg: Any, opts: dict[str, Any]) -> Any:
-    return jf._Ctx(type(msg), opts.get("preserving_proto_field_names", False),
+    return _json.JsonCtx(type(msg), opts.get("preserving_proto_field_names", False),
                    opts.get("always_print_fields_with_no_presence", False),
                    opts.get("ignore_unknown_fields", False))
 
@@ -123,13 +123,13 @@ def _ctx(msg: Any, opts: dict[str, Any]) -> Any:
 def _check_fast_parse(cls: Any, text: str, msg: Any, opts: dict[str, Any], notes: list[str]) -> None:
     """The generated parser accepts ``text`` (which from_json accepted) and reads ``msg``, as the
     reflective parser does."""
-    obj = jf._load(text)
+    obj = _json._load(text)
     fast = cls()
-    if not jf._fast_merge(fast, obj, opts.get("ignore_unknown_fields", False)):
+    if not _json._fast_merge(fast, obj, opts.get("ignore_unknown_fields", False)):
         notes.append("the generated parser refuses what the reflective one accepts")
     elif not (fast == msg):
         notes.append("the generated parser reads another message than the reflective one")
     reflective = cls()
-    jf._merge_message(reflective, obj, _ctx(reflective, opts), "$", 0)
+    _json.merge_message(reflective, obj, _ctx(reflective, opts), "$", 0)
     if not (reflective == msg):
         notes.append("from_json reads another message than the reflective parser")

@@ -15,29 +15,30 @@ from typing import Any
 import pytest
 
 from protoc_gen_pyopaque.runtime import JsonError
+from protoc_gen_pyopaque.runtime import _json, _json_gen
 from protoc_gen_pyopaque.runtime import json_format as jf
 from protoc_gen_pyopaque.runtime.google.protobuf import any_pb, duration_pb, struct_pb, timestamp_pb, type_pb
 from tests.behavior.conftest import Modules, mods  # noqa: F401  (the per-style fixture)
 
 
 def _reflective_text(msg: Any) -> str:
-    return jf._COMPACT.encode(jf._print_message(msg, jf._Ctx(type(msg)), "$", 0))
+    return _json.COMPACT.encode(_json.print_message(msg, _json.JsonCtx(type(msg)), "$", 0))
 
 
 def _fast_text(msg: Any) -> str:
-    text: str = msg._pb_json_text(jf._Ctx(type(msg)), 0)
+    text: str = msg._pb_json_text(_json.JsonCtx(type(msg)), 0)
     return text
 
 
 def _reflective_parse(cls: Any, obj: Any, ignore_unknown: bool = False) -> Any:
     msg = cls()
-    jf._merge_message(msg, obj, jf._Ctx(cls, ignore_unknown=ignore_unknown), "$", 0)
+    _json.merge_message(msg, obj, _json.JsonCtx(cls, ignore_unknown=ignore_unknown), "$", 0)
     return msg
 
 
 def _fast_parse(cls: Any, obj: Any, ignore_unknown: bool = False) -> Any:
     msg = cls()
-    msg._pb_json_merge(obj, jf._Ctx(cls, ignore_unknown=ignore_unknown), 0)
+    msg._pb_json_merge(obj, _json.JsonCtx(cls, ignore_unknown=ignore_unknown), 0)
     return msg
 
 
@@ -73,9 +74,9 @@ def test_generated_printer_prints_what_the_reflective_one_does(mods: Modules) ->
 def test_generated_parser_reads_what_the_reflective_one_does(mods: Modules) -> None:
     for msg in _samples(mods):
         text = jf.to_json(msg)
-        for obj in (jf._load(text), json.loads(text)):
+        for obj in (_json._load(text), json.loads(text)):
             assert _fast_parse(type(msg), obj) == _reflective_parse(type(msg), obj)
-        assert jf.from_json(type(msg), text) == _reflective_parse(type(msg), jf._load(text))
+        assert jf.from_json(type(msg), text) == _reflective_parse(type(msg), _json._load(text))
 
 
 def test_generated_parser_refuses_what_the_reflective_one_refuses(mods: Modules) -> None:
@@ -140,20 +141,20 @@ def test_nesting_depth_counts_as_in_the_reflective_parser(mods: Modules, depth: 
     C = mods.load("collections").Collections
     for obj in ({"items": [{}]}, {"itemsById": {"1": {}}}, {"scalars": {}}, {"item": {}}, {}):
         try:
-            jf._merge_message(C(), obj, jf._Ctx(C), "$", depth)
+            _json.merge_message(C(), obj, _json.JsonCtx(C), "$", depth)
         except JsonError:
             with pytest.raises(JsonError):
-                C()._pb_json_merge(obj, jf._Ctx(C), depth)
+                C()._pb_json_merge(obj, _json.JsonCtx(C), depth)
         else:
-            C()._pb_json_merge(obj, jf._Ctx(C), depth)
+            C()._pb_json_merge(obj, _json.JsonCtx(C), depth)
         m = jf.from_dict(C, obj)
         try:
-            expected = jf._COMPACT.encode(jf._print_message(m, jf._Ctx(C), "$", depth))
+            expected = _json.COMPACT.encode(_json.print_message(m, _json.JsonCtx(C), "$", depth))
         except JsonError:
             with pytest.raises(JsonError):
-                m._pb_json_text(jf._Ctx(C), depth)
+                m._pb_json_text(_json.JsonCtx(C), depth)
         else:
-            assert m._pb_json_text(jf._Ctx(C), depth) == expected
+            assert m._pb_json_text(_json.JsonCtx(C), depth) == expected
 
 
 def test_float32_shortest_form_matches_the_reflective_printer() -> None:
@@ -163,11 +164,11 @@ def test_float32_shortest_form_matches_the_reflective_printer() -> None:
     values += [2.0 ** e for e in range(-149, 128)] + [rng.uniform(-10, 10) for _ in range(2000)]
     values += [0.1, 1.5, 3e10, 1e-5, 3.4028235e38, 1e39, -0.0, 0.0, float("inf"), 16777216.0, 1e-45]
     for v in values:
-        expected = jf._print_float(v, True)
+        expected = _json.print_float(v, True)
         want = expected if isinstance(expected, str) and expected[:1] == '"' else (
             '"' + expected + '"' if isinstance(expected, str) else repr(expected))
         if v == v:
-            assert jf.json_out_float(v) == want, v
+            assert _json_gen.json_out_float(v) == want, v
 
 
 def test_values_of_the_wrong_type_print_as_the_reflective_printer_has_them(mods: Modules) -> None:

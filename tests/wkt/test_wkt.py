@@ -24,7 +24,7 @@ import protoc_gen_pyopaque.runtime.google.protobuf.duration_protoopaque_pb as du
 import protoc_gen_pyopaque.runtime.google.protobuf.field_mask_protoopaque_pb as field_mask_op
 import protoc_gen_pyopaque.runtime.google.protobuf.struct_protoopaque_pb as struct_op
 import protoc_gen_pyopaque.runtime.google.protobuf.timestamp_protoopaque_pb as timestamp_op
-from protoc_gen_pyopaque.runtime import json_format as jf
+from protoc_gen_pyopaque.runtime import _registry
 from protoc_gen_pyopaque.runtime import wkt
 from protoc_gen_pyopaque.runtime.errors import DecodeError
 from protoc_gen_pyopaque.runtime.google.protobuf import (
@@ -52,10 +52,10 @@ CHECK = settings(max_examples=150, deadline=None,
 @pytest.fixture(autouse=True, scope="module")
 def _restore_registry() -> Iterator[None]:
     """Importing the opaque twins registers them for Any; give other tests the registry back."""
-    saved = dict(jf._registry)
+    saved = dict(_registry._registry)
     yield
-    jf._registry.clear()
-    jf._registry.update(saved)
+    _registry._registry.clear()
+    _registry._registry.update(saved)
 
 
 def test_the_classes_derive_from_the_bases() -> None:

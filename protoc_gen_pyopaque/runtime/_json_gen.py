@@ -1,0 +1,210 @@
+"""The helpers generated JSON code calls (``_pb_json_text``, ``_pb_json_merge``).
+
+Generated messages print and parse their own fields (_pb_json_text, _pb_json_merge)
+with inline code for the common cases; they call these helpers for the rest. They
+track no JSON paths: what fails raises a bare JsonError and the reflective code above
+runs again to name the path. Messages with special JSON forms (the well-known types;
+Timestamp and Duration print through their bases in wkt.py) and messages where a JSON
+key names two fields (legacy_json) keep the reflective code, through Message's defaults.
+"""
+
+from __future__ import annotations
+
+import binascii
+import struct
+from decimal import Decimal
+from json.encoder import encode_basestring
+from typing import Any, Callable, Final
+
+from ._json import (
+    COMPACT, JsonCtx, Skip, find_extension, json_refuse, merge_extension, merge_message,
+    null_is_value, parse_bytes, parse_enum_of, parse_float, parse_int, parse_map_key, parse_scalar,
+    print_extensions, print_float, print_message,
+)
+from .errors import JsonError
+from .reflect import INT_RANGES, TYPE_BOOL, TYPE_STRING, EnumInfo, message_info
+
+json_out_str: Final[Callable[[str], str]] = encode_basestring  # a JSON string literal (C)
+_F32: Final = struct.Struct("<f")
+
+
+def json_text_reflective(msg: Any, ctx: JsonCtx, depth: int) -> str:
+    """Print ``msg`` with the reflective printer (special forms), as compact JSON text."""
+    return COMPACT.encode(print_message(msg, ctx, "$", depth))
+
+
+def json_merge_reflective(msg: Any, obj: Any, ctx: JsonCtx, depth: int) -> None:
+    """Merge ``obj`` into ``msg`` with the reflective parser (special forms)."""
+    merge_message(msg, obj, ctx, "$", depth)
+
+
+def json_out_extensions(msg: Any, ctx: JsonCtx, depth: int) -> list[str]:
+    """The ``"[ext.name]":value`` members of the extensions set on ``msg``."""
+    return [COMPACT.encode(name) + ":" + COMPACT.encode(value)
+            for name, value in print_extensions(msg, message_info(msg), ctx, "$", depth)]
+
+
+def json_out_int(value: Any) -> str:
+    """An integer that is not a plain int (a bool, an IntEnum, ...), as the reflective printer."""
+    return str(int(value))
+
+
+def json_out_int64(value: Any) -> str:
+    """A 64-bit integer as a JSON string."""
+    return '"' + str(int(value)) + '"'
+
+
+def json_out_double(value: Any) -> str:
+    """A double that is not a finite float: NaN and infinities are strings."""
+    return _float_text(float(value), False)
+
+
+def json_out_float(value: Any) -> str:
+    """A float32 in its shortest decimal form that reads back as the same float32 (6 digits at least)."""
+    number = value if type(value) is float else float(value)
+    if number == 0.0 or number - number != 0.0:
+        return _float_text(number, True)
+    try:
+        want = _F32.pack(number)
+    except OverflowError:
+        return repr(number)
+    text = "%.7g" % number
+    if _F32.pack(float(text)) == want:
+        shorter = "%.6g" % number
+        if _F32.pack(float(shorter)) == want:
+            text = shorter
+    # 7 digits do not read back: neither do 6 when reading back is monotonic in the digit
+    # count, as it is when the float32's rounding interval is symmetric: a float32 value
+    # (not a double between two) that is no power of two
+    elif (want[0] | want[1] | want[2] & 0x7F) and _F32.unpack(want)[0] == number:
+        text = "%.8g" % number
+        if _F32.pack(float(text)) != want:
+            text = "%.9g" % number
+    else:
+        return _float_text(number, True)
+    # repr() of that float writes these digits (at most 9 of them) the same way, except
+    # for large exponents, and with ".0" after a whole number
+    if "e" not in text:
+        return text if "." in text else text + ".0"
+    return repr(float(text))
+
+
+def _float_text(number: float, single: bool) -> str:
+    printed = print_float(number, single)
+    return repr(printed) if isinstance(printed, float) else '"' + printed + '"'
+
+
+def json_out_bytes(value: Any) -> str:
+    """Bytes in base64, as a JSON string."""
+    return '"' + binascii.b2a_base64(bytes(value), newline=False).decode("ascii") + '"'
+
+
+def json_out_enum(enum: EnumInfo, value: Any) -> str:
+    """An enum value without a name (open enums keep unknown numbers): its number."""
+    number = int(value)
+    name = enum.numbers.get(number)
+    return '"' + name + '"' if name is not None else str(number)
+
+
+def json_in_other(msg: Any, key: str, value: Any, ctx: JsonCtx, depth: int) -> None:
+    """A key that names no field: an extension ``[full.name]``, else unknown (skipped or refused)."""
+    info = message_info(msg)
+    if key.startswith("[") and key.endswith("]"):
+        ext = find_extension(info, key[1:-1])
+        if ext is not None:
+            if value is None and not null_is_value(ext.field):
+                return
+            try:
+                merge_extension(msg, ext, value, ctx, "$", depth)
+            except Skip:
+                pass
+            return
+    if not ctx.ignore_unknown:
+        raise JsonError(f"$: {info.full_name} has no field named {key!r}")
+
+
+def json_in_int(kind: int, value: Any) -> int:
+    """An integer of ``kind``: a JSON number or a decimal string (the form 64-bit ones print in).
+
+    Floats are refused: they may have lost digits that decide (see JsonCtx.rounded_floats).
+    """
+    if type(value) is str:
+        digits = value[1:] if value[:1] == "-" else value
+        if digits.isdigit() and digits.isascii() and (digits[0] != "0" or len(digits) == 1):
+            number = int(value)
+            low, high = INT_RANGES[kind]
+            if low <= number <= high:
+                return number
+    elif type(value) is float:
+        raise json_refuse()
+    return parse_int(kind, value, "$")
+
+
+def json_in_key(kind: int, key: str) -> Any:
+    """A map key of ``kind`` (not string), from its JSON object key."""
+    return parse_map_key(kind, key, "$")
+
+
+def json_in_str(value: Any) -> str:
+    """A string (checked for unpaired surrogates)."""
+    result: str = parse_scalar(TYPE_STRING, None, value, None, "$")
+    return result
+
+
+def json_in_bool(value: Any) -> bool:
+    """A bool that is not a JSON true or false: refused."""
+    result: bool = parse_scalar(TYPE_BOOL, None, value, None, "$")
+    return result
+
+
+def json_in_double(value: Any) -> float:
+    """A double: a JSON number, or "NaN", "Infinity", "-Infinity", or a number in a string."""
+    if type(value) is Decimal:
+        number = float(value)
+        if number - number == 0.0:
+            return number
+    elif type(value) is float and value - value == 0.0:
+        return value
+    return parse_float(False, value, "$")
+
+
+def json_in_float(value: Any) -> float:
+    """A float32: as a double, then rounded to float32 (out of its range: refused)."""
+    if type(value) is Decimal or type(value) is float:
+        number = float(value)
+        if number - number == 0.0:
+            try:
+                rounded: float = _F32.unpack(_F32.pack(number))[0]
+                return rounded
+            except OverflowError:
+                pass
+    return parse_float(True, value, "$")
+
+
+def json_in_bytes(value: Any) -> bytes:
+    """Bytes from base64 (standard or URL-safe, padding optional)."""
+    return parse_bytes(value, "$")
+
+
+def json_in_enum(enum: EnumInfo, value: Any, ctx: JsonCtx) -> int | None:
+    """An enum value given by number (or by unknown name): None to skip it (ignore_unknown_fields)."""
+    try:
+        return parse_enum_of(enum, value, ctx, "$")
+    except Skip:
+        return None
+
+
+def json_in_enums(enum: EnumInfo, value: Any, ctx: JsonCtx) -> list[int]:
+    """A repeated enum field's values (unknown names skipped under ignore_unknown_fields)."""
+    if type(value) is not list:
+        raise json_refuse()
+    out: list[int] = []
+    for item in value:
+        if item is None:
+            raise json_refuse()
+        number = enum.names.get(item) if type(item) is str else None
+        if number is None:
+            number = json_in_enum(enum, item, ctx)
+        if number is not None:
+            out.append(number)
+    return out
