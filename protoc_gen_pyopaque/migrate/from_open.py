@@ -13,7 +13,7 @@ files as hybrid (the attribute code keeps working), rewrite, then switch to opaq
 | ``m.f is None`` / not None | ``not m.has_f()``/``has_f()``| green                                   |
 | ``m.f += v``               | ``m.set_f(m.get_f() + v)``   | green; yellow if ``m`` is not a plain   |
 |                            | (lists: ``extend``)          | name (evaluated twice) or f has presence|
-| ``m.sub.x = v``            | ``m.mutable_sub().set_x(v)`` | red (creates an absent ``sub``)         |
+| ``m.sub.x = v``            | ``m.mutable("sub").set_x(v)``| red (creates an absent ``sub``)         |
 | ``m.sub.x`` (read)         | left                         | ``get_sub()`` is Optional and narrowing |
 |                            |                              | of ``m.sub`` does not carry over        |
 """
@@ -126,12 +126,12 @@ class OpenRewriter(Rewriter):
             return updated_node
         cls, field = found
         if _singular_message(field) and self._written_through(original_node):
-            method = self.method(original_node, cls, "mutable_", field)
-            if method is None or not self.decide(
-                    original_node, Level.RED, "auto-create",
-                    f"mutable_{field.name}() creates an absent {field.name} where the attribute was None"):
+            if not self.decide(original_node, Level.RED, "auto-create",
+                               f'mutable("{field.name}") creates an absent {field.name} where the attribute '
+                               "was None"):
                 return updated_node
-            return keep_parens(call(updated_node.value, method), updated_node)
+            return keep_parens(call(updated_node.value, "mutable", cst.SimpleString(f'"{field.name}"')),
+                               updated_node)
         if _singular_message(field) and isinstance(parent, cst.Attribute) and parent.value is original_node:
             self.refuse(original_node, "optional-sub-message",
                         f"get_{field.name}() may be None and the narrowing of the attribute does not carry "

@@ -38,6 +38,14 @@ def is_none(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
 
 
+def string_argument(node: cst.Call) -> str | None:
+    """The value of a call's one argument when it is a plain string literal."""
+    if len(node.args) == 1 and isinstance(node.args[0].value, cst.SimpleString) and not node.args[0].keyword:
+        value = node.args[0].value.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
 def dotted(node: cst.BaseExpression) -> str | None:
     """``a.b.c`` for a chain of names, else None."""
     if isinstance(node, cst.Name):
@@ -145,11 +153,14 @@ class Inference:
             owner = self.instance(func.value)
             if isinstance(owner, type):
                 method = func.attr.value
-                for prefix in ("get_", "mutable_"):
-                    field = self.schema.field_of_accessor(owner, prefix, method)
-                    if (field is not None and field.message_type is not None and not field.repeated
-                            and not field.is_map):
-                        return field.message_type
+                if method == "mutable":  # m.mutable("sub")
+                    name = string_argument(node)
+                    field = None if name is None else self.schema.field_by_name(owner, name)
+                else:
+                    field = self.schema.field_of_accessor(owner, "get_", method)
+                if (field is not None and field.message_type is not None and not field.repeated
+                        and not field.is_map):
+                    return field.message_type
                 return None
         scope = self.scopes.get(func)
         name = dotted(func)

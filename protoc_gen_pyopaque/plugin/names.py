@@ -35,6 +35,8 @@ MESSAGE_API: Final = frozenset({
     "discard_unknown_fields", "iter_set_fields", "has_extension", "get_extension",
     "set_extension", "clear_extension", "to_dict", "from_dict", "to_json", "from_json",
     "to_text", "from_text", "merge_from_text", "self", "cls",
+    "clear", "has", "which", "mutable", "copy_from", "merge_from", "parse_from_bytes", "byte_size",
+    "find_initialization_errors",
 })
 # Names Enum reserves on its members' class.
 ENUM_RESERVED: Final = frozenset({"name", "value", "mro"})

@@ -213,17 +213,23 @@ class Message:
     # -- JSON (canonical ProtoJSON, see json_format) --------------------------------
 
     def to_json(self, *, indent: int | None = None, preserving_proto_field_names: bool = False,
-                always_print_fields_with_no_presence: bool = False) -> str:
-        """Return this message as ProtoJSON text; raise JsonError when it has no JSON form."""
+                always_print_fields_with_no_presence: bool = False,
+                preserving_proto_field_name: bool = False) -> str:
+        """Return this message as ProtoJSON text; raise JsonError when it has no JSON form.
+
+        ``preserving_proto_field_name`` is json_format's spelling of ``preserving_proto_field_names``.
+        """
         return json_format.to_json(
-            self, indent=indent, preserving_proto_field_names=preserving_proto_field_names,
+            self, indent=indent,
+            preserving_proto_field_names=preserving_proto_field_names or preserving_proto_field_name,
             always_print_fields_with_no_presence=always_print_fields_with_no_presence)
 
     def to_dict(self, *, preserving_proto_field_names: bool = False,
-                always_print_fields_with_no_presence: bool = False) -> Any:
+                always_print_fields_with_no_presence: bool = False,
+                preserving_proto_field_name: bool = False) -> Any:
         """Return the ProtoJSON form as Python values (a str for Timestamp, etc.)."""
         return json_format.to_dict(
-            self, preserving_proto_field_names=preserving_proto_field_names,
+            self, preserving_proto_field_names=preserving_proto_field_names or preserving_proto_field_name,
             always_print_fields_with_no_presence=always_print_fields_with_no_presence)
 
     @classmethod
@@ -269,9 +275,108 @@ class Message:
         return self._pb_unknown
 
     def discard_unknown_fields(self) -> None:
-        """Drop the unknown fields of this message (not of its sub-messages)."""
+        """Drop the unknown fields of this message and of every message below it (as upb does)."""
         self._pb_touch()
         self._pb_unknown = b""
+        for field, value in self.iter_set_fields():
+            for child in _messages_in(field, value):
+                child.discard_unknown_fields()
+
+    # -- whole-message and by-name operations (generic: through _pb_info) -------------
+    # The official runtime's Clear, CopyFrom, MergeFrom, ByteSize, ParseFromString,
+    # FindInitializationErrors, HasField, ClearField, WhichOneof; docs/migration.md maps them.
+
+    def clear(self, name: str | None = None) -> None:
+        """Clear the field or oneof ``name``, or, without a name, every field and the unknown fields."""
+        if name is None:
+            cast(Any, type(self)).__init__(self)  # looked up dynamically, as in _pb_load_raw
+            return
+        numbers = self._pb_numbers(name)
+        self._pb_touch()
+        keep = [(f, v) for f, v in self._pb_items() if f.number not in numbers]
+        unknown = self._pb_unknown
+        cast(Any, type(self)).__init__(self)
+        for field, value in keep:
+            self._pb_set(field, value)
+        self._pb_unknown = unknown
+
+    def has(self, name: str) -> bool:
+        """Say whether the field ``name`` (which must have presence) or a member of oneof ``name`` is set."""
+        numbers = self._pb_numbers(name)
+        field = self._pb_info.by_name.get(name)
+        if field is not None and (field.repeated or not field.presence):
+            raise ValueError(f"{self._pb_info.full_name}.{name} does not have presence")
+        return any(f.number in numbers for f, _ in self._pb_items())
+
+    def which(self, oneof: str) -> str | None:
+        """Name the member of oneof ``oneof`` that is set, or None."""
+        if not any(o.name == oneof for o in self._pb_info.oneofs):
+            raise ValueError(f"{self._pb_info.full_name} has no oneof {oneof!r}")
+        for field, _ in self._pb_items():
+            if field.oneof == oneof:
+                return field.name
+        return None
+
+    def mutable(self, name: str) -> Any:
+        """Return the sub-message in field ``name``, created and set first if absent.
+
+        What ``m.sub.x = 1`` does in the official runtime; setting a oneof member selects it.
+        """
+        field = self._pb_info.by_name.get(name)
+        if field is None or field.message_type is None or field.repeated or field.map_key is not None:
+            raise ValueError(f"{self._pb_info.full_name} has no singular message field {name!r}")
+        for f, value in self._pb_items():
+            if f.number == field.number:
+                return value
+        child = field.message_type()
+        self._pb_set(field, child)
+        return child
+
+    def copy_from(self, other: Message) -> None:
+        """Make this message a deep copy of ``other`` (a message of the same type)."""
+        self._pb_check_same(other)
+        if other is not self:
+            self.clear()
+            self.merge_from(other)
+
+    def merge_from(self, other: Message) -> None:
+        """Merge ``other`` (of the same type) into this message, as protobuf merging does: set
+        scalars and oneofs overwrite, repeated fields append, sub-messages merge, map entries replace."""
+        self._pb_check_same(other)
+        self.merge_from_bytes(other.serialize(partial=True), partial=True)
+
+    def parse_from_bytes(self, data: Buffer, *, max_depth: int = codec.DEFAULT_MAX_DEPTH,
+                         partial: bool = False) -> None:
+        """Replace the contents of this message with the message encoded in ``data``."""
+        self.clear()
+        self.merge_from_bytes(data, max_depth=max_depth, partial=partial)
+
+    def byte_size(self) -> int:
+        """The length of this message's encoding."""
+        return len(self.serialize(partial=True))
+
+    def find_initialization_errors(self) -> list[str]:
+        """The paths of required fields that are not set (recursively), e.g. ``items[0].id``."""
+        missing: list[str] = []
+        self._pb_missing("", missing)
+        return missing
+
+    def _pb_numbers(self, name: str) -> frozenset[int]:
+        """The field number of field ``name``, or the members' of oneof ``name``."""
+        info = self._pb_info
+        field = info.by_name.get(name)
+        if field is not None:
+            return frozenset((field.number,))
+        for oneof in info.oneofs:
+            if oneof.name == name:
+                return frozenset(oneof.numbers)
+        raise ValueError(f"{info.full_name} has no field or oneof {name!r}")
+
+    def _pb_check_same(self, other: Message) -> None:
+        if not isinstance(other, Message):
+            raise TypeError(f"{self._pb_info.full_name} cannot merge or copy from {type(other).__qualname__}")
+        if other._pb_info.full_name != self._pb_info.full_name:
+            raise TypeError(f"{self._pb_info.full_name} cannot merge or copy from {other._pb_info.full_name}")
 
     # -- Python protocols -----------------------------------------------------------
 
@@ -296,6 +401,16 @@ class Message:
 
     # messages are mutable; a ClassVar, or mypyc gives every instance a slot for it
     __hash__: ClassVar[None] = None  # type: ignore[assignment]
+
+
+def _messages_in(field: FieldInfo, value: Any) -> list[Message]:
+    """The messages held by a set field's value (a message, a list of them, a map's values)."""
+    if field.map_key is not None:
+        assert field.map_value is not None
+        return list(value.values()) if field.map_value.message_type is not None else []
+    if field.message_type is None:
+        return []
+    return list(value) if field.repeated else [value]
 
 
 def _unpickle(cls: type[Message], data: bytes) -> Message:
@@ -333,6 +448,20 @@ class ExtendableMessage(Message):
         """Unset ``ext``."""
         self._check_extendee(ext)
         self._pb_ext.pop(ext.field.number, None)
+
+    def clear(self, name: str | None = None) -> None:
+        """Clear the field or oneof ``name`` (extensions stay), or without a name everything."""
+        ext = self._pb_ext
+        super().clear(name)
+        if name is not None:
+            self._pb_ext = ext
+
+    def discard_unknown_fields(self) -> None:
+        """Drop the unknown fields here and below, in extensions too."""
+        super().discard_unknown_fields()
+        for field, value in self._pb_ext_items():
+            for child in _messages_in(field, value):
+                child.discard_unknown_fields()
 
     def _check_extendee(self, ext: ExtensionInfo) -> None:
         if not isinstance(self, ext.extendee):
