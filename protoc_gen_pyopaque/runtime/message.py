@@ -345,7 +345,7 @@ class Message:
         self._pb_check_same(other)
         self.merge_from_bytes(other.serialize(partial=True), partial=True)
 
-    def parse_from_bytes(self, data: Buffer, *, max_depth: int = codec.DEFAULT_MAX_DEPTH,
+    def parse_from_bytes(self, data: Buffer, *, max_depth: int = _codec.DEFAULT_MAX_DEPTH,
                          partial: bool = False) -> None:
         """Replace the contents of this message with the message encoded in ``data``."""
         self.clear()
