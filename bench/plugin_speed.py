@@ -35,7 +35,7 @@ sys.path.insert(0, str(REPO))
 from google.protobuf import descriptor_pb2  # noqa: E402
 from google.protobuf.compiler import plugin_pb2  # noqa: E402
 
-from protoc_gen_pyopaque.gen.views import SHIPPED_PROTOS  # noqa: E402
+from protoc_gen_pyopaque.plugin.names import SHIPPED_PROTOS  # noqa: E402
 from protoc_gen_pyopaque.plugin.run import run  # noqa: E402
 from tests.support.generate import grpc_include  # noqa: E402
 from tests.support.monorepo import write_monorepo  # noqa: E402

@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from protoc_gen_pyopaque.gen.views import SHIPPED_PROTOS  # noqa: E402
+from protoc_gen_pyopaque.plugin.names import SHIPPED_PROTOS  # noqa: E402
 from tests.support.generate import REPO, generate, grpc_include  # noqa: E402
 
 TARGET = REPO / "protoc_gen_pyopaque" / "runtime"

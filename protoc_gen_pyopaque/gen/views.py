@@ -17,15 +17,6 @@ from ..runtime._wire import (
     WIRE_END_GROUP, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_START_GROUP, WIRE_VARINT,
 )
 
-RUNTIME_MODULE: Final = "protoc_gen_pyopaque.runtime._gen_v1"
-WKT_PACKAGE: Final = "protoc_gen_pyopaque.runtime"
-# .proto files whose modules ship inside the runtime (the well-known types).
-SHIPPED_PROTOS: Final = frozenset({
-    f"google/protobuf/{n}.proto" for n in (
-        "any", "api", "duration", "empty", "field_mask", "source_context", "struct",
-        "timestamp", "type", "wrappers",
-    )
-})
 # Well-known types whose classes derive from a runtime base with Pythonic helpers
 # (runtime/wkt.py): Timestamp <-> datetime, Any.pack/unpack, Struct <-> dict, ...
 WKT_BASES: Final = {
@@ -105,9 +96,9 @@ def tag_bytes(number: int, wire: int) -> bytes:
 
 
 def tag_write(number: int, wire: int) -> str:
-    """The statement that appends the encoded tag to ``out``: one byte, or a literal."""
+    """The statement that appends the encoded tag to ``_out``: one byte, or a literal."""
     tag = tag_bytes(number, wire)
-    return f"out.append({tag[0]})" if len(tag) == 1 else f"out.write({tag!r})"
+    return f"_out.append({tag[0]})" if len(tag) == 1 else f"_out.write({tag!r})"
 
 
 def py_literal(value: object) -> str:
@@ -308,84 +299,30 @@ class FileView:
 
 
 class _Refs:
-    """Python expressions for types of this and other modules; records the imports needed."""
+    """Python expressions for types of this and other modules, read from their name tables."""
 
-    def __init__(self, file: File, schema: Schema, module_names: names.Scope,
-                 qualnames: dict[str, str], suffix: str) -> None:
+    def __init__(self, file: File, schema: Schema, table: names.NameTable) -> None:
         self.file = file
         self.schema = schema
-        self.scope = module_names
-        self.qualnames = qualnames  # full name -> Python path within its module
-        self.suffix = suffix
-        self.imports: dict[str, str] = {}
-        self.other_qualnames: dict[str, dict[str, str]] = {}
-
-    def module_of(self, proto: str) -> str:
-        module = names.module_for(proto, self.suffix if proto == self.file.name else "_pb")
-        if proto in SHIPPED_PROTOS:
-            return f"{WKT_PACKAGE}.{module}"
-        return module
+        self.table = table
 
     def _prefix(self, proto: str) -> str:
         if proto == self.file.name:
             return ""
-        module = self.module_of(proto)
-        if module not in self.imports:
-            self.imports[module] = self.scope.claim_generated("_m_" + module.replace(".", "__"))
-        return self.imports[module] + "."
+        return self.table.imports[names.import_path(proto)] + "."
 
-    def _qualnames_of(self, proto: str) -> dict[str, str]:
+    def _table_of(self, proto: str) -> names.NameTable:
         if proto == self.file.name:
-            return self.qualnames
-        if proto not in self.other_qualnames:
-            found: dict[str, str] = {}
-            assign_qualnames(self.schema.files[proto], names.module_scope(), found)
-            self.other_qualnames[proto] = found
-        return self.other_qualnames[proto]
+            return self.table
+        return names.allocate(self.schema.files[proto], self.schema)
 
     def message(self, full_name: str) -> str:
-        msg = self.schema.messages[full_name]
-        return self._prefix(msg.file) + self._qualnames_of(msg.file)[full_name]
+        proto = self.schema.messages[full_name].file
+        return self._prefix(proto) + self._table_of(proto).classes[full_name].qualname
 
     def enum_info(self, full_name: str) -> str:
-        enum = self.schema.enums[full_name]
-        return self._prefix(enum.file) + self._qualnames_of(enum.file)["enum-info:" + full_name]
-
-
-def assign_qualnames(file: File, scope: names.Scope, out: dict[str, str]) -> None:
-    """Allocate the class paths of every message and enum of ``file`` (and enum-info names).
-
-    Top-level names come first: class scopes then reserve them, so that a nested
-    name can never shadow a top-level class that an annotation refers to.
-    """
-    for msg in file.messages:
-        out[msg.full_name] = scope.claim(msg.name)
-    for enum in file.enums:
-        out[enum.full_name] = scope.claim(enum.name)
-    top_level = frozenset(scope.taken)
-
-    def visit_nested(msg: Message) -> None:
-        qual = out[msg.full_name]
-        inner = names.class_scope(top_level)
-        for nested in msg.messages:
-            out[nested.full_name] = f"{qual}.{inner.claim(nested.name)}"
-        for enum in msg.enums:
-            out[enum.full_name] = f"{qual}.{inner.claim(enum.name)}"
-        for nested in msg.messages:
-            visit_nested(nested)
-
-    for msg in file.messages:
-        visit_nested(msg)
-    for enum_ in _all_enums(file):
-        path = enum_.full_name[len(file.package) + 1:] if file.package else enum_.full_name
-        out["enum-info:" + enum_.full_name] = scope.claim_generated("_e_" + path.replace(".", "_"))
-
-
-def _all_enums(file: File) -> list[Enum]:
-    enums = list(file.enums)
-    for msg in walk_messages(file.messages):
-        enums.extend(msg.enums)
-    return enums
+        proto = self.schema.enums[full_name].file
+        return self._prefix(proto) + self._table_of(proto).enum_infos[full_name]
 
 
 class _Builder:
@@ -393,18 +330,8 @@ class _Builder:
         self.file = file
         self.schema = schema
         self.is_twin = is_twin
-        self.scope = names.module_scope()
-        self.qualnames: dict[str, str] = {}
-        assign_qualnames(file, self.scope, self.qualnames)
-        self.top_level = frozenset(self.scope.taken)
-        # module-level names of the classes: nested ones are defined at module level too
-        # (mypyc compiles no class statement in a class body) and attached to their outer class
-        self.py_names: dict[str, str] = {
-            full_name: qual if "." not in qual else self.scope.claim_generated("_c_" + qual.replace(".", "_"))
-            for full_name, qual in self.qualnames.items() if not full_name.startswith("enum-info:")
-        }
-        suffix = "_protoopaque_pb" if is_twin else "_pb"
-        self.refs = _Refs(file, schema, self.scope, self.qualnames, suffix)
+        self.names = names.allocate(file, schema)
+        self.refs = _Refs(file, schema, self.names)
         self.needs_required = schema.needs_required
         # this module's messages as it renders them (a twin is opaque throughout)
         self.own_levels = {m.full_name: m.api_level for m in walk_messages(file.messages)}
@@ -422,14 +349,13 @@ class _Builder:
     # -- enums ------------------------------------------------------------------
 
     def enum(self, enum: Enum) -> EnumView:
-        qual = self.qualnames[enum.full_name]
-        scope = names.enum_scope()
-        members = [(names.enum_member(v.name, scope), v.number, docstring(v.comment)) for v in enum.values]
+        cls = self.names.classes[enum.full_name]
+        members = [(name, v.number, docstring(v.comment))
+                   for name, v in zip(self.names.enum_members[enum.full_name], enum.values)]
         values = ", ".join(f"({v.name!r}, {v.number})" for v in enum.values)
-        info_name = self.qualnames["enum-info:" + enum.full_name]
         view = EnumView(
-            class_name=qual.rsplit(".", 1)[-1], qualname=qual, py_name=self.py_names[enum.full_name],
-            info_name=info_name, members=members,
+            class_name=cls.qualname.rsplit(".", 1)[-1], qualname=cls.qualname, py_name=cls.py_name,
+            info_name=self.names.enum_infos[enum.full_name], members=members,
             info_expr=(f"_rt.EnumInfo({enum.full_name!r}, {enum.closed!r}, ({values},), "
                        f"legacy_json={enum.legacy_json!r})"),
             comment=docstring(enum.comment),
@@ -443,6 +369,11 @@ class _Builder:
         if f.message is not None:
             return self.refs.message(f.message)
         return _SCALAR_TYPE.get(f.kind, "int")
+
+    def message_ref(self, full_name: str, value_type: str) -> str:
+        """This module's classes by their module-level name: compiled code calls them directly."""
+        cls = self.names.classes.get(full_name)
+        return cls.py_name if cls is not None else value_type
 
     def field_info(self, f: Field, attr: str, oneof_name: str) -> str:
         args = [str(f.number), repr(f.name), repr(f.json_name), repr(attr), str(f.kind)]
@@ -470,19 +401,12 @@ class _Builder:
             kw.append(f"default={py_literal(f.default)}")
         return f"_rt.FieldInfo({', '.join(args + kw)})"
 
-    def field(self, f: Field, msg: Message, scope: names.Scope, index: int,
-              oneofs: list[OneofView], bits: list[int]) -> FieldView:
+    def field(self, f: Field, msg: Message, index: int, oneofs: list[OneofView], bits: list[int]) -> FieldView:
         opaque = msg.api_level is ApiLevel.OPAQUE
-        attr = scope.claim(f.name)
+        fn = self.names.fields[msg.full_name, f.name]
+        attr = fn.attr
         oneof = oneofs[f.oneof] if f.oneof is not None else None
-        getter = scope.claim(f"get_{f.name}")
-        setter = hazzer = clearer = ""
-        if msg.api_level is not ApiLevel.OPEN:
-            setter = scope.claim(f"set_{f.name}")
-            clearer = scope.claim(f"clear_{f.name}")
-            if f.presence:
-                hazzer = scope.claim(f"has_{f.name}")
-        value_type = self.value_type(f)
+        value_type = self.value_type(f) if f.map is None else ""
         is_message = f.message is not None and f.map is None
         lazy = self.is_lazy(f, msg, self.needs_required)
         if f.map is not None:
@@ -503,12 +427,7 @@ class _Builder:
             bits[0] += 1
             bit_word = f"_pb_p{slot_index // PRESENCE_WORD_BITS}"
             bit_mask = 1 << (slot_index % PRESENCE_WORD_BITS)
-        if oneof is not None:
-            store = ""
-        elif opaque:
-            store = "self._f_" + f.name
-        else:
-            store = "self." + attr
+        store = "" if oneof is not None else "self." + fn.slot
         wire = wire_type(f.kind)
         tag = (f.number << 3) | wire
         alt_tag = 0
@@ -516,7 +435,7 @@ class _Builder:
             alt_tag = (f.number << 3) | WIRE_LEN
         view = FieldView(
             model=f, name=f.name, number=f.number, codec=_CODEC[f.kind], attr=attr, store=store,
-            getter=getter, setter=setter, hazzer=hazzer, clearer=clearer,
+            getter=fn.getter, setter=fn.setter, hazzer=fn.has, clearer=fn.clear,
             value_type=value_type, annotation=annotation, default_expr=default_expr,
             repeated=f.repeated and f.map is None, is_map=f.map is not None, is_message=is_message,
             presence=f.presence, bit_word=bit_word, bit_mask=bit_mask, oneof=oneof,
@@ -526,13 +445,13 @@ class _Builder:
             end_tag_write=tag_write(f.number, WIRE_END_GROUP),
             packed=f.packed, utf8=f.utf8, float_kind=f.kind in (k.TYPE_FLOAT, k.TYPE_DOUBLE),
             # this module's classes by their module-level name: compiled code calls them directly
-            message_ref=self.py_names.get(f.message or "", value_type) if is_message else "",
+            message_ref=self.message_ref(f.message or "", value_type) if is_message else "",
             enum_info_ref=self.refs.enum_info(f.enum) if f.enum is not None else "",
             closed_enum=f.closed_enum, index=index,
             info_expr=self.field_info(f, attr, oneof.name if oneof is not None else ""),
             comment=docstring(f.comment), required=f.required,
-            lazy=lazy, lazy_slot=f"_l_{f.name}" if lazy else "", lazy_verify=not f.lazy_unverified,
-            loader=f"_pb_load_{f.name}" if lazy else "",
+            lazy=lazy, lazy_slot=fn.lazy_slot if lazy else "", lazy_verify=not f.lazy_unverified,
+            loader=fn.loader if lazy else "",
             needs_required_check=(
                 (f.map.value.message if f.map is not None else f.message) in self.needs_required
             ),
@@ -598,24 +517,18 @@ class _Builder:
     # -- messages ---------------------------------------------------------------
 
     def message(self, msg: Message) -> MessageView:
-        qual = self.qualnames[msg.full_name]
-        py = self.py_names[msg.full_name]
+        cls = self.names.classes[msg.full_name]
+        qual, py = cls.qualname, cls.py_name
         level = msg.api_level
-        scope = names.class_scope(self.top_level)
         nested = [self.message(m) for m in msg.messages if not m.map_entry]
         enums = [self.enum(e) for e in msg.enums]
-        for m in nested:
-            scope.claim_exact(m.class_name)
-        for e in enums:
-            scope.claim_exact(e.class_name)
-        oneofs = [
-            OneofView(name=o.name, case_slot=f"_oc_{o.name}", value_slot=f"_ov_{o.name}",
-                      which=scope.claim(f"which_{o.name}"), has=scope.claim(f"has_{o.name}"),
-                      clear=scope.claim(f"clear_{o.name}"), comment=docstring(o.comment))
-            for o in msg.oneofs
-        ]
+        oneofs = []
+        for oneof in msg.oneofs:
+            on = self.names.oneofs[msg.full_name, oneof.name]
+            oneofs.append(OneofView(name=oneof.name, case_slot=on.case_slot, value_slot=on.value_slot, which=on.which,
+                                    has=on.has, clear=on.clear, comment=docstring(oneof.comment)))
         bits = [0]
-        fields = [self.field(f, msg, scope, i, oneofs, bits) for i, f in enumerate(msg.fields)]
+        fields = [self.field(f, msg, i, oneofs, bits) for i, f in enumerate(msg.fields)]
         words = [f"_pb_p{i}" for i in range((bits[0] + PRESENCE_WORD_BITS - 1) // PRESENCE_WORD_BITS)]
         lazy_capable = level is ApiLevel.OPAQUE and msg.full_name not in self.needs_required
         plain = [f for f in fields if f.oneof is None]
@@ -624,7 +537,7 @@ class _Builder:
         for o in oneofs:
             slots += [o.case_slot, o.value_slot]
         extendable = bool(msg.extension_ranges)
-        nested_ext = [self.extension(x, py, scope) for x in msg.extensions]
+        nested_ext = [self.extension(x, py) for x in msg.extensions]
         view = MessageView(
             class_name=qual.rsplit(".", 1)[-1], qualname=qual, py_name=py,
             full_name=msg.full_name,
@@ -663,8 +576,8 @@ class _Builder:
         return (f"_rt.MessageInfo(\n    {msg.full_name!r},\n    ({field_infos}\n    ),\n"
                 f"    ({oneof_infos}){extra},\n)")
 
-    def extension(self, x: Extension, owner: str, scope: names.Scope) -> ExtensionView:
-        attr = scope.claim(x.name)
+    def extension(self, x: Extension, owner: str) -> ExtensionView:
+        attr = self.names.extensions[x.full_name]
         info = self.field_info(x.field, attr, "")
         return ExtensionView(
             attr=attr, owner=owner, full_name=x.full_name,
@@ -676,15 +589,15 @@ class _Builder:
         file = self.file
         messages = [self.message(m) for m in file.messages]
         enums = [self.enum(e) for e in file.enums]
-        extensions = [self.extension(x, "", self.scope) for x in file.extensions]
+        extensions = [self.extension(x, "") for x in file.extensions]
         twin = ""
         if file.is_hybrid and not self.is_twin:
-            twin = self.refs.module_of(file.name).removesuffix("_pb") + "_protoopaque_pb"
+            twin = names.import_path(file.name, twin=True)
         levels = {m.api_level for m in walk_messages(file.messages)} or {file.api_level}
         return FileView(
-            proto=file.name, module=self.refs.module_of(file.name), edition=file.edition,
+            proto=file.name, module=names.import_path(file.name, self.is_twin), edition=file.edition,
             style="/".join(sorted(level.name.lower() for level in levels)),
-            imports=sorted(self.refs.imports.items()), messages=messages, enums=enums,
+            imports=sorted(self.names.imports.items()), messages=messages, enums=enums,
             all_messages=self.all_messages, all_enums=self.all_enums, extensions=extensions,
             twin_module=twin, is_twin=self.is_twin, comment=docstring(file.comment),
         )

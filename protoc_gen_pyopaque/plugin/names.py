@@ -1,34 +1,50 @@
-"""Allocates every Python name of a generated module up front; escaping lives here.
+"""Allocates every Python name of a generated module, once per file: the naming rules live here.
 
-The rule (also in README): a .proto name is used as is unless
-  * it starts with two underscores (Python would mangle it inside a class):
-    the leading underscores are reduced to one;
-  * it starts with a prefix the generator keeps for its own names
-    (RESERVED_PREFIXES: ``_pb_``, ``_f_``, ``_l_``, ``_oc_``...): the leading underscore moves
-    to the end (``_pb_x`` -> ``pb_x_``), so no .proto name can ever take the shape
-    of a generated one;
-  * it is a Python keyword, a builtin the generated code uses, a name of the
-    runtime's Message API, or is already taken in the same scope (an earlier
-    field's accessor, a nested type): then ``_`` is appended until it is free.
-Allocation runs in declaration order, so earlier elements keep their names.
+Two namespaces never meet. The generator's own names (runtime internals ``_pb_…``, slots ``_f_…``,
+imports ``_m_…``, hoisted classes ``_c_…``, enum tables ``_e_…``, and every local variable of a
+generated method: ``_buf``, ``_pos``, ``_m4``…) start with ``_`` and a letter. A .proto name never
+does: its leading underscores move to its end (``_x`` → ``x_``, ``__init__`` → ``init____``).
+Then a .proto name is used as is unless it is taken in its scope, or reserved there:
+
+  * everywhere, a Python keyword;
+  * at module level (top-level messages, enums, extensions): a builtin that generated code names
+    (``int``, ``len``, ``property``…), a parameter of the public Message API (``self``, ``cls``,
+    ``data``, ``lazy``, ``max_depth``, ``partial``, ``value``), or ``annotations``;
+  * in a message class (fields, accessors, oneof accessors, nested types, extensions): a builtin
+    that annotations or decorators name (``int``, ``property``…), a method of the Message API
+    (``parse``, ``serialize``…, ``self``, ``cls``), or a top-level name of the module (which
+    annotations in the class must reach);
+  * in an enum class: ``name``, ``value`` and ``mro`` (Enum's own).
+A reserved or taken name gets ``_`` appended until it is free. Allocation runs in declaration
+order, so earlier elements keep their names: field ``foo`` owns ``get_foo``…, a later field named
+``get_foo`` becomes ``get_foo_``. tests/golden/protos/golden/nameclash.proto shows every rule.
 """
 
 from __future__ import annotations
 
 import keyword
 import re
+import weakref
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
-# Builtins that generated annotations name: annotations resolve in class scope, where
-# a slot, property or nested type of the same name would shadow them.
-GENERATED_BUILTINS: Final = frozenset({
-    "int", "str", "bytes", "float", "bool", "list", "dict", "object", "tuple",
+from .schema import ApiLevel, Enum, Field, File, Message, Schema, walk_messages
+
+# Builtins that generated code names in class scope (annotations, decorators), where a nested
+# type or a property of the same name would shadow them ...
+CLASS_BUILTINS: Final = frozenset({
+    "int", "str", "bytes", "float", "bool", "list", "dict", "object", "tuple", "classmethod", "property",
 })
-# Module-level names of generated code (imports), also visible to annotations.
-GENERATED_GLOBALS: Final = frozenset({"_t", "_rt", "_enum", "_sys", "_twin", "annotations"})
-# Prefixes of names the generator makes itself (runtime internals, slots, imports, infos).
-RESERVED_PREFIXES: Final = ("_pb_", "_f_", "_l_", "_oc_", "_ov_", "_m_", "_e_", "_c_")
+# ... and those its method bodies name, which a module-level class would shadow
+# (tests/unit/test_names.py checks that generated modules name no other builtin).
+BODY_BUILTINS: Final = frozenset({
+    "IndexError", "KeyError", "NotImplemented", "UnicodeDecodeError", "enumerate", "frozenset",
+    "isinstance", "len", "repr", "sorted", "type",
+})
+# Parameters of the public Message API: their names are part of it, so they cannot move to the
+# generator's namespace (``parse(data, *, lazy, max_depth, partial)``, ``set_x(value)``).
+API_PARAMETERS: Final = frozenset({"self", "cls", "data", "lazy", "max_depth", "partial", "value"})
 # The runtime Message API (methods every generated class has).
 MESSAGE_API: Final = frozenset({
     "parse", "serialize", "merge_from_bytes", "is_initialized", "unknown_fields",
@@ -38,32 +54,34 @@ MESSAGE_API: Final = frozenset({
     "clear", "has", "which", "mutable", "copy_from", "merge_from", "parse_from_bytes", "byte_size",
     "find_initialization_errors",
 })
+# ``from __future__ import annotations`` binds the name at module level.
+MODULE_RESERVED: Final = CLASS_BUILTINS | BODY_BUILTINS | API_PARAMETERS | {"annotations"}
+CLASS_RESERVED: Final = CLASS_BUILTINS | MESSAGE_API
 # Names Enum reserves on its members' class.
 ENUM_RESERVED: Final = frozenset({"name", "value", "mro"})
-# Locals and parameters of generated methods: a module-level class of the same name would be
-# shadowed inside them (a message named ``buf`` constructed as ``buf()`` in the decoder).
-# tests/unit/test_hostile.py checks that generated code binds no other local names.
-GENERATED_LOCALS: Final = frozenset({
-    "buf", "bv", "c", "cls", "ctx", "data", "depth", "deterministic", "e", "ee", "end", "end_tag", "exc",
-    "field", "fields", "fv", "items", "iv", "k", "key", "keys", "lazy", "m", "max_depth", "n", "number",
-    "obj", "other", "out", "p", "partial", "pos", "prefix", "raw", "self", "span", "start", "sv", "t",
-    "tag", "v", "value", "w", "x", "y", "z",
+
+# The suffixes of generated modules: foo.proto -> foo_pb.py, and a hybrid file's opaque twin.
+MODULE_SUFFIX: Final = "_pb"
+TWIN_SUFFIX: Final = "_protoopaque_pb"
+# .proto files whose modules ship inside the runtime (the well-known types).
+WKT_PACKAGE: Final = "protoc_gen_pyopaque.runtime"
+SHIPPED_PROTOS: Final = frozenset({
+    f"google/protobuf/{n}.proto" for n in (
+        "any", "api", "duration", "empty", "field_mask", "source_context", "struct",
+        "timestamp", "type", "wrappers",
+    )
 })
-# ... and numbered locals: a prefix and a field number (m4, kv12, raw3)
-NUMBERED_LOCAL: Final = re.compile(r"(?:b|d|k|kv|l|m|mv|p|r|raw|s|v|x|xv)\d+\Z")
 
 
 def _base(name: str) -> str:
-    if name.startswith("__"):
-        name = "_" + name.lstrip("_")
-    if name.startswith(RESERVED_PREFIXES):
-        name = name[1:] + "_"
+    """Move ``name`` out of the generator's namespace (``_`` and a letter) and out of Python's
+    private names (``__x`` is mangled in a class)."""
+    stripped = name.lstrip("_")
+    if stripped[:1].isalpha():
+        return stripped + "_" * (len(name) - len(stripped))
+    if name.startswith("__") and not name.endswith("__"):
+        return "_" + stripped  # __5 -> _5
     return name
-
-
-def _needs_escape(name: str, reserved: frozenset[str]) -> bool:
-    return (keyword.iskeyword(name) or name in GENERATED_BUILTINS or name in GENERATED_GLOBALS
-            or name in reserved)
 
 
 @dataclass
@@ -71,40 +89,33 @@ class Scope:
     """One namespace (a module or a class body); hands out names that are free in it."""
 
     reserved: frozenset[str] = frozenset()
-    numbered_locals: bool = False  # also reserve the shapes of NUMBERED_LOCAL
     taken: set[str] = field(default_factory=set)
 
     def claim(self, wanted: str) -> str:
-        """Return ``wanted`` escaped until it is free here, and take it."""
+        """Return the .proto name ``wanted`` escaped until it is free here, and take it."""
         name = _base(wanted)
-        while (_needs_escape(name, self.reserved) or name in self.taken
-               or (self.numbered_locals and NUMBERED_LOCAL.match(name))):
+        while keyword.iskeyword(name) or name in self.reserved or name in self.taken:
             name += "_"
         self.taken.add(name)
         return name
 
     def claim_generated(self, wanted: str) -> str:
-        """Take a name the generator makes (reserved prefix), made unique with ``_``."""
+        """Take a name the generator makes (``_`` and a letter), made unique with ``_``."""
         name = wanted
         while name in self.taken:
             name += "_"
         self.taken.add(name)
         return name
 
-    def claim_exact(self, name: str) -> str:
-        """Take ``name`` (a generated name that is known to be free)."""
-        self.taken.add(name)
-        return name
-
 
 def module_scope() -> Scope:
-    """A module namespace: generated methods' local names are reserved there."""
-    return Scope(reserved=GENERATED_LOCALS, numbered_locals=True)
+    """A module namespace."""
+    return Scope(reserved=MODULE_RESERVED)
 
 
 def class_scope(module_names: frozenset[str] = frozenset()) -> Scope:
     """A message class body: the runtime API and the module's top-level names are reserved."""
-    return Scope(reserved=MESSAGE_API | module_names)
+    return Scope(reserved=CLASS_RESERVED | module_names)
 
 
 def enum_scope() -> Scope:
@@ -112,14 +123,10 @@ def enum_scope() -> Scope:
     return Scope(reserved=ENUM_RESERVED)
 
 
-def enum_member(name: str, scope: Scope) -> str:
-    """An enum member name; sunder names (``_x_``) are reserved by Enum."""
-    if len(name) > 2 and name.startswith("_") and name.endswith("_"):
-        name += "_"
-    return scope.claim(name)
+# -- module paths ------------------------------------------------------------------------
 
 
-def module_for(proto_path: str, suffix: str = "_pb") -> str:
+def module_for(proto_path: str, suffix: str = MODULE_SUFFIX) -> str:
     """``foo/bar.proto`` → ``foo.bar_pb`` (the import path of its generated module).
 
     Each part of the path becomes a Python identifier, as generated imports need:
@@ -143,6 +150,189 @@ def _module_part(part: str) -> str:
     return part
 
 
-def output_path(proto_path: str, suffix: str = "_pb") -> str:
-    """``foo/bar.proto`` → ``foo/bar_pb.py``."""
-    return module_for(proto_path, suffix).replace(".", "/") + ".py"
+def output_path(proto_path: str, twin: bool = False) -> str:
+    """``foo/bar.proto`` → ``foo/bar_pb.py`` (the twin: ``foo/bar_protoopaque_pb.py``)."""
+    return module_for(proto_path, TWIN_SUFFIX if twin else MODULE_SUFFIX).replace(".", "/") + ".py"
+
+
+def import_path(proto_path: str, twin: bool = False) -> str:
+    """The module generated code imports for ``proto_path``: the well-known types ship in the runtime."""
+    module = module_for(proto_path, TWIN_SUFFIX if twin else MODULE_SUFFIX)
+    return f"{WKT_PACKAGE}.{module}" if proto_path in SHIPPED_PROTOS else module
+
+
+# -- the name table of one generated module ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class ClassNames:
+    qualname: str  # the path within its module: Outer.Inner
+    py_name: str  # the module-level name it is defined under (nested classes are hoisted)
+
+
+@dataclass(frozen=True)
+class FieldNames:
+    attr: str  # public attribute (open/hybrid) and constructor keyword
+    getter: str
+    setter: str  # "" where the style has none (open)
+    has: str  # "" without explicit presence, or in open style
+    clear: str  # "" in open style
+    slot: str  # where the value lives (opaque: a private slot; else the attribute)
+    lazy_slot: str  # lazy fields: the undecoded bytes
+    loader: str  # lazy fields: the method that decodes them
+
+
+@dataclass(frozen=True)
+class OneofNames:
+    which: str
+    has: str
+    clear: str
+    case_slot: str  # the number of the member set (0: none)
+    value_slot: str
+
+
+@dataclass(frozen=True)
+class NameTable:
+    """Every Python name of one generated module, by the full name of what it names."""
+
+    classes: Mapping[str, ClassNames]  # messages and enums
+    enum_infos: Mapping[str, str]  # enum full name -> its module-level EnumInfo
+    enum_members: Mapping[str, tuple[str, ...]]  # enum full name -> member names, in order
+    fields: Mapping[tuple[str, str], FieldNames]  # (message full name, field name)
+    oneofs: Mapping[tuple[str, str], OneofNames]  # (message full name, oneof name)
+    extensions: Mapping[str, str]  # extension full name -> attribute (module or class level)
+    imports: Mapping[str, str]  # imported module -> its alias
+
+    def message_fields(self, msg: Message) -> list[FieldNames]:
+        return [self.fields[msg.full_name, f.name] for f in msg.fields]
+
+
+_tables: dict[int, NameTable] = {}
+
+
+def allocate(file: File, schema: Schema) -> NameTable:
+    """The name table of ``file``'s module (``file.as_opaque()``: its twin's), allocated once."""
+    table = _tables.get(id(file))
+    if table is None:
+        table = _tables[id(file)] = _Allocator(file, schema).run()
+        weakref.finalize(file, _tables.pop, id(file), None)
+    return table
+
+
+class _Allocator:
+    def __init__(self, file: File, schema: Schema) -> None:
+        self.file = file
+        self.schema = schema
+        self.module = module_scope()
+        self.generated = Scope()  # the generator's module-level names (_c_, _e_, _m_)
+        self.classes: dict[str, ClassNames] = {}
+        self.enum_infos: dict[str, str] = {}
+        self.enum_members: dict[str, tuple[str, ...]] = {}
+        self.fields: dict[tuple[str, str], FieldNames] = {}
+        self.oneofs: dict[tuple[str, str], OneofNames] = {}
+        self.extensions: dict[str, str] = {}
+
+    def run(self) -> NameTable:
+        file = self.file
+        # Top-level names first: class scopes then reserve them, so that a nested name can
+        # never shadow a top-level class that an annotation refers to.
+        top_level: list[Message | Enum] = [*file.messages, *file.enums]
+        for top in top_level:
+            name = self.module.claim(top.name)
+            self.classes[top.full_name] = ClassNames(qualname=name, py_name=name)
+        top_names = frozenset(self.module.taken)
+        for msg in file.messages:
+            self.nested_classes(msg, top_names)
+        for enum in _all_enums(file):
+            path = enum.full_name[len(file.package) + 1:] if file.package else enum.full_name
+            self.enum_infos[enum.full_name] = self.generated.claim_generated("_e_" + path.replace(".", "_"))
+            scope = enum_scope()
+            self.enum_members[enum.full_name] = tuple(scope.claim(v.name) for v in enum.values)
+        for msg in file.messages:
+            self.members(msg, top_names)
+        for x in file.extensions:
+            self.extensions[x.full_name] = self.module.claim(x.name)
+        return NameTable(
+            classes=self.classes, enum_infos=self.enum_infos, enum_members=self.enum_members,
+            fields=self.fields, oneofs=self.oneofs, extensions=self.extensions, imports=self.imports(),
+        )
+
+    def nested_classes(self, msg: Message, top_level: frozenset[str]) -> None:
+        """The paths of ``msg``'s nested types, and the module-level names they are defined under
+        (mypyc compiles no class statement in a class body)."""
+        outer = self.classes[msg.full_name].qualname
+        scope = class_scope(top_level)
+        nested: list[Message | Enum] = [m for m in msg.messages if not m.map_entry]
+        nested += msg.enums
+        for inner in nested:
+            qual = f"{outer}.{scope.claim(inner.name)}"
+            self.classes[inner.full_name] = ClassNames(
+                qual, self.generated.claim_generated("_c_" + qual.replace(".", "_")))
+        for m in msg.messages:
+            if not m.map_entry:
+                self.nested_classes(m, top_level)
+
+    def members(self, msg: Message, top_level: frozenset[str]) -> None:
+        """The class-level names of ``msg``: nested types, oneof accessors, fields, extensions."""
+        for m in msg.messages:
+            if not m.map_entry:
+                self.members(m, top_level)
+        scope = class_scope(top_level)
+        for name in [m.full_name for m in msg.messages if not m.map_entry] + [e.full_name for e in msg.enums]:
+            scope.taken.add(self.classes[name].qualname.rsplit(".", 1)[-1])
+        for o in msg.oneofs:
+            self.oneofs[msg.full_name, o.name] = OneofNames(
+                which=scope.claim(f"which_{o.name}"), has=scope.claim(f"has_{o.name}"),
+                clear=scope.claim(f"clear_{o.name}"), case_slot=f"_oc_{o.name}", value_slot=f"_ov_{o.name}")
+        for f in msg.fields:
+            self.fields[msg.full_name, f.name] = self.field(f, msg.api_level, scope)
+        for x in msg.extensions:
+            self.extensions[x.full_name] = scope.claim(x.name)
+
+    @staticmethod
+    def field(f: Field, level: ApiLevel, scope: Scope) -> FieldNames:
+        attr = scope.claim(f.name)
+        getter = scope.claim(f"get_{f.name}")
+        setter = has = clear = ""
+        if level is not ApiLevel.OPEN:
+            setter = scope.claim(f"set_{f.name}")
+            clear = scope.claim(f"clear_{f.name}")
+            if f.presence:
+                has = scope.claim(f"has_{f.name}")
+        slot = f"_f_{f.name}" if level is ApiLevel.OPAQUE else attr
+        return FieldNames(attr=attr, getter=getter, setter=setter, has=has, clear=clear, slot=slot,
+                          lazy_slot=f"_l_{f.name}", loader=f"_load_{f.name}")
+
+    def imports(self) -> dict[str, str]:
+        """An alias for each module whose types the file's fields and extensions name."""
+        protos = {self.schema.messages[name].file for name in self.referenced_messages()}
+        protos |= {self.schema.enums[name].file for name in self.referenced_enums()}
+        protos.discard(self.file.name)
+        aliases: dict[str, str] = {}
+        for module in sorted(import_path(proto) for proto in protos):
+            aliases[module] = self.generated.claim_generated("_m_" + module.replace(".", "__"))
+        return aliases
+
+    def referenced_fields(self) -> Iterable[Field]:
+        for msg in walk_messages(self.file.messages):
+            for f in msg.fields:
+                yield from (f.map.key, f.map.value) if f.map is not None else (f,)
+            yield from (x.field for x in msg.extensions)
+        yield from (x.field for x in self.file.extensions)
+
+    def referenced_messages(self) -> set[str]:
+        names = {f.message for f in self.referenced_fields() if f.message is not None}
+        extensions = list(self.file.extensions)
+        for msg in walk_messages(self.file.messages):
+            extensions += msg.extensions
+        return names | {x.extendee for x in extensions}
+
+    def referenced_enums(self) -> set[str]:
+        return {f.enum for f in self.referenced_fields() if f.enum is not None}
+
+
+def _all_enums(file: File) -> list[Enum]:
+    enums = list(file.enums)
+    for msg in walk_messages(file.messages):
+        enums.extend(msg.enums)
+    return enums

@@ -57,7 +57,7 @@ def generate(request: plugin_pb2.CodeGeneratorRequest) -> Iterator[bytes]:
             outputs = [(names.output_path(proto), build_file_view(file, schema))]
             if file.is_hybrid:
                 twin = build_file_view(file.as_opaque(), schema, is_twin=True)
-                outputs.append((names.output_path(proto, "_protoopaque_pb"), twin))
+                outputs.append((names.output_path(proto, twin=True), twin))
         except InputError as exc:
             yield _piece(error=str(exc))
             return

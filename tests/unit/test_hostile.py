@@ -2,18 +2,16 @@
 
 The rules observed (and pinned down here):
 
-* Names (plugin/names.py): a .proto name is used as is unless it starts with two
-  underscores (reduced to one: ``__field`` -> ``_field``); starts with a prefix the
-  generator keeps for itself (``_pb_ _f_ _oc_ _ov_ _m_ _e_``: the leading underscore
-  moves to the end, ``_pb_x`` -> ``pb_x_``); or is a keyword, a builtin that
-  annotations use, a module global of generated code (``_t``, ``_rt``,
-  ``annotations``...), a Message API name (``parse``, ``serialize``, ``to_json``...,
-  ``self``, ``cls``) or already taken in its scope: then ``_`` is appended until it
-  is free. Class scopes also reserve the module's top-level names (a field ``def``
-  becomes ``def__`` when the message ``def`` is ``def_``). Accessors are allocated
-  in declaration order, so field ``foo`` owns ``get_foo``/``set_foo``... and a
-  later field named ``get_foo`` becomes ``get_foo_``. Enum members additionally
-  avoid Enum's ``name``/``value``/``mro`` and sunder names (``_x_`` -> ``_x__``).
+* Names (plugin/names.py, whose docstring states the rules): names starting with
+  ``_`` and a letter are the generator's, so a .proto name's leading underscores
+  move to its end (``__field`` -> ``field__``, ``_pb_x`` -> ``pb_x_``); a keyword,
+  a reserved name of its scope (builtins generated code names, the Message API,
+  at module level its public parameters) or a name already taken gets ``_``
+  appended until it is free. Class scopes also reserve the module's top-level
+  names (a field ``def`` becomes ``def__`` when the message ``def`` is ``def_``).
+  Accessors are allocated in declaration order, so field ``foo`` owns
+  ``get_foo``/``set_foo``... and a later field named ``get_foo`` becomes
+  ``get_foo_``. Enum members also avoid Enum's ``name``/``value``/``mro``.
 * Comments become docstrings: plain text inside triple quotes; text with a
   backslash, a triple quote, a trailing quote or a non-printable character is
   written with ``repr()`` (a single-quoted literal). Either way the docstring
@@ -39,9 +37,7 @@ import pytest
 from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.compiler import plugin_pb2
 
-from protoc_gen_pyopaque.plugin.names import (
-    GENERATED_LOCALS, NUMBERED_LOCAL, RESERVED_PREFIXES, Scope, class_scope, enum_member, enum_scope,
-)
+from protoc_gen_pyopaque.plugin.names import Scope, class_scope, enum_scope
 from protoc_gen_pyopaque.runtime.message import Message
 
 from ._support import STYLES, generate_files, imported, make_request, populate, upb_pool
@@ -131,12 +127,13 @@ ATTRS_NAMES2 = {
     # the Message API
     "parse": "parse_", "serialize": "serialize_", "to_json": "to_json_", "from_json": "from_json_",
     "to_dict": "to_dict_", "merge_from_bytes": "merge_from_bytes_", "self": "self_", "cls": "cls_",
-    # dunder-ish and generator prefixes
-    "__init__": "_init___", "__field": "_field", "_field": "_field_", "_pb_x": "pb_x_",
+    # leading underscores move to the end (the message __init__ took init____, _t took t_)
+    "__init__": "init_____", "__field": "field__", "_field": "field_", "_pb_x": "pb_x_",
     "_f_x": "f_x_", "_oc_x": "oc_x_", "_pb_info": "pb_info_", "_pb_unknown": "pb_unknown_",
-    "__slots__": "_slots__", "__pyopaque_api__": "_pyopaque_api__",
-    # module globals of generated code
-    "_t": "_t__", "_rt": "_rt__", "annotations": "annotations__", "_sys": "_sys_",
+    "__slots__": "slots____", "__pyopaque_api__": "pyopaque_api____",
+    "_t": "t__", "_rt": "rt__", "_sys": "sys_",
+    # reserved at module level only
+    "annotations": "annotations",
     # plain names, including the locals of generated methods
     "foo": "foo", "value": "value", "buf": "buf", "pos": "pos", "tag": "tag", "out": "out",
     "iv": "iv", "x48": "x48", "m49": "m49", "yield": "yield_", "await": "await_",
@@ -164,21 +161,21 @@ def test_field_attributes_names2(generated: Any) -> None:
 def test_message_and_enum_names(generated: Any) -> None:
     _, _, (m2, m3) = generated
     for proto_name, py_name in [("def", "def_"), ("None", "None_"), ("True", "True_"), ("import", "import_"),
-                                ("lambda", "lambda_"), ("int", "int_"), ("str", "str_"), ("_t", "_t_"),
-                                ("_rt", "_rt_"), ("annotations", "annotations_"), ("_m_x", "m_x_"),
-                                ("_e_Holder_Keywords", "e_Holder_Keywords_"), ("__init__", "_init__"),
-                                ("_enum", "_enum_"), ("class", "class_")]:
+                                ("lambda", "lambda_"), ("int", "int_"), ("str", "str_"), ("_t", "t_"),
+                                ("_rt", "rt_"), ("annotations", "annotations_"), ("_m_x", "m_x_"),
+                                ("_e_Holder_Keywords", "e_Holder_Keywords_"), ("__init__", "init____"),
+                                ("_enum", "enum_"), ("class", "class_")]:
         cls = getattr(m2, py_name)
         assert cls._pb_info.full_name == f"hostile.{proto_name}", proto_name
     keywords = m2.Holder.Keywords
     assert {name: member.value for name, member in keywords.__members__.items()} == {
-        "None_": 0, "True_": 1, "class_": 2, "name_": 3, "value_": 4, "_x__": 5, "mro_": 6,
-        "_init___": 7, "_": 8, "int_": 9, "real": 10, "_missing__": 11, "_order__": 13, "lambda_": 16,
+        "None_": 0, "True_": 1, "class_": 2, "name_": 3, "value_": 4, "x__": 5, "mro_": 6,
+        "init____": 7, "_": 8, "int": 9, "real": 10, "missing__": 11, "order__": 13, "lambda_": 16,
     }
     assert {n: v.value for n, v in m2.Holder.Dunder.__members__.items()} == {
-        "_x": 0, "_y___": 1, "_describe__": 2}
+        "x__": 0, "y____": 1, "describe__": 2}
     assert {n: v.value for n, v in m3.Msg.Enum.__members__.items()} == {
-        "ZERO": 0, "name_": 1, "value_": 2, "_x__": 3}
+        "ZERO": 0, "name_": 1, "value_": 2, "x__": 3}
     # the enum tables keep the .proto names
     info = next(f for f in m2.Holder._pb_info.fields if f.name == "k").enum
     assert info.names["None"] == 0 and info.names["_x_"] == 5
@@ -292,9 +289,10 @@ def test_defaults_and_json_names(generated: Any, pool: descriptor_pool.Descripto
 
 @pytest.mark.parametrize(("wanted", "got"), [
     ("class", "class_"), ("None", "None_"), ("int", "int_"), ("parse", "parse_"), ("self", "self_"),
-    ("__init__", "_init__"), ("__x", "_x"), ("_pb_x", "pb_x_"), ("_f_", "f__"), ("_e_E", "e_E_"),
-    ("_m_", "m__"), ("__pb_x", "pb_x_"), ("_t", "_t_"), ("annotations", "annotations_"), ("plain", "plain"),
-    ("_", "_"), ("__", "_"),
+    ("property", "property_"), ("__init__", "init____"), ("__x", "x__"), ("_pb_x", "pb_x_"),
+    ("_f_", "f__"), ("_e_E", "e_E_"), ("_m_", "m__"), ("__pb_x", "pb_x__"), ("_t", "t_"),
+    ("annotations", "annotations"), ("plain", "plain"), ("len", "len"), ("_", "_"), ("__", "__"),
+    ("_5", "_5"), ("__5", "_5"),
 ])
 def test_class_scope_claim(wanted: str, got: str) -> None:
     assert class_scope().claim(wanted) == got
@@ -302,18 +300,18 @@ def test_class_scope_claim(wanted: str, got: str) -> None:
 
 def test_claims_are_unique_and_terminate() -> None:
     scope = Scope()
-    names = ["_pb_x", "pb_x_", "pb_x_", "_pb_x", "__pb_x", "_f_x", "f_x_"]
+    names = ["_pb_x", "pb_x_", "pb_x_", "_pb_x", "__pb_x", "_f_x", "f_x_", "_5", "__5"]
     claimed = [scope.claim(n) for n in names]
     assert len(set(claimed)) == len(claimed)
-    assert not any(n.startswith(RESERVED_PREFIXES) for n in claimed)
+    assert not any(n[0] == "_" and n.lstrip("_")[:1].isalpha() for n in claimed)
 
 
 @pytest.mark.parametrize(("wanted", "got"), [
-    ("name", "name_"), ("value", "value_"), ("mro", "mro_"), ("_x_", "_x__"), ("_missing_", "_missing__"),
-    ("__x__", "_x___"), ("X", "X"), ("_", "_"), ("None", "None_"),
+    ("name", "name_"), ("value", "value_"), ("mro", "mro_"), ("_x_", "x__"), ("_missing_", "missing__"),
+    ("__x__", "x____"), ("X", "X"), ("_", "_"), ("None", "None_"), ("int", "int"),
 ])
 def test_enum_member(wanted: str, got: str) -> None:
-    assert enum_member(wanted, enum_scope()) == got
+    assert enum_scope().claim(wanted) == got
 
 
 def test_generated_modules_are_ordinary_modules(generated: Any) -> None:
@@ -344,7 +342,7 @@ def test_clashing_json_names_of_proto2(tmp_path: Path, style: str) -> None:
                           "Legacy.__field": "Field", "Legacy._field": "Field"}
         assert inner == {"Inner.a_b": "aB", "Inner.aB": "custom", "Inner.a__b": "aB"}
         attrs = [f.attr for f in mod.Legacy._pb_info.fields]
-        assert attrs == ["foo_bar", "fooBar", "_field", "_field_"]
+        assert attrs == ["foo_bar", "fooBar", "field__", "field_"]
         msg = mod.Legacy(**{a: i for i, a in enumerate(attrs, 1)})
         assert mod.Legacy.parse(msg.serialize()) == msg
 
@@ -400,18 +398,17 @@ def test_keyword_and_digit_paths_import(tmp_path: Path, style: str) -> None:
         assert again == msg and again.get_dep().get_x() == 5
 
 
-# -- top-level names that generated methods use as locals ---------------------------------
+# -- top-level names like the locals of generated methods ------------------------------
 
 SHADOW = "hostile/shadow.proto"
-GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "expected"
 
 
 @pytest.mark.parametrize("style", STYLES)
-def test_top_level_names_never_shadowed_by_generated_locals(style: str, tmp_path: Path) -> None:
+def test_top_level_names_like_generated_locals(style: str, tmp_path: Path) -> None:
     generate_files(make_request([SHADOW], f"default_api_level={style}"), tmp_path)
     with imported(tmp_path, "hostile.shadow_pb") as (mod,):
-        # escaped like keywords, so that `buf()` in a decoder still means the class
-        names = {"buf_", "pos_", "tag_", "out_", "key_", "value_", "m4_", "raw5_", "self_", "e_"}
+        # the generator's locals are _buf, _pos...: only the Message API's parameters are escaped
+        names = {"buf", "pos", "tag", "out", "key", "value_", "m4", "raw5", "self_", "e"}
         assert names <= set(vars(mod)), sorted(set(vars(mod)))
         holder: Any = mod.Holder
         msg, _ = populate(holder)
@@ -421,29 +418,3 @@ def test_top_level_names_never_shadowed_by_generated_locals(style: str, tmp_path
         assert again == msg and again.serialize() == data
         assert holder.from_json(msg.to_json()) == msg
         assert holder.from_text(msg.to_text()) == msg
-
-
-def _bound_names(source: str) -> set[str]:
-    """Names generated methods bind: parameters (but __init__'s, the fields) and assignments."""
-    names: set[str] = set()
-    for fn in ast.walk(ast.parse(source)):
-        if isinstance(fn, ast.FunctionDef):
-            if fn.name != "__init__":
-                names |= {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
-            for node in ast.walk(fn):
-                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                    names.add(node.id)
-                elif isinstance(node, ast.ExceptHandler) and node.name:
-                    names.add(node.name)
-    return names
-
-
-def test_generated_locals_are_reserved_at_module_level() -> None:
-    """Every local name in generated code is one the module scope escapes (names.GENERATED_LOCALS)
-    or has a prefix no .proto name can take."""
-    sources = sorted(GOLDEN.rglob("*_pb.py"))
-    assert sources
-    for path in sources:
-        stray = {n for n in _bound_names(path.read_text())
-                 if n not in GENERATED_LOCALS and not NUMBERED_LOCAL.match(n) and not n.startswith(RESERVED_PREFIXES)}
-        assert not stray, f"{path.relative_to(GOLDEN)}: locals not in names.GENERATED_LOCALS: {sorted(stray)}"

@@ -127,90 +127,90 @@ a potential security issue. Do not attempt to contact type URLs."""
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> Any:
-        m = Any() if cls is Any else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = Any() if cls is Any else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag == 10:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = buf[pos:e].decode()
-                    pos = e
-                    self._f_type_url = sv
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _buf[_pos:_e].decode()
+                    _pos = _e
+                    self._f_type_url = _sv
 
-                elif tag == 18:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 18:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    bv = buf[pos:e]
-                    pos = e
-                    self._f_value = bv
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _bv = _buf[_pos:_e]
+                    _pos = _e
+                    self._f_value = _bv
 
                 else:
-                    if tag == end_tag:
-                        return pos
-                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
-            if deterministic:  # map order inside needs the decoded message
+            if _deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
                 return
-        x1 = self._f_type_url
-        if x1:
-            out.append(10)
-            b1 = x1.encode()
-            l1 = len(b1)
-            if l1 < 0x80:
-                out.append(l1)
+        _x1 = self._f_type_url
+        if _x1:
+            _out.append(10)
+            _b1 = _x1.encode()
+            _l1 = len(_b1)
+            if _l1 < 0x80:
+                _out.append(_l1)
             else:
-                _rt.write_varint(out, l1)
-            out.write(b1)
+                _rt.write_varint(_out, _l1)
+            _out.write(_b1)
 
-        x2 = self._f_value
-        if x2:
-            out.append(18)
-            b2 = x2
-            l2 = len(b2)
-            if l2 < 0x80:
-                out.append(l2)
+        _x2 = self._f_value
+        if _x2:
+            _out.append(18)
+            _b2 = _x2
+            _l2 = len(_b2)
+            if _l2 < 0x80:
+                _out.append(_l2)
             else:
-                _rt.write_varint(out, l2)
-            out.write(b2)
+                _rt.write_varint(_out, _l2)
+            _out.write(_b2)
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
@@ -220,36 +220,36 @@ a potential security issue. Do not attempt to contact type URLs."""
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_type_url:
-            items.append((fields[0], self._f_type_url))
+            _items.append((_fields[0], self._f_type_url))
         if self._f_value:
-            items.append((fields[1], self._f_value))
-        return items
+            _items.append((_fields[1], self._f_value))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        number = field.number
-        if number == 1:
-            self._f_type_url = value
-        elif number == 2:
-            self._f_value = value
+        _number = _field.number
+        if _number == 1:
+            self._f_type_url = _value
+        elif _number == 2:
+            self._f_value = _value
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Any):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, Any):
             return NotImplemented
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
-            other._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown and _other._pb_unknown and _other._pb_unknown[0] == 0:
+            _other._pb_load_raw()
         return (
-            self._pb_unknown == other._pb_unknown
-            and self._f_type_url == other._f_type_url
-            and self._f_value == other._f_value
+            self._pb_unknown == _other._pb_unknown
+            and self._f_type_url == _other._f_type_url
+            and self._f_value == _other._f_value
         )
 
 

@@ -181,403 +181,403 @@ message."""
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> Api:
-        m = Api() if cls is Api else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = Api() if cls is Api else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag == 10:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = buf[pos:e].decode()
-                    pos = e
-                    self.name = sv
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _buf[_pos:_e].decode()
+                    _pos = _e
+                    self.name = _sv
 
-                elif tag == 18:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 18:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    if depth <= 0:
-                        raise _rt.too_deep(self, tag, pos)
-                    m2 = Method()
-                    self.methods.append(m2)
-                    m2._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                    pos = e
-                elif tag == 26:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m2 = Method()
+                    self.methods.append(_m2)
+                    _m2._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                elif _tag == 26:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    if depth <= 0:
-                        raise _rt.too_deep(self, tag, pos)
-                    m3 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option()
-                    self.options.append(m3)
-                    m3._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                    pos = e
-                elif tag == 34:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m3 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option()
+                    self.options.append(_m3)
+                    _m3._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                elif _tag == 34:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = buf[pos:e].decode()
-                    pos = e
-                    self.version = sv
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _buf[_pos:_e].decode()
+                    _pos = _e
+                    self.version = _sv
 
-                elif tag == 42:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 42:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    if depth <= 0:
-                        raise _rt.too_deep(self, tag, pos)
-                    m5 = self.source_context
-                    if m5 is None:
-                        m5 = self.source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
-                    m5._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                    pos = e
-                elif tag == 50:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m5 = self.source_context
+                    if _m5 is None:
+                        _m5 = self.source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
+                    _m5._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                elif _tag == 50:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    if depth <= 0:
-                        raise _rt.too_deep(self, tag, pos)
-                    m6 = Mixin()
-                    self.mixins.append(m6)
-                    m6._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                    pos = e
-                elif tag == 56:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m6 = Mixin()
+                    self.mixins.append(_m6)
+                    _m6._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                elif _tag == 56:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int32(buf, pos)
-                    self.syntax = iv
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    self.syntax = _iv
 
-                elif tag == 66:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 66:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = buf[pos:e].decode()
-                    pos = e
-                    self.edition = sv
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _buf[_pos:_e].decode()
+                    _pos = _e
+                    self.edition = _sv
 
                 else:
-                    if tag == end_tag:
-                        return pos
-                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        x1 = self.name
-        if x1:
-            out.append(10)
-            b1 = x1.encode()
-            l1 = len(b1)
-            if l1 < 0x80:
-                out.append(l1)
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _x1 = self.name
+        if _x1:
+            _out.append(10)
+            _b1 = _x1.encode()
+            _l1 = len(_b1)
+            if _l1 < 0x80:
+                _out.append(_l1)
             else:
-                _rt.write_varint(out, l1)
-            out.write(b1)
+                _rt.write_varint(_out, _l1)
+            _out.write(_b1)
 
-        for x2 in self.methods:
-            out.append(18)
-            start = len(out)
-            out.append(0)
-            x2._pb_encode(out, deterministic)
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+        for _x2 in self.methods:
+            _out.append(18)
+            _start = len(_out)
+            _out.append(0)
+            _x2._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
+                _rt.finish_len(_out, _start)
 
-        for x3 in self.options:
-            out.append(26)
-            start = len(out)
-            out.append(0)
-            x3._pb_encode(out, deterministic)
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+        for _x3 in self.options:
+            _out.append(26)
+            _start = len(_out)
+            _out.append(0)
+            _x3._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
+                _rt.finish_len(_out, _start)
 
-        x4 = self.version
-        if x4:
-            out.append(34)
-            b4 = x4.encode()
-            l4 = len(b4)
-            if l4 < 0x80:
-                out.append(l4)
+        _x4 = self.version
+        if _x4:
+            _out.append(34)
+            _b4 = _x4.encode()
+            _l4 = len(_b4)
+            if _l4 < 0x80:
+                _out.append(_l4)
             else:
-                _rt.write_varint(out, l4)
-            out.write(b4)
+                _rt.write_varint(_out, _l4)
+            _out.write(_b4)
 
-        x5 = self.source_context
-        if x5 is not None:
-            out.append(42)
-            start = len(out)
-            out.append(0)
-            x5._pb_encode(out, deterministic)
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+        _x5 = self.source_context
+        if _x5 is not None:
+            _out.append(42)
+            _start = len(_out)
+            _out.append(0)
+            _x5._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
+                _rt.finish_len(_out, _start)
 
-        for x6 in self.mixins:
-            out.append(50)
-            start = len(out)
-            out.append(0)
-            x6._pb_encode(out, deterministic)
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+        for _x6 in self.mixins:
+            _out.append(50)
+            _start = len(_out)
+            _out.append(0)
+            _x6._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
+                _rt.finish_len(_out, _start)
 
-        x7 = self.syntax
-        if x7:
-            out.append(56)
-            if 0 <= x7 < 0x80:
-                out.append(x7)
-            elif -0x80000000 <= x7 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x7)
+        _x7 = self.syntax
+        if _x7:
+            _out.append(56)
+            if 0 <= _x7 < 0x80:
+                _out.append(_x7)
+            elif -0x80000000 <= _x7 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x7)
             else:
-                raise _rt.out_of_range(14, x7)
+                raise _rt.out_of_range(14, _x7)
 
-        x8 = self.edition
-        if x8:
-            out.append(66)
-            b8 = x8.encode()
-            l8 = len(b8)
-            if l8 < 0x80:
-                out.append(l8)
+        _x8 = self.edition
+        if _x8:
+            _out.append(66)
+            _b8 = _x8.encode()
+            _l8 = len(_b8)
+            if _l8 < 0x80:
+                _out.append(_l8)
             else:
-                _rt.write_varint(out, l8)
-            out.write(b8)
+                _rt.write_varint(_out, _l8)
+            _out.write(_b8)
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self.name:
-            items.append((fields[0], self.name))
+            _items.append((_fields[0], self.name))
         if self.methods:
-            items.append((fields[1], self.methods))
+            _items.append((_fields[1], self.methods))
         if self.options:
-            items.append((fields[2], self.options))
+            _items.append((_fields[2], self.options))
         if self.version:
-            items.append((fields[3], self.version))
+            _items.append((_fields[3], self.version))
         if self.source_context is not None:
-            items.append((fields[4], self.source_context))
+            _items.append((_fields[4], self.source_context))
         if self.mixins:
-            items.append((fields[5], self.mixins))
+            _items.append((_fields[5], self.mixins))
         if self.syntax:
-            items.append((fields[6], self.syntax))
+            _items.append((_fields[6], self.syntax))
         if self.edition:
-            items.append((fields[7], self.edition))
-        return items
+            _items.append((_fields[7], self.edition))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        number = field.number
-        if number == 1:
-            self.name = value
-        elif number == 2:
-            self.methods = list(value)
-        elif number == 3:
-            self.options = list(value)
-        elif number == 4:
-            self.version = value
-        elif number == 5:
-            self.source_context = value
-        elif number == 6:
-            self.mixins = list(value)
-        elif number == 7:
-            self.syntax = value
-        elif number == 8:
-            self.edition = value
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
+        _number = _field.number
+        if _number == 1:
+            self.name = _value
+        elif _number == 2:
+            self.methods = list(_value)
+        elif _number == 3:
+            self.options = list(_value)
+        elif _number == 4:
+            self.version = _value
+        elif _number == 5:
+            self.source_context = _value
+        elif _number == 6:
+            self.mixins = list(_value)
+        elif _number == 7:
+            self.syntax = _value
+        elif _number == 8:
+            self.edition = _value
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'methods': 2, 'options': 3, 'version': 4, 'sourceContext': 5, 'source_context': 5, 'mixins': 6, 'syntax': 7, 'edition': 8}
 
-    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
-        if depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+        if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        p: list[str] = []
-        x1 = self.name
-        if x1:
-            p.append('"name":' + _rt.json_out_str(x1))
-        x2 = self.methods
-        if x2:
-            p.append('"methods":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x2]) + "]")
-        x3 = self.options
-        if x3:
-            p.append('"options":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x3]) + "]")
-        x4 = self.version
-        if x4:
-            p.append('"version":' + _rt.json_out_str(x4))
-        x5 = self.source_context
-        if x5 is not None:
-            p.append('"sourceContext":' + x5._pb_json_text(ctx, depth + 1))
-        x6 = self.mixins
-        if x6:
-            p.append('"mixins":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x6]) + "]")
-        x7 = self.syntax
-        if x7:
-            p.append('"syntax":' + (_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax.json_names.get(x7) or _rt.json_out_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, x7)))
-        x8 = self.edition
-        if x8:
-            p.append('"edition":' + _rt.json_out_str(x8))
-        return "{" + ",".join(p) + "}"
+        _p: list[str] = []
+        _x1 = self.name
+        if _x1:
+            _p.append('"name":' + _rt.json_out_str(_x1))
+        _x2 = self.methods
+        if _x2:
+            _p.append('"methods":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x2]) + "]")
+        _x3 = self.options
+        if _x3:
+            _p.append('"options":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x3]) + "]")
+        _x4 = self.version
+        if _x4:
+            _p.append('"version":' + _rt.json_out_str(_x4))
+        _x5 = self.source_context
+        if _x5 is not None:
+            _p.append('"sourceContext":' + _x5._pb_json_text(_ctx, _depth + 1))
+        _x6 = self.mixins
+        if _x6:
+            _p.append('"mixins":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x6]) + "]")
+        _x7 = self.syntax
+        if _x7:
+            _p.append('"syntax":' + (_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax.json_names.get(_x7) or _rt.json_out_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, _x7)))
+        _x8 = self.edition
+        if _x8:
+            _p.append('"edition":' + _rt.json_out_str(_x8))
+        return "{" + ",".join(_p) + "}"
 
-    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
-        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        keys = self._pb_json_keys
-        for key, v in obj.items():
-            n = keys.get(key, 0)
-            if n == 1:
-                if v is None:  # null: the field stays as it is
+        _keys = self._pb_json_keys
+        for _key, _v in _obj.items():
+            _n = _keys.get(_key, 0)
+            if _n == 1:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x1 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                self.name = x1
-            elif n == 2:
-                if v is None:  # null: the field stays as it is
+                _x1 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                self.name = _x1
+            elif _n == 2:
+                if _v is None:  # null: the field stays as it is
                     continue
-                if type(v) is not list:
+                if type(_v) is not list:
                     raise _rt.json_refuse()
-                l2: list[Method] = []
-                for w in v:
-                    if w is None:
+                _l2: list[Method] = []
+                for _w in _v:
+                    if _w is None:
                         raise _rt.json_refuse()
-                    m2 = Method()
-                    m2._pb_json_merge(w, ctx, depth + 2)
-                    l2.append(m2)
-                self.methods = l2
-            elif n == 3:
-                if v is None:  # null: the field stays as it is
+                    _m2 = Method()
+                    _m2._pb_json_merge(_w, _ctx, _depth + 2)
+                    _l2.append(_m2)
+                self.methods = _l2
+            elif _n == 3:
+                if _v is None:  # null: the field stays as it is
                     continue
-                if type(v) is not list:
+                if type(_v) is not list:
                     raise _rt.json_refuse()
-                l3: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option] = []
-                for w in v:
-                    if w is None:
+                _l3: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option] = []
+                for _w in _v:
+                    if _w is None:
                         raise _rt.json_refuse()
-                    m3 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option()
-                    m3._pb_json_merge(w, ctx, depth + 2)
-                    l3.append(m3)
-                self.options = l3
-            elif n == 4:
-                if v is None:  # null: the field stays as it is
+                    _m3 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option()
+                    _m3._pb_json_merge(_w, _ctx, _depth + 2)
+                    _l3.append(_m3)
+                self.options = _l3
+            elif _n == 4:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x4 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                self.version = x4
-            elif n == 5:
-                if key != 'sourceContext' and 'sourceContext' in obj:  # given under both names
+                _x4 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                self.version = _x4
+            elif _n == 5:
+                if _key != 'sourceContext' and 'sourceContext' in _obj:  # given under both names
                     raise _rt.json_refuse()
-                if v is None:  # null: the field stays as it is
+                if _v is None:  # null: the field stays as it is
                     continue
-                m5 = self.source_context
-                if m5 is None:
-                    m5 = self.source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
-                m5._pb_json_merge(v, ctx, depth + 1)
-            elif n == 6:
-                if v is None:  # null: the field stays as it is
+                _m5 = self.source_context
+                if _m5 is None:
+                    _m5 = self.source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
+                _m5._pb_json_merge(_v, _ctx, _depth + 1)
+            elif _n == 6:
+                if _v is None:  # null: the field stays as it is
                     continue
-                if type(v) is not list:
+                if type(_v) is not list:
                     raise _rt.json_refuse()
-                l6: list[Mixin] = []
-                for w in v:
-                    if w is None:
+                _l6: list[Mixin] = []
+                for _w in _v:
+                    if _w is None:
                         raise _rt.json_refuse()
-                    m6 = Mixin()
-                    m6._pb_json_merge(w, ctx, depth + 2)
-                    l6.append(m6)
-                self.mixins = l6
-            elif n == 7:
-                if v is None:  # null: the field stays as it is
+                    _m6 = Mixin()
+                    _m6._pb_json_merge(_w, _ctx, _depth + 2)
+                    _l6.append(_m6)
+                self.mixins = _l6
+            elif _n == 7:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x7 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax.names.get(v) if type(v) is str else None
-                if x7 is None:
-                    x7 = _rt.json_in_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, v, ctx)
-                if x7 is not None:
-                    self.syntax = x7
-            elif n == 8:
-                if v is None:  # null: the field stays as it is
+                _x7 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax.names.get(_v) if type(_v) is str else None
+                if _x7 is None:
+                    _x7 = _rt.json_in_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, _v, _ctx)
+                if _x7 is not None:
+                    self.syntax = _x7
+            elif _n == 8:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x8 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                self.edition = x8
+                _x8 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                self.edition = _x8
             else:
-                _rt.json_in_other(self, key, v, ctx, depth)
+                _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Api):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, Api):
             return NotImplemented
         return (
-            self._pb_unknown == other._pb_unknown
-            and self.name == other.name
-            and self.methods == other.methods
-            and self.options == other.options
-            and self.version == other.version
-            and self.source_context == other.source_context
-            and self.mixins == other.mixins
-            and self.syntax == other.syntax
-            and self.edition == other.edition
+            self._pb_unknown == _other._pb_unknown
+            and self.name == _other.name
+            and self.methods == _other.methods
+            and self.options == _other.options
+            and self.version == _other.version
+            and self.source_context == _other.source_context
+            and self.mixins == _other.mixins
+            and self.syntax == _other.syntax
+            and self.edition == _other.edition
         )
 
 
@@ -714,361 +714,361 @@ Api. This is similar to Field and EnumValue."""
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> Method:
-        m = Method() if cls is Method else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = Method() if cls is Method else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag == 10:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = buf[pos:e].decode()
-                    pos = e
-                    self.name = sv
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _buf[_pos:_e].decode()
+                    _pos = _e
+                    self.name = _sv
 
-                elif tag == 18:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 18:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = buf[pos:e].decode()
-                    pos = e
-                    self.request_type_url = sv
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _buf[_pos:_e].decode()
+                    _pos = _e
+                    self.request_type_url = _sv
 
-                elif tag == 24:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                elif _tag == 24:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_varint(buf, pos)
-                    self.request_streaming = iv != 0
+                        _iv, _pos = _rt.dec_varint(_buf, _pos)
+                    self.request_streaming = _iv != 0
 
-                elif tag == 34:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 34:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = buf[pos:e].decode()
-                    pos = e
-                    self.response_type_url = sv
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _buf[_pos:_e].decode()
+                    _pos = _e
+                    self.response_type_url = _sv
 
-                elif tag == 40:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                elif _tag == 40:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_varint(buf, pos)
-                    self.response_streaming = iv != 0
+                        _iv, _pos = _rt.dec_varint(_buf, _pos)
+                    self.response_streaming = _iv != 0
 
-                elif tag == 50:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 50:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    if depth <= 0:
-                        raise _rt.too_deep(self, tag, pos)
-                    m6 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option()
-                    self.options.append(m6)
-                    m6._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                    pos = e
-                elif tag == 56:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m6 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option()
+                    self.options.append(_m6)
+                    _m6._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                elif _tag == 56:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int32(buf, pos)
-                    self.syntax = iv
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    self.syntax = _iv
 
-                elif tag == 66:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 66:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = buf[pos:e].decode()
-                    pos = e
-                    self.edition = sv
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _buf[_pos:_e].decode()
+                    _pos = _e
+                    self.edition = _sv
 
                 else:
-                    if tag == end_tag:
-                        return pos
-                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        x1 = self.name
-        if x1:
-            out.append(10)
-            b1 = x1.encode()
-            l1 = len(b1)
-            if l1 < 0x80:
-                out.append(l1)
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _x1 = self.name
+        if _x1:
+            _out.append(10)
+            _b1 = _x1.encode()
+            _l1 = len(_b1)
+            if _l1 < 0x80:
+                _out.append(_l1)
             else:
-                _rt.write_varint(out, l1)
-            out.write(b1)
+                _rt.write_varint(_out, _l1)
+            _out.write(_b1)
 
-        x2 = self.request_type_url
-        if x2:
-            out.append(18)
-            b2 = x2.encode()
-            l2 = len(b2)
-            if l2 < 0x80:
-                out.append(l2)
+        _x2 = self.request_type_url
+        if _x2:
+            _out.append(18)
+            _b2 = _x2.encode()
+            _l2 = len(_b2)
+            if _l2 < 0x80:
+                _out.append(_l2)
             else:
-                _rt.write_varint(out, l2)
-            out.write(b2)
+                _rt.write_varint(_out, _l2)
+            _out.write(_b2)
 
-        x3 = self.request_streaming
-        if x3:
-            out.append(24)
-            out.append(1 if x3 else 0)
+        _x3 = self.request_streaming
+        if _x3:
+            _out.append(24)
+            _out.append(1 if _x3 else 0)
 
-        x4 = self.response_type_url
-        if x4:
-            out.append(34)
-            b4 = x4.encode()
-            l4 = len(b4)
-            if l4 < 0x80:
-                out.append(l4)
+        _x4 = self.response_type_url
+        if _x4:
+            _out.append(34)
+            _b4 = _x4.encode()
+            _l4 = len(_b4)
+            if _l4 < 0x80:
+                _out.append(_l4)
             else:
-                _rt.write_varint(out, l4)
-            out.write(b4)
+                _rt.write_varint(_out, _l4)
+            _out.write(_b4)
 
-        x5 = self.response_streaming
-        if x5:
-            out.append(40)
-            out.append(1 if x5 else 0)
+        _x5 = self.response_streaming
+        if _x5:
+            _out.append(40)
+            _out.append(1 if _x5 else 0)
 
-        for x6 in self.options:
-            out.append(50)
-            start = len(out)
-            out.append(0)
-            x6._pb_encode(out, deterministic)
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+        for _x6 in self.options:
+            _out.append(50)
+            _start = len(_out)
+            _out.append(0)
+            _x6._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
+                _rt.finish_len(_out, _start)
 
-        x7 = self.syntax
-        if x7:
-            out.append(56)
-            if 0 <= x7 < 0x80:
-                out.append(x7)
-            elif -0x80000000 <= x7 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x7)
+        _x7 = self.syntax
+        if _x7:
+            _out.append(56)
+            if 0 <= _x7 < 0x80:
+                _out.append(_x7)
+            elif -0x80000000 <= _x7 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x7)
             else:
-                raise _rt.out_of_range(14, x7)
+                raise _rt.out_of_range(14, _x7)
 
-        x8 = self.edition
-        if x8:
-            out.append(66)
-            b8 = x8.encode()
-            l8 = len(b8)
-            if l8 < 0x80:
-                out.append(l8)
+        _x8 = self.edition
+        if _x8:
+            _out.append(66)
+            _b8 = _x8.encode()
+            _l8 = len(_b8)
+            if _l8 < 0x80:
+                _out.append(_l8)
             else:
-                _rt.write_varint(out, l8)
-            out.write(b8)
+                _rt.write_varint(_out, _l8)
+            _out.write(_b8)
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self.name:
-            items.append((fields[0], self.name))
+            _items.append((_fields[0], self.name))
         if self.request_type_url:
-            items.append((fields[1], self.request_type_url))
+            _items.append((_fields[1], self.request_type_url))
         if self.request_streaming:
-            items.append((fields[2], self.request_streaming))
+            _items.append((_fields[2], self.request_streaming))
         if self.response_type_url:
-            items.append((fields[3], self.response_type_url))
+            _items.append((_fields[3], self.response_type_url))
         if self.response_streaming:
-            items.append((fields[4], self.response_streaming))
+            _items.append((_fields[4], self.response_streaming))
         if self.options:
-            items.append((fields[5], self.options))
+            _items.append((_fields[5], self.options))
         if self.syntax:
-            items.append((fields[6], self.syntax))
+            _items.append((_fields[6], self.syntax))
         if self.edition:
-            items.append((fields[7], self.edition))
-        return items
+            _items.append((_fields[7], self.edition))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        number = field.number
-        if number == 1:
-            self.name = value
-        elif number == 2:
-            self.request_type_url = value
-        elif number == 3:
-            self.request_streaming = value
-        elif number == 4:
-            self.response_type_url = value
-        elif number == 5:
-            self.response_streaming = value
-        elif number == 6:
-            self.options = list(value)
-        elif number == 7:
-            self.syntax = value
-        elif number == 8:
-            self.edition = value
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
+        _number = _field.number
+        if _number == 1:
+            self.name = _value
+        elif _number == 2:
+            self.request_type_url = _value
+        elif _number == 3:
+            self.request_streaming = _value
+        elif _number == 4:
+            self.response_type_url = _value
+        elif _number == 5:
+            self.response_streaming = _value
+        elif _number == 6:
+            self.options = list(_value)
+        elif _number == 7:
+            self.syntax = _value
+        elif _number == 8:
+            self.edition = _value
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'requestTypeUrl': 2, 'request_type_url': 2, 'requestStreaming': 3, 'request_streaming': 3, 'responseTypeUrl': 4, 'response_type_url': 4, 'responseStreaming': 5, 'response_streaming': 5, 'options': 6, 'syntax': 7, 'edition': 8}
 
-    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
-        if depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+        if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        p: list[str] = []
-        x1 = self.name
-        if x1:
-            p.append('"name":' + _rt.json_out_str(x1))
-        x2 = self.request_type_url
-        if x2:
-            p.append('"requestTypeUrl":' + _rt.json_out_str(x2))
-        x3 = self.request_streaming
-        if x3:
-            p.append('"requestStreaming":' + "true" if x3 else '"requestStreaming":' + "false")
-        x4 = self.response_type_url
-        if x4:
-            p.append('"responseTypeUrl":' + _rt.json_out_str(x4))
-        x5 = self.response_streaming
-        if x5:
-            p.append('"responseStreaming":' + "true" if x5 else '"responseStreaming":' + "false")
-        x6 = self.options
-        if x6:
-            p.append('"options":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x6]) + "]")
-        x7 = self.syntax
-        if x7:
-            p.append('"syntax":' + (_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax.json_names.get(x7) or _rt.json_out_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, x7)))
-        x8 = self.edition
-        if x8:
-            p.append('"edition":' + _rt.json_out_str(x8))
-        return "{" + ",".join(p) + "}"
+        _p: list[str] = []
+        _x1 = self.name
+        if _x1:
+            _p.append('"name":' + _rt.json_out_str(_x1))
+        _x2 = self.request_type_url
+        if _x2:
+            _p.append('"requestTypeUrl":' + _rt.json_out_str(_x2))
+        _x3 = self.request_streaming
+        if _x3:
+            _p.append('"requestStreaming":' + "true" if _x3 else '"requestStreaming":' + "false")
+        _x4 = self.response_type_url
+        if _x4:
+            _p.append('"responseTypeUrl":' + _rt.json_out_str(_x4))
+        _x5 = self.response_streaming
+        if _x5:
+            _p.append('"responseStreaming":' + "true" if _x5 else '"responseStreaming":' + "false")
+        _x6 = self.options
+        if _x6:
+            _p.append('"options":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x6]) + "]")
+        _x7 = self.syntax
+        if _x7:
+            _p.append('"syntax":' + (_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax.json_names.get(_x7) or _rt.json_out_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, _x7)))
+        _x8 = self.edition
+        if _x8:
+            _p.append('"edition":' + _rt.json_out_str(_x8))
+        return "{" + ",".join(_p) + "}"
 
-    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
-        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        keys = self._pb_json_keys
-        for key, v in obj.items():
-            n = keys.get(key, 0)
-            if n == 1:
-                if v is None:  # null: the field stays as it is
+        _keys = self._pb_json_keys
+        for _key, _v in _obj.items():
+            _n = _keys.get(_key, 0)
+            if _n == 1:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x1 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                self.name = x1
-            elif n == 2:
-                if key != 'requestTypeUrl' and 'requestTypeUrl' in obj:  # given under both names
+                _x1 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                self.name = _x1
+            elif _n == 2:
+                if _key != 'requestTypeUrl' and 'requestTypeUrl' in _obj:  # given under both names
                     raise _rt.json_refuse()
-                if v is None:  # null: the field stays as it is
+                if _v is None:  # null: the field stays as it is
                     continue
-                x2 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                self.request_type_url = x2
-            elif n == 3:
-                if key != 'requestStreaming' and 'requestStreaming' in obj:  # given under both names
+                _x2 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                self.request_type_url = _x2
+            elif _n == 3:
+                if _key != 'requestStreaming' and 'requestStreaming' in _obj:  # given under both names
                     raise _rt.json_refuse()
-                if v is None:  # null: the field stays as it is
+                if _v is None:  # null: the field stays as it is
                     continue
-                x3 = v if type(v) is bool else _rt.json_in_bool(v)
-                self.request_streaming = x3
-            elif n == 4:
-                if key != 'responseTypeUrl' and 'responseTypeUrl' in obj:  # given under both names
+                _x3 = _v if type(_v) is bool else _rt.json_in_bool(_v)
+                self.request_streaming = _x3
+            elif _n == 4:
+                if _key != 'responseTypeUrl' and 'responseTypeUrl' in _obj:  # given under both names
                     raise _rt.json_refuse()
-                if v is None:  # null: the field stays as it is
+                if _v is None:  # null: the field stays as it is
                     continue
-                x4 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                self.response_type_url = x4
-            elif n == 5:
-                if key != 'responseStreaming' and 'responseStreaming' in obj:  # given under both names
+                _x4 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                self.response_type_url = _x4
+            elif _n == 5:
+                if _key != 'responseStreaming' and 'responseStreaming' in _obj:  # given under both names
                     raise _rt.json_refuse()
-                if v is None:  # null: the field stays as it is
+                if _v is None:  # null: the field stays as it is
                     continue
-                x5 = v if type(v) is bool else _rt.json_in_bool(v)
-                self.response_streaming = x5
-            elif n == 6:
-                if v is None:  # null: the field stays as it is
+                _x5 = _v if type(_v) is bool else _rt.json_in_bool(_v)
+                self.response_streaming = _x5
+            elif _n == 6:
+                if _v is None:  # null: the field stays as it is
                     continue
-                if type(v) is not list:
+                if type(_v) is not list:
                     raise _rt.json_refuse()
-                l6: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option] = []
-                for w in v:
-                    if w is None:
+                _l6: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option] = []
+                for _w in _v:
+                    if _w is None:
                         raise _rt.json_refuse()
-                    m6 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option()
-                    m6._pb_json_merge(w, ctx, depth + 2)
-                    l6.append(m6)
-                self.options = l6
-            elif n == 7:
-                if v is None:  # null: the field stays as it is
+                    _m6 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option()
+                    _m6._pb_json_merge(_w, _ctx, _depth + 2)
+                    _l6.append(_m6)
+                self.options = _l6
+            elif _n == 7:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x7 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax.names.get(v) if type(v) is str else None
-                if x7 is None:
-                    x7 = _rt.json_in_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, v, ctx)
-                if x7 is not None:
-                    self.syntax = x7
-            elif n == 8:
-                if v is None:  # null: the field stays as it is
+                _x7 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax.names.get(_v) if type(_v) is str else None
+                if _x7 is None:
+                    _x7 = _rt.json_in_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, _v, _ctx)
+                if _x7 is not None:
+                    self.syntax = _x7
+            elif _n == 8:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x8 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                self.edition = x8
+                _x8 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                self.edition = _x8
             else:
-                _rt.json_in_other(self, key, v, ctx, depth)
+                _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Method):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, Method):
             return NotImplemented
         return (
-            self._pb_unknown == other._pb_unknown
-            and self.name == other.name
-            and self.request_type_url == other.request_type_url
-            and self.request_streaming == other.request_streaming
-            and self.response_type_url == other.response_type_url
-            and self.response_streaming == other.response_streaming
-            and self.options == other.options
-            and self.syntax == other.syntax
-            and self.edition == other.edition
+            self._pb_unknown == _other._pb_unknown
+            and self.name == _other.name
+            and self.request_type_url == _other.request_type_url
+            and self.request_streaming == _other.request_streaming
+            and self.response_type_url == _other.response_type_url
+            and self.response_streaming == _other.response_streaming
+            and self.options == _other.options
+            and self.syntax == _other.syntax
+            and self.edition == _other.edition
         )
 
 
@@ -1194,146 +1194,146 @@ are rooted."""
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> Mixin:
-        m = Mixin() if cls is Mixin else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = Mixin() if cls is Mixin else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag == 10:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = buf[pos:e].decode()
-                    pos = e
-                    self.name = sv
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _buf[_pos:_e].decode()
+                    _pos = _e
+                    self.name = _sv
 
-                elif tag == 18:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 18:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = buf[pos:e].decode()
-                    pos = e
-                    self.root = sv
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _buf[_pos:_e].decode()
+                    _pos = _e
+                    self.root = _sv
 
                 else:
-                    if tag == end_tag:
-                        return pos
-                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        x1 = self.name
-        if x1:
-            out.append(10)
-            b1 = x1.encode()
-            l1 = len(b1)
-            if l1 < 0x80:
-                out.append(l1)
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _x1 = self.name
+        if _x1:
+            _out.append(10)
+            _b1 = _x1.encode()
+            _l1 = len(_b1)
+            if _l1 < 0x80:
+                _out.append(_l1)
             else:
-                _rt.write_varint(out, l1)
-            out.write(b1)
+                _rt.write_varint(_out, _l1)
+            _out.write(_b1)
 
-        x2 = self.root
-        if x2:
-            out.append(18)
-            b2 = x2.encode()
-            l2 = len(b2)
-            if l2 < 0x80:
-                out.append(l2)
+        _x2 = self.root
+        if _x2:
+            _out.append(18)
+            _b2 = _x2.encode()
+            _l2 = len(_b2)
+            if _l2 < 0x80:
+                _out.append(_l2)
             else:
-                _rt.write_varint(out, l2)
-            out.write(b2)
+                _rt.write_varint(_out, _l2)
+            _out.write(_b2)
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self.name:
-            items.append((fields[0], self.name))
+            _items.append((_fields[0], self.name))
         if self.root:
-            items.append((fields[1], self.root))
-        return items
+            _items.append((_fields[1], self.root))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        number = field.number
-        if number == 1:
-            self.name = value
-        elif number == 2:
-            self.root = value
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
+        _number = _field.number
+        if _number == 1:
+            self.name = _value
+        elif _number == 2:
+            self.root = _value
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'root': 2}
 
-    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
-        if depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+        if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        p: list[str] = []
-        x1 = self.name
-        if x1:
-            p.append('"name":' + _rt.json_out_str(x1))
-        x2 = self.root
-        if x2:
-            p.append('"root":' + _rt.json_out_str(x2))
-        return "{" + ",".join(p) + "}"
+        _p: list[str] = []
+        _x1 = self.name
+        if _x1:
+            _p.append('"name":' + _rt.json_out_str(_x1))
+        _x2 = self.root
+        if _x2:
+            _p.append('"root":' + _rt.json_out_str(_x2))
+        return "{" + ",".join(_p) + "}"
 
-    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
-        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        keys = self._pb_json_keys
-        for key, v in obj.items():
-            n = keys.get(key, 0)
-            if n == 1:
-                if v is None:  # null: the field stays as it is
+        _keys = self._pb_json_keys
+        for _key, _v in _obj.items():
+            _n = _keys.get(_key, 0)
+            if _n == 1:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x1 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                self.name = x1
-            elif n == 2:
-                if v is None:  # null: the field stays as it is
+                _x1 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                self.name = _x1
+            elif _n == 2:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x2 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                self.root = x2
+                _x2 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                self.root = _x2
             else:
-                _rt.json_in_other(self, key, v, ctx, depth)
+                _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Mixin):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, Mixin):
             return NotImplemented
         return (
-            self._pb_unknown == other._pb_unknown
-            and self.name == other.name
-            and self.root == other.root
+            self._pb_unknown == _other._pb_unknown
+            and self.name == _other.name
+            and self.root == _other.root
         )
 
 

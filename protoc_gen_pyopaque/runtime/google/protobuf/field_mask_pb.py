@@ -248,80 +248,80 @@ request should verify the included field paths, and return an
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> FieldMask:
-        m = FieldMask() if cls is FieldMask else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = FieldMask() if cls is FieldMask else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag == 10:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = buf[pos:e].decode()
-                    pos = e
-                    self.paths.append(sv)
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _buf[_pos:_e].decode()
+                    _pos = _e
+                    self.paths.append(_sv)
 
                 else:
-                    if tag == end_tag:
-                        return pos
-                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        for x1 in self.paths:
-            out.append(10)
-            b1 = x1.encode()
-            l1 = len(b1)
-            if l1 < 0x80:
-                out.append(l1)
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        for _x1 in self.paths:
+            _out.append(10)
+            _b1 = _x1.encode()
+            _l1 = len(_b1)
+            if _l1 < 0x80:
+                _out.append(_l1)
             else:
-                _rt.write_varint(out, l1)
-            out.write(b1)
+                _rt.write_varint(_out, _l1)
+            _out.write(_b1)
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self.paths:
-            items.append((fields[0], self.paths))
-        return items
+            _items.append((_fields[0], self.paths))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        number = field.number
-        if number == 1:
-            self.paths = list(value)
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
+        _number = _field.number
+        if _number == 1:
+            self.paths = list(_value)
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FieldMask):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, FieldMask):
             return NotImplemented
         return (
-            self._pb_unknown == other._pb_unknown
-            and self.paths == other.paths
+            self._pb_unknown == _other._pb_unknown
+            and self.paths == _other.paths
         )
 
 

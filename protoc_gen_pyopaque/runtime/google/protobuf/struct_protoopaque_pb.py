@@ -77,129 +77,129 @@ typed message should be preferred instead of using this type."""
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> Struct:
-        m = Struct() if cls is Struct else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = Struct() if cls is Struct else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag == 10:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    ee = pos + n
-                    if ee > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    if depth <= 0:
-                        raise _rt.too_deep(self, tag, pos)
-                    k1 = ''
-                    v1 = None
-                    while pos < ee:
-                        t = buf[pos]
-                        if t < 0x80:
-                            pos += 1
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _ee = _pos + _n
+                    if _ee > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _k1 = ''
+                    _v1 = None
+                    while _pos < _ee:
+                        _etag = _buf[_pos]
+                        if _etag < 0x80:
+                            _pos += 1
                         else:
-                            t, pos = _rt.dec_tag(buf, pos)
-                        if t == 10:
-                            n = buf[pos]
-                            if n < 0x80:
-                                pos += 1
+                            _etag, _pos = _rt.dec_tag(_buf, _pos)
+                        if _etag == 10:
+                            _n = _buf[_pos]
+                            if _n < 0x80:
+                                _pos += 1
                             else:
-                                n, pos = _rt.dec_len(buf, pos)
-                            e = pos + n
-                            if e > ee:
-                                raise _rt.overrun(self, tag, pos, n)
-                            sv = buf[pos:e].decode()
-                            pos = e
-                            k1 = sv
-                        elif t == 18:
-                            n = buf[pos]
-                            if n < 0x80:
-                                pos += 1
+                                _n, _pos = _rt.dec_len(_buf, _pos)
+                            _e = _pos + _n
+                            if _e > _ee:
+                                raise _rt.overrun(self, _tag, _pos, _n)
+                            _sv = _buf[_pos:_e].decode()
+                            _pos = _e
+                            _k1 = _sv
+                        elif _etag == 18:
+                            _n = _buf[_pos]
+                            if _n < 0x80:
+                                _pos += 1
                             else:
-                                n, pos = _rt.dec_len(buf, pos)
-                            e = pos + n
-                            if e > ee:
-                                raise _rt.overrun(self, tag, pos, n)
-                            if v1 is None:
-                                v1 = Value()
-                            v1._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                            pos = e
+                                _n, _pos = _rt.dec_len(_buf, _pos)
+                            _e = _pos + _n
+                            if _e > _ee:
+                                raise _rt.overrun(self, _tag, _pos, _n)
+                            if _v1 is None:
+                                _v1 = Value()
+                            _v1._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                            _pos = _e
                         else:
-                            _rt.check_tag(t, pos)
-                            pos = _rt.skip_field(buf, t, pos, ee, depth)
-                    if pos != ee:
-                        raise _rt.bad_end(self, pos, ee, -1)
-                    if v1 is None:
-                        v1 = Value()
-                    self._f_fields[k1] = v1
+                            _rt.check_tag(_etag, _pos)
+                            _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                    if _pos != _ee:
+                        raise _rt.bad_end(self, _pos, _ee, -1)
+                    if _v1 is None:
+                        _v1 = Value()
+                    self._f_fields[_k1] = _v1
                 else:
-                    if tag == end_tag:
-                        return pos
-                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
-            if deterministic:  # map order inside needs the decoded message
+            if _deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
                 return
-        d1 = self._f_fields
-        if d1:
-            if deterministic:
-                d1 = dict(sorted(d1.items()))
-            for k1, v1 in d1.items():  # compiled: a dict's own iteration
-                out.append(10)
-                s1 = len(out)
-                out.append(0)
-                out.append(10)
-                b1 = k1.encode()
-                l1 = len(b1)
-                if l1 < 0x80:
-                    out.append(l1)
+        _d1 = self._f_fields
+        if _d1:
+            if _deterministic:
+                _d1 = dict(sorted(_d1.items()))
+            for _k1, _v1 in _d1.items():  # compiled: a dict's own iteration
+                _out.append(10)
+                _s1 = len(_out)
+                _out.append(0)
+                _out.append(10)
+                _b1 = _k1.encode()
+                _l1 = len(_b1)
+                if _l1 < 0x80:
+                    _out.append(_l1)
                 else:
-                    _rt.write_varint(out, l1)
-                out.write(b1)
-                out.append(18)
-                if v1._pb_unknown is not _pb_no_unknown and v1._pb_unknown and v1._pb_unknown[0] == 0 and not deterministic:  # kept input: its length is known
-                    _rt.write_raw(out, _rt.kept_bytes(v1._pb_unknown))
+                    _rt.write_varint(_out, _l1)
+                _out.write(_b1)
+                _out.append(18)
+                if _v1._pb_unknown is not _pb_no_unknown and _v1._pb_unknown and _v1._pb_unknown[0] == 0 and not _deterministic:  # kept input: its length is known
+                    _rt.write_raw(_out, _rt.kept_bytes(_v1._pb_unknown))
                 else:
-                    start = len(out)
-                    out.append(0)
-                    v1._pb_encode(out, deterministic)
-                    n = len(out) - start - 1
-                    if n < 0x80 and not _rt.splices:
-                        out[start] = n
+                    _start = len(_out)
+                    _out.append(0)
+                    _v1._pb_encode(_out, _deterministic)
+                    _n = len(_out) - _start - 1
+                    if _n < 0x80 and not _rt.splices:
+                        _out[_start] = _n
                     else:
-                        _rt.finish_len(out, start)
-                n = len(out) - s1 - 1
-                if n < 0x80 and not _rt.splices:
-                    out[s1] = n
+                        _rt.finish_len(_out, _start)
+                _n = len(_out) - _s1 - 1
+                if _n < 0x80 and not _rt.splices:
+                    _out[_s1] = _n
                 else:
-                    _rt.finish_len(out, s1)
+                    _rt.finish_len(_out, _s1)
 
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
@@ -209,31 +209,31 @@ typed message should be preferred instead of using this type."""
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_fields:
-            items.append((fields[0], self._f_fields))
-        return items
+            _items.append((_fields[0], self._f_fields))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        number = field.number
-        if number == 1:
-            self._f_fields = dict(value)
+        _number = _field.number
+        if _number == 1:
+            self._f_fields = dict(_value)
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Struct):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, Struct):
             return NotImplemented
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
-            other._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown and _other._pb_unknown and _other._pb_unknown[0] == 0:
+            _other._pb_load_raw()
         return (
-            self._pb_unknown == other._pb_unknown
-            and self._f_fields == other._f_fields
+            self._pb_unknown == _other._pb_unknown
+            and self._f_fields == _other._f_fields
         )
 
 
@@ -453,18 +453,18 @@ support them in its number type."""
         """Name the member of oneof kind that is set, or None."""
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        c = self._oc_kind
-        if c == 1:
+        _c = self._oc_kind
+        if _c == 1:
             return "null_value"
-        if c == 2:
+        if _c == 2:
             return "number_value"
-        if c == 3:
+        if _c == 3:
             return "string_value"
-        if c == 4:
+        if _c == 4:
             return "bool_value"
-        if c == 5:
+        if _c == 5:
             return "struct_value"
-        if c == 6:
+        if _c == 6:
             return "list_value"
         return None
 
@@ -484,175 +484,175 @@ support them in its number type."""
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> Value:
-        m = Value() if cls is Value else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = Value() if cls is Value else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag == 8:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 8:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int32(buf, pos)
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self._oc_kind = 1
-                    self._ov_kind = iv
+                    self._ov_kind = _iv
 
-                elif tag == 17:
-                    fv = _rt.read_f64_le(buf, pos)
-                    pos += 8
+                elif _tag == 17:
+                    _fv = _rt.read_f64_le(_buf, _pos)
+                    _pos += 8
                     self._oc_kind = 2
-                    self._ov_kind = fv
+                    self._ov_kind = _fv
 
-                elif tag == 26:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 26:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = buf[pos:e].decode()
-                    pos = e
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _buf[_pos:_e].decode()
+                    _pos = _e
                     self._oc_kind = 3
-                    self._ov_kind = sv
+                    self._ov_kind = _sv
 
-                elif tag == 32:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                elif _tag == 32:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_varint(buf, pos)
+                        _iv, _pos = _rt.dec_varint(_buf, _pos)
                     self._oc_kind = 4
-                    self._ov_kind = iv != 0
+                    self._ov_kind = _iv != 0
 
-                elif tag == 42:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 42:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    if depth <= 0:
-                        raise _rt.too_deep(self, tag, pos)
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
                     if self._oc_kind == 5:
-                        m5 = _t.cast(Struct, self._ov_kind)
+                        _m5 = _t.cast(Struct, self._ov_kind)
                     else:
-                        m5 = Struct()
+                        _m5 = Struct()
                         self._oc_kind = 5
-                        self._ov_kind = m5
-                    m5._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                    pos = e
-                elif tag == 50:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                        self._ov_kind = _m5
+                    _m5._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                elif _tag == 50:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    if depth <= 0:
-                        raise _rt.too_deep(self, tag, pos)
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
                     if self._oc_kind == 6:
-                        m6 = _t.cast(ListValue, self._ov_kind)
+                        _m6 = _t.cast(ListValue, self._ov_kind)
                     else:
-                        m6 = ListValue()
+                        _m6 = ListValue()
                         self._oc_kind = 6
-                        self._ov_kind = m6
-                    m6._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                    pos = e
+                        self._ov_kind = _m6
+                    _m6._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
                 else:
-                    if tag == end_tag:
-                        return pos
-                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
-            if deterministic:  # map order inside needs the decoded message
+            if _deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
                 return
-        c = self._oc_kind
-        if c == 1:
-            x1 = _t.cast(int, self._ov_kind)
-            out.append(8)
-            if 0 <= x1 < 0x80:
-                out.append(x1)
-            elif -0x80000000 <= x1 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x1)
+        _c = self._oc_kind
+        if _c == 1:
+            _x1 = _t.cast(int, self._ov_kind)
+            _out.append(8)
+            if 0 <= _x1 < 0x80:
+                _out.append(_x1)
+            elif -0x80000000 <= _x1 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x1)
             else:
-                raise _rt.out_of_range(14, x1)
-        elif c == 2:
-            x2 = _t.cast(float, self._ov_kind)
-            out.append(17)
-            _rt.write_f64_le(out, x2)
-        elif c == 3:
-            x3 = _t.cast(str, self._ov_kind)
-            out.append(26)
-            b3 = x3.encode()
-            l3 = len(b3)
-            if l3 < 0x80:
-                out.append(l3)
+                raise _rt.out_of_range(14, _x1)
+        elif _c == 2:
+            _x2 = _t.cast(float, self._ov_kind)
+            _out.append(17)
+            _rt.write_f64_le(_out, _x2)
+        elif _c == 3:
+            _x3 = _t.cast(str, self._ov_kind)
+            _out.append(26)
+            _b3 = _x3.encode()
+            _l3 = len(_b3)
+            if _l3 < 0x80:
+                _out.append(_l3)
             else:
-                _rt.write_varint(out, l3)
-            out.write(b3)
-        elif c == 4:
-            x4 = _t.cast(bool, self._ov_kind)
-            out.append(32)
-            out.append(1 if x4 else 0)
-        elif c == 5:
-            x5 = _t.cast(Struct, self._ov_kind)
-            out.append(42)
-            if x5._pb_unknown is not _pb_no_unknown and x5._pb_unknown and x5._pb_unknown[0] == 0 and not deterministic:  # kept input: its length is known
-                _rt.write_raw(out, _rt.kept_bytes(x5._pb_unknown))
+                _rt.write_varint(_out, _l3)
+            _out.write(_b3)
+        elif _c == 4:
+            _x4 = _t.cast(bool, self._ov_kind)
+            _out.append(32)
+            _out.append(1 if _x4 else 0)
+        elif _c == 5:
+            _x5 = _t.cast(Struct, self._ov_kind)
+            _out.append(42)
+            if _x5._pb_unknown is not _pb_no_unknown and _x5._pb_unknown and _x5._pb_unknown[0] == 0 and not _deterministic:  # kept input: its length is known
+                _rt.write_raw(_out, _rt.kept_bytes(_x5._pb_unknown))
             else:
-                start = len(out)
-                out.append(0)
-                x5._pb_encode(out, deterministic)
-                n = len(out) - start - 1
-                if n < 0x80 and not _rt.splices:
-                    out[start] = n
+                _start = len(_out)
+                _out.append(0)
+                _x5._pb_encode(_out, _deterministic)
+                _n = len(_out) - _start - 1
+                if _n < 0x80 and not _rt.splices:
+                    _out[_start] = _n
                 else:
-                    _rt.finish_len(out, start)
-        elif c == 6:
-            x6 = _t.cast(ListValue, self._ov_kind)
-            out.append(50)
-            if x6._pb_unknown is not _pb_no_unknown and x6._pb_unknown and x6._pb_unknown[0] == 0 and not deterministic:  # kept input: its length is known
-                _rt.write_raw(out, _rt.kept_bytes(x6._pb_unknown))
+                    _rt.finish_len(_out, _start)
+        elif _c == 6:
+            _x6 = _t.cast(ListValue, self._ov_kind)
+            _out.append(50)
+            if _x6._pb_unknown is not _pb_no_unknown and _x6._pb_unknown and _x6._pb_unknown[0] == 0 and not _deterministic:  # kept input: its length is known
+                _rt.write_raw(_out, _rt.kept_bytes(_x6._pb_unknown))
             else:
-                start = len(out)
-                out.append(0)
-                x6._pb_encode(out, deterministic)
-                n = len(out) - start - 1
-                if n < 0x80 and not _rt.splices:
-                    out[start] = n
+                _start = len(_out)
+                _out.append(0)
+                _x6._pb_encode(_out, _deterministic)
+                _n = len(_out) - _start - 1
+                if _n < 0x80 and not _rt.splices:
+                    _out[_start] = _n
                 else:
-                    _rt.finish_len(out, start)
+                    _rt.finish_len(_out, _start)
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
@@ -662,58 +662,58 @@ support them in its number type."""
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._oc_kind == 1:
-            items.append((fields[0], self._ov_kind))
+            _items.append((_fields[0], self._ov_kind))
         if self._oc_kind == 2:
-            items.append((fields[1], self._ov_kind))
+            _items.append((_fields[1], self._ov_kind))
         if self._oc_kind == 3:
-            items.append((fields[2], self._ov_kind))
+            _items.append((_fields[2], self._ov_kind))
         if self._oc_kind == 4:
-            items.append((fields[3], self._ov_kind))
+            _items.append((_fields[3], self._ov_kind))
         if self._oc_kind == 5:
-            items.append((fields[4], self._ov_kind))
+            _items.append((_fields[4], self._ov_kind))
         if self._oc_kind == 6:
-            items.append((fields[5], self._ov_kind))
-        return items
+            _items.append((_fields[5], self._ov_kind))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        number = field.number
-        if number == 1:
+        _number = _field.number
+        if _number == 1:
             self._oc_kind = 1
-            self._ov_kind = value
-        elif number == 2:
+            self._ov_kind = _value
+        elif _number == 2:
             self._oc_kind = 2
-            self._ov_kind = value
-        elif number == 3:
+            self._ov_kind = _value
+        elif _number == 3:
             self._oc_kind = 3
-            self._ov_kind = value
-        elif number == 4:
+            self._ov_kind = _value
+        elif _number == 4:
             self._oc_kind = 4
-            self._ov_kind = value
-        elif number == 5:
+            self._ov_kind = _value
+        elif _number == 5:
             self._oc_kind = 5
-            self._ov_kind = value
-        elif number == 6:
+            self._ov_kind = _value
+        elif _number == 6:
             self._oc_kind = 6
-            self._ov_kind = value
+            self._ov_kind = _value
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Value):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, Value):
             return NotImplemented
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
-            other._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown and _other._pb_unknown and _other._pb_unknown[0] == 0:
+            _other._pb_load_raw()
         return (
-            self._pb_unknown == other._pb_unknown
-            and self._oc_kind == other._oc_kind
-            and _rt.value_eq(self._ov_kind, other._ov_kind)
+            self._pb_unknown == _other._pb_unknown
+            and self._oc_kind == _other._oc_kind
+            and _rt.value_eq(self._ov_kind, _other._ov_kind)
         )
 
 
@@ -755,71 +755,71 @@ class ListValue(_rt.ListValueBase):
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> ListValue:
-        m = ListValue() if cls is ListValue else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = ListValue() if cls is ListValue else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag == 10:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    if depth <= 0:
-                        raise _rt.too_deep(self, tag, pos)
-                    m1 = Value()
-                    self._f_values.append(m1)
-                    m1._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                    pos = e
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m1 = Value()
+                    self._f_values.append(_m1)
+                    _m1._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
                 else:
-                    if tag == end_tag:
-                        return pos
-                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
-            if deterministic:  # map order inside needs the decoded message
+            if _deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
                 return
-        for x1 in self._f_values:
-            out.append(10)
-            if x1._pb_unknown is not _pb_no_unknown and x1._pb_unknown and x1._pb_unknown[0] == 0 and not deterministic:  # kept input: its length is known
-                _rt.write_raw(out, _rt.kept_bytes(x1._pb_unknown))
+        for _x1 in self._f_values:
+            _out.append(10)
+            if _x1._pb_unknown is not _pb_no_unknown and _x1._pb_unknown and _x1._pb_unknown[0] == 0 and not _deterministic:  # kept input: its length is known
+                _rt.write_raw(_out, _rt.kept_bytes(_x1._pb_unknown))
             else:
-                start = len(out)
-                out.append(0)
-                x1._pb_encode(out, deterministic)
-                n = len(out) - start - 1
-                if n < 0x80 and not _rt.splices:
-                    out[start] = n
+                _start = len(_out)
+                _out.append(0)
+                _x1._pb_encode(_out, _deterministic)
+                _n = len(_out) - _start - 1
+                if _n < 0x80 and not _rt.splices:
+                    _out[_start] = _n
                 else:
-                    _rt.finish_len(out, start)
+                    _rt.finish_len(_out, _start)
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
@@ -829,31 +829,31 @@ class ListValue(_rt.ListValueBase):
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_values:
-            items.append((fields[0], self._f_values))
-        return items
+            _items.append((_fields[0], self._f_values))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        number = field.number
-        if number == 1:
-            self._f_values = list(value)
+        _number = _field.number
+        if _number == 1:
+            self._f_values = list(_value)
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ListValue):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, ListValue):
             return NotImplemented
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
-            other._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown and _other._pb_unknown and _other._pb_unknown[0] == 0:
+            _other._pb_load_raw()
         return (
-            self._pb_unknown == other._pb_unknown
-            and self._f_values == other._f_values
+            self._pb_unknown == _other._pb_unknown
+            and self._f_values == _other._f_values
         )
 
 

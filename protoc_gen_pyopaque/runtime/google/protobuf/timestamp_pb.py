@@ -159,98 +159,98 @@ inclusive."""
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> Timestamp:
-        m = Timestamp() if cls is Timestamp else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = Timestamp() if cls is Timestamp else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag == 8:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 8:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int64(buf, pos)
-                    self.seconds = iv
+                        _iv, _pos = _rt.dec_int64(_buf, _pos)
+                    self.seconds = _iv
 
-                elif tag == 16:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                elif _tag == 16:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int32(buf, pos)
-                    self.nanos = iv
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    self.nanos = _iv
 
                 else:
-                    if tag == end_tag:
-                        return pos
-                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        x1 = self.seconds
-        if x1:
-            out.append(8)
-            if x1 < 0x80 and x1 >= 0:
-                out.append(x1)
-            elif x1 <= 0x3FFFFFFFFFFFFFFF and x1 >= -0x4000000000000000:
-                _rt.write_varint(out, x1)
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _x1 = self.seconds
+        if _x1:
+            _out.append(8)
+            if _x1 < 0x80 and _x1 >= 0:
+                _out.append(_x1)
+            elif _x1 <= 0x3FFFFFFFFFFFFFFF and _x1 >= -0x4000000000000000:
+                _rt.write_varint(_out, _x1)
             else:
-                _rt.write_varint64(out, 3, x1)
+                _rt.write_varint64(_out, 3, _x1)
 
-        x2 = self.nanos
-        if x2:
-            out.append(16)
-            if 0 <= x2 < 0x80:
-                out.append(x2)
-            elif -0x80000000 <= x2 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x2)
+        _x2 = self.nanos
+        if _x2:
+            _out.append(16)
+            if 0 <= _x2 < 0x80:
+                _out.append(_x2)
+            elif -0x80000000 <= _x2 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x2)
             else:
-                raise _rt.out_of_range(5, x2)
+                raise _rt.out_of_range(5, _x2)
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self.seconds:
-            items.append((fields[0], self.seconds))
+            _items.append((_fields[0], self.seconds))
         if self.nanos:
-            items.append((fields[1], self.nanos))
-        return items
+            _items.append((_fields[1], self.nanos))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        number = field.number
-        if number == 1:
-            self.seconds = value
-        elif number == 2:
-            self.nanos = value
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
+        _number = _field.number
+        if _number == 1:
+            self.seconds = _value
+        elif _number == 2:
+            self.nanos = _value
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Timestamp):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, Timestamp):
             return NotImplemented
         return (
-            self._pb_unknown == other._pb_unknown
-            and self.seconds == other.seconds
-            and self.nanos == other.nanos
+            self._pb_unknown == _other._pb_unknown
+            and self.seconds == _other.seconds
+            and self.nanos == _other.nanos
         )
 
 

@@ -150,356 +150,356 @@ FileDescriptorSet which preserves the necessary information."""
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> Type:
-        m = Type() if cls is Type else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = Type() if cls is Type else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag == 10:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = buf[pos:e].decode()
-                    pos = e
-                    self.name = sv
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _buf[_pos:_e].decode()
+                    _pos = _e
+                    self.name = _sv
 
-                elif tag == 18:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 18:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    if depth <= 0:
-                        raise _rt.too_deep(self, tag, pos)
-                    m2 = Field()
-                    self.fields.append(m2)
-                    m2._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                    pos = e
-                elif tag == 26:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m2 = Field()
+                    self.fields.append(_m2)
+                    _m2._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                elif _tag == 26:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = buf[pos:e].decode()
-                    pos = e
-                    self.oneofs.append(sv)
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _buf[_pos:_e].decode()
+                    _pos = _e
+                    self.oneofs.append(_sv)
 
-                elif tag == 34:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 34:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    if depth <= 0:
-                        raise _rt.too_deep(self, tag, pos)
-                    m4 = Option()
-                    self.options.append(m4)
-                    m4._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                    pos = e
-                elif tag == 42:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m4 = Option()
+                    self.options.append(_m4)
+                    _m4._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                elif _tag == 42:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    if depth <= 0:
-                        raise _rt.too_deep(self, tag, pos)
-                    m5 = self.source_context
-                    if m5 is None:
-                        m5 = self.source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
-                    m5._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                    pos = e
-                elif tag == 48:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m5 = self.source_context
+                    if _m5 is None:
+                        _m5 = self.source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
+                    _m5._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                elif _tag == 48:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int32(buf, pos)
-                    self.syntax = iv
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    self.syntax = _iv
 
-                elif tag == 58:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 58:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = buf[pos:e].decode()
-                    pos = e
-                    self.edition = sv
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _buf[_pos:_e].decode()
+                    _pos = _e
+                    self.edition = _sv
 
                 else:
-                    if tag == end_tag:
-                        return pos
-                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        x1 = self.name
-        if x1:
-            out.append(10)
-            b1 = x1.encode()
-            l1 = len(b1)
-            if l1 < 0x80:
-                out.append(l1)
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _x1 = self.name
+        if _x1:
+            _out.append(10)
+            _b1 = _x1.encode()
+            _l1 = len(_b1)
+            if _l1 < 0x80:
+                _out.append(_l1)
             else:
-                _rt.write_varint(out, l1)
-            out.write(b1)
+                _rt.write_varint(_out, _l1)
+            _out.write(_b1)
 
-        for x2 in self.fields:
-            out.append(18)
-            start = len(out)
-            out.append(0)
-            x2._pb_encode(out, deterministic)
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+        for _x2 in self.fields:
+            _out.append(18)
+            _start = len(_out)
+            _out.append(0)
+            _x2._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
+                _rt.finish_len(_out, _start)
 
-        for x3 in self.oneofs:
-            out.append(26)
-            b3 = x3.encode()
-            l3 = len(b3)
-            if l3 < 0x80:
-                out.append(l3)
+        for _x3 in self.oneofs:
+            _out.append(26)
+            _b3 = _x3.encode()
+            _l3 = len(_b3)
+            if _l3 < 0x80:
+                _out.append(_l3)
             else:
-                _rt.write_varint(out, l3)
-            out.write(b3)
+                _rt.write_varint(_out, _l3)
+            _out.write(_b3)
 
-        for x4 in self.options:
-            out.append(34)
-            start = len(out)
-            out.append(0)
-            x4._pb_encode(out, deterministic)
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+        for _x4 in self.options:
+            _out.append(34)
+            _start = len(_out)
+            _out.append(0)
+            _x4._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
+                _rt.finish_len(_out, _start)
 
-        x5 = self.source_context
-        if x5 is not None:
-            out.append(42)
-            start = len(out)
-            out.append(0)
-            x5._pb_encode(out, deterministic)
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+        _x5 = self.source_context
+        if _x5 is not None:
+            _out.append(42)
+            _start = len(_out)
+            _out.append(0)
+            _x5._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
+                _rt.finish_len(_out, _start)
 
-        x6 = self.syntax
-        if x6:
-            out.append(48)
-            if 0 <= x6 < 0x80:
-                out.append(x6)
-            elif -0x80000000 <= x6 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x6)
+        _x6 = self.syntax
+        if _x6:
+            _out.append(48)
+            if 0 <= _x6 < 0x80:
+                _out.append(_x6)
+            elif -0x80000000 <= _x6 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x6)
             else:
-                raise _rt.out_of_range(14, x6)
+                raise _rt.out_of_range(14, _x6)
 
-        x7 = self.edition
-        if x7:
-            out.append(58)
-            b7 = x7.encode()
-            l7 = len(b7)
-            if l7 < 0x80:
-                out.append(l7)
+        _x7 = self.edition
+        if _x7:
+            _out.append(58)
+            _b7 = _x7.encode()
+            _l7 = len(_b7)
+            if _l7 < 0x80:
+                _out.append(_l7)
             else:
-                _rt.write_varint(out, l7)
-            out.write(b7)
+                _rt.write_varint(_out, _l7)
+            _out.write(_b7)
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self.name:
-            items.append((fields[0], self.name))
+            _items.append((_fields[0], self.name))
         if self.fields:
-            items.append((fields[1], self.fields))
+            _items.append((_fields[1], self.fields))
         if self.oneofs:
-            items.append((fields[2], self.oneofs))
+            _items.append((_fields[2], self.oneofs))
         if self.options:
-            items.append((fields[3], self.options))
+            _items.append((_fields[3], self.options))
         if self.source_context is not None:
-            items.append((fields[4], self.source_context))
+            _items.append((_fields[4], self.source_context))
         if self.syntax:
-            items.append((fields[5], self.syntax))
+            _items.append((_fields[5], self.syntax))
         if self.edition:
-            items.append((fields[6], self.edition))
-        return items
+            _items.append((_fields[6], self.edition))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        number = field.number
-        if number == 1:
-            self.name = value
-        elif number == 2:
-            self.fields = list(value)
-        elif number == 3:
-            self.oneofs = list(value)
-        elif number == 4:
-            self.options = list(value)
-        elif number == 5:
-            self.source_context = value
-        elif number == 6:
-            self.syntax = value
-        elif number == 7:
-            self.edition = value
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
+        _number = _field.number
+        if _number == 1:
+            self.name = _value
+        elif _number == 2:
+            self.fields = list(_value)
+        elif _number == 3:
+            self.oneofs = list(_value)
+        elif _number == 4:
+            self.options = list(_value)
+        elif _number == 5:
+            self.source_context = _value
+        elif _number == 6:
+            self.syntax = _value
+        elif _number == 7:
+            self.edition = _value
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'fields': 2, 'oneofs': 3, 'options': 4, 'sourceContext': 5, 'source_context': 5, 'syntax': 6, 'edition': 7}
 
-    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
-        if depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+        if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        p: list[str] = []
-        x1 = self.name
-        if x1:
-            p.append('"name":' + _rt.json_out_str(x1))
-        x2 = self.fields
-        if x2:
-            p.append('"fields":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x2]) + "]")
-        x3 = self.oneofs
-        if x3:
-            p.append('"oneofs":' + "[" + ",".join([_rt.json_out_str(y) for y in x3]) + "]")
-        x4 = self.options
-        if x4:
-            p.append('"options":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x4]) + "]")
-        x5 = self.source_context
-        if x5 is not None:
-            p.append('"sourceContext":' + x5._pb_json_text(ctx, depth + 1))
-        x6 = self.syntax
-        if x6:
-            p.append('"syntax":' + (_e_Syntax.json_names.get(x6) or _rt.json_out_enum(_e_Syntax, x6)))
-        x7 = self.edition
-        if x7:
-            p.append('"edition":' + _rt.json_out_str(x7))
-        return "{" + ",".join(p) + "}"
+        _p: list[str] = []
+        _x1 = self.name
+        if _x1:
+            _p.append('"name":' + _rt.json_out_str(_x1))
+        _x2 = self.fields
+        if _x2:
+            _p.append('"fields":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x2]) + "]")
+        _x3 = self.oneofs
+        if _x3:
+            _p.append('"oneofs":' + "[" + ",".join([_rt.json_out_str(_y) for _y in _x3]) + "]")
+        _x4 = self.options
+        if _x4:
+            _p.append('"options":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x4]) + "]")
+        _x5 = self.source_context
+        if _x5 is not None:
+            _p.append('"sourceContext":' + _x5._pb_json_text(_ctx, _depth + 1))
+        _x6 = self.syntax
+        if _x6:
+            _p.append('"syntax":' + (_e_Syntax.json_names.get(_x6) or _rt.json_out_enum(_e_Syntax, _x6)))
+        _x7 = self.edition
+        if _x7:
+            _p.append('"edition":' + _rt.json_out_str(_x7))
+        return "{" + ",".join(_p) + "}"
 
-    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
-        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        keys = self._pb_json_keys
-        for key, v in obj.items():
-            n = keys.get(key, 0)
-            if n == 1:
-                if v is None:  # null: the field stays as it is
+        _keys = self._pb_json_keys
+        for _key, _v in _obj.items():
+            _n = _keys.get(_key, 0)
+            if _n == 1:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x1 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                self.name = x1
-            elif n == 2:
-                if v is None:  # null: the field stays as it is
+                _x1 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                self.name = _x1
+            elif _n == 2:
+                if _v is None:  # null: the field stays as it is
                     continue
-                if type(v) is not list:
+                if type(_v) is not list:
                     raise _rt.json_refuse()
-                l2: list[Field] = []
-                for w in v:
-                    if w is None:
+                _l2: list[Field] = []
+                for _w in _v:
+                    if _w is None:
                         raise _rt.json_refuse()
-                    m2 = Field()
-                    m2._pb_json_merge(w, ctx, depth + 2)
-                    l2.append(m2)
-                self.fields = l2
-            elif n == 3:
-                if v is None:  # null: the field stays as it is
+                    _m2 = Field()
+                    _m2._pb_json_merge(_w, _ctx, _depth + 2)
+                    _l2.append(_m2)
+                self.fields = _l2
+            elif _n == 3:
+                if _v is None:  # null: the field stays as it is
                     continue
-                if type(v) is not list:
+                if type(_v) is not list:
                     raise _rt.json_refuse()
-                self.oneofs = [y if type(y) is str and y.isascii() else _rt.json_in_str(y) for y in v]
-            elif n == 4:
-                if v is None:  # null: the field stays as it is
+                self.oneofs = [_y if type(_y) is str and _y.isascii() else _rt.json_in_str(_y) for _y in _v]
+            elif _n == 4:
+                if _v is None:  # null: the field stays as it is
                     continue
-                if type(v) is not list:
+                if type(_v) is not list:
                     raise _rt.json_refuse()
-                l4: list[Option] = []
-                for w in v:
-                    if w is None:
+                _l4: list[Option] = []
+                for _w in _v:
+                    if _w is None:
                         raise _rt.json_refuse()
-                    m4 = Option()
-                    m4._pb_json_merge(w, ctx, depth + 2)
-                    l4.append(m4)
-                self.options = l4
-            elif n == 5:
-                if key != 'sourceContext' and 'sourceContext' in obj:  # given under both names
+                    _m4 = Option()
+                    _m4._pb_json_merge(_w, _ctx, _depth + 2)
+                    _l4.append(_m4)
+                self.options = _l4
+            elif _n == 5:
+                if _key != 'sourceContext' and 'sourceContext' in _obj:  # given under both names
                     raise _rt.json_refuse()
-                if v is None:  # null: the field stays as it is
+                if _v is None:  # null: the field stays as it is
                     continue
-                m5 = self.source_context
-                if m5 is None:
-                    m5 = self.source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
-                m5._pb_json_merge(v, ctx, depth + 1)
-            elif n == 6:
-                if v is None:  # null: the field stays as it is
+                _m5 = self.source_context
+                if _m5 is None:
+                    _m5 = self.source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
+                _m5._pb_json_merge(_v, _ctx, _depth + 1)
+            elif _n == 6:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x6 = _e_Syntax.names.get(v) if type(v) is str else None
-                if x6 is None:
-                    x6 = _rt.json_in_enum(_e_Syntax, v, ctx)
-                if x6 is not None:
-                    self.syntax = x6
-            elif n == 7:
-                if v is None:  # null: the field stays as it is
+                _x6 = _e_Syntax.names.get(_v) if type(_v) is str else None
+                if _x6 is None:
+                    _x6 = _rt.json_in_enum(_e_Syntax, _v, _ctx)
+                if _x6 is not None:
+                    self.syntax = _x6
+            elif _n == 7:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x7 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                self.edition = x7
+                _x7 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                self.edition = _x7
             else:
-                _rt.json_in_other(self, key, v, ctx, depth)
+                _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Type):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, Type):
             return NotImplemented
         return (
-            self._pb_unknown == other._pb_unknown
-            and self.name == other.name
-            and self.fields == other.fields
-            and self.oneofs == other.oneofs
-            and self.options == other.options
-            and self.source_context == other.source_context
-            and self.syntax == other.syntax
-            and self.edition == other.edition
+            self._pb_unknown == _other._pb_unknown
+            and self.name == _other.name
+            and self.fields == _other.fields
+            and self.oneofs == _other.oneofs
+            and self.options == _other.options
+            and self.source_context == _other.source_context
+            and self.syntax == _other.syntax
+            and self.edition == _other.edition
         )
 
 
@@ -714,441 +714,441 @@ types. The first type has index 1; zero means the type is not in the list."""
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> Field:
-        m = Field() if cls is Field else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = Field() if cls is Field else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag < 56:
-                    if tag == 8:
-                        iv = buf[pos]
-                        if iv < 0x80:
-                            pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag < 56:
+                    if _tag == 8:
+                        _iv = _buf[_pos]
+                        if _iv < 0x80:
+                            _pos += 1
                         else:
-                            iv, pos = _rt.dec_int32(buf, pos)
-                        self.kind = iv
+                            _iv, _pos = _rt.dec_int32(_buf, _pos)
+                        self.kind = _iv
 
-                    elif tag == 16:
-                        iv = buf[pos]
-                        if iv < 0x80:
-                            pos += 1
+                    elif _tag == 16:
+                        _iv = _buf[_pos]
+                        if _iv < 0x80:
+                            _pos += 1
                         else:
-                            iv, pos = _rt.dec_int32(buf, pos)
-                        self.cardinality = iv
+                            _iv, _pos = _rt.dec_int32(_buf, _pos)
+                        self.cardinality = _iv
 
-                    elif tag == 24:
-                        iv = buf[pos]
-                        if iv < 0x80:
-                            pos += 1
+                    elif _tag == 24:
+                        _iv = _buf[_pos]
+                        if _iv < 0x80:
+                            _pos += 1
                         else:
-                            iv, pos = _rt.dec_int32(buf, pos)
-                        self.number = iv
+                            _iv, _pos = _rt.dec_int32(_buf, _pos)
+                        self.number = _iv
 
-                    elif tag == 34:
-                        n = buf[pos]
-                        if n < 0x80:
-                            pos += 1
+                    elif _tag == 34:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
                         else:
-                            n, pos = _rt.dec_len(buf, pos)
-                        e = pos + n
-                        if e > end:
-                            raise _rt.overrun(self, tag, pos, n)
-                        sv = buf[pos:e].decode()
-                        pos = e
-                        self.name = sv
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(self, _tag, _pos, _n)
+                        _sv = _buf[_pos:_e].decode()
+                        _pos = _e
+                        self.name = _sv
 
-                    elif tag == 50:
-                        n = buf[pos]
-                        if n < 0x80:
-                            pos += 1
+                    elif _tag == 50:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
                         else:
-                            n, pos = _rt.dec_len(buf, pos)
-                        e = pos + n
-                        if e > end:
-                            raise _rt.overrun(self, tag, pos, n)
-                        sv = buf[pos:e].decode()
-                        pos = e
-                        self.type_url = sv
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(self, _tag, _pos, _n)
+                        _sv = _buf[_pos:_e].decode()
+                        _pos = _e
+                        self.type_url = _sv
 
                     else:
-                        if tag == end_tag:
-                            return pos
-                        pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                        if _tag == _end_tag:
+                            return _pos
+                        _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
                 else:
-                    if tag == 56:
-                        iv = buf[pos]
-                        if iv < 0x80:
-                            pos += 1
+                    if _tag == 56:
+                        _iv = _buf[_pos]
+                        if _iv < 0x80:
+                            _pos += 1
                         else:
-                            iv, pos = _rt.dec_int32(buf, pos)
-                        self.oneof_index = iv
+                            _iv, _pos = _rt.dec_int32(_buf, _pos)
+                        self.oneof_index = _iv
 
-                    elif tag == 64:
-                        iv = buf[pos]
-                        if iv < 0x80:
-                            pos += 1
+                    elif _tag == 64:
+                        _iv = _buf[_pos]
+                        if _iv < 0x80:
+                            _pos += 1
                         else:
-                            iv, pos = _rt.dec_varint(buf, pos)
-                        self.packed = iv != 0
+                            _iv, _pos = _rt.dec_varint(_buf, _pos)
+                        self.packed = _iv != 0
 
-                    elif tag == 74:
-                        n = buf[pos]
-                        if n < 0x80:
-                            pos += 1
+                    elif _tag == 74:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
                         else:
-                            n, pos = _rt.dec_len(buf, pos)
-                        e = pos + n
-                        if e > end:
-                            raise _rt.overrun(self, tag, pos, n)
-                        if depth <= 0:
-                            raise _rt.too_deep(self, tag, pos)
-                        m9 = Option()
-                        self.options.append(m9)
-                        m9._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                        pos = e
-                    elif tag == 82:
-                        n = buf[pos]
-                        if n < 0x80:
-                            pos += 1
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(self, _tag, _pos, _n)
+                        if _depth <= 0:
+                            raise _rt.too_deep(self, _tag, _pos)
+                        _m9 = Option()
+                        self.options.append(_m9)
+                        _m9._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                        _pos = _e
+                    elif _tag == 82:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
                         else:
-                            n, pos = _rt.dec_len(buf, pos)
-                        e = pos + n
-                        if e > end:
-                            raise _rt.overrun(self, tag, pos, n)
-                        sv = buf[pos:e].decode()
-                        pos = e
-                        self.json_name = sv
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(self, _tag, _pos, _n)
+                        _sv = _buf[_pos:_e].decode()
+                        _pos = _e
+                        self.json_name = _sv
 
-                    elif tag == 90:
-                        n = buf[pos]
-                        if n < 0x80:
-                            pos += 1
+                    elif _tag == 90:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
                         else:
-                            n, pos = _rt.dec_len(buf, pos)
-                        e = pos + n
-                        if e > end:
-                            raise _rt.overrun(self, tag, pos, n)
-                        sv = buf[pos:e].decode()
-                        pos = e
-                        self.default_value = sv
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(self, _tag, _pos, _n)
+                        _sv = _buf[_pos:_e].decode()
+                        _pos = _e
+                        self.default_value = _sv
 
                     else:
-                        if tag == end_tag:
-                            return pos
-                        pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                        if _tag == _end_tag:
+                            return _pos
+                        _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        x1 = self.kind
-        if x1:
-            out.append(8)
-            if 0 <= x1 < 0x80:
-                out.append(x1)
-            elif -0x80000000 <= x1 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x1)
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _x1 = self.kind
+        if _x1:
+            _out.append(8)
+            if 0 <= _x1 < 0x80:
+                _out.append(_x1)
+            elif -0x80000000 <= _x1 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x1)
             else:
-                raise _rt.out_of_range(14, x1)
+                raise _rt.out_of_range(14, _x1)
 
-        x2 = self.cardinality
-        if x2:
-            out.append(16)
-            if 0 <= x2 < 0x80:
-                out.append(x2)
-            elif -0x80000000 <= x2 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x2)
+        _x2 = self.cardinality
+        if _x2:
+            _out.append(16)
+            if 0 <= _x2 < 0x80:
+                _out.append(_x2)
+            elif -0x80000000 <= _x2 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x2)
             else:
-                raise _rt.out_of_range(14, x2)
+                raise _rt.out_of_range(14, _x2)
 
-        x3 = self.number
-        if x3:
-            out.append(24)
-            if 0 <= x3 < 0x80:
-                out.append(x3)
-            elif -0x80000000 <= x3 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x3)
+        _x3 = self.number
+        if _x3:
+            _out.append(24)
+            if 0 <= _x3 < 0x80:
+                _out.append(_x3)
+            elif -0x80000000 <= _x3 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x3)
             else:
-                raise _rt.out_of_range(5, x3)
+                raise _rt.out_of_range(5, _x3)
 
-        x4 = self.name
-        if x4:
-            out.append(34)
-            b4 = x4.encode()
-            l4 = len(b4)
-            if l4 < 0x80:
-                out.append(l4)
+        _x4 = self.name
+        if _x4:
+            _out.append(34)
+            _b4 = _x4.encode()
+            _l4 = len(_b4)
+            if _l4 < 0x80:
+                _out.append(_l4)
             else:
-                _rt.write_varint(out, l4)
-            out.write(b4)
+                _rt.write_varint(_out, _l4)
+            _out.write(_b4)
 
-        x6 = self.type_url
-        if x6:
-            out.append(50)
-            b6 = x6.encode()
-            l6 = len(b6)
-            if l6 < 0x80:
-                out.append(l6)
+        _x6 = self.type_url
+        if _x6:
+            _out.append(50)
+            _b6 = _x6.encode()
+            _l6 = len(_b6)
+            if _l6 < 0x80:
+                _out.append(_l6)
             else:
-                _rt.write_varint(out, l6)
-            out.write(b6)
+                _rt.write_varint(_out, _l6)
+            _out.write(_b6)
 
-        x7 = self.oneof_index
-        if x7:
-            out.append(56)
-            if 0 <= x7 < 0x80:
-                out.append(x7)
-            elif -0x80000000 <= x7 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x7)
+        _x7 = self.oneof_index
+        if _x7:
+            _out.append(56)
+            if 0 <= _x7 < 0x80:
+                _out.append(_x7)
+            elif -0x80000000 <= _x7 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x7)
             else:
-                raise _rt.out_of_range(5, x7)
+                raise _rt.out_of_range(5, _x7)
 
-        x8 = self.packed
-        if x8:
-            out.append(64)
-            out.append(1 if x8 else 0)
+        _x8 = self.packed
+        if _x8:
+            _out.append(64)
+            _out.append(1 if _x8 else 0)
 
-        for x9 in self.options:
-            out.append(74)
-            start = len(out)
-            out.append(0)
-            x9._pb_encode(out, deterministic)
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+        for _x9 in self.options:
+            _out.append(74)
+            _start = len(_out)
+            _out.append(0)
+            _x9._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
+                _rt.finish_len(_out, _start)
 
-        x10 = self.json_name
-        if x10:
-            out.append(82)
-            b10 = x10.encode()
-            l10 = len(b10)
-            if l10 < 0x80:
-                out.append(l10)
+        _x10 = self.json_name
+        if _x10:
+            _out.append(82)
+            _b10 = _x10.encode()
+            _l10 = len(_b10)
+            if _l10 < 0x80:
+                _out.append(_l10)
             else:
-                _rt.write_varint(out, l10)
-            out.write(b10)
+                _rt.write_varint(_out, _l10)
+            _out.write(_b10)
 
-        x11 = self.default_value
-        if x11:
-            out.append(90)
-            b11 = x11.encode()
-            l11 = len(b11)
-            if l11 < 0x80:
-                out.append(l11)
+        _x11 = self.default_value
+        if _x11:
+            _out.append(90)
+            _b11 = _x11.encode()
+            _l11 = len(_b11)
+            if _l11 < 0x80:
+                _out.append(_l11)
             else:
-                _rt.write_varint(out, l11)
-            out.write(b11)
+                _rt.write_varint(_out, _l11)
+            _out.write(_b11)
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self.kind:
-            items.append((fields[0], self.kind))
+            _items.append((_fields[0], self.kind))
         if self.cardinality:
-            items.append((fields[1], self.cardinality))
+            _items.append((_fields[1], self.cardinality))
         if self.number:
-            items.append((fields[2], self.number))
+            _items.append((_fields[2], self.number))
         if self.name:
-            items.append((fields[3], self.name))
+            _items.append((_fields[3], self.name))
         if self.type_url:
-            items.append((fields[4], self.type_url))
+            _items.append((_fields[4], self.type_url))
         if self.oneof_index:
-            items.append((fields[5], self.oneof_index))
+            _items.append((_fields[5], self.oneof_index))
         if self.packed:
-            items.append((fields[6], self.packed))
+            _items.append((_fields[6], self.packed))
         if self.options:
-            items.append((fields[7], self.options))
+            _items.append((_fields[7], self.options))
         if self.json_name:
-            items.append((fields[8], self.json_name))
+            _items.append((_fields[8], self.json_name))
         if self.default_value:
-            items.append((fields[9], self.default_value))
-        return items
+            _items.append((_fields[9], self.default_value))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        number = field.number
-        if number == 1:
-            self.kind = value
-        elif number == 2:
-            self.cardinality = value
-        elif number == 3:
-            self.number = value
-        elif number == 4:
-            self.name = value
-        elif number == 6:
-            self.type_url = value
-        elif number == 7:
-            self.oneof_index = value
-        elif number == 8:
-            self.packed = value
-        elif number == 9:
-            self.options = list(value)
-        elif number == 10:
-            self.json_name = value
-        elif number == 11:
-            self.default_value = value
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
+        _number = _field.number
+        if _number == 1:
+            self.kind = _value
+        elif _number == 2:
+            self.cardinality = _value
+        elif _number == 3:
+            self.number = _value
+        elif _number == 4:
+            self.name = _value
+        elif _number == 6:
+            self.type_url = _value
+        elif _number == 7:
+            self.oneof_index = _value
+        elif _number == 8:
+            self.packed = _value
+        elif _number == 9:
+            self.options = list(_value)
+        elif _number == 10:
+            self.json_name = _value
+        elif _number == 11:
+            self.default_value = _value
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'kind': 1, 'cardinality': 2, 'number': 3, 'name': 4, 'typeUrl': 6, 'type_url': 6, 'oneofIndex': 7, 'oneof_index': 7, 'packed': 8, 'options': 9, 'jsonName': 10, 'json_name': 10, 'defaultValue': 11, 'default_value': 11}
 
-    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
-        if depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+        if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        p: list[str] = []
-        x1 = self.kind
-        if x1:
-            p.append('"kind":' + (_e_Field_Kind.json_names.get(x1) or _rt.json_out_enum(_e_Field_Kind, x1)))
-        x2 = self.cardinality
-        if x2:
-            p.append('"cardinality":' + (_e_Field_Cardinality.json_names.get(x2) or _rt.json_out_enum(_e_Field_Cardinality, x2)))
-        x3 = self.number
-        if x3:
-            p.append('"number":' + str(x3) if type(x3) is int else '"number":' + _rt.json_out_int(x3))
-        x4 = self.name
-        if x4:
-            p.append('"name":' + _rt.json_out_str(x4))
-        x6 = self.type_url
-        if x6:
-            p.append('"typeUrl":' + _rt.json_out_str(x6))
-        x7 = self.oneof_index
-        if x7:
-            p.append('"oneofIndex":' + str(x7) if type(x7) is int else '"oneofIndex":' + _rt.json_out_int(x7))
-        x8 = self.packed
-        if x8:
-            p.append('"packed":' + "true" if x8 else '"packed":' + "false")
-        x9 = self.options
-        if x9:
-            p.append('"options":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x9]) + "]")
-        x10 = self.json_name
-        if x10:
-            p.append('"jsonName":' + _rt.json_out_str(x10))
-        x11 = self.default_value
-        if x11:
-            p.append('"defaultValue":' + _rt.json_out_str(x11))
-        return "{" + ",".join(p) + "}"
+        _p: list[str] = []
+        _x1 = self.kind
+        if _x1:
+            _p.append('"kind":' + (_e_Field_Kind.json_names.get(_x1) or _rt.json_out_enum(_e_Field_Kind, _x1)))
+        _x2 = self.cardinality
+        if _x2:
+            _p.append('"cardinality":' + (_e_Field_Cardinality.json_names.get(_x2) or _rt.json_out_enum(_e_Field_Cardinality, _x2)))
+        _x3 = self.number
+        if _x3:
+            _p.append('"number":' + str(_x3) if type(_x3) is int else '"number":' + _rt.json_out_int(_x3))
+        _x4 = self.name
+        if _x4:
+            _p.append('"name":' + _rt.json_out_str(_x4))
+        _x6 = self.type_url
+        if _x6:
+            _p.append('"typeUrl":' + _rt.json_out_str(_x6))
+        _x7 = self.oneof_index
+        if _x7:
+            _p.append('"oneofIndex":' + str(_x7) if type(_x7) is int else '"oneofIndex":' + _rt.json_out_int(_x7))
+        _x8 = self.packed
+        if _x8:
+            _p.append('"packed":' + "true" if _x8 else '"packed":' + "false")
+        _x9 = self.options
+        if _x9:
+            _p.append('"options":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x9]) + "]")
+        _x10 = self.json_name
+        if _x10:
+            _p.append('"jsonName":' + _rt.json_out_str(_x10))
+        _x11 = self.default_value
+        if _x11:
+            _p.append('"defaultValue":' + _rt.json_out_str(_x11))
+        return "{" + ",".join(_p) + "}"
 
-    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
-        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        keys = self._pb_json_keys
-        for key, v in obj.items():
-            n = keys.get(key, 0)
-            if n < 7:
-                if n == 1:
-                    if v is None:  # null: the field stays as it is
+        _keys = self._pb_json_keys
+        for _key, _v in _obj.items():
+            _n = _keys.get(_key, 0)
+            if _n < 7:
+                if _n == 1:
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    x1 = _e_Field_Kind.names.get(v) if type(v) is str else None
-                    if x1 is None:
-                        x1 = _rt.json_in_enum(_e_Field_Kind, v, ctx)
-                    if x1 is not None:
-                        self.kind = x1
-                elif n == 2:
-                    if v is None:  # null: the field stays as it is
+                    _x1 = _e_Field_Kind.names.get(_v) if type(_v) is str else None
+                    if _x1 is None:
+                        _x1 = _rt.json_in_enum(_e_Field_Kind, _v, _ctx)
+                    if _x1 is not None:
+                        self.kind = _x1
+                elif _n == 2:
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    x2 = _e_Field_Cardinality.names.get(v) if type(v) is str else None
-                    if x2 is None:
-                        x2 = _rt.json_in_enum(_e_Field_Cardinality, v, ctx)
-                    if x2 is not None:
-                        self.cardinality = x2
-                elif n == 3:
-                    if v is None:  # null: the field stays as it is
+                    _x2 = _e_Field_Cardinality.names.get(_v) if type(_v) is str else None
+                    if _x2 is None:
+                        _x2 = _rt.json_in_enum(_e_Field_Cardinality, _v, _ctx)
+                    if _x2 is not None:
+                        self.cardinality = _x2
+                elif _n == 3:
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    x3 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
-                    self.number = x3
-                elif n == 4:
-                    if v is None:  # null: the field stays as it is
+                    _x3 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                    self.number = _x3
+                elif _n == 4:
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    x4 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                    self.name = x4
-                elif n == 6:
-                    if key != 'typeUrl' and 'typeUrl' in obj:  # given under both names
+                    _x4 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                    self.name = _x4
+                elif _n == 6:
+                    if _key != 'typeUrl' and 'typeUrl' in _obj:  # given under both names
                         raise _rt.json_refuse()
-                    if v is None:  # null: the field stays as it is
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    x6 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                    self.type_url = x6
+                    _x6 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                    self.type_url = _x6
                 else:
-                    _rt.json_in_other(self, key, v, ctx, depth)
+                    _rt.json_in_other(self, _key, _v, _ctx, _depth)
             else:
-                if n == 7:
-                    if key != 'oneofIndex' and 'oneofIndex' in obj:  # given under both names
+                if _n == 7:
+                    if _key != 'oneofIndex' and 'oneofIndex' in _obj:  # given under both names
                         raise _rt.json_refuse()
-                    if v is None:  # null: the field stays as it is
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    x7 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
-                    self.oneof_index = x7
-                elif n == 8:
-                    if v is None:  # null: the field stays as it is
+                    _x7 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                    self.oneof_index = _x7
+                elif _n == 8:
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    x8 = v if type(v) is bool else _rt.json_in_bool(v)
-                    self.packed = x8
-                elif n == 9:
-                    if v is None:  # null: the field stays as it is
+                    _x8 = _v if type(_v) is bool else _rt.json_in_bool(_v)
+                    self.packed = _x8
+                elif _n == 9:
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    if type(v) is not list:
+                    if type(_v) is not list:
                         raise _rt.json_refuse()
-                    l9: list[Option] = []
-                    for w in v:
-                        if w is None:
+                    _l9: list[Option] = []
+                    for _w in _v:
+                        if _w is None:
                             raise _rt.json_refuse()
-                        m9 = Option()
-                        m9._pb_json_merge(w, ctx, depth + 2)
-                        l9.append(m9)
-                    self.options = l9
-                elif n == 10:
-                    if key != 'jsonName' and 'jsonName' in obj:  # given under both names
+                        _m9 = Option()
+                        _m9._pb_json_merge(_w, _ctx, _depth + 2)
+                        _l9.append(_m9)
+                    self.options = _l9
+                elif _n == 10:
+                    if _key != 'jsonName' and 'jsonName' in _obj:  # given under both names
                         raise _rt.json_refuse()
-                    if v is None:  # null: the field stays as it is
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    x10 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                    self.json_name = x10
-                elif n == 11:
-                    if key != 'defaultValue' and 'defaultValue' in obj:  # given under both names
+                    _x10 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                    self.json_name = _x10
+                elif _n == 11:
+                    if _key != 'defaultValue' and 'defaultValue' in _obj:  # given under both names
                         raise _rt.json_refuse()
-                    if v is None:  # null: the field stays as it is
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    x11 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                    self.default_value = x11
+                    _x11 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                    self.default_value = _x11
                 else:
-                    _rt.json_in_other(self, key, v, ctx, depth)
+                    _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Field):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, Field):
             return NotImplemented
         return (
-            self._pb_unknown == other._pb_unknown
-            and self.kind == other.kind
-            and self.cardinality == other.cardinality
-            and self.number == other.number
-            and self.name == other.name
-            and self.type_url == other.type_url
-            and self.oneof_index == other.oneof_index
-            and self.packed == other.packed
-            and self.options == other.options
-            and self.json_name == other.json_name
-            and self.default_value == other.default_value
+            self._pb_unknown == _other._pb_unknown
+            and self.kind == _other.kind
+            and self.cardinality == _other.cardinality
+            and self.number == _other.number
+            and self.name == _other.name
+            and self.type_url == _other.type_url
+            and self.oneof_index == _other.oneof_index
+            and self.packed == _other.packed
+            and self.options == _other.options
+            and self.json_name == _other.json_name
+            and self.default_value == _other.default_value
         )
 
 
@@ -1256,319 +1256,319 @@ make use of FileDescriptorSet which preserves the necessary information."""
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> Enum:
-        m = Enum() if cls is Enum else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = Enum() if cls is Enum else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag == 10:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = buf[pos:e].decode()
-                    pos = e
-                    self.name = sv
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _buf[_pos:_e].decode()
+                    _pos = _e
+                    self.name = _sv
 
-                elif tag == 18:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 18:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    if depth <= 0:
-                        raise _rt.too_deep(self, tag, pos)
-                    m2 = EnumValue()
-                    self.enumvalue.append(m2)
-                    m2._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                    pos = e
-                elif tag == 26:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m2 = EnumValue()
+                    self.enumvalue.append(_m2)
+                    _m2._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                elif _tag == 26:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    if depth <= 0:
-                        raise _rt.too_deep(self, tag, pos)
-                    m3 = Option()
-                    self.options.append(m3)
-                    m3._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                    pos = e
-                elif tag == 34:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m3 = Option()
+                    self.options.append(_m3)
+                    _m3._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                elif _tag == 34:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    if depth <= 0:
-                        raise _rt.too_deep(self, tag, pos)
-                    m4 = self.source_context
-                    if m4 is None:
-                        m4 = self.source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
-                    m4._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                    pos = e
-                elif tag == 40:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m4 = self.source_context
+                    if _m4 is None:
+                        _m4 = self.source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
+                    _m4._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                elif _tag == 40:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int32(buf, pos)
-                    self.syntax = iv
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    self.syntax = _iv
 
-                elif tag == 50:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 50:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = buf[pos:e].decode()
-                    pos = e
-                    self.edition = sv
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _buf[_pos:_e].decode()
+                    _pos = _e
+                    self.edition = _sv
 
                 else:
-                    if tag == end_tag:
-                        return pos
-                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        x1 = self.name
-        if x1:
-            out.append(10)
-            b1 = x1.encode()
-            l1 = len(b1)
-            if l1 < 0x80:
-                out.append(l1)
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _x1 = self.name
+        if _x1:
+            _out.append(10)
+            _b1 = _x1.encode()
+            _l1 = len(_b1)
+            if _l1 < 0x80:
+                _out.append(_l1)
             else:
-                _rt.write_varint(out, l1)
-            out.write(b1)
+                _rt.write_varint(_out, _l1)
+            _out.write(_b1)
 
-        for x2 in self.enumvalue:
-            out.append(18)
-            start = len(out)
-            out.append(0)
-            x2._pb_encode(out, deterministic)
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+        for _x2 in self.enumvalue:
+            _out.append(18)
+            _start = len(_out)
+            _out.append(0)
+            _x2._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
+                _rt.finish_len(_out, _start)
 
-        for x3 in self.options:
-            out.append(26)
-            start = len(out)
-            out.append(0)
-            x3._pb_encode(out, deterministic)
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+        for _x3 in self.options:
+            _out.append(26)
+            _start = len(_out)
+            _out.append(0)
+            _x3._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
+                _rt.finish_len(_out, _start)
 
-        x4 = self.source_context
-        if x4 is not None:
-            out.append(34)
-            start = len(out)
-            out.append(0)
-            x4._pb_encode(out, deterministic)
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+        _x4 = self.source_context
+        if _x4 is not None:
+            _out.append(34)
+            _start = len(_out)
+            _out.append(0)
+            _x4._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
+                _rt.finish_len(_out, _start)
 
-        x5 = self.syntax
-        if x5:
-            out.append(40)
-            if 0 <= x5 < 0x80:
-                out.append(x5)
-            elif -0x80000000 <= x5 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x5)
+        _x5 = self.syntax
+        if _x5:
+            _out.append(40)
+            if 0 <= _x5 < 0x80:
+                _out.append(_x5)
+            elif -0x80000000 <= _x5 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x5)
             else:
-                raise _rt.out_of_range(14, x5)
+                raise _rt.out_of_range(14, _x5)
 
-        x6 = self.edition
-        if x6:
-            out.append(50)
-            b6 = x6.encode()
-            l6 = len(b6)
-            if l6 < 0x80:
-                out.append(l6)
+        _x6 = self.edition
+        if _x6:
+            _out.append(50)
+            _b6 = _x6.encode()
+            _l6 = len(_b6)
+            if _l6 < 0x80:
+                _out.append(_l6)
             else:
-                _rt.write_varint(out, l6)
-            out.write(b6)
+                _rt.write_varint(_out, _l6)
+            _out.write(_b6)
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self.name:
-            items.append((fields[0], self.name))
+            _items.append((_fields[0], self.name))
         if self.enumvalue:
-            items.append((fields[1], self.enumvalue))
+            _items.append((_fields[1], self.enumvalue))
         if self.options:
-            items.append((fields[2], self.options))
+            _items.append((_fields[2], self.options))
         if self.source_context is not None:
-            items.append((fields[3], self.source_context))
+            _items.append((_fields[3], self.source_context))
         if self.syntax:
-            items.append((fields[4], self.syntax))
+            _items.append((_fields[4], self.syntax))
         if self.edition:
-            items.append((fields[5], self.edition))
-        return items
+            _items.append((_fields[5], self.edition))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        number = field.number
-        if number == 1:
-            self.name = value
-        elif number == 2:
-            self.enumvalue = list(value)
-        elif number == 3:
-            self.options = list(value)
-        elif number == 4:
-            self.source_context = value
-        elif number == 5:
-            self.syntax = value
-        elif number == 6:
-            self.edition = value
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
+        _number = _field.number
+        if _number == 1:
+            self.name = _value
+        elif _number == 2:
+            self.enumvalue = list(_value)
+        elif _number == 3:
+            self.options = list(_value)
+        elif _number == 4:
+            self.source_context = _value
+        elif _number == 5:
+            self.syntax = _value
+        elif _number == 6:
+            self.edition = _value
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'enumvalue': 2, 'options': 3, 'sourceContext': 4, 'source_context': 4, 'syntax': 5, 'edition': 6}
 
-    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
-        if depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+        if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        p: list[str] = []
-        x1 = self.name
-        if x1:
-            p.append('"name":' + _rt.json_out_str(x1))
-        x2 = self.enumvalue
-        if x2:
-            p.append('"enumvalue":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x2]) + "]")
-        x3 = self.options
-        if x3:
-            p.append('"options":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x3]) + "]")
-        x4 = self.source_context
-        if x4 is not None:
-            p.append('"sourceContext":' + x4._pb_json_text(ctx, depth + 1))
-        x5 = self.syntax
-        if x5:
-            p.append('"syntax":' + (_e_Syntax.json_names.get(x5) or _rt.json_out_enum(_e_Syntax, x5)))
-        x6 = self.edition
-        if x6:
-            p.append('"edition":' + _rt.json_out_str(x6))
-        return "{" + ",".join(p) + "}"
+        _p: list[str] = []
+        _x1 = self.name
+        if _x1:
+            _p.append('"name":' + _rt.json_out_str(_x1))
+        _x2 = self.enumvalue
+        if _x2:
+            _p.append('"enumvalue":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x2]) + "]")
+        _x3 = self.options
+        if _x3:
+            _p.append('"options":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x3]) + "]")
+        _x4 = self.source_context
+        if _x4 is not None:
+            _p.append('"sourceContext":' + _x4._pb_json_text(_ctx, _depth + 1))
+        _x5 = self.syntax
+        if _x5:
+            _p.append('"syntax":' + (_e_Syntax.json_names.get(_x5) or _rt.json_out_enum(_e_Syntax, _x5)))
+        _x6 = self.edition
+        if _x6:
+            _p.append('"edition":' + _rt.json_out_str(_x6))
+        return "{" + ",".join(_p) + "}"
 
-    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
-        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        keys = self._pb_json_keys
-        for key, v in obj.items():
-            n = keys.get(key, 0)
-            if n == 1:
-                if v is None:  # null: the field stays as it is
+        _keys = self._pb_json_keys
+        for _key, _v in _obj.items():
+            _n = _keys.get(_key, 0)
+            if _n == 1:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x1 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                self.name = x1
-            elif n == 2:
-                if v is None:  # null: the field stays as it is
+                _x1 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                self.name = _x1
+            elif _n == 2:
+                if _v is None:  # null: the field stays as it is
                     continue
-                if type(v) is not list:
+                if type(_v) is not list:
                     raise _rt.json_refuse()
-                l2: list[EnumValue] = []
-                for w in v:
-                    if w is None:
+                _l2: list[EnumValue] = []
+                for _w in _v:
+                    if _w is None:
                         raise _rt.json_refuse()
-                    m2 = EnumValue()
-                    m2._pb_json_merge(w, ctx, depth + 2)
-                    l2.append(m2)
-                self.enumvalue = l2
-            elif n == 3:
-                if v is None:  # null: the field stays as it is
+                    _m2 = EnumValue()
+                    _m2._pb_json_merge(_w, _ctx, _depth + 2)
+                    _l2.append(_m2)
+                self.enumvalue = _l2
+            elif _n == 3:
+                if _v is None:  # null: the field stays as it is
                     continue
-                if type(v) is not list:
+                if type(_v) is not list:
                     raise _rt.json_refuse()
-                l3: list[Option] = []
-                for w in v:
-                    if w is None:
+                _l3: list[Option] = []
+                for _w in _v:
+                    if _w is None:
                         raise _rt.json_refuse()
-                    m3 = Option()
-                    m3._pb_json_merge(w, ctx, depth + 2)
-                    l3.append(m3)
-                self.options = l3
-            elif n == 4:
-                if key != 'sourceContext' and 'sourceContext' in obj:  # given under both names
+                    _m3 = Option()
+                    _m3._pb_json_merge(_w, _ctx, _depth + 2)
+                    _l3.append(_m3)
+                self.options = _l3
+            elif _n == 4:
+                if _key != 'sourceContext' and 'sourceContext' in _obj:  # given under both names
                     raise _rt.json_refuse()
-                if v is None:  # null: the field stays as it is
+                if _v is None:  # null: the field stays as it is
                     continue
-                m4 = self.source_context
-                if m4 is None:
-                    m4 = self.source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
-                m4._pb_json_merge(v, ctx, depth + 1)
-            elif n == 5:
-                if v is None:  # null: the field stays as it is
+                _m4 = self.source_context
+                if _m4 is None:
+                    _m4 = self.source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
+                _m4._pb_json_merge(_v, _ctx, _depth + 1)
+            elif _n == 5:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x5 = _e_Syntax.names.get(v) if type(v) is str else None
-                if x5 is None:
-                    x5 = _rt.json_in_enum(_e_Syntax, v, ctx)
-                if x5 is not None:
-                    self.syntax = x5
-            elif n == 6:
-                if v is None:  # null: the field stays as it is
+                _x5 = _e_Syntax.names.get(_v) if type(_v) is str else None
+                if _x5 is None:
+                    _x5 = _rt.json_in_enum(_e_Syntax, _v, _ctx)
+                if _x5 is not None:
+                    self.syntax = _x5
+            elif _n == 6:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x6 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                self.edition = x6
+                _x6 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                self.edition = _x6
             else:
-                _rt.json_in_other(self, key, v, ctx, depth)
+                _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Enum):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, Enum):
             return NotImplemented
         return (
-            self._pb_unknown == other._pb_unknown
-            and self.name == other.name
-            and self.enumvalue == other.enumvalue
-            and self.options == other.options
-            and self.source_context == other.source_context
-            and self.syntax == other.syntax
-            and self.edition == other.edition
+            self._pb_unknown == _other._pb_unknown
+            and self.name == _other.name
+            and self.enumvalue == _other.enumvalue
+            and self.options == _other.options
+            and self.source_context == _other.source_context
+            and self.syntax == _other.syntax
+            and self.edition == _other.edition
         )
 
 
@@ -1634,187 +1634,187 @@ make use of FileDescriptorSet which preserves the necessary information."""
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> EnumValue:
-        m = EnumValue() if cls is EnumValue else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = EnumValue() if cls is EnumValue else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag == 10:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = buf[pos:e].decode()
-                    pos = e
-                    self.name = sv
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _buf[_pos:_e].decode()
+                    _pos = _e
+                    self.name = _sv
 
-                elif tag == 16:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                elif _tag == 16:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int32(buf, pos)
-                    self.number = iv
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    self.number = _iv
 
-                elif tag == 26:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 26:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    if depth <= 0:
-                        raise _rt.too_deep(self, tag, pos)
-                    m3 = Option()
-                    self.options.append(m3)
-                    m3._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                    pos = e
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m3 = Option()
+                    self.options.append(_m3)
+                    _m3._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
                 else:
-                    if tag == end_tag:
-                        return pos
-                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        x1 = self.name
-        if x1:
-            out.append(10)
-            b1 = x1.encode()
-            l1 = len(b1)
-            if l1 < 0x80:
-                out.append(l1)
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _x1 = self.name
+        if _x1:
+            _out.append(10)
+            _b1 = _x1.encode()
+            _l1 = len(_b1)
+            if _l1 < 0x80:
+                _out.append(_l1)
             else:
-                _rt.write_varint(out, l1)
-            out.write(b1)
+                _rt.write_varint(_out, _l1)
+            _out.write(_b1)
 
-        x2 = self.number
-        if x2:
-            out.append(16)
-            if 0 <= x2 < 0x80:
-                out.append(x2)
-            elif -0x80000000 <= x2 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x2)
+        _x2 = self.number
+        if _x2:
+            _out.append(16)
+            if 0 <= _x2 < 0x80:
+                _out.append(_x2)
+            elif -0x80000000 <= _x2 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x2)
             else:
-                raise _rt.out_of_range(5, x2)
+                raise _rt.out_of_range(5, _x2)
 
-        for x3 in self.options:
-            out.append(26)
-            start = len(out)
-            out.append(0)
-            x3._pb_encode(out, deterministic)
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+        for _x3 in self.options:
+            _out.append(26)
+            _start = len(_out)
+            _out.append(0)
+            _x3._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
+                _rt.finish_len(_out, _start)
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self.name:
-            items.append((fields[0], self.name))
+            _items.append((_fields[0], self.name))
         if self.number:
-            items.append((fields[1], self.number))
+            _items.append((_fields[1], self.number))
         if self.options:
-            items.append((fields[2], self.options))
-        return items
+            _items.append((_fields[2], self.options))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        number = field.number
-        if number == 1:
-            self.name = value
-        elif number == 2:
-            self.number = value
-        elif number == 3:
-            self.options = list(value)
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
+        _number = _field.number
+        if _number == 1:
+            self.name = _value
+        elif _number == 2:
+            self.number = _value
+        elif _number == 3:
+            self.options = list(_value)
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'number': 2, 'options': 3}
 
-    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
-        if depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+        if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        p: list[str] = []
-        x1 = self.name
-        if x1:
-            p.append('"name":' + _rt.json_out_str(x1))
-        x2 = self.number
-        if x2:
-            p.append('"number":' + str(x2) if type(x2) is int else '"number":' + _rt.json_out_int(x2))
-        x3 = self.options
-        if x3:
-            p.append('"options":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x3]) + "]")
-        return "{" + ",".join(p) + "}"
+        _p: list[str] = []
+        _x1 = self.name
+        if _x1:
+            _p.append('"name":' + _rt.json_out_str(_x1))
+        _x2 = self.number
+        if _x2:
+            _p.append('"number":' + str(_x2) if type(_x2) is int else '"number":' + _rt.json_out_int(_x2))
+        _x3 = self.options
+        if _x3:
+            _p.append('"options":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x3]) + "]")
+        return "{" + ",".join(_p) + "}"
 
-    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
-        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        keys = self._pb_json_keys
-        for key, v in obj.items():
-            n = keys.get(key, 0)
-            if n == 1:
-                if v is None:  # null: the field stays as it is
+        _keys = self._pb_json_keys
+        for _key, _v in _obj.items():
+            _n = _keys.get(_key, 0)
+            if _n == 1:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x1 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                self.name = x1
-            elif n == 2:
-                if v is None:  # null: the field stays as it is
+                _x1 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                self.name = _x1
+            elif _n == 2:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x2 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
-                self.number = x2
-            elif n == 3:
-                if v is None:  # null: the field stays as it is
+                _x2 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                self.number = _x2
+            elif _n == 3:
+                if _v is None:  # null: the field stays as it is
                     continue
-                if type(v) is not list:
+                if type(_v) is not list:
                     raise _rt.json_refuse()
-                l3: list[Option] = []
-                for w in v:
-                    if w is None:
+                _l3: list[Option] = []
+                for _w in _v:
+                    if _w is None:
                         raise _rt.json_refuse()
-                    m3 = Option()
-                    m3._pb_json_merge(w, ctx, depth + 2)
-                    l3.append(m3)
-                self.options = l3
+                    _m3 = Option()
+                    _m3._pb_json_merge(_w, _ctx, _depth + 2)
+                    _l3.append(_m3)
+                self.options = _l3
             else:
-                _rt.json_in_other(self, key, v, ctx, depth)
+                _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, EnumValue):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, EnumValue):
             return NotImplemented
         return (
-            self._pb_unknown == other._pb_unknown
-            and self.name == other.name
-            and self.number == other.number
-            and self.options == other.options
+            self._pb_unknown == _other._pb_unknown
+            and self.name == _other.name
+            and self.number == _other.number
+            and self.options == _other.options
         )
 
 
@@ -1876,152 +1876,152 @@ value using the google.protobuf.Int32Value type."""
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> Option:
-        m = Option() if cls is Option else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = Option() if cls is Option else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag == 10:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = buf[pos:e].decode()
-                    pos = e
-                    self.name = sv
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _buf[_pos:_e].decode()
+                    _pos = _e
+                    self.name = _sv
 
-                elif tag == 18:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 18:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    if depth <= 0:
-                        raise _rt.too_deep(self, tag, pos)
-                    m2 = self.value
-                    if m2 is None:
-                        m2 = self.value = _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any()
-                    m2._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                    pos = e
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m2 = self.value
+                    if _m2 is None:
+                        _m2 = self.value = _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any()
+                    _m2._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
                 else:
-                    if tag == end_tag:
-                        return pos
-                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        x1 = self.name
-        if x1:
-            out.append(10)
-            b1 = x1.encode()
-            l1 = len(b1)
-            if l1 < 0x80:
-                out.append(l1)
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _x1 = self.name
+        if _x1:
+            _out.append(10)
+            _b1 = _x1.encode()
+            _l1 = len(_b1)
+            if _l1 < 0x80:
+                _out.append(_l1)
             else:
-                _rt.write_varint(out, l1)
-            out.write(b1)
+                _rt.write_varint(_out, _l1)
+            _out.write(_b1)
 
-        x2 = self.value
-        if x2 is not None:
-            out.append(18)
-            start = len(out)
-            out.append(0)
-            x2._pb_encode(out, deterministic)
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+        _x2 = self.value
+        if _x2 is not None:
+            _out.append(18)
+            _start = len(_out)
+            _out.append(0)
+            _x2._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
+                _rt.finish_len(_out, _start)
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self.name:
-            items.append((fields[0], self.name))
+            _items.append((_fields[0], self.name))
         if self.value is not None:
-            items.append((fields[1], self.value))
-        return items
+            _items.append((_fields[1], self.value))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        number = field.number
-        if number == 1:
-            self.name = value
-        elif number == 2:
-            self.value = value
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
+        _number = _field.number
+        if _number == 1:
+            self.name = _value
+        elif _number == 2:
+            self.value = _value
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'value': 2}
 
-    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
-        if depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+        if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        p: list[str] = []
-        x1 = self.name
-        if x1:
-            p.append('"name":' + _rt.json_out_str(x1))
-        x2 = self.value
-        if x2 is not None:
-            p.append('"value":' + x2._pb_json_text(ctx, depth + 1))
-        return "{" + ",".join(p) + "}"
+        _p: list[str] = []
+        _x1 = self.name
+        if _x1:
+            _p.append('"name":' + _rt.json_out_str(_x1))
+        _x2 = self.value
+        if _x2 is not None:
+            _p.append('"value":' + _x2._pb_json_text(_ctx, _depth + 1))
+        return "{" + ",".join(_p) + "}"
 
-    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
-        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        keys = self._pb_json_keys
-        for key, v in obj.items():
-            n = keys.get(key, 0)
-            if n == 1:
-                if v is None:  # null: the field stays as it is
+        _keys = self._pb_json_keys
+        for _key, _v in _obj.items():
+            _n = _keys.get(_key, 0)
+            if _n == 1:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x1 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                self.name = x1
-            elif n == 2:
-                if v is None:  # null: the field stays as it is
+                _x1 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                self.name = _x1
+            elif _n == 2:
+                if _v is None:  # null: the field stays as it is
                     continue
-                m2 = self.value
-                if m2 is None:
-                    m2 = self.value = _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any()
-                m2._pb_json_merge(v, ctx, depth + 1)
+                _m2 = self.value
+                if _m2 is None:
+                    _m2 = self.value = _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any()
+                _m2._pb_json_merge(_v, _ctx, _depth + 1)
             else:
-                _rt.json_in_other(self, key, v, ctx, depth)
+                _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Option):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, Option):
             return NotImplemented
         return (
-            self._pb_unknown == other._pb_unknown
-            and self.name == other.name
-            and self.value == other.value
+            self._pb_unknown == _other._pb_unknown
+            and self.name == _other.name
+            and self.value == _other.value
         )
 
 

@@ -67,61 +67,61 @@ class _c_Edition2023_Child(_rt.Message):
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> _c_Edition2023_Child:
-        m = _c_Edition2023_Child() if cls is _c_Edition2023_Child else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = _c_Edition2023_Child() if cls is _c_Edition2023_Child else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag == 8:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 8:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int32(buf, pos)
-                    self._f_value = iv
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    self._f_value = _iv
                     self._pb_p0 |= 1
 
                 else:
-                    if tag == end_tag:
-                        return pos
-                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
-            if deterministic:  # map order inside needs the decoded message
+            if _deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
                 return
         if self._pb_p0 & 1:
-            x1 = self._f_value
-            out.append(8)
-            if 0 <= x1 < 0x80:
-                out.append(x1)
-            elif -0x80000000 <= x1 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x1)
+            _x1 = self._f_value
+            _out.append(8)
+            if 0 <= _x1 < 0x80:
+                _out.append(_x1)
+            elif -0x80000000 <= _x1 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x1)
             else:
-                raise _rt.out_of_range(5, x1)
+                raise _rt.out_of_range(5, _x1)
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
@@ -131,66 +131,66 @@ class _c_Edition2023_Child(_rt.Message):
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._pb_p0 & 1:
-            items.append((fields[0], self._f_value))
-        return items
+            _items.append((_fields[0], self._f_value))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        number = field.number
-        if number == 1:
-            self._f_value = value
+        _number = _field.number
+        if _number == 1:
+            self._f_value = _value
             self._pb_p0 |= 1
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'value': 1}
 
-    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
-        if depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+        if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        p: list[str] = []
+        _p: list[str] = []
         if self._pb_p0 & 1:
-            x1 = self._f_value
-            p.append('"value":' + str(x1) if type(x1) is int else '"value":' + _rt.json_out_int(x1))
-        return "{" + ",".join(p) + "}"
+            _x1 = self._f_value
+            _p.append('"value":' + str(_x1) if type(_x1) is int else '"value":' + _rt.json_out_int(_x1))
+        return "{" + ",".join(_p) + "}"
 
-    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
-        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        keys = self._pb_json_keys
-        for key, v in obj.items():
-            n = keys.get(key, 0)
-            if n == 1:
-                if v is None:  # null: the field stays as it is
+        _keys = self._pb_json_keys
+        for _key, _v in _obj.items():
+            _n = _keys.get(_key, 0)
+            if _n == 1:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x1 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
-                self._f_value = x1
+                _x1 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                self._f_value = _x1
                 self._pb_p0 |= 1
             else:
-                _rt.json_in_other(self, key, v, ctx, depth)
+                _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, _c_Edition2023_Child):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, _c_Edition2023_Child):
             return NotImplemented
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
-            other._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown and _other._pb_unknown and _other._pb_unknown[0] == 0:
+            _other._pb_load_raw()
         return (
-            self._pb_unknown == other._pb_unknown
-            and self._pb_p0 == other._pb_p0
-            and self._f_value == other._f_value
+            self._pb_unknown == _other._pb_unknown
+            and self._pb_p0 == _other._pb_p0
+            and self._f_value == _other._f_value
         )
 
 
@@ -337,337 +337,337 @@ class Edition2023(_rt.Message):
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> Edition2023:
-        m = Edition2023() if cls is Edition2023 else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = Edition2023() if cls is Edition2023 else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag == 8:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 8:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int32(buf, pos)
-                    self._f_explicit_by_default = iv
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    self._f_explicit_by_default = _iv
                     self._pb_p0 |= 1
 
-                elif tag == 16:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                elif _tag == 16:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int32(buf, pos)
-                    self._f_implicit = iv
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    self._f_implicit = _iv
 
-                elif tag == 24:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                elif _tag == 24:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int32(buf, pos)
-                    self._f_required_legacy = iv
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    self._f_required_legacy = _iv
                     self._pb_p0 |= 2
 
-                elif tag == 32:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                elif _tag == 32:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int32(buf, pos)
-                    self._f_expanded.append(iv)
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    self._f_expanded.append(_iv)
 
-                elif tag == 34:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 34:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
 
-                    _rt.dec_packed_int32(buf, pos, e, self._f_expanded)
-                    pos = e
-                elif tag == 42:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                    _rt.dec_packed_int32(_buf, _pos, _e, self._f_expanded)
+                    _pos = _e
+                elif _tag == 42:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = _rt.decode_str(buf[pos:e], False)
-                    pos = e
-                    self._f_unchecked = sv
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _rt.decode_str(_buf[_pos:_e], False)
+                    _pos = _e
+                    self._f_unchecked = _sv
                     self._pb_p0 |= 4
 
-                elif tag == 51:
-                    if depth <= 0:
-                        raise _rt.too_deep(self, tag, pos)
-                    m6 = self._f_delimited_child
-                    if m6 is None:
-                        m6 = self._f_delimited_child = _c_Edition2023_Child()
-                    pos = m6._pb_merge(buf, pos, end, depth - 1, 52, lazy)
-                elif tag == 56:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                elif _tag == 51:
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m6 = self._f_delimited_child
+                    if _m6 is None:
+                        _m6 = self._f_delimited_child = _c_Edition2023_Child()
+                    _pos = _m6._pb_merge(_buf, _pos, _end, _depth - 1, 52, _lazy)
+                elif _tag == 56:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int32(buf, pos)
-                    if iv in _e_State.numbers:
-                        self._f_state = iv
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    if _iv in _e_State.numbers:
+                        self._f_state = _iv
                         self._pb_p0 |= 8
 
                     else:
-                        _rt.add_unknown_varint(self, 7, iv)
+                        _rt.add_unknown_varint(self, 7, _iv)
                 else:
-                    if tag == end_tag:
-                        return pos
-                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_p0 & 1:
-            x1 = self._f_explicit_by_default
-            out.append(8)
-            if 0 <= x1 < 0x80:
-                out.append(x1)
-            elif -0x80000000 <= x1 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x1)
+            _x1 = self._f_explicit_by_default
+            _out.append(8)
+            if 0 <= _x1 < 0x80:
+                _out.append(_x1)
+            elif -0x80000000 <= _x1 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x1)
             else:
-                raise _rt.out_of_range(5, x1)
+                raise _rt.out_of_range(5, _x1)
 
-        x2 = self._f_implicit
-        if x2:
-            out.append(16)
-            if 0 <= x2 < 0x80:
-                out.append(x2)
-            elif -0x80000000 <= x2 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x2)
+        _x2 = self._f_implicit
+        if _x2:
+            _out.append(16)
+            if 0 <= _x2 < 0x80:
+                _out.append(_x2)
+            elif -0x80000000 <= _x2 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x2)
             else:
-                raise _rt.out_of_range(5, x2)
+                raise _rt.out_of_range(5, _x2)
 
         if self._pb_p0 & 2:
-            x3 = self._f_required_legacy
-            out.append(24)
-            if 0 <= x3 < 0x80:
-                out.append(x3)
-            elif -0x80000000 <= x3 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x3)
+            _x3 = self._f_required_legacy
+            _out.append(24)
+            if 0 <= _x3 < 0x80:
+                _out.append(_x3)
+            elif -0x80000000 <= _x3 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x3)
             else:
-                raise _rt.out_of_range(5, x3)
+                raise _rt.out_of_range(5, _x3)
 
-        for x4 in self._f_expanded:
-            out.append(32)
-            if 0 <= x4 < 0x80:
-                out.append(x4)
-            elif -0x80000000 <= x4 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x4)
+        for _x4 in self._f_expanded:
+            _out.append(32)
+            if 0 <= _x4 < 0x80:
+                _out.append(_x4)
+            elif -0x80000000 <= _x4 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x4)
             else:
-                raise _rt.out_of_range(5, x4)
+                raise _rt.out_of_range(5, _x4)
 
         if self._pb_p0 & 4:
-            x5 = self._f_unchecked
-            out.append(42)
-            b5 = _rt.encode_str(x5, False)
-            l5 = len(b5)
-            if l5 < 0x80:
-                out.append(l5)
+            _x5 = self._f_unchecked
+            _out.append(42)
+            _b5 = _rt.encode_str(_x5, False)
+            _l5 = len(_b5)
+            if _l5 < 0x80:
+                _out.append(_l5)
             else:
-                _rt.write_varint(out, l5)
-            out.write(b5)
+                _rt.write_varint(_out, _l5)
+            _out.write(_b5)
 
-        x6 = self._f_delimited_child
-        if x6 is not None:
-            out.append(51)
-            x6._pb_encode(out, deterministic)
-            out.append(52)
+        _x6 = self._f_delimited_child
+        if _x6 is not None:
+            _out.append(51)
+            _x6._pb_encode(_out, _deterministic)
+            _out.append(52)
 
         if self._pb_p0 & 8:
-            x7 = self._f_state
-            out.append(56)
-            if 0 <= x7 < 0x80:
-                out.append(x7)
-            elif -0x80000000 <= x7 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x7)
+            _x7 = self._f_state
+            _out.append(56)
+            if 0 <= _x7 < 0x80:
+                _out.append(_x7)
+            elif -0x80000000 <= _x7 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x7)
             else:
-                raise _rt.out_of_range(14, x7)
+                raise _rt.out_of_range(14, _x7)
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._pb_p0 & 1:
-            items.append((fields[0], self._f_explicit_by_default))
+            _items.append((_fields[0], self._f_explicit_by_default))
         if self._f_implicit:
-            items.append((fields[1], self._f_implicit))
+            _items.append((_fields[1], self._f_implicit))
         if self._pb_p0 & 2:
-            items.append((fields[2], self._f_required_legacy))
+            _items.append((_fields[2], self._f_required_legacy))
         if self._f_expanded:
-            items.append((fields[3], self._f_expanded))
+            _items.append((_fields[3], self._f_expanded))
         if self._pb_p0 & 4:
-            items.append((fields[4], self._f_unchecked))
+            _items.append((_fields[4], self._f_unchecked))
         if self._f_delimited_child is not None:
-            items.append((fields[5], self._f_delimited_child))
+            _items.append((_fields[5], self._f_delimited_child))
         if self._pb_p0 & 8:
-            items.append((fields[6], self._f_state))
-        return items
+            _items.append((_fields[6], self._f_state))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        number = field.number
-        if number == 1:
-            self._f_explicit_by_default = value
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
+        _number = _field.number
+        if _number == 1:
+            self._f_explicit_by_default = _value
             self._pb_p0 |= 1
-        elif number == 2:
-            self._f_implicit = value
-        elif number == 3:
-            self._f_required_legacy = value
+        elif _number == 2:
+            self._f_implicit = _value
+        elif _number == 3:
+            self._f_required_legacy = _value
             self._pb_p0 |= 2
-        elif number == 4:
-            self._f_expanded = list(value)
-        elif number == 5:
-            self._f_unchecked = value
+        elif _number == 4:
+            self._f_expanded = list(_value)
+        elif _number == 5:
+            self._f_unchecked = _value
             self._pb_p0 |= 4
-        elif number == 6:
-            self._f_delimited_child = value
-        elif number == 7:
-            self._f_state = value
+        elif _number == 6:
+            self._f_delimited_child = _value
+        elif _number == 7:
+            self._f_state = _value
             self._pb_p0 |= 8
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
     def _pb_checks_required(self) -> bool:
         return True
 
-    def _pb_missing(self, prefix: str, out: list[str]) -> None:
+    def _pb_missing(self, _prefix: str, _out: list[str]) -> None:
         if not self._pb_p0 & 2:
-            out.append(prefix + "required_legacy")
+            _out.append(_prefix + "required_legacy")
         return
 
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'explicitByDefault': 1, 'explicit_by_default': 1, 'implicit': 2, 'requiredLegacy': 3, 'required_legacy': 3, 'expanded': 4, 'unchecked': 5, 'delimitedChild': 6, 'delimited_child': 6, 'state': 7}
 
-    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
-        if depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+        if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        p: list[str] = []
+        _p: list[str] = []
         if self._pb_p0 & 1:
-            x1 = self._f_explicit_by_default
-            p.append('"explicitByDefault":' + str(x1) if type(x1) is int else '"explicitByDefault":' + _rt.json_out_int(x1))
-        x2 = self._f_implicit
-        if x2:
-            p.append('"implicit":' + str(x2) if type(x2) is int else '"implicit":' + _rt.json_out_int(x2))
+            _x1 = self._f_explicit_by_default
+            _p.append('"explicitByDefault":' + str(_x1) if type(_x1) is int else '"explicitByDefault":' + _rt.json_out_int(_x1))
+        _x2 = self._f_implicit
+        if _x2:
+            _p.append('"implicit":' + str(_x2) if type(_x2) is int else '"implicit":' + _rt.json_out_int(_x2))
         if self._pb_p0 & 2:
-            x3 = self._f_required_legacy
-            p.append('"requiredLegacy":' + str(x3) if type(x3) is int else '"requiredLegacy":' + _rt.json_out_int(x3))
-        x4 = self._f_expanded
-        if x4:
-            p.append('"expanded":' + "[" + ",".join([str(y) if type(y) is int else _rt.json_out_int(y) for y in x4]) + "]")
+            _x3 = self._f_required_legacy
+            _p.append('"requiredLegacy":' + str(_x3) if type(_x3) is int else '"requiredLegacy":' + _rt.json_out_int(_x3))
+        _x4 = self._f_expanded
+        if _x4:
+            _p.append('"expanded":' + "[" + ",".join([str(_y) if type(_y) is int else _rt.json_out_int(_y) for _y in _x4]) + "]")
         if self._pb_p0 & 4:
-            x5 = self._f_unchecked
-            p.append('"unchecked":' + _rt.json_out_str(x5))
-        x6 = self._f_delimited_child
-        if x6 is not None:
-            p.append('"delimitedChild":' + x6._pb_json_text(ctx, depth + 1))
+            _x5 = self._f_unchecked
+            _p.append('"unchecked":' + _rt.json_out_str(_x5))
+        _x6 = self._f_delimited_child
+        if _x6 is not None:
+            _p.append('"delimitedChild":' + _x6._pb_json_text(_ctx, _depth + 1))
         if self._pb_p0 & 8:
-            x7 = self._f_state
-            p.append('"state":' + (_e_State.json_names.get(x7) or _rt.json_out_enum(_e_State, x7)))
-        return "{" + ",".join(p) + "}"
+            _x7 = self._f_state
+            _p.append('"state":' + (_e_State.json_names.get(_x7) or _rt.json_out_enum(_e_State, _x7)))
+        return "{" + ",".join(_p) + "}"
 
-    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
-        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        keys = self._pb_json_keys
-        for key, v in obj.items():
-            n = keys.get(key, 0)
-            if n == 1:
-                if key != 'explicitByDefault' and 'explicitByDefault' in obj:  # given under both names
+        _keys = self._pb_json_keys
+        for _key, _v in _obj.items():
+            _n = _keys.get(_key, 0)
+            if _n == 1:
+                if _key != 'explicitByDefault' and 'explicitByDefault' in _obj:  # given under both names
                     raise _rt.json_refuse()
-                if v is None:  # null: the field stays as it is
+                if _v is None:  # null: the field stays as it is
                     continue
-                x1 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
-                self._f_explicit_by_default = x1
+                _x1 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                self._f_explicit_by_default = _x1
                 self._pb_p0 |= 1
-            elif n == 2:
-                if v is None:  # null: the field stays as it is
+            elif _n == 2:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x2 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
-                self._f_implicit = x2
-            elif n == 3:
-                if key != 'requiredLegacy' and 'requiredLegacy' in obj:  # given under both names
+                _x2 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                self._f_implicit = _x2
+            elif _n == 3:
+                if _key != 'requiredLegacy' and 'requiredLegacy' in _obj:  # given under both names
                     raise _rt.json_refuse()
-                if v is None:  # null: the field stays as it is
+                if _v is None:  # null: the field stays as it is
                     continue
-                x3 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
-                self._f_required_legacy = x3
+                _x3 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                self._f_required_legacy = _x3
                 self._pb_p0 |= 2
-            elif n == 4:
-                if v is None:  # null: the field stays as it is
+            elif _n == 4:
+                if _v is None:  # null: the field stays as it is
                     continue
-                if type(v) is not list:
+                if type(_v) is not list:
                     raise _rt.json_refuse()
-                self._f_expanded = [y if type(y) is int and -2147483648 <= y <= 2147483647 else _rt.json_in_int(5, y) for y in v]
-            elif n == 5:
-                if v is None:  # null: the field stays as it is
+                self._f_expanded = [_y if type(_y) is int and -2147483648 <= _y <= 2147483647 else _rt.json_in_int(5, _y) for _y in _v]
+            elif _n == 5:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x5 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                self._f_unchecked = x5
+                _x5 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                self._f_unchecked = _x5
                 self._pb_p0 |= 4
-            elif n == 6:
-                if key != 'delimitedChild' and 'delimitedChild' in obj:  # given under both names
+            elif _n == 6:
+                if _key != 'delimitedChild' and 'delimitedChild' in _obj:  # given under both names
                     raise _rt.json_refuse()
-                if v is None:  # null: the field stays as it is
+                if _v is None:  # null: the field stays as it is
                     continue
-                m6 = self._f_delimited_child
-                if m6 is None:
-                    m6 = self._f_delimited_child = _c_Edition2023_Child()
-                m6._pb_json_merge(v, ctx, depth + 1)
-            elif n == 7:
-                if v is None:  # null: the field stays as it is
+                _m6 = self._f_delimited_child
+                if _m6 is None:
+                    _m6 = self._f_delimited_child = _c_Edition2023_Child()
+                _m6._pb_json_merge(_v, _ctx, _depth + 1)
+            elif _n == 7:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x7 = _e_State.names.get(v) if type(v) is str else None
-                if x7 is None:
-                    x7 = _rt.json_in_enum(_e_State, v, ctx)
-                if x7 is not None:
-                    self._f_state = x7
+                _x7 = _e_State.names.get(_v) if type(_v) is str else None
+                if _x7 is None:
+                    _x7 = _rt.json_in_enum(_e_State, _v, _ctx)
+                if _x7 is not None:
+                    self._f_state = _x7
                     self._pb_p0 |= 8
             else:
-                _rt.json_in_other(self, key, v, ctx, depth)
+                _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Edition2023):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, Edition2023):
             return NotImplemented
         return (
-            self._pb_unknown == other._pb_unknown
-            and self._pb_p0 == other._pb_p0
-            and self._f_explicit_by_default == other._f_explicit_by_default
-            and self._f_implicit == other._f_implicit
-            and self._f_required_legacy == other._f_required_legacy
-            and self._f_expanded == other._f_expanded
-            and self._f_unchecked == other._f_unchecked
-            and self._f_delimited_child == other._f_delimited_child
-            and self._f_state == other._f_state
+            self._pb_unknown == _other._pb_unknown
+            and self._pb_p0 == _other._pb_p0
+            and self._f_explicit_by_default == _other._f_explicit_by_default
+            and self._f_implicit == _other._f_implicit
+            and self._f_required_legacy == _other._f_required_legacy
+            and self._f_expanded == _other._f_expanded
+            and self._f_unchecked == _other._f_unchecked
+            and self._f_delimited_child == _other._f_delimited_child
+            and self._f_state == _other._f_state
         )
 
 

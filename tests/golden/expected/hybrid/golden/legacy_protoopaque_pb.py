@@ -96,80 +96,80 @@ class _c_Legacy_Point(_rt.Message):
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> _c_Legacy_Point:
-        m = _c_Legacy_Point() if cls is _c_Legacy_Point else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = _c_Legacy_Point() if cls is _c_Legacy_Point else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag == 56:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 56:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int32(buf, pos)
-                    self._f_x = iv
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    self._f_x = _iv
                     self._pb_p0 |= 1
 
-                elif tag == 64:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                elif _tag == 64:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int32(buf, pos)
-                    self._f_y = iv
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    self._f_y = _iv
                     self._pb_p0 |= 2
 
                 else:
-                    if tag == end_tag:
-                        return pos
-                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
-            if deterministic:  # map order inside needs the decoded message
+            if _deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
                 return
         if self._pb_p0 & 1:
-            x7 = self._f_x
-            out.append(56)
-            if 0 <= x7 < 0x80:
-                out.append(x7)
-            elif -0x80000000 <= x7 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x7)
+            _x7 = self._f_x
+            _out.append(56)
+            if 0 <= _x7 < 0x80:
+                _out.append(_x7)
+            elif -0x80000000 <= _x7 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x7)
             else:
-                raise _rt.out_of_range(5, x7)
+                raise _rt.out_of_range(5, _x7)
 
         if self._pb_p0 & 2:
-            x8 = self._f_y
-            out.append(64)
-            if 0 <= x8 < 0x80:
-                out.append(x8)
-            elif -0x80000000 <= x8 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x8)
+            _x8 = self._f_y
+            _out.append(64)
+            if 0 <= _x8 < 0x80:
+                _out.append(_x8)
+            elif -0x80000000 <= _x8 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x8)
             else:
-                raise _rt.out_of_range(5, x8)
+                raise _rt.out_of_range(5, _x8)
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
@@ -179,81 +179,81 @@ class _c_Legacy_Point(_rt.Message):
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._pb_p0 & 1:
-            items.append((fields[0], self._f_x))
+            _items.append((_fields[0], self._f_x))
         if self._pb_p0 & 2:
-            items.append((fields[1], self._f_y))
-        return items
+            _items.append((_fields[1], self._f_y))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        number = field.number
-        if number == 7:
-            self._f_x = value
+        _number = _field.number
+        if _number == 7:
+            self._f_x = _value
             self._pb_p0 |= 1
-        elif number == 8:
-            self._f_y = value
+        elif _number == 8:
+            self._f_y = _value
             self._pb_p0 |= 2
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'x': 7, 'y': 8}
 
-    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
-        if depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+        if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        p: list[str] = []
+        _p: list[str] = []
         if self._pb_p0 & 1:
-            x7 = self._f_x
-            p.append('"x":' + str(x7) if type(x7) is int else '"x":' + _rt.json_out_int(x7))
+            _x7 = self._f_x
+            _p.append('"x":' + str(_x7) if type(_x7) is int else '"x":' + _rt.json_out_int(_x7))
         if self._pb_p0 & 2:
-            x8 = self._f_y
-            p.append('"y":' + str(x8) if type(x8) is int else '"y":' + _rt.json_out_int(x8))
-        return "{" + ",".join(p) + "}"
+            _x8 = self._f_y
+            _p.append('"y":' + str(_x8) if type(_x8) is int else '"y":' + _rt.json_out_int(_x8))
+        return "{" + ",".join(_p) + "}"
 
-    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
-        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        keys = self._pb_json_keys
-        for key, v in obj.items():
-            n = keys.get(key, 0)
-            if n == 7:
-                if v is None:  # null: the field stays as it is
+        _keys = self._pb_json_keys
+        for _key, _v in _obj.items():
+            _n = _keys.get(_key, 0)
+            if _n == 7:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x7 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
-                self._f_x = x7
+                _x7 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                self._f_x = _x7
                 self._pb_p0 |= 1
-            elif n == 8:
-                if v is None:  # null: the field stays as it is
+            elif _n == 8:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x8 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
-                self._f_y = x8
+                _x8 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                self._f_y = _x8
                 self._pb_p0 |= 2
             else:
-                _rt.json_in_other(self, key, v, ctx, depth)
+                _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, _c_Legacy_Point):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, _c_Legacy_Point):
             return NotImplemented
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
-            other._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown and _other._pb_unknown and _other._pb_unknown[0] == 0:
+            _other._pb_load_raw()
         return (
-            self._pb_unknown == other._pb_unknown
-            and self._pb_p0 == other._pb_p0
-            and self._f_x == other._f_x
-            and self._f_y == other._f_y
+            self._pb_unknown == _other._pb_unknown
+            and self._pb_p0 == _other._pb_p0
+            and self._f_x == _other._f_x
+            and self._f_y == _other._f_y
         )
 
 
@@ -389,306 +389,306 @@ class Legacy(_rt.ExtendableMessage):
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> Legacy:
-        m = Legacy() if cls is Legacy else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = Legacy() if cls is Legacy else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag == 8:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 8:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int32(buf, pos)
-                    self._f_id = iv
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    self._f_id = _iv
                     self._pb_p0 |= 1
 
-                elif tag == 18:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 18:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = _rt.decode_str(buf[pos:e], False)
-                    pos = e
-                    self._f_label = sv
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _rt.decode_str(_buf[_pos:_e], False)
+                    _pos = _e
+                    self._f_label = _sv
                     self._pb_p0 |= 2
 
-                elif tag == 24:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                elif _tag == 24:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int32(buf, pos)
-                    if iv in _e_Level.numbers:
-                        self._f_level = iv
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    if _iv in _e_Level.numbers:
+                        self._f_level = _iv
                         self._pb_p0 |= 4
 
                     else:
-                        _rt.add_unknown_varint(self, 3, iv)
-                elif tag == 33:
-                    fv = _rt.read_f64_le(buf, pos)
-                    pos += 8
-                    self._f_ratio = fv
+                        _rt.add_unknown_varint(self, 3, _iv)
+                elif _tag == 33:
+                    _fv = _rt.read_f64_le(_buf, _pos)
+                    _pos += 8
+                    self._f_ratio = _fv
                     self._pb_p0 |= 8
 
-                elif tag == 40:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                elif _tag == 40:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int64(buf, pos)
-                    self._f_samples.append(iv)
+                        _iv, _pos = _rt.dec_int64(_buf, _pos)
+                    self._f_samples.append(_iv)
 
-                elif tag == 42:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 42:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
 
-                    _rt.dec_packed_int64(buf, pos, e, self._f_samples)
-                    pos = e
-                elif tag == 51:
-                    if depth <= 0:
-                        raise _rt.too_deep(self, tag, pos)
-                    m6 = self._f_point
-                    if m6 is None:
-                        m6 = self._f_point = _c_Legacy_Point()
-                    pos = m6._pb_merge(buf, pos, end, depth - 1, 52, lazy)
+                    _rt.dec_packed_int64(_buf, _pos, _e, self._f_samples)
+                    _pos = _e
+                elif _tag == 51:
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m6 = self._f_point
+                    if _m6 is None:
+                        _m6 = self._f_point = _c_Legacy_Point()
+                    _pos = _m6._pb_merge(_buf, _pos, _end, _depth - 1, 52, _lazy)
                 else:
-                    if tag == end_tag:
-                        return pos
-                    pos = _rt.merge_extension(self, buf, tag, pos, end, depth)
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_extension(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_p0 & 1:
-            x1 = self._f_id
-            out.append(8)
-            if 0 <= x1 < 0x80:
-                out.append(x1)
-            elif -0x80000000 <= x1 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x1)
+            _x1 = self._f_id
+            _out.append(8)
+            if 0 <= _x1 < 0x80:
+                _out.append(_x1)
+            elif -0x80000000 <= _x1 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x1)
             else:
-                raise _rt.out_of_range(5, x1)
+                raise _rt.out_of_range(5, _x1)
 
         if self._pb_p0 & 2:
-            x2 = self._f_label
-            out.append(18)
-            b2 = _rt.encode_str(x2, False)
-            l2 = len(b2)
-            if l2 < 0x80:
-                out.append(l2)
+            _x2 = self._f_label
+            _out.append(18)
+            _b2 = _rt.encode_str(_x2, False)
+            _l2 = len(_b2)
+            if _l2 < 0x80:
+                _out.append(_l2)
             else:
-                _rt.write_varint(out, l2)
-            out.write(b2)
+                _rt.write_varint(_out, _l2)
+            _out.write(_b2)
 
         if self._pb_p0 & 4:
-            x3 = self._f_level
-            out.append(24)
-            if 0 <= x3 < 0x80:
-                out.append(x3)
-            elif -0x80000000 <= x3 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x3)
+            _x3 = self._f_level
+            _out.append(24)
+            if 0 <= _x3 < 0x80:
+                _out.append(_x3)
+            elif -0x80000000 <= _x3 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x3)
             else:
-                raise _rt.out_of_range(14, x3)
+                raise _rt.out_of_range(14, _x3)
 
         if self._pb_p0 & 8:
-            x4 = self._f_ratio
-            out.append(33)
-            _rt.write_f64_le(out, x4)
+            _x4 = self._f_ratio
+            _out.append(33)
+            _rt.write_f64_le(_out, _x4)
 
         if self._f_samples:
-            out.append(42)
-            start = len(out)
-            out.append(0)
-            for x5 in self._f_samples:
-                if x5 < 0x80 and x5 >= 0:
-                    out.append(x5)
-                elif x5 <= 0x3FFFFFFFFFFFFFFF and x5 >= -0x4000000000000000:
-                    _rt.write_varint(out, x5)
+            _out.append(42)
+            _start = len(_out)
+            _out.append(0)
+            for _x5 in self._f_samples:
+                if _x5 < 0x80 and _x5 >= 0:
+                    _out.append(_x5)
+                elif _x5 <= 0x3FFFFFFFFFFFFFFF and _x5 >= -0x4000000000000000:
+                    _rt.write_varint(_out, _x5)
                 else:
-                    _rt.write_varint64(out, 3, x5)
+                    _rt.write_varint64(_out, 3, _x5)
 
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
+                _rt.finish_len(_out, _start)
 
-        x6 = self._f_point
-        if x6 is not None:
-            out.append(51)
-            x6._pb_encode(out, deterministic)
-            out.append(52)
+        _x6 = self._f_point
+        if _x6 is not None:
+            _out.append(51)
+            _x6._pb_encode(_out, _deterministic)
+            _out.append(52)
 
         if self._pb_ext:
-            _rt.write_extensions(self, out, deterministic)
+            _rt.write_extensions(self, _out, _deterministic)
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._pb_p0 & 1:
-            items.append((fields[0], self._f_id))
+            _items.append((_fields[0], self._f_id))
         if self._pb_p0 & 2:
-            items.append((fields[1], self._f_label))
+            _items.append((_fields[1], self._f_label))
         if self._pb_p0 & 4:
-            items.append((fields[2], self._f_level))
+            _items.append((_fields[2], self._f_level))
         if self._pb_p0 & 8:
-            items.append((fields[3], self._f_ratio))
+            _items.append((_fields[3], self._f_ratio))
         if self._f_samples:
-            items.append((fields[4], self._f_samples))
+            _items.append((_fields[4], self._f_samples))
         if self._f_point is not None:
-            items.append((fields[5], self._f_point))
-        return items
+            _items.append((_fields[5], self._f_point))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        number = field.number
-        if number == 1:
-            self._f_id = value
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
+        _number = _field.number
+        if _number == 1:
+            self._f_id = _value
             self._pb_p0 |= 1
-        elif number == 2:
-            self._f_label = value
+        elif _number == 2:
+            self._f_label = _value
             self._pb_p0 |= 2
-        elif number == 3:
-            self._f_level = value
+        elif _number == 3:
+            self._f_level = _value
             self._pb_p0 |= 4
-        elif number == 4:
-            self._f_ratio = value
+        elif _number == 4:
+            self._f_ratio = _value
             self._pb_p0 |= 8
-        elif number == 5:
-            self._f_samples = list(value)
-        elif number == 6:
-            self._f_point = value
+        elif _number == 5:
+            self._f_samples = list(_value)
+        elif _number == 6:
+            self._f_point = _value
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
     def _pb_checks_required(self) -> bool:
         return True
 
-    def _pb_missing(self, prefix: str, out: list[str]) -> None:
+    def _pb_missing(self, _prefix: str, _out: list[str]) -> None:
         if not self._pb_p0 & 1:
-            out.append(prefix + "id")
+            _out.append(_prefix + "id")
         return
 
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'id': 1, 'label': 2, 'level': 3, 'ratio': 4, 'samples': 5, 'point': 6}
 
-    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
-        if depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+        if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        p: list[str] = []
+        _p: list[str] = []
         if self._pb_p0 & 1:
-            x1 = self._f_id
-            p.append('"id":' + str(x1) if type(x1) is int else '"id":' + _rt.json_out_int(x1))
+            _x1 = self._f_id
+            _p.append('"id":' + str(_x1) if type(_x1) is int else '"id":' + _rt.json_out_int(_x1))
         if self._pb_p0 & 2:
-            x2 = self._f_label
-            p.append('"label":' + _rt.json_out_str(x2))
+            _x2 = self._f_label
+            _p.append('"label":' + _rt.json_out_str(_x2))
         if self._pb_p0 & 4:
-            x3 = self._f_level
-            p.append('"level":' + (_e_Level.json_names.get(x3) or _rt.json_out_enum(_e_Level, x3)))
+            _x3 = self._f_level
+            _p.append('"level":' + (_e_Level.json_names.get(_x3) or _rt.json_out_enum(_e_Level, _x3)))
         if self._pb_p0 & 8:
-            x4 = self._f_ratio
-            p.append('"ratio":' + repr(x4) if type(x4) is float and x4 - x4 == 0.0 else '"ratio":' + _rt.json_out_double(x4))
-        x5 = self._f_samples
-        if x5:
-            p.append('"samples":' + "[" + ",".join(['"' + str(y) + '"' if type(y) is int else _rt.json_out_int64(y) for y in x5]) + "]")
-        x6 = self._f_point
-        if x6 is not None:
-            p.append('"point":' + x6._pb_json_text(ctx, depth + 1))
+            _x4 = self._f_ratio
+            _p.append('"ratio":' + repr(_x4) if type(_x4) is float and _x4 - _x4 == 0.0 else '"ratio":' + _rt.json_out_double(_x4))
+        _x5 = self._f_samples
+        if _x5:
+            _p.append('"samples":' + "[" + ",".join(['"' + str(_y) + '"' if type(_y) is int else _rt.json_out_int64(_y) for _y in _x5]) + "]")
+        _x6 = self._f_point
+        if _x6 is not None:
+            _p.append('"point":' + _x6._pb_json_text(_ctx, _depth + 1))
         if self._pb_ext:
-            p += _rt.json_out_extensions(self, ctx, depth)
-        return "{" + ",".join(p) + "}"
+            _p += _rt.json_out_extensions(self, _ctx, _depth)
+        return "{" + ",".join(_p) + "}"
 
-    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
-        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        keys = self._pb_json_keys
-        for key, v in obj.items():
-            n = keys.get(key, 0)
-            if n == 1:
-                if v is None:  # null: the field stays as it is
+        _keys = self._pb_json_keys
+        for _key, _v in _obj.items():
+            _n = _keys.get(_key, 0)
+            if _n == 1:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x1 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
-                self._f_id = x1
+                _x1 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                self._f_id = _x1
                 self._pb_p0 |= 1
-            elif n == 2:
-                if v is None:  # null: the field stays as it is
+            elif _n == 2:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x2 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                self._f_label = x2
+                _x2 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                self._f_label = _x2
                 self._pb_p0 |= 2
-            elif n == 3:
-                if v is None:  # null: the field stays as it is
+            elif _n == 3:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x3 = _e_Level.names.get(v) if type(v) is str else None
-                if x3 is None:
-                    x3 = _rt.json_in_enum(_e_Level, v, ctx)
-                if x3 is not None:
-                    self._f_level = x3
+                _x3 = _e_Level.names.get(_v) if type(_v) is str else None
+                if _x3 is None:
+                    _x3 = _rt.json_in_enum(_e_Level, _v, _ctx)
+                if _x3 is not None:
+                    self._f_level = _x3
                     self._pb_p0 |= 4
-            elif n == 4:
-                if v is None:  # null: the field stays as it is
+            elif _n == 4:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x4 = v if type(v) is float and v - v == 0.0 else _rt.json_in_double(v)
-                self._f_ratio = x4
+                _x4 = _v if type(_v) is float and _v - _v == 0.0 else _rt.json_in_double(_v)
+                self._f_ratio = _x4
                 self._pb_p0 |= 8
-            elif n == 5:
-                if v is None:  # null: the field stays as it is
+            elif _n == 5:
+                if _v is None:  # null: the field stays as it is
                     continue
-                if type(v) is not list:
+                if type(_v) is not list:
                     raise _rt.json_refuse()
-                self._f_samples = [int(y) if type(y) is str and y.isdigit() and y.isascii() and y[0] != "0" and len(y) < 19 else _rt.json_in_int(3, y) for y in v]
-            elif n == 6:
-                if v is None:  # null: the field stays as it is
+                self._f_samples = [int(_y) if type(_y) is str and _y.isdigit() and _y.isascii() and _y[0] != "0" and len(_y) < 19 else _rt.json_in_int(3, _y) for _y in _v]
+            elif _n == 6:
+                if _v is None:  # null: the field stays as it is
                     continue
-                m6 = self._f_point
-                if m6 is None:
-                    m6 = self._f_point = _c_Legacy_Point()
-                m6._pb_json_merge(v, ctx, depth + 1)
+                _m6 = self._f_point
+                if _m6 is None:
+                    _m6 = self._f_point = _c_Legacy_Point()
+                _m6._pb_json_merge(_v, _ctx, _depth + 1)
             else:
-                _rt.json_in_other(self, key, v, ctx, depth)
+                _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Legacy):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, Legacy):
             return NotImplemented
         return (
-            self._pb_unknown == other._pb_unknown
-            and _rt.extensions_eq(self._pb_ext, other._pb_ext)
-            and self._pb_p0 == other._pb_p0
-            and self._f_id == other._f_id
-            and self._f_label == other._f_label
-            and self._f_level == other._f_level
-            and _rt.float_eq(self._f_ratio, other._f_ratio)
-            and self._f_samples == other._f_samples
-            and self._f_point == other._f_point
+            self._pb_unknown == _other._pb_unknown
+            and _rt.extensions_eq(self._pb_ext, _other._pb_ext)
+            and self._pb_p0 == _other._pb_p0
+            and self._f_id == _other._f_id
+            and self._f_label == _other._f_label
+            and self._f_level == _other._f_level
+            and _rt.float_eq(self._f_ratio, _other._f_ratio)
+            and self._f_samples == _other._f_samples
+            and self._f_point == _other._f_point
         )
 
 

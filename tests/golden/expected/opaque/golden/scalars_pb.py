@@ -362,338 +362,338 @@ class Scalars(_rt.Message):
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> Scalars:
-        m = Scalars() if cls is Scalars else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = Scalars() if cls is Scalars else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
-                elif buf[pos + 1] < 0x80:  # fields 16 to 2047
-                    tag = (tag & 0x7F) | (buf[pos + 1] << 7)
-                    pos += 2
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                elif _buf[_pos + 1] < 0x80:  # fields 16 to 2047
+                    _tag = (_tag & 0x7F) | (_buf[_pos + 1] << 7)
+                    _pos += 2
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag < 74:
-                    if tag == 9:
-                        fv = _rt.read_f64_le(buf, pos)
-                        pos += 8
-                        self._f_f_double = fv
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag < 74:
+                    if _tag == 9:
+                        _fv = _rt.read_f64_le(_buf, _pos)
+                        _pos += 8
+                        self._f_f_double = _fv
 
-                    elif tag == 21:
-                        fv = _rt.read_f32_le(buf, pos)
-                        pos += 4
-                        self._f_f_float = fv
+                    elif _tag == 21:
+                        _fv = _rt.read_f32_le(_buf, _pos)
+                        _pos += 4
+                        self._f_f_float = _fv
 
-                    elif tag == 24:
-                        iv = buf[pos]
-                        if iv < 0x80:
-                            pos += 1
+                    elif _tag == 24:
+                        _iv = _buf[_pos]
+                        if _iv < 0x80:
+                            _pos += 1
                         else:
-                            iv, pos = _rt.dec_int64(buf, pos)
-                        self._f_f_int64 = iv
+                            _iv, _pos = _rt.dec_int64(_buf, _pos)
+                        self._f_f_int64 = _iv
 
-                    elif tag == 32:
-                        iv = buf[pos]
-                        if iv < 0x80:
-                            pos += 1
+                    elif _tag == 32:
+                        _iv = _buf[_pos]
+                        if _iv < 0x80:
+                            _pos += 1
                         else:
-                            iv, pos = _rt.dec_varint(buf, pos)
-                        self._f_f_uint64 = iv
+                            _iv, _pos = _rt.dec_varint(_buf, _pos)
+                        self._f_f_uint64 = _iv
 
-                    elif tag == 40:
-                        iv = buf[pos]
-                        if iv < 0x80:
-                            pos += 1
+                    elif _tag == 40:
+                        _iv = _buf[_pos]
+                        if _iv < 0x80:
+                            _pos += 1
                         else:
-                            iv, pos = _rt.dec_int32(buf, pos)
-                        self._f_f_int32 = iv
+                            _iv, _pos = _rt.dec_int32(_buf, _pos)
+                        self._f_f_int32 = _iv
 
-                    elif tag == 49:
-                        iv = _rt.read_i64_le(buf, pos)
-                        if iv < 0:  # librt reads signed values only
-                            iv += 0x10000000000000000
-                        pos += 8
-                        self._f_f_fixed64 = iv
+                    elif _tag == 49:
+                        _iv = _rt.read_i64_le(_buf, _pos)
+                        if _iv < 0:  # librt reads signed values only
+                            _iv += 0x10000000000000000
+                        _pos += 8
+                        self._f_f_fixed64 = _iv
 
-                    elif tag == 61:
-                        iv = _rt.read_i32_le(buf, pos)
-                        if iv < 0:  # librt reads signed values only
-                            iv += 0x100000000
-                        pos += 4
-                        self._f_f_fixed32 = iv
+                    elif _tag == 61:
+                        _iv = _rt.read_i32_le(_buf, _pos)
+                        if _iv < 0:  # librt reads signed values only
+                            _iv += 0x100000000
+                        _pos += 4
+                        self._f_f_fixed32 = _iv
 
-                    elif tag == 64:
-                        iv = buf[pos]
-                        if iv < 0x80:
-                            pos += 1
+                    elif _tag == 64:
+                        _iv = _buf[_pos]
+                        if _iv < 0x80:
+                            _pos += 1
                         else:
-                            iv, pos = _rt.dec_varint(buf, pos)
-                        self._f_f_bool = iv != 0
+                            _iv, _pos = _rt.dec_varint(_buf, _pos)
+                        self._f_f_bool = _iv != 0
 
                     else:
-                        if tag == end_tag:
-                            return pos
-                        pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                        if _tag == _end_tag:
+                            return _pos
+                        _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
                 else:
-                    if tag < 105:
-                        if tag == 74:
-                            n = buf[pos]
-                            if n < 0x80:
-                                pos += 1
+                    if _tag < 105:
+                        if _tag == 74:
+                            _n = _buf[_pos]
+                            if _n < 0x80:
+                                _pos += 1
                             else:
-                                n, pos = _rt.dec_len(buf, pos)
-                            e = pos + n
-                            if e > end:
-                                raise _rt.overrun(self, tag, pos, n)
-                            sv = buf[pos:e].decode()
-                            pos = e
-                            self._f_f_string = sv
+                                _n, _pos = _rt.dec_len(_buf, _pos)
+                            _e = _pos + _n
+                            if _e > _end:
+                                raise _rt.overrun(self, _tag, _pos, _n)
+                            _sv = _buf[_pos:_e].decode()
+                            _pos = _e
+                            self._f_f_string = _sv
 
-                        elif tag == 82:
-                            n = buf[pos]
-                            if n < 0x80:
-                                pos += 1
+                        elif _tag == 82:
+                            _n = _buf[_pos]
+                            if _n < 0x80:
+                                _pos += 1
                             else:
-                                n, pos = _rt.dec_len(buf, pos)
-                            e = pos + n
-                            if e > end:
-                                raise _rt.overrun(self, tag, pos, n)
-                            bv = buf[pos:e]
-                            pos = e
-                            self._f_f_bytes = bv
+                                _n, _pos = _rt.dec_len(_buf, _pos)
+                            _e = _pos + _n
+                            if _e > _end:
+                                raise _rt.overrun(self, _tag, _pos, _n)
+                            _bv = _buf[_pos:_e]
+                            _pos = _e
+                            self._f_f_bytes = _bv
 
-                        elif tag == 88:
-                            iv = buf[pos]
-                            if iv < 0x80:
-                                pos += 1
+                        elif _tag == 88:
+                            _iv = _buf[_pos]
+                            if _iv < 0x80:
+                                _pos += 1
                             else:
-                                iv, pos = _rt.dec_uint32(buf, pos)
-                            self._f_f_uint32 = iv
+                                _iv, _pos = _rt.dec_uint32(_buf, _pos)
+                            self._f_f_uint32 = _iv
 
-                        elif tag == 101:
-                            iv = _rt.read_i32_le(buf, pos)
-                            pos += 4
-                            self._f_f_sfixed32 = iv
+                        elif _tag == 101:
+                            _iv = _rt.read_i32_le(_buf, _pos)
+                            _pos += 4
+                            self._f_f_sfixed32 = _iv
 
                         else:
-                            if tag == end_tag:
-                                return pos
-                            pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                            if _tag == _end_tag:
+                                return _pos
+                            _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
                     else:
-                        if tag == 105:
-                            iv = _rt.read_i64_le(buf, pos)
-                            pos += 8
-                            self._f_f_sfixed64 = iv
+                        if _tag == 105:
+                            _iv = _rt.read_i64_le(_buf, _pos)
+                            _pos += 8
+                            self._f_f_sfixed64 = _iv
 
-                        elif tag == 112:
-                            iv = buf[pos]
-                            if iv < 0x80:
-                                pos += 1
-                                iv = (iv >> 1) ^ -(iv & 1)
+                        elif _tag == 112:
+                            _iv = _buf[_pos]
+                            if _iv < 0x80:
+                                _pos += 1
+                                _iv = (_iv >> 1) ^ -(_iv & 1)
                             else:
-                                iv, pos = _rt.dec_sint32(buf, pos)
-                            self._f_f_sint32 = iv
+                                _iv, _pos = _rt.dec_sint32(_buf, _pos)
+                            self._f_f_sint32 = _iv
 
-                        elif tag == 120:
-                            iv = buf[pos]
-                            if iv < 0x80:
-                                pos += 1
-                                iv = (iv >> 1) ^ -(iv & 1)
+                        elif _tag == 120:
+                            _iv = _buf[_pos]
+                            if _iv < 0x80:
+                                _pos += 1
+                                _iv = (_iv >> 1) ^ -(_iv & 1)
                             else:
-                                iv, pos = _rt.dec_sint64(buf, pos)
-                            self._f_f_sint64 = iv
+                                _iv, _pos = _rt.dec_sint64(_buf, _pos)
+                            self._f_f_sint64 = _iv
 
-                        elif tag == 128:
-                            iv = buf[pos]
-                            if iv < 0x80:
-                                pos += 1
+                        elif _tag == 128:
+                            _iv = _buf[_pos]
+                            if _iv < 0x80:
+                                _pos += 1
                             else:
-                                iv, pos = _rt.dec_int32(buf, pos)
-                            self._f_opt_int32 = iv
+                                _iv, _pos = _rt.dec_int32(_buf, _pos)
+                            self._f_opt_int32 = _iv
                             self._pb_p0 |= 1
 
-                        elif tag == 138:
-                            n = buf[pos]
-                            if n < 0x80:
-                                pos += 1
+                        elif _tag == 138:
+                            _n = _buf[_pos]
+                            if _n < 0x80:
+                                _pos += 1
                             else:
-                                n, pos = _rt.dec_len(buf, pos)
-                            e = pos + n
-                            if e > end:
-                                raise _rt.overrun(self, tag, pos, n)
-                            sv = buf[pos:e].decode()
-                            pos = e
-                            self._f_opt_string = sv
+                                _n, _pos = _rt.dec_len(_buf, _pos)
+                            _e = _pos + _n
+                            if _e > _end:
+                                raise _rt.overrun(self, _tag, _pos, _n)
+                            _sv = _buf[_pos:_e].decode()
+                            _pos = _e
+                            self._f_opt_string = _sv
                             self._pb_p0 |= 2
 
                         else:
-                            if tag == end_tag:
-                                return pos
-                            pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                            if _tag == _end_tag:
+                                return _pos
+                            _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
-            if deterministic:  # map order inside needs the decoded message
+            if _deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
                 return
-        x1 = self._f_f_double
-        if x1 or _rt.copysign(1.0, x1) < 0.0:
-            out.append(9)
-            _rt.write_f64_le(out, x1)
+        _x1 = self._f_f_double
+        if _x1 or _rt.copysign(1.0, _x1) < 0.0:
+            _out.append(9)
+            _rt.write_f64_le(_out, _x1)
 
-        x2 = self._f_f_float
-        if x2 or _rt.copysign(1.0, x2) < 0.0:
-            out.append(21)
-            _rt.write_f32_le(out, x2)
+        _x2 = self._f_f_float
+        if _x2 or _rt.copysign(1.0, _x2) < 0.0:
+            _out.append(21)
+            _rt.write_f32_le(_out, _x2)
 
-        x3 = self._f_f_int64
-        if x3:
-            out.append(24)
-            if x3 < 0x80 and x3 >= 0:
-                out.append(x3)
-            elif x3 <= 0x3FFFFFFFFFFFFFFF and x3 >= -0x4000000000000000:
-                _rt.write_varint(out, x3)
+        _x3 = self._f_f_int64
+        if _x3:
+            _out.append(24)
+            if _x3 < 0x80 and _x3 >= 0:
+                _out.append(_x3)
+            elif _x3 <= 0x3FFFFFFFFFFFFFFF and _x3 >= -0x4000000000000000:
+                _rt.write_varint(_out, _x3)
             else:
-                _rt.write_varint64(out, 3, x3)
+                _rt.write_varint64(_out, 3, _x3)
 
-        x4 = self._f_f_uint64
-        if x4:
-            out.append(32)
-            if x4 < 0x80 and x4 >= 0:
-                out.append(x4)
-            elif x4 <= 0x3FFFFFFFFFFFFFFF and x4 >= 0:
-                _rt.write_varint(out, x4)
+        _x4 = self._f_f_uint64
+        if _x4:
+            _out.append(32)
+            if _x4 < 0x80 and _x4 >= 0:
+                _out.append(_x4)
+            elif _x4 <= 0x3FFFFFFFFFFFFFFF and _x4 >= 0:
+                _rt.write_varint(_out, _x4)
             else:
-                _rt.write_varint64(out, 4, x4)
+                _rt.write_varint64(_out, 4, _x4)
 
-        x5 = self._f_f_int32
-        if x5:
-            out.append(40)
-            if 0 <= x5 < 0x80:
-                out.append(x5)
-            elif -0x80000000 <= x5 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x5)
+        _x5 = self._f_f_int32
+        if _x5:
+            _out.append(40)
+            if 0 <= _x5 < 0x80:
+                _out.append(_x5)
+            elif -0x80000000 <= _x5 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x5)
             else:
-                raise _rt.out_of_range(5, x5)
+                raise _rt.out_of_range(5, _x5)
 
-        x6 = self._f_f_fixed64
-        if x6:
-            out.append(49)
-            _rt.write_fixed64(out, x6)
+        _x6 = self._f_f_fixed64
+        if _x6:
+            _out.append(49)
+            _rt.write_fixed64(_out, _x6)
 
-        x7 = self._f_f_fixed32
-        if x7:
-            out.append(61)
-            _rt.write_fixed32(out, x7)
+        _x7 = self._f_f_fixed32
+        if _x7:
+            _out.append(61)
+            _rt.write_fixed32(_out, _x7)
 
-        x8 = self._f_f_bool
-        if x8:
-            out.append(64)
-            out.append(1 if x8 else 0)
+        _x8 = self._f_f_bool
+        if _x8:
+            _out.append(64)
+            _out.append(1 if _x8 else 0)
 
-        x9 = self._f_f_string
-        if x9:
-            out.append(74)
-            b9 = x9.encode()
-            l9 = len(b9)
-            if l9 < 0x80:
-                out.append(l9)
+        _x9 = self._f_f_string
+        if _x9:
+            _out.append(74)
+            _b9 = _x9.encode()
+            _l9 = len(_b9)
+            if _l9 < 0x80:
+                _out.append(_l9)
             else:
-                _rt.write_varint(out, l9)
-            out.write(b9)
+                _rt.write_varint(_out, _l9)
+            _out.write(_b9)
 
-        x10 = self._f_f_bytes
-        if x10:
-            out.append(82)
-            b10 = x10
-            l10 = len(b10)
-            if l10 < 0x80:
-                out.append(l10)
+        _x10 = self._f_f_bytes
+        if _x10:
+            _out.append(82)
+            _b10 = _x10
+            _l10 = len(_b10)
+            if _l10 < 0x80:
+                _out.append(_l10)
             else:
-                _rt.write_varint(out, l10)
-            out.write(b10)
+                _rt.write_varint(_out, _l10)
+            _out.write(_b10)
 
-        x11 = self._f_f_uint32
-        if x11:
-            out.append(88)
-            if 0 <= x11 < 0x80:
-                out.append(x11)
-            elif 0 <= x11 <= 0xFFFFFFFF:
-                _rt.write_varint(out, x11)
+        _x11 = self._f_f_uint32
+        if _x11:
+            _out.append(88)
+            if 0 <= _x11 < 0x80:
+                _out.append(_x11)
+            elif 0 <= _x11 <= 0xFFFFFFFF:
+                _rt.write_varint(_out, _x11)
             else:
-                raise _rt.out_of_range(13, x11)
+                raise _rt.out_of_range(13, _x11)
 
-        x12 = self._f_f_sfixed32
-        if x12:
-            out.append(101)
-            _rt.write_i32_le(out, x12)
+        _x12 = self._f_f_sfixed32
+        if _x12:
+            _out.append(101)
+            _rt.write_i32_le(_out, _x12)
 
-        x13 = self._f_f_sfixed64
-        if x13:
-            out.append(105)
-            _rt.write_i64_le(out, x13)
+        _x13 = self._f_f_sfixed64
+        if _x13:
+            _out.append(105)
+            _rt.write_i64_le(_out, _x13)
 
-        x14 = self._f_f_sint32
-        if x14:
-            out.append(112)
-            z = (x14 << 1) ^ (x14 >> 31)
-            if 0 <= z < 0x80:  # only -64..63 zigzag to one byte, out-of-range values never do
-                out.append(z)
-            elif -0x80000000 <= x14 <= 0x7FFFFFFF:
-                _rt.write_varint(out, z)
+        _x14 = self._f_f_sint32
+        if _x14:
+            _out.append(112)
+            _z = (_x14 << 1) ^ (_x14 >> 31)
+            if 0 <= _z < 0x80:  # only -64..63 zigzag to one byte, out-of-range values never do
+                _out.append(_z)
+            elif -0x80000000 <= _x14 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _z)
             else:
-                raise _rt.out_of_range(17, x14)
+                raise _rt.out_of_range(17, _x14)
 
-        x15 = self._f_f_sint64
-        if x15:
-            out.append(120)
-            z = (x15 << 1) ^ (x15 >> 63)
-            if 0 <= z < 0x80:  # only -64..63 zigzag to one byte, out-of-range values never do
-                out.append(z)
-            elif x15 <= 0x3FFFFFFFFFFFFFFF and x15 >= -0x4000000000000000 or -0x8000000000000000 <= x15 <= 0x7FFFFFFFFFFFFFFF:
-                _rt.write_varint(out, z)
+        _x15 = self._f_f_sint64
+        if _x15:
+            _out.append(120)
+            _z = (_x15 << 1) ^ (_x15 >> 63)
+            if 0 <= _z < 0x80:  # only -64..63 zigzag to one byte, out-of-range values never do
+                _out.append(_z)
+            elif _x15 <= 0x3FFFFFFFFFFFFFFF and _x15 >= -0x4000000000000000 or -0x8000000000000000 <= _x15 <= 0x7FFFFFFFFFFFFFFF:
+                _rt.write_varint(_out, _z)
             else:
-                raise _rt.out_of_range(18, x15)
+                raise _rt.out_of_range(18, _x15)
 
         if self._pb_p0 & 1:
-            x16 = self._f_opt_int32
-            out.write(b'\x80\x01')
-            if 0 <= x16 < 0x80:
-                out.append(x16)
-            elif -0x80000000 <= x16 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x16)
+            _x16 = self._f_opt_int32
+            _out.write(b'\x80\x01')
+            if 0 <= _x16 < 0x80:
+                _out.append(_x16)
+            elif -0x80000000 <= _x16 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x16)
             else:
-                raise _rt.out_of_range(5, x16)
+                raise _rt.out_of_range(5, _x16)
 
         if self._pb_p0 & 2:
-            x17 = self._f_opt_string
-            out.write(b'\x8a\x01')
-            b17 = x17.encode()
-            l17 = len(b17)
-            if l17 < 0x80:
-                out.append(l17)
+            _x17 = self._f_opt_string
+            _out.write(b'\x8a\x01')
+            _b17 = _x17.encode()
+            _l17 = len(_b17)
+            if _l17 < 0x80:
+                _out.append(_l17)
             else:
-                _rt.write_varint(out, l17)
-            out.write(b17)
+                _rt.write_varint(_out, _l17)
+            _out.write(_b17)
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
@@ -703,318 +703,318 @@ class Scalars(_rt.Message):
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_f_double or _rt.copysign(1.0, self._f_f_double) < 0.0:
-            items.append((fields[0], self._f_f_double))
+            _items.append((_fields[0], self._f_f_double))
         if self._f_f_float or _rt.copysign(1.0, self._f_f_float) < 0.0:
-            items.append((fields[1], self._f_f_float))
+            _items.append((_fields[1], self._f_f_float))
         if self._f_f_int64:
-            items.append((fields[2], self._f_f_int64))
+            _items.append((_fields[2], self._f_f_int64))
         if self._f_f_uint64:
-            items.append((fields[3], self._f_f_uint64))
+            _items.append((_fields[3], self._f_f_uint64))
         if self._f_f_int32:
-            items.append((fields[4], self._f_f_int32))
+            _items.append((_fields[4], self._f_f_int32))
         if self._f_f_fixed64:
-            items.append((fields[5], self._f_f_fixed64))
+            _items.append((_fields[5], self._f_f_fixed64))
         if self._f_f_fixed32:
-            items.append((fields[6], self._f_f_fixed32))
+            _items.append((_fields[6], self._f_f_fixed32))
         if self._f_f_bool:
-            items.append((fields[7], self._f_f_bool))
+            _items.append((_fields[7], self._f_f_bool))
         if self._f_f_string:
-            items.append((fields[8], self._f_f_string))
+            _items.append((_fields[8], self._f_f_string))
         if self._f_f_bytes:
-            items.append((fields[9], self._f_f_bytes))
+            _items.append((_fields[9], self._f_f_bytes))
         if self._f_f_uint32:
-            items.append((fields[10], self._f_f_uint32))
+            _items.append((_fields[10], self._f_f_uint32))
         if self._f_f_sfixed32:
-            items.append((fields[11], self._f_f_sfixed32))
+            _items.append((_fields[11], self._f_f_sfixed32))
         if self._f_f_sfixed64:
-            items.append((fields[12], self._f_f_sfixed64))
+            _items.append((_fields[12], self._f_f_sfixed64))
         if self._f_f_sint32:
-            items.append((fields[13], self._f_f_sint32))
+            _items.append((_fields[13], self._f_f_sint32))
         if self._f_f_sint64:
-            items.append((fields[14], self._f_f_sint64))
+            _items.append((_fields[14], self._f_f_sint64))
         if self._pb_p0 & 1:
-            items.append((fields[15], self._f_opt_int32))
+            _items.append((_fields[15], self._f_opt_int32))
         if self._pb_p0 & 2:
-            items.append((fields[16], self._f_opt_string))
-        return items
+            _items.append((_fields[16], self._f_opt_string))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        number = field.number
-        if number == 1:
-            self._f_f_double = value
-        elif number == 2:
-            self._f_f_float = value
-        elif number == 3:
-            self._f_f_int64 = value
-        elif number == 4:
-            self._f_f_uint64 = value
-        elif number == 5:
-            self._f_f_int32 = value
-        elif number == 6:
-            self._f_f_fixed64 = value
-        elif number == 7:
-            self._f_f_fixed32 = value
-        elif number == 8:
-            self._f_f_bool = value
-        elif number == 9:
-            self._f_f_string = value
-        elif number == 10:
-            self._f_f_bytes = value
-        elif number == 11:
-            self._f_f_uint32 = value
-        elif number == 12:
-            self._f_f_sfixed32 = value
-        elif number == 13:
-            self._f_f_sfixed64 = value
-        elif number == 14:
-            self._f_f_sint32 = value
-        elif number == 15:
-            self._f_f_sint64 = value
-        elif number == 16:
-            self._f_opt_int32 = value
+        _number = _field.number
+        if _number == 1:
+            self._f_f_double = _value
+        elif _number == 2:
+            self._f_f_float = _value
+        elif _number == 3:
+            self._f_f_int64 = _value
+        elif _number == 4:
+            self._f_f_uint64 = _value
+        elif _number == 5:
+            self._f_f_int32 = _value
+        elif _number == 6:
+            self._f_f_fixed64 = _value
+        elif _number == 7:
+            self._f_f_fixed32 = _value
+        elif _number == 8:
+            self._f_f_bool = _value
+        elif _number == 9:
+            self._f_f_string = _value
+        elif _number == 10:
+            self._f_f_bytes = _value
+        elif _number == 11:
+            self._f_f_uint32 = _value
+        elif _number == 12:
+            self._f_f_sfixed32 = _value
+        elif _number == 13:
+            self._f_f_sfixed64 = _value
+        elif _number == 14:
+            self._f_f_sint32 = _value
+        elif _number == 15:
+            self._f_f_sint64 = _value
+        elif _number == 16:
+            self._f_opt_int32 = _value
             self._pb_p0 |= 1
-        elif number == 17:
-            self._f_opt_string = value
+        elif _number == 17:
+            self._f_opt_string = _value
             self._pb_p0 |= 2
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fDouble': 1, 'f_double': 1, 'fFloat': 2, 'f_float': 2, 'fInt64': 3, 'f_int64': 3, 'fUint64': 4, 'f_uint64': 4, 'fInt32': 5, 'f_int32': 5, 'fFixed64': 6, 'f_fixed64': 6, 'fFixed32': 7, 'f_fixed32': 7, 'fBool': 8, 'f_bool': 8, 'fString': 9, 'f_string': 9, 'fBytes': 10, 'f_bytes': 10, 'fUint32': 11, 'f_uint32': 11, 'fSfixed32': 12, 'f_sfixed32': 12, 'fSfixed64': 13, 'f_sfixed64': 13, 'fSint32': 14, 'f_sint32': 14, 'fSint64': 15, 'f_sint64': 15, 'optInt32': 16, 'opt_int32': 16, 'optString': 17, 'opt_string': 17}
 
-    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
-        if depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+        if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        p: list[str] = []
-        x1 = self._f_f_double
-        if x1 or _rt.copysign(1.0, x1) < 0.0:
-            p.append('"fDouble":' + repr(x1) if type(x1) is float and x1 - x1 == 0.0 else '"fDouble":' + _rt.json_out_double(x1))
-        x2 = self._f_f_float
-        if x2 or _rt.copysign(1.0, x2) < 0.0:
-            p.append('"fFloat":' + _rt.json_out_float(x2))
-        x3 = self._f_f_int64
-        if x3:
-            p.append('"fInt64":' + '"' + str(x3) + '"' if type(x3) is int else '"fInt64":' + _rt.json_out_int64(x3))
-        x4 = self._f_f_uint64
-        if x4:
-            p.append('"fUint64":' + '"' + str(x4) + '"' if type(x4) is int else '"fUint64":' + _rt.json_out_int64(x4))
-        x5 = self._f_f_int32
-        if x5:
-            p.append('"fInt32":' + str(x5) if type(x5) is int else '"fInt32":' + _rt.json_out_int(x5))
-        x6 = self._f_f_fixed64
-        if x6:
-            p.append('"fFixed64":' + '"' + str(x6) + '"' if type(x6) is int else '"fFixed64":' + _rt.json_out_int64(x6))
-        x7 = self._f_f_fixed32
-        if x7:
-            p.append('"fFixed32":' + str(x7) if type(x7) is int else '"fFixed32":' + _rt.json_out_int(x7))
-        x8 = self._f_f_bool
-        if x8:
-            p.append('"fBool":' + "true" if x8 else '"fBool":' + "false")
-        x9 = self._f_f_string
-        if x9:
-            p.append('"fString":' + _rt.json_out_str(x9))
-        x10 = self._f_f_bytes
-        if x10:
-            p.append('"fBytes":' + _rt.json_out_bytes(x10))
-        x11 = self._f_f_uint32
-        if x11:
-            p.append('"fUint32":' + str(x11) if type(x11) is int else '"fUint32":' + _rt.json_out_int(x11))
-        x12 = self._f_f_sfixed32
-        if x12:
-            p.append('"fSfixed32":' + str(x12) if type(x12) is int else '"fSfixed32":' + _rt.json_out_int(x12))
-        x13 = self._f_f_sfixed64
-        if x13:
-            p.append('"fSfixed64":' + '"' + str(x13) + '"' if type(x13) is int else '"fSfixed64":' + _rt.json_out_int64(x13))
-        x14 = self._f_f_sint32
-        if x14:
-            p.append('"fSint32":' + str(x14) if type(x14) is int else '"fSint32":' + _rt.json_out_int(x14))
-        x15 = self._f_f_sint64
-        if x15:
-            p.append('"fSint64":' + '"' + str(x15) + '"' if type(x15) is int else '"fSint64":' + _rt.json_out_int64(x15))
+        _p: list[str] = []
+        _x1 = self._f_f_double
+        if _x1 or _rt.copysign(1.0, _x1) < 0.0:
+            _p.append('"fDouble":' + repr(_x1) if type(_x1) is float and _x1 - _x1 == 0.0 else '"fDouble":' + _rt.json_out_double(_x1))
+        _x2 = self._f_f_float
+        if _x2 or _rt.copysign(1.0, _x2) < 0.0:
+            _p.append('"fFloat":' + _rt.json_out_float(_x2))
+        _x3 = self._f_f_int64
+        if _x3:
+            _p.append('"fInt64":' + '"' + str(_x3) + '"' if type(_x3) is int else '"fInt64":' + _rt.json_out_int64(_x3))
+        _x4 = self._f_f_uint64
+        if _x4:
+            _p.append('"fUint64":' + '"' + str(_x4) + '"' if type(_x4) is int else '"fUint64":' + _rt.json_out_int64(_x4))
+        _x5 = self._f_f_int32
+        if _x5:
+            _p.append('"fInt32":' + str(_x5) if type(_x5) is int else '"fInt32":' + _rt.json_out_int(_x5))
+        _x6 = self._f_f_fixed64
+        if _x6:
+            _p.append('"fFixed64":' + '"' + str(_x6) + '"' if type(_x6) is int else '"fFixed64":' + _rt.json_out_int64(_x6))
+        _x7 = self._f_f_fixed32
+        if _x7:
+            _p.append('"fFixed32":' + str(_x7) if type(_x7) is int else '"fFixed32":' + _rt.json_out_int(_x7))
+        _x8 = self._f_f_bool
+        if _x8:
+            _p.append('"fBool":' + "true" if _x8 else '"fBool":' + "false")
+        _x9 = self._f_f_string
+        if _x9:
+            _p.append('"fString":' + _rt.json_out_str(_x9))
+        _x10 = self._f_f_bytes
+        if _x10:
+            _p.append('"fBytes":' + _rt.json_out_bytes(_x10))
+        _x11 = self._f_f_uint32
+        if _x11:
+            _p.append('"fUint32":' + str(_x11) if type(_x11) is int else '"fUint32":' + _rt.json_out_int(_x11))
+        _x12 = self._f_f_sfixed32
+        if _x12:
+            _p.append('"fSfixed32":' + str(_x12) if type(_x12) is int else '"fSfixed32":' + _rt.json_out_int(_x12))
+        _x13 = self._f_f_sfixed64
+        if _x13:
+            _p.append('"fSfixed64":' + '"' + str(_x13) + '"' if type(_x13) is int else '"fSfixed64":' + _rt.json_out_int64(_x13))
+        _x14 = self._f_f_sint32
+        if _x14:
+            _p.append('"fSint32":' + str(_x14) if type(_x14) is int else '"fSint32":' + _rt.json_out_int(_x14))
+        _x15 = self._f_f_sint64
+        if _x15:
+            _p.append('"fSint64":' + '"' + str(_x15) + '"' if type(_x15) is int else '"fSint64":' + _rt.json_out_int64(_x15))
         if self._pb_p0 & 1:
-            x16 = self._f_opt_int32
-            p.append('"optInt32":' + str(x16) if type(x16) is int else '"optInt32":' + _rt.json_out_int(x16))
+            _x16 = self._f_opt_int32
+            _p.append('"optInt32":' + str(_x16) if type(_x16) is int else '"optInt32":' + _rt.json_out_int(_x16))
         if self._pb_p0 & 2:
-            x17 = self._f_opt_string
-            p.append('"optString":' + _rt.json_out_str(x17))
-        return "{" + ",".join(p) + "}"
+            _x17 = self._f_opt_string
+            _p.append('"optString":' + _rt.json_out_str(_x17))
+        return "{" + ",".join(_p) + "}"
 
-    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
-        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        keys = self._pb_json_keys
-        for key, v in obj.items():
-            n = keys.get(key, 0)
-            if n < 9:
-                if n == 1:
-                    if key != 'fDouble' and 'fDouble' in obj:  # given under both names
+        _keys = self._pb_json_keys
+        for _key, _v in _obj.items():
+            _n = _keys.get(_key, 0)
+            if _n < 9:
+                if _n == 1:
+                    if _key != 'fDouble' and 'fDouble' in _obj:  # given under both names
                         raise _rt.json_refuse()
-                    if v is None:  # null: the field stays as it is
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    x1 = v if type(v) is float and v - v == 0.0 else _rt.json_in_double(v)
-                    self._f_f_double = x1
-                elif n == 2:
-                    if key != 'fFloat' and 'fFloat' in obj:  # given under both names
+                    _x1 = _v if type(_v) is float and _v - _v == 0.0 else _rt.json_in_double(_v)
+                    self._f_f_double = _x1
+                elif _n == 2:
+                    if _key != 'fFloat' and 'fFloat' in _obj:  # given under both names
                         raise _rt.json_refuse()
-                    if v is None:  # null: the field stays as it is
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    x2 = _rt.json_in_float(v)
-                    self._f_f_float = x2
-                elif n == 3:
-                    if key != 'fInt64' and 'fInt64' in obj:  # given under both names
+                    _x2 = _rt.json_in_float(_v)
+                    self._f_f_float = _x2
+                elif _n == 3:
+                    if _key != 'fInt64' and 'fInt64' in _obj:  # given under both names
                         raise _rt.json_refuse()
-                    if v is None:  # null: the field stays as it is
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    x3 = int(v) if type(v) is str and v.isdigit() and v.isascii() and v[0] != "0" and len(v) < 19 else _rt.json_in_int(3, v)
-                    self._f_f_int64 = x3
-                elif n == 4:
-                    if key != 'fUint64' and 'fUint64' in obj:  # given under both names
+                    _x3 = int(_v) if type(_v) is str and _v.isdigit() and _v.isascii() and _v[0] != "0" and len(_v) < 19 else _rt.json_in_int(3, _v)
+                    self._f_f_int64 = _x3
+                elif _n == 4:
+                    if _key != 'fUint64' and 'fUint64' in _obj:  # given under both names
                         raise _rt.json_refuse()
-                    if v is None:  # null: the field stays as it is
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    x4 = int(v) if type(v) is str and v.isdigit() and v.isascii() and v[0] != "0" and len(v) < 20 else _rt.json_in_int(4, v)
-                    self._f_f_uint64 = x4
-                elif n == 5:
-                    if key != 'fInt32' and 'fInt32' in obj:  # given under both names
+                    _x4 = int(_v) if type(_v) is str and _v.isdigit() and _v.isascii() and _v[0] != "0" and len(_v) < 20 else _rt.json_in_int(4, _v)
+                    self._f_f_uint64 = _x4
+                elif _n == 5:
+                    if _key != 'fInt32' and 'fInt32' in _obj:  # given under both names
                         raise _rt.json_refuse()
-                    if v is None:  # null: the field stays as it is
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    x5 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
-                    self._f_f_int32 = x5
-                elif n == 6:
-                    if key != 'fFixed64' and 'fFixed64' in obj:  # given under both names
+                    _x5 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                    self._f_f_int32 = _x5
+                elif _n == 6:
+                    if _key != 'fFixed64' and 'fFixed64' in _obj:  # given under both names
                         raise _rt.json_refuse()
-                    if v is None:  # null: the field stays as it is
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    x6 = int(v) if type(v) is str and v.isdigit() and v.isascii() and v[0] != "0" and len(v) < 20 else _rt.json_in_int(6, v)
-                    self._f_f_fixed64 = x6
-                elif n == 7:
-                    if key != 'fFixed32' and 'fFixed32' in obj:  # given under both names
+                    _x6 = int(_v) if type(_v) is str and _v.isdigit() and _v.isascii() and _v[0] != "0" and len(_v) < 20 else _rt.json_in_int(6, _v)
+                    self._f_f_fixed64 = _x6
+                elif _n == 7:
+                    if _key != 'fFixed32' and 'fFixed32' in _obj:  # given under both names
                         raise _rt.json_refuse()
-                    if v is None:  # null: the field stays as it is
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    x7 = v if type(v) is int and 0 <= v <= 4294967295 else _rt.json_in_int(7, v)
-                    self._f_f_fixed32 = x7
-                elif n == 8:
-                    if key != 'fBool' and 'fBool' in obj:  # given under both names
+                    _x7 = _v if type(_v) is int and 0 <= _v <= 4294967295 else _rt.json_in_int(7, _v)
+                    self._f_f_fixed32 = _x7
+                elif _n == 8:
+                    if _key != 'fBool' and 'fBool' in _obj:  # given under both names
                         raise _rt.json_refuse()
-                    if v is None:  # null: the field stays as it is
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    x8 = v if type(v) is bool else _rt.json_in_bool(v)
-                    self._f_f_bool = x8
+                    _x8 = _v if type(_v) is bool else _rt.json_in_bool(_v)
+                    self._f_f_bool = _x8
                 else:
-                    _rt.json_in_other(self, key, v, ctx, depth)
+                    _rt.json_in_other(self, _key, _v, _ctx, _depth)
             else:
-                if n < 13:
-                    if n == 9:
-                        if key != 'fString' and 'fString' in obj:  # given under both names
+                if _n < 13:
+                    if _n == 9:
+                        if _key != 'fString' and 'fString' in _obj:  # given under both names
                             raise _rt.json_refuse()
-                        if v is None:  # null: the field stays as it is
+                        if _v is None:  # null: the field stays as it is
                             continue
-                        x9 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                        self._f_f_string = x9
-                    elif n == 10:
-                        if key != 'fBytes' and 'fBytes' in obj:  # given under both names
+                        _x9 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                        self._f_f_string = _x9
+                    elif _n == 10:
+                        if _key != 'fBytes' and 'fBytes' in _obj:  # given under both names
                             raise _rt.json_refuse()
-                        if v is None:  # null: the field stays as it is
+                        if _v is None:  # null: the field stays as it is
                             continue
-                        x10 = _rt.json_in_bytes(v)
-                        self._f_f_bytes = x10
-                    elif n == 11:
-                        if key != 'fUint32' and 'fUint32' in obj:  # given under both names
+                        _x10 = _rt.json_in_bytes(_v)
+                        self._f_f_bytes = _x10
+                    elif _n == 11:
+                        if _key != 'fUint32' and 'fUint32' in _obj:  # given under both names
                             raise _rt.json_refuse()
-                        if v is None:  # null: the field stays as it is
+                        if _v is None:  # null: the field stays as it is
                             continue
-                        x11 = v if type(v) is int and 0 <= v <= 4294967295 else _rt.json_in_int(13, v)
-                        self._f_f_uint32 = x11
-                    elif n == 12:
-                        if key != 'fSfixed32' and 'fSfixed32' in obj:  # given under both names
+                        _x11 = _v if type(_v) is int and 0 <= _v <= 4294967295 else _rt.json_in_int(13, _v)
+                        self._f_f_uint32 = _x11
+                    elif _n == 12:
+                        if _key != 'fSfixed32' and 'fSfixed32' in _obj:  # given under both names
                             raise _rt.json_refuse()
-                        if v is None:  # null: the field stays as it is
+                        if _v is None:  # null: the field stays as it is
                             continue
-                        x12 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(15, v)
-                        self._f_f_sfixed32 = x12
+                        _x12 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(15, _v)
+                        self._f_f_sfixed32 = _x12
                     else:
-                        _rt.json_in_other(self, key, v, ctx, depth)
+                        _rt.json_in_other(self, _key, _v, _ctx, _depth)
                 else:
-                    if n == 13:
-                        if key != 'fSfixed64' and 'fSfixed64' in obj:  # given under both names
+                    if _n == 13:
+                        if _key != 'fSfixed64' and 'fSfixed64' in _obj:  # given under both names
                             raise _rt.json_refuse()
-                        if v is None:  # null: the field stays as it is
+                        if _v is None:  # null: the field stays as it is
                             continue
-                        x13 = int(v) if type(v) is str and v.isdigit() and v.isascii() and v[0] != "0" and len(v) < 19 else _rt.json_in_int(16, v)
-                        self._f_f_sfixed64 = x13
-                    elif n == 14:
-                        if key != 'fSint32' and 'fSint32' in obj:  # given under both names
+                        _x13 = int(_v) if type(_v) is str and _v.isdigit() and _v.isascii() and _v[0] != "0" and len(_v) < 19 else _rt.json_in_int(16, _v)
+                        self._f_f_sfixed64 = _x13
+                    elif _n == 14:
+                        if _key != 'fSint32' and 'fSint32' in _obj:  # given under both names
                             raise _rt.json_refuse()
-                        if v is None:  # null: the field stays as it is
+                        if _v is None:  # null: the field stays as it is
                             continue
-                        x14 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(17, v)
-                        self._f_f_sint32 = x14
-                    elif n == 15:
-                        if key != 'fSint64' and 'fSint64' in obj:  # given under both names
+                        _x14 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(17, _v)
+                        self._f_f_sint32 = _x14
+                    elif _n == 15:
+                        if _key != 'fSint64' and 'fSint64' in _obj:  # given under both names
                             raise _rt.json_refuse()
-                        if v is None:  # null: the field stays as it is
+                        if _v is None:  # null: the field stays as it is
                             continue
-                        x15 = int(v) if type(v) is str and v.isdigit() and v.isascii() and v[0] != "0" and len(v) < 19 else _rt.json_in_int(18, v)
-                        self._f_f_sint64 = x15
-                    elif n == 16:
-                        if key != 'optInt32' and 'optInt32' in obj:  # given under both names
+                        _x15 = int(_v) if type(_v) is str and _v.isdigit() and _v.isascii() and _v[0] != "0" and len(_v) < 19 else _rt.json_in_int(18, _v)
+                        self._f_f_sint64 = _x15
+                    elif _n == 16:
+                        if _key != 'optInt32' and 'optInt32' in _obj:  # given under both names
                             raise _rt.json_refuse()
-                        if v is None:  # null: the field stays as it is
+                        if _v is None:  # null: the field stays as it is
                             continue
-                        x16 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
-                        self._f_opt_int32 = x16
+                        _x16 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                        self._f_opt_int32 = _x16
                         self._pb_p0 |= 1
-                    elif n == 17:
-                        if key != 'optString' and 'optString' in obj:  # given under both names
+                    elif _n == 17:
+                        if _key != 'optString' and 'optString' in _obj:  # given under both names
                             raise _rt.json_refuse()
-                        if v is None:  # null: the field stays as it is
+                        if _v is None:  # null: the field stays as it is
                             continue
-                        x17 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                        self._f_opt_string = x17
+                        _x17 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                        self._f_opt_string = _x17
                         self._pb_p0 |= 2
                     else:
-                        _rt.json_in_other(self, key, v, ctx, depth)
+                        _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Scalars):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, Scalars):
             return NotImplemented
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
-            other._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown and _other._pb_unknown and _other._pb_unknown[0] == 0:
+            _other._pb_load_raw()
         return (
-            self._pb_unknown == other._pb_unknown
-            and self._pb_p0 == other._pb_p0
-            and _rt.float_eq(self._f_f_double, other._f_f_double)
-            and _rt.float_eq(self._f_f_float, other._f_f_float)
-            and self._f_f_int64 == other._f_f_int64
-            and self._f_f_uint64 == other._f_f_uint64
-            and self._f_f_int32 == other._f_f_int32
-            and self._f_f_fixed64 == other._f_f_fixed64
-            and self._f_f_fixed32 == other._f_f_fixed32
-            and self._f_f_bool == other._f_f_bool
-            and self._f_f_string == other._f_f_string
-            and self._f_f_bytes == other._f_f_bytes
-            and self._f_f_uint32 == other._f_f_uint32
-            and self._f_f_sfixed32 == other._f_f_sfixed32
-            and self._f_f_sfixed64 == other._f_f_sfixed64
-            and self._f_f_sint32 == other._f_f_sint32
-            and self._f_f_sint64 == other._f_f_sint64
-            and self._f_opt_int32 == other._f_opt_int32
-            and self._f_opt_string == other._f_opt_string
+            self._pb_unknown == _other._pb_unknown
+            and self._pb_p0 == _other._pb_p0
+            and _rt.float_eq(self._f_f_double, _other._f_f_double)
+            and _rt.float_eq(self._f_f_float, _other._f_f_float)
+            and self._f_f_int64 == _other._f_f_int64
+            and self._f_f_uint64 == _other._f_f_uint64
+            and self._f_f_int32 == _other._f_f_int32
+            and self._f_f_fixed64 == _other._f_f_fixed64
+            and self._f_f_fixed32 == _other._f_f_fixed32
+            and self._f_f_bool == _other._f_f_bool
+            and self._f_f_string == _other._f_f_string
+            and self._f_f_bytes == _other._f_f_bytes
+            and self._f_f_uint32 == _other._f_f_uint32
+            and self._f_f_sfixed32 == _other._f_f_sfixed32
+            and self._f_f_sfixed64 == _other._f_f_sfixed64
+            and self._f_f_sint32 == _other._f_f_sint32
+            and self._f_f_sint64 == _other._f_f_sint64
+            and self._f_opt_int32 == _other._f_opt_int32
+            and self._f_opt_string == _other._f_opt_string
         )
 
 
@@ -1092,84 +1092,84 @@ class FixedFirst(_rt.Message):
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> FixedFirst:
-        m = FixedFirst() if cls is FixedFirst else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = FixedFirst() if cls is FixedFirst else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag == 9:
-                    iv = _rt.read_i64_le(buf, pos)
-                    if iv < 0:  # librt reads signed values only
-                        iv += 0x10000000000000000
-                    pos += 8
-                    self._f_id = iv
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 9:
+                    _iv = _rt.read_i64_le(_buf, _pos)
+                    if _iv < 0:  # librt reads signed values only
+                        _iv += 0x10000000000000000
+                    _pos += 8
+                    self._f_id = _iv
 
-                elif tag == 16:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                elif _tag == 16:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_varint(buf, pos)
-                    self._f_count = iv
+                        _iv, _pos = _rt.dec_varint(_buf, _pos)
+                    self._f_count = _iv
 
-                elif tag == 29:
-                    iv = _rt.read_i32_le(buf, pos)
-                    if iv < 0:  # librt reads signed values only
-                        iv += 0x100000000
-                    pos += 4
-                    self._f_small = iv
+                elif _tag == 29:
+                    _iv = _rt.read_i32_le(_buf, _pos)
+                    if _iv < 0:  # librt reads signed values only
+                        _iv += 0x100000000
+                    _pos += 4
+                    self._f_small = _iv
 
                 else:
-                    if tag == end_tag:
-                        return pos
-                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:  # kept input, in _pb_unknown
-            if deterministic:  # map order inside needs the decoded message
+            if _deterministic:  # map order inside needs the decoded message
                 self._pb_load_raw()
             else:
-                _rt.write_raw(out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
                 return
-        x1 = self._f_id
-        if x1:
-            out.append(9)
-            _rt.write_fixed64(out, x1)
+        _x1 = self._f_id
+        if _x1:
+            _out.append(9)
+            _rt.write_fixed64(_out, _x1)
 
-        x2 = self._f_count
-        if x2:
-            out.append(16)
-            if x2 < 0x80 and x2 >= 0:
-                out.append(x2)
-            elif x2 <= 0x3FFFFFFFFFFFFFFF and x2 >= 0:
-                _rt.write_varint(out, x2)
+        _x2 = self._f_count
+        if _x2:
+            _out.append(16)
+            if _x2 < 0x80 and _x2 >= 0:
+                _out.append(_x2)
+            elif _x2 <= 0x3FFFFFFFFFFFFFFF and _x2 >= 0:
+                _rt.write_varint(_out, _x2)
             else:
-                _rt.write_varint64(out, 4, x2)
+                _rt.write_varint64(_out, 4, _x2)
 
-        x3 = self._f_small
-        if x3:
-            out.append(29)
-            _rt.write_fixed32(out, x3)
+        _x3 = self._f_small
+        if _x3:
+            _out.append(29)
+            _rt.write_fixed32(_out, _x3)
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
@@ -1179,89 +1179,89 @@ class FixedFirst(_rt.Message):
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_id:
-            items.append((fields[0], self._f_id))
+            _items.append((_fields[0], self._f_id))
         if self._f_count:
-            items.append((fields[1], self._f_count))
+            _items.append((_fields[1], self._f_count))
         if self._f_small:
-            items.append((fields[2], self._f_small))
-        return items
+            _items.append((_fields[2], self._f_small))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        number = field.number
-        if number == 1:
-            self._f_id = value
-        elif number == 2:
-            self._f_count = value
-        elif number == 3:
-            self._f_small = value
+        _number = _field.number
+        if _number == 1:
+            self._f_id = _value
+        elif _number == 2:
+            self._f_count = _value
+        elif _number == 3:
+            self._f_small = _value
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'id': 1, 'count': 2, 'small': 3}
 
-    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
-        if depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+        if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        p: list[str] = []
-        x1 = self._f_id
-        if x1:
-            p.append('"id":' + '"' + str(x1) + '"' if type(x1) is int else '"id":' + _rt.json_out_int64(x1))
-        x2 = self._f_count
-        if x2:
-            p.append('"count":' + '"' + str(x2) + '"' if type(x2) is int else '"count":' + _rt.json_out_int64(x2))
-        x3 = self._f_small
-        if x3:
-            p.append('"small":' + str(x3) if type(x3) is int else '"small":' + _rt.json_out_int(x3))
-        return "{" + ",".join(p) + "}"
+        _p: list[str] = []
+        _x1 = self._f_id
+        if _x1:
+            _p.append('"id":' + '"' + str(_x1) + '"' if type(_x1) is int else '"id":' + _rt.json_out_int64(_x1))
+        _x2 = self._f_count
+        if _x2:
+            _p.append('"count":' + '"' + str(_x2) + '"' if type(_x2) is int else '"count":' + _rt.json_out_int64(_x2))
+        _x3 = self._f_small
+        if _x3:
+            _p.append('"small":' + str(_x3) if type(_x3) is int else '"small":' + _rt.json_out_int(_x3))
+        return "{" + ",".join(_p) + "}"
 
-    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
-        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        keys = self._pb_json_keys
-        for key, v in obj.items():
-            n = keys.get(key, 0)
-            if n == 1:
-                if v is None:  # null: the field stays as it is
+        _keys = self._pb_json_keys
+        for _key, _v in _obj.items():
+            _n = _keys.get(_key, 0)
+            if _n == 1:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x1 = int(v) if type(v) is str and v.isdigit() and v.isascii() and v[0] != "0" and len(v) < 20 else _rt.json_in_int(6, v)
-                self._f_id = x1
-            elif n == 2:
-                if v is None:  # null: the field stays as it is
+                _x1 = int(_v) if type(_v) is str and _v.isdigit() and _v.isascii() and _v[0] != "0" and len(_v) < 20 else _rt.json_in_int(6, _v)
+                self._f_id = _x1
+            elif _n == 2:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x2 = int(v) if type(v) is str and v.isdigit() and v.isascii() and v[0] != "0" and len(v) < 20 else _rt.json_in_int(4, v)
-                self._f_count = x2
-            elif n == 3:
-                if v is None:  # null: the field stays as it is
+                _x2 = int(_v) if type(_v) is str and _v.isdigit() and _v.isascii() and _v[0] != "0" and len(_v) < 20 else _rt.json_in_int(4, _v)
+                self._f_count = _x2
+            elif _n == 3:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x3 = v if type(v) is int and 0 <= v <= 4294967295 else _rt.json_in_int(7, v)
-                self._f_small = x3
+                _x3 = _v if type(_v) is int and 0 <= _v <= 4294967295 else _rt.json_in_int(7, _v)
+                self._f_small = _x3
             else:
-                _rt.json_in_other(self, key, v, ctx, depth)
+                _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FixedFirst):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, FixedFirst):
             return NotImplemented
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
-        if other._pb_unknown is not _pb_no_unknown and other._pb_unknown and other._pb_unknown[0] == 0:
-            other._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown and _other._pb_unknown and _other._pb_unknown[0] == 0:
+            _other._pb_load_raw()
         return (
-            self._pb_unknown == other._pb_unknown
-            and self._f_id == other._f_id
-            and self._f_count == other._f_count
-            and self._f_small == other._f_small
+            self._pb_unknown == _other._pb_unknown
+            and self._f_id == _other._f_id
+            and self._f_count == _other._f_count
+            and self._f_small == _other._f_small
         )
 
 

@@ -49,143 +49,143 @@ class _c_Collections_Item(_rt.Message):
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> _c_Collections_Item:
-        m = _c_Collections_Item() if cls is _c_Collections_Item else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = _c_Collections_Item() if cls is _c_Collections_Item else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag == 10:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = buf[pos:e].decode()
-                    pos = e
-                    self.key = sv
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _buf[_pos:_e].decode()
+                    _pos = _e
+                    self.key = _sv
 
-                elif tag == 16:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                elif _tag == 16:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int32(buf, pos)
-                    self.color = iv
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    self.color = _iv
 
                 else:
-                    if tag == end_tag:
-                        return pos
-                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        x1 = self.key
-        if x1:
-            out.append(10)
-            b1 = x1.encode()
-            l1 = len(b1)
-            if l1 < 0x80:
-                out.append(l1)
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _x1 = self.key
+        if _x1:
+            _out.append(10)
+            _b1 = _x1.encode()
+            _l1 = len(_b1)
+            if _l1 < 0x80:
+                _out.append(_l1)
             else:
-                _rt.write_varint(out, l1)
-            out.write(b1)
+                _rt.write_varint(_out, _l1)
+            _out.write(_b1)
 
-        x2 = self.color
-        if x2:
-            out.append(16)
-            if 0 <= x2 < 0x80:
-                out.append(x2)
-            elif -0x80000000 <= x2 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x2)
+        _x2 = self.color
+        if _x2:
+            _out.append(16)
+            if 0 <= _x2 < 0x80:
+                _out.append(_x2)
+            elif -0x80000000 <= _x2 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x2)
             else:
-                raise _rt.out_of_range(14, x2)
+                raise _rt.out_of_range(14, _x2)
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self.key:
-            items.append((fields[0], self.key))
+            _items.append((_fields[0], self.key))
         if self.color:
-            items.append((fields[1], self.color))
-        return items
+            _items.append((_fields[1], self.color))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        number = field.number
-        if number == 1:
-            self.key = value
-        elif number == 2:
-            self.color = value
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
+        _number = _field.number
+        if _number == 1:
+            self.key = _value
+        elif _number == 2:
+            self.color = _value
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'key': 1, 'color': 2}
 
-    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
-        if depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+        if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        p: list[str] = []
-        x1 = self.key
-        if x1:
-            p.append('"key":' + _rt.json_out_str(x1))
-        x2 = self.color
-        if x2:
-            p.append('"color":' + (_e_Collections_Color.json_names.get(x2) or _rt.json_out_enum(_e_Collections_Color, x2)))
-        return "{" + ",".join(p) + "}"
+        _p: list[str] = []
+        _x1 = self.key
+        if _x1:
+            _p.append('"key":' + _rt.json_out_str(_x1))
+        _x2 = self.color
+        if _x2:
+            _p.append('"color":' + (_e_Collections_Color.json_names.get(_x2) or _rt.json_out_enum(_e_Collections_Color, _x2)))
+        return "{" + ",".join(_p) + "}"
 
-    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
-        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        keys = self._pb_json_keys
-        for key, v in obj.items():
-            n = keys.get(key, 0)
-            if n == 1:
-                if v is None:  # null: the field stays as it is
+        _keys = self._pb_json_keys
+        for _key, _v in _obj.items():
+            _n = _keys.get(_key, 0)
+            if _n == 1:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x1 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                self.key = x1
-            elif n == 2:
-                if v is None:  # null: the field stays as it is
+                _x1 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                self.key = _x1
+            elif _n == 2:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x2 = _e_Collections_Color.names.get(v) if type(v) is str else None
-                if x2 is None:
-                    x2 = _rt.json_in_enum(_e_Collections_Color, v, ctx)
-                if x2 is not None:
-                    self.color = x2
+                _x2 = _e_Collections_Color.names.get(_v) if type(_v) is str else None
+                if _x2 is None:
+                    _x2 = _rt.json_in_enum(_e_Collections_Color, _v, _ctx)
+                if _x2 is not None:
+                    self.color = _x2
             else:
-                _rt.json_in_other(self, key, v, ctx, depth)
+                _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, _c_Collections_Item):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, _c_Collections_Item):
             return NotImplemented
         return (
-            self._pb_unknown == other._pb_unknown
-            and self.key == other.key
-            and self.color == other.color
+            self._pb_unknown == _other._pb_unknown
+            and self.key == _other.key
+            and self.color == _other.color
         )
 
 
@@ -324,12 +324,12 @@ class Collections(_rt.Message):
 
     def which_choice(self) -> str | None:
         """Name the member of oneof choice that is set, or None."""
-        c = self._oc_choice
-        if c == 7:
+        _c = self._oc_choice
+        if _c == 7:
             return "text"
-        if c == 8:
+        if _c == 8:
             return "item"
-        if c == 9:
+        if _c == 9:
             return "scalars"
         return None
 
@@ -338,697 +338,697 @@ class Collections(_rt.Message):
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> Collections:
-        m = Collections() if cls is Collections else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = Collections() if cls is Collections else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag < 42:
-                    if tag == 8:
-                        iv = buf[pos]
-                        if iv < 0x80:
-                            pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag < 42:
+                    if _tag == 8:
+                        _iv = _buf[_pos]
+                        if _iv < 0x80:
+                            _pos += 1
                         else:
-                            iv, pos = _rt.dec_int32(buf, pos)
-                        self.packed_ints.append(iv)
+                            _iv, _pos = _rt.dec_int32(_buf, _pos)
+                        self.packed_ints.append(_iv)
 
-                    elif tag == 10:
-                        n = buf[pos]
-                        if n < 0x80:
-                            pos += 1
+                    elif _tag == 10:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
                         else:
-                            n, pos = _rt.dec_len(buf, pos)
-                        e = pos + n
-                        if e > end:
-                            raise _rt.overrun(self, tag, pos, n)
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(self, _tag, _pos, _n)
 
-                        _rt.dec_packed_int32(buf, pos, e, self.packed_ints)
-                        pos = e
-                    elif tag == 18:
-                        n = buf[pos]
-                        if n < 0x80:
-                            pos += 1
+                        _rt.dec_packed_int32(_buf, _pos, _e, self.packed_ints)
+                        _pos = _e
+                    elif _tag == 18:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
                         else:
-                            n, pos = _rt.dec_len(buf, pos)
-                        e = pos + n
-                        if e > end:
-                            raise _rt.overrun(self, tag, pos, n)
-                        sv = buf[pos:e].decode()
-                        pos = e
-                        self.names.append(sv)
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(self, _tag, _pos, _n)
+                        _sv = _buf[_pos:_e].decode()
+                        _pos = _e
+                        self.names.append(_sv)
 
-                    elif tag == 26:
-                        n = buf[pos]
-                        if n < 0x80:
-                            pos += 1
+                    elif _tag == 26:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
                         else:
-                            n, pos = _rt.dec_len(buf, pos)
-                        e = pos + n
-                        if e > end:
-                            raise _rt.overrun(self, tag, pos, n)
-                        if depth <= 0:
-                            raise _rt.too_deep(self, tag, pos)
-                        m3 = _c_Collections_Item()
-                        self.items.append(m3)
-                        m3._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                        pos = e
-                    elif tag == 32:
-                        iv = buf[pos]
-                        if iv < 0x80:
-                            pos += 1
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(self, _tag, _pos, _n)
+                        if _depth <= 0:
+                            raise _rt.too_deep(self, _tag, _pos)
+                        _m3 = _c_Collections_Item()
+                        self.items.append(_m3)
+                        _m3._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                        _pos = _e
+                    elif _tag == 32:
+                        _iv = _buf[_pos]
+                        if _iv < 0x80:
+                            _pos += 1
                         else:
-                            iv, pos = _rt.dec_int32(buf, pos)
-                        self.colors.append(iv)
+                            _iv, _pos = _rt.dec_int32(_buf, _pos)
+                        self.colors.append(_iv)
 
-                    elif tag == 34:
-                        n = buf[pos]
-                        if n < 0x80:
-                            pos += 1
+                    elif _tag == 34:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
                         else:
-                            n, pos = _rt.dec_len(buf, pos)
-                        e = pos + n
-                        if e > end:
-                            raise _rt.overrun(self, tag, pos, n)
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(self, _tag, _pos, _n)
 
-                        _rt.dec_packed_enum(buf, pos, e, self.colors)
-                        pos = e
+                        _rt.dec_packed_enum(_buf, _pos, _e, self.colors)
+                        _pos = _e
                     else:
-                        if tag == end_tag:
-                            return pos
-                        pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                        if _tag == _end_tag:
+                            return _pos
+                        _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
                 else:
-                    if tag == 42:
-                        n = buf[pos]
-                        if n < 0x80:
-                            pos += 1
+                    if _tag == 42:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
                         else:
-                            n, pos = _rt.dec_len(buf, pos)
-                        ee = pos + n
-                        if ee > end:
-                            raise _rt.overrun(self, tag, pos, n)
-                        k5 = ''
-                        v5 = 0
-                        while pos < ee:
-                            t = buf[pos]
-                            if t < 0x80:
-                                pos += 1
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _ee = _pos + _n
+                        if _ee > _end:
+                            raise _rt.overrun(self, _tag, _pos, _n)
+                        _k5 = ''
+                        _v5 = 0
+                        while _pos < _ee:
+                            _etag = _buf[_pos]
+                            if _etag < 0x80:
+                                _pos += 1
                             else:
-                                t, pos = _rt.dec_tag(buf, pos)
-                            if t == 10:
-                                n = buf[pos]
-                                if n < 0x80:
-                                    pos += 1
+                                _etag, _pos = _rt.dec_tag(_buf, _pos)
+                            if _etag == 10:
+                                _n = _buf[_pos]
+                                if _n < 0x80:
+                                    _pos += 1
                                 else:
-                                    n, pos = _rt.dec_len(buf, pos)
-                                e = pos + n
-                                if e > ee:
-                                    raise _rt.overrun(self, tag, pos, n)
-                                sv = buf[pos:e].decode()
-                                pos = e
-                                k5 = sv
-                            elif t == 16:
-                                iv = buf[pos]
-                                if iv < 0x80:
-                                    pos += 1
+                                    _n, _pos = _rt.dec_len(_buf, _pos)
+                                _e = _pos + _n
+                                if _e > _ee:
+                                    raise _rt.overrun(self, _tag, _pos, _n)
+                                _sv = _buf[_pos:_e].decode()
+                                _pos = _e
+                                _k5 = _sv
+                            elif _etag == 16:
+                                _iv = _buf[_pos]
+                                if _iv < 0x80:
+                                    _pos += 1
                                 else:
-                                    iv, pos = _rt.dec_int64(buf, pos)
-                                v5 = iv
+                                    _iv, _pos = _rt.dec_int64(_buf, _pos)
+                                _v5 = _iv
                             else:
-                                _rt.check_tag(t, pos)
-                                pos = _rt.skip_field(buf, t, pos, ee, depth)
-                        if pos != ee:
-                            raise _rt.bad_end(self, pos, ee, -1)
-                        self.counts[k5] = v5
-                    elif tag == 50:
-                        n = buf[pos]
-                        if n < 0x80:
-                            pos += 1
+                                _rt.check_tag(_etag, _pos)
+                                _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                        if _pos != _ee:
+                            raise _rt.bad_end(self, _pos, _ee, -1)
+                        self.counts[_k5] = _v5
+                    elif _tag == 50:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
                         else:
-                            n, pos = _rt.dec_len(buf, pos)
-                        ee = pos + n
-                        if ee > end:
-                            raise _rt.overrun(self, tag, pos, n)
-                        if depth <= 0:
-                            raise _rt.too_deep(self, tag, pos)
-                        k6 = 0
-                        v6 = None
-                        while pos < ee:
-                            t = buf[pos]
-                            if t < 0x80:
-                                pos += 1
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _ee = _pos + _n
+                        if _ee > _end:
+                            raise _rt.overrun(self, _tag, _pos, _n)
+                        if _depth <= 0:
+                            raise _rt.too_deep(self, _tag, _pos)
+                        _k6 = 0
+                        _v6 = None
+                        while _pos < _ee:
+                            _etag = _buf[_pos]
+                            if _etag < 0x80:
+                                _pos += 1
                             else:
-                                t, pos = _rt.dec_tag(buf, pos)
-                            if t == 8:
-                                iv = buf[pos]
-                                if iv < 0x80:
-                                    pos += 1
+                                _etag, _pos = _rt.dec_tag(_buf, _pos)
+                            if _etag == 8:
+                                _iv = _buf[_pos]
+                                if _iv < 0x80:
+                                    _pos += 1
                                 else:
-                                    iv, pos = _rt.dec_int32(buf, pos)
-                                k6 = iv
-                            elif t == 18:
-                                n = buf[pos]
-                                if n < 0x80:
-                                    pos += 1
+                                    _iv, _pos = _rt.dec_int32(_buf, _pos)
+                                _k6 = _iv
+                            elif _etag == 18:
+                                _n = _buf[_pos]
+                                if _n < 0x80:
+                                    _pos += 1
                                 else:
-                                    n, pos = _rt.dec_len(buf, pos)
-                                e = pos + n
-                                if e > ee:
-                                    raise _rt.overrun(self, tag, pos, n)
-                                if v6 is None:
-                                    v6 = Collections.Item()
-                                v6._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                                pos = e
+                                    _n, _pos = _rt.dec_len(_buf, _pos)
+                                _e = _pos + _n
+                                if _e > _ee:
+                                    raise _rt.overrun(self, _tag, _pos, _n)
+                                if _v6 is None:
+                                    _v6 = Collections.Item()
+                                _v6._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                                _pos = _e
                             else:
-                                _rt.check_tag(t, pos)
-                                pos = _rt.skip_field(buf, t, pos, ee, depth)
-                        if pos != ee:
-                            raise _rt.bad_end(self, pos, ee, -1)
-                        if v6 is None:
-                            v6 = Collections.Item()
-                        self.items_by_id[k6] = v6
-                    elif tag == 58:
-                        n = buf[pos]
-                        if n < 0x80:
-                            pos += 1
+                                _rt.check_tag(_etag, _pos)
+                                _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                        if _pos != _ee:
+                            raise _rt.bad_end(self, _pos, _ee, -1)
+                        if _v6 is None:
+                            _v6 = Collections.Item()
+                        self.items_by_id[_k6] = _v6
+                    elif _tag == 58:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
                         else:
-                            n, pos = _rt.dec_len(buf, pos)
-                        e = pos + n
-                        if e > end:
-                            raise _rt.overrun(self, tag, pos, n)
-                        sv = buf[pos:e].decode()
-                        pos = e
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(self, _tag, _pos, _n)
+                        _sv = _buf[_pos:_e].decode()
+                        _pos = _e
                         self._oc_choice = 7
-                        self._ov_choice = sv
+                        self._ov_choice = _sv
 
-                    elif tag == 66:
-                        n = buf[pos]
-                        if n < 0x80:
-                            pos += 1
+                    elif _tag == 66:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
                         else:
-                            n, pos = _rt.dec_len(buf, pos)
-                        e = pos + n
-                        if e > end:
-                            raise _rt.overrun(self, tag, pos, n)
-                        if depth <= 0:
-                            raise _rt.too_deep(self, tag, pos)
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(self, _tag, _pos, _n)
+                        if _depth <= 0:
+                            raise _rt.too_deep(self, _tag, _pos)
                         if self._oc_choice == 8:
-                            m8 = _t.cast(_c_Collections_Item, self._ov_choice)
+                            _m8 = _t.cast(_c_Collections_Item, self._ov_choice)
                         else:
-                            m8 = _c_Collections_Item()
+                            _m8 = _c_Collections_Item()
                             self._oc_choice = 8
-                            self._ov_choice = m8
-                        m8._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                        pos = e
-                    elif tag == 74:
-                        n = buf[pos]
-                        if n < 0x80:
-                            pos += 1
+                            self._ov_choice = _m8
+                        _m8._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                        _pos = _e
+                    elif _tag == 74:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
                         else:
-                            n, pos = _rt.dec_len(buf, pos)
-                        e = pos + n
-                        if e > end:
-                            raise _rt.overrun(self, tag, pos, n)
-                        if depth <= 0:
-                            raise _rt.too_deep(self, tag, pos)
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(self, _tag, _pos, _n)
+                        if _depth <= 0:
+                            raise _rt.too_deep(self, _tag, _pos)
                         if self._oc_choice == 9:
-                            m9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
+                            _m9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
                         else:
-                            m9 = _m_golden__scalars_pb.Scalars()
+                            _m9 = _m_golden__scalars_pb.Scalars()
                             self._oc_choice = 9
-                            self._ov_choice = m9
-                        m9._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                        pos = e
-                    elif tag == 82:
-                        n = buf[pos]
-                        if n < 0x80:
-                            pos += 1
+                            self._ov_choice = _m9
+                        _m9._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                        _pos = _e
+                    elif _tag == 82:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
                         else:
-                            n, pos = _rt.dec_len(buf, pos)
-                        ee = pos + n
-                        if ee > end:
-                            raise _rt.overrun(self, tag, pos, n)
-                        k10 = False
-                        v10 = 0
-                        while pos < ee:
-                            t = buf[pos]
-                            if t < 0x80:
-                                pos += 1
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _ee = _pos + _n
+                        if _ee > _end:
+                            raise _rt.overrun(self, _tag, _pos, _n)
+                        _k10 = False
+                        _v10 = 0
+                        while _pos < _ee:
+                            _etag = _buf[_pos]
+                            if _etag < 0x80:
+                                _pos += 1
                             else:
-                                t, pos = _rt.dec_tag(buf, pos)
-                            if t == 8:
-                                iv = buf[pos]
-                                if iv < 0x80:
-                                    pos += 1
+                                _etag, _pos = _rt.dec_tag(_buf, _pos)
+                            if _etag == 8:
+                                _iv = _buf[_pos]
+                                if _iv < 0x80:
+                                    _pos += 1
                                 else:
-                                    iv, pos = _rt.dec_varint(buf, pos)
-                                k10 = iv != 0
-                            elif t == 16:
-                                iv = buf[pos]
-                                if iv < 0x80:
-                                    pos += 1
+                                    _iv, _pos = _rt.dec_varint(_buf, _pos)
+                                _k10 = _iv != 0
+                            elif _etag == 16:
+                                _iv = _buf[_pos]
+                                if _iv < 0x80:
+                                    _pos += 1
                                 else:
-                                    iv, pos = _rt.dec_int32(buf, pos)
-                                v10 = iv
+                                    _iv, _pos = _rt.dec_int32(_buf, _pos)
+                                _v10 = _iv
                             else:
-                                _rt.check_tag(t, pos)
-                                pos = _rt.skip_field(buf, t, pos, ee, depth)
-                        if pos != ee:
-                            raise _rt.bad_end(self, pos, ee, -1)
-                        self.color_by_flag[k10] = v10
+                                _rt.check_tag(_etag, _pos)
+                                _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                        if _pos != _ee:
+                            raise _rt.bad_end(self, _pos, _ee, -1)
+                        self.color_by_flag[_k10] = _v10
                     else:
-                        if tag == end_tag:
-                            return pos
-                        pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                        if _tag == _end_tag:
+                            return _pos
+                        _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self.packed_ints:
-            out.append(10)
-            start = len(out)
-            out.append(0)
-            for x1 in self.packed_ints:
-                if 0 <= x1 < 0x80:
-                    out.append(x1)
-                elif -0x80000000 <= x1 <= 0x7FFFFFFF:
-                    _rt.write_varint(out, x1)
+            _out.append(10)
+            _start = len(_out)
+            _out.append(0)
+            for _x1 in self.packed_ints:
+                if 0 <= _x1 < 0x80:
+                    _out.append(_x1)
+                elif -0x80000000 <= _x1 <= 0x7FFFFFFF:
+                    _rt.write_varint(_out, _x1)
                 else:
-                    raise _rt.out_of_range(5, x1)
+                    raise _rt.out_of_range(5, _x1)
 
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
+                _rt.finish_len(_out, _start)
 
-        for x2 in self.names:
-            out.append(18)
-            b2 = x2.encode()
-            l2 = len(b2)
-            if l2 < 0x80:
-                out.append(l2)
+        for _x2 in self.names:
+            _out.append(18)
+            _b2 = _x2.encode()
+            _l2 = len(_b2)
+            if _l2 < 0x80:
+                _out.append(_l2)
             else:
-                _rt.write_varint(out, l2)
-            out.write(b2)
+                _rt.write_varint(_out, _l2)
+            _out.write(_b2)
 
-        for x3 in self.items:
-            out.append(26)
-            start = len(out)
-            out.append(0)
-            x3._pb_encode(out, deterministic)
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+        for _x3 in self.items:
+            _out.append(26)
+            _start = len(_out)
+            _out.append(0)
+            _x3._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
+                _rt.finish_len(_out, _start)
 
         if self.colors:
-            out.append(34)
-            start = len(out)
-            out.append(0)
-            for x4 in self.colors:
-                if 0 <= x4 < 0x80:
-                    out.append(x4)
-                elif -0x80000000 <= x4 <= 0x7FFFFFFF:
-                    _rt.write_varint(out, x4)
+            _out.append(34)
+            _start = len(_out)
+            _out.append(0)
+            for _x4 in self.colors:
+                if 0 <= _x4 < 0x80:
+                    _out.append(_x4)
+                elif -0x80000000 <= _x4 <= 0x7FFFFFFF:
+                    _rt.write_varint(_out, _x4)
                 else:
-                    raise _rt.out_of_range(14, x4)
+                    raise _rt.out_of_range(14, _x4)
 
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
+                _rt.finish_len(_out, _start)
 
-        d5 = self.counts
-        if d5:
-            if deterministic:
-                d5 = dict(sorted(d5.items()))
-            for k5, v5 in d5.items():  # compiled: a dict's own iteration
-                b1 = k5.encode()
-                l1 = len(b1)
-                n = (l1 + 2 if l1 < 0x80 else l1 + 1 + _rt.varint_size(l1)) + (2 if v5 < 0x80 and v5 >= 0 else 1 + _rt.varint_size(v5))
-                out.append(42)
-                if n < 0x80:
-                    out.append(n)
+        _d5 = self.counts
+        if _d5:
+            if _deterministic:
+                _d5 = dict(sorted(_d5.items()))
+            for _k5, _v5 in _d5.items():  # compiled: a dict's own iteration
+                _b1 = _k5.encode()
+                _l1 = len(_b1)
+                _n = (_l1 + 2 if _l1 < 0x80 else _l1 + 1 + _rt.varint_size(_l1)) + (2 if _v5 < 0x80 and _v5 >= 0 else 1 + _rt.varint_size(_v5))
+                _out.append(42)
+                if _n < 0x80:
+                    _out.append(_n)
                 else:
-                    _rt.write_varint(out, n)
-                out.append(10)
-                if l1 < 0x80:
-                    out.append(l1)
+                    _rt.write_varint(_out, _n)
+                _out.append(10)
+                if _l1 < 0x80:
+                    _out.append(_l1)
                 else:
-                    _rt.write_varint(out, l1)
-                out.write(b1)
-                out.append(16)
-                if v5 < 0x80 and v5 >= 0:
-                    out.append(v5)
-                elif v5 <= 0x3FFFFFFFFFFFFFFF and v5 >= -0x4000000000000000:
-                    _rt.write_varint(out, v5)
+                    _rt.write_varint(_out, _l1)
+                _out.write(_b1)
+                _out.append(16)
+                if _v5 < 0x80 and _v5 >= 0:
+                    _out.append(_v5)
+                elif _v5 <= 0x3FFFFFFFFFFFFFFF and _v5 >= -0x4000000000000000:
+                    _rt.write_varint(_out, _v5)
                 else:
-                    _rt.write_varint64(out, 3, v5)
+                    _rt.write_varint64(_out, 3, _v5)
 
-        d6 = self.items_by_id
-        if d6:
-            if deterministic:
-                d6 = dict(sorted(d6.items()))
-            for k6, v6 in d6.items():  # compiled: a dict's own iteration
-                out.append(50)
-                s6 = len(out)
-                out.append(0)
-                out.append(8)
-                if 0 <= k6 < 0x80:
-                    out.append(k6)
-                elif -0x80000000 <= k6 <= 0x7FFFFFFF:
-                    _rt.write_varint(out, k6)
+        _d6 = self.items_by_id
+        if _d6:
+            if _deterministic:
+                _d6 = dict(sorted(_d6.items()))
+            for _k6, _v6 in _d6.items():  # compiled: a dict's own iteration
+                _out.append(50)
+                _s6 = len(_out)
+                _out.append(0)
+                _out.append(8)
+                if 0 <= _k6 < 0x80:
+                    _out.append(_k6)
+                elif -0x80000000 <= _k6 <= 0x7FFFFFFF:
+                    _rt.write_varint(_out, _k6)
                 else:
-                    raise _rt.out_of_range(5, k6)
-                out.append(18)
-                start = len(out)
-                out.append(0)
-                v6._pb_encode(out, deterministic)
-                n = len(out) - start - 1
-                if n < 0x80 and not _rt.splices:
-                    out[start] = n
+                    raise _rt.out_of_range(5, _k6)
+                _out.append(18)
+                _start = len(_out)
+                _out.append(0)
+                _v6._pb_encode(_out, _deterministic)
+                _n = len(_out) - _start - 1
+                if _n < 0x80 and not _rt.splices:
+                    _out[_start] = _n
                 else:
-                    _rt.finish_len(out, start)
-                n = len(out) - s6 - 1
-                if n < 0x80 and not _rt.splices:
-                    out[s6] = n
+                    _rt.finish_len(_out, _start)
+                _n = len(_out) - _s6 - 1
+                if _n < 0x80 and not _rt.splices:
+                    _out[_s6] = _n
                 else:
-                    _rt.finish_len(out, s6)
+                    _rt.finish_len(_out, _s6)
 
 
-        c = self._oc_choice
-        if c == 7:
-            x7 = _t.cast(str, self._ov_choice)
-            out.append(58)
-            b7 = x7.encode()
-            l7 = len(b7)
-            if l7 < 0x80:
-                out.append(l7)
+        _c = self._oc_choice
+        if _c == 7:
+            _x7 = _t.cast(str, self._ov_choice)
+            _out.append(58)
+            _b7 = _x7.encode()
+            _l7 = len(_b7)
+            if _l7 < 0x80:
+                _out.append(_l7)
             else:
-                _rt.write_varint(out, l7)
-            out.write(b7)
-        elif c == 8:
-            x8 = _t.cast(Collections.Item, self._ov_choice)
-            out.append(66)
-            start = len(out)
-            out.append(0)
-            x8._pb_encode(out, deterministic)
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+                _rt.write_varint(_out, _l7)
+            _out.write(_b7)
+        elif _c == 8:
+            _x8 = _t.cast(Collections.Item, self._ov_choice)
+            _out.append(66)
+            _start = len(_out)
+            _out.append(0)
+            _x8._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
-        elif c == 9:
-            x9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
-            out.append(74)
-            start = len(out)
-            out.append(0)
-            x9._pb_encode(out, deterministic)
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+                _rt.finish_len(_out, _start)
+        elif _c == 9:
+            _x9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
+            _out.append(74)
+            _start = len(_out)
+            _out.append(0)
+            _x9._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
+                _rt.finish_len(_out, _start)
 
-        d10 = self.color_by_flag
-        if d10:
-            if deterministic:
-                d10 = dict(sorted(d10.items()))
-            for k10, v10 in d10.items():  # compiled: a dict's own iteration
-                n = 2 + (2 if 0 <= v10 < 0x80 else 1 + _rt.varint_size(v10))
-                out.append(82)
-                if n < 0x80:
-                    out.append(n)
+        _d10 = self.color_by_flag
+        if _d10:
+            if _deterministic:
+                _d10 = dict(sorted(_d10.items()))
+            for _k10, _v10 in _d10.items():  # compiled: a dict's own iteration
+                _n = 2 + (2 if 0 <= _v10 < 0x80 else 1 + _rt.varint_size(_v10))
+                _out.append(82)
+                if _n < 0x80:
+                    _out.append(_n)
                 else:
-                    _rt.write_varint(out, n)
-                out.append(8)
-                out.append(1 if k10 else 0)
-                out.append(16)
-                if 0 <= v10 < 0x80:
-                    out.append(v10)
-                elif -0x80000000 <= v10 <= 0x7FFFFFFF:
-                    _rt.write_varint(out, v10)
+                    _rt.write_varint(_out, _n)
+                _out.append(8)
+                _out.append(1 if _k10 else 0)
+                _out.append(16)
+                if 0 <= _v10 < 0x80:
+                    _out.append(_v10)
+                elif -0x80000000 <= _v10 <= 0x7FFFFFFF:
+                    _rt.write_varint(_out, _v10)
                 else:
-                    raise _rt.out_of_range(14, v10)
+                    raise _rt.out_of_range(14, _v10)
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self.packed_ints:
-            items.append((fields[0], self.packed_ints))
+            _items.append((_fields[0], self.packed_ints))
         if self.names:
-            items.append((fields[1], self.names))
+            _items.append((_fields[1], self.names))
         if self.items:
-            items.append((fields[2], self.items))
+            _items.append((_fields[2], self.items))
         if self.colors:
-            items.append((fields[3], self.colors))
+            _items.append((_fields[3], self.colors))
         if self.counts:
-            items.append((fields[4], self.counts))
+            _items.append((_fields[4], self.counts))
         if self.items_by_id:
-            items.append((fields[5], self.items_by_id))
+            _items.append((_fields[5], self.items_by_id))
         if self._oc_choice == 7:
-            items.append((fields[7], self._ov_choice))
+            _items.append((_fields[7], self._ov_choice))
         if self._oc_choice == 8:
-            items.append((fields[8], self._ov_choice))
+            _items.append((_fields[8], self._ov_choice))
         if self._oc_choice == 9:
-            items.append((fields[9], self._ov_choice))
+            _items.append((_fields[9], self._ov_choice))
         if self.color_by_flag:
-            items.append((fields[6], self.color_by_flag))
-        return items
+            _items.append((_fields[6], self.color_by_flag))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        number = field.number
-        if number == 1:
-            self.packed_ints = list(value)
-        elif number == 2:
-            self.names = list(value)
-        elif number == 3:
-            self.items = list(value)
-        elif number == 4:
-            self.colors = list(value)
-        elif number == 5:
-            self.counts = dict(value)
-        elif number == 6:
-            self.items_by_id = dict(value)
-        elif number == 10:
-            self.color_by_flag = dict(value)
-        elif number == 7:
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
+        _number = _field.number
+        if _number == 1:
+            self.packed_ints = list(_value)
+        elif _number == 2:
+            self.names = list(_value)
+        elif _number == 3:
+            self.items = list(_value)
+        elif _number == 4:
+            self.colors = list(_value)
+        elif _number == 5:
+            self.counts = dict(_value)
+        elif _number == 6:
+            self.items_by_id = dict(_value)
+        elif _number == 10:
+            self.color_by_flag = dict(_value)
+        elif _number == 7:
             self._oc_choice = 7
-            self._ov_choice = value
-        elif number == 8:
+            self._ov_choice = _value
+        elif _number == 8:
             self._oc_choice = 8
-            self._ov_choice = value
-        elif number == 9:
+            self._ov_choice = _value
+        elif _number == 9:
             self._oc_choice = 9
-            self._ov_choice = value
+            self._ov_choice = _value
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'packedInts': 1, 'packed_ints': 1, 'names': 2, 'items': 3, 'colors': 4, 'counts': 5, 'itemsById': 6, 'items_by_id': 6, 'colorByFlag': 10, 'color_by_flag': 10, 'text': 7, 'item': 8, 'scalars': 9}
 
-    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
-        if depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+        if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        p: list[str] = []
-        x1 = self.packed_ints
-        if x1:
-            p.append('"packedInts":' + "[" + ",".join([str(y) if type(y) is int else _rt.json_out_int(y) for y in x1]) + "]")
-        x2 = self.names
-        if x2:
-            p.append('"names":' + "[" + ",".join([_rt.json_out_str(y) for y in x2]) + "]")
-        x3 = self.items
-        if x3:
-            p.append('"items":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x3]) + "]")
-        x4 = self.colors
-        if x4:
-            p.append('"colors":' + "[" + ",".join([(_e_Collections_Color.json_names.get(y) or _rt.json_out_enum(_e_Collections_Color, y)) for y in x4]) + "]")
-        d5 = self.counts
-        if d5:
-            p.append('"counts":' + "{" + ",".join([_rt.json_out_str(k) + ":" + '"' + str(v) + '"' if type(v) is int else _rt.json_out_str(k) + ":" + _rt.json_out_int64(v) for k, v in d5.items()]) + "}")
-        d6 = self.items_by_id
-        if d6:
-            p.append('"itemsById":' + "{" + ",".join(['"' + str(k) + '"' + ":" + v._pb_json_text(ctx, depth + 2) for k, v in d6.items()]) + "}")
+        _p: list[str] = []
+        _x1 = self.packed_ints
+        if _x1:
+            _p.append('"packedInts":' + "[" + ",".join([str(_y) if type(_y) is int else _rt.json_out_int(_y) for _y in _x1]) + "]")
+        _x2 = self.names
+        if _x2:
+            _p.append('"names":' + "[" + ",".join([_rt.json_out_str(_y) for _y in _x2]) + "]")
+        _x3 = self.items
+        if _x3:
+            _p.append('"items":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x3]) + "]")
+        _x4 = self.colors
+        if _x4:
+            _p.append('"colors":' + "[" + ",".join([(_e_Collections_Color.json_names.get(_y) or _rt.json_out_enum(_e_Collections_Color, _y)) for _y in _x4]) + "]")
+        _d5 = self.counts
+        if _d5:
+            _p.append('"counts":' + "{" + ",".join([_rt.json_out_str(_k) + ":" + '"' + str(_v) + '"' if type(_v) is int else _rt.json_out_str(_k) + ":" + _rt.json_out_int64(_v) for _k, _v in _d5.items()]) + "}")
+        _d6 = self.items_by_id
+        if _d6:
+            _p.append('"itemsById":' + "{" + ",".join(['"' + str(_k) + '"' + ":" + _v._pb_json_text(_ctx, _depth + 2) for _k, _v in _d6.items()]) + "}")
         if self._oc_choice == 7:
-            x7 = _t.cast(str, self._ov_choice)
-            p.append('"text":' + _rt.json_out_str(x7))
+            _x7 = _t.cast(str, self._ov_choice)
+            _p.append('"text":' + _rt.json_out_str(_x7))
         if self._oc_choice == 8:
-            x8 = _t.cast(Collections.Item, self._ov_choice)
-            p.append('"item":' + x8._pb_json_text(ctx, depth + 1))
+            _x8 = _t.cast(Collections.Item, self._ov_choice)
+            _p.append('"item":' + _x8._pb_json_text(_ctx, _depth + 1))
         if self._oc_choice == 9:
-            x9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
-            p.append('"scalars":' + x9._pb_json_text(ctx, depth + 1))
-        d10 = self.color_by_flag
-        if d10:
-            p.append('"colorByFlag":' + "{" + ",".join([('"true"' if k else '"false"') + ":" + (_e_Collections_Color.json_names.get(v) or _rt.json_out_enum(_e_Collections_Color, v)) for k, v in d10.items()]) + "}")
-        return "{" + ",".join(p) + "}"
+            _x9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
+            _p.append('"scalars":' + _x9._pb_json_text(_ctx, _depth + 1))
+        _d10 = self.color_by_flag
+        if _d10:
+            _p.append('"colorByFlag":' + "{" + ",".join([('"true"' if _k else '"false"') + ":" + (_e_Collections_Color.json_names.get(_v) or _rt.json_out_enum(_e_Collections_Color, _v)) for _k, _v in _d10.items()]) + "}")
+        return "{" + ",".join(_p) + "}"
 
-    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
-        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        keys = self._pb_json_keys
+        _keys = self._pb_json_keys
         _oc_choice_seen = False
-        for key, v in obj.items():
-            n = keys.get(key, 0)
-            if n < 6:
-                if n == 1:
-                    if key != 'packedInts' and 'packedInts' in obj:  # given under both names
+        for _key, _v in _obj.items():
+            _n = _keys.get(_key, 0)
+            if _n < 6:
+                if _n == 1:
+                    if _key != 'packedInts' and 'packedInts' in _obj:  # given under both names
                         raise _rt.json_refuse()
-                    if v is None:  # null: the field stays as it is
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    if type(v) is not list:
+                    if type(_v) is not list:
                         raise _rt.json_refuse()
-                    self.packed_ints = [y if type(y) is int and -2147483648 <= y <= 2147483647 else _rt.json_in_int(5, y) for y in v]
-                elif n == 2:
-                    if v is None:  # null: the field stays as it is
+                    self.packed_ints = [_y if type(_y) is int and -2147483648 <= _y <= 2147483647 else _rt.json_in_int(5, _y) for _y in _v]
+                elif _n == 2:
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    if type(v) is not list:
+                    if type(_v) is not list:
                         raise _rt.json_refuse()
-                    self.names = [y if type(y) is str and y.isascii() else _rt.json_in_str(y) for y in v]
-                elif n == 3:
-                    if v is None:  # null: the field stays as it is
+                    self.names = [_y if type(_y) is str and _y.isascii() else _rt.json_in_str(_y) for _y in _v]
+                elif _n == 3:
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    if type(v) is not list:
+                    if type(_v) is not list:
                         raise _rt.json_refuse()
-                    l3: list[Collections.Item] = []
-                    for w in v:
-                        if w is None:
+                    _l3: list[Collections.Item] = []
+                    for _w in _v:
+                        if _w is None:
                             raise _rt.json_refuse()
-                        m3 = _c_Collections_Item()
-                        m3._pb_json_merge(w, ctx, depth + 2)
-                        l3.append(m3)
-                    self.items = l3
-                elif n == 4:
-                    if v is None:  # null: the field stays as it is
+                        _m3 = _c_Collections_Item()
+                        _m3._pb_json_merge(_w, _ctx, _depth + 2)
+                        _l3.append(_m3)
+                    self.items = _l3
+                elif _n == 4:
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    self.colors = _rt.json_in_enums(_e_Collections_Color, v, ctx)
-                elif n == 5:
-                    if v is None:  # null: the field stays as it is
+                    self.colors = _rt.json_in_enums(_e_Collections_Color, _v, _ctx)
+                elif _n == 5:
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    if type(v) is not dict:
+                    if type(_v) is not dict:
                         raise _rt.json_refuse()
-                    d5: dict[str, int] = {}
-                    for k, w in v.items():
-                        kv5 = k if k.isascii() else _rt.json_in_str(k)
-                        if w is None:
+                    _d5: dict[str, int] = {}
+                    for _k, _w in _v.items():
+                        _kv5 = _k if _k.isascii() else _rt.json_in_str(_k)
+                        if _w is None:
                             raise _rt.json_refuse()
-                        xv5 = int(w) if type(w) is str and w.isdigit() and w.isascii() and w[0] != "0" and len(w) < 19 else _rt.json_in_int(3, w)
+                        _xv5 = int(_w) if type(_w) is str and _w.isdigit() and _w.isascii() and _w[0] != "0" and len(_w) < 19 else _rt.json_in_int(3, _w)
 
-                        d5[kv5] = xv5
-                    self.counts = d5
+                        _d5[_kv5] = _xv5
+                    self.counts = _d5
                 else:
-                    _rt.json_in_other(self, key, v, ctx, depth)
+                    _rt.json_in_other(self, _key, _v, _ctx, _depth)
             else:
-                if n == 6:
-                    if key != 'itemsById' and 'itemsById' in obj:  # given under both names
+                if _n == 6:
+                    if _key != 'itemsById' and 'itemsById' in _obj:  # given under both names
                         raise _rt.json_refuse()
-                    if v is None:  # null: the field stays as it is
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    if type(v) is not dict:
+                    if type(_v) is not dict:
                         raise _rt.json_refuse()
-                    d6: dict[int, Collections.Item] = {}
-                    for k, w in v.items():
-                        kv6 = _rt.json_in_key(5, k)
-                        if w is None:
+                    _d6: dict[int, Collections.Item] = {}
+                    for _k, _w in _v.items():
+                        _kv6 = _rt.json_in_key(5, _k)
+                        if _w is None:
                             raise _rt.json_refuse()
-                        mv6 = Collections.Item()
-                        mv6._pb_json_merge(w, ctx, depth + 2)
-                        d6[kv6] = mv6
-                    self.items_by_id = d6
-                elif n == 7:
-                    if v is None:  # null: the field stays as it is
+                        _mv6 = Collections.Item()
+                        _mv6._pb_json_merge(_w, _ctx, _depth + 2)
+                        _d6[_kv6] = _mv6
+                    self.items_by_id = _d6
+                elif _n == 7:
+                    if _v is None:  # null: the field stays as it is
                         continue
                     if _oc_choice_seen:  # another member of the oneof was given
                         raise _rt.json_refuse()
                     _oc_choice_seen = True
-                    x7 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
+                    _x7 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
                     self._oc_choice = 7
-                    self._ov_choice = x7
-                elif n == 8:
-                    if v is None:  # null: the field stays as it is
+                    self._ov_choice = _x7
+                elif _n == 8:
+                    if _v is None:  # null: the field stays as it is
                         continue
                     if _oc_choice_seen:  # another member of the oneof was given
                         raise _rt.json_refuse()
                     _oc_choice_seen = True
                     if self._oc_choice == 8:
-                        m8 = _t.cast(_c_Collections_Item, self._ov_choice)
+                        _m8 = _t.cast(_c_Collections_Item, self._ov_choice)
                     else:
-                        m8 = _c_Collections_Item()
+                        _m8 = _c_Collections_Item()
                         self._oc_choice = 8
-                        self._ov_choice = m8
-                    m8._pb_json_merge(v, ctx, depth + 1)
-                elif n == 9:
-                    if v is None:  # null: the field stays as it is
+                        self._ov_choice = _m8
+                    _m8._pb_json_merge(_v, _ctx, _depth + 1)
+                elif _n == 9:
+                    if _v is None:  # null: the field stays as it is
                         continue
                     if _oc_choice_seen:  # another member of the oneof was given
                         raise _rt.json_refuse()
                     _oc_choice_seen = True
                     if self._oc_choice == 9:
-                        m9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
+                        _m9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
                     else:
-                        m9 = _m_golden__scalars_pb.Scalars()
+                        _m9 = _m_golden__scalars_pb.Scalars()
                         self._oc_choice = 9
-                        self._ov_choice = m9
-                    m9._pb_json_merge(v, ctx, depth + 1)
-                elif n == 10:
-                    if key != 'colorByFlag' and 'colorByFlag' in obj:  # given under both names
+                        self._ov_choice = _m9
+                    _m9._pb_json_merge(_v, _ctx, _depth + 1)
+                elif _n == 10:
+                    if _key != 'colorByFlag' and 'colorByFlag' in _obj:  # given under both names
                         raise _rt.json_refuse()
-                    if v is None:  # null: the field stays as it is
+                    if _v is None:  # null: the field stays as it is
                         continue
-                    if type(v) is not dict:
+                    if type(_v) is not dict:
                         raise _rt.json_refuse()
-                    d10: dict[bool, int] = {}
-                    for k, w in v.items():
-                        kv10 = _rt.json_in_key(8, k)
-                        if w is None:
+                    _d10: dict[bool, int] = {}
+                    for _k, _w in _v.items():
+                        _kv10 = _rt.json_in_key(8, _k)
+                        if _w is None:
                             raise _rt.json_refuse()
-                        xv10 = _e_Collections_Color.names.get(w) if type(w) is str else None
-                        if xv10 is None:
-                            xv10 = _rt.json_in_enum(_e_Collections_Color, w, ctx)
+                        _xv10 = _e_Collections_Color.names.get(_w) if type(_w) is str else None
+                        if _xv10 is None:
+                            _xv10 = _rt.json_in_enum(_e_Collections_Color, _w, _ctx)
 
-                        if xv10 is None:  # an unknown value name skipped (ignore_unknown_fields): the key was checked
+                        if _xv10 is None:  # an unknown value name skipped (ignore_unknown_fields): the key was checked
                             continue
-                        d10[kv10] = xv10
-                    self.color_by_flag = d10
+                        _d10[_kv10] = _xv10
+                    self.color_by_flag = _d10
                 else:
-                    _rt.json_in_other(self, key, v, ctx, depth)
+                    _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Collections):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, Collections):
             return NotImplemented
         return (
-            self._pb_unknown == other._pb_unknown
-            and self.packed_ints == other.packed_ints
-            and self.names == other.names
-            and self.items == other.items
-            and self.colors == other.colors
-            and self.counts == other.counts
-            and self.items_by_id == other.items_by_id
-            and self.color_by_flag == other.color_by_flag
-            and self._oc_choice == other._oc_choice
-            and _rt.value_eq(self._ov_choice, other._ov_choice)
+            self._pb_unknown == _other._pb_unknown
+            and self.packed_ints == _other.packed_ints
+            and self.names == _other.names
+            and self.items == _other.items
+            and self.colors == _other.colors
+            and self.counts == _other.counts
+            and self.items_by_id == _other.items_by_id
+            and self.color_by_flag == _other.color_by_flag
+            and self._oc_choice == _other._oc_choice
+            and _rt.value_eq(self._ov_choice, _other._ov_choice)
         )
 
 

@@ -35,148 +35,148 @@ class _c_LogEntry_Detail(_rt.Message):
         return self.lines
 
     def get_level(self) -> int:
-        value = self.level
-        return 0 if value is None else value
+        _value = self.level
+        return 0 if _value is None else _value
 
     # -- codec -------------------------------------------------------------------
 
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> _c_LogEntry_Detail:
-        m = _c_LogEntry_Detail() if cls is _c_LogEntry_Detail else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = _c_LogEntry_Detail() if cls is _c_LogEntry_Detail else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag == 10:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = buf[pos:e].decode()
-                    pos = e
-                    self.lines.append(sv)
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _buf[_pos:_e].decode()
+                    _pos = _e
+                    self.lines.append(_sv)
 
-                elif tag == 16:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                elif _tag == 16:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int32(buf, pos)
-                    self.level = iv
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    self.level = _iv
 
                 else:
-                    if tag == end_tag:
-                        return pos
-                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        for x1 in self.lines:
-            out.append(10)
-            b1 = x1.encode()
-            l1 = len(b1)
-            if l1 < 0x80:
-                out.append(l1)
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        for _x1 in self.lines:
+            _out.append(10)
+            _b1 = _x1.encode()
+            _l1 = len(_b1)
+            if _l1 < 0x80:
+                _out.append(_l1)
             else:
-                _rt.write_varint(out, l1)
-            out.write(b1)
+                _rt.write_varint(_out, _l1)
+            _out.write(_b1)
 
-        x2 = self.level
-        if x2 is not None:
-            out.append(16)
-            if 0 <= x2 < 0x80:
-                out.append(x2)
-            elif -0x80000000 <= x2 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x2)
+        _x2 = self.level
+        if _x2 is not None:
+            _out.append(16)
+            if 0 <= _x2 < 0x80:
+                _out.append(_x2)
+            elif -0x80000000 <= _x2 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x2)
             else:
-                raise _rt.out_of_range(5, x2)
+                raise _rt.out_of_range(5, _x2)
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self.lines:
-            items.append((fields[0], self.lines))
+            _items.append((_fields[0], self.lines))
         if self.level is not None:
-            items.append((fields[1], self.level))
-        return items
+            _items.append((_fields[1], self.level))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        number = field.number
-        if number == 1:
-            self.lines = list(value)
-        elif number == 2:
-            self.level = value
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
+        _number = _field.number
+        if _number == 1:
+            self.lines = list(_value)
+        elif _number == 2:
+            self.level = _value
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'lines': 1, 'level': 2}
 
-    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
-        if depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+        if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        p: list[str] = []
-        x1 = self.lines
-        if x1:
-            p.append('"lines":' + "[" + ",".join([_rt.json_out_str(y) for y in x1]) + "]")
-        x2 = self.level
-        if x2 is not None:
-            p.append('"level":' + str(x2) if type(x2) is int else '"level":' + _rt.json_out_int(x2))
-        return "{" + ",".join(p) + "}"
+        _p: list[str] = []
+        _x1 = self.lines
+        if _x1:
+            _p.append('"lines":' + "[" + ",".join([_rt.json_out_str(_y) for _y in _x1]) + "]")
+        _x2 = self.level
+        if _x2 is not None:
+            _p.append('"level":' + str(_x2) if type(_x2) is int else '"level":' + _rt.json_out_int(_x2))
+        return "{" + ",".join(_p) + "}"
 
-    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
-        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        keys = self._pb_json_keys
-        for key, v in obj.items():
-            n = keys.get(key, 0)
-            if n == 1:
-                if v is None:  # null: the field stays as it is
+        _keys = self._pb_json_keys
+        for _key, _v in _obj.items():
+            _n = _keys.get(_key, 0)
+            if _n == 1:
+                if _v is None:  # null: the field stays as it is
                     continue
-                if type(v) is not list:
+                if type(_v) is not list:
                     raise _rt.json_refuse()
-                self.lines = [y if type(y) is str and y.isascii() else _rt.json_in_str(y) for y in v]
-            elif n == 2:
-                if v is None:  # null: the field stays as it is
+                self.lines = [_y if type(_y) is str and _y.isascii() else _rt.json_in_str(_y) for _y in _v]
+            elif _n == 2:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x2 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
-                self.level = x2
+                _x2 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                self.level = _x2
             else:
-                _rt.json_in_other(self, key, v, ctx, depth)
+                _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, _c_LogEntry_Detail):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, _c_LogEntry_Detail):
             return NotImplemented
         return (
-            self._pb_unknown == other._pb_unknown
-            and self.lines == other.lines
-            and self.level == other.level
+            self._pb_unknown == _other._pb_unknown
+            and self.lines == _other.lines
+            and self.level == _other.level
         )
 
 
@@ -210,12 +210,12 @@ class LogEntry(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_timestamp(self) -> int:
-        value = self.timestamp
-        return 0 if value is None else value
+        _value = self.timestamp
+        return 0 if _value is None else _value
 
     def get_message(self) -> str:
-        value = self.message
-        return '' if value is None else value
+        _value = self.message
+        return '' if _value is None else _value
 
     def get_detail(self) -> LogEntry.Detail | None:
         """Extra detail, decoded on first access."""
@@ -234,275 +234,275 @@ class LogEntry(_rt.Message):
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> LogEntry:
-        m = LogEntry() if cls is LogEntry else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = LogEntry() if cls is LogEntry else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag == 8:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 8:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int64(buf, pos)
-                    self.timestamp = iv
+                        _iv, _pos = _rt.dec_int64(_buf, _pos)
+                    self.timestamp = _iv
 
-                elif tag == 18:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 18:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = buf[pos:e].decode()
-                    pos = e
-                    self.message = sv
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _buf[_pos:_e].decode()
+                    _pos = _e
+                    self.message = _sv
 
-                elif tag == 26:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 26:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    if depth <= 0:
-                        raise _rt.too_deep(self, tag, pos)
-                    m3 = self.detail
-                    if m3 is None:
-                        m3 = self.detail = _c_LogEntry_Detail()
-                    m3._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                    pos = e
-                elif tag == 34:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m3 = self.detail
+                    if _m3 is None:
+                        _m3 = self.detail = _c_LogEntry_Detail()
+                    _m3._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                elif _tag == 34:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    if depth <= 0:
-                        raise _rt.too_deep(self, tag, pos)
-                    m4 = self.unchecked_detail
-                    if m4 is None:
-                        m4 = self.unchecked_detail = _c_LogEntry_Detail()
-                    m4._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                    pos = e
-                elif tag == 42:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m4 = self.unchecked_detail
+                    if _m4 is None:
+                        _m4 = self.unchecked_detail = _c_LogEntry_Detail()
+                    _m4._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                elif _tag == 42:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    if depth <= 0:
-                        raise _rt.too_deep(self, tag, pos)
-                    m5 = _c_LogEntry_Detail()
-                    self.history.append(m5)
-                    m5._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                    pos = e
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m5 = _c_LogEntry_Detail()
+                    self.history.append(_m5)
+                    _m5._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
                 else:
-                    if tag == end_tag:
-                        return pos
-                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        x1 = self.timestamp
-        if x1 is not None:
-            out.append(8)
-            if x1 < 0x80 and x1 >= 0:
-                out.append(x1)
-            elif x1 <= 0x3FFFFFFFFFFFFFFF and x1 >= -0x4000000000000000:
-                _rt.write_varint(out, x1)
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _x1 = self.timestamp
+        if _x1 is not None:
+            _out.append(8)
+            if _x1 < 0x80 and _x1 >= 0:
+                _out.append(_x1)
+            elif _x1 <= 0x3FFFFFFFFFFFFFFF and _x1 >= -0x4000000000000000:
+                _rt.write_varint(_out, _x1)
             else:
-                _rt.write_varint64(out, 3, x1)
+                _rt.write_varint64(_out, 3, _x1)
 
-        x2 = self.message
-        if x2 is not None:
-            out.append(18)
-            b2 = x2.encode()
-            l2 = len(b2)
-            if l2 < 0x80:
-                out.append(l2)
+        _x2 = self.message
+        if _x2 is not None:
+            _out.append(18)
+            _b2 = _x2.encode()
+            _l2 = len(_b2)
+            if _l2 < 0x80:
+                _out.append(_l2)
             else:
-                _rt.write_varint(out, l2)
-            out.write(b2)
+                _rt.write_varint(_out, _l2)
+            _out.write(_b2)
 
-        x3 = self.detail
-        if x3 is not None:
-            out.append(26)
-            start = len(out)
-            out.append(0)
-            x3._pb_encode(out, deterministic)
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+        _x3 = self.detail
+        if _x3 is not None:
+            _out.append(26)
+            _start = len(_out)
+            _out.append(0)
+            _x3._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
+                _rt.finish_len(_out, _start)
 
-        x4 = self.unchecked_detail
-        if x4 is not None:
-            out.append(34)
-            start = len(out)
-            out.append(0)
-            x4._pb_encode(out, deterministic)
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+        _x4 = self.unchecked_detail
+        if _x4 is not None:
+            _out.append(34)
+            _start = len(_out)
+            _out.append(0)
+            _x4._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
+                _rt.finish_len(_out, _start)
 
-        for x5 in self.history:
-            out.append(42)
-            start = len(out)
-            out.append(0)
-            x5._pb_encode(out, deterministic)
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+        for _x5 in self.history:
+            _out.append(42)
+            _start = len(_out)
+            _out.append(0)
+            _x5._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
+                _rt.finish_len(_out, _start)
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self.timestamp is not None:
-            items.append((fields[0], self.timestamp))
+            _items.append((_fields[0], self.timestamp))
         if self.message is not None:
-            items.append((fields[1], self.message))
+            _items.append((_fields[1], self.message))
         if self.detail is not None:
-            items.append((fields[2], self.detail))
+            _items.append((_fields[2], self.detail))
         if self.unchecked_detail is not None:
-            items.append((fields[3], self.unchecked_detail))
+            _items.append((_fields[3], self.unchecked_detail))
         if self.history:
-            items.append((fields[4], self.history))
-        return items
+            _items.append((_fields[4], self.history))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        number = field.number
-        if number == 1:
-            self.timestamp = value
-        elif number == 2:
-            self.message = value
-        elif number == 3:
-            self.detail = value
-        elif number == 4:
-            self.unchecked_detail = value
-        elif number == 5:
-            self.history = list(value)
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
+        _number = _field.number
+        if _number == 1:
+            self.timestamp = _value
+        elif _number == 2:
+            self.message = _value
+        elif _number == 3:
+            self.detail = _value
+        elif _number == 4:
+            self.unchecked_detail = _value
+        elif _number == 5:
+            self.history = list(_value)
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'timestamp': 1, 'message': 2, 'detail': 3, 'uncheckedDetail': 4, 'unchecked_detail': 4, 'history': 5}
 
-    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
-        if depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+        if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        p: list[str] = []
-        x1 = self.timestamp
-        if x1 is not None:
-            p.append('"timestamp":' + '"' + str(x1) + '"' if type(x1) is int else '"timestamp":' + _rt.json_out_int64(x1))
-        x2 = self.message
-        if x2 is not None:
-            p.append('"message":' + _rt.json_out_str(x2))
-        x3 = self.detail
-        if x3 is not None:
-            p.append('"detail":' + x3._pb_json_text(ctx, depth + 1))
-        x4 = self.unchecked_detail
-        if x4 is not None:
-            p.append('"uncheckedDetail":' + x4._pb_json_text(ctx, depth + 1))
-        x5 = self.history
-        if x5:
-            p.append('"history":' + "[" + ",".join([y._pb_json_text(ctx, depth + 2) for y in x5]) + "]")
-        return "{" + ",".join(p) + "}"
+        _p: list[str] = []
+        _x1 = self.timestamp
+        if _x1 is not None:
+            _p.append('"timestamp":' + '"' + str(_x1) + '"' if type(_x1) is int else '"timestamp":' + _rt.json_out_int64(_x1))
+        _x2 = self.message
+        if _x2 is not None:
+            _p.append('"message":' + _rt.json_out_str(_x2))
+        _x3 = self.detail
+        if _x3 is not None:
+            _p.append('"detail":' + _x3._pb_json_text(_ctx, _depth + 1))
+        _x4 = self.unchecked_detail
+        if _x4 is not None:
+            _p.append('"uncheckedDetail":' + _x4._pb_json_text(_ctx, _depth + 1))
+        _x5 = self.history
+        if _x5:
+            _p.append('"history":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x5]) + "]")
+        return "{" + ",".join(_p) + "}"
 
-    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
-        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        keys = self._pb_json_keys
-        for key, v in obj.items():
-            n = keys.get(key, 0)
-            if n == 1:
-                if v is None:  # null: the field stays as it is
+        _keys = self._pb_json_keys
+        for _key, _v in _obj.items():
+            _n = _keys.get(_key, 0)
+            if _n == 1:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x1 = int(v) if type(v) is str and v.isdigit() and v.isascii() and v[0] != "0" and len(v) < 19 else _rt.json_in_int(3, v)
-                self.timestamp = x1
-            elif n == 2:
-                if v is None:  # null: the field stays as it is
+                _x1 = int(_v) if type(_v) is str and _v.isdigit() and _v.isascii() and _v[0] != "0" and len(_v) < 19 else _rt.json_in_int(3, _v)
+                self.timestamp = _x1
+            elif _n == 2:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x2 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                self.message = x2
-            elif n == 3:
-                if v is None:  # null: the field stays as it is
+                _x2 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                self.message = _x2
+            elif _n == 3:
+                if _v is None:  # null: the field stays as it is
                     continue
-                m3 = self.detail
-                if m3 is None:
-                    m3 = self.detail = _c_LogEntry_Detail()
-                m3._pb_json_merge(v, ctx, depth + 1)
-            elif n == 4:
-                if key != 'uncheckedDetail' and 'uncheckedDetail' in obj:  # given under both names
+                _m3 = self.detail
+                if _m3 is None:
+                    _m3 = self.detail = _c_LogEntry_Detail()
+                _m3._pb_json_merge(_v, _ctx, _depth + 1)
+            elif _n == 4:
+                if _key != 'uncheckedDetail' and 'uncheckedDetail' in _obj:  # given under both names
                     raise _rt.json_refuse()
-                if v is None:  # null: the field stays as it is
+                if _v is None:  # null: the field stays as it is
                     continue
-                m4 = self.unchecked_detail
-                if m4 is None:
-                    m4 = self.unchecked_detail = _c_LogEntry_Detail()
-                m4._pb_json_merge(v, ctx, depth + 1)
-            elif n == 5:
-                if v is None:  # null: the field stays as it is
+                _m4 = self.unchecked_detail
+                if _m4 is None:
+                    _m4 = self.unchecked_detail = _c_LogEntry_Detail()
+                _m4._pb_json_merge(_v, _ctx, _depth + 1)
+            elif _n == 5:
+                if _v is None:  # null: the field stays as it is
                     continue
-                if type(v) is not list:
+                if type(_v) is not list:
                     raise _rt.json_refuse()
-                l5: list[LogEntry.Detail] = []
-                for w in v:
-                    if w is None:
+                _l5: list[LogEntry.Detail] = []
+                for _w in _v:
+                    if _w is None:
                         raise _rt.json_refuse()
-                    m5 = _c_LogEntry_Detail()
-                    m5._pb_json_merge(w, ctx, depth + 2)
-                    l5.append(m5)
-                self.history = l5
+                    _m5 = _c_LogEntry_Detail()
+                    _m5._pb_json_merge(_w, _ctx, _depth + 2)
+                    _l5.append(_m5)
+                self.history = _l5
             else:
-                _rt.json_in_other(self, key, v, ctx, depth)
+                _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LogEntry):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, LogEntry):
             return NotImplemented
         return (
-            self._pb_unknown == other._pb_unknown
-            and self.timestamp == other.timestamp
-            and self.message == other.message
-            and self.detail == other.detail
-            and self.unchecked_detail == other.unchecked_detail
-            and self.history == other.history
+            self._pb_unknown == _other._pb_unknown
+            and self.timestamp == _other.timestamp
+            and self.message == _other.message
+            and self.detail == _other.detail
+            and self.unchecked_detail == _other.unchecked_detail
+            and self.history == _other.history
         )
 
 
@@ -526,8 +526,8 @@ class Envelope(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_name(self) -> str:
-        value = self.name
-        return '' if value is None else value
+        _value = self.name
+        return '' if _value is None else _value
 
     def get_entry(self) -> LogEntry | None:
         return self.entry
@@ -537,152 +537,152 @@ class Envelope(_rt.Message):
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> Envelope:
-        m = Envelope() if cls is Envelope else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = Envelope() if cls is Envelope else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag == 10:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = buf[pos:e].decode()
-                    pos = e
-                    self.name = sv
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _buf[_pos:_e].decode()
+                    _pos = _e
+                    self.name = _sv
 
-                elif tag == 18:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 18:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    if depth <= 0:
-                        raise _rt.too_deep(self, tag, pos)
-                    m2 = self.entry
-                    if m2 is None:
-                        m2 = self.entry = LogEntry()
-                    m2._pb_merge(buf, pos, e, depth - 1, -1, lazy)
-                    pos = e
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m2 = self.entry
+                    if _m2 is None:
+                        _m2 = self.entry = LogEntry()
+                    _m2._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
                 else:
-                    if tag == end_tag:
-                        return pos
-                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        x1 = self.name
-        if x1 is not None:
-            out.append(10)
-            b1 = x1.encode()
-            l1 = len(b1)
-            if l1 < 0x80:
-                out.append(l1)
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _x1 = self.name
+        if _x1 is not None:
+            _out.append(10)
+            _b1 = _x1.encode()
+            _l1 = len(_b1)
+            if _l1 < 0x80:
+                _out.append(_l1)
             else:
-                _rt.write_varint(out, l1)
-            out.write(b1)
+                _rt.write_varint(_out, _l1)
+            _out.write(_b1)
 
-        x2 = self.entry
-        if x2 is not None:
-            out.append(18)
-            start = len(out)
-            out.append(0)
-            x2._pb_encode(out, deterministic)
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+        _x2 = self.entry
+        if _x2 is not None:
+            _out.append(18)
+            _start = len(_out)
+            _out.append(0)
+            _x2._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
+                _rt.finish_len(_out, _start)
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self.name is not None:
-            items.append((fields[0], self.name))
+            _items.append((_fields[0], self.name))
         if self.entry is not None:
-            items.append((fields[1], self.entry))
-        return items
+            _items.append((_fields[1], self.entry))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        number = field.number
-        if number == 1:
-            self.name = value
-        elif number == 2:
-            self.entry = value
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
+        _number = _field.number
+        if _number == 1:
+            self.name = _value
+        elif _number == 2:
+            self.entry = _value
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'entry': 2}
 
-    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
-        if depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+        if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        p: list[str] = []
-        x1 = self.name
-        if x1 is not None:
-            p.append('"name":' + _rt.json_out_str(x1))
-        x2 = self.entry
-        if x2 is not None:
-            p.append('"entry":' + x2._pb_json_text(ctx, depth + 1))
-        return "{" + ",".join(p) + "}"
+        _p: list[str] = []
+        _x1 = self.name
+        if _x1 is not None:
+            _p.append('"name":' + _rt.json_out_str(_x1))
+        _x2 = self.entry
+        if _x2 is not None:
+            _p.append('"entry":' + _x2._pb_json_text(_ctx, _depth + 1))
+        return "{" + ",".join(_p) + "}"
 
-    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
-        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        keys = self._pb_json_keys
-        for key, v in obj.items():
-            n = keys.get(key, 0)
-            if n == 1:
-                if v is None:  # null: the field stays as it is
+        _keys = self._pb_json_keys
+        for _key, _v in _obj.items():
+            _n = _keys.get(_key, 0)
+            if _n == 1:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x1 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                self.name = x1
-            elif n == 2:
-                if v is None:  # null: the field stays as it is
+                _x1 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                self.name = _x1
+            elif _n == 2:
+                if _v is None:  # null: the field stays as it is
                     continue
-                m2 = self.entry
-                if m2 is None:
-                    m2 = self.entry = LogEntry()
-                m2._pb_json_merge(v, ctx, depth + 1)
+                _m2 = self.entry
+                if _m2 is None:
+                    _m2 = self.entry = LogEntry()
+                _m2._pb_json_merge(_v, _ctx, _depth + 1)
             else:
-                _rt.json_in_other(self, key, v, ctx, depth)
+                _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Envelope):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, Envelope):
             return NotImplemented
         return (
-            self._pb_unknown == other._pb_unknown
-            and self.name == other.name
-            and self.entry == other.entry
+            self._pb_unknown == _other._pb_unknown
+            and self.name == _other.name
+            and self.entry == _other.entry
         )
 
 

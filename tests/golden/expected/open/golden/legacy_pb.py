@@ -37,146 +37,146 @@ class _c_Legacy_Point(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_x(self) -> int:
-        value = self.x
-        return 0 if value is None else value
+        _value = self.x
+        return 0 if _value is None else _value
 
     def get_y(self) -> int:
-        value = self.y
-        return 0 if value is None else value
+        _value = self.y
+        return 0 if _value is None else _value
 
     # -- codec -------------------------------------------------------------------
 
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> _c_Legacy_Point:
-        m = _c_Legacy_Point() if cls is _c_Legacy_Point else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = _c_Legacy_Point() if cls is _c_Legacy_Point else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag == 56:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 56:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int32(buf, pos)
-                    self.x = iv
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    self.x = _iv
 
-                elif tag == 64:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                elif _tag == 64:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int32(buf, pos)
-                    self.y = iv
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    self.y = _iv
 
                 else:
-                    if tag == end_tag:
-                        return pos
-                    pos = _rt.merge_unknown(self, buf, tag, pos, end, depth)
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        x7 = self.x
-        if x7 is not None:
-            out.append(56)
-            if 0 <= x7 < 0x80:
-                out.append(x7)
-            elif -0x80000000 <= x7 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x7)
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _x7 = self.x
+        if _x7 is not None:
+            _out.append(56)
+            if 0 <= _x7 < 0x80:
+                _out.append(_x7)
+            elif -0x80000000 <= _x7 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x7)
             else:
-                raise _rt.out_of_range(5, x7)
+                raise _rt.out_of_range(5, _x7)
 
-        x8 = self.y
-        if x8 is not None:
-            out.append(64)
-            if 0 <= x8 < 0x80:
-                out.append(x8)
-            elif -0x80000000 <= x8 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x8)
+        _x8 = self.y
+        if _x8 is not None:
+            _out.append(64)
+            if 0 <= _x8 < 0x80:
+                _out.append(_x8)
+            elif -0x80000000 <= _x8 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x8)
             else:
-                raise _rt.out_of_range(5, x8)
+                raise _rt.out_of_range(5, _x8)
 
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self.x is not None:
-            items.append((fields[0], self.x))
+            _items.append((_fields[0], self.x))
         if self.y is not None:
-            items.append((fields[1], self.y))
-        return items
+            _items.append((_fields[1], self.y))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        number = field.number
-        if number == 7:
-            self.x = value
-        elif number == 8:
-            self.y = value
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
+        _number = _field.number
+        if _number == 7:
+            self.x = _value
+        elif _number == 8:
+            self.y = _value
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'x': 7, 'y': 8}
 
-    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
-        if depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+        if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        p: list[str] = []
-        x7 = self.x
-        if x7 is not None:
-            p.append('"x":' + str(x7) if type(x7) is int else '"x":' + _rt.json_out_int(x7))
-        x8 = self.y
-        if x8 is not None:
-            p.append('"y":' + str(x8) if type(x8) is int else '"y":' + _rt.json_out_int(x8))
-        return "{" + ",".join(p) + "}"
+        _p: list[str] = []
+        _x7 = self.x
+        if _x7 is not None:
+            _p.append('"x":' + str(_x7) if type(_x7) is int else '"x":' + _rt.json_out_int(_x7))
+        _x8 = self.y
+        if _x8 is not None:
+            _p.append('"y":' + str(_x8) if type(_x8) is int else '"y":' + _rt.json_out_int(_x8))
+        return "{" + ",".join(_p) + "}"
 
-    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
-        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        keys = self._pb_json_keys
-        for key, v in obj.items():
-            n = keys.get(key, 0)
-            if n == 7:
-                if v is None:  # null: the field stays as it is
+        _keys = self._pb_json_keys
+        for _key, _v in _obj.items():
+            _n = _keys.get(_key, 0)
+            if _n == 7:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x7 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
-                self.x = x7
-            elif n == 8:
-                if v is None:  # null: the field stays as it is
+                _x7 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                self.x = _x7
+            elif _n == 8:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x8 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
-                self.y = x8
+                _x8 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                self.y = _x8
             else:
-                _rt.json_in_other(self, key, v, ctx, depth)
+                _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, _c_Legacy_Point):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, _c_Legacy_Point):
             return NotImplemented
         return (
-            self._pb_unknown == other._pb_unknown
-            and self.x == other.x
-            and self.y == other.y
+            self._pb_unknown == _other._pb_unknown
+            and self.x == _other.x
+            and self.y == _other.y
         )
 
 
@@ -213,20 +213,20 @@ class Legacy(_rt.ExtendableMessage):
     # -- accessors ---------------------------------------------------------------
 
     def get_id(self) -> int:
-        value = self.id
-        return 0 if value is None else value
+        _value = self.id
+        return 0 if _value is None else _value
 
     def get_label(self) -> str:
-        value = self.label
-        return 'none "quoted" \\ end' if value is None else value
+        _value = self.label
+        return 'none "quoted" \\ end' if _value is None else _value
 
     def get_level(self) -> int:
-        value = self.level
-        return 2 if value is None else value
+        _value = self.level
+        return 2 if _value is None else _value
 
     def get_ratio(self) -> float:
-        value = self.ratio
-        return float("inf") if value is None else value
+        _value = self.ratio
+        return float("inf") if _value is None else _value
 
     def get_samples(self) -> list[int]:
         return self.samples
@@ -239,293 +239,293 @@ class Legacy(_rt.ExtendableMessage):
     @classmethod
     def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
               partial: bool = False) -> Legacy:
-        m = Legacy() if cls is Legacy else cls()  # compiled: a native call, not a type call
-        m._pb_parse(data, lazy, max_depth, partial)
-        return m
+        _m = Legacy() if cls is Legacy else cls()  # compiled: a native call, not a type call
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
-        tag = 0
-        iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+        _tag = 0
+        _iv: int  # declared: librt's fixed-width readers return native i32/i64, which must not type it
         try:
-            while pos < end:
-                tag = buf[pos]
-                if tag < 0x80:
-                    pos += 1
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
                 else:
-                    tag, pos = _rt.dec_tag(buf, pos)
-                if tag == 8:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 8:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int32(buf, pos)
-                    self.id = iv
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    self.id = _iv
 
-                elif tag == 18:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 18:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
-                    sv = _rt.decode_str(buf[pos:e], False)
-                    pos = e
-                    self.label = sv
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    _sv = _rt.decode_str(_buf[_pos:_e], False)
+                    _pos = _e
+                    self.label = _sv
 
-                elif tag == 24:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                elif _tag == 24:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int32(buf, pos)
-                    if iv in _e_Level.numbers:
-                        self.level = iv
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    if _iv in _e_Level.numbers:
+                        self.level = _iv
 
                     else:
-                        _rt.add_unknown_varint(self, 3, iv)
-                elif tag == 33:
-                    fv = _rt.read_f64_le(buf, pos)
-                    pos += 8
-                    self.ratio = fv
+                        _rt.add_unknown_varint(self, 3, _iv)
+                elif _tag == 33:
+                    _fv = _rt.read_f64_le(_buf, _pos)
+                    _pos += 8
+                    self.ratio = _fv
 
-                elif tag == 40:
-                    iv = buf[pos]
-                    if iv < 0x80:
-                        pos += 1
+                elif _tag == 40:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
                     else:
-                        iv, pos = _rt.dec_int64(buf, pos)
-                    self.samples.append(iv)
+                        _iv, _pos = _rt.dec_int64(_buf, _pos)
+                    self.samples.append(_iv)
 
-                elif tag == 42:
-                    n = buf[pos]
-                    if n < 0x80:
-                        pos += 1
+                elif _tag == 42:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
                     else:
-                        n, pos = _rt.dec_len(buf, pos)
-                    e = pos + n
-                    if e > end:
-                        raise _rt.overrun(self, tag, pos, n)
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
 
-                    _rt.dec_packed_int64(buf, pos, e, self.samples)
-                    pos = e
-                elif tag == 51:
-                    if depth <= 0:
-                        raise _rt.too_deep(self, tag, pos)
-                    m6 = self.point
-                    if m6 is None:
-                        m6 = self.point = _c_Legacy_Point()
-                    pos = m6._pb_merge(buf, pos, end, depth - 1, 52, lazy)
+                    _rt.dec_packed_int64(_buf, _pos, _e, self.samples)
+                    _pos = _e
+                elif _tag == 51:
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m6 = self.point
+                    if _m6 is None:
+                        _m6 = self.point = _c_Legacy_Point()
+                    _pos = _m6._pb_merge(_buf, _pos, _end, _depth - 1, 52, _lazy)
                 else:
-                    if tag == end_tag:
-                        return pos
-                    pos = _rt.merge_extension(self, buf, tag, pos, end, depth)
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_extension(self, _buf, _tag, _pos, _end, _depth)
 
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as exc:
-            raise _rt.decode_failure(self, tag, pos, exc) from None
-        if pos != end or end_tag >= 0:
-            raise _rt.bad_end(self, pos, end, end_tag)
-        return pos
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
 
-    def _pb_encode(self, out: _rt.BytesWriter, deterministic: bool) -> None:
-        x1 = self.id
-        if x1 is not None:
-            out.append(8)
-            if 0 <= x1 < 0x80:
-                out.append(x1)
-            elif -0x80000000 <= x1 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x1)
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _x1 = self.id
+        if _x1 is not None:
+            _out.append(8)
+            if 0 <= _x1 < 0x80:
+                _out.append(_x1)
+            elif -0x80000000 <= _x1 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x1)
             else:
-                raise _rt.out_of_range(5, x1)
+                raise _rt.out_of_range(5, _x1)
 
-        x2 = self.label
-        if x2 is not None:
-            out.append(18)
-            b2 = _rt.encode_str(x2, False)
-            l2 = len(b2)
-            if l2 < 0x80:
-                out.append(l2)
+        _x2 = self.label
+        if _x2 is not None:
+            _out.append(18)
+            _b2 = _rt.encode_str(_x2, False)
+            _l2 = len(_b2)
+            if _l2 < 0x80:
+                _out.append(_l2)
             else:
-                _rt.write_varint(out, l2)
-            out.write(b2)
+                _rt.write_varint(_out, _l2)
+            _out.write(_b2)
 
-        x3 = self.level
-        if x3 is not None:
-            out.append(24)
-            if 0 <= x3 < 0x80:
-                out.append(x3)
-            elif -0x80000000 <= x3 <= 0x7FFFFFFF:
-                _rt.write_varint(out, x3)
+        _x3 = self.level
+        if _x3 is not None:
+            _out.append(24)
+            if 0 <= _x3 < 0x80:
+                _out.append(_x3)
+            elif -0x80000000 <= _x3 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x3)
             else:
-                raise _rt.out_of_range(14, x3)
+                raise _rt.out_of_range(14, _x3)
 
-        x4 = self.ratio
-        if x4 is not None:
-            out.append(33)
-            _rt.write_f64_le(out, x4)
+        _x4 = self.ratio
+        if _x4 is not None:
+            _out.append(33)
+            _rt.write_f64_le(_out, _x4)
 
         if self.samples:
-            out.append(42)
-            start = len(out)
-            out.append(0)
-            for x5 in self.samples:
-                if x5 < 0x80 and x5 >= 0:
-                    out.append(x5)
-                elif x5 <= 0x3FFFFFFFFFFFFFFF and x5 >= -0x4000000000000000:
-                    _rt.write_varint(out, x5)
+            _out.append(42)
+            _start = len(_out)
+            _out.append(0)
+            for _x5 in self.samples:
+                if _x5 < 0x80 and _x5 >= 0:
+                    _out.append(_x5)
+                elif _x5 <= 0x3FFFFFFFFFFFFFFF and _x5 >= -0x4000000000000000:
+                    _rt.write_varint(_out, _x5)
                 else:
-                    _rt.write_varint64(out, 3, x5)
+                    _rt.write_varint64(_out, 3, _x5)
 
-            n = len(out) - start - 1
-            if n < 0x80 and not _rt.splices:
-                out[start] = n
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
             else:
-                _rt.finish_len(out, start)
+                _rt.finish_len(_out, _start)
 
-        x6 = self.point
-        if x6 is not None:
-            out.append(51)
-            x6._pb_encode(out, deterministic)
-            out.append(52)
+        _x6 = self.point
+        if _x6 is not None:
+            _out.append(51)
+            _x6._pb_encode(_out, _deterministic)
+            _out.append(52)
 
         if self._pb_ext:
-            _rt.write_extensions(self, out, deterministic)
+            _rt.write_extensions(self, _out, _deterministic)
         if self._pb_unknown:
-            out.write(self._pb_unknown)
+            _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        fields = self._pb_info.fields
-        items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self.id is not None:
-            items.append((fields[0], self.id))
+            _items.append((_fields[0], self.id))
         if self.label is not None:
-            items.append((fields[1], self.label))
+            _items.append((_fields[1], self.label))
         if self.level is not None:
-            items.append((fields[2], self.level))
+            _items.append((_fields[2], self.level))
         if self.ratio is not None:
-            items.append((fields[3], self.ratio))
+            _items.append((_fields[3], self.ratio))
         if self.samples:
-            items.append((fields[4], self.samples))
+            _items.append((_fields[4], self.samples))
         if self.point is not None:
-            items.append((fields[5], self.point))
-        return items
+            _items.append((_fields[5], self.point))
+        return _items
 
-    def _pb_set(self, field: _rt.FieldInfo, value: _t.Any) -> None:
-        number = field.number
-        if number == 1:
-            self.id = value
-        elif number == 2:
-            self.label = value
-        elif number == 3:
-            self.level = value
-        elif number == 4:
-            self.ratio = value
-        elif number == 5:
-            self.samples = list(value)
-        elif number == 6:
-            self.point = value
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
+        _number = _field.number
+        if _number == 1:
+            self.id = _value
+        elif _number == 2:
+            self.label = _value
+        elif _number == 3:
+            self.level = _value
+        elif _number == 4:
+            self.ratio = _value
+        elif _number == 5:
+            self.samples = list(_value)
+        elif _number == 6:
+            self.point = _value
         else:
-            raise KeyError(field.name)
+            raise KeyError(_field.name)
 
     def _pb_checks_required(self) -> bool:
         return True
 
-    def _pb_missing(self, prefix: str, out: list[str]) -> None:
+    def _pb_missing(self, _prefix: str, _out: list[str]) -> None:
         if self.id is None:
-            out.append(prefix + "id")
+            _out.append(_prefix + "id")
         return
 
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'id': 1, 'label': 2, 'level': 3, 'ratio': 4, 'samples': 5, 'point': 6}
 
-    def _pb_json_text(self, ctx: _rt.JsonCtx, depth: int) -> str:
-        if depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+        if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        p: list[str] = []
-        x1 = self.id
-        if x1 is not None:
-            p.append('"id":' + str(x1) if type(x1) is int else '"id":' + _rt.json_out_int(x1))
-        x2 = self.label
-        if x2 is not None:
-            p.append('"label":' + _rt.json_out_str(x2))
-        x3 = self.level
-        if x3 is not None:
-            p.append('"level":' + (_e_Level.json_names.get(x3) or _rt.json_out_enum(_e_Level, x3)))
-        x4 = self.ratio
-        if x4 is not None:
-            p.append('"ratio":' + repr(x4) if type(x4) is float and x4 - x4 == 0.0 else '"ratio":' + _rt.json_out_double(x4))
-        x5 = self.samples
-        if x5:
-            p.append('"samples":' + "[" + ",".join(['"' + str(y) + '"' if type(y) is int else _rt.json_out_int64(y) for y in x5]) + "]")
-        x6 = self.point
-        if x6 is not None:
-            p.append('"point":' + x6._pb_json_text(ctx, depth + 1))
+        _p: list[str] = []
+        _x1 = self.id
+        if _x1 is not None:
+            _p.append('"id":' + str(_x1) if type(_x1) is int else '"id":' + _rt.json_out_int(_x1))
+        _x2 = self.label
+        if _x2 is not None:
+            _p.append('"label":' + _rt.json_out_str(_x2))
+        _x3 = self.level
+        if _x3 is not None:
+            _p.append('"level":' + (_e_Level.json_names.get(_x3) or _rt.json_out_enum(_e_Level, _x3)))
+        _x4 = self.ratio
+        if _x4 is not None:
+            _p.append('"ratio":' + repr(_x4) if type(_x4) is float and _x4 - _x4 == 0.0 else '"ratio":' + _rt.json_out_double(_x4))
+        _x5 = self.samples
+        if _x5:
+            _p.append('"samples":' + "[" + ",".join(['"' + str(_y) + '"' if type(_y) is int else _rt.json_out_int64(_y) for _y in _x5]) + "]")
+        _x6 = self.point
+        if _x6 is not None:
+            _p.append('"point":' + _x6._pb_json_text(_ctx, _depth + 1))
         if self._pb_ext:
-            p += _rt.json_out_extensions(self, ctx, depth)
-        return "{" + ",".join(p) + "}"
+            _p += _rt.json_out_extensions(self, _ctx, _depth)
+        return "{" + ",".join(_p) + "}"
 
-    def _pb_json_merge(self, obj: _t.Any, ctx: _rt.JsonCtx, depth: int) -> None:
-        if type(obj) is not dict or depth > _rt.JSON_MAX_DEPTH:
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        keys = self._pb_json_keys
-        for key, v in obj.items():
-            n = keys.get(key, 0)
-            if n == 1:
-                if v is None:  # null: the field stays as it is
+        _keys = self._pb_json_keys
+        for _key, _v in _obj.items():
+            _n = _keys.get(_key, 0)
+            if _n == 1:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x1 = v if type(v) is int and -2147483648 <= v <= 2147483647 else _rt.json_in_int(5, v)
-                self.id = x1
-            elif n == 2:
-                if v is None:  # null: the field stays as it is
+                _x1 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                self.id = _x1
+            elif _n == 2:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x2 = v if type(v) is str and v.isascii() else _rt.json_in_str(v)
-                self.label = x2
-            elif n == 3:
-                if v is None:  # null: the field stays as it is
+                _x2 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                self.label = _x2
+            elif _n == 3:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x3 = _e_Level.names.get(v) if type(v) is str else None
-                if x3 is None:
-                    x3 = _rt.json_in_enum(_e_Level, v, ctx)
-                if x3 is not None:
-                    self.level = x3
-            elif n == 4:
-                if v is None:  # null: the field stays as it is
+                _x3 = _e_Level.names.get(_v) if type(_v) is str else None
+                if _x3 is None:
+                    _x3 = _rt.json_in_enum(_e_Level, _v, _ctx)
+                if _x3 is not None:
+                    self.level = _x3
+            elif _n == 4:
+                if _v is None:  # null: the field stays as it is
                     continue
-                x4 = v if type(v) is float and v - v == 0.0 else _rt.json_in_double(v)
-                self.ratio = x4
-            elif n == 5:
-                if v is None:  # null: the field stays as it is
+                _x4 = _v if type(_v) is float and _v - _v == 0.0 else _rt.json_in_double(_v)
+                self.ratio = _x4
+            elif _n == 5:
+                if _v is None:  # null: the field stays as it is
                     continue
-                if type(v) is not list:
+                if type(_v) is not list:
                     raise _rt.json_refuse()
-                self.samples = [int(y) if type(y) is str and y.isdigit() and y.isascii() and y[0] != "0" and len(y) < 19 else _rt.json_in_int(3, y) for y in v]
-            elif n == 6:
-                if v is None:  # null: the field stays as it is
+                self.samples = [int(_y) if type(_y) is str and _y.isdigit() and _y.isascii() and _y[0] != "0" and len(_y) < 19 else _rt.json_in_int(3, _y) for _y in _v]
+            elif _n == 6:
+                if _v is None:  # null: the field stays as it is
                     continue
-                m6 = self.point
-                if m6 is None:
-                    m6 = self.point = _c_Legacy_Point()
-                m6._pb_json_merge(v, ctx, depth + 1)
+                _m6 = self.point
+                if _m6 is None:
+                    _m6 = self.point = _c_Legacy_Point()
+                _m6._pb_json_merge(_v, _ctx, _depth + 1)
             else:
-                _rt.json_in_other(self, key, v, ctx, depth)
+                _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Legacy):
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, Legacy):
             return NotImplemented
         return (
-            self._pb_unknown == other._pb_unknown
-            and _rt.extensions_eq(self._pb_ext, other._pb_ext)
-            and self.id == other.id
-            and self.label == other.label
-            and self.level == other.level
-            and _rt.float_eq(self.ratio, other.ratio)
-            and self.samples == other.samples
-            and self.point == other.point
+            self._pb_unknown == _other._pb_unknown
+            and _rt.extensions_eq(self._pb_ext, _other._pb_ext)
+            and self.id == _other.id
+            and self.label == _other.label
+            and self.level == _other.level
+            and _rt.float_eq(self.ratio, _other.ratio)
+            and self.samples == _other.samples
+            and self.point == _other.point
         )
 
 
