@@ -142,12 +142,12 @@ class _FileReader:
             for i, ep in enumerate(fdp.enum_type)
         )
         extensions = tuple(
-            self._extension(xp, fd.extensions_by_name[xp.name], (FILE_EXTENSION, i), fdp.package)
+            self._extension(xp, fd.extensions_by_name[xp.name], (FILE_EXTENSION, i))
             for i, xp in enumerate(fdp.extension)
         )
         return File(
             name=fdp.name, package=fdp.package, edition=features.edition_label(fdp),
-            dependencies=tuple(fdp.dependency), messages=messages, enums=enums,
+            messages=messages, enums=enums,
             extensions=extensions, api_level=self.file_level,
             comment=self.comments.get((12,), ""),  # FileDescriptorProto.syntax: the file's header
         )
@@ -184,7 +184,7 @@ class _FileReader:
                 for i, ep in enumerate(mp.enum_type)
             ),
             extensions=tuple(
-                self._extension(xp, md.extensions_by_name[xp.name], path + (MESSAGE_EXTENSION, i), md.full_name)
+                self._extension(xp, md.extensions_by_name[xp.name], path + (MESSAGE_EXTENSION, i))
                 for i, xp in enumerate(mp.extension)
             ),
             extension_ranges=tuple((r.start, r.end) for r in mp.extension_range),
@@ -248,8 +248,7 @@ class _FileReader:
         self.enums[enum.full_name] = enum
         return enum
 
-    def _extension(self, xp: descriptor_pb2.FieldDescriptorProto, xd: Any, path: Path,
-                   scope: str) -> Extension:
+    def _extension(self, xp: descriptor_pb2.FieldDescriptorProto, xd: Any, path: Path) -> Extension:
         field = self._field(xp, xd, path, {})
         return Extension(full_name=xd.full_name, name=xp.name,
                          extendee=xd.containing_type.full_name, field=field)

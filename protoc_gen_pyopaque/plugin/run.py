@@ -14,7 +14,7 @@ from typing import Any
 from google.protobuf.compiler import plugin_pb2
 
 from ..gen.render import render_module
-from ..gen.views import build_file_view
+from ..gen.build import build_file_view
 from . import features, names
 from .options import OptionError, parse_options
 from .request import InputError, build_schema, decode_request

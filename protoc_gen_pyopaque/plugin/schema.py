@@ -35,11 +35,6 @@ class Enum:
     legacy_json: bool
     comment: str
 
-    @property
-    def default_number(self) -> int:
-        """The enum's default: its first value."""
-        return self.values[0].number
-
 
 @dataclass(frozen=True)
 class MapTypes:
@@ -114,7 +109,6 @@ class File:
     name: str  # the .proto path, e.g. "foo/bar.proto"
     package: str
     edition: str  # "proto2", "proto3", "2023", "2024", ... (for comments only)
-    dependencies: tuple[str, ...]
     messages: tuple[Message, ...]
     enums: tuple[Enum, ...]
     extensions: tuple[Extension, ...]
@@ -124,7 +118,7 @@ class File:
     @property
     def is_hybrid(self) -> bool:
         """Say whether any message of the file is hybrid (the file then gets an opaque twin)."""
-        return any(m.api_level is ApiLevel.HYBRID for m in _walk(self.messages))
+        return any(m.api_level is ApiLevel.HYBRID for m in walk_messages(self.messages))
 
     def as_opaque(self) -> File:
         """Return this file with every message switched to opaque (the hybrid twin)."""
@@ -132,17 +126,13 @@ class File:
                        messages=tuple(m.with_api_level(ApiLevel.OPAQUE) for m in self.messages))
 
 
-def _walk(messages: tuple[Message, ...]) -> list[Message]:
+def walk_messages(messages: tuple[Message, ...]) -> list[Message]:
+    """Return ``messages`` and all their nested messages, depth first."""
     out: list[Message] = []
     for m in messages:
         out.append(m)
-        out.extend(_walk(m.messages))
+        out.extend(walk_messages(m.messages))
     return out
-
-
-def walk_messages(messages: tuple[Message, ...]) -> list[Message]:
-    """Return ``messages`` and all their nested messages, depth first."""
-    return _walk(messages)
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """Base classes of the well-known types: Pythonic helpers on top of the generated accessors.
 
 The generated classes of google/protobuf/*.proto derive from these (see
-gen/views.py WKT_BASES); each base declares the accessors it relies on (raising
+gen/build.py WKT_BASES); each base declares the accessors it relies on (raising
 NotImplementedError here, overridden by every generated style: hybrid classes and
 their opaque twins both have get_/set_), so the helpers work the same on both.
 

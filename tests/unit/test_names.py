@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from protoc_gen_pyopaque.gen import views
+from protoc_gen_pyopaque.gen import build
 from protoc_gen_pyopaque.plugin import names
 from protoc_gen_pyopaque.plugin.options import parse_options
 from protoc_gen_pyopaque.plugin.request import build_schema
@@ -95,9 +95,9 @@ def test_name_table_is_allocated_once_per_file(monkeypatch: pytest.MonkeyPatch) 
 
     monkeypatch.setattr(names._Allocator, "run", counting)
     collections, scalars = schema.files["golden/collections.proto"], schema.files["golden/scalars.proto"]
-    views.build_file_view(collections, schema)
-    views.build_file_view(collections, schema)
-    views.build_file_view(scalars, schema)
+    build.build_file_view(collections, schema)
+    build.build_file_view(collections, schema)
+    build.build_file_view(scalars, schema)
     assert sorted(runs) == ["golden/collections.proto", "golden/scalars.proto"]  # scalars: read once
     table = names.allocate(collections, schema)
     assert table is names.allocate(collections, schema)

@@ -1,0 +1,357 @@
+"""Builds the view models of one generated module from the resolved model and its name table."""
+
+from __future__ import annotations
+
+import json
+from typing import Final
+
+from ..plugin import names
+from ..plugin.schema import ApiLevel, Enum, Extension, Field, File, Message, Schema, walk_messages
+from ..runtime import reflect as k
+from ..runtime._codec import WIRE_OF_KIND
+from ..runtime._wire import WIRE_END_GROUP, WIRE_LEN
+from . import pyexpr
+from .pyexpr import docstring, py_literal, tag_bytes, tag_write
+from .views import DispatchNode, EnumView, ExtensionView, FieldView, FileView, MessageView, OneofView
+
+WKT_BASES: Final = {
+    f"google.protobuf.{name}": f"_rt.{name}Base"
+    for name in ("Any", "Timestamp", "Duration", "Struct", "Value", "ListValue", "FieldMask")
+}
+# Messages whose ProtoJSON is not an object of their fields: their JSON stays with the
+# runtime (the reflective code of Message._pb_json_text/_pb_json_merge, or the faster
+# overrides of runtime/wkt.py's bases), as do messages where a JSON key would name two fields
+# (legacy_json allows that).
+JSON_SPECIAL_FORMS: Final = frozenset(f"google.protobuf.{name}" for name in (
+    "Any", "Timestamp", "Duration", "FieldMask", "Struct", "Value", "ListValue", "DoubleValue",
+    "FloatValue", "Int64Value", "UInt64Value", "Int32Value", "UInt32Value", "BoolValue",
+    "StringValue", "BytesValue",
+))
+JSON_NULL_VALUE: Final = "google.protobuf.NullValue"  # prints null; null parses as its value
+JSON_VALUE: Final = "google.protobuf.Value"  # null parses as a Value (null_value)
+PRESENCE_WORD_BITS: Final = 60  # bits per presence word: small ints stay unboxed under mypyc
+DISPATCH_LEAF_SIZE: Final = 8  # tag cases tested linearly before splitting by value
+_JSON_KIND: Final = {
+    k.TYPE_DOUBLE: "double", k.TYPE_FLOAT: "float", k.TYPE_INT64: "int64",
+    k.TYPE_UINT64: "int64", k.TYPE_INT32: "int", k.TYPE_FIXED64: "int64",
+    k.TYPE_FIXED32: "int", k.TYPE_BOOL: "bool", k.TYPE_STRING: "string",
+    k.TYPE_GROUP: "message", k.TYPE_MESSAGE: "message", k.TYPE_BYTES: "bytes",
+    k.TYPE_UINT32: "int", k.TYPE_ENUM: "enum", k.TYPE_SFIXED32: "int",
+    k.TYPE_SFIXED64: "int64", k.TYPE_SINT32: "int", k.TYPE_SINT64: "int64",
+}
+_SCALAR_TYPE: Final = {
+    k.TYPE_DOUBLE: "float", k.TYPE_FLOAT: "float", k.TYPE_BOOL: "bool", k.TYPE_STRING: "str",
+    k.TYPE_BYTES: "bytes",
+}
+
+
+class _Refs:
+    """Python expressions for types of this and other modules, read from their name tables."""
+
+    def __init__(self, file: File, schema: Schema, table: names.NameTable) -> None:
+        self.file = file
+        self.schema = schema
+        self.table = table
+
+    def _prefix(self, proto: str) -> str:
+        if proto == self.file.name:
+            return ""
+        return self.table.imports[names.import_path(proto)] + "."
+
+    def _table_of(self, proto: str) -> names.NameTable:
+        if proto == self.file.name:
+            return self.table
+        return names.allocate(self.schema.files[proto], self.schema)
+
+    def message(self, full_name: str) -> str:
+        proto = self.schema.messages[full_name].file
+        return self._prefix(proto) + self._table_of(proto).classes[full_name].qualname
+
+    def enum_info(self, full_name: str) -> str:
+        proto = self.schema.enums[full_name].file
+        return self._prefix(proto) + self._table_of(proto).enum_infos[full_name]
+
+
+class _Builder:
+    def __init__(self, file: File, schema: Schema, is_twin: bool) -> None:
+        self.file = file
+        self.schema = schema
+        self.is_twin = is_twin
+        self.names = names.allocate(file, schema)
+        self.refs = _Refs(file, schema, self.names)
+        self.needs_required = schema.needs_required
+        # this module's messages as it renders them (a twin is opaque throughout)
+        self.own_levels = {m.full_name: m.api_level for m in walk_messages(file.messages)}
+        self.all_messages: list[MessageView] = []
+        self.all_enums: list[EnumView] = []
+
+    def is_lazy_capable(self, full_name: str | None) -> bool:
+        """Say whether messages of type ``full_name`` may hold parse(lazy=True) bytes: opaque ones
+        with no required check, of this run's files or of this module as it renders them."""
+        level = self.own_levels.get(full_name or "")
+        if level is None:
+            return full_name in self.schema.lazy_capable
+        return level is ApiLevel.OPAQUE and full_name not in self.needs_required
+
+    # -- enums ------------------------------------------------------------------
+
+    def enum(self, enum: Enum) -> EnumView:
+        cls = self.names.classes[enum.full_name]
+        members = [(name, v.number, docstring(v.comment))
+                   for name, v in zip(self.names.enum_members[enum.full_name], enum.values)]
+        view = EnumView(
+            class_name=cls.qualname.rsplit(".", 1)[-1], qualname=cls.qualname, py_name=cls.py_name,
+            info_name=self.names.enum_infos[enum.full_name], members=members,
+            info_expr=pyexpr.enum_info(enum),
+            comment=docstring(enum.comment),
+        )
+        self.all_enums.append(view)
+        return view
+
+    # -- fields -----------------------------------------------------------------
+
+    def value_type(self, f: Field) -> str:
+        if f.message is not None:
+            return self.refs.message(f.message)
+        return _SCALAR_TYPE.get(f.kind, "int")
+
+    def message_ref(self, full_name: str, value_type: str) -> str:
+        """This module's classes by their module-level name: compiled code calls them directly."""
+        cls = self.names.classes.get(full_name)
+        return cls.py_name if cls is not None else value_type
+
+    def field(self, f: Field, msg: Message, index: int, oneofs: list[OneofView], bits: list[int]) -> FieldView:
+        opaque = msg.api_level is ApiLevel.OPAQUE
+        fn = self.names.fields[msg.full_name, f.name]
+        attr = fn.attr
+        oneof = oneofs[f.oneof] if f.oneof is not None else None
+        value_type = self.value_type(f) if f.map is None else ""
+        is_message = f.message is not None and f.map is None
+        lazy = self.is_lazy(f, msg, self.needs_required)
+        if f.map is not None:
+            annotation = f"dict[{self.value_type(f.map.key)}, {self.value_type(f.map.value)}]"
+            default_expr = "{}"
+        elif f.repeated:
+            annotation = f"list[{value_type}]"
+            default_expr = "[]"
+        elif is_message:
+            annotation = f"{value_type} | None"
+            default_expr = "None"
+        else:
+            default_expr = py_literal(f.default)
+            annotation = value_type
+        bit_word, bit_mask = "", 0
+        if opaque and f.presence and not is_message and oneof is None:
+            slot_index = bits[0]
+            bits[0] += 1
+            bit_word = f"_pb_p{slot_index // PRESENCE_WORD_BITS}"
+            bit_mask = 1 << (slot_index % PRESENCE_WORD_BITS)
+        store = "" if oneof is not None else "self." + fn.slot
+        wire = WIRE_OF_KIND[f.kind]
+        tag = (f.number << 3) | wire
+        alt_tag = 0
+        if f.repeated and f.map is None and wire != WIRE_LEN and f.kind != k.TYPE_GROUP:
+            alt_tag = (f.number << 3) | WIRE_LEN
+        view = FieldView(
+            model=f, name=f.name, number=f.number, codec=k.KIND_NAMES[f.kind], attr=attr, store=store,
+            getter=fn.getter, setter=fn.setter, hazzer=fn.has, clearer=fn.clear,
+            value_type=value_type, annotation=annotation, default_expr=default_expr,
+            repeated=f.repeated and f.map is None, is_map=f.map is not None, is_message=is_message,
+            presence=f.presence, bit_word=bit_word, bit_mask=bit_mask, oneof=oneof,
+            tag=tag, tag_literal=repr(tag_bytes(f.number, wire)), tag_write=tag_write(f.number, wire),
+            alt_tag=alt_tag, alt_tag_write=tag_write(f.number, WIRE_LEN),
+            end_tag=(f.number << 3) | WIRE_END_GROUP,
+            end_tag_write=tag_write(f.number, WIRE_END_GROUP),
+            packed=f.packed, utf8=f.utf8, float_kind=f.kind in (k.TYPE_FLOAT, k.TYPE_DOUBLE),
+            # this module's classes by their module-level name: compiled code calls them directly
+            message_ref=self.message_ref(f.message or "", value_type) if is_message else "",
+            enum_info_ref=self.refs.enum_info(f.enum) if f.enum is not None else "",
+            closed_enum=f.closed_enum, index=index,
+            info_expr=pyexpr.field_info(f, attr, oneof.name if oneof is not None else "", self.refs),
+            comment=docstring(f.comment), required=f.required,
+            lazy=lazy, lazy_slot=fn.lazy_slot if lazy else "", lazy_verify=not f.lazy_unverified,
+            loader=fn.loader if lazy else "",
+            needs_required_check=(
+                (f.map.value.message if f.map is not None else f.message) in self.needs_required
+            ),
+        )
+        if oneof is not None:
+            oneof.fields.append(view)
+        if f.map is not None:
+            view.map_key = self.entry_field(f.map.key)
+            view.map_value = self.entry_field(f.map.value)
+        view.child_lazy_capable = self.is_lazy_capable(f.message) and f.kind == k.TYPE_MESSAGE
+        view.lazy_elements = (msg.api_level is ApiLevel.OPAQUE and f.lazy and view.repeated
+                              and view.child_lazy_capable)
+        self.json_field(view, f)
+        return view
+
+    def json_field(self, view: FieldView, f: Field) -> None:
+        """Decide how the generated JSON code reads and writes ``f``."""
+        view.kind = f.kind
+        view.json_kind = _JSON_KIND[f.kind]
+        if f.enum == JSON_NULL_VALUE:
+            view.json_kind = "null"
+        view.json_key = repr(json.dumps(f.json_name, ensure_ascii=False) + ":")
+        view.json_name = repr(f.json_name)
+        view.json_alias = f.name != f.json_name
+        view.json_null = f.enum == JSON_NULL_VALUE or (f.message == JSON_VALUE and f.map is None)
+        if view.json_kind == "int":
+            view.int_low, view.int_high = k.INT_RANGES[f.kind]
+        elif view.json_kind == "int64":
+            view.int_digits = len(str(k.INT_RANGES[f.kind][1]))
+
+    def entry_field(self, f: Field) -> FieldView:
+        """A view of a map entry's key or value, for the inlined entry codec."""
+        value_type = self.value_type(f)
+        wire = WIRE_OF_KIND[f.kind]
+        is_message = f.message is not None
+        view = FieldView(
+            model=f, name=f.name, number=f.number, codec=k.KIND_NAMES[f.kind], attr="", store="",
+            getter="", setter="", hazzer="", clearer="", value_type=value_type,
+            annotation=value_type, default_expr="None" if is_message else py_literal(f.default),
+            repeated=False, is_map=False, is_message=is_message, presence=False, bit_word="",
+            bit_mask=0, oneof=None, tag=(f.number << 3) | wire, tag_literal=repr(tag_bytes(f.number, wire)),
+            tag_write=tag_write(f.number, wire), alt_tag=0, alt_tag_write="", end_tag=0,
+            end_tag_write="", packed=False,
+            utf8=f.utf8, float_kind=f.kind in (k.TYPE_FLOAT, k.TYPE_DOUBLE),
+            message_ref=value_type if is_message else "",
+            enum_info_ref=self.refs.enum_info(f.enum) if f.enum is not None else "",
+            closed_enum=f.closed_enum, index=-1, info_expr="", comment="",
+            needs_required_check=False, required=False, lazy=False, lazy_slot="",
+            lazy_verify=False, loader="",
+            child_lazy_capable=self.is_lazy_capable(f.message) and f.kind == k.TYPE_MESSAGE,
+        )
+        self.json_field(view, f)
+        return view
+
+    @staticmethod
+    def is_lazy(f: Field, msg: Message, needs_required: frozenset[str]) -> bool:
+        """Lazy decoding needs the opaque layout, a singular length-prefixed message field, and
+        no required fields below it (their absence must fail the parse, not a later access)."""
+        return (msg.api_level is ApiLevel.OPAQUE and f.lazy and f.kind == k.TYPE_MESSAGE
+                and not f.repeated and f.oneof is None and f.map is None
+                and f.message not in needs_required)
+
+    # -- messages ---------------------------------------------------------------
+
+    def message(self, msg: Message) -> MessageView:
+        cls = self.names.classes[msg.full_name]
+        qual, py = cls.qualname, cls.py_name
+        level = msg.api_level
+        nested = [self.message(m) for m in msg.messages if not m.map_entry]
+        enums = [self.enum(e) for e in msg.enums]
+        oneofs = []
+        for oneof in msg.oneofs:
+            on = self.names.oneofs[msg.full_name, oneof.name]
+            oneofs.append(OneofView(name=oneof.name, case_slot=on.case_slot, value_slot=on.value_slot, which=on.which,
+                                    has=on.has, clear=on.clear, comment=docstring(oneof.comment)))
+        bits = [0]
+        fields = [self.field(f, msg, i, oneofs, bits) for i, f in enumerate(msg.fields)]
+        words = [f"_pb_p{i}" for i in range((bits[0] + PRESENCE_WORD_BITS - 1) // PRESENCE_WORD_BITS)]
+        lazy_capable = level is ApiLevel.OPAQUE and msg.full_name not in self.needs_required
+        plain = [f for f in fields if f.oneof is None]
+        slots = [f.store.removeprefix("self.") for f in plain] + words
+        slots += [f.lazy_slot for f in fields if f.lazy]
+        for o in oneofs:
+            slots += [o.case_slot, o.value_slot]
+        extendable = bool(msg.extension_ranges)
+        nested_ext = [self.extension(x, py) for x in msg.extensions]
+        view = MessageView(
+            class_name=qual.rsplit(".", 1)[-1], qualname=qual, py_name=py,
+            style=level.name.lower(), is_open=level is ApiLevel.OPEN, is_opaque=level is ApiLevel.OPAQUE,
+            base=WKT_BASES.get(msg.full_name, "_rt.ExtendableMessage" if extendable else "_rt.Message"),
+            slots=slots, fields=fields, plain_fields=plain, oneofs=oneofs, presence_words=words,
+            messages=nested, enums=enums, nested_extensions=nested_ext,
+            dispatch=_dispatch(fields), encode_order=_encode_order(fields), extendable=extendable,
+            checks_required=msg.full_name in self.needs_required,
+            lazy_capable=lazy_capable, lazy_fields=[f for f in fields if f.lazy],
+            wide_tags=any(f.number >= 16 for f in fields),
+            info_expr=pyexpr.message_info(msg, [f.info_expr for f in fields],
+                                          [(o.name, [f.number for f in o.fields]) for o in oneofs]),
+            comment=docstring(msg.comment),
+        )
+        keys = _json_keys(fields)
+        if msg.full_name not in JSON_SPECIAL_FORMS and keys is not None:
+            view.json_fast = True
+            view.json_keys = keys
+            view.json_dispatch = _split(sorted(((f.number, f, "json") for f in fields), key=lambda c: c[0]))
+        self.all_messages.append(view)
+        return view
+
+    def extension(self, x: Extension, owner: str) -> ExtensionView:
+        attr = self.names.extensions[x.full_name]
+        info = pyexpr.field_info(x.field, attr, "", self.refs)
+        return ExtensionView(
+            attr=attr, owner=owner,
+            info_expr=pyexpr.extension_info(x.full_name, info, self.refs.message(x.extendee)),
+        )
+
+    def build(self) -> FileView:
+        file = self.file
+        messages = [self.message(m) for m in file.messages]
+        enums = [self.enum(e) for e in file.enums]
+        extensions = [self.extension(x, "") for x in file.extensions]
+        twin = ""
+        if file.is_hybrid and not self.is_twin:
+            twin = names.import_path(file.name, twin=True)
+        levels = {m.api_level for m in walk_messages(file.messages)} or {file.api_level}
+        return FileView(
+            proto=file.name, edition=file.edition,
+            style="/".join(sorted(level.name.lower() for level in levels)),
+            imports=sorted(self.names.imports.items()), messages=messages, enums=enums,
+            all_messages=self.all_messages, all_enums=self.all_enums, extensions=extensions,
+            twin_module=twin, is_twin=self.is_twin, comment=docstring(file.comment),
+        )
+
+
+def _dispatch(fields: list[FieldView]) -> DispatchNode:
+    cases: list[tuple[int, FieldView, str]] = []
+    for f in fields:
+        if f.codec == "group":
+            cases.append((f.tag, f, "group"))
+        elif f.is_map:
+            cases.append((f.tag, f, "map"))
+        elif f.repeated and f.alt_tag:
+            cases.append((f.tag, f, "one"))
+            cases.append((f.alt_tag, f, "packed"))
+        else:
+            cases.append((f.tag, f, "one"))
+    cases.sort(key=lambda c: c[0])
+    return _split(cases)
+
+
+def _json_keys(fields: list[FieldView]) -> list[tuple[str, int]] | None:
+    """The JSON keys the parser accepts: JSON names, then proto names where they differ.
+
+    None when a key would name two fields (which protoc allows under legacy_json, the
+    default of proto2): the reflective parser's precedence then decides.
+    """
+    keys: dict[str, int] = {}
+    for f in fields:
+        for key in (f.model.json_name, f.name):
+            if keys.setdefault(key, f.number) != f.number:
+                return None
+    return [(repr(key), number) for key, number in keys.items()]
+
+
+def _encode_order(fields: list[FieldView]) -> list[FieldView | OneofView]:
+    order: list[FieldView | OneofView] = []
+    for f in sorted(fields, key=lambda f: f.number):
+        if f.oneof is None:
+            order.append(f)
+        elif f.oneof not in order:
+            order.append(f.oneof)
+    return order
+
+
+def _split(cases: list[tuple[int, FieldView, str]]) -> DispatchNode:
+    if len(cases) <= DISPATCH_LEAF_SIZE:
+        return DispatchNode(cases=cases)
+    mid = len(cases) // 2
+    return DispatchNode(cases=[], pivot=cases[mid][0], low=_split(cases[:mid]), high=_split(cases[mid:]))
+
+
+def build_file_view(file: File, schema: Schema, *, is_twin: bool = False) -> FileView:
+    """Decide everything about one generated module (the hybrid twin: ``file.as_opaque()``)."""
+    return _Builder(file, schema, is_twin).build()

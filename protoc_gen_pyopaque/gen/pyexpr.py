@@ -1,0 +1,138 @@
+"""Python source for the expressions and literals of generated code that are not template text:
+literals, docstrings, tags, range tests, and the ``_rt.*Info(...)`` tables of every class.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Protocol
+
+from ..plugin.schema import Enum, Field, Message
+from ..runtime._wire import varint_bytes
+
+
+class TypeRefs(Protocol):
+    """Python expressions for the classes and enum tables a module names."""
+
+    def message(self, full_name: str) -> str: ...
+
+    def enum_info(self, full_name: str) -> str: ...
+
+
+# the range test of a varint integer field's value {x} (enums are int32): values outside it
+# raise on serialize instead of being written as another number. For the 64-bit kinds it is the
+# range of mypyc's unboxed ints (62 bits): compiled, a comparison with a constant beyond it is a
+# generic call on big ints; the values past it go to the runtime's write_varint64, which checks
+# the kind's whole range (``wide_varint``); the upper bound is tested first (see one_byte_test).
+_INT64_TEST: Final = "{x} <= 0x3FFFFFFFFFFFFFFF and {x} >= -0x4000000000000000"
+_UINT64_TEST: Final = "{x} <= 0x3FFFFFFFFFFFFFFF and {x} >= 0"
+_VARINT_RANGE_TESTS: Final = {
+    "int32": "-0x80000000 <= {x} <= 0x7FFFFFFF", "sint32": "-0x80000000 <= {x} <= 0x7FFFFFFF",
+    "enum": "-0x80000000 <= {x} <= 0x7FFFFFFF", "uint32": "0 <= {x} <= 0xFFFFFFFF",
+    "int64": _INT64_TEST, "sint64": _INT64_TEST + " or -0x8000000000000000 <= {x} <= 0x7FFFFFFFFFFFFFFF",
+    "uint64": _UINT64_TEST,
+}
+# How the generated JSON code converts one value of each kind (see templates/_json.py.j2).
+
+
+def int_in_range(codec: str, x: str) -> str:
+    """The test that the value in local ``x`` lies in the range of a varint integer field of
+    ``codec`` (int64 and uint64: in the part of it that mypyc keeps unboxed)."""
+    return _VARINT_RANGE_TESTS[codec].format(x=x)
+
+
+def one_byte_test(wide: bool, x: str) -> str:
+    """The test that the value in local ``x`` is written as one byte. int64 and uint64 (``wide``)
+    test the upper bound first: their big values, mostly positive, are boxed compiled, and each
+    comparison of a boxed int is a generic call."""
+    return f"{x} < 0x80 and {x} >= 0" if wide else f"0 <= {x} < 0x80"
+
+
+def tag_bytes(number: int, wire: int) -> bytes:
+    """The encoded tag."""
+    return varint_bytes((number << 3) | wire)
+
+
+def tag_write(number: int, wire: int) -> str:
+    """The statement that appends the encoded tag to ``_out``: one byte, or a literal."""
+    tag = tag_bytes(number, wire)
+    return f"_out.append({tag[0]})" if len(tag) == 1 else f"_out.write({tag!r})"
+
+
+def py_literal(value: object) -> str:
+    """A Python literal for a default value (repr escapes everything, so nothing injects)."""
+    if isinstance(value, float):
+        if value != value:
+            return 'float("nan")'
+        if value in (float("inf"), float("-inf")):
+            return 'float("inf")' if value > 0 else '-float("inf")'
+    return repr(value)
+
+
+def docstring(text: str) -> str:
+    """A docstring literal that no comment can end early or inject code through.
+
+    Plain text becomes a triple-quoted string; anything with backslashes, quotes
+    that could close it, or non-printable characters is written with repr().
+    """
+    if not text:
+        return ""
+    if "\\" in text or '"""' in text or text.endswith('"') or not text.replace("\n", "").isprintable():
+        return repr(text)
+    return '"""' + text + '"""'
+
+
+def field_info(f: Field, attr: str, oneof_name: str, refs: TypeRefs) -> str:
+    """The ``_rt.FieldInfo(...)`` of field ``f``."""
+    args = [str(f.number), repr(f.name), repr(f.json_name), repr(attr), str(f.kind)]
+    kw: list[str] = []
+    if f.repeated and f.map is None:
+        kw.append("repeated=True")
+    if f.packed:
+        kw.append("packed=True")
+    if f.presence:
+        kw.append("presence=True")
+    if oneof_name:
+        kw.append(f"oneof={oneof_name!r}")
+    if f.message is not None and f.map is None:
+        kw.append(f"message_type={refs.message(f.message)}")
+    if f.enum is not None:
+        kw.append(f"enum={refs.enum_info(f.enum)}")
+    if f.map is not None:
+        kw.append(f"map_key={field_info(f.map.key, 'key', '', refs)}")
+        kw.append(f"map_value={field_info(f.map.value, 'value', '', refs)}")
+    if not f.utf8:
+        kw.append("utf8=False")
+    if f.required:
+        kw.append("required=True")
+    if f.message is None and not (f.repeated and f.map is None) and f.map is None:
+        kw.append(f"default={py_literal(f.default)}")
+    return f"_rt.FieldInfo({', '.join(args + kw)})"
+
+
+def message_info(msg: Message, field_infos: list[str], oneofs: list[tuple[str, list[int]]]) -> str:
+    """The ``_rt.MessageInfo(...)`` of ``msg``: its fields' infos, its oneofs' names and members."""
+    fields = "".join(f"\n        {info}," for info in field_infos)
+    oneof_infos = "".join(
+        f"_rt.OneofInfo({name!r}, ({''.join(f'{number}, ' for number in numbers)})), " for name, numbers in oneofs)
+    extra = ""
+    if msg.extension_ranges:
+        extra += f", extension_ranges={msg.extension_ranges!r}"
+    if msg.message_set:
+        extra += ", message_set=True"
+    if msg.reserved_names:
+        extra += f", reserved_names={msg.reserved_names!r}"
+    if msg.legacy_json:
+        extra += ", legacy_json=True"
+    return (f"_rt.MessageInfo(\n    {msg.full_name!r},\n    ({fields}\n    ),\n"
+            f"    ({oneof_infos}){extra},\n)")
+
+
+def enum_info(enum: Enum) -> str:
+    """The ``_rt.EnumInfo(...)`` of ``enum``."""
+    values = ", ".join(f"({v.name!r}, {v.number})" for v in enum.values)
+    return f"_rt.EnumInfo({enum.full_name!r}, {enum.closed!r}, ({values},), legacy_json={enum.legacy_json!r})"
+
+
+def extension_info(full_name: str, field: str, extendee: str) -> str:
+    """The ``_rt.ExtensionInfo(...)`` of an extension, from its field's info and extended class."""
+    return f"_rt.ExtensionInfo({full_name!r}, {field}, {extendee})"
