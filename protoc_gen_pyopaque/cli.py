@@ -6,9 +6,9 @@ import sys
 from pathlib import Path
 
 USAGE = """\
-usage: protoc-gen-pyopaque            (run by protoc: request on stdin, response on stdout)
-       protoc-gen-pyopaque --include  print the folder holding pyopaque/options.proto
-       protoc-gen-pyopaque --version  print the version
+usage: {prog}            (run by protoc: request on stdin, response on stdout)
+       {prog} --include  print the folder holding pyopaque/options.proto
+       {prog} --version  print the version
 """
 
 
@@ -18,7 +18,17 @@ def include_dir() -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``protoc-gen-pyopaque`` command."""
+    """Entry point of the ``protoc-gen-pyopaque`` command (message modules)."""
+    return _main(argv, grpc=False)
+
+
+def main_grpc(argv: list[str] | None = None) -> int:
+    """Entry point of the ``protoc-gen-pyopaque-grpc`` command (gRPC modules)."""
+    return _main(argv, grpc=True)
+
+
+def _main(argv: list[str] | None, *, grpc: bool) -> int:
+    prog = "protoc-gen-pyopaque-grpc" if grpc else "protoc-gen-pyopaque"
     args = sys.argv[1:] if argv is None else argv
     if args == ["--include"]:
         print(include_dir())
@@ -29,14 +39,14 @@ def main(argv: list[str] | None = None) -> int:
         print(version("protoc-gen-pyopaque"))
         return 0
     if args:
-        sys.stderr.write(USAGE)
+        sys.stderr.write(USAGE.format(prog=prog))
         return 2
     from .plugin.run import run
 
     try:
-        sys.stdout.buffer.writelines(run(sys.stdin.buffer.read()))
+        sys.stdout.buffer.writelines(run(sys.stdin.buffer.read(), grpc=grpc))
     except Exception as exc:  # undecodable input or a bug: protoc shows stderr
-        sys.stderr.write(f"protoc-gen-pyopaque: {type(exc).__name__}: {exc}\n")
+        sys.stderr.write(f"{prog}: {type(exc).__name__}: {exc}\n")
         return 1
     return 0
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import jinja2
 
+from .grpc_views import GrpcFileView
 from .views import FileView
 
 
@@ -68,3 +69,8 @@ def _tidy(source: str) -> str:
     while out and not out[-1]:
         out.pop()
     return "\n".join(out) + "\n"
+
+
+def render_grpc_module(view: GrpcFileView) -> str:
+    """Render one generated gRPC module."""
+    return _tidy(environment().get_template("grpc.py.j2").render(file=view))

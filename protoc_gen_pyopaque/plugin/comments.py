@@ -9,6 +9,7 @@ from google.protobuf import descriptor_pb2
 # Field numbers that make up SourceCodeInfo paths (descriptor.proto).
 FILE_MESSAGE: Final = 4
 FILE_ENUM: Final = 5
+FILE_SERVICE: Final = 6
 FILE_EXTENSION: Final = 7
 MESSAGE_FIELD: Final = 2
 MESSAGE_NESTED: Final = 3
@@ -16,6 +17,7 @@ MESSAGE_ENUM: Final = 4
 MESSAGE_EXTENSION: Final = 6
 MESSAGE_ONEOF: Final = 8
 ENUM_VALUE: Final = 2
+SERVICE_METHOD: Final = 2
 
 Path = tuple[int, ...]
 

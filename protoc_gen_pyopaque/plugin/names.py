@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
-from .schema import ApiLevel, Enum, Field, File, Message, Schema, walk_messages
+from .schema import ApiLevel, Enum, Field, File, Message, Schema, Service, walk_messages
 
 # Builtins that generated code names in class scope (annotations, decorators), where a nested
 # type or a property of the same name would shadow them ...
@@ -63,6 +63,7 @@ ENUM_RESERVED: Final = frozenset({"name", "value", "mro"})
 # The suffixes of generated modules: foo.proto -> foo_pb.py, and a hybrid file's opaque twin.
 MODULE_SUFFIX: Final = "_pb"
 TWIN_SUFFIX: Final = "_protoopaque_pb"
+GRPC_SUFFIX: Final = "_grpc"  # the gRPC plugin's module: foo.proto -> foo_grpc.py
 # .proto files whose modules ship inside the runtime (the well-known types).
 WKT_PACKAGE: Final = "protoc_gen_pyopaque.runtime"
 SHIPPED_PROTOS: Final = frozenset({
@@ -153,6 +154,11 @@ def _module_part(part: str) -> str:
 def output_path(proto_path: str, twin: bool = False) -> str:
     """``foo/bar.proto`` → ``foo/bar_pb.py`` (the twin: ``foo/bar_protoopaque_pb.py``)."""
     return module_for(proto_path, TWIN_SUFFIX if twin else MODULE_SUFFIX).replace(".", "/") + ".py"
+
+
+def grpc_output_path(proto_path: str) -> str:
+    """``foo/bar.proto`` → ``foo/bar_grpc.py``."""
+    return module_for(proto_path, GRPC_SUFFIX).replace(".", "/") + ".py"
 
 
 def import_path(proto_path: str, twin: bool = False) -> str:
@@ -336,3 +342,58 @@ def _all_enums(file: File) -> list[Enum]:
     for msg in walk_messages(file.messages):
         enums.extend(msg.enums)
     return enums
+
+
+# -- the names of a gRPC module (foo/bar_grpc.py) -----------------------------------------
+
+
+@dataclass(frozen=True)
+class ServiceNames:
+    """A service's module-level names (grpcio-tools' spellings, escaped where taken) and its
+    methods' attributes: the same in the stubs and the servicers."""
+
+    name_const: str  # SERVICE_<S>: the full name
+    stub: str
+    async_stub: str
+    servicer: str
+    async_servicer: str
+    add: str  # add_<S>Servicer_to_server
+    async_add: str
+    handlers: str  # the generator's function making grpcio's handlers of a servicer
+    methods: tuple[str, ...]  # attributes, in declaration order
+    paths: tuple[str, ...]  # METHOD_<S>_<M>: the method paths
+
+
+@dataclass(frozen=True)
+class GrpcNameTable:
+    services: Mapping[str, ServiceNames]  # service full name -> its names
+    imports: Mapping[str, str]  # imported message module -> its alias
+
+
+def allocate_grpc(file: File, schema: Schema) -> GrpcNameTable:
+    """The names of ``file``'s gRPC module. Its own names (``_t``, ``_grpc``, ``_rt``, import
+    aliases, handler functions) are the generator's (``_`` and a letter); a service's names are
+    made from .proto names and never are. Class bodies name no builtin, so only keywords and
+    names taken earlier are escaped."""
+    module, generated = Scope(), Scope()
+    roles = [(s, {role: module.claim(name) for role, name in _service_roles(s).items()}) for s in file.services]
+    services = {}
+    for service, named in roles:
+        members = Scope()
+        services[service.full_name] = ServiceNames(
+            **named, handlers=generated.claim_generated(f"_pb_handlers_{_base(service.name)}"),
+            methods=tuple(members.claim(m.name) for m in service.methods),
+            paths=tuple(module.claim(f"METHOD_{service.name}_{m.name}") for m in service.methods))
+    protos = {schema.messages[name].file for s in file.services for m in s.methods for name in (m.input, m.output)}
+    imports = {module: generated.claim_generated("_m_" + module.replace(".", "__"))
+               for module in sorted(import_path(proto) for proto in protos)}
+    return GrpcNameTable(services=services, imports=imports)
+
+
+def _service_roles(service: Service) -> dict[str, str]:
+    s = service.name
+    return {
+        "name_const": f"SERVICE_{s}", "stub": f"{s}Stub", "async_stub": f"{s}AsyncStub",
+        "servicer": f"{s}Servicer", "async_servicer": f"{s}AsyncServicer",
+        "add": f"add_{s}Servicer_to_server", "async_add": f"add_{s}AsyncServicer_to_server",
+    }

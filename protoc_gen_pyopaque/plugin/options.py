@@ -25,11 +25,26 @@ class Options:
     lazy_all: decode every message field of opaque messages lazily, as if
         it were declared ``[lazy = true]`` (``lazy_all=true``; for experiments and
         for running the test suites in lazy mode).
+    io: the gRPC plugin only: ``sync``, ``async`` or ``both`` (grpcio's API, grpc.aio, both).
+    lazy_parse: the gRPC plugin only: requests and responses are parsed with
+        ``parse(data, lazy=True)``, so an untouched message is forwarded as the bytes it came in.
     """
 
     default_api_level: ApiLevel | None = None
     file_api_levels: dict[str, ApiLevel] = field(default_factory=dict)
     lazy_all: bool = False
+    io: str = "both"
+    lazy_parse: bool = False
+
+    @property
+    def sync_io(self) -> bool:
+        """Say whether grpcio's synchronous API is generated."""
+        return self.io in ("sync", "both")
+
+    @property
+    def async_io(self) -> bool:
+        """Say whether the grpc.aio API is generated."""
+        return self.io in ("async", "both")
 
 
 def _level(key: str, value: str) -> ApiLevel:
@@ -41,6 +56,7 @@ def _level(key: str, value: str) -> ApiLevel:
 
 
 _BOOLS = {"true": True, "false": False}
+_IO = ("sync", "async", "both")
 
 
 def _bool(key: str, value: str) -> bool:
@@ -49,11 +65,16 @@ def _bool(key: str, value: str) -> bool:
     return _BOOLS[value]
 
 
-def parse_options(parameter: str) -> Options:
-    """Parse the comma-separated ``key=value`` parameter; unknown keys are errors."""
+def parse_options(parameter: str, *, grpc: bool = False) -> Options:
+    """Parse the comma-separated ``key=value`` parameter; unknown keys are errors.
+
+    ``grpc``: the parameter of the gRPC plugin, which also knows ``io`` and ``lazy_parse``.
+    """
     default: ApiLevel | None = None
     per_file: dict[str, ApiLevel] = {}
     lazy_all = False
+    io = "both"
+    lazy_parse = False
     for item in parameter.split(","):
         item = item.strip()
         if not item:
@@ -69,7 +90,14 @@ def parse_options(parameter: str) -> Options:
             lazy_all = _bool(key, value)
         elif key.startswith(_FILE_LEVEL_PREFIX) and len(key) > len(_FILE_LEVEL_PREFIX):
             per_file[key[len(_FILE_LEVEL_PREFIX):]] = _level(key, value)
+        elif grpc and key == "io":
+            if value not in _IO:
+                raise OptionError(f"option io: expected one of {', '.join(_IO)}, got {value!r}")
+            io = value
+        elif grpc and key == "lazy_parse":
+            lazy_parse = _bool(key, value)
         else:
-            raise OptionError(
-                f"unknown option {key!r} (known: default_api_level, apilevelM<file.proto>, lazy_all)")
-    return Options(default_api_level=default, file_api_levels=per_file, lazy_all=lazy_all)
+            known = "default_api_level, apilevelM<file.proto>, lazy_all" + (", io, lazy_parse" if grpc else "")
+            raise OptionError(f"unknown option {key!r} (known: {known})")
+    return Options(default_api_level=default, file_api_levels=per_file, lazy_all=lazy_all,
+                   io=io, lazy_parse=lazy_parse)

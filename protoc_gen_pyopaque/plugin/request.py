@@ -12,12 +12,14 @@ from google.protobuf.compiler import plugin_pb2
 
 from . import features
 from .comments import (
-    ENUM_VALUE, FILE_ENUM, FILE_EXTENSION, FILE_MESSAGE, MESSAGE_ENUM, MESSAGE_EXTENSION,
-    MESSAGE_FIELD, MESSAGE_NESTED, MESSAGE_ONEOF, Path, comment_index,
+    ENUM_VALUE, FILE_ENUM, FILE_EXTENSION, FILE_MESSAGE, FILE_SERVICE, MESSAGE_ENUM,
+    MESSAGE_EXTENSION, MESSAGE_FIELD, MESSAGE_NESTED, MESSAGE_ONEOF, SERVICE_METHOD, Path,
+    comment_index,
 )
 from .options import Options
 from .schema import (
-    ApiLevel, Enum, EnumValue, Extension, Field, File, MapTypes, Message, Oneof, Schema,
+    ApiLevel, Enum, EnumValue, Extension, Field, File, MapTypes, Message, Method, Oneof, Schema,
+    Service,
 )
 
 _TYPE_FLOAT = descriptor_pb2.FieldDescriptorProto.TYPE_FLOAT
@@ -150,7 +152,20 @@ class _FileReader:
             messages=messages, enums=enums,
             extensions=extensions, api_level=self.file_level,
             comment=self.comments.get((12,), ""),  # FileDescriptorProto.syntax: the file's header
+            services=tuple(self._service(sp, fd.services_by_name[sp.name], (FILE_SERVICE, i))
+                           for i, sp in enumerate(fdp.service)),
         )
+
+    def _service(self, sp: descriptor_pb2.ServiceDescriptorProto, sd: Any, path: Path) -> Service:
+        methods = tuple(
+            Method(name=mp.name, input=sd.methods_by_name[mp.name].input_type.full_name,
+                   output=sd.methods_by_name[mp.name].output_type.full_name,
+                   client_streaming=mp.client_streaming, server_streaming=mp.server_streaming,
+                   comment=self.comments.get(path + (SERVICE_METHOD, i), ""))
+            for i, mp in enumerate(sp.method)
+        )
+        return Service(full_name=sd.full_name, name=sp.name, methods=methods,
+                       comment=self.comments.get(path, ""))
 
     def _message(self, mp: descriptor_pb2.DescriptorProto, md: Any, path: Path,
                  inherited: ApiLevel) -> Message:

@@ -13,8 +13,9 @@ from typing import Any
 
 from google.protobuf.compiler import plugin_pb2
 
-from ..gen.render import render_module
 from ..gen.build import build_file_view
+from ..gen.grpc_views import build_grpc_view
+from ..gen.render import render_grpc_module, render_module
 from . import features, names
 from .options import OptionError, parse_options
 from .request import InputError, build_schema, decode_request
@@ -37,12 +38,16 @@ def _header() -> bytes:
                   maximum_edition=features.MAXIMUM_EDITION)
 
 
-def generate(request: plugin_pb2.CodeGeneratorRequest) -> Iterator[bytes]:
+def generate(request: plugin_pb2.CodeGeneratorRequest, *, grpc: bool = False) -> Iterator[bytes]:
     """The serialized response for ``request``: the header, then each module of every file to
-    generate. Input problems end it with ``response.error`` (protoc then writes no file)."""
+    generate. Input problems end it with ``response.error`` (protoc then writes no file).
+
+    ``grpc``: the gRPC modules (``foo/bar_grpc.py``, for files with services) instead of the
+    message modules.
+    """
     yield _header()
     try:
-        options = parse_options(request.parameter)
+        options = parse_options(request.parameter, grpc=grpc)
         schema = build_schema(request, options)
     except (OptionError, InputError) as exc:
         yield _piece(error=str(exc))
@@ -53,6 +58,12 @@ def generate(request: plugin_pb2.CodeGeneratorRequest) -> Iterator[bytes]:
         return
     for proto in request.file_to_generate:
         file = schema.files[proto]
+        if grpc:
+            if file.services:
+                content = render_grpc_module(build_grpc_view(file, schema, options))
+                yield _piece(file=[plugin_pb2.CodeGeneratorResponse.File(
+                    name=names.grpc_output_path(proto), content=content)])
+            continue
         try:
             outputs = [(names.output_path(proto), build_file_view(file, schema))]
             if file.is_hybrid:
@@ -65,6 +76,6 @@ def generate(request: plugin_pb2.CodeGeneratorRequest) -> Iterator[bytes]:
             yield _piece(file=[plugin_pb2.CodeGeneratorResponse.File(name=path, content=render_module(view))])
 
 
-def run(data: bytes) -> Iterator[bytes]:
+def run(data: bytes, *, grpc: bool = False) -> Iterator[bytes]:
     """Decode a CodeGeneratorRequest and generate: the serialized CodeGeneratorResponse, in pieces."""
-    return generate(decode_request(data))
+    return generate(decode_request(data), grpc=grpc)

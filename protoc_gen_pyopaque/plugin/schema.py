@@ -105,6 +105,26 @@ class Message:
 
 
 @dataclass(frozen=True)
+class Method:
+    """One RPC of a service."""
+
+    name: str
+    input: str  # full name of the request message
+    output: str  # full name of the response message
+    client_streaming: bool
+    server_streaming: bool
+    comment: str
+
+
+@dataclass(frozen=True)
+class Service:
+    full_name: str
+    name: str
+    methods: tuple[Method, ...]
+    comment: str
+
+
+@dataclass(frozen=True)
 class File:
     name: str  # the .proto path, e.g. "foo/bar.proto"
     package: str
@@ -114,6 +134,7 @@ class File:
     extensions: tuple[Extension, ...]
     api_level: ApiLevel  # the file-level style (messages may override)
     comment: str
+    services: tuple[Service, ...] = ()
 
     @property
     def is_hybrid(self) -> bool:

@@ -17,6 +17,9 @@ VARIANTS = {
     "hybrid": "default_api_level=API_HYBRID",
     "opaque": "default_api_level=API_OPAQUE",
 }
+# Variants that also get the gRPC plugin's modules, and its options (they do not depend on
+# the message style).
+GRPC_VARIANTS = {"default": ""}
 
 
 def proto_files() -> list[str]:
@@ -27,5 +30,6 @@ def proto_files() -> list[str]:
 def render(variant: str) -> dict[str, str]:
     """Generate every golden proto for ``variant``; return {relative path: source}."""
     with tempfile.TemporaryDirectory() as tmp:
-        out = generate(proto_files(), [PROTOS], Path(tmp), options=VARIANTS[variant])
+        out = generate(proto_files(), [PROTOS], Path(tmp), options=VARIANTS[variant],
+                       grpc_options=GRPC_VARIANTS.get(variant))
         return {str(p.relative_to(out)): p.read_text() for p in sorted(out.rglob("*.py"))}

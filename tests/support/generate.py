@@ -20,10 +20,12 @@ def grpc_include() -> Path:
     return Path(grpc_tools.__file__).resolve().parent / "_proto"
 
 
-def plugin_command() -> Path:
-    """A small executable that runs this checkout's plugin with this interpreter."""
-    path = BUILD / "bin" / "protoc-gen-pyopaque"
-    text = f"#!/bin/sh\nexec {sys.executable} -m protoc_gen_pyopaque.cli \"$@\"\n"
+def plugin_command(entry: str = "main") -> Path:
+    """A small executable that runs this checkout's plugin with this interpreter
+    (``entry``: the function of protoc_gen_pyopaque.cli, ``main_grpc`` for the gRPC plugin)."""
+    path = BUILD / "bin" / ("protoc-gen-pyopaque" if entry == "main" else f"protoc-gen-pyopaque-{entry}")
+    text = (f"#!/bin/sh\nexec {sys.executable} -c "
+            f"'import sys; from protoc_gen_pyopaque.cli import {entry}; sys.exit({entry}())' \"$@\"\n")
     if not path.exists() or path.read_text() != text:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
@@ -41,13 +43,22 @@ def protoc(args: list[str], protoc_path: str | None = None) -> subprocess.Comple
 
 
 def generate(protos: list[str], include: list[Path], out: Path, *, options: str = "",
-             protoc_path: str | None = None, extra_args: tuple[str, ...] = ()) -> Path:
-    """Generate ``protos`` into ``out``; raise with protoc's message on failure."""
+             protoc_path: str | None = None, extra_args: tuple[str, ...] = (),
+             grpc_options: str | None = None) -> Path:
+    """Generate ``protos`` into ``out``; raise with protoc's message on failure.
+
+    ``grpc_options``: also run the gRPC plugin, with these options.
+    """
     out.mkdir(parents=True, exist_ok=True)
     args = [f"-I{p}" for p in include] + [f"-I{grpc_include()}"]
     args += [f"--plugin=protoc-gen-pyopaque={plugin_command()}", f"--pyopaque_out={out}"]
     if options:
         args.append(f"--pyopaque_opt={options}")
+    if grpc_options is not None:
+        args += [f"--plugin=protoc-gen-pyopaque-grpc={plugin_command('main_grpc')}",
+                 f"--pyopaque-grpc_out={out}"]
+        if grpc_options:
+            args.append(f"--pyopaque-grpc_opt={grpc_options}")
     args += list(extra_args) + protos
     result = protoc(args, protoc_path)
     if result.returncode != 0:

@@ -139,3 +139,29 @@ def test_file_to_generate_missing_from_the_request_is_an_error() -> None:
     request = plugin_pb2.CodeGeneratorRequest(file_to_generate=["ghost.proto"])
     response = generate(request)
     assert "ghost.proto" in response.error and not response.file
+
+
+@pytest.mark.parametrize(("parameter", "expected"), [
+    ("io=sync", Options(io="sync")),
+    ("io=async,lazy_parse=true", Options(io="async", lazy_parse=True)),
+    ("default_api_level=API_OPEN,io=both", Options(default_api_level=ApiLevel.OPEN)),
+])
+def test_grpc_options_parse(parameter: str, expected: Options) -> None:
+    assert parse_options(parameter, grpc=True) == expected
+
+
+@pytest.mark.parametrize(("parameter", "grpc", "needle"), [
+    ("io=sync", False, "unknown option 'io'"),  # the message plugin has no such option
+    ("lazy_parse=true", False, "unknown option 'lazy_parse'"),
+    ("io=threads", True, "option io: expected one of sync, async, both, got 'threads'"),
+    ("lazy_parse=1", True, "option lazy_parse: expected true or false"),
+])
+def test_bad_grpc_options(parameter: str, grpc: bool, needle: str) -> None:
+    with pytest.raises(OptionError, match=needle):
+        parse_options(parameter, grpc=grpc)
+
+
+def test_grpc_plugin_reports_bad_options(base_request: plugin_pb2.CodeGeneratorRequest) -> None:
+    data = b"".join(run.run(_with_parameter(base_request, "io=threads").SerializeToString(), grpc=True))
+    response = plugin_pb2.CodeGeneratorResponse.FromString(data)
+    assert "option io" in response.error and not response.file
