@@ -50,6 +50,10 @@ MANIFEST = ".pyopaque-compiled"
 PACKAGE = "protoc_gen_pyopaque"
 EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
 
+# Runtime modules left interpreted in the overlay: the gRPC surface has async generators,
+# which mypyc does not compile (its cost is a few calls per RPC, not per field).
+INTERPRETED_RUNTIME = frozenset({"_grpc_v1.py"})
+
 _OVERLAY_INIT = '''"""Overlay written by pyopaque-compile: the compiled runtime; the rest of the package
 (plugin, compile step) comes from the installed protoc_gen_pyopaque."""
 
@@ -180,7 +184,8 @@ def compile_dir(root: Path, *, opt_level: str = "3", keep_build: Path | None = N
         for rel in modules:
             (build / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(root / rel, build / rel)
-        sources = sorted(str(p.relative_to(build)) for p in (build / PACKAGE / "runtime").rglob("*.py"))
+        sources = sorted(str(p.relative_to(build)) for p in (build / PACKAGE / "runtime").rglob("*.py")
+                         if p.name not in INTERPRETED_RUNTIME)
         sources += [str(rel) for rel in modules]
         digest = hashlib.sha256()
         for src in sources:
