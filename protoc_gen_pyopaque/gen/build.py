@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Final
+from dataclasses import replace
+from typing import Final, NamedTuple
 
 from ..plugin import names
 from ..plugin.schema import ApiLevel, Enum, Extension, Field, File, Message, Schema, walk_messages
@@ -12,7 +13,9 @@ from ..runtime._codec import WIRE_OF_KIND
 from ..runtime._wire import WIRE_END_GROUP, WIRE_LEN
 from . import pyexpr
 from .pyexpr import docstring, py_literal, tag_bytes, tag_write
-from .views import DispatchNode, EnumView, ExtensionView, FieldView, FileView, MessageView, OneofView
+from .views import (
+    DispatchNode, EnumView, ExtensionView, FieldView, FileView, MessageView, OneofView, WireCodec,
+)
 
 WKT_BASES: Final = {
     f"google.protobuf.{name}": f"_rt.{name}Base"
@@ -31,6 +34,60 @@ JSON_NULL_VALUE: Final = "google.protobuf.NullValue"  # prints null; null parses
 JSON_VALUE: Final = "google.protobuf.Value"  # null parses as a Value (null_value)
 PRESENCE_WORD_BITS: Final = 60  # bits per presence word: small ints stay unboxed under mypyc
 DISPATCH_LEAF_SIZE: Final = 8  # tag cases tested linearly before splitting by value
+# How each field kind is read and written (templates/_codec.py.j2 branches on the shape).
+_SCALAR_CODECS: Final = {
+    k.TYPE_INT32: WireCodec("varint", "dec_int32"), k.TYPE_ENUM: WireCodec("varint", "dec_int32"),
+    k.TYPE_INT64: WireCodec("varint", "dec_int64", wide=True),
+    k.TYPE_UINT32: WireCodec("varint", "dec_uint32"),
+    k.TYPE_UINT64: WireCodec("varint", "dec_varint", wide=True),
+    k.TYPE_BOOL: WireCodec("bool", "dec_varint"),
+    k.TYPE_SINT32: WireCodec("zigzag", "dec_sint32", zigzag_shift=31),
+    k.TYPE_SINT64: WireCodec("zigzag", "dec_sint64", zigzag_shift=63),
+    k.TYPE_FIXED32: WireCodec("fixed", "read_i32_le", "write_fixed32", 4, unsigned_wrap="0x100000000"),
+    k.TYPE_SFIXED32: WireCodec("fixed", "read_i32_le", "write_i32_le", 4),
+    k.TYPE_FIXED64: WireCodec("fixed", "read_i64_le", "write_fixed64", 8, unsigned_wrap="0x10000000000000000"),
+    k.TYPE_SFIXED64: WireCodec("fixed", "read_i64_le", "write_i64_le", 8),
+    k.TYPE_FLOAT: WireCodec("float", "read_f32_le", "write_f32_le", 4),
+    k.TYPE_DOUBLE: WireCodec("float", "read_f64_le", "write_f64_le", 8),
+}
+CODECS: Final = {
+    **{kind: replace(codec, packed_decoder=f"dec_packed_{k.KIND_NAMES[kind]}")
+       for kind, codec in _SCALAR_CODECS.items()},
+    k.TYPE_STRING: WireCodec("string"), k.TYPE_BYTES: WireCodec("bytes"),
+    k.TYPE_MESSAGE: WireCodec("message"), k.TYPE_GROUP: WireCodec("group"),
+}
+
+
+class FieldTypes(NamedTuple):
+    """The Python types of one field's accessors, and its defaults."""
+
+    getter: str  # the value as read
+    slot: str  # the attribute holding it (open and hybrid: None while an explicit-presence field is unset)
+    ctor: str  # the constructor keyword
+    ctor_default: str
+    setter: str  # the setter's parameter
+    default: str  # the value of an unset field
+
+
+def field_types(f: Field, value_type: str, entry_types: str, opaque: bool) -> FieldTypes:
+    """Decide the types of field ``f`` whose values are ``value_type`` (maps: ``entry_types``,
+    the key's and the value's, as ``K, V``), in the opaque layout or not."""
+    if f.map is not None:
+        return FieldTypes(f"dict[{entry_types}]", f"dict[{entry_types}]", f"_t.Mapping[{entry_types}] | None",
+                          "None", f"_t.Mapping[{entry_types}]", "{}")
+    if f.repeated:
+        return FieldTypes(f"list[{value_type}]", f"list[{value_type}]", f"_t.Iterable[{value_type}]", "()",
+                          f"_t.Iterable[{value_type}]", "[]")
+    optional = f"{value_type} | None"
+    if f.message is not None:
+        return FieldTypes(optional, optional, optional, "None", optional, "None")
+    default = py_literal(f.default)
+    slot = optional if f.presence and not opaque else value_type
+    if f.presence or f.oneof is not None or opaque:
+        return FieldTypes(value_type, slot, optional, "None", value_type, default)
+    return FieldTypes(value_type, slot, value_type, default, value_type, default)
+
+
 _JSON_KIND: Final = {
     k.TYPE_DOUBLE: "double", k.TYPE_FLOAT: "float", k.TYPE_INT64: "int64",
     k.TYPE_UINT64: "int64", k.TYPE_INT32: "int", k.TYPE_FIXED64: "int64",
@@ -128,34 +185,26 @@ class _Builder:
         value_type = self.value_type(f) if f.map is None else ""
         is_message = f.message is not None and f.map is None
         lazy = self.is_lazy(f, msg, self.needs_required)
-        if f.map is not None:
-            annotation = f"dict[{self.value_type(f.map.key)}, {self.value_type(f.map.value)}]"
-            default_expr = "{}"
-        elif f.repeated:
-            annotation = f"list[{value_type}]"
-            default_expr = "[]"
-        elif is_message:
-            annotation = f"{value_type} | None"
-            default_expr = "None"
-        else:
-            default_expr = py_literal(f.default)
-            annotation = value_type
+        entry_types = f"{self.value_type(f.map.key)}, {self.value_type(f.map.value)}" if f.map is not None else ""
+        types = field_types(f, value_type, entry_types, opaque)
         bit_word, bit_mask = "", 0
         if opaque and f.presence and not is_message and oneof is None:
             slot_index = bits[0]
             bits[0] += 1
             bit_word = f"_pb_p{slot_index // PRESENCE_WORD_BITS}"
             bit_mask = 1 << (slot_index % PRESENCE_WORD_BITS)
-        store = "" if oneof is not None else "self." + fn.slot
+        slot = "" if oneof is not None else fn.slot
         wire = WIRE_OF_KIND[f.kind]
         tag = (f.number << 3) | wire
         alt_tag = 0
         if f.repeated and f.map is None and wire != WIRE_LEN and f.kind != k.TYPE_GROUP:
             alt_tag = (f.number << 3) | WIRE_LEN
         view = FieldView(
-            model=f, name=f.name, number=f.number, codec=k.KIND_NAMES[f.kind], attr=attr, store=store,
-            getter=fn.getter, setter=fn.setter, hazzer=fn.has, clearer=fn.clear,
-            value_type=value_type, annotation=annotation, default_expr=default_expr,
+            model=f, name=f.name, number=f.number, codec=CODECS[f.kind], attr=attr, slot=slot,
+            store="self." + slot if slot else "", getter=fn.getter, setter=fn.setter, hazzer=fn.has,
+            clearer=fn.clear, value_type=value_type, annotation=types.getter, slot_annotation=types.slot,
+            ctor_annotation=types.ctor, ctor_default=types.ctor_default, setter_annotation=types.setter,
+            default_expr=types.default,
             repeated=f.repeated and f.map is None, is_map=f.map is not None, is_message=is_message,
             presence=f.presence, bit_word=bit_word, bit_mask=bit_mask, oneof=oneof,
             tag=tag, tag_literal=repr(tag_bytes(f.number, wire)), tag_write=tag_write(f.number, wire),
@@ -207,9 +256,10 @@ class _Builder:
         wire = WIRE_OF_KIND[f.kind]
         is_message = f.message is not None
         view = FieldView(
-            model=f, name=f.name, number=f.number, codec=k.KIND_NAMES[f.kind], attr="", store="",
-            getter="", setter="", hazzer="", clearer="", value_type=value_type,
-            annotation=value_type, default_expr="None" if is_message else py_literal(f.default),
+            model=f, name=f.name, number=f.number, codec=CODECS[f.kind], attr="", slot="", store="",
+            getter="", setter="", hazzer="", clearer="", value_type=value_type, annotation=value_type,
+            slot_annotation="", ctor_annotation="", ctor_default="", setter_annotation="",
+            default_expr="None" if is_message else py_literal(f.default),
             repeated=False, is_map=False, is_message=is_message, presence=False, bit_word="",
             bit_mask=0, oneof=None, tag=(f.number << 3) | wire, tag_literal=repr(tag_bytes(f.number, wire)),
             tag_write=tag_write(f.number, wire), alt_tag=0, alt_tag_write="", end_tag=0,
@@ -308,7 +358,7 @@ class _Builder:
 def _dispatch(fields: list[FieldView]) -> DispatchNode:
     cases: list[tuple[int, FieldView, str]] = []
     for f in fields:
-        if f.codec == "group":
+        if f.codec.shape == "group":
             cases.append((f.tag, f, "group"))
         elif f.is_map:
             cases.append((f.tag, f, "map"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Final, Protocol
 
 from ..plugin.schema import Enum, Field, Message
+from ..runtime import reflect as k
 from ..runtime._wire import varint_bytes
 
 
@@ -22,22 +23,23 @@ class TypeRefs(Protocol):
 # raise on serialize instead of being written as another number. For the 64-bit kinds it is the
 # range of mypyc's unboxed ints (62 bits): compiled, a comparison with a constant beyond it is a
 # generic call on big ints; the values past it go to the runtime's write_varint64, which checks
-# the kind's whole range (``wide_varint``); the upper bound is tested first (see one_byte_test).
+# the kind's whole range (``WireCodec.wide``); the upper bound is tested first (see one_byte_test).
 _INT64_TEST: Final = "{x} <= 0x3FFFFFFFFFFFFFFF and {x} >= -0x4000000000000000"
 _UINT64_TEST: Final = "{x} <= 0x3FFFFFFFFFFFFFFF and {x} >= 0"
+_INT32_TEST: Final = "-0x80000000 <= {x} <= 0x7FFFFFFF"
 _VARINT_RANGE_TESTS: Final = {
-    "int32": "-0x80000000 <= {x} <= 0x7FFFFFFF", "sint32": "-0x80000000 <= {x} <= 0x7FFFFFFF",
-    "enum": "-0x80000000 <= {x} <= 0x7FFFFFFF", "uint32": "0 <= {x} <= 0xFFFFFFFF",
-    "int64": _INT64_TEST, "sint64": _INT64_TEST + " or -0x8000000000000000 <= {x} <= 0x7FFFFFFFFFFFFFFF",
-    "uint64": _UINT64_TEST,
+    k.TYPE_INT32: _INT32_TEST, k.TYPE_SINT32: _INT32_TEST, k.TYPE_ENUM: _INT32_TEST,
+    k.TYPE_UINT32: "0 <= {x} <= 0xFFFFFFFF", k.TYPE_INT64: _INT64_TEST,
+    k.TYPE_SINT64: _INT64_TEST + " or -0x8000000000000000 <= {x} <= 0x7FFFFFFFFFFFFFFF",
+    k.TYPE_UINT64: _UINT64_TEST,
 }
 # How the generated JSON code converts one value of each kind (see templates/_json.py.j2).
 
 
-def int_in_range(codec: str, x: str) -> str:
+def int_in_range(kind: int, x: str) -> str:
     """The test that the value in local ``x`` lies in the range of a varint integer field of
-    ``codec`` (int64 and uint64: in the part of it that mypyc keeps unboxed)."""
-    return _VARINT_RANGE_TESTS[codec].format(x=x)
+    ``kind`` (int64 and uint64: in the part of it that mypyc keeps unboxed)."""
+    return _VARINT_RANGE_TESTS[kind].format(x=x)
 
 
 def one_byte_test(wide: bool, x: str) -> str:

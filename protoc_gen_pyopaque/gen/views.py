@@ -12,6 +12,29 @@ from ..plugin.schema import Field
 from . import pyexpr
 
 
+@dataclass(frozen=True)
+class WireCodec:
+    """How the values of one field kind are read and written: the shape selects the template
+    code, the rest fills it in (gen/build.py's CODECS holds one per kind)."""
+
+    # varint, zigzag, bool, fixed (integers), float, string, bytes, message, group
+    shape: str
+    decoder: str = ""  # the runtime function that reads one value (varint and fixed shapes)
+    writer: str = ""  # the runtime function that writes one value (fixed and float shapes)
+    width: int = 0  # fixed and float shapes: bytes per value
+    unsigned_wrap: str = ""  # fixed32/fixed64: added to the signed value the reader returns
+    zigzag_shift: int = 0  # sint32/sint64: the sign shift of the zigzag encoding
+    packed_decoder: str = ""  # the runtime function that reads a packed run (scalars)
+    wide: bool = False  # int64/uint64: values past mypyc's unboxed range go to write_varint64
+
+    @property
+    def varint(self) -> bool:
+        """Written as varints: packed runs of them are written by generated loops (their length
+        after them, as for sub-messages); fixed-width ones, whose length is known first, by the
+        runtime."""
+        return self.shape in ("varint", "zigzag", "bool")
+
+
 @dataclass
 class OneofView:
     name: str
@@ -29,15 +52,20 @@ class FieldView:
     model: Field
     name: str
     number: int
-    codec: str
+    codec: WireCodec
     attr: str  # public attribute (open/hybrid) and constructor keyword
-    store: str  # where the value lives: self.<attr> or self.<slot>
+    slot: str  # the attribute that holds the value (the attribute itself, or a private slot)
+    store: str  # the expression of that attribute: self.<slot> ("" for oneof members)
     getter: str
     setter: str
     hazzer: str
     clearer: str
     value_type: str  # Python type of one value
-    annotation: str  # type of the attribute/getter
+    annotation: str  # type of the value as the getter returns it
+    slot_annotation: str  # type of the slot (open/hybrid: None while unset)
+    ctor_annotation: str  # type of the constructor keyword
+    ctor_default: str
+    setter_annotation: str  # type of the setter's parameter
     default_expr: str
     repeated: bool
     is_map: bool
@@ -85,21 +113,10 @@ class FieldView:
     int_digits: int = 0  # 64-bit kinds: decimal strings shorter than this are in range
 
     def int_in_range(self, x: str) -> str:
-        return pyexpr.int_in_range(self.codec, x)
+        return pyexpr.int_in_range(self.model.kind, x)
 
     def one_byte_test(self, x: str) -> str:
-        return pyexpr.one_byte_test(self.wide_varint, x)
-
-    @property
-    def packed_varints(self) -> bool:
-        """Packed runs of varints are written by generated loops (their length after them, as
-        for sub-messages); fixed-width ones, whose length is known first, by the runtime."""
-        return self.codec in ("int32", "int64", "uint32", "uint64", "enum", "sint32", "sint64", "bool")
-
-    @property
-    def wide_varint(self) -> bool:
-        """int64 and uint64: values outside ``int_in_range`` go to the runtime's write_varint64."""
-        return self.codec in ("int64", "uint64")
+        return pyexpr.one_byte_test(self.codec.wide, x)
 
 
 @dataclass

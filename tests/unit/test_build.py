@@ -1,0 +1,101 @@
+"""The per-kind and per-field decisions of gen/build.py and the expressions of gen/pyexpr.py."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pytest
+
+from protoc_gen_pyopaque.gen import pyexpr
+from protoc_gen_pyopaque.gen.build import CODECS, field_types
+from protoc_gen_pyopaque.plugin.schema import Field, MapTypes
+from protoc_gen_pyopaque.runtime import _gen_v1 as rt, reflect as k
+from protoc_gen_pyopaque.runtime._codec import WIRE_OF_KIND
+from protoc_gen_pyopaque.runtime._wire import WIRE_FIXED32, WIRE_FIXED64, dec_tag
+
+SHAPES = {"varint", "zigzag", "bool", "fixed", "float", "string", "bytes", "message", "group"}
+
+
+def test_every_kind_has_a_codec_of_a_known_shape() -> None:
+    assert set(CODECS) == set(k.KIND_NAMES)
+    assert {codec.shape for codec in CODECS.values()} == SHAPES
+
+
+@pytest.mark.parametrize("kind", sorted(CODECS), ids=lambda kind: k.KIND_NAMES[kind])
+def test_codec_names_functions_of_the_generated_code_surface(kind: int) -> None:
+    """Generated code calls these through ``_rt``: each must exist there."""
+    codec = CODECS[kind]
+    for function in (codec.decoder, codec.writer, codec.packed_decoder):
+        assert not function or callable(getattr(rt, function)), function
+    assert bool(codec.decoder) == (codec.shape in ("varint", "zigzag", "bool", "fixed", "float"))
+    assert bool(codec.writer) == (codec.shape in ("fixed", "float"))
+    assert bool(codec.packed_decoder) == (codec.shape not in ("string", "bytes", "message", "group"))
+
+
+@pytest.mark.parametrize("kind", sorted(CODECS), ids=lambda kind: k.KIND_NAMES[kind])
+def test_codec_widths_match_wire_types(kind: int) -> None:
+    codec = CODECS[kind]
+    width = {WIRE_FIXED32: 4, WIRE_FIXED64: 8}.get(WIRE_OF_KIND[kind], 0)
+    assert codec.width == width
+    low, high = k.INT_RANGES.get(kind, (0, 0))
+    assert codec.unsigned_wrap == (hex(high + 1) if codec.shape == "fixed" and low == 0 else "")
+    assert codec.zigzag_shift == ({k.TYPE_SINT32: 31, k.TYPE_SINT64: 63}.get(kind, 0))
+    assert codec.wide == (kind in (k.TYPE_INT64, k.TYPE_UINT64))
+    assert codec.varint == (codec.shape in ("varint", "zigzag", "bool"))
+
+
+@pytest.mark.parametrize("kind", [k.TYPE_INT32, k.TYPE_SINT32, k.TYPE_ENUM, k.TYPE_UINT32, k.TYPE_INT64,
+                                  k.TYPE_SINT64, k.TYPE_UINT64], ids=lambda kind: k.KIND_NAMES[kind])
+def test_int_in_range(kind: int) -> None:
+    low, high = k.INT_RANGES[k.TYPE_INT32 if kind == k.TYPE_ENUM else kind]
+    inside = eval(f"lambda x: {pyexpr.int_in_range(kind, 'x')}")  # noqa: S307 (our own expression)
+    # int64/uint64: the part mypyc keeps unboxed (62 bits); the rest is write_varint64's to check
+    if kind in (k.TYPE_INT64, k.TYPE_UINT64):
+        low, high = max(low, -(1 << 62)), (1 << 62) - 1
+    assert inside(low) and inside(high) and inside(0)
+    assert not inside(high + 1) and not inside(low - 1)
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_one_byte_test(wide: bool) -> None:
+    one_byte = eval(f"lambda x: {pyexpr.one_byte_test(wide, 'x')}")  # noqa: S307 (our own expression)
+    assert [v for v in range(-300, 300) if one_byte(v)] == list(range(128))
+
+
+@pytest.mark.parametrize(("number", "wire"), [(1, 0), (15, 2), (16, 2), (2047, 5), (2048, 1), (536870911, 2)])
+def test_tags(number: int, wire: int) -> None:
+    tag = pyexpr.tag_bytes(number, wire)
+    assert dec_tag(tag, 0) == ((number << 3) | wire, len(tag))
+    statement = pyexpr.tag_write(number, wire)
+    assert statement == (f"_out.append({tag[0]})" if len(tag) == 1 else f"_out.write({tag!r})")
+
+
+def test_py_literal() -> None:
+    assert [pyexpr.py_literal(v) for v in (math.nan, math.inf, -math.inf, 1.5, "a\"'", b"\x00")] == [
+        'float("nan")', 'float("inf")', '-float("inf")', "1.5", repr("a\"'"), "b'\\x00'"]
+
+
+SCALAR = Field(name="x", number=1, json_name="x", kind=k.TYPE_INT32, repeated=False, presence=False,
+               required=False, packed=False, utf8=True, message=None, enum=None, closed_enum=False,
+               oneof=None, map=None, default=0, lazy=False, comment="")
+
+
+@pytest.mark.parametrize(("field", "opaque", "types"), [
+    # implicit presence: plain value, default in the constructor (opaque: None, as every keyword)
+    (SCALAR, False, ("int", "int", "int", "0", "int", "0")),
+    (SCALAR, True, ("int", "int", "int | None", "None", "int", "0")),
+    # explicit presence: None while unset in the open/hybrid slot
+    (replace(SCALAR, presence=True), False, ("int", "int | None", "int | None", "None", "int", "0")),
+    (replace(SCALAR, presence=True), True, ("int", "int", "int | None", "None", "int", "0")),
+    (replace(SCALAR, oneof=0, presence=True), False, ("int", "int | None", "int | None", "None", "int", "0")),
+    (replace(SCALAR, kind=k.TYPE_MESSAGE, message="p.M", default=None), True,
+     ("M | None", "M | None", "M | None", "None", "M | None", "None")),
+    (replace(SCALAR, repeated=True), False,
+     ("list[int]", "list[int]", "_t.Iterable[int]", "()", "_t.Iterable[int]", "[]")),
+    (replace(SCALAR, repeated=True, map=MapTypes(SCALAR, SCALAR)), True,
+     ("dict[str, M]", "dict[str, M]", "_t.Mapping[str, M] | None", "None", "_t.Mapping[str, M]", "{}")),
+])
+def test_field_types(field: Field, opaque: bool, types: tuple[str, ...]) -> None:
+    value_type = "M" if field.message else "int"
+    assert tuple(field_types(field, value_type, "str, M", opaque)) == types
