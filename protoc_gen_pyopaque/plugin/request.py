@@ -5,10 +5,11 @@ The only module (with features.py) that touches protobuf's descriptor classes.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from google.protobuf import descriptor_pb2, descriptor_pool
-from google.protobuf.compiler import plugin_pb2
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 from . import features
 from .comments import (
@@ -30,27 +31,67 @@ _TYPE_BOOL = descriptor_pb2.FieldDescriptorProto.TYPE_BOOL
 _TYPE_ENUM = descriptor_pb2.FieldDescriptorProto.TYPE_ENUM
 _TYPE_MESSAGE = descriptor_pb2.FieldDescriptorProto.TYPE_MESSAGE
 _TYPE_GROUP = descriptor_pb2.FieldDescriptorProto.TYPE_GROUP
+_LABEL_OPTIONAL = descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL
+_LABEL_REPEATED = descriptor_pb2.FieldDescriptorProto.LABEL_REPEATED
 
 
 class InputError(Exception):
     """A problem with the .proto input, reported as ``file.proto: Msg.field: reason``."""
 
 
-def decode_request(data: bytes) -> plugin_pb2.CodeGeneratorRequest:
-    """Decode the request protoc sent."""
-    return plugin_pb2.CodeGeneratorRequest.FromString(data)
+@dataclass(frozen=True)
+class Request:
+    """What the plugin reads of a CodeGeneratorRequest, its files still serialized.
+
+    Decoded whole, a request takes about ten times its size (upb holds the source info as one
+    message per location) for the whole run; here each file is decoded when the model step
+    reads it, and let go once read.
+    """
+
+    file_to_generate: tuple[str, ...]
+    parameter: str
+    proto_files: tuple[bytes, ...]
+
+    def files(self) -> Iterator[descriptor_pb2.FileDescriptorProto]:
+        """The request's files, decoded one at a time, in protoc's order (dependencies first)."""
+        for data in self.proto_files:
+            yield descriptor_pb2.FileDescriptorProto.FromString(data)
 
 
-def build_schema(request: plugin_pb2.CodeGeneratorRequest, options: Options) -> Schema:
-    """Resolve every file of the request into the model."""
+def _serialized_files_request() -> Any:
+    """CodeGeneratorRequest's class with ``proto_file`` read as bytes (a message field and a
+    bytes field share the length-delimited wire type); other fields are not read."""
+    fdp = descriptor_pb2.FileDescriptorProto(name="pyopaque/request.proto", package="pyopaque.plugin")
+    message = fdp.message_type.add(name="Request")
+    for name, number, kind in (("file_to_generate", 1, _TYPE_STRING), ("proto_file", 15, _TYPE_BYTES)):
+        message.field.add(name=name, number=number, type=kind, label=_LABEL_REPEATED)
+    message.field.add(name="parameter", number=2, type=_TYPE_STRING, label=_LABEL_OPTIONAL)
     pool = descriptor_pool.DescriptorPool()
-    schema = Schema(generated=frozenset(request.file_to_generate))
-    for fdp in request.proto_file:
+    pool.Add(fdp)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("pyopaque.plugin.Request"))
+
+
+_REQUEST_CLASS = _serialized_files_request()
+
+
+def decode_request(data: bytes) -> Request:
+    """Decode the request protoc sent (its files stay serialized: see Request)."""
+    message = _REQUEST_CLASS.FromString(data)
+    return Request(file_to_generate=tuple(message.file_to_generate), parameter=message.parameter,
+                   proto_files=tuple(message.proto_file))
+
+
+def build_schema(generated: Iterable[str], proto_files: Iterable[descriptor_pb2.FileDescriptorProto],
+                 options: Options) -> Schema:
+    """Resolve every file of a request into the model: ``proto_files`` in protoc's order
+    (dependencies first), of which ``generated`` are to be generated."""
+    pool = descriptor_pool.DescriptorPool()
+    schema = Schema(generated=frozenset(generated))
+    for fdp in proto_files:
         try:
             pool.Add(_for_pool(fdp))
         except Exception as exc:  # protobuf reports descriptor problems with various types
             raise InputError(f"{fdp.name}: {exc}") from None
-    for fdp in request.proto_file:
         reader = _FileReader(fdp, pool.FindFileByName(fdp.name), options)
         file = reader.read()
         schema.files[file.name] = file

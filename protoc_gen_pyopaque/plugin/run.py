@@ -18,7 +18,7 @@ from ..gen.grpc_views import build_grpc_view
 from ..gen.render import render_grpc_module, render_module
 from . import features, names
 from .options import OptionError, parse_options
-from .request import InputError, build_schema, decode_request
+from .request import InputError, Request, build_schema, decode_request
 
 SUPPORTED_FEATURES = (
     plugin_pb2.CodeGeneratorResponse.FEATURE_PROTO3_OPTIONAL
@@ -38,7 +38,7 @@ def _header() -> bytes:
                   maximum_edition=features.MAXIMUM_EDITION)
 
 
-def generate(request: plugin_pb2.CodeGeneratorRequest, *, grpc: bool = False) -> Iterator[bytes]:
+def generate(request: Request, *, grpc: bool = False) -> Iterator[bytes]:
     """The serialized response for ``request``: the header, then each module of every file to
     generate. Input problems end it with ``response.error`` (protoc then writes no file).
 
@@ -48,7 +48,7 @@ def generate(request: plugin_pb2.CodeGeneratorRequest, *, grpc: bool = False) ->
     yield _header()
     try:
         options = parse_options(request.parameter, grpc=grpc)
-        schema = build_schema(request, options)
+        schema = build_schema(request.file_to_generate, request.files(), options)
     except (OptionError, InputError) as exc:
         yield _piece(error=str(exc))
         return

@@ -78,7 +78,7 @@ def test_path_constants_match_descriptor_proto() -> None:
 
 @pytest.fixture(scope="module")
 def schema() -> Schema:
-    return build_schema(make_request(PROTOS), Options())
+    return build_schema(PROTOS, make_request(PROTOS).proto_file, Options())
 
 
 def test_comments_reach_the_model(schema: Schema) -> None:

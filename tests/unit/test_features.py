@@ -184,7 +184,7 @@ def features_request() -> plugin_pb2.CodeGeneratorRequest:
 
 @pytest.fixture(scope="module")
 def schema(features_request: plugin_pb2.CodeGeneratorRequest) -> Schema:
-    return build_schema(features_request, Options())
+    return build_schema(features_request.file_to_generate, features_request.proto_file, Options())
 
 
 @pytest.fixture(scope="module")
@@ -465,7 +465,7 @@ def test_conformance_protos_agree_with_upb(conformance_include: Path, proto: str
                                extra_args=("--experimental_editions",))
     except ProtocError as exc:  # e.g. an edition newer than grpc_tools' protoc knows
         pytest.skip(f"grpc_tools' protoc cannot compile {proto}: {str(exc).strip()[:200]}")
-    schema = build_schema(request, Options())
+    schema = build_schema(request.file_to_generate, request.proto_file, Options())
     pool = upb_pool(request)
     count = 0
     for name, f, fd, entry_part in _fields(schema, pool, [proto]):

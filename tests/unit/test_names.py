@@ -80,7 +80,7 @@ def test_generated_code_names_only_reserved_builtins(path: Path) -> None:
 
 def _schema(protos: list[str], include: list[Path] | None = None) -> Any:
     request = make_request(protos, "", include)
-    return build_schema(request, parse_options(request.parameter))
+    return build_schema(request.file_to_generate, request.proto_file, parse_options(request.parameter))
 
 
 def test_name_table_is_allocated_once_per_file(monkeypatch: pytest.MonkeyPatch) -> None:
