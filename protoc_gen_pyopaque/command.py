@@ -97,6 +97,7 @@ def _run_migrate(args: argparse.Namespace) -> int:
     options = Options(source=args.source, level=Level[args.level.upper()], todo=args.todo)
     schema = Schema(pb2=args.source == "pb2")
     sites, failed, pending = [], False, False
+    notes: list[str] = []
     for path in _python_files(args.paths):
         try:
             text = path.read_text(encoding="utf-8")
@@ -112,6 +113,8 @@ def _run_migrate(args: argparse.Namespace) -> int:
             failed = True
             continue
         sites += result.sites
+        if result.note:
+            notes.append(result.note)
         pending = pending or result.changed or bool(result.pending)
         if args.diff and result.changed:
             sys.stdout.writelines(difflib.unified_diff(
@@ -126,6 +129,8 @@ def _run_migrate(args: argparse.Namespace) -> int:
         for site in sites:
             if not site.applied:
                 print(site.report_line(), file=out)
+    for note in notes:
+        print(note, file=out)
     for module in sorted(schema.missing_modules):
         print(f"pyopaque migrate: cannot import {module} (see --path): its uses were not migrated",
               file=sys.stderr)

@@ -21,20 +21,15 @@ files as hybrid (the attribute code keeps working), rewrite, then switch to opaq
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import ExpressionContext, ExpressionContextProvider
+from libcst.metadata import ExpressionContext
 
 from ..runtime.reflect import FieldInfo
-from .infer import Ambiguous
 from .rewrite import (
-    Rewriter, boolean_context, call, fresh_container, is_none, keep_parens, parenthesized, pure,
+    Rewriter, boolean_context, call, singular_message, fresh_container, is_none, keep_parens, parenthesized, pure,
 )
 from .sites import Level
 
 __all__ = ["OpenRewriter"]
-
-
-def _singular_message(field: FieldInfo) -> bool:
-    return field.message_type is not None and not field.repeated and not field.is_map
 
 
 def _scalar_presence(field: FieldInfo) -> bool:
@@ -43,43 +38,6 @@ def _scalar_presence(field: FieldInfo) -> bool:
 
 class OpenRewriter(Rewriter):
     """The rules of ``--from open``."""
-
-    # -- what an attribute is -----------------------------------------------------
-
-    def field_of(self, node: cst.BaseExpression) -> tuple[type, FieldInfo] | None:
-        """``(class, field)`` when ``node`` is ``m.f`` with ``m`` a message and ``f`` a field.
-
-        A receiver that is a message on some paths only is reported here, once.
-        """
-        if not isinstance(node, cst.Attribute):
-            return None
-        owner = self.infer.instance(node.value)
-        attr = node.attr.value
-        if isinstance(owner, Ambiguous):
-            names = sorted(c.__qualname__ for c in owner.classes if self.schema.field(c, attr) is not None)
-            if names:
-                self.refuse(node, "ambiguous-type",
-                            f"{cst.Module([]).code_for_node(node.value)} is {' or '.join(names)} on some paths, "
-                            "something else on others")
-            return None
-        if owner is None:
-            return None
-        field = self.schema.field(owner, attr)
-        return None if field is None else (owner, field)
-
-    def method(self, node: cst.CSTNode, cls: type, prefix: str, field: FieldInfo) -> str | None:
-        """The accessor ``prefix + field`` of ``cls``, or None after reporting why it is missing."""
-        name = self.schema.accessor(cls, prefix, field.name)
-        if name is None:
-            style = self.schema.style(cls)
-            why = (f"{self.schema.info(cls).full_name} is generated in the open style: generate it as "
-                   "hybrid (API_HYBRID) first" if style == "open"
-                   else f"{cls.__qualname__} has no {prefix}{field.name}()")
-            self.refuse(node, "no-accessor", why)
-        return name
-
-    def context(self, node: cst.CSTNode) -> ExpressionContext | None:
-        return self.get_metadata(ExpressionContextProvider, node, None)
 
     def _presence_test(self, node: cst.Comparison) -> tuple[cst.Attribute, bool] | None:
         """``(m.f, negated)`` for ``m.f is None`` / ``m.f is not None``."""
@@ -101,38 +59,33 @@ class OpenRewriter(Rewriter):
         if isinstance(grand, cst.AugAssign) and grand.target is parent:
             return True
         found = self.field_of(parent)
-        return found is not None and _singular_message(found[1]) and self._written_through(parent)
+        return found is not None and singular_message(found[1]) and self._written_through(parent)
 
     # -- reads ---------------------------------------------------------------------
 
     def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute
                         ) -> cst.BaseExpression:
-        if self.context(original_node) is not ExpressionContext.LOAD:
+        if not self.is_read(original_node):
             return updated_node
         parent = self.parent(original_node)
-        if isinstance(parent, cst.AugAssign) and parent.target is original_node:
-            return updated_node  # leave_AugAssign
         if isinstance(parent, cst.Comparison):
             test = self._presence_test(parent)
             if test is not None and test[0] is original_node:
                 found = self.field_of(original_node)
                 if found is not None and found[1].presence:
                     return updated_node  # leave_Comparison
-        found = self.field_of(original_node)
+        found = self.unblocked_field(original_node)
         if found is None:
             return updated_node
-        if self.was_left(original_node.value):
-            self.left.add(original_node)
-            return updated_node
         cls, field = found
-        if _singular_message(field) and self._written_through(original_node):
+        if singular_message(field) and self._written_through(original_node):
             if not self.decide(original_node, Level.RED, "auto-create",
                                f'mutable("{field.name}") creates an absent {field.name} where the attribute '
                                "was None"):
                 return updated_node
             return keep_parens(call(updated_node.value, "mutable", cst.SimpleString(f'"{field.name}"')),
                                updated_node)
-        if _singular_message(field) and isinstance(parent, cst.Attribute) and parent.value is original_node:
+        if singular_message(field) and isinstance(parent, cst.Attribute) and parent.value is original_node:
             self.refuse(original_node, "optional-sub-message",
                         f"get_{field.name}() may be None and the narrowing of the attribute does not carry "
                         f"over: bind it first (sub = m.get_{field.name}(); assert sub is not None)")

@@ -21,6 +21,9 @@ __all__ = ["Inference", "Ambiguous", "CONSTRUCTORS"]
 CONSTRUCTORS = frozenset({"parse", "from_json", "from_dict", "from_text", "FromString"})
 # Functions that return a message of their argument's class.
 COPIES = frozenset({"copy.copy", "copy.deepcopy"})
+# The official runtime's functions that parse into their second argument and return it.
+PARSED_INTO = frozenset({"google.protobuf.json_format.Parse", "google.protobuf.json_format.ParseDict",
+                         "google.protobuf.text_format.Parse", "google.protobuf.text_format.Merge"})
 
 
 class Ambiguous:
@@ -153,7 +156,7 @@ class Inference:
             owner = self.instance(func.value)
             if isinstance(owner, type):
                 method = func.attr.value
-                if method == "mutable":  # m.mutable("sub")
+                if method in ("get", "mutable"):  # m.get("sub"), m.mutable("sub")
                     name = string_argument(node)
                     field = None if name is None else self.schema.field_by_name(owner, name)
                 else:
@@ -164,9 +167,12 @@ class Inference:
                 return None
         scope = self.scopes.get(func)
         name = dotted(func)
-        if scope is not None and name is not None and len(node.args) == 1:
-            if {q.name for q in scope.get_qualified_names_for(name)} & COPIES:
+        if scope is not None and name is not None and node.args:
+            qualified = {q.name for q in scope.get_qualified_names_for(name)}
+            if qualified & COPIES and len(node.args) == 1:
                 return self.instance(node.args[0].value)
+            if qualified & PARSED_INTO and len(node.args) >= 2:
+                return self.instance(node.args[1].value)
         return None
 
     def container(self, node: cst.BaseExpression) -> FieldInfo | None:
@@ -209,6 +215,24 @@ class Inference:
             result = _merge(kinds)
         self._names[node] = result
         return result
+
+    def assigned_values(self, node: cst.Name) -> list[cst.BaseExpression]:
+        """The expressions assigned (``x = v``, ``x := v``) to the local name ``node`` reads."""
+        scope = self.scopes.get(node)
+        if scope is None or node not in scope.accesses:
+            return []
+        values = []
+        for access in scope.accesses[node]:
+            for referent in access.referents:
+                if isinstance(referent, Assignment):
+                    parent = self.parents.get(referent.node)
+                    if isinstance(parent, cst.AssignTarget):
+                        statement = self.parents.get(parent)
+                        if isinstance(statement, cst.Assign):
+                            values.append(statement.value)
+                    elif isinstance(parent, (cst.NamedExpr, cst.AnnAssign)) and parent.value is not None:
+                        values.append(parent.value)
+        return values
 
     def _assigned(self, assignment: Assignment) -> Kind:
         """What one assignment of a name gives it."""

@@ -32,6 +32,10 @@ def import_generated(module: str) -> ModuleType | None:
         return None
 
 
+_OFFICIAL_WKT = "google.protobuf."
+_OUR_WKT = "protoc_gen_pyopaque.runtime.google.protobuf."
+
+
 def _generated_module_name(part: str) -> bool:
     return part.endswith("_pb")
 
@@ -56,7 +60,11 @@ class Schema:
         """Our module name for a module name as the user's code spells it, or None."""
         last = name.rpartition(".")[2]
         if self._pb2:
-            return name[:-1] if last.endswith("_pb2") else None
+            if not last.endswith("_pb2"):
+                return None
+            if name.startswith(_OFFICIAL_WKT):  # the well-known types ship with our runtime
+                return _OUR_WKT + name[len(_OFFICIAL_WKT):-1]
+            return name[:-1]
         return name if _generated_module_name(last) else None
 
     def module(self, name: str) -> ModuleType | None:

@@ -51,7 +51,7 @@ MESSAGE_API: Final = frozenset({
     "discard_unknown_fields", "iter_set_fields", "has_extension", "get_extension",
     "set_extension", "clear_extension", "to_dict", "from_dict", "to_json", "from_json",
     "to_text", "from_text", "merge_from_text", "self", "cls",
-    "clear", "has", "which", "mutable", "copy_from", "merge_from", "parse_from_bytes", "byte_size",
+    "clear", "has", "which", "get", "mutable", "copy_from", "merge_from", "parse_from_bytes", "byte_size",
     "find_initialization_errors",
 })
 # ``from __future__ import annotations`` binds the name at module level.

@@ -317,6 +317,21 @@ class Message:
                 return field.name
         return None
 
+    def get(self, name: str) -> Any:
+        """Return field ``name`` as the official runtime reads it: the default when unset, and
+        for an unset sub-message a new empty one (not attached: ``mutable`` attaches)."""
+        field = self._pb_info.by_name.get(name)
+        if field is None:
+            raise ValueError(f"{self._pb_info.full_name} has no field {name!r}")
+        for f, value in self._pb_items():
+            if f.number == field.number:
+                return value
+        if field.map_key is not None:
+            return {}
+        if field.repeated:
+            return []
+        return field.message_type() if field.message_type is not None else field.default
+
     def mutable(self, name: str) -> Any:
         """Return the sub-message in field ``name``, created and set first if absent.
 

@@ -52,6 +52,18 @@ def test_has_and_which_by_name(mods: Modules) -> None:
         m.which("names")
 
 
+def test_get_by_name_reads_as_the_official_runtime(mods: Modules) -> None:
+    Collections, Item = _collections(mods)
+    Scalars = mods.load("scalars").Scalars
+    m = Collections(names=["a"])
+    assert m.get("names") == ["a"] and m.get("counts") == {} and m.get("text") == ""
+    unset = m.get("item")
+    assert unset == Item() and not m.has("item")  # a default instance, not attached
+    assert Scalars().get("opt_string") == "" and Scalars(f_int32=4).get("f_int32") == 4
+    with pytest.raises(ValueError, match="no field 'choice'"):
+        m.get("choice")
+
+
 def test_mutable_creates_and_sets_an_absent_sub_message(mods: Modules) -> None:
     Collections, Item = _collections(mods)
     m = Collections(text="t")

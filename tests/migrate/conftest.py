@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.generate import generate
+from tests.support.generate import generate, grpc_include, protoc
 
 PROTOS = Path(__file__).resolve().parent / "protos"
 FILES = ["shop/order.proto", "shop/legacy.proto"]
@@ -17,10 +17,15 @@ STYLES = {"open": "API_OPEN", "hybrid": "API_HYBRID", "opaque": "API_OPAQUE"}
 
 @pytest.fixture(scope="session")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The shop modules per style: ``{"hybrid": folder, ...}``."""
+    """The shop modules per style: ``{"hybrid": folder, ...}``; the hybrid folder also holds the
+    official runtime's ``*_pb2`` modules (and stubs), as a project being migrated does."""
     root = tmp_path_factory.mktemp("migrate-gen")
-    return {style: generate(FILES, [PROTOS], root / style, options=f"default_api_level={level}")
-            for style, level in STYLES.items()}
+    out = {style: generate(FILES, [PROTOS], root / style, options=f"default_api_level={level}")
+           for style, level in STYLES.items()}
+    result = protoc([f"-I{PROTOS}", f"-I{grpc_include()}", f"--python_out={out['hybrid']}",
+                     f"--pyi_out={out['hybrid']}", *FILES])
+    assert result.returncode == 0, result.stderr
+    return out
 
 
 @pytest.fixture

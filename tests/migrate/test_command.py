@@ -90,3 +90,17 @@ def test_unparsable_files_fail(work: Path, generated: dict[str, Path]) -> None:
     result = _pyopaque("migrate", "bad.py", modules=generated["hybrid"], cwd=work)
     assert result.returncode == 2
     assert "bad.py:" in result.stderr
+
+
+def test_pb2_files_move_as_a_whole(tmp_path: Path, generated: dict[str, Path]) -> None:
+    pb2 = FIXTURES.parent / "pb2"
+    for name in ("levels.py", "methods.py"):
+        (tmp_path / name).write_text((pb2 / name).read_text())
+    result = _pyopaque("migrate", "--from", "pb2", "--write", ".", modules=generated["hybrid"], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "levels.py: not rewritten: 4 uses are left at level green" in result.stdout
+    assert (tmp_path / "levels.py").read_text() == (pb2 / "levels.py").read_text()
+    assert (tmp_path / "methods.py").read_text() == (pb2 / "methods.out.py").read_text()
+    check = _pyopaque("migrate", "--from", "pb2", "--check", "--level", "red", ".", modules=generated["hybrid"],
+                      cwd=tmp_path)
+    assert check.returncode == 1  # levels.py would move at red

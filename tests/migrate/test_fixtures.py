@@ -25,7 +25,10 @@ from protoc_gen_pyopaque.migrate import Level, Options, Schema, Site, migrate_so
 from tests.support.generate import env_with_path
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-DIALECTS = {"open": "open"}
+DIALECTS = {"open": "open", "pb2": "pb2"}
+# the official runtime has no stubs of its own, and protoc's *_pb2.pyi are not --strict clean
+MYPY_CONFIG = ("[mypy]\n[mypy-google.protobuf.*]\nignore_missing_imports = True\n"
+               "[mypy-shop.order_pb2,shop.legacy_pb2]\nignore_errors = True\n")
 
 
 def _cases() -> list[tuple[str, Path]]:
@@ -101,10 +104,11 @@ def _mypy(root: Path, files: list[Path], tmp_path: Path) -> subprocess.Completed
         shutil.copy(f, tmp_path / f"{f.parent.name}_{f.name.replace('.out.py', '')}.py")
     names = [f"{f.parent.name}_{f.name.replace('.out.py', '')}.py" for f in files]
     env = dict(os.environ, MYPYPATH=str(root))
+    (tmp_path / "mypy.ini").write_text(MYPY_CONFIG)
     return subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir=/dev/null",
-         "--explicit-package-bases", *names], cwd=tmp_path, capture_output=True, text=True, env=env,
-        check=False)
+         "--config-file=mypy.ini", "--explicit-package-bases", *names], cwd=tmp_path,
+        capture_output=True, text=True, env=env, check=False)
 
 
 def test_rewritten_fixtures_pass_mypy_strict(generated: dict[str, Path], hybrid_path: Path,
