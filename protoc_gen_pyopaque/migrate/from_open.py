@@ -14,8 +14,9 @@ files as hybrid (the attribute code keeps working), rewrite, then switch to opaq
 | ``m.f += v``               | ``m.set_f(m.get_f() + v)``   | green; yellow if ``m`` is not a plain   |
 |                            | (lists: ``extend``)          | name (evaluated twice) or f has presence|
 | ``m.sub.x = v``            | ``m.mutable("sub").set_x(v)``| red (creates an absent ``sub``)         |
-| ``m.sub.x`` (read)         | left                         | ``get_sub()`` is Optional and narrowing |
-|                            |                              | of ``m.sub`` does not carry over        |
+| ``m.sub.x`` (read)         | ``m.get("sub").get_x()``     | yellow (empty where None raised; a      |
+|                            |                              | narrowing of ``m.sub`` would not carry  |
+|                            |                              | over to the Optional ``get_sub()``)     |
 """
 
 from __future__ import annotations
@@ -86,10 +87,13 @@ class OpenRewriter(Rewriter):
             return keep_parens(call(updated_node.value, "mutable", cst.SimpleString(f'"{field.name}"')),
                                updated_node)
         if singular_message(field) and isinstance(parent, cst.Attribute) and parent.value is original_node:
-            self.refuse(original_node, "optional-sub-message",
-                        f"get_{field.name}() may be None and the narrowing of the attribute does not carry "
-                        f"over: bind it first (sub = m.get_{field.name}(); assert sub is not None)")
-            return updated_node
+            # get_sub() is Optional, and a narrowing of m.sub does not carry over to it
+            if not self.decide(original_node, Level.YELLOW, "read-through",
+                               f'get("{field.name}") reads an unset {field.name} as an empty message where '
+                               f"the attribute was None (or bind sub = m.get_{field.name}() and test it)"):
+                return updated_node
+            return keep_parens(call(updated_node.value, "get", cst.SimpleString(f'"{field.name}"')),
+                               updated_node)
         method = self.method(original_node, cls, "get_", field)
         if method is None:
             return updated_node

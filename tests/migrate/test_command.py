@@ -61,11 +61,11 @@ def test_check_diff_write_and_stats(work: Path, generated: dict[str, Path]) -> N
     assert write.returncode == 0, write.stderr
     assert (work / "set.py").read_text() == (FIXTURES / "set.out.py").read_text()
     assert "rewritten green  set                          8" in write.stdout
-    assert "levels.py:9: container-copy: set_items() copies the value" in write.stdout
+    assert "levels.py:10: container-copy: set_items() copies the value" in write.stdout
     stats = [json.loads(line) for line in (work / "stats.jsonl").read_text().splitlines()]
     assert {(s["file"], s["line"], s["reason"], s["level"], s["status"]) for s in stats} >= {
-        ("set.py", 7, "set", "green", "rewritten"), ("levels.py", 9, "container-copy", "red", "left"),
-        ("levels.py", 11, "eval-order", "yellow", "left")}
+        ("set.py", 7, "set", "green", "rewritten"), ("levels.py", 10, "container-copy", "red", "left"),
+        ("levels.py", 12, "eval-order", "yellow", "left")}
     # set.py is done; levels.py keeps rewrites above green only: nothing left at green
     assert _pyopaque("migrate", "--check", ".", modules=generated["hybrid"], cwd=work).returncode == 0
     red = _pyopaque("migrate", "--check", "--level", "red", ".", modules=generated["hybrid"], cwd=work)
