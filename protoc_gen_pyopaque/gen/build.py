@@ -352,6 +352,8 @@ class _Builder:
             imports=sorted(self.names.imports.items()), messages=messages, enums=enums,
             all_messages=self.all_messages, all_enums=self.all_enums, extensions=extensions,
             twin_module=twin, is_twin=self.is_twin, comment=docstring(file.comment),
+            descriptor=repr((file.name, file.descriptor,
+                             tuple((d, names.import_path(d)) for d in file.dependencies))),
         )
 
 

@@ -190,3 +190,4 @@ class FileView:
     twin_module: str  # hybrid files: the opaque twin's module
     is_twin: bool
     comment: str
+    descriptor: str  # the literal of _pb_descriptor: (.proto name, FileDescriptorProto, ((import, module), ...))

@@ -52,7 +52,7 @@ MESSAGE_API: Final = frozenset({
     "set_extension", "clear_extension", "to_dict", "from_dict", "to_json", "from_json",
     "to_text", "from_text", "merge_from_text", "self", "cls",
     "clear", "has", "which", "get", "mutable", "copy_from", "merge_from", "parse_from_bytes", "byte_size",
-    "find_initialization_errors",
+    "find_initialization_errors", "DESCRIPTOR",
 })
 # ``from __future__ import annotations`` binds the name at module level.
 MODULE_RESERVED: Final = CLASS_BUILTINS | BODY_BUILTINS | API_PARAMETERS | {"annotations"}

@@ -6,7 +6,7 @@ The only module (with features.py) that touches protobuf's descriptor classes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
@@ -94,6 +94,9 @@ def build_schema(generated: Iterable[str], proto_files: Iterable[descriptor_pb2.
             raise InputError(f"{fdp.name}: {exc}") from None
         reader = _FileReader(fdp, pool.FindFileByName(fdp.name), options)
         file = reader.read()
+        if file.name in schema.generated:  # its module embeds it (comments read, now dropped)
+            fdp.ClearField("source_code_info")
+            file = replace(file, descriptor=bytes(fdp.SerializeToString()))
         schema.files[file.name] = file
         schema.messages.update(reader.messages)
         schema.enums.update(reader.enums)
@@ -195,6 +198,7 @@ class _FileReader:
             comment=self.comments.get((12,), ""),  # FileDescriptorProto.syntax: the file's header
             services=tuple(self._service(sp, fd.services_by_name[sp.name], (FILE_SERVICE, i))
                            for i, sp in enumerate(fdp.service)),
+            dependencies=tuple(fdp.dependency),
         )
 
     def _service(self, sp: descriptor_pb2.ServiceDescriptorProto, sd: Any, path: Path) -> Service:

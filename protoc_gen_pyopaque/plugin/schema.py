@@ -135,6 +135,9 @@ class File:
     api_level: ApiLevel  # the file-level style (messages may override)
     comment: str
     services: tuple[Service, ...] = ()
+    # the FileDescriptorProto as protoc sent it, without source_code_info, serialized
+    descriptor: bytes = b""
+    dependencies: tuple[str, ...] = ()  # the .proto files it imports, in its order
 
     @property
     def is_hybrid(self) -> bool:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any, ClassVar, Final, TypeVar, cast
 
 from . import _codec, _json, _json_gen, _kept, _output, json_format
+from .descriptors import DescriptorProperty
 from .errors import DecodeError, EncodeError
 from .reflect import ExtensionInfo, FieldInfo, MessageInfo
 from ._wire import BytesWriter
@@ -63,6 +64,8 @@ class Message:
     _pb_info: ClassVar[MessageInfo]
     # opaque classes: parse(lazy=True) keeps the input until first access (_kept.keep_input)
     _pb_lazy_capable: ClassVar[bool] = False
+    # the class's google.protobuf Descriptor, built on first access (runtime/descriptors.py)
+    DESCRIPTOR: ClassVar[Any] = DescriptorProperty()
 
     _pb_unknown: bytes
 

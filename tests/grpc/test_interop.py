@@ -57,3 +57,12 @@ def test_the_same_bytes_both_ways(greet: Greet) -> None:
         greet.grpc.GreeterStub(channel).SayHello.with_call(ours)
         greet.pb2_grpc.GreeterStub(channel).SayHello.with_call(official)
     assert seen[0] == seen[1] == official.SerializeToString()
+
+
+def test_descriptors_coexist_with_the_official_modules(greet: Greet) -> None:
+    """Our descriptors live in a pool of their own: the official _pb2 of the same file, in
+    protobuf's default pool, does not clash with them."""
+    ours, official = greet.pb.HelloRequest.DESCRIPTOR, greet.pb2.HelloRequest.DESCRIPTOR
+    assert ours is not official and ours.file.pool is not official.file.pool
+    assert ours.full_name == official.full_name
+    assert [(f.name, f.number, f.type) for f in ours.fields] == [(f.name, f.number, f.type) for f in official.fields]
