@@ -8,6 +8,8 @@ docs/migration.md has the whole table.
 
 from __future__ import annotations
 
+from typing import Any
+
 import libcst as cst
 from libcst.metadata import ExpressionContext, ScopeProvider
 
@@ -62,6 +64,11 @@ class Pb2Rewriter(Rewriter):
     """The rules of ``--from pb2``."""
 
     whole_file = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # x = m.r.add(...) statements, and the m.get_r() their element is appended to
+        self._adds: dict[cst.CSTNode, cst.BaseExpression] = {}
 
     def finish(self, module: cst.Module) -> cst.Module:
         return drop_unused_format_imports(module)
@@ -229,7 +236,8 @@ class Pb2Rewriter(Rewriter):
             if element is None:
                 self.refuse(original_node, "add", f"{field.message_type.__qualname__} is not imported here")
                 return updated_node
-            if self._uses_result(original_node):
+            statement = self._add_statement(original_node)
+            if self._uses_result(original_node) and statement is None:
                 self.refuse(original_node, "add", "add()'s result is used: x = Cls(...); m.get_r().append(x)")
                 return updated_node
             owner = self.infer.instance(func.value.value) if isinstance(func.value, cst.Attribute) else None
@@ -238,8 +246,12 @@ class Pb2Rewriter(Rewriter):
             if getter is None or not self.decide(original_node, Level.GREEN, "add", "add(**kw) → append(Cls(**kw))"):
                 return updated_node
             assert isinstance(updated_node.func.value, cst.Attribute)
-            return call(call(updated_node.func.value.value, getter), "append",
-                        cst.Call(func=element, args=updated_node.args))
+            receiver = call(updated_node.func.value.value, getter)
+            new = cst.Call(func=element, args=updated_node.args)
+            if statement is not None:  # x = Cls(**kw), then the append (leave_SimpleStatementLine)
+                self._adds[statement] = receiver
+                return new
+            return call(receiver, "append", new)
         if method in ("append", "insert", "extend") and updated_node.args:
             value = original_node.args[-1].value
             fresh = self._new_messages(value, many=method == "extend")
@@ -247,6 +259,26 @@ class Pb2Rewriter(Rewriter):
                                              f"{method} keeps the element where the official runtime copied it"):
                 self.left.add(original_node)
         return updated_node
+
+    def _add_statement(self, node: cst.Call) -> cst.Assign | None:
+        """The statement ``x = m.r.add(...)`` alone on its line, when ``node`` is its value."""
+        parent = self.parent(node)
+        if (isinstance(parent, cst.Assign) and len(parent.targets) == 1
+                and isinstance(parent.targets[0].target, cst.Name)):
+            line = self.parent(parent)
+            if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1:
+                return parent
+        return None
+
+    def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine,
+                                  updated_node: cst.SimpleStatementLine
+                                  ) -> cst.SimpleStatementLine | cst.FlattenSentinel[cst.BaseStatement]:
+        receiver = self._adds.get(original_node.body[0]) if len(original_node.body) == 1 else None
+        assign = updated_node.body[0]
+        if receiver is None or not isinstance(assign, cst.Assign):
+            return updated_node
+        append = cst.SimpleStatementLine(body=[cst.Expr(call(receiver, "append", assign.targets[0].target))])
+        return cst.FlattenSentinel([updated_node, append])
 
     def _new_messages(self, node: cst.BaseExpression, many: bool) -> bool:
         """A constructor call (``many``: a list or tuple display of them): nothing else holds it."""

@@ -153,6 +153,8 @@ class Inference:
         if isinstance(func, cst.Attribute):
             if func.attr.value in CONSTRUCTORS:
                 return self.class_ref(func.value)
+            if func.attr.value == "add":  # the official repeated.add(): a new element
+                return self.element(func.value)
             owner = self.instance(func.value)
             if isinstance(owner, type):
                 method = func.attr.value
