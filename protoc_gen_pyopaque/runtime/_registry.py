@@ -16,14 +16,28 @@ _WKT_MODULES: Final = ("any", "duration", "empty", "field_mask", "struct", "time
                        "source_context", "type", "api")
 
 
+# the module name of a hybrid module's opaque twin ends so
+TWIN_SUFFIX: Final = "_protoopaque_pb"
+
 _registry: dict[str, type] = {}
 _wkt_loaded = False
 _reachable_cache: dict[type, dict[str, type]] = {}
 
 
 def register_message_class(cls: type) -> None:
-    """Make ``cls`` (a generated message class) known to Any by its full name."""
+    """Make ``cls`` (a generated message class) known to Any by its full name.
+
+    The opaque twin of a hybrid module, imported by name while hybrid modules serve their
+    own classes, does not take the name from the hybrid class: hybrid code that unpacks an
+    Any keeps getting hybrid messages, whatever else imported the twin.
+    """
     info: MessageInfo = cls._pb_info  # type: ignore[attr-defined]
+    if cls.__module__.endswith(TWIN_SUFFIX):
+        from .message import protoopaque_selected  # at call time: message imports this module
+
+        if not protoopaque_selected():
+            _registry.setdefault(info.full_name, cls)
+            return
     _registry[info.full_name] = cls
 
 
