@@ -389,10 +389,12 @@ def _json_keys(fields: list[FieldView]) -> list[tuple[str, int]] | None:
 
 def _encode_order(fields: list[FieldView]) -> list[FieldView | OneofView]:
     order: list[FieldView | OneofView] = []
+    placed: set[str] = set()  # oneof names: a set, as a message may have thousands of oneofs
     for f in sorted(fields, key=lambda f: f.number):
         if f.oneof is None:
             order.append(f)
-        elif f.oneof not in order:
+        elif f.oneof.name not in placed:
+            placed.add(f.oneof.name)
             order.append(f.oneof)
     return order
 

@@ -219,17 +219,20 @@ class _FileReader:
         except ValueError as exc:
             raise InputError(f"{self.fdp.name}: {md.full_name}: {exc}") from None
         level = option if option is not None else inherited
-        real_oneofs = [i for i, op in enumerate(mp.oneof_decl)
-                       if not any(f.HasField("oneof_index") and f.oneof_index == i and f.proto3_optional
-                                  for f in mp.field)]
+        # one pass over the fields each: proto3 messages may have thousands of (synthetic) oneofs
+        synthetic = {f.oneof_index for f in mp.field if f.proto3_optional and f.HasField("oneof_index")}
+        real_oneofs = [i for i in range(len(mp.oneof_decl)) if i not in synthetic]
         oneof_position = {index: pos for pos, index in enumerate(real_oneofs)}
         fields = tuple(
             self._field(fp, md.fields_by_number[fp.number], path + (MESSAGE_FIELD, i), oneof_position)
             for i, fp in enumerate(mp.field)
         )
+        members: dict[int, list[int]] = {}
+        for f in fields:
+            if f.oneof is not None:
+                members.setdefault(f.oneof, []).append(f.number)
         oneofs = tuple(
-            Oneof(name=mp.oneof_decl[index].name,
-                  fields=tuple(f.number for f in fields if f.oneof == pos),
+            Oneof(name=mp.oneof_decl[index].name, fields=tuple(members.get(pos, ())),
                   comment=self.comments.get(path + (MESSAGE_ONEOF, index), ""))
             for pos, index in enumerate(real_oneofs)
         )
