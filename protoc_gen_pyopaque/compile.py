@@ -114,7 +114,7 @@ def _runtime_root() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise CompileError("cannot find protoc_gen_pyopaque.runtime")
     for location in spec.submodule_search_locations:
-        if (Path(location) / "_gen_v1.py").is_file():
+        if (Path(location) / "message.py").is_file():
             return Path(location)
     raise CompileError("the runtime's sources (.py) are not installed")
 

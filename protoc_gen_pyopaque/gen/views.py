@@ -7,9 +7,14 @@ bits, tags, dispatch trees and the expressions that reference other types.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final
 
 from ..plugin.schema import Field
 from . import pyexpr
+
+# The runtime surface generated code imports (as _rt): RUNTIME_PACKAGE._gen_v<N>, surface N.
+RUNTIME_PACKAGE: Final = "protoc_gen_pyopaque.runtime"
+RUNTIME_SURFACE: Final = "_gen_v6"
 
 
 @dataclass(frozen=True)
@@ -191,3 +196,5 @@ class FileView:
     is_twin: bool
     comment: str
     descriptor: str  # the literal of _pb_descriptor: (.proto name, FileDescriptorProto, ((import, module), ...))
+    runtime_package: str = RUNTIME_PACKAGE
+    runtime_surface: str = RUNTIME_SURFACE

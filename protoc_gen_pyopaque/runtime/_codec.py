@@ -26,7 +26,6 @@ from .reflect import (
 if TYPE_CHECKING:
     from .message import Message
 
-DEFAULT_MAX_DEPTH: Final = 100
 struct_error = struct.error
 
 WIRE_OF_KIND: Final = {

@@ -22,12 +22,11 @@ from .errors import JsonError
 from .reflect import (
     TYPE_BOOL, TYPE_BYTES, TYPE_DOUBLE, TYPE_ENUM, TYPE_FIXED64, TYPE_FLOAT, TYPE_GROUP, TYPE_INT32,
     TYPE_INT64, TYPE_MESSAGE, TYPE_SFIXED64, TYPE_SINT64, TYPE_STRING, TYPE_UINT64,
-    INT_RANGES, KIND_NAMES, EnumInfo, ExtensionInfo, FieldInfo, MessageInfo, message_info,
+    INT_RANGES, KIND_NAMES, MAX_DEPTH, EnumInfo, ExtensionInfo, FieldInfo, MessageInfo, message_info,
 )
 
 M = TypeVar("M")
 
-MAX_DEPTH: Final = 100  # JSON nesting (objects and arrays) accepted on input and printed on output
 
 _INT_RANGES: Final = INT_RANGES
 _INT64_KINDS: Final = frozenset((TYPE_INT64, TYPE_UINT64, TYPE_FIXED64, TYPE_SINT64, TYPE_SFIXED64))

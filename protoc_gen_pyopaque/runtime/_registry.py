@@ -1,16 +1,23 @@
 """The registry of generated message classes by full name (Any, JSON and text format resolve
-payload types through it)."""
+payload types through it), and the wiring generated modules do at import: registering their
+classes and extensions, attaching nested classes."""
 
 from __future__ import annotations
 
 import importlib
 import sys
 from types import ModuleType
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from .reflect import MessageInfo, message_info
+from .reflect import ExtensionInfo, MessageInfo, message_info
 
-__all__ = ["register_message_class", "register_module", "find_message_class"]
+if TYPE_CHECKING:
+    from .message import Message
+
+__all__ = [
+    "register_message_class", "register_module", "find_message_class", "register_messages",
+    "nest_class", "register_extension",
+]
 
 _WKT_MODULES: Final = ("any", "duration", "empty", "field_mask", "struct", "timestamp", "wrappers",
                        "source_context", "type", "api")
@@ -102,3 +109,27 @@ def find_message_class(full_name: str, root: type | None = None) -> type | None:
         _load_wkts()
         cls = _registry.get(full_name)
     return cls
+
+
+def register_messages(*classes: type[Message]) -> None:
+    """Make a module's message classes known by full name (Any, JSON and text resolve them)."""
+    for cls in classes:
+        register_message_class(cls)
+
+
+def nest_class(outer: type, cls: type, qualname: str) -> None:
+    """Attach ``cls`` (defined at module level) to ``outer`` as its nested class ``qualname``.
+
+    Generated modules define nested types at module level, as mypyc compiles no class
+    statement in a class body; names, pickling and repr stay those of a nested class.
+    """
+    name = qualname.rpartition(".")[2]
+    setattr(outer, name, cls)
+    setattr(cls, "__name__", name)
+    setattr(cls, "__qualname__", qualname)
+
+
+def register_extension(ext: ExtensionInfo) -> None:
+    """Make the extendee's parser decode ``ext`` (called by the module declaring it)."""
+    info: MessageInfo = ext.extendee._pb_info  # type: ignore[attr-defined]
+    info.extensions[ext.field.number] = ext

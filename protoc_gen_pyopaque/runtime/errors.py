@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["ProtobufError", "DecodeError", "EncodeError", "JsonError"]
+__all__ = ["ProtobufError", "DecodeError", "EncodeError", "JsonError", "TextFormatError"]
 
 
 class ProtobufError(Exception):
@@ -19,3 +19,7 @@ class EncodeError(ProtobufError):
 
 class JsonError(ProtobufError):
     """Malformed or unacceptable JSON input or output: says where (a JSON path)."""
+
+
+class TextFormatError(DecodeError):
+    """Malformed or unacceptable text-format input: says where (``line:column``) and why."""

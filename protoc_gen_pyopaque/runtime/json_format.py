@@ -12,8 +12,9 @@ the well-known types are found by full name.
 
 from __future__ import annotations
 
-from ._json import MAX_DEPTH, from_dict, from_json, merge_from_dict, merge_from_json, to_dict, to_json
+from ._json import from_dict, from_json, merge_from_dict, merge_from_json, to_dict, to_json
 from ._registry import find_message_class, register_message_class, register_module
+from .reflect import MAX_DEPTH
 
 __all__ = [
     "to_dict", "to_json", "from_dict", "from_json", "merge_from_dict", "merge_from_json",

@@ -10,7 +10,7 @@ from typing import Any, ClassVar, Final, TypeVar, cast
 from . import _codec, _json, _json_gen, _kept, _output, json_format
 from .descriptors import DescriptorProperty
 from .errors import DecodeError, EncodeError
-from .reflect import ExtensionInfo, FieldInfo, MessageInfo
+from .reflect import MAX_DEPTH, ExtensionInfo, FieldInfo, MessageInfo
 from ._wire import BytesWriter
 
 __all__ = [
@@ -116,7 +116,7 @@ class Message:
 
     @classmethod
     def parse(cls: type[M], data: Buffer, *, lazy: bool | None = None,
-              max_depth: int = _codec.DEFAULT_MAX_DEPTH, partial: bool = False) -> M:
+              max_depth: int = MAX_DEPTH, partial: bool = False) -> M:
         """Decode ``data``; raise DecodeError on malformed input or missing required fields.
 
         ``lazy=None``: fields declared lazy are decoded on first access (unless
@@ -139,7 +139,7 @@ class Message:
             return
         self._pb_merge_checked(data, max_depth, partial, _lazy_decoding if lazy is None else lazy)
 
-    def merge_from_bytes(self, data: Buffer, *, max_depth: int = _codec.DEFAULT_MAX_DEPTH,
+    def merge_from_bytes(self, data: Buffer, *, max_depth: int = MAX_DEPTH,
                          partial: bool = False, lazy: bool | None = None) -> None:
         """Merge the fields encoded in ``data`` into this message, as protobuf merging does."""
         self._pb_merge_checked(data, max_depth, partial, _lazy_decoding if lazy is None else lazy)
@@ -363,7 +363,7 @@ class Message:
         self._pb_check_same(other)
         self.merge_from_bytes(other.serialize(partial=True), partial=True)
 
-    def parse_from_bytes(self, data: Buffer, *, max_depth: int = _codec.DEFAULT_MAX_DEPTH,
+    def parse_from_bytes(self, data: Buffer, *, max_depth: int = MAX_DEPTH,
                          partial: bool = False) -> None:
         """Replace the contents of this message with the message encoded in ``data``."""
         self.clear()

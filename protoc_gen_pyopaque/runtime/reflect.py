@@ -10,7 +10,7 @@ from typing import Final
 
 __all__ = [
     "FieldInfo", "OneofInfo", "MessageInfo", "EnumInfo", "ExtensionInfo", "message_info",
-    "INT_RANGES", "KIND_NAMES",
+    "INT_RANGES", "KIND_NAMES", "MAX_DEPTH",
     "TYPE_DOUBLE", "TYPE_FLOAT", "TYPE_INT64", "TYPE_UINT64", "TYPE_INT32",
     "TYPE_FIXED64", "TYPE_FIXED32", "TYPE_BOOL", "TYPE_STRING", "TYPE_GROUP",
     "TYPE_MESSAGE", "TYPE_BYTES", "TYPE_UINT32", "TYPE_ENUM", "TYPE_SFIXED32",
@@ -54,6 +54,10 @@ KIND_NAMES: Final = {
     TYPE_BOOL: "bool", TYPE_STRING: "string", TYPE_BYTES: "bytes", TYPE_ENUM: "enum",
     TYPE_MESSAGE: "message", TYPE_GROUP: "group",
 }
+
+# How deep messages may nest: the default max_depth of parse, and the limit of JSON (objects
+# and arrays) and of the text format, as in protobuf's own runtimes.
+MAX_DEPTH: Final = 100
 
 
 class EnumInfo:

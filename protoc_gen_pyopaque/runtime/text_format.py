@@ -18,28 +18,22 @@ import re
 from typing import Any, Final, TypeVar
 
 from . import _wire as wire
-from .errors import DecodeError, EncodeError
+from .errors import DecodeError, EncodeError, TextFormatError
 from ._registry import find_message_class
 from .reflect import (
     TYPE_BOOL, TYPE_BYTES, TYPE_DOUBLE, TYPE_ENUM, TYPE_FIXED32, TYPE_FIXED64,
     TYPE_FLOAT, TYPE_GROUP, TYPE_INT32, TYPE_INT64, TYPE_MESSAGE, TYPE_SFIXED32,
     TYPE_SFIXED64, TYPE_SINT32, TYPE_SINT64, TYPE_STRING, TYPE_UINT32, TYPE_UINT64,
-    INT_RANGES, KIND_NAMES, ExtensionInfo, FieldInfo, MessageInfo, message_info,
+    INT_RANGES, KIND_NAMES, MAX_DEPTH, ExtensionInfo, FieldInfo, MessageInfo, message_info,
 )
 
 __all__ = ["TextFormatError", "to_text", "from_text", "merge_from_text", "MAX_DEPTH"]
 
 M = TypeVar("M")
 
-MAX_DEPTH: Final = 100  # message nesting accepted on input
-
 _MESSAGE_KINDS: Final = frozenset((TYPE_MESSAGE, TYPE_GROUP))
 _INT_RANGES: Final = INT_RANGES
 _ANY: Final = "google.protobuf.Any"
-
-
-class TextFormatError(DecodeError):
-    """Malformed or unacceptable text-format input: says where (``line:column``) and why."""
 
 
 _info = message_info

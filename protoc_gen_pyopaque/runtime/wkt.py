@@ -27,13 +27,14 @@ from operator import truediv  # compiled code (mypyc) divides ints as floats: in
 from typing import Any, Final, TypeVar, cast
 
 from .errors import JsonError
-from ._json import MAX_DEPTH, JsonCtx
+from ._json import JsonCtx
 from ._json_wkt import (
     DUR_MAX, NANOS_MAX, TS_MAX, TS_MIN, camel_to_snake, duration_text, duration_value, snake_to_camel,
     timestamp_text, timestamp_value,
 )
 from ._registry import find_message_class
 from .message import Message
+from .reflect import MAX_DEPTH
 
 __all__ = [
     "AnyBase", "TimestampBase", "DurationBase", "StructBase", "ValueBase", "ListValueBase",

@@ -34,9 +34,9 @@ CHECK = textwrap.dedent('''
     from benchpb import logentry_pb
     from protoc_gen_pyopaque import runtime
     from protoc_gen_pyopaque.compile import is_compiled
-    from protoc_gen_pyopaque.runtime import _gen_v1
+    from protoc_gen_pyopaque.runtime import message
     assert is_compiled(logentry_pb), logentry_pb.__file__
-    assert is_compiled(_gen_v1), _gen_v1.__file__
+    assert is_compiled(message), message.__file__
     L = logentry_pb.LogEntry
     m = L(timestamp_nanos=5, level=L.Level.LEVEL_ERROR, service="s", message="m" * 200,
           trace_id=2**64 - 1, labels={"k": "v"})

@@ -1,0 +1,77 @@
+"""Surface 6: the one module generated code imports from the runtime (as ``_rt``).
+
+Only re-exports, so that the runtime can change behind them. A generated module imports the
+surface it was generated for, ``_gen_v<N>``: a runtime without it fails that import, naming
+the surface (ModuleNotFoundError), so generated code and runtime of different surfaces never
+run together. Generated code that needs a name this surface does not export needs a new
+surface: rename this module to the next number and point ``RUNTIME_SURFACE`` in
+``gen/views.py`` at it.
+
+``DEFAULT_MAX_DEPTH`` and ``JSON_MAX_DEPTH`` are two names of the one limit ``MAX_DEPTH``."""
+
+from __future__ import annotations
+
+import sys
+from math import copysign
+
+from ._codec import add_unknown_varint, decode_str, encode_str, merge_unknown, out_of_range, struct_error
+from ._codec_errors import bad_end, decode_failure, overrun, too_deep
+from ._equality import extensions_eq, float_eq, float_values_eq, floats_eq, value_eq
+from ._extensions import merge_extension, write_extensions
+from ._json import JsonCtx, json_refuse
+from ._json_gen import (
+    json_in_bool, json_in_bytes, json_in_double, json_in_enum, json_in_enums, json_in_float, json_in_int,
+    json_in_key, json_in_other, json_in_str, json_out_bytes, json_out_double, json_out_enum,
+    json_out_extensions, json_out_float, json_out_int, json_out_int64, json_out_str,
+)
+from ._kept import check_structure, keep_fields, kept_bytes
+from ._output import finish_len, splices, write_raw, write_span
+from ._packed import (
+    dec_packed, dec_packed_bool, dec_packed_closed_enum, dec_packed_double, dec_packed_enum,
+    dec_packed_fixed32, dec_packed_fixed64, dec_packed_float, dec_packed_int32, dec_packed_int64,
+    dec_packed_sfixed32, dec_packed_sfixed64, dec_packed_sint32, dec_packed_sint64, dec_packed_uint32,
+    dec_packed_uint64, write_packed, write_varint64,
+)
+from ._registry import nest_class, register_extension, register_messages
+from ._wire import (
+    BytesWriter, check_tag, dec_int32, dec_int64, dec_len, dec_sint32, dec_sint64, dec_tag, dec_uint32,
+    dec_varint, read_f32_le, read_f64_le, read_i32_le, read_i64_le, skip_field, varint_size, write_f32_le,
+    write_f64_le, write_fixed32, write_fixed64, write_i32_le, write_i64_le, write_varint,
+)
+from .errors import DecodeError, EncodeError, JsonError
+from .message import LAZY_LOCK, Buffer, ExtendableMessage, Message, protoopaque_selected
+from .reflect import (
+    MAX_DEPTH as DEFAULT_MAX_DEPTH, MAX_DEPTH as JSON_MAX_DEPTH, EnumInfo, ExtensionInfo, FieldInfo,
+    MessageInfo, OneofInfo,
+)
+from .wkt import AnyBase, DurationBase, FieldMaskBase, ListValueBase, StructBase, TimestampBase, ValueBase
+
+__all__ = [
+    "AnyBase", "Buffer", "BytesWriter", "DEFAULT_MAX_DEPTH", "DecodeError", "DurationBase", "EncodeError",
+    "EnumInfo", "ExtendableMessage", "ExtensionInfo", "FieldInfo", "FieldMaskBase", "JSON_MAX_DEPTH",
+    "JsonCtx", "JsonError", "LAZY_LOCK", "ListValueBase", "Message", "MessageInfo", "OneofInfo",
+    "StructBase", "TimestampBase", "ValueBase", "add_unknown_varint", "bad_end", "check_structure",
+    "check_tag", "copysign", "dec_int32", "dec_int64", "dec_len", "dec_packed", "dec_packed_bool",
+    "dec_packed_closed_enum", "dec_packed_double", "dec_packed_enum", "dec_packed_fixed32",
+    "dec_packed_fixed64", "dec_packed_float", "dec_packed_int32", "dec_packed_int64", "dec_packed_sfixed32",
+    "dec_packed_sfixed64", "dec_packed_sint32", "dec_packed_sint64", "dec_packed_uint32",
+    "dec_packed_uint64", "dec_sint32", "dec_sint64", "dec_tag", "dec_uint32", "dec_varint",
+    "decode_failure", "decode_str", "encode_str", "extensions_eq", "finish_len", "float_eq",
+    "float_values_eq", "floats_eq", "json_in_bool", "json_in_bytes", "json_in_double", "json_in_enum",
+    "json_in_enums", "json_in_float", "json_in_int", "json_in_key", "json_in_other", "json_in_str",
+    "json_out_bytes", "json_out_double", "json_out_enum", "json_out_extensions", "json_out_float",
+    "json_out_int", "json_out_int64", "json_out_str", "json_refuse", "keep_fields", "kept_bytes",
+    "merge_extension", "merge_unknown", "nest_class", "out_of_range", "overrun", "protoopaque_selected",
+    "read_f32_le", "read_f64_le", "read_i32_le", "read_i64_le", "register_extension", "register_messages",
+    "skip_field", "splices", "struct_error", "too_deep", "value_eq", "varint_size", "write_extensions",
+    "write_f32_le", "write_f64_le", "write_fixed32", "write_fixed64", "write_i32_le", "write_i64_le",
+    "write_packed", "write_raw", "write_span", "write_varint", "write_varint64",
+]
+
+# A copy compiled by pyopaque-compile must not be loaded next to the pure runtime: when
+# the pure package was imported first, its Message and errors are not the compiled ones.
+if getattr(sys.modules.get(__package__ or ""), "Message", Message) is not Message:
+    raise ImportError(
+        "modules compiled by pyopaque-compile were imported after the pure "
+        "protoc_gen_pyopaque.runtime: put their folder before site-packages on sys.path, "
+        "ahead of any import of protoc_gen_pyopaque.runtime")
