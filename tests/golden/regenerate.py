@@ -8,14 +8,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.golden.golden import EXPECTED, VARIANTS, render  # noqa: E402
+from tests.golden.golden import EXPECTED, GRPC_VARIANTS, VARIANTS, render  # noqa: E402
 
 
 def main() -> None:
     if EXPECTED.exists():
         shutil.rmtree(EXPECTED)
     for variant in VARIANTS:
-        for rel, source in render(variant).items():
+        for rel, source in render(VARIANTS[variant], GRPC_VARIANTS.get(variant)).items():
             path = EXPECTED / variant / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(source)

@@ -1,24 +1,47 @@
-"""Generated code must match the committed golden files (`make golden` updates them)."""
+"""Generated code must match the committed golden files (`make golden` updates them), and the
+shipped well-known types what the plugin generates now (`make wkt` updates them)."""
 
 from __future__ import annotations
 
 import difflib
+import re
+from pathlib import Path
 
 import pytest
 
-from tests.golden.golden import EXPECTED, VARIANTS, render
+from tests.golden.golden import DEFAULT_OPTIONS, EXPECTED, GRPC_VARIANTS, VARIANTS, default_style, render
+from tools.bootstrap_wkt import TARGET, render_wkts
 
 
-@pytest.mark.parametrize("variant", sorted(VARIANTS))
-def test_generated_code_matches_golden(variant: str) -> None:
-    actual = render(variant)
-    expected = {
-        str(p.relative_to(EXPECTED / variant)): p.read_text()
-        for p in sorted((EXPECTED / variant).rglob("*.py"))
-    }
-    assert sorted(actual) == sorted(expected), "set of generated files changed: run `make golden`"
+def _check(actual: dict[str, str], expected: dict[str, str], label: str, fix: str) -> None:
+    assert sorted(actual) == sorted(expected), f"{label}: set of generated files changed: run `{fix}`"
     for rel, source in actual.items():
         if source != expected[rel]:
             diff = "".join(difflib.unified_diff(
                 expected[rel].splitlines(True), source.splitlines(True), f"expected/{rel}", f"actual/{rel}", n=2))
-            pytest.fail(f"{variant}/{rel} drifted from its golden file (run `make golden` if intended):\n{diff[:4000]}")
+            pytest.fail(f"{label}/{rel} drifted from its committed file (run `{fix}` if intended):\n{diff[:4000]}")
+
+
+def _committed(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*.py"))}
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_generated_code_matches_golden(variant: str) -> None:
+    _check(render(VARIANTS[variant], GRPC_VARIANTS.get(variant)), _committed(EXPECTED / variant), variant, "make golden")
+
+
+def test_default_style_is_the_edition_default() -> None:
+    actual = render(DEFAULT_OPTIONS)
+    styles = set()
+    for rel, source in actual.items():
+        proto = re.search(r'^# source: "(.+?)"', source, re.M)
+        assert proto is not None, rel
+        style = default_style(proto.group(1))
+        styles.add(style)
+        _check({rel: source}, {rel: (EXPECTED / style / rel).read_text()}, f"default ({style})", "make golden")
+    assert styles == {"open", "opaque"}, "the golden protos should cover both edition defaults"
+
+
+def test_shipped_well_known_types_are_what_the_plugin_generates() -> None:
+    _check(render_wkts(), _committed(TARGET / "google"), "runtime/google", "make wkt")

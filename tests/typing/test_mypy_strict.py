@@ -55,7 +55,6 @@ w: str | None = c.which_choice()
 back: Collections = Collections.parse(c.serialize())
 ''',
 }
-USER_CODE["default"] = USER_CODE["open"]
 
 
 def _mypy(cwd: Path, *files: str) -> subprocess.CompletedProcess[str]:
