@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test unit unit-compiled conformance golden wkt bench bench-quick bench-lazy bench-lazy-quick bench-deps clean
+.PHONY: demo test lint unit unit-compiled conformance golden wkt bench bench-quick bench-lazy bench-lazy-quick bench-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,9 +16,13 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py
 
-## test: the whole suite (unit, golden, behaviour, differential, typing), the tests of the golden
-## modules again with those modules compiled, and conformance
-test: unit unit-compiled conformance
+## test: ruff, the whole suite (unit, golden, behaviour, differential, typing), the tests of the
+## golden modules again with those modules compiled, and conformance
+test: lint unit unit-compiled conformance
+
+## lint: ruff check with the rules in pyproject.toml ([tool.ruff.lint])
+lint: $(STAMP)
+	$(BIN)/ruff check .
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q

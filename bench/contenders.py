@@ -14,7 +14,8 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 BENCH = REPO / "bench"

@@ -40,7 +40,8 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
@@ -671,10 +672,10 @@ Our code is generated in the opaque style from bench/protos/benchpb/lazy.proto; 
         out.append(f"- keep rate at which interpreted lazy would match upb (parse + rate × payload decode = upb): "
                    f"[lazy] {break_even(lp)}; [unverified_lazy] {break_even(up)}")
     # 2. embedding
-    out.append(f"\n**2. Embedding**: `Request(name=\"x\", payload=HugeMessage.parse(blob, lazy=True)).serialize()` "
-               f"with `HugeMessage {{ bytes data = 1; }}`; peak memory is over the baseline taken after the blob "
-               f"is read: RSS high-water mark (`ru_maxrss`, reset with `/proc/self/clear_refs`) and tracemalloc "
-               f"peak (blind to upb's arenas), × the blob's size; the output (the size of the blob) counts.\n")
+    out.append("\n**2. Embedding**: `Request(name=\"x\", payload=HugeMessage.parse(blob, lazy=True)).serialize()` "
+               "with `HugeMessage { bytes data = 1; }`; peak memory is over the baseline taken after the blob "
+               "is read: RSS high-water mark (`ru_maxrss`, reset with `/proc/self/clear_refs`) and tracemalloc "
+               "peak (blind to upb's arenas), × the blob's size; the output (the size of the blob) counts.\n")
     out.append("| blob | contender | time ms (min / median) | × concat | peak RSS | × blob | tracemalloc peak | output |")
     out.append("|---|---|---:|---:|---:|---:|---:|---|")
     emb_targets: list[str] = []

@@ -13,7 +13,8 @@ import os
 import sys
 import time
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from contenders import BY_NAME, DATA, OPS, REPO, WORKLOADS, load_adapter, make_reader
 

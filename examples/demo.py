@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 

@@ -14,7 +14,8 @@ import binascii
 import struct
 from decimal import Decimal
 from json.encoder import encode_basestring
-from typing import Any, Callable, Final
+from collections.abc import Callable
+from typing import Any, Final
 
 from ._json import (
     COMPACT, JsonCtx, Skip, find_extension, json_refuse, merge_extension, merge_message,

@@ -9,7 +9,8 @@ import datetime
 import math
 import re
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Callable, Final
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final
 
 from . import _json
 from .errors import JsonError

@@ -21,9 +21,8 @@ from . import _wire as wire
 from .errors import DecodeError, EncodeError, TextFormatError
 from ._registry import find_message_class
 from .reflect import (
-    TYPE_BOOL, TYPE_BYTES, TYPE_DOUBLE, TYPE_ENUM, TYPE_FIXED32, TYPE_FIXED64,
-    TYPE_FLOAT, TYPE_GROUP, TYPE_INT32, TYPE_INT64, TYPE_MESSAGE, TYPE_SFIXED32,
-    TYPE_SFIXED64, TYPE_SINT32, TYPE_SINT64, TYPE_STRING, TYPE_UINT32, TYPE_UINT64,
+    TYPE_BOOL, TYPE_BYTES, TYPE_DOUBLE, TYPE_ENUM, TYPE_FLOAT, TYPE_GROUP, TYPE_INT32, TYPE_MESSAGE,
+    TYPE_STRING, TYPE_UINT64,
     INT_RANGES, KIND_NAMES, MAX_DEPTH, ExtensionInfo, FieldInfo, MessageInfo, message_info,
 )
 

@@ -5,7 +5,8 @@ against protobuf's own encoder."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from google.protobuf.internal import encoder
 import pytest

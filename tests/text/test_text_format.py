@@ -395,8 +395,8 @@ def test_any_expanded_and_raw(mods: Modules) -> None:
     assert tf.to_text(other) == "[x.org/a%2Fb/golden.Scalars] {\n}\n"
     _err(any_pb.Any, "[x.org/%ZZ/golden.Scalars] {}", "1:1", "invalid Any type URL")
     _err(any_pb.Any, "[type.googleapis.com/no.Such] {}", "1:1", "cannot resolve Any type")
-    _err(any_pb.Any, f"[{url}] {{}} [{url}] {{}}", "1:{}".format(len(url) + 7), "Any given twice")
-    _err(any_pb.Any, f'[{url}] {{}} type_url: "x"', "1:{}".format(len(url) + 7), "given twice")
+    _err(any_pb.Any, f"[{url}] {{}} [{url}] {{}}", f"1:{len(url) + 7}", "Any given twice")
+    _err(any_pb.Any, f'[{url}] {{}} type_url: "x"', f"1:{len(url) + 7}", "given twice")
     _err(any_pb.Any, f'value: "" [{url}] {{}}', "1:11", "Any given twice")
     # raw fields, and unresolvable types or ill-formed URLs print raw
     raw = tf.from_text(any_pb.Any, 'type_url: "type.googleapis.com/no.Such" value: "\\001"')
