@@ -2,7 +2,8 @@
 
 Dependencies: librt (mypyc's runtime library: BytesWriter, the output buffer of serialize(),
 and its fixed-width reads and writes) and mypy_extensions (mypyc_attr, which librt needs too);
-the rest is the standard library.
+the rest is the standard library. Optional: protobuf, imported by ``descriptors`` when its
+descriptor pool is first built, and grpcio, imported by generated gRPC modules' surface.
 
 Public API, exported here:
 
@@ -16,9 +17,10 @@ Public API, exported here:
 
 Public modules: ``errors``, ``message``, ``reflect`` (also the field kinds ``TYPE_*``),
 ``json_format`` and ``text_format`` (ProtoJSON and the text format, which Message's methods
-wrap), ``wkt`` (the helper bases of the well-known types) and ``google.protobuf`` (the
-well-known types). Modules whose names start with an underscore are private: generated code
-reaches them through its versioned surface, ``_gen_v<N>``, and users not at all.
+wrap), ``descriptors`` (google.protobuf descriptors of generated messages), ``wkt`` (the helper
+bases of the well-known types) and ``google.protobuf`` (the well-known types). Modules whose
+names start with an underscore are private: generated code reaches them through its versioned
+surface (``_gen_v<N>``; gRPC modules ``_grpc_v<N>``), and users not at all.
 """
 
 from __future__ import annotations

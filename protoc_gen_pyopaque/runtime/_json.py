@@ -16,7 +16,7 @@ import struct
 from decimal import Decimal, InvalidOperation
 from typing import Any, Final, TypeVar, cast
 
-from . import _json_wkt
+from . import _json_wkt  # by module: _json_wkt uses this one too (the WKT forms recurse into it)
 from ._registry import find_message_class
 from .errors import JsonError
 from .reflect import (

@@ -12,7 +12,7 @@ from decimal import Decimal
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from . import _json
+from . import _json  # by module: _json imports this one too (see there)
 from .errors import JsonError
 from .reflect import message_info
 
