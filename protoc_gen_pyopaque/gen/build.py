@@ -113,7 +113,7 @@ class _Refs:
     def _prefix(self, proto: str) -> str:
         if proto == self.file.name:
             return ""
-        return self.table.imports[names.import_path(proto)] + "."
+        return self.table.imports[names.dependency_module(proto, self.file, self.schema)] + "."
 
     def _table_of(self, proto: str) -> names.NameTable:
         if proto == self.file.name:

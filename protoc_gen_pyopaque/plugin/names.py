@@ -167,6 +167,13 @@ def import_path(proto_path: str, twin: bool = False) -> str:
     return f"{WKT_PACKAGE}.{module}" if proto_path in SHIPPED_PROTOS else module
 
 
+def dependency_module(proto: str, file: File, schema: Schema) -> str:
+    """The module ``file``'s module imports for the types of ``proto``. An opaque twin imports
+    the twins of hybrid files, so that a twin imported by name hands out an opaque tree."""
+    twin = schema.files[file.name].is_hybrid and not file.is_hybrid and schema.files[proto].is_hybrid
+    return import_path(proto, twin=twin)
+
+
 # -- the name table of one generated module ----------------------------------------------
 
 
@@ -315,7 +322,7 @@ class _Allocator:
         protos |= {self.schema.enums[name].file for name in self.referenced_enums()}
         protos.discard(self.file.name)
         aliases: dict[str, str] = {}
-        for module in sorted(import_path(proto) for proto in protos):
+        for module in sorted(dependency_module(proto, self.file, self.schema) for proto in protos):
             aliases[module] = self.generated.claim_generated("_m_" + module.replace(".", "__"))
         return aliases
 

@@ -31,3 +31,10 @@ def test_importing_a_twin_leaves_unpack_any_to_the_hybrid_classes(imports: str) 
 
 def test_served_twins_are_what_unpack_any_returns() -> None:
     assert _unpacked_module(HYBRID + UNPACK, protoopaque=True) == "golden.collections_protoopaque_pb"
+
+
+def test_a_twin_imported_by_name_hands_out_an_opaque_tree() -> None:
+    script = (HYBRID + TWIN + "from golden.scalars_pb import Scalars\n"
+              "data = Collections(scalars=Scalars(f_int32=1)).serialize()\n"
+              "print(type(twin.Collections.parse(data).get_scalars()).__pyopaque_api__)\n")
+    assert _unpacked_module(script) == "opaque.v1"

@@ -8,8 +8,8 @@ import enum as _enum
 import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
-import protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb
-import protoc_gen_pyopaque.runtime.google.protobuf.type_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb
+import protoc_gen_pyopaque.runtime.google.protobuf.source_context_protoopaque_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb
+import protoc_gen_pyopaque.runtime.google.protobuf.type_protoopaque_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb
 
 _pb_no_unknown: _t.Final = b""  # the shared empty bytes (kept input is never empty)
 _pb_descriptor: _t.Final = ('google/protobuf/api.proto', b'\n\x19google/protobuf/api.proto\x12\x0fgoogle.protobuf\x1a$google/protobuf/source_context.proto\x1a\x1agoogle/protobuf/type.proto"\xdb\x02\n\x03Api\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x121\n\x07methods\x18\x02 \x03(\x0b2\x17.google.protobuf.MethodR\x07methods\x121\n\x07options\x18\x03 \x03(\x0b2\x17.google.protobuf.OptionR\x07options\x12\x18\n\x07version\x18\x04 \x01(\tR\x07version\x12E\n\x0esource_context\x18\x05 \x01(\x0b2\x1e.google.protobuf.SourceContextR\rsourceContext\x12.\n\x06mixins\x18\x06 \x03(\x0b2\x16.google.protobuf.MixinR\x06mixins\x12/\n\x06syntax\x18\x07 \x01(\x0e2\x17.google.protobuf.SyntaxR\x06syntax\x12\x18\n\x07edition\x18\x08 \x01(\tR\x07edition"\xd4\x02\n\x06Method\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12(\n\x10request_type_url\x18\x02 \x01(\tR\x0erequestTypeUrl\x12+\n\x11request_streaming\x18\x03 \x01(\x08R\x10requestStreaming\x12*\n\x11response_type_url\x18\x04 \x01(\tR\x0fresponseTypeUrl\x12-\n\x12response_streaming\x18\x05 \x01(\x08R\x11responseStreaming\x121\n\x07options\x18\x06 \x03(\x0b2\x17.google.protobuf.OptionR\x07options\x123\n\x06syntax\x18\x07 \x01(\x0e2\x17.google.protobuf.SyntaxB\x02\x18\x01R\x06syntax\x12\x1c\n\x07edition\x18\x08 \x01(\tB\x02\x18\x01R\x07edition"/\n\x05Mixin\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n\x04root\x18\x02 \x01(\tR\x04rootBv\n\x13com.google.protobufB\x08ApiProtoP\x01Z,google.golang.org/protobuf/types/known/apipb\xa2\x02\x03GPB\xaa\x02\x1eGoogle.Protobuf.WellKnownTypesb\x06proto3', (('google/protobuf/source_context.proto', 'protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb'), ('google/protobuf/type.proto', 'protoc_gen_pyopaque.runtime.google.protobuf.type_pb')))  # runtime.descriptors builds on it, on demand
@@ -35,9 +35,9 @@ make use of FileDescriptorSet which preserves the necessary information."""
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
     _f_methods: list[Method]
-    _f_options: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option]
+    _f_options: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option]
     _f_version: str
-    _f_source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None
+    _f_source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None
     _f_mixins: list[Mixin]
     _f_syntax: int
     _f_edition: str
@@ -47,9 +47,9 @@ make use of FileDescriptorSet which preserves the necessary information."""
         *,
         name: str | None = None,
         methods: _t.Iterable[Method] = (),
-        options: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option] = (),
+        options: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option] = (),
         version: str | None = None,
-        source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None = None,
+        source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None = None,
         mixins: _t.Iterable[Mixin] = (),
         syntax: int | None = None,
         edition: str | None = None,
@@ -99,13 +99,13 @@ followed by the interface's simple name."""
             self._pb_load_raw()
         self._f_methods = []
 
-    def get_options(self) -> list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option]:
+    def get_options(self) -> list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option]:
         """Any metadata attached to the interface."""
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_options
 
-    def set_options(self, value: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option]) -> None:
+    def set_options(self, value: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option]) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_options = list(value)
@@ -149,14 +149,14 @@ experimental, non-GA interfaces."""
             self._pb_load_raw()
         self._f_version = ''
 
-    def get_source_context(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None:
+    def get_source_context(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None:
         """Source context for the protocol buffer service represented by this
 message."""
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_source_context
 
-    def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None) -> None:
+    def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_source_context = value
@@ -279,7 +279,7 @@ message."""
                         raise _rt.overrun(self, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
-                    _m3 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option()
+                    _m3 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option()
                     self._f_options.append(_m3)
                     _m3._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
@@ -309,7 +309,7 @@ message."""
                         raise _rt.too_deep(self, _tag, _pos)
                     _m5 = self._f_source_context
                     if _m5 is None:
-                        _m5 = self._f_source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
+                        _m5 = self._f_source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext()
                     _m5._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 elif _tag == 50:
@@ -544,7 +544,7 @@ message."""
             _p.append('"mixins":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x6]) + "]")
         _x7 = self._f_syntax
         if _x7:
-            _p.append('"syntax":' + (_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax.json_names.get(_x7) or _rt.json_out_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, _x7)))
+            _p.append('"syntax":' + (_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb._e_Syntax.json_names.get(_x7) or _rt.json_out_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb._e_Syntax, _x7)))
         _x8 = self._f_edition
         if _x8:
             _p.append('"edition":' + _rt.json_out_str(_x8))
@@ -581,11 +581,11 @@ message."""
                     continue
                 if type(_v) is not list:
                     raise _rt.json_refuse()
-                _l3: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option] = []
+                _l3: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option] = []
                 for _w in _v:
                     if _w is None:
                         raise _rt.json_refuse()
-                    _m3 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option()
+                    _m3 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option()
                     _m3._pb_json_merge(_w, _ctx, _depth + 2)
                     _l3.append(_m3)
                 self._f_options = _l3
@@ -601,7 +601,7 @@ message."""
                     continue
                 _m5 = self._f_source_context
                 if _m5 is None:
-                    _m5 = self._f_source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
+                    _m5 = self._f_source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext()
                 _m5._pb_json_merge(_v, _ctx, _depth + 1)
             elif _n == 6:
                 if _v is None:  # null: the field stays as it is
@@ -619,9 +619,9 @@ message."""
             elif _n == 7:
                 if _v is None:  # null: the field stays as it is
                     continue
-                _x7 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax.names.get(_v) if type(_v) is str else None
+                _x7 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb._e_Syntax.names.get(_v) if type(_v) is str else None
                 if _x7 is None:
-                    _x7 = _rt.json_in_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, _v, _ctx)
+                    _x7 = _rt.json_in_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb._e_Syntax, _v, _ctx)
                 if _x7 is not None:
                     self._f_syntax = _x7
             elif _n == 8:
@@ -668,7 +668,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
     _f_request_streaming: bool
     _f_response_type_url: str
     _f_response_streaming: bool
-    _f_options: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option]
+    _f_options: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option]
     _f_syntax: int
     _f_edition: str
 
@@ -680,7 +680,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
         request_streaming: bool | None = None,
         response_type_url: str | None = None,
         response_streaming: bool | None = None,
-        options: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option] = (),
+        options: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option] = (),
         syntax: int | None = None,
         edition: str | None = None,
     ) -> None:
@@ -776,13 +776,13 @@ make use of FileDescriptorSet which preserves the necessary information."""
             self._pb_load_raw()
         self._f_response_streaming = False
 
-    def get_options(self) -> list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option]:
+    def get_options(self) -> list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option]:
         """Any metadata attached to the method."""
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_options
 
-    def set_options(self, value: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option]) -> None:
+    def set_options(self, value: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option]) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_options = list(value)
@@ -917,7 +917,7 @@ Api. This is similar to Field and EnumValue."""
                         raise _rt.overrun(self, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
-                    _m6 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option()
+                    _m6 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option()
                     self._f_options.append(_m6)
                     _m6._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
@@ -1119,7 +1119,7 @@ Api. This is similar to Field and EnumValue."""
             _p.append('"options":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x6]) + "]")
         _x7 = self._f_syntax
         if _x7:
-            _p.append('"syntax":' + (_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax.json_names.get(_x7) or _rt.json_out_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, _x7)))
+            _p.append('"syntax":' + (_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb._e_Syntax.json_names.get(_x7) or _rt.json_out_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb._e_Syntax, _x7)))
         _x8 = self._f_edition
         if _x8:
             _p.append('"edition":' + _rt.json_out_str(_x8))
@@ -1171,20 +1171,20 @@ Api. This is similar to Field and EnumValue."""
                     continue
                 if type(_v) is not list:
                     raise _rt.json_refuse()
-                _l6: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option] = []
+                _l6: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option] = []
                 for _w in _v:
                     if _w is None:
                         raise _rt.json_refuse()
-                    _m6 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option()
+                    _m6 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option()
                     _m6._pb_json_merge(_w, _ctx, _depth + 2)
                     _l6.append(_m6)
                 self._f_options = _l6
             elif _n == 7:
                 if _v is None:  # null: the field stays as it is
                     continue
-                _x7 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax.names.get(_v) if type(_v) is str else None
+                _x7 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb._e_Syntax.names.get(_v) if type(_v) is str else None
                 if _x7 is None:
-                    _x7 = _rt.json_in_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, _v, _ctx)
+                    _x7 = _rt.json_in_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb._e_Syntax, _v, _ctx)
                 if _x7 is not None:
                     self._f_syntax = _x7
             elif _n == 8:
@@ -1522,11 +1522,11 @@ Api._pb_info = _rt.MessageInfo(
     (
         _rt.FieldInfo(1, 'name', 'name', 'name', 9, default=''),
         _rt.FieldInfo(2, 'methods', 'methods', 'methods', 11, repeated=True, message_type=Method),
-        _rt.FieldInfo(3, 'options', 'options', 'options', 11, repeated=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option),
+        _rt.FieldInfo(3, 'options', 'options', 'options', 11, repeated=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option),
         _rt.FieldInfo(4, 'version', 'version', 'version', 9, default=''),
-        _rt.FieldInfo(5, 'source_context', 'sourceContext', 'source_context', 11, presence=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext),
+        _rt.FieldInfo(5, 'source_context', 'sourceContext', 'source_context', 11, presence=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext),
         _rt.FieldInfo(6, 'mixins', 'mixins', 'mixins', 11, repeated=True, message_type=Mixin),
-        _rt.FieldInfo(7, 'syntax', 'syntax', 'syntax', 14, enum=_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, default=0),
+        _rt.FieldInfo(7, 'syntax', 'syntax', 'syntax', 14, enum=_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb._e_Syntax, default=0),
         _rt.FieldInfo(8, 'edition', 'edition', 'edition', 9, default=''),
     ),
     (),
@@ -1539,8 +1539,8 @@ Method._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(3, 'request_streaming', 'requestStreaming', 'request_streaming', 8, default=False),
         _rt.FieldInfo(4, 'response_type_url', 'responseTypeUrl', 'response_type_url', 9, default=''),
         _rt.FieldInfo(5, 'response_streaming', 'responseStreaming', 'response_streaming', 8, default=False),
-        _rt.FieldInfo(6, 'options', 'options', 'options', 11, repeated=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option),
-        _rt.FieldInfo(7, 'syntax', 'syntax', 'syntax', 14, enum=_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, default=0),
+        _rt.FieldInfo(6, 'options', 'options', 'options', 11, repeated=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option),
+        _rt.FieldInfo(7, 'syntax', 'syntax', 'syntax', 14, enum=_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb._e_Syntax, default=0),
         _rt.FieldInfo(8, 'edition', 'edition', 'edition', 9, default=''),
     ),
     (),

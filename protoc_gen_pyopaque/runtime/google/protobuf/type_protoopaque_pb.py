@@ -8,8 +8,8 @@ import enum as _enum
 import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
-import protoc_gen_pyopaque.runtime.google.protobuf.any_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb
-import protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb
+import protoc_gen_pyopaque.runtime.google.protobuf.any_protoopaque_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb
+import protoc_gen_pyopaque.runtime.google.protobuf.source_context_protoopaque_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb
 
 _pb_no_unknown: _t.Final = b""  # the shared empty bytes (kept input is never empty)
 _pb_descriptor: _t.Final = ('google/protobuf/type.proto', b'\n\x1agoogle/protobuf/type.proto\x12\x0fgoogle.protobuf\x1a\x19google/protobuf/any.proto\x1a$google/protobuf/source_context.proto"\xa7\x02\n\x04Type\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12.\n\x06fields\x18\x02 \x03(\x0b2\x16.google.protobuf.FieldR\x06fields\x12\x16\n\x06oneofs\x18\x03 \x03(\tR\x06oneofs\x121\n\x07options\x18\x04 \x03(\x0b2\x17.google.protobuf.OptionR\x07options\x12E\n\x0esource_context\x18\x05 \x01(\x0b2\x1e.google.protobuf.SourceContextR\rsourceContext\x12/\n\x06syntax\x18\x06 \x01(\x0e2\x17.google.protobuf.SyntaxR\x06syntax\x12\x18\n\x07edition\x18\x07 \x01(\tR\x07edition"\xb4\x06\n\x05Field\x12/\n\x04kind\x18\x01 \x01(\x0e2\x1b.google.protobuf.Field.KindR\x04kind\x12D\n\x0bcardinality\x18\x02 \x01(\x0e2".google.protobuf.Field.CardinalityR\x0bcardinality\x12\x16\n\x06number\x18\x03 \x01(\x05R\x06number\x12\x12\n\x04name\x18\x04 \x01(\tR\x04name\x12\x19\n\x08type_url\x18\x06 \x01(\tR\x07typeUrl\x12\x1f\n\x0boneof_index\x18\x07 \x01(\x05R\noneofIndex\x12\x16\n\x06packed\x18\x08 \x01(\x08R\x06packed\x121\n\x07options\x18\t \x03(\x0b2\x17.google.protobuf.OptionR\x07options\x12\x1b\n\tjson_name\x18\n \x01(\tR\x08jsonName\x12#\n\rdefault_value\x18\x0b \x01(\tR\x0cdefaultValue"\xc8\x02\n\x04Kind\x12\x10\n\x0cTYPE_UNKNOWN\x10\x00\x12\x0f\n\x0bTYPE_DOUBLE\x10\x01\x12\x0e\n\nTYPE_FLOAT\x10\x02\x12\x0e\n\nTYPE_INT64\x10\x03\x12\x0f\n\x0bTYPE_UINT64\x10\x04\x12\x0e\n\nTYPE_INT32\x10\x05\x12\x10\n\x0cTYPE_FIXED64\x10\x06\x12\x10\n\x0cTYPE_FIXED32\x10\x07\x12\r\n\tTYPE_BOOL\x10\x08\x12\x0f\n\x0bTYPE_STRING\x10\t\x12\x0e\n\nTYPE_GROUP\x10\n\x12\x10\n\x0cTYPE_MESSAGE\x10\x0b\x12\x0e\n\nTYPE_BYTES\x10\x0c\x12\x0f\n\x0bTYPE_UINT32\x10\r\x12\r\n\tTYPE_ENUM\x10\x0e\x12\x11\n\rTYPE_SFIXED32\x10\x0f\x12\x11\n\rTYPE_SFIXED64\x10\x10\x12\x0f\n\x0bTYPE_SINT32\x10\x11\x12\x0f\n\x0bTYPE_SINT64\x10\x12"t\n\x0bCardinality\x12\x17\n\x13CARDINALITY_UNKNOWN\x10\x00\x12\x18\n\x14CARDINALITY_OPTIONAL\x10\x01\x12\x18\n\x14CARDINALITY_REQUIRED\x10\x02\x12\x18\n\x14CARDINALITY_REPEATED\x10\x03"\x99\x02\n\x04Enum\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x128\n\tenumvalue\x18\x02 \x03(\x0b2\x1a.google.protobuf.EnumValueR\tenumvalue\x121\n\x07options\x18\x03 \x03(\x0b2\x17.google.protobuf.OptionR\x07options\x12E\n\x0esource_context\x18\x04 \x01(\x0b2\x1e.google.protobuf.SourceContextR\rsourceContext\x12/\n\x06syntax\x18\x05 \x01(\x0e2\x17.google.protobuf.SyntaxR\x06syntax\x12\x18\n\x07edition\x18\x06 \x01(\tR\x07edition"j\n\tEnumValue\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n\x06number\x18\x02 \x01(\x05R\x06number\x121\n\x07options\x18\x03 \x03(\x0b2\x17.google.protobuf.OptionR\x07options"H\n\x06Option\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12*\n\x05value\x18\x02 \x01(\x0b2\x14.google.protobuf.AnyR\x05value*C\n\x06Syntax\x12\x11\n\rSYNTAX_PROTO2\x10\x00\x12\x11\n\rSYNTAX_PROTO3\x10\x01\x12\x13\n\x0fSYNTAX_EDITIONS\x10\x02B{\n\x13com.google.protobufB\tTypeProtoP\x01Z-google.golang.org/protobuf/types/known/typepb\xf8\x01\x01\xa2\x02\x03GPB\xaa\x02\x1eGoogle.Protobuf.WellKnownTypesb\x06proto3', (('google/protobuf/any.proto', 'protoc_gen_pyopaque.runtime.google.protobuf.any_pb'), ('google/protobuf/source_context.proto', 'protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb')))  # runtime.descriptors builds on it, on demand
@@ -39,7 +39,7 @@ FileDescriptorSet which preserves the necessary information."""
     _f_fields: list[Field]
     _f_oneofs: list[str]
     _f_options: list[Option]
-    _f_source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None
+    _f_source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None
     _f_syntax: int
     _f_edition: str
 
@@ -50,7 +50,7 @@ FileDescriptorSet which preserves the necessary information."""
         fields: _t.Iterable[Field] = (),
         oneofs: _t.Iterable[str] = (),
         options: _t.Iterable[Option] = (),
-        source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None = None,
+        source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None = None,
         syntax: int | None = None,
         edition: str | None = None,
     ) -> None:
@@ -129,13 +129,13 @@ FileDescriptorSet which preserves the necessary information."""
             self._pb_load_raw()
         self._f_options = []
 
-    def get_source_context(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None:
+    def get_source_context(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None:
         """The source context."""
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_source_context
 
-    def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None) -> None:
+    def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_source_context = value
@@ -272,7 +272,7 @@ FileDescriptorSet which preserves the necessary information."""
                         raise _rt.too_deep(self, _tag, _pos)
                     _m5 = self._f_source_context
                     if _m5 is None:
-                        _m5 = self._f_source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
+                        _m5 = self._f_source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext()
                     _m5._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 elif _tag == 48:
@@ -531,7 +531,7 @@ FileDescriptorSet which preserves the necessary information."""
                     continue
                 _m5 = self._f_source_context
                 if _m5 is None:
-                    _m5 = self._f_source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
+                    _m5 = self._f_source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext()
                 _m5._pb_json_merge(_v, _ctx, _depth + 1)
             elif _n == 6:
                 if _v is None:  # null: the field stays as it is
@@ -1318,7 +1318,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
     _f_name: str
     _f_enumvalue: list[EnumValue]
     _f_options: list[Option]
-    _f_source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None
+    _f_source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None
     _f_syntax: int
     _f_edition: str
 
@@ -1328,7 +1328,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
         name: str | None = None,
         enumvalue: _t.Iterable[EnumValue] = (),
         options: _t.Iterable[Option] = (),
-        source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None = None,
+        source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None = None,
         syntax: int | None = None,
         edition: str | None = None,
     ) -> None:
@@ -1390,13 +1390,13 @@ make use of FileDescriptorSet which preserves the necessary information."""
             self._pb_load_raw()
         self._f_options = []
 
-    def get_source_context(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None:
+    def get_source_context(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None:
         """The source context."""
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         return self._f_source_context
 
-    def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None) -> None:
+    def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_source_context = value
@@ -1520,7 +1520,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                         raise _rt.too_deep(self, _tag, _pos)
                     _m4 = self._f_source_context
                     if _m4 is None:
-                        _m4 = self._f_source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
+                        _m4 = self._f_source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext()
                     _m4._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 elif _tag == 40:
@@ -1756,7 +1756,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
                     continue
                 _m4 = self._f_source_context
                 if _m4 is None:
-                    _m4 = self._f_source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext()
+                    _m4 = self._f_source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext()
                 _m4._pb_json_merge(_v, _ctx, _depth + 1)
             elif _n == 5:
                 if _v is None:  # null: the field stays as it is
@@ -2095,13 +2095,13 @@ are strongly discouraged."""
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
-    _f_value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None
+    _f_value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any | None
 
     def __init__(
         self,
         *,
         name: str | None = None,
-        value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None = None,
+        value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._f_name = '' if name is None else name
@@ -2128,7 +2128,7 @@ For custom options, it should be the fully-qualified name. For example,
             self._pb_load_raw()
         self._f_name = ''
 
-    def get_value(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None:
+    def get_value(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any | None:
         """The option's value packed in an Any message. If the value is a primitive,
 the corresponding wrapper type defined in google/protobuf/wrappers.proto
 should be used. If the value is an enum, it should be stored as an int32
@@ -2137,7 +2137,7 @@ value using the google.protobuf.Int32Value type."""
             self._pb_load_raw()
         return self._f_value
 
-    def set_value(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None) -> None:
+    def set_value(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any | None) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         self._f_value = value
@@ -2199,7 +2199,7 @@ value using the google.protobuf.Int32Value type."""
                         raise _rt.too_deep(self, _tag, _pos)
                     _m2 = self._f_value
                     if _m2 is None:
-                        _m2 = self._f_value = _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any()
+                        _m2 = self._f_value = _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any()
                     _m2._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 else:
@@ -2309,7 +2309,7 @@ value using the google.protobuf.Int32Value type."""
                     continue
                 _m2 = self._f_value
                 if _m2 is None:
-                    _m2 = self._f_value = _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any()
+                    _m2 = self._f_value = _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any()
                 _m2._pb_json_merge(_v, _ctx, _depth + 1)
             else:
                 _rt.json_in_other(self, _key, _v, _ctx, _depth)
@@ -2341,7 +2341,7 @@ Type._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(2, 'fields', 'fields', 'fields', 11, repeated=True, message_type=Field),
         _rt.FieldInfo(3, 'oneofs', 'oneofs', 'oneofs', 9, repeated=True),
         _rt.FieldInfo(4, 'options', 'options', 'options', 11, repeated=True, message_type=Option),
-        _rt.FieldInfo(5, 'source_context', 'sourceContext', 'source_context', 11, presence=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext),
+        _rt.FieldInfo(5, 'source_context', 'sourceContext', 'source_context', 11, presence=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext),
         _rt.FieldInfo(6, 'syntax', 'syntax', 'syntax', 14, enum=_e_Syntax, default=0),
         _rt.FieldInfo(7, 'edition', 'edition', 'edition', 9, default=''),
     ),
@@ -2369,7 +2369,7 @@ Enum._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'name', 'name', 'name', 9, default=''),
         _rt.FieldInfo(2, 'enumvalue', 'enumvalue', 'enumvalue', 11, repeated=True, message_type=EnumValue),
         _rt.FieldInfo(3, 'options', 'options', 'options', 11, repeated=True, message_type=Option),
-        _rt.FieldInfo(4, 'source_context', 'sourceContext', 'source_context', 11, presence=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext),
+        _rt.FieldInfo(4, 'source_context', 'sourceContext', 'source_context', 11, presence=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext),
         _rt.FieldInfo(5, 'syntax', 'syntax', 'syntax', 14, enum=_e_Syntax, default=0),
         _rt.FieldInfo(6, 'edition', 'edition', 'edition', 9, default=''),
     ),
@@ -2388,7 +2388,7 @@ Option._pb_info = _rt.MessageInfo(
     'google.protobuf.Option',
     (
         _rt.FieldInfo(1, 'name', 'name', 'name', 9, default=''),
-        _rt.FieldInfo(2, 'value', 'value', 'value', 11, presence=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any),
+        _rt.FieldInfo(2, 'value', 'value', 'value', 11, presence=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any),
     ),
     (),
 )

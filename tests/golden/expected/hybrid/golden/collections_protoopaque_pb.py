@@ -8,7 +8,7 @@ import enum as _enum
 import typing as _t
 
 from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
-import golden.scalars_pb as _m_golden__scalars_pb
+import golden.scalars_protoopaque_pb as _m_golden__scalars_protoopaque_pb
 
 _pb_no_unknown: _t.Final = b""  # the shared empty bytes (kept input is never empty)
 _pb_descriptor: _t.Final = ('golden/collections.proto', b'\n\x18golden/collections.proto\x12\x06golden\x1a\x14golden/scalars.proto"\xd8\x06\n\x0bCollections\x12\x1f\n\x0bpacked_ints\x18\x01 \x03(\x05R\npackedInts\x12\x14\n\x05names\x18\x02 \x03(\tR\x05names\x12.\n\x05items\x18\x03 \x03(\x0b2\x18.golden.Collections.ItemR\x05items\x121\n\x06colors\x18\x04 \x03(\x0e2\x19.golden.Collections.ColorR\x06colors\x127\n\x06counts\x18\x05 \x03(\x0b2\x1f.golden.Collections.CountsEntryR\x06counts\x12B\n\x0bitems_by_id\x18\x06 \x03(\x0b2".golden.Collections.ItemsByIdEntryR\titemsById\x12H\n\rcolor_by_flag\x18\n \x03(\x0b2$.golden.Collections.ColorByFlagEntryR\x0bcolorByFlag\x12\x14\n\x04text\x18\x07 \x01(\tH\x00R\x04text\x12.\n\x04item\x18\x08 \x01(\x0b2\x18.golden.Collections.ItemH\x00R\x04item\x12+\n\x07scalars\x18\t \x01(\x0b2\x0f.golden.ScalarsH\x00R\x07scalars\x1aI\n\x04Item\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12/\n\x05color\x18\x02 \x01(\x0e2\x19.golden.Collections.ColorR\x05color\x1a9\n\x0bCountsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1aV\n\x0eItemsByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12.\n\x05value\x18\x02 \x01(\x0b2\x18.golden.Collections.ItemR\x05value:\x028\x01\x1aY\n\x10ColorByFlagEntry\x12\x10\n\x03key\x18\x01 \x01(\x08R\x03key\x12/\n\x05value\x18\x02 \x01(\x0e2\x19.golden.Collections.ColorR\x05value:\x028\x01"2\n\x05Color\x12\x15\n\x11COLOR_UNSPECIFIED\x10\x00\x12\x07\n\x03RED\x10\x01\x12\t\n\x05GREEN\x10\x02B\x08\n\x06choiceb\x06proto3', (('golden/scalars.proto', 'golden.scalars_pb'),))  # runtime.descriptors builds on it, on demand
@@ -265,7 +265,7 @@ class Collections(_rt.Message):
         color_by_flag: _t.Mapping[bool, int] | None = None,
         text: str | None = None,
         item: Collections.Item | None = None,
-        scalars: _m_golden__scalars_pb.Scalars | None = None,
+        scalars: _m_golden__scalars_protoopaque_pb.Scalars | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._oc_choice = 0
@@ -448,14 +448,14 @@ class Collections(_rt.Message):
             self._oc_choice = 0
             self._ov_choice = None
 
-    def get_scalars(self) -> _m_golden__scalars_pb.Scalars | None:
+    def get_scalars(self) -> _m_golden__scalars_protoopaque_pb.Scalars | None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if self._oc_choice == 9:
-            return _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
+            return _t.cast(_m_golden__scalars_protoopaque_pb.Scalars, self._ov_choice)
         return None
 
-    def set_scalars(self, value: _m_golden__scalars_pb.Scalars | None) -> None:
+    def set_scalars(self, value: _m_golden__scalars_protoopaque_pb.Scalars | None) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             self._pb_load_raw()
         if value is None:
@@ -729,9 +729,9 @@ class Collections(_rt.Message):
                         if _depth <= 0:
                             raise _rt.too_deep(self, _tag, _pos)
                         if self._oc_choice == 9:
-                            _m9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
+                            _m9 = _t.cast(_m_golden__scalars_protoopaque_pb.Scalars, self._ov_choice)
                         else:
-                            _m9 = _m_golden__scalars_pb.Scalars()
+                            _m9 = _m_golden__scalars_protoopaque_pb.Scalars()
                             self._oc_choice = 9
                             self._ov_choice = _m9
                         _m9._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
@@ -938,7 +938,7 @@ class Collections(_rt.Message):
                 else:
                     _rt.finish_len(_out, _start)
         elif _c == 9:
-            _x9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
+            _x9 = _t.cast(_m_golden__scalars_protoopaque_pb.Scalars, self._ov_choice)
             _out.append(74)
             _start = len(_out)
             _out.append(0)
@@ -1070,7 +1070,7 @@ class Collections(_rt.Message):
             _x8 = _t.cast(Collections.Item, self._ov_choice)
             _p.append('"item":' + _x8._pb_json_text(_ctx, _depth + 1))
         if self._oc_choice == 9:
-            _x9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
+            _x9 = _t.cast(_m_golden__scalars_protoopaque_pb.Scalars, self._ov_choice)
             _p.append('"scalars":' + _x9._pb_json_text(_ctx, _depth + 1))
         _d10 = self._f_color_by_flag
         if _d10:
@@ -1180,9 +1180,9 @@ class Collections(_rt.Message):
                         raise _rt.json_refuse()
                     _oc_choice_seen = True
                     if self._oc_choice == 9:
-                        _m9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
+                        _m9 = _t.cast(_m_golden__scalars_protoopaque_pb.Scalars, self._ov_choice)
                     else:
-                        _m9 = _m_golden__scalars_pb.Scalars()
+                        _m9 = _m_golden__scalars_protoopaque_pb.Scalars()
                         self._oc_choice = 9
                         self._ov_choice = _m9
                     _m9._pb_json_merge(_v, _ctx, _depth + 1)
@@ -1254,7 +1254,7 @@ Collections._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(10, 'color_by_flag', 'colorByFlag', 'color_by_flag', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 8, default=False), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 14, enum=_e_Collections_Color, default=0)),
         _rt.FieldInfo(7, 'text', 'text', 'text', 9, presence=True, oneof='choice', default=''),
         _rt.FieldInfo(8, 'item', 'item', 'item', 11, presence=True, oneof='choice', message_type=Collections.Item),
-        _rt.FieldInfo(9, 'scalars', 'scalars', 'scalars', 11, presence=True, oneof='choice', message_type=_m_golden__scalars_pb.Scalars),
+        _rt.FieldInfo(9, 'scalars', 'scalars', 'scalars', 11, presence=True, oneof='choice', message_type=_m_golden__scalars_protoopaque_pb.Scalars),
     ),
     (_rt.OneofInfo('choice', (7, 8, 9, )), ),
 )
