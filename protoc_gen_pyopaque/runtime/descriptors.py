@@ -26,12 +26,18 @@ from typing import Any, Final
 
 from ._wire import varint_bytes
 
-__all__ = ["descriptor_pool", "file_descriptor_set", "message_descriptor"]
+__all__ = ["descriptor_pool", "file_descriptor_set", "file_name", "message_descriptor"]
 
 _LOCK: Final = threading.RLock()
 _pool: Any = None
 _in_pool: set[str] = set()  # the .proto files the pool holds
 _descriptors: dict[type, Any] = {}
+
+
+def _protobuf_pools() -> Any:
+    """google.protobuf.descriptor_pool, imported on first need (protobuf is optional, and has no
+    type information for mypyc to compile against)."""
+    return importlib.import_module("google.protobuf.descriptor_pool")
 
 
 def _module_of(target: object) -> ModuleType:
@@ -58,9 +64,7 @@ def _imported_file(importer: ModuleType, proto: str, path: str) -> tuple[str, by
         _, data, deps = _module_of(module)._pb_descriptor
         return proto, data, deps
     try:
-        from google.protobuf import descriptor_pool as google_pool
-
-        found = google_pool.Default().FindFileByName(proto)
+        found = _protobuf_pools().Default().FindFileByName(proto)
     except (ImportError, KeyError):
         raise ImportError(f"{importer.__name__} needs the module {path} (of {proto}), which cannot "
                           "be imported: generate it too") from None
@@ -88,6 +92,12 @@ def _files(*targets: object) -> list[tuple[str, bytes]]:
     return out
 
 
+def file_name(target: object) -> str:
+    """The .proto file of a generated module, message class or message."""
+    name: str = _module_of(target)._pb_descriptor[0]
+    return name
+
+
 def file_descriptor_set(*targets: object) -> bytes:
     """The serialized FileDescriptorSet of the files of ``targets`` (generated modules, message
     classes or messages) and of all they import: what ``protoc --descriptor_set_out
@@ -106,9 +116,7 @@ def descriptor_pool(*targets: object) -> Any:
     global _pool
     with _LOCK:
         if _pool is None:
-            from google.protobuf import descriptor_pool as google_pool
-
-            _pool = google_pool.DescriptorPool()
+            _pool = _protobuf_pools().DescriptorPool()
         for name, data in _files(*targets):
             if name not in _in_pool:
                 _pool.AddSerializedFile(data)
