@@ -50,9 +50,10 @@ MANIFEST = ".pyopaque-compiled"
 PACKAGE = "protoc_gen_pyopaque"
 EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
 
-# Runtime modules left interpreted in the overlay: the gRPC surface has async generators,
-# which mypyc does not compile (its cost is a few calls per RPC, not per field).
-INTERPRETED_RUNTIME = frozenset({"_grpc_v1.py"})
+# Runtime modules left interpreted in the overlay: the gRPC ones (the surface has async
+# generators, which mypyc does not compile; reflection needs grpcio-reflection, which may not
+# be installed), whose cost is per RPC, not per field.
+INTERPRETED_RUNTIME = frozenset({"_grpc_v1.py", "grpc_reflection.py"})
 
 _OVERLAY_INIT = '''"""Overlay written by pyopaque-compile: the compiled runtime; the rest of the package
 (plugin, compile step) comes from the installed protoc_gen_pyopaque."""
