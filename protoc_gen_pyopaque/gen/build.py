@@ -12,7 +12,7 @@ from ..runtime import reflect as k
 from ..runtime._codec import WIRE_OF_KIND
 from ..runtime._wire import WIRE_END_GROUP, WIRE_LEN
 from . import pyexpr
-from .pyexpr import docstring, py_literal, tag_bytes, tag_write
+from .pyexpr import docstring, py_literal, tag_write
 from .views import (
     DispatchNode, EnumView, ExtensionView, FieldView, FileView, MessageView, OneofView, WireCodec,
 )
@@ -207,7 +207,7 @@ class _Builder:
             default_expr=types.default,
             repeated=f.repeated and f.map is None, is_map=f.map is not None, is_message=is_message,
             presence=f.presence, bit_word=bit_word, bit_mask=bit_mask, oneof=oneof,
-            tag=tag, tag_literal=repr(tag_bytes(f.number, wire)), tag_write=tag_write(f.number, wire),
+            tag=tag, tag_write=tag_write(f.number, wire),
             alt_tag=alt_tag, alt_tag_write=tag_write(f.number, WIRE_LEN),
             end_tag=(f.number << 3) | WIRE_END_GROUP,
             end_tag_write=tag_write(f.number, WIRE_END_GROUP),
@@ -261,7 +261,7 @@ class _Builder:
             slot_annotation="", ctor_annotation="", ctor_default="", setter_annotation="",
             default_expr="None" if is_message else py_literal(f.default),
             repeated=False, is_map=False, is_message=is_message, presence=False, bit_word="",
-            bit_mask=0, oneof=None, tag=(f.number << 3) | wire, tag_literal=repr(tag_bytes(f.number, wire)),
+            bit_mask=0, oneof=None, tag=(f.number << 3) | wire,
             tag_write=tag_write(f.number, wire), alt_tag=0, alt_tag_write="", end_tag=0,
             end_tag_write="", packed=False,
             utf8=f.utf8, float_kind=f.kind in (k.TYPE_FLOAT, k.TYPE_DOUBLE),

@@ -80,7 +80,6 @@ class FieldView:
     bit_mask: int
     oneof: OneofView | None
     tag: int
-    tag_literal: str
     tag_write: str
     alt_tag: int  # repeated scalars: the other encoding (packed/expanded) accepted on parse
     alt_tag_write: str

@@ -118,6 +118,21 @@ def _bad_value(field: FieldInfo, value: Any, where: str) -> str | None:
 
 # ----------------------------------------------------------------------------- unknown fields
 
+def unknown_buffer(msg: Message) -> bytearray:
+    """``msg``'s unknown fields, to append to: a bytearray from the first unknown field on.
+
+    Appending to bytes copies them, so a message of n unknown fields would parse in O(n²);
+    a bytearray grows in amortised O(1) per byte. Messages without unknown fields keep the
+    shared empty bytes, and their hot paths stay as they were.
+    """
+    unknown = msg._pb_unknown
+    if type(unknown) is bytearray:
+        return unknown
+    grown = bytearray(unknown)
+    msg._pb_unknown = grown
+    return grown
+
+
 def merge_unknown(msg: Message, buf: bytes, tag: int, pos: int, end: int, depth: int) -> int:
     """Keep an unknown field (tag and value, as read) in ``msg``'s unknown bytes."""
     wire.check_tag(tag, pos)
@@ -125,16 +140,17 @@ def merge_unknown(msg: Message, buf: bytes, tag: int, pos: int, end: int, depth:
     pos = wire.skip_field(buf, tag, pos, end, depth)
     if pos > end:
         raise DecodeError(f"{field_label(msg, tag)}: input truncated at offset {start}")
-    msg._pb_unknown += wire.varint_bytes(tag) + buf[start:pos]
+    unknown = unknown_buffer(msg)
+    unknown += wire.varint_bytes(tag)
+    unknown += buf[start:pos]
     return pos
 
 
 def add_unknown_varint(msg: Message, number: int, value: int) -> None:
     """Keep a closed enum's unknown value as an unknown varint field."""
-    out = BytesWriter()
-    wire.write_varint(out, number << 3)
-    wire.write_varint(out, value)
-    msg._pb_unknown += out.getvalue()
+    unknown = unknown_buffer(msg)
+    unknown += wire.varint_bytes(number << 3)
+    unknown += wire.varint_bytes(value)
 
 
 def read_len(msg: object, buf: bytes, tag: int, pos: int, end: int) -> tuple[int, int]:

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, Final
 
 from . import _wire as wire
 from ._codec import (
-    WIRE_OF_KIND, add_unknown_varint, decode_value, merge_unknown, new_message, read_len, write_value,
+    WIRE_OF_KIND, add_unknown_varint, decode_value, merge_unknown, new_message, read_len, unknown_buffer,
+    write_value,
 )
 from ._codec_errors import too_deep
 from ._output import finish_len
@@ -83,7 +84,9 @@ def _merge_message_set_item(msg: ExtendableMessage, buf: bytes, pos: int, end: i
             pos = wire.skip_field(buf, inner, pos, end, depth - 1)
     ext = type(msg)._pb_info.extensions.get(type_id)
     if ext is None or payload is None or ext.field.message_type is None:
-        msg._pb_unknown += wire.varint_bytes(_MSET_ITEM_START) + buf[start:pos]
+        unknown = unknown_buffer(msg)
+        unknown += wire.varint_bytes(_MSET_ITEM_START)
+        unknown += buf[start:pos]
         return pos
     if depth <= 0:
         raise too_deep(msg, _MSET_ITEM_START, pos)

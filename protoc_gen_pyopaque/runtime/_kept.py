@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import Final, cast
 
 from mypy_extensions import mypyc_attr
 
@@ -117,15 +117,16 @@ def keep_fields(buf: bytes, pos: int, end: int, depth: int) -> bytes:
     return prefix + buf[pos:end]
 
 
-def kept_fields(kept: bytes) -> tuple[bytes, int, int]:
+def kept_fields(kept: bytes | bytearray) -> tuple[bytes, int, int]:
     """Return ``(buffer, start, depth limit)`` of kept input: its fields are ``buffer[start:]``."""
     if type(kept) is KeptInput:
         return kept.input, 0, kept.max_depth
-    depth, start = wire.dec_varint(kept, 1)
-    return kept, start, depth
+    fields = cast(bytes, kept)  # kept input is bytes (only unknown fields grow into a bytearray)
+    depth, start = wire.dec_varint(fields, 1)
+    return fields, start, depth
 
 
-def kept_bytes(kept: bytes) -> bytes:
+def kept_bytes(kept: bytes | bytearray) -> bytes:
     """Return the encoded fields of kept input, as they were read."""
     buf, start, _ = kept_fields(kept)
     return buf[start:] if start else buf

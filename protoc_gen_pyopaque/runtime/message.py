@@ -67,7 +67,8 @@ class Message:
     # the class's google.protobuf Descriptor, built on first access (runtime/descriptors.py)
     DESCRIPTOR: ClassVar[Any] = DescriptorProperty()
 
-    _pb_unknown: bytes
+    # unknown fields as read (_codec.unknown_buffer: a bytearray once there are any), or kept input
+    _pb_unknown: bytes | bytearray
 
     # -- generated per class ---------------------------------------------------------
 
@@ -275,7 +276,7 @@ class Message:
     def unknown_fields(self) -> bytes:
         """Return the fields this message did not know, as encoded, in the order read."""
         self._pb_touch()
-        return self._pb_unknown
+        return bytes(self._pb_unknown)
 
     def discard_unknown_fields(self) -> None:
         """Drop the unknown fields of this message and of every message below it (as upb does)."""

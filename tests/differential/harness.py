@@ -91,6 +91,8 @@ OWN_ROOTS = [
 ]
 # messages of the deterministic tests in test_regressions.py (not drawn by the random ones)
 NAN_DEFAULTS = Root("pyopaque_diff/regressions.proto", "pyopaque_diff.reg.NanDefaults", "pyopaque_diff.reg")
+REQUIRED_VALUES = Root("pyopaque_diff/regressions.proto", "pyopaque_diff.reg.RequiredValues", "pyopaque_diff.reg",
+                       required=True)
 RICH2 = OWN_ROOTS[0]
 RICH3 = OWN_ROOTS[1]
 CONFORMANCE_ROOTS = [
@@ -353,7 +355,7 @@ def make_world() -> World:
                 world.backends[name] = InProcess(name, OUT / name)
         # import everything now, while the lock keeps other sessions from regenerating
         for backend in world.backends.values():
-            for root in roots + [NAN_DEFAULTS]:
+            for root in roots + [NAN_DEFAULTS, REQUIRED_VALUES]:
                 res = backend.check(root, b"")
                 if res.crash:
                     raise RuntimeError(f"{backend.name}: cannot load {root}: {res.crash}")

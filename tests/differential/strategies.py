@@ -105,6 +105,8 @@ def message_specs(draw: Any, desc: Any, extensions: dict[str, list[Any]], depth:
     unknown = b""
     if not desc.GetOptions().message_set_wire_format and draw(st.integers(0, 9)) == 0:
         unknown = draw(unknown_fields(desc, extensions))
+    if draw(st.integers(0, 9)) == 0:
+        unknown += draw(junk_map_entries(desc, extensions))
     return items, unknown
 
 
@@ -310,20 +312,79 @@ def _field_wire(draw: Any, f: Any, extensions: dict[str, list[Any]], depth: int,
 
 
 def _map_entry(draw: Any, f: Any, extensions: dict[str, list[Any]], depth: int) -> bytes:
+    """One map entry's payload: key and value in either order, either missing, duplicated
+    (the last wins), or of another wire type, and unknown fields (each of the last two
+    makes upb keep the entry whole among the unknown fields)."""
     key_f = f.message_type.fields_by_name["key"]
     val_f = f.message_type.fields_by_name["value"]
     parts = []
-    if draw(st.integers(0, 5)):
-        parts.append(tag(1, WIRE_OF_TYPE[key_f.type]) + _value_wire(draw, key_f, extensions, depth))
-    if draw(st.integers(0, 5)):
-        parts.append(tag(2, WIRE_OF_TYPE[val_f.type]) + _value_wire(draw, val_f, extensions, depth))
-    if draw(st.integers(0, 7)) == 0:
-        parts.append(draw(unknown_fields(f.message_type, extensions, 0)))
+    for number, g in ((1, key_f), (2, val_f)):
+        if draw(st.integers(0, 5)):
+            parts.append(_entry_part(draw, number, g) if draw(st.integers(0, 9)) == 0
+                         else tag(number, WIRE_OF_TYPE[g.type]) + _value_wire(draw, g, extensions, depth))
+    if draw(st.integers(0, 5)) == 0:
+        parts.insert(draw(st.integers(0, len(parts))), draw(unknown_fields(f.message_type, extensions, 1)))
+    return _shuffled_entry(draw, parts)
+
+
+def _entry_part(draw: Any, number: int, f: Any, natural: bool = False) -> bytes:
+    """A well-formed key (1) or value (2) of an entry: of its own wire type (``natural``; a
+    message value empty), or of another one."""
+    if natural:
+        wire_type = WIRE_OF_TYPE[f.type]
+        if f.type == FD.TYPE_MESSAGE:
+            return tag(number, 2) + b"\0"
+        return tag(number, wire_type) + encode_scalar(f.type, draw(scalar_values(f)))
+    wire_type = draw(st.sampled_from([w for w in (0, 1, 2, 5) if w != WIRE_OF_TYPE[f.type]]))
+    return tag(number, wire_type) + _payload_unknown(draw, wire_type, 0)
+
+
+def _shuffled_entry(draw: Any, parts: list[bytes]) -> bytes:
     if draw(st.integers(0, 5)) == 0:
         parts.reverse()
-    if draw(st.integers(0, 7)) == 0 and parts:
-        parts.append(parts[0])  # duplicate key or value: the last one wins
+    if draw(st.integers(0, 5)) == 0 and parts:
+        parts.append(parts[draw(st.integers(0, len(parts) - 1))])  # a duplicate: the last one wins
     return b"".join(parts)
+
+
+@st.composite
+def junk_map_entries(draw: Any, desc: Any, extensions: dict[str, list[Any]]) -> bytes:
+    """Well-formed entries of ``desc``'s maps holding what a map cannot (unknown fields, a
+    key or value of another wire type), as unknown bytes of a message built by upb: upb
+    keeps them whole, and so must ours when it reads them back."""
+    maps = [f for f in desc.fields if is_map(f)]
+    if not maps:
+        return b""
+    out = bytearray()
+    for _ in range(draw(st.integers(1, 2))):
+        f = draw(st.sampled_from(maps))
+        parts = [_entry_part(draw, number, f.message_type.fields_by_name[name], draw(st.booleans()))
+                 for number, name in ((1, "key"), (2, "value")) if draw(st.integers(0, 5))]
+        parts.insert(draw(st.integers(0, len(parts))), draw(unknown_fields(f.message_type, extensions, 1)))
+        entry = _shuffled_entry(draw, parts)
+        out += tag(f.number, 2) + varint(len(entry)) + entry
+    return bytes(out)
+
+
+_SCALAR_FORMAT = {
+    FD.TYPE_DOUBLE: "<d", FD.TYPE_FLOAT: "<f", FD.TYPE_FIXED64: "<Q", FD.TYPE_SFIXED64: "<q",
+    FD.TYPE_FIXED32: "<I", FD.TYPE_SFIXED32: "<i",
+}
+
+
+def encode_scalar(t: int, v: Any) -> bytes:
+    """The encoded value (no tag) of a scalar of type ``t``."""
+    if t in _SCALAR_FORMAT:
+        return struct.pack(_SCALAR_FORMAT[t], v)
+    if t == FD.TYPE_STRING:
+        return varint(len(v.encode())) + v.encode()
+    if t == FD.TYPE_BYTES:
+        return varint(len(v)) + v
+    if t == FD.TYPE_SINT32:
+        return varint((v << 1) ^ (v >> 31))
+    if t == FD.TYPE_SINT64:
+        return varint((v << 1) ^ (v >> 63))
+    return varint(int(v))
 
 
 def _value_wire(draw: Any, f: Any, extensions: dict[str, list[Any]], depth: int) -> bytes:
@@ -408,7 +469,6 @@ def canon(msg: Any) -> Any:
 
 _MASK32 = (1 << 32) - 1
 # markers canon() leaves where upb behaves in its own way (see upb_*_quirk below)
-MAP_ENTRY_QUIRK = "upb: map entry with unknown fields kept as unknown"
 FIELD_ZERO_QUIRK = "upb: field number 0 accepted"
 
 
@@ -422,7 +482,8 @@ def _norm_unknown(desc: Any, raw: bytes) -> Any:
     differently compare equal: minimal tags and varints; a closed enum's unknown value
     as its 32 bits (upb keeps the varint as read, C++ and ours write the int32 value
     sign-extended); a map entry kept for its unknown closed-enum value by its last
-    key and value (upb and C++ re-encode the entry, ours keeps it as read)."""
+    key and value (upb and C++ re-encode the entry, ours keeps it as read); any other
+    entry kept whole as upb re-encodes it (from ours' bytes as from the input)."""
     try:
         fields = list(iter_wire(raw))
     except (IndexError, ValueError):
@@ -450,7 +511,7 @@ def _norm_entry(entry: Any, payload: bytes) -> Any:
     for number, wire_type, value in fields:
         g = entry.fields_by_number.get(number)
         if g is None or WIRE_OF_TYPE[g.type] != wire_type:
-            return (MAP_ENTRY_QUIRK, payload)
+            return payload  # kept whole (as upb re-encodes it: ours forwards it as read)
         if g.type in _VARINT32:
             value &= _MASK32
         elif g.type == FD.TYPE_BOOL:
@@ -604,15 +665,6 @@ def _contains(c: Any, marker: str) -> bool:
     if c == marker:
         return True
     return isinstance(c, tuple) and any(_contains(x, marker) for x in c)
-
-
-def upb_map_entry_quirk(msg: Any) -> bool:
-    """Say whether upb moved a map entry that had unknown fields into the unknown fields
-    of its message (anywhere in ``msg``). upb does that for any entry whose parsed
-    message has unknown fields; C++ (and ours) drop unknown fields inside map entries
-    and insert the entry. Only entries with an unknown closed-enum value go to the
-    unknown fields everywhere."""
-    return _contains(canon(msg), MAP_ENTRY_QUIRK)
 
 
 def upb_field_zero_quirk(msg: Any) -> bool:

@@ -15,8 +15,9 @@ import struct
 import pytest
 from google.protobuf.message import DecodeError as UpbDecodeError
 
-from tests.differential.harness import NAN_DEFAULTS, RICH2, RICH3, STYLE_NAMES, Backend, World
+from tests.differential.harness import NAN_DEFAULTS, REQUIRED_VALUES, RICH2, RICH3, STYLE_NAMES, Backend, World
 from tests.differential.strategies import tag, varint
+from tests.differential.test_upb_differential import differential
 
 def _upb_accepts(world: World, full_name: str, data: bytes) -> bool:
     try:
@@ -214,3 +215,62 @@ def test_deterministic_sorts_maps_inside_lazy_data(world: World, case: str) -> N
     data = LAZY_DETERMINISTIC_INPUTS[case]
     eager = cls.parse(data, lazy=False).serialize(deterministic=True)
     assert cls.parse(data, lazy=True).serialize(deterministic=True) == eager
+
+
+# ----------------------------------------------------------------------------- map entries: nothing lost
+
+def _entry(number: int, *parts: bytes) -> bytes:
+    payload = b"".join(parts)
+    return tag(number, 2) + varint(len(payload)) + payload
+
+
+_KEY_A = tag(1, 2) + b"\x01a"  # Rich3.m_string_string / m_int64_msg keys and values
+_VALUE_B = tag(2, 2) + b"\x01b"
+# (root, input, kept whole): Rich3.m_string_string (50), m_int64_msg (51); Rich2.m_int32_color (50)
+MAP_ENTRY_INPUTS = {
+    "unknown-varint": (RICH3, _entry(50, _KEY_A, _VALUE_B, tag(3, 0) + b"\x01"), True),
+    "unknown-before-key": (RICH3, _entry(50, tag(9, 5) + b"\0\0\0\0", _KEY_A, _VALUE_B), True),
+    "unknown-group": (RICH3, _entry(50, _KEY_A, tag(7, 3) + tag(1, 0) + b"\x05" + tag(7, 4), _VALUE_B), True),
+    "key-of-another-wire-type": (RICH3, _entry(50, tag(1, 0) + b"\x07", _VALUE_B), True),
+    "value-of-another-wire-type": (RICH3, _entry(50, _KEY_A, tag(2, 1) + bytes(8)), True),
+    "message-value-of-another-wire-type": (RICH3, _entry(51, tag(1, 0) + b"\x01", tag(2, 0) + b"\x01"), True),
+    "closed-enum-unknown-value": (RICH2, _entry(50, tag(1, 0) + b"\x01", tag(2, 0) + b"\x05"), True),
+    # a duplicate: the last key or value wins, a message value merges (spec and upb alike)
+    "duplicate-key": (RICH3, _entry(50, _KEY_A, tag(1, 2) + b"\x01c", _VALUE_B), False),
+    "duplicate-value": (RICH3, _entry(50, _KEY_A, _VALUE_B, tag(2, 2) + b"\x01d"), False),
+    "duplicate-message-value": (RICH3, _entry(51, tag(1, 0) + b"\x01", tag(2, 2) + b"\x02\x08\x05",
+                                              tag(2, 2) + b"\x03\x72\x01x"), False),
+    # an unknown field inside a message value is the value's own: the entry is a map entry
+    "unknown-inside-message-value": (RICH3, _entry(51, tag(1, 0) + b"\x01", tag(2, 2) + b"\x04" + tag(3000, 0)
+                                                   + b"\x01"), False),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MAP_ENTRY_INPUTS))
+def test_map_entry_that_a_map_cannot_hold_is_kept_whole(world: World, backend: Backend, case: str) -> None:
+    """An entry holding anything but its key and value (unknown fields, a key or value of
+    another wire type, a closed enum's unknown value) is kept whole among the unknown
+    fields of its message, as upb does (C++ drops the extra): serialize forwards it byte
+    for byte. Duplicates inside an entry are decoded, the last one winning."""
+    root, data, kept = MAP_ENTRY_INPUTS[case]
+    upb_msg, res = differential(world, backend, root, data)
+    assert upb_msg is not None and res.accepted
+    number = 51 if case.startswith(("message", "duplicate-message", "unknown-inside")) else 50
+    assert (len(getattr(upb_msg, upb_msg.DESCRIPTOR.fields_by_number[number].name)) == 0) == kept, (
+        "upb: kept whole or decoded, as the case says")
+    if kept:
+        assert res.wire == data, f"ours wrote {res.wire.hex()}, not the entry as read"
+
+
+def test_map_entry_kept_whole_is_not_checked_for_required_fields(world: World, backend: Backend) -> None:
+    """RequiredValues.m (map<int32, RequiredValue>, x required): an entry whose value lacks x
+    is a missing required field, unless the entry is kept whole (it holds an unknown field):
+    then, as in upb, it is unknown bytes, and parse() without partial=True accepts it."""
+    missing = _entry(1, tag(1, 0) + b"\x01", tag(2, 2) + b"\x00")
+    kept = _entry(1, tag(1, 0) + b"\x01", tag(2, 2) + b"\x00", tag(3, 0) + b"\x01")
+    for data, initialized in ((missing, False), (kept, True)):
+        upb_msg, res = differential(world, backend, REQUIRED_VALUES, data)
+        assert upb_msg is not None and upb_msg.IsInitialized() == initialized
+        assert res.strict_accepted == initialized, data.hex()
+        if initialized:
+            assert res.wire == data

@@ -94,6 +94,7 @@ typed message should be preferred instead of using this type."""
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
                 if _tag == 10:
+                    _p1 = _pos
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
@@ -106,6 +107,7 @@ typed message should be preferred instead of using this type."""
                         raise _rt.too_deep(self, _tag, _pos)
                     _k1 = ''
                     _v1 = None
+                    _raw1 = False  # true: the entry is kept as read, among the unknown fields
                     while _pos < _ee:
                         _etag = _buf[_pos]
                         if _etag < 0x80:
@@ -140,11 +142,15 @@ typed message should be preferred instead of using this type."""
                         else:
                             _rt.check_tag(_etag, _pos)
                             _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                            _raw1 = True
                     if _pos != _ee:
                         raise _rt.bad_end(self, _pos, _ee, -1)
-                    if _v1 is None:
-                        _v1 = Value()
-                    self._f_fields[_k1] = _v1
+                    if _raw1:
+                        _rt.merge_unknown(self, _buf, _tag, _p1, _ee, _depth)
+                    elif _v1 is None:
+                        self._f_fields[_k1] = Value()
+                    else:
+                        self._f_fields[_k1] = _v1
                 else:
                     if _tag == _end_tag:
                         return _pos

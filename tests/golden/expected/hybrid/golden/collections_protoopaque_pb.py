@@ -596,6 +596,7 @@ class Collections(_rt.Message):
                         _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
                 else:
                     if _tag == 42:
+                        _p5 = _pos
                         _n = _buf[_pos]
                         if _n < 0x80:
                             _pos += 1
@@ -606,6 +607,7 @@ class Collections(_rt.Message):
                             raise _rt.overrun(self, _tag, _pos, _n)
                         _k5 = ''
                         _v5 = 0
+                        _raw5 = False  # true: the entry is kept as read, among the unknown fields
                         while _pos < _ee:
                             _etag = _buf[_pos]
                             if _etag < 0x80:
@@ -634,10 +636,15 @@ class Collections(_rt.Message):
                             else:
                                 _rt.check_tag(_etag, _pos)
                                 _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                                _raw5 = True
                         if _pos != _ee:
                             raise _rt.bad_end(self, _pos, _ee, -1)
-                        self._f_counts[_k5] = _v5
+                        if _raw5:
+                            _rt.merge_unknown(self, _buf, _tag, _p5, _ee, _depth)
+                        else:
+                            self._f_counts[_k5] = _v5
                     elif _tag == 50:
+                        _p6 = _pos
                         _n = _buf[_pos]
                         if _n < 0x80:
                             _pos += 1
@@ -650,6 +657,7 @@ class Collections(_rt.Message):
                             raise _rt.too_deep(self, _tag, _pos)
                         _k6 = 0
                         _v6 = None
+                        _raw6 = False  # true: the entry is kept as read, among the unknown fields
                         while _pos < _ee:
                             _etag = _buf[_pos]
                             if _etag < 0x80:
@@ -679,11 +687,15 @@ class Collections(_rt.Message):
                             else:
                                 _rt.check_tag(_etag, _pos)
                                 _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                                _raw6 = True
                         if _pos != _ee:
                             raise _rt.bad_end(self, _pos, _ee, -1)
-                        if _v6 is None:
-                            _v6 = Collections.Item()
-                        self._f_items_by_id[_k6] = _v6
+                        if _raw6:
+                            _rt.merge_unknown(self, _buf, _tag, _p6, _ee, _depth)
+                        elif _v6 is None:
+                            self._f_items_by_id[_k6] = Collections.Item()
+                        else:
+                            self._f_items_by_id[_k6] = _v6
                     elif _tag == 58:
                         _n = _buf[_pos]
                         if _n < 0x80:
@@ -737,6 +749,7 @@ class Collections(_rt.Message):
                         _m9._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                         _pos = _e
                     elif _tag == 82:
+                        _p10 = _pos
                         _n = _buf[_pos]
                         if _n < 0x80:
                             _pos += 1
@@ -747,6 +760,7 @@ class Collections(_rt.Message):
                             raise _rt.overrun(self, _tag, _pos, _n)
                         _k10 = False
                         _v10 = 0
+                        _raw10 = False  # true: the entry is kept as read, among the unknown fields
                         while _pos < _ee:
                             _etag = _buf[_pos]
                             if _etag < 0x80:
@@ -770,9 +784,13 @@ class Collections(_rt.Message):
                             else:
                                 _rt.check_tag(_etag, _pos)
                                 _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                                _raw10 = True
                         if _pos != _ee:
                             raise _rt.bad_end(self, _pos, _ee, -1)
-                        self._f_color_by_flag[_k10] = _v10
+                        if _raw10:
+                            _rt.merge_unknown(self, _buf, _tag, _p10, _ee, _depth)
+                        else:
+                            self._f_color_by_flag[_k10] = _v10
                     else:
                         if _tag == _end_tag:
                             return _pos

@@ -1987,6 +1987,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
                             _m5._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                             _pos = _e
                         elif _tag == 50:
+                            _p6 = _pos
                             _n = _buf[_pos]
                             if _n < 0x80:
                                 _pos += 1
@@ -1999,6 +2000,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
                                 raise _rt.too_deep(self, _tag, _pos)
                             _k6 = 0
                             _v6 = None
+                            _raw6 = False  # true: the entry is kept as read, among the unknown fields
                             while _pos < _ee:
                                 _etag = _buf[_pos]
                                 if _etag < 0x80:
@@ -2028,11 +2030,15 @@ fields are checked through locals _i5 and _key6, which no message name can shado
                                 else:
                                     _rt.check_tag(_etag, _pos)
                                     _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                                    _raw6 = True
                             if _pos != _ee:
                                 raise _rt.bad_end(self, _pos, _ee, -1)
-                            if _v6 is None:
-                                _v6 = key6()
-                            self._f_by_id[_k6] = _v6
+                            if _raw6:
+                                _rt.merge_unknown(self, _buf, _tag, _p6, _ee, _depth)
+                            elif _v6 is None:
+                                self._f_by_id[_k6] = key6()
+                            else:
+                                self._f_by_id[_k6] = _v6
                         elif _tag == 58:
                             _n = _buf[_pos]
                             if _n < 0x80:
