@@ -636,7 +636,7 @@ class _Parser:
         toks = self.toks
         info: MessageInfo = msg._pb_info
         current = {f.number: v for f, v in msg._pb_items()}
-        lists: dict[int, tuple[FieldInfo, Any]] = {}  # repeated and map fields touched here
+        lists: dict[int, tuple[FieldInfo, Any]] = {}  # repeated and map fields first set here
         seen: set[int] = set()
         seen_ext: set[int] = set()
         oneofs: dict[str, FieldInfo] = {}
@@ -699,12 +699,15 @@ class _Parser:
                 raise toks.error(f"oneof {field.oneof!r} already set by {other.name!r}", start)
             oneofs[field.oneof] = field
         if field.is_map or field.repeated:
-            entry = lists.get(number)
-            if entry is None:
-                old = current.get(number)
-                value: Any = (dict(old) if old else {}) if field.is_map else (list(old) if old else [])
-                lists[number] = entry = (field, value)
-            target = entry[1]
+            # a list or dict the message holds grows in place: copying it for each block that adds
+            # to it (a sub-message given n times) would cost O(n²)
+            target: Any = current.get(number)
+            if target is None:
+                entry = lists.get(number)
+                if entry is None:
+                    fresh: Any = {} if field.is_map else []
+                    lists[number] = entry = (field, fresh)
+                target = entry[1]
             if field.is_map:
                 for key, value in self.values(field, depth, message=True):
                     target[key] = value
@@ -788,7 +791,10 @@ class _Parser:
         if field.repeated:
             items = self.values(field, depth, message=field.kind in _MESSAGE_KINDS)
             existing = store.get(number)
-            store[number] = (list(existing) if existing else []) + items
+            if existing is None:
+                store[number] = items
+            else:
+                existing.extend(items)  # in place: [ext] given n times costs O(n), not O(n²)
         elif field.kind in _MESSAGE_KINDS:
             toks.take(":")
             sub = store.get(number)
