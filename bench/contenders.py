@@ -169,6 +169,19 @@ def generate(gen_dir: str) -> None:
         raise ValueError(gen_dir)
 
 
+def write_section(path: Path, heading: str, section: str) -> None:
+    """Replace the section of a results file that starts at ``heading`` (up to the next "## "
+    heading) by ``section``, or append it; the rest of the file stays."""
+    text = path.read_text() if path.exists() else "# Benchmark results\n"
+    at = text.find("\n" + heading + "\n")
+    rest = ""
+    if at >= 0:
+        after = text.find("\n## ", at + 1)
+        rest = text[after:] if after >= 0 else ""
+        text = text[:at + 1]
+    path.write_text(text.rstrip("\n") + "\n\n" + section.rstrip("\n") + "\n" + rest)
+
+
 def missing_requirement(c: Contender) -> str | None:
     """The first module this contender needs that cannot be found, if any."""
     import importlib.util

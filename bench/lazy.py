@@ -46,7 +46,7 @@ from typing import Any
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from contenders import BUILD, PROTOS, REPO, _grpc_include, build_ours_native  # noqa: E402
+from contenders import BUILD, PROTOS, REPO, _grpc_include, build_ours_native, write_section  # noqa: E402
 
 LAZY_BUILD = BUILD / "lazy"
 DATA = LAZY_BUILD / "data"
@@ -765,15 +765,6 @@ Our code is generated in the opaque style from bench/protos/benchpb/lazy.proto; 
     return "\n".join(out) + "\n"
 
 
-def write_section(path: Path, section: str) -> None:
-    """Replace the Lazy decoding section of ``path`` (or append it), keeping the rest."""
-    text = path.read_text() if path.exists() else "# Benchmark results\n"
-    at = text.find("\n" + SECTION + "\n")
-    if at >= 0:
-        text = text[:at + 1]
-    path.write_text(text.rstrip("\n") + "\n\n" + section)
-
-
 def main() -> int:
     if len(sys.argv) > 2 and sys.argv[1] == "--worker":
         worker_main(sys.argv[2])
@@ -809,7 +800,7 @@ def main() -> int:
     print(section)
     if not args.no_write:
         args.output.parent.mkdir(parents=True, exist_ok=True)
-        write_section(args.output, section)
+        write_section(args.output, SECTION, section)
         log(f"wrote the {SECTION[3:]} section of {args.output}")
     return 0
 

@@ -461,7 +461,8 @@ message; `serialize` a decoded message; `parse+read` parse and then read every f
 (`google.protobuf.json_format` for the Google runtimes; canonical proto3 JSON from upb as input).
 Every contender's serialize and to_json output is checked against the input message.
 {body}"""
-    # bench/lazy.py owns the "Lazy decoding" section at the end (`make bench` runs it next): keep it
+    # bench/lazy.py and bench/adversarial.py own the sections from "Lazy decoding" on (`make bench` runs
+    # them next): keep them
     old = args.output.read_text() if args.output.exists() else ""
     at = old.find("\n## Lazy decoding\n")
     if at >= 0:

@@ -1,0 +1,88 @@
+"""Every adversarial input shape (tests/support/adversarial.py) parses in time linear in its size,
+in every interpreted style: binary (eager, and parse(lazy=True) with a first access), text
+format and ProtoJSON.
+
+A growth ratio within one run, not a timing: the input grows 16 times, so linear work takes
+about 16 times as long and an O(n²) accumulation (appending to bytes, copying a list per
+element) about 256 times; the bound, 48, leaves room for a busy machine. Times are the
+thread's CPU time, the best of a few runs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from tests.support import adversarial
+from tests.support.generate import REPO, generate
+
+SMALL = 32 << 10
+LARGE = SMALL * 16
+BOUND = 48
+STYLES = {"open": "API_OPEN", "hybrid": "API_HYBRID", "opaque": "API_OPAQUE"}
+
+
+@pytest.fixture(scope="module")
+def modules(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, ModuleType]]:
+    out = tmp_path_factory.mktemp("hostile")
+    loaded = {}
+    for style, level in STYLES.items():
+        generate([adversarial.PROTO], [REPO / "bench" / "protos"], out / style, options=f"default_api_level={level}")
+        name = f"_pyopaque_linear_{style}"
+        spec = importlib.util.spec_from_file_location(name, out / style / "benchpb" / "hostile_pb.py")
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+        loaded[style] = mod
+    yield loaded
+    for style in STYLES:
+        del sys.modules[f"_pyopaque_linear_{style}"]
+
+
+def cpu_time(fn: Callable[[], Any], runs: int) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        start = time.thread_time()
+        fn()
+        best = min(best, time.thread_time() - start)
+    return max(best, 1e-4)  # below the clock's useful resolution
+
+
+def assert_linear(parse: Callable[[Any], Any], small: Any, large: Any) -> None:
+    parse(small)  # warm up
+    ratio = cpu_time(lambda: parse(large), 2) / cpu_time(lambda: parse(small), 5)
+    assert ratio < BOUND, f"16 times the input took {ratio:.0f} times as long: not linear"
+
+
+@pytest.mark.parametrize("style", ["open", "hybrid", "opaque", "lazy"])
+@pytest.mark.parametrize("shape", list(adversarial.BINARY))
+def test_binary_shape_parses_in_linear_time(modules: dict[str, ModuleType], style: str, shape: str) -> None:
+    message, build = adversarial.BINARY[shape]
+    cls = getattr(modules["opaque" if style == "lazy" else style], message)
+    if style == "lazy":
+        def parse(data: bytes) -> Any:
+            m = cls.parse(data, lazy=True)
+            m.unknown_fields()  # the first access decodes the message
+            return m
+    else:
+        parse = cls.parse
+    small, large = build(SMALL), build(LARGE)
+    assert parse(small).serialize() == small or shape in ("map entries", "lazy field given n times")
+    assert_linear(parse, small, large)
+
+
+@pytest.mark.parametrize("style", list(STYLES))
+@pytest.mark.parametrize("shape", list(adversarial.TEXT) + list(adversarial.JSON))
+def test_text_and_json_shape_parses_in_linear_time(modules: dict[str, ModuleType], style: str, shape: str) -> None:
+    cls = modules[style].Hostile
+    build = adversarial.TEXT.get(shape) or adversarial.JSON[shape]
+    parse = cls.from_text if shape in adversarial.TEXT else cls.from_json
+    assert_linear(parse, build(SMALL), build(LARGE))
