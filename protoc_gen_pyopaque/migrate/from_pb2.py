@@ -8,6 +8,8 @@ docs/migration.md has the whole table.
 
 from __future__ import annotations
 
+import enum
+from types import ModuleType
 from typing import Any
 
 import libcst as cst
@@ -15,6 +17,7 @@ from libcst.metadata import ExpressionContext, ScopeProvider
 
 from .infer import dotted, string_argument
 from .rewrite import Rewriter, call, keyword_arg, parenthesized, pure, singular_message
+from .schema import is_message_class
 from .sites import Level
 
 __all__ = ["Pb2Rewriter"]
@@ -160,7 +163,7 @@ class Pb2Rewriter(Rewriter):
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         func = original_node.func
-        rewritten = self._module_function(original_node, updated_node)
+        rewritten = self._module_function(original_node, updated_node) or self._enum_call(original_node, updated_node)
         if rewritten is not None:
             return rewritten
         if not isinstance(func, cst.Attribute) or not isinstance(updated_node.func, cst.Attribute):
@@ -410,6 +413,9 @@ class Pb2Rewriter(Rewriter):
             if self.only_todo is not None:
                 return updated_node
             return updated_node.with_changes(attr=cst.Name(original_node.attr.value[:-1]))
+        enum_value = self._enum_value(original_node, updated_node)
+        if enum_value is not None:
+            return enum_value
         found = self.unblocked_field(original_node)
         if found is None:
             return updated_node
@@ -448,6 +454,54 @@ class Pb2Rewriter(Rewriter):
         if getter is None or not self.decide(original_node, level, reason, detail):
             return updated_node
         return call(receiver, getter)
+
+    def _resolved(self, node: cst.BaseExpression) -> object | None:
+        """What a name in our modules that ``node`` spells denotes (a module, class or enum)."""
+        scope = self.infer.scopes.get(node)
+        name = dotted(node)
+        if scope is None or name is None:
+            return None
+        for qualified in scope.get_qualified_names_for(name):
+            found = self.schema.resolve(qualified.name)
+            if found is not None:
+                return found
+        return None
+
+    def _enum_value(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression | None:
+        """``M.VALUE``, ``x_pb2.VALUE``: the official runtime puts the values of an enum on the
+        class or module that holds it; ours are members of the enum class: ``M.Enum.VALUE``."""
+        owner = self._resolved(original_node.value)
+        name = original_node.attr.value
+        if not (is_message_class(owner) or isinstance(owner, ModuleType)) or hasattr(owner, name):
+            return None
+        for enum_name, value in vars(owner).items():
+            if (not enum_name.startswith("_") and isinstance(value, type) and issubclass(value, enum.IntEnum)
+                    and name in value.__members__):
+                if not self.decide(original_node, Level.GREEN, "enum-value", f"{name} → {enum_name}.{name}"):
+                    return None
+                return updated_node.with_changes(
+                    value=cst.Attribute(value=updated_node.value, attr=cst.Name(enum_name)))
+        return None
+
+    def _enum_call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression | None:
+        """``E.Name(v)`` → ``E(v).name``; ``E.Value("X")`` → ``E["X"]`` (KeyError, not ValueError)."""
+        func = original_node.func
+        if (not isinstance(func, cst.Attribute) or func.attr.value not in ("Name", "Value")
+                or len(original_node.args) != 1 or not isinstance(updated_node.func, cst.Attribute)):
+            return None
+        found = self._resolved(func.value)
+        if not (isinstance(found, type) and issubclass(found, enum.IntEnum)):
+            return None
+        enum_class = updated_node.func.value
+        argument = updated_node.args[0].value
+        if func.attr.value == "Name":
+            if not self.decide(original_node, Level.GREEN, "enum-name", "E.Name(v) → E(v).name"):
+                return updated_node
+            return cst.Attribute(value=cst.Call(func=enum_class, args=[cst.Arg(argument)]), attr=cst.Name("name"))
+        if not self.decide(original_node, Level.YELLOW, "enum-value-of",
+                           'E.Value("X") → E["X"]: an unknown name raises KeyError, not ValueError'):
+            return updated_node
+        return cst.Subscript(value=enum_class, slice=[cst.SubscriptElement(cst.Index(argument))])
 
     def _mutated_through_subscript(self, node: cst.Subscript) -> bool:
         parent = self.parent(node)

@@ -81,22 +81,23 @@ class Schema:
 
     def message_class(self, qualified: str) -> type | None:
         """The message class a qualified name denotes, or None."""
-        if qualified in self._classes:
-            return self._classes[qualified]
-        found: type | None = None
+        if qualified not in self._classes:
+            obj = self.resolve(qualified)
+            self._classes[qualified] = obj if is_message_class(obj) else None  # type: ignore[assignment]
+        return self._classes[qualified]
+
+    def resolve(self, qualified: str) -> object | None:
+        """What a qualified name inside a generated module denotes (a class, an enum, a module)."""
         parts = qualified.split(".")
-        for i in range(len(parts) - 1, 0, -1):
+        for i in range(len(parts), 0, -1):
             module = self.module(".".join(parts[:i]))
             if module is None:
                 continue
             obj: object = module
             for attr in parts[i:]:
                 obj = getattr(obj, attr, None)
-            if is_message_class(obj):
-                found = obj  # type: ignore[assignment]
-            break
-        self._classes[qualified] = found
-        return found
+            return obj
+        return None
 
     @staticmethod
     def info(cls: type) -> MessageInfo:
