@@ -54,6 +54,8 @@ wkt: $(STAMP)
 ## bench/RESULTS.md, which `make bench` regenerates too, after bench/run.py); bench-lazy-quick: < 1 minute
 ## `make bench` also times hostile inputs of 1, 4 and 16 MB per style against upb (bench/adversarial.py,
 ## its "Adversarial inputs" section)
+## `make bench` also times gRPC round trips over grpcio, ours against the official runtime's
+## (bench/grpc_roundtrip.py, its "gRPC round trips" section, last)
 # Benchmark-only dependencies, installed into the venv by the bench targets themselves; a group
 # that cannot be installed is reported as "unavailable" in the results rather than failing.
 BENCH_DEPS := "betterproto2 betterproto2-compiler" "protobuf-py protoc-gen-py"
@@ -67,11 +69,13 @@ bench: bench-deps
 	BENCH_VIA_MAKE=1 $(BIN)/python bench/run.py
 	BENCH_VIA_MAKE=1 $(BIN)/python bench/lazy.py
 	BENCH_VIA_MAKE=1 $(BIN)/python bench/adversarial.py
+	BENCH_VIA_MAKE=1 $(BIN)/python bench/grpc_roundtrip.py
 
 bench-quick: bench-deps
 	BENCH_VIA_MAKE=1 $(BIN)/python bench/run.py --quick
 	BENCH_VIA_MAKE=1 $(BIN)/python bench/lazy.py --quick
 	BENCH_VIA_MAKE=1 $(BIN)/python bench/adversarial.py --quick
+	BENCH_VIA_MAKE=1 $(BIN)/python bench/grpc_roundtrip.py --quick
 
 bench-lazy: $(STAMP)
 	BENCH_VIA_MAKE=1 $(BIN)/python bench/lazy.py
