@@ -87,6 +87,39 @@ def test_buf_generate_with_local_plugin(tmp_path: Path) -> None:
     _import_and_round_trip(tmp_path / "gen", "opaque.v1")
 
 
+SERVICE = """
+syntax = "proto3";
+package demo;
+message Ping { string text = 1; }
+service Pinger { rpc Send(Ping) returns (Ping); }
+"""
+
+
+def test_buf_generate_with_the_grpc_plugin(tmp_path: Path) -> None:
+    """buf runs both local plugins: the messages and, next to them, the gRPC module."""
+    buf = shutil.which("buf", path=str(Path(sys.executable).parent))
+    assert buf is not None, "buf-bin is a dev dependency"
+    (tmp_path / "proto" / "demo").mkdir(parents=True)
+    (tmp_path / "proto" / "demo" / "pinger.proto").write_text(SERVICE)
+    (tmp_path / "buf.yaml").write_text("version: v2\nmodules:\n  - path: proto\n")
+    (tmp_path / "buf.gen.yaml").write_text(
+        "version: v2\nplugins:\n  - local: protoc-gen-pyopaque\n    out: gen\n"
+        "  - local: protoc-gen-pyopaque-grpc\n    out: gen\n    opt:\n      - io=async\n")
+    plugin_command("main_grpc")
+    env = dict(os.environ, PATH=f"{plugin_command().parent}{os.pathsep}{os.environ['PATH']}",
+               BUF_CACHE_DIR=str(tmp_path / "cache"))
+    result = subprocess.run([buf, "generate"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    source = (tmp_path / "gen" / "demo" / "pinger_grpc.py").read_text()
+    assert "class PingerAsyncStub:" in source and "class PingerStub:" not in source
+    check = subprocess.run(
+        [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(tmp_path / 'gen')!r}); "
+         "import demo.pinger_grpc as g; assert g.METHOD_Pinger_Send == '/demo.Pinger/Send'"],
+        capture_output=True, text=True, check=False)
+    assert check.returncode == 0, check.stderr
+
+
 def test_bad_option_is_reported_through_protoc(tmp_path: Path) -> None:
     include = _write_proto(tmp_path)
     out = tmp_path / "out"

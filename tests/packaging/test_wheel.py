@@ -27,6 +27,10 @@ def test_wheel_contains_templates_and_options_proto(wheel: Path) -> None:
     assert "protoc_gen_pyopaque/proto/pyopaque/options.proto" in names
     assert "protoc_gen_pyopaque/runtime/google/protobuf/timestamp_pb.py" in names
     assert "protoc_gen_pyopaque/py.typed" in names
+    assert "protoc_gen_pyopaque/templates/grpc.py.j2" in names
+    entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+    scripts = zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "protoc-gen-pyopaque-grpc = protoc_gen_pyopaque.cli:main_grpc" in scripts
 
 
 def test_installed_wheel_generates_code(wheel: Path, tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ def grpc_include() -> Path:
 def plugin_command(entry: str = "main") -> Path:
     """A small executable that runs this checkout's plugin with this interpreter
     (``entry``: the function of protoc_gen_pyopaque.cli, ``main_grpc`` for the gRPC plugin)."""
-    path = BUILD / "bin" / ("protoc-gen-pyopaque" if entry == "main" else f"protoc-gen-pyopaque-{entry}")
+    path = BUILD / "bin" / {"main": "protoc-gen-pyopaque", "main_grpc": "protoc-gen-pyopaque-grpc"}[entry]
     text = (f"#!/bin/sh\nexec {sys.executable} -c "
             f"'import sys; from protoc_gen_pyopaque.cli import {entry}; sys.exit({entry}())' \"$@\"\n")
     if not path.exists() or path.read_text() != text:
