@@ -22,6 +22,23 @@ from .sites import Level
 
 __all__ = ["Pb2Rewriter"]
 
+# The well-known types' readers: (full name, official) → (ours, arguments when none are given).
+WKT_READERS = {
+    ("google.protobuf.Timestamp", "ToDatetime"): ("to_datetime", ("None",)),  # naive UTC, as the official
+    ("google.protobuf.Timestamp", "ToNanoseconds"): ("to_nanoseconds", ()),
+    ("google.protobuf.Duration", "ToTimedelta"): ("to_timedelta", ()),
+    ("google.protobuf.Duration", "ToNanoseconds"): ("to_nanoseconds", ()),
+    ("google.protobuf.Any", "TypeName"): ("type_name", ()),
+}
+# ... and in-place setters: (full name, official) → our class method making the new value.
+WKT_SETTERS = {
+    ("google.protobuf.Timestamp", "GetCurrentTime"): "now",
+    ("google.protobuf.Timestamp", "FromDatetime"): "from_datetime",
+    ("google.protobuf.Timestamp", "FromNanoseconds"): "from_nanoseconds",
+    ("google.protobuf.Duration", "FromTimedelta"): "from_timedelta",
+    ("google.protobuf.Duration", "FromNanoseconds"): "from_nanoseconds",
+    ("google.protobuf.Any", "Pack"): "pack",
+}
 # Official methods with an equivalent of the same arguments: (ours, extra keyword arguments).
 RENAMED = {
     "SerializeToString": ("serialize", ()),
@@ -204,9 +221,46 @@ class Pb2Rewriter(Rewriter):
                            "pairs of (FieldInfo, value): .name and .number as a descriptor's, not the rest"):
                 return cst.Call(func=cst.Name("list"), args=[cst.Arg(call(receiver, "iter_set_fields"))])
             return updated_node
+        wkt = self._wkt_call(original_node, updated_node, owner, method, receiver)
+        if wkt is not None:
+            return wkt
         if method[:1].isupper():
             self.refuse(original_node, "no-equivalent", f"{method}() has no equivalent here (see docs/migration.md)")
         return updated_node
+
+    def _wkt_call(self, original_node: cst.Call, updated_node: cst.Call, owner: type, method: str,
+                  receiver: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The well-known types' helpers: conversions keep their meaning; the official in-place
+        setters (``FromDatetime``, ``GetCurrentTime``, ``Pack``) copy a new message in."""
+        full_name = self.schema.info(owner).full_name
+        args = [a.value for a in updated_node.args]
+        if ((full_name, method) in WKT_READERS and len(args) <= 1
+                and not any(a.keyword for a in updated_node.args)):
+            ours, default = WKT_READERS[full_name, method]
+            if not self.decide(original_node, Level.GREEN, "well-known", f"{method} → {ours}"):
+                return updated_node
+            return call(receiver, ours, *(args or [cst.parse_expression(e) for e in default]))
+        if (full_name, method) in WKT_SETTERS:
+            if self._uses_result(original_node):
+                return None
+            ours = WKT_SETTERS[full_name, method]
+            assert isinstance(original_node.func, cst.Attribute)
+            level = Level.GREEN if pure(original_node.func.value) else Level.YELLOW
+            if not self.decide(original_node, level, "well-known",
+                               f"{method} → copy_from(type(x).{ours}(...)): a new value copied in"):
+                return updated_node
+            made = call(cst.Call(func=cst.Name("type"), args=[cst.Arg(receiver)]), ours, *args)
+            return call(receiver, "copy_from", made)
+        if full_name == "google.protobuf.Any" and method == "Is" and len(args) == 1:
+            target = original_node.args[0].value
+            if not (isinstance(target, cst.Attribute) and target.attr.value == "DESCRIPTOR"
+                    and self.infer.class_ref(target.value) is not None):
+                return None
+            if not self.decide(original_node, Level.GREEN, "well-known", "Is(M.DESCRIPTOR) → is_(M)"):
+                return updated_node
+            assert isinstance(args[0], cst.Attribute)
+            return call(receiver, "is_", args[0].value)
+        return None
 
     def _by_name(self, original_node: cst.Call, updated_node: cst.Call, owner: type, method: str,
                  receiver: cst.BaseExpression) -> cst.BaseExpression:
