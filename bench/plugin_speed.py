@@ -56,19 +56,34 @@ def conformance_inputs() -> tuple[list[Path], list[str], str]:
         return [], [], f"conformance protos not included: {exc}"
 
 
-def child_usage(cmd: list[str], stdin: Path, stdout: Path) -> dict[str, float]:
-    """Run ``cmd`` (stdin and stdout from and to files); its wall and CPU seconds and peak RSS (MiB)."""
+# Runs a Python module as ``python -m`` does and reports its peak resident set on stderr at exit.
+# getrusage's ru_maxrss will not do: Linux carries the parent's resident set at fork over exec.
+PEAK_REPORTER = """
+import atexit, runpy, sys
+def report():
+    with open("/proc/self/status") as status:
+        sys.stderr.write(next(line for line in status if line.startswith("VmHWM:")))
+atexit.register(report)
+sys.argv = sys.argv[1:]
+runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+"""
+
+
+def child_usage(module: str, args: list[str], stdin: Path, stdout: Path) -> dict[str, float]:
+    """Run ``python -m module args`` (stdin and stdout from and to files); its wall and CPU seconds
+    and peak resident set (MiB)."""
     with stdin.open("rb") as fin, stdout.open("wb") as fout:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdin=fin, stdout=fout, stderr=subprocess.PIPE, cwd=REPO)
+        proc = subprocess.Popen([sys.executable, "-c", PEAK_REPORTER, module, *args], stdin=fin, stdout=fout,
+                                stderr=subprocess.PIPE, cwd=REPO)
         assert proc.stderr is not None
-        err = proc.stderr.read()
+        err = proc.stderr.read().decode(errors="replace")
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode:
-        raise RuntimeError(f"{' '.join(cmd[:3])} failed: {err.decode(errors='replace').strip()[-2000:]}")
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss / 1024}
+    if os.waitstatus_to_exitcode(status):
+        raise RuntimeError(f"{module} failed: {err.strip()[-2000:]}")
+    peak = next(line for line in err.splitlines() if line.startswith("VmHWM:"))
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": int(peak.split()[1]) / 1024}
 
 
 def protoc(include: list[Path], args: list[str], files: list[str], work: Path) -> dict[str, float]:
@@ -77,9 +92,9 @@ def protoc(include: list[Path], args: list[str], files: list[str], work: Path) -
     listing.write_text("\n".join(files) + "\n")
     empty = work / "empty"
     empty.write_bytes(b"")
-    cmd = [sys.executable, "-m", "grpc_tools.protoc", *(f"-I{p}" for p in include), f"-I{grpc_include()}",
-           "--experimental_editions", *args, f"@{listing}"]
-    return child_usage(cmd, empty, work / "protoc.log")
+    return child_usage("grpc_tools.protoc", [*(f"-I{p}" for p in include), f"-I{grpc_include()}",
+                                             "--experimental_editions", *args, f"@{listing}"],
+                       empty, work / "protoc.log")
 
 
 def build_request(files: list[str], include: list[Path], work: Path,
@@ -99,7 +114,7 @@ def plugin_process(data: bytes, work: Path) -> tuple[Path, dict[str, float]]:
     compilation and the run): the response's file, and the process's usage."""
     request, response = work / "request.pb", work / "response.pb"
     request.write_bytes(data)
-    return response, child_usage([sys.executable, "-m", "protoc_gen_pyopaque.cli"], request, response)
+    return response, child_usage("protoc_gen_pyopaque.cli", [], request, response)
 
 
 def time_plugin(files: list[str], include: list[Path], repeats: int) -> dict[str, float]:
