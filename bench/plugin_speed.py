@@ -21,6 +21,7 @@ growth).
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
 import subprocess
 import sys
@@ -173,6 +174,7 @@ def monorepo_row(root: Path, files: list[str], work: Path) -> dict[str, float]:
 def monorepo(mode: str) -> str:
     """The synthetic monorepo section: the table and the targets judged on it."""
     total = MONOREPO_FILES[mode]
+    began, load_before = datetime.datetime.now(datetime.timezone.utc), os.getloadavg()[0]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "protos"
@@ -202,6 +204,8 @@ with `--python_out`, and one run of this plugin (default options: open style, op
 2024) as protoc runs it: a process reading the request (built with `--descriptor_set_out`) on
 stdin. Times are the CPU (user + system) and wall seconds of the whole process, once; memory is
 its peak resident set. Parentheses: `--python_out`'s figures.
+Run {began:%Y-%m-%d %H:%M} UTC on {os.cpu_count()} cores; 1-minute load average {load_before:.1f} at the start,
+{os.getloadavg()[0]:.1f} at the end (other processes inflate wall times).
 
 | share | files | messages | protoc --python_out: CPU / wall | protoc parse alone, CPU | plugin: CPU / wall | plugin × --python_out (CPU) | plugin CPU per file | plugin peak RSS (--python_out) | output MiB (--python_out) |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
