@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from ..plugin import names
 from ..plugin.schema import ApiLevel, Enum, Extension, Field, File, Message, Schema, walk_messages
@@ -177,7 +177,8 @@ class _Builder:
         cls = self.names.classes.get(full_name)
         return cls.py_name if cls is not None else value_type
 
-    def field(self, f: Field, msg: Message, index: int, oneofs: list[OneofView], bits: list[int]) -> FieldView:
+    def field(self, f: Field, msg: Message, index: int, oneofs: list[OneofView], bit: int | None) -> FieldView:
+        """The view of field ``f``, the ``index``-th of ``msg``; ``bit``: its presence bit, if any."""
         opaque = msg.api_level is ApiLevel.OPAQUE
         fn = self.names.fields[msg.full_name, f.name]
         attr = fn.attr
@@ -188,34 +189,27 @@ class _Builder:
         entry_types = f"{self.value_type(f.map.key)}, {self.value_type(f.map.value)}" if f.map is not None else ""
         types = field_types(f, value_type, entry_types, opaque)
         bit_word, bit_mask = "", 0
-        if opaque and f.presence and not is_message and oneof is None:
-            slot_index = bits[0]
-            bits[0] += 1
-            bit_word = f"_pb_p{slot_index // PRESENCE_WORD_BITS}"
-            bit_mask = 1 << (slot_index % PRESENCE_WORD_BITS)
+        if bit is not None:
+            bit_word = f"_pb_p{bit // PRESENCE_WORD_BITS}"
+            bit_mask = 1 << (bit % PRESENCE_WORD_BITS)
         slot = "" if oneof is not None else fn.slot
-        wire = WIRE_OF_KIND[f.kind]
-        tag = (f.number << 3) | wire
         alt_tag = 0
-        if f.repeated and f.map is None and wire != WIRE_LEN and f.kind != k.TYPE_GROUP:
+        if f.repeated and f.map is None and WIRE_OF_KIND[f.kind] != WIRE_LEN and f.kind != k.TYPE_GROUP:
             alt_tag = (f.number << 3) | WIRE_LEN
         view = FieldView(
-            model=f, name=f.name, number=f.number, codec=CODECS[f.kind], attr=attr, slot=slot,
-            store="self." + slot if slot else "", getter=fn.getter, setter=fn.setter, hazzer=fn.has,
-            clearer=fn.clear, value_type=value_type, annotation=types.getter, slot_annotation=types.slot,
-            ctor_annotation=types.ctor, ctor_default=types.ctor_default, setter_annotation=types.setter,
-            default_expr=types.default,
-            repeated=f.repeated and f.map is None, is_map=f.map is not None, is_message=is_message,
+            **self.value_parts(f, value_type, types.getter, types.default,
+                               # this module's classes by their module-level name: compiled code
+                               # calls them directly
+                               self.message_ref(f.message or "", value_type) if is_message else ""),
+            attr=attr, slot=slot, store="self." + slot if slot else "", getter=fn.getter, setter=fn.setter,
+            hazzer=fn.has, clearer=fn.clear, slot_annotation=types.slot, ctor_annotation=types.ctor,
+            ctor_default=types.ctor_default, setter_annotation=types.setter,
+            repeated=f.repeated and f.map is None, is_map=f.map is not None,
             presence=f.presence, bit_word=bit_word, bit_mask=bit_mask, oneof=oneof,
-            tag=tag, tag_write=tag_write(f.number, wire),
             alt_tag=alt_tag, alt_tag_write=tag_write(f.number, WIRE_LEN),
             end_tag=(f.number << 3) | WIRE_END_GROUP,
             end_tag_write=tag_write(f.number, WIRE_END_GROUP),
-            packed=f.packed, utf8=f.utf8, float_kind=f.kind in (k.TYPE_FLOAT, k.TYPE_DOUBLE),
-            # this module's classes by their module-level name: compiled code calls them directly
-            message_ref=self.message_ref(f.message or "", value_type) if is_message else "",
-            enum_info_ref=self.refs.enum_info(f.enum) if f.enum is not None else "",
-            closed_enum=f.closed_enum, index=index,
+            packed=f.packed, index=index,
             info_expr=pyexpr.field_info(f, attr, oneof.name if oneof is not None else "", self.refs),
             comment=docstring(f.comment), required=f.required,
             lazy=lazy, lazy_slot=fn.lazy_slot if lazy else "", lazy_verify=not f.lazy_unverified,
@@ -229,7 +223,6 @@ class _Builder:
         if f.map is not None:
             view.map_key = self.entry_field(f.map.key)
             view.map_value = self.entry_field(f.map.value)
-        view.child_lazy_capable = self.is_lazy_capable(f.message) and f.kind == k.TYPE_MESSAGE
         view.lazy_elements = (msg.api_level is ApiLevel.OPAQUE and f.lazy and view.repeated
                               and view.child_lazy_capable)
         self.json_field(view, f)
@@ -253,27 +246,25 @@ class _Builder:
     def entry_field(self, f: Field) -> FieldView:
         """A view of a map entry's key or value, for the inlined entry codec."""
         value_type = self.value_type(f)
-        wire = WIRE_OF_KIND[f.kind]
-        is_message = f.message is not None
-        view = FieldView(
-            model=f, name=f.name, number=f.number, codec=CODECS[f.kind], attr="", slot="", store="",
-            getter="", setter="", hazzer="", clearer="", value_type=value_type, annotation=value_type,
-            slot_annotation="", ctor_annotation="", ctor_default="", setter_annotation="",
-            default_expr="None" if is_message else py_literal(f.default),
-            repeated=False, is_map=False, is_message=is_message, presence=False, bit_word="",
-            bit_mask=0, oneof=None, tag=(f.number << 3) | wire,
-            tag_write=tag_write(f.number, wire), alt_tag=0, alt_tag_write="", end_tag=0,
-            end_tag_write="", packed=False,
-            utf8=f.utf8, float_kind=f.kind in (k.TYPE_FLOAT, k.TYPE_DOUBLE),
-            message_ref=value_type if is_message else "",
-            enum_info_ref=self.refs.enum_info(f.enum) if f.enum is not None else "",
-            closed_enum=f.closed_enum, index=-1, info_expr="", comment="",
-            needs_required_check=False, required=False, lazy=False, lazy_slot="",
-            lazy_verify=False, loader="",
-            child_lazy_capable=self.is_lazy_capable(f.message) and f.kind == k.TYPE_MESSAGE,
-        )
+        default_expr = "None" if f.message is not None else py_literal(f.default)
+        view = FieldView(**self.value_parts(f, value_type, value_type, default_expr,
+                                            value_type if f.message is not None else ""))
         self.json_field(view, f)
         return view
+
+    def value_parts(self, f: Field, value_type: str, annotation: str, default_expr: str,
+                    message_ref: str) -> dict[str, Any]:
+        """The parts of a field's view that its values decide: all a map entry's key or value has."""
+        wire = WIRE_OF_KIND[f.kind]
+        return dict(
+            model=f, name=f.name, number=f.number, codec=CODECS[f.kind], value_type=value_type,
+            annotation=annotation, default_expr=default_expr, is_message=f.message is not None and f.map is None,
+            tag=(f.number << 3) | wire, tag_write=tag_write(f.number, wire), utf8=f.utf8,
+            float_kind=f.kind in (k.TYPE_FLOAT, k.TYPE_DOUBLE),
+            message_ref=message_ref, enum_info_ref=self.refs.enum_info(f.enum) if f.enum is not None else "",
+            closed_enum=f.closed_enum,
+            child_lazy_capable=self.is_lazy_capable(f.message) and f.kind == k.TYPE_MESSAGE,
+        )
 
     @staticmethod
     def is_lazy(f: Field, msg: Message, needs_required: frozenset[str]) -> bool:
@@ -296,9 +287,9 @@ class _Builder:
             on = self.names.oneofs[msg.full_name, oneof.name]
             oneofs.append(OneofView(name=oneof.name, case_slot=on.case_slot, value_slot=on.value_slot, which=on.which,
                                     has=on.has, clear=on.clear, comment=docstring(oneof.comment)))
-        bits = [0]
-        fields = [self.field(f, msg, i, oneofs, bits) for i, f in enumerate(msg.fields)]
-        words = [f"_pb_p{i}" for i in range((bits[0] + PRESENCE_WORD_BITS - 1) // PRESENCE_WORD_BITS)]
+        bits = presence_bits(msg)
+        fields = [self.field(f, msg, i, oneofs, bits.get(f.name)) for i, f in enumerate(msg.fields)]
+        words = [f"_pb_p{i}" for i in range((len(bits) + PRESENCE_WORD_BITS - 1) // PRESENCE_WORD_BITS)]
         lazy_capable = level is ApiLevel.OPAQUE and msg.full_name not in self.needs_required
         plain = [f for f in fields if f.oneof is None]
         slots = [f.store.removeprefix("self.") for f in plain] + words
@@ -355,6 +346,15 @@ class _Builder:
             descriptor=repr((file.name, file.descriptor,
                              tuple((d, names.import_path(d)) for d in file.dependencies))),
         )
+
+
+def presence_bits(msg: Message) -> dict[str, int]:
+    """The opaque layout's presence bits, by field name: one per singular scalar field with explicit
+    presence outside oneofs (a message field's presence is its value, a oneof's its case)."""
+    if msg.api_level is not ApiLevel.OPAQUE:
+        return {}
+    holders = [f.name for f in msg.fields if f.presence and f.message is None and f.oneof is None]
+    return {name: bit for bit, name in enumerate(holders)}
 
 
 def _dispatch(fields: list[FieldView]) -> DispatchNode:

@@ -54,53 +54,57 @@ class OneofView:
 
 @dataclass
 class FieldView:
+    """A field of a message, or the key or value of a map entry (which hold only the first part:
+    their value and how it is read and written; the rest keeps its defaults)."""
+
     model: Field
     name: str
     number: int
     codec: WireCodec
-    attr: str  # public attribute (open/hybrid) and constructor keyword
-    slot: str  # the attribute that holds the value (the attribute itself, or a private slot)
-    store: str  # the expression of that attribute: self.<slot> ("" for oneof members)
-    getter: str
-    setter: str
-    hazzer: str
-    clearer: str
     value_type: str  # Python type of one value
     annotation: str  # type of the value as the getter returns it
-    slot_annotation: str  # type of the slot (open/hybrid: None while unset)
-    ctor_annotation: str  # type of the constructor keyword
-    ctor_default: str
-    setter_annotation: str  # type of the setter's parameter
     default_expr: str
-    repeated: bool
-    is_map: bool
     is_message: bool
-    presence: bool
-    bit_word: str  # opaque presence word ("" when none)
-    bit_mask: int
-    oneof: OneofView | None
     tag: int
     tag_write: str
-    alt_tag: int  # repeated scalars: the other encoding (packed/expanded) accepted on parse
-    alt_tag_write: str
-    end_tag: int  # groups
-    end_tag_write: str
-    packed: bool
     utf8: bool
     float_kind: bool
     message_ref: str
     enum_info_ref: str  # closed enums: the EnumInfo whose numbers are known
     closed_enum: bool
-    index: int  # position in the class's field table
-    info_expr: str
-    comment: str
-    needs_required_check: bool
-    required: bool
-    lazy: bool  # opaque, singular, length-prefixed message: decoded on first access
-    lazy_slot: str  # holds the undecoded bytes (a memoryview of the input) or None
-    lazy_verify: bool  # check the wire structure at parse ([lazy]); not for [unverified_lazy]
-    loader: str  # the method that decodes the lazy bytes
-    child_lazy_capable: bool = False  # message fields: the child may hold parse(lazy=True) bytes
+    child_lazy_capable: bool  # message fields: the child may hold parse(lazy=True) bytes
+    # a field of a message
+    attr: str = ""  # public attribute (open/hybrid) and constructor keyword
+    slot: str = ""  # the attribute that holds the value (the attribute itself, or a private slot)
+    store: str = ""  # the expression of that attribute: self.<slot> ("" for oneof members)
+    getter: str = ""
+    setter: str = ""
+    hazzer: str = ""
+    clearer: str = ""
+    slot_annotation: str = ""  # type of the slot (open/hybrid: None while unset)
+    ctor_annotation: str = ""  # type of the constructor keyword
+    ctor_default: str = ""
+    setter_annotation: str = ""  # type of the setter's parameter
+    repeated: bool = False
+    is_map: bool = False
+    presence: bool = False
+    bit_word: str = ""  # opaque presence word ("" when none)
+    bit_mask: int = 0
+    oneof: OneofView | None = None
+    alt_tag: int = 0  # repeated scalars: the other encoding (packed/expanded) accepted on parse
+    alt_tag_write: str = ""
+    end_tag: int = 0  # groups
+    end_tag_write: str = ""
+    packed: bool = False
+    index: int = -1  # position in the class's field table
+    info_expr: str = ""
+    comment: str = ""
+    needs_required_check: bool = False
+    required: bool = False
+    lazy: bool = False  # opaque, singular, length-prefixed message: decoded on first access
+    lazy_slot: str = ""  # holds the undecoded bytes (a memoryview of the input) or None
+    lazy_verify: bool = False  # check the wire structure at parse ([lazy]); not for [unverified_lazy]
+    loader: str = ""  # the method that decodes the lazy bytes
     # repeated message field declared lazy: each element keeps its bytes, as parse(lazy=True) does
     lazy_elements: bool = False
     map_key: FieldView | None = None  # map fields: views of the entry's key (1) and value (2)

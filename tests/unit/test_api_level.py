@@ -23,6 +23,7 @@ from google.protobuf.compiler import plugin_pb2
 from protoc_gen_pyopaque.cli import include_dir
 from protoc_gen_pyopaque.plugin import features
 from protoc_gen_pyopaque.plugin.names import module_for
+from protoc_gen_pyopaque.runtime._wire import varint_bytes
 from tests.support.generate import generate as protoc_generate
 
 from ._support import PROTOS, descriptor_set, generate, generate_files, imported, make_request
@@ -185,23 +186,14 @@ def _with_raw_option(request: plugin_pb2.CodeGeneratorRequest, proto: str, paylo
                      message: str | None = None) -> plugin_pb2.CodeGeneratorRequest:
     """Append ``(pyopaque.file)`` (or ``(pyopaque.message)`` of ``message``) encoded as ``payload``."""
     number = features.MESSAGE_OPTIONS_EXTENSION if message else features.FILE_OPTIONS_EXTENSION
-    tag = _varint((number << 3) | 2)
-    raw = tag + _varint(len(payload)) + payload
+    tag = varint_bytes((number << 3) | 2)
+    raw = tag + varint_bytes(len(payload)) + payload
     for fdp in request.proto_file:
         if fdp.name == proto:
             options = (next(m for m in fdp.message_type if m.name == message).options
                        if message else fdp.options)
             options.MergeFromString(raw)
     return request
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
 
 
 def _levels(response: plugin_pb2.CodeGeneratorResponse) -> dict[str, list[str]]:
