@@ -57,7 +57,7 @@ def _imported_file(importer: ModuleType, proto: str, path: str) -> tuple[str, by
     """A file that ``importer`` imports: from its generated module, else (descriptor.proto, a
     file generated only by the official plugin) from protobuf's default pool."""
     try:
-        module = importlib.import_module(path)
+        module = importlib.import_module(path) if path else None
     except ImportError:
         module = None
     if module is not None:

@@ -116,3 +116,48 @@ def test_imported_files_without_a_module(tmp_path: Path, monkeypatch: pytest.Mon
     finally:
         for name in [m for m in sys.modules if m == "custom" or m.startswith("custom.")]:
             del sys.modules[name]
+
+
+VALIDATED = """
+syntax = "proto3";
+package pv;
+import "buf/validate/validate.proto";
+message User { string name = 1 [(buf.validate.field).string.min_len = 3]; }
+"""
+
+
+def test_protovalidate_through_the_descriptor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """protovalidate checks our messages as a google.protobuf twin made from Cls.DESCRIPTOR.
+
+    validate.proto has no module of ours (it extends descriptor.proto's options): its
+    descriptor, taken from protovalidate's own copy, goes to protobuf's default pool, where
+    runtime.descriptors finds it, and protoc reads it from a descriptor set.
+    """
+    protovalidate = pytest.importorskip("protovalidate")
+    from google.protobuf import duration_pb2, field_mask_pb2, message_factory, timestamp_pb2
+    from protovalidate._gen.buf.validate import validate_pb
+
+    validate_proto = validate_pb.desc().proto.to_binary()
+    imports = descriptor_pb2.FileDescriptorSet()
+    for module in (descriptor_pb2, duration_pb2, field_mask_pb2, timestamp_pb2):
+        imports.file.add().MergeFromString(module.DESCRIPTOR.serialized_pb)
+    imports.file.add().MergeFromString(validate_proto)
+    (tmp_path / "imports.pb").write_bytes(imports.SerializeToString())
+    (tmp_path / "protos" / "pv").mkdir(parents=True)
+    (tmp_path / "protos" / "pv" / "user.proto").write_text(VALIDATED)
+    out = generate(["pv/user.proto"], [tmp_path / "protos"], tmp_path / "out",
+                   options="default_api_level=API_OPAQUE", extra_args=(f"--descriptor_set_in={tmp_path / 'imports.pb'}",))
+    try:
+        descriptor_pool.Default().FindFileByName("buf/validate/validate.proto")
+    except KeyError:
+        descriptor_pool.Default().AddSerializedFile(validate_proto)
+    monkeypatch.syspath_prepend(str(out))
+    try:
+        User = importlib.import_module("pv.user_pb").User
+        twin = message_factory.GetMessageClass(User.DESCRIPTOR)
+        short = protovalidate.collect_violations(twin.FromString(User(name="ab").serialize()))
+        assert [v.proto.rule_id for v in short] == ["string.min_len"]
+        assert protovalidate.collect_violations(twin.FromString(User(name="abcd").serialize())) == []
+    finally:
+        for name in [m for m in sys.modules if m == "pv" or m.startswith("pv.")]:
+            del sys.modules[name]
