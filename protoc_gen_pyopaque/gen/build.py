@@ -14,7 +14,7 @@ from ..runtime._wire import WIRE_END_GROUP, WIRE_LEN
 from . import pyexpr
 from .pyexpr import docstring, py_literal, tag_write
 from .views import (
-    DispatchNode, EnumView, ExtensionView, FieldView, FileView, MessageView, OneofView, WireCodec,
+    DispatchNode, EnumView, ExtensionView, FieldView, FileView, MessageView, KindCodec, OneofView,
 )
 
 WKT_BASES: Final = {
@@ -34,27 +34,31 @@ JSON_NULL_VALUE: Final = "google.protobuf.NullValue"  # prints null; null parses
 JSON_VALUE: Final = "google.protobuf.Value"  # null parses as a Value (null_value)
 PRESENCE_WORD_BITS: Final = 60  # bits per presence word: small ints stay unboxed under mypyc
 DISPATCH_LEAF_SIZE: Final = 8  # tag cases tested linearly before splitting by value
-# How each field kind is read and written (templates/_codec.py.j2 branches on the shape).
+# How the values of each field kind are typed and read and written, in binary and in ProtoJSON
+# (templates/_codec.py.j2 branches on the shape, templates/_json.py.j2 on the JSON form).
 _SCALAR_CODECS: Final = {
-    k.TYPE_INT32: WireCodec("varint", "dec_int32"), k.TYPE_ENUM: WireCodec("varint", "dec_int32"),
-    k.TYPE_INT64: WireCodec("varint", "dec_int64", wide=True),
-    k.TYPE_UINT32: WireCodec("varint", "dec_uint32"),
-    k.TYPE_UINT64: WireCodec("varint", "dec_varint", wide=True),
-    k.TYPE_BOOL: WireCodec("bool", "dec_varint"),
-    k.TYPE_SINT32: WireCodec("zigzag", "dec_sint32", zigzag_shift=31),
-    k.TYPE_SINT64: WireCodec("zigzag", "dec_sint64", zigzag_shift=63),
-    k.TYPE_FIXED32: WireCodec("fixed", "read_i32_le", "write_fixed32", 4, unsigned_wrap="0x100000000"),
-    k.TYPE_SFIXED32: WireCodec("fixed", "read_i32_le", "write_i32_le", 4),
-    k.TYPE_FIXED64: WireCodec("fixed", "read_i64_le", "write_fixed64", 8, unsigned_wrap="0x10000000000000000"),
-    k.TYPE_SFIXED64: WireCodec("fixed", "read_i64_le", "write_i64_le", 8),
-    k.TYPE_FLOAT: WireCodec("float", "read_f32_le", "write_f32_le", 4),
-    k.TYPE_DOUBLE: WireCodec("float", "read_f64_le", "write_f64_le", 8),
+    k.TYPE_INT32: KindCodec("varint", "int", "int", "dec_int32"),
+    k.TYPE_ENUM: KindCodec("varint", "int", "enum", "dec_int32"),
+    k.TYPE_INT64: KindCodec("varint", "int", "int64", "dec_int64", wide=True),
+    k.TYPE_UINT32: KindCodec("varint", "int", "int", "dec_uint32"),
+    k.TYPE_UINT64: KindCodec("varint", "int", "int64", "dec_varint", wide=True),
+    k.TYPE_BOOL: KindCodec("bool", "bool", "bool", "dec_varint"),
+    k.TYPE_SINT32: KindCodec("zigzag", "int", "int", "dec_sint32", zigzag_shift=31),
+    k.TYPE_SINT64: KindCodec("zigzag", "int", "int64", "dec_sint64", zigzag_shift=63),
+    k.TYPE_FIXED32: KindCodec("fixed", "int", "int", "read_i32_le", "write_fixed32", 4, unsigned_wrap="0x100000000"),
+    k.TYPE_SFIXED32: KindCodec("fixed", "int", "int", "read_i32_le", "write_i32_le", 4),
+    k.TYPE_FIXED64: KindCodec("fixed", "int", "int64", "read_i64_le", "write_fixed64", 8,
+                              unsigned_wrap="0x10000000000000000"),
+    k.TYPE_SFIXED64: KindCodec("fixed", "int", "int64", "read_i64_le", "write_i64_le", 8),
+    k.TYPE_FLOAT: KindCodec("float", "float", "float", "read_f32_le", "write_f32_le", 4),
+    k.TYPE_DOUBLE: KindCodec("float", "float", "double", "read_f64_le", "write_f64_le", 8),
 }
 CODECS: Final = {
     **{kind: replace(codec, packed_decoder=f"dec_packed_{k.KIND_NAMES[kind]}")
        for kind, codec in _SCALAR_CODECS.items()},
-    k.TYPE_STRING: WireCodec("string"), k.TYPE_BYTES: WireCodec("bytes"),
-    k.TYPE_MESSAGE: WireCodec("message"), k.TYPE_GROUP: WireCodec("group"),
+    k.TYPE_STRING: KindCodec("string", "str", "string"), k.TYPE_BYTES: KindCodec("bytes", "bytes", "bytes"),
+    # message kinds: their type is their class's
+    k.TYPE_MESSAGE: KindCodec("message", "", "message"), k.TYPE_GROUP: KindCodec("group", "", "message"),
 }
 
 
@@ -86,20 +90,6 @@ def field_types(f: Field, value_type: str, entry_types: str, opaque: bool) -> Fi
     if f.presence or f.oneof is not None or opaque:
         return FieldTypes(value_type, slot, optional, "None", value_type, default)
     return FieldTypes(value_type, slot, value_type, default, value_type, default)
-
-
-_JSON_KIND: Final = {
-    k.TYPE_DOUBLE: "double", k.TYPE_FLOAT: "float", k.TYPE_INT64: "int64",
-    k.TYPE_UINT64: "int64", k.TYPE_INT32: "int", k.TYPE_FIXED64: "int64",
-    k.TYPE_FIXED32: "int", k.TYPE_BOOL: "bool", k.TYPE_STRING: "string",
-    k.TYPE_GROUP: "message", k.TYPE_MESSAGE: "message", k.TYPE_BYTES: "bytes",
-    k.TYPE_UINT32: "int", k.TYPE_ENUM: "enum", k.TYPE_SFIXED32: "int",
-    k.TYPE_SFIXED64: "int64", k.TYPE_SINT32: "int", k.TYPE_SINT64: "int64",
-}
-_SCALAR_TYPE: Final = {
-    k.TYPE_DOUBLE: "float", k.TYPE_FLOAT: "float", k.TYPE_BOOL: "bool", k.TYPE_STRING: "str",
-    k.TYPE_BYTES: "bytes",
-}
 
 
 class _Refs:
@@ -170,7 +160,7 @@ class _Builder:
     def value_type(self, f: Field) -> str:
         if f.message is not None:
             return self.refs.message(f.message)
-        return _SCALAR_TYPE.get(f.kind, "int")
+        return CODECS[f.kind].py_type
 
     def message_ref(self, full_name: str, value_type: str) -> str:
         """This module's classes by their module-level name: compiled code calls them directly."""
@@ -231,7 +221,7 @@ class _Builder:
     def json_field(self, view: FieldView, f: Field) -> None:
         """Decide how the generated JSON code reads and writes ``f``."""
         view.kind = f.kind
-        view.json_kind = _JSON_KIND[f.kind]
+        view.json_kind = CODECS[f.kind].json
         if f.enum == JSON_NULL_VALUE:
             view.json_kind = "null"
         view.json_key = repr(json.dumps(f.json_name, ensure_ascii=False) + ":")

@@ -23,7 +23,7 @@ class TypeRefs(Protocol):
 # raise on serialize instead of being written as another number. For the 64-bit kinds it is the
 # range of mypyc's unboxed ints (62 bits): compiled, a comparison with a constant beyond it is a
 # generic call on big ints; the values past it go to the runtime's write_varint64, which checks
-# the kind's whole range (``WireCodec.wide``); the upper bound is tested first (see one_byte_test).
+# the kind's whole range (``KindCodec.wide``); the upper bound is tested first (see one_byte_test).
 _INT64_TEST: Final = "{x} <= 0x3FFFFFFFFFFFFFFF and {x} >= -0x4000000000000000"
 _UINT64_TEST: Final = "{x} <= 0x3FFFFFFFFFFFFFFF and {x} >= 0"
 _INT32_TEST: Final = "-0x80000000 <= {x} <= 0x7FFFFFFF"

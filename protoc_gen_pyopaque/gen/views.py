@@ -18,12 +18,14 @@ RUNTIME_SURFACE: Final = "_gen_v6"
 
 
 @dataclass(frozen=True)
-class WireCodec:
-    """How the values of one field kind are read and written: the shape selects the template
-    code, the rest fills it in (gen/build.py's CODECS holds one per kind)."""
+class KindCodec:
+    """How the values of one field kind are typed, read and written: the shape and the JSON form
+    select the template code, the rest fills it in (gen/build.py's CODECS holds one per kind)."""
 
     # varint, zigzag, bool, fixed (integers), float, string, bytes, message, group
     shape: str
+    py_type: str  # the Python type of a value (message kinds: "", their class)
+    json: str  # the ProtoJSON form: int, int64, bool, string, bytes, float, double, enum, message
     decoder: str = ""  # the runtime function that reads one value (varint and fixed shapes)
     writer: str = ""  # the runtime function that writes one value (fixed and float shapes)
     width: int = 0  # fixed and float shapes: bytes per value
@@ -60,7 +62,7 @@ class FieldView:
     model: Field
     name: str
     number: int
-    codec: WireCodec
+    codec: KindCodec
     value_type: str  # Python type of one value
     annotation: str  # type of the value as the getter returns it
     default_expr: str

@@ -15,11 +15,27 @@ from protoc_gen_pyopaque.runtime._codec import WIRE_OF_KIND
 from protoc_gen_pyopaque.runtime._wire import WIRE_FIXED32, WIRE_FIXED64, dec_tag
 
 SHAPES = {"varint", "zigzag", "bool", "fixed", "float", "string", "bytes", "message", "group"}
+JSON_FORMS = {"int", "int64", "bool", "string", "bytes", "float", "double", "enum", "message"}
 
 
 def test_every_kind_has_a_codec_of_a_known_shape() -> None:
     assert set(CODECS) == set(k.KIND_NAMES)
     assert {codec.shape for codec in CODECS.values()} == SHAPES
+    assert {codec.json for codec in CODECS.values()} == JSON_FORMS
+
+
+@pytest.mark.parametrize("kind", sorted(CODECS), ids=lambda kind: k.KIND_NAMES[kind])
+def test_codec_types_and_json_forms(kind: int) -> None:
+    """Python types name the values a field of the kind holds; 64-bit integers are JSON strings."""
+    codec = CODECS[kind]
+    integer = kind in k.INT_RANGES or kind == k.TYPE_ENUM
+    expected = {k.TYPE_FLOAT: "float", k.TYPE_DOUBLE: "float", k.TYPE_BOOL: "bool", k.TYPE_STRING: "str",
+                k.TYPE_BYTES: "bytes", k.TYPE_MESSAGE: "", k.TYPE_GROUP: ""}
+    assert codec.py_type == ("int" if integer else expected[kind])
+    if kind in k.INT_RANGES:
+        assert codec.json == ("int64" if k.INT_RANGES[kind][1] >= 1 << 32 else "int")
+    elif kind == k.TYPE_FLOAT or kind == k.TYPE_DOUBLE:
+        assert codec.json == k.KIND_NAMES[kind]
 
 
 @pytest.mark.parametrize("kind", sorted(CODECS), ids=lambda kind: k.KIND_NAMES[kind])
