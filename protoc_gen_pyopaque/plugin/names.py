@@ -29,6 +29,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
+from ..runtime._registry import TWIN_SUFFIX, WKT_MODULES
 from .schema import ApiLevel, Enum, Field, File, Message, Schema, Service, walk_messages
 
 # Builtins that generated code names in class scope (annotations, decorators), where a nested
@@ -60,18 +61,13 @@ CLASS_RESERVED: Final = CLASS_BUILTINS | MESSAGE_API
 # Names Enum reserves on its members' class.
 ENUM_RESERVED: Final = frozenset({"name", "value", "mro"})
 
-# The suffixes of generated modules: foo.proto -> foo_pb.py, and a hybrid file's opaque twin.
+# The suffix of generated modules: foo.proto -> foo_pb.py (a hybrid file's opaque twin ends in
+# TWIN_SUFFIX, which the runtime's registry knows too).
 MODULE_SUFFIX: Final = "_pb"
-TWIN_SUFFIX: Final = "_protoopaque_pb"
 GRPC_SUFFIX: Final = "_grpc"  # the gRPC plugin's module: foo.proto -> foo_grpc.py
 # .proto files whose modules ship inside the runtime (the well-known types).
 WKT_PACKAGE: Final = "protoc_gen_pyopaque.runtime"
-SHIPPED_PROTOS: Final = frozenset({
-    f"google/protobuf/{n}.proto" for n in (
-        "any", "api", "duration", "empty", "field_mask", "source_context", "struct",
-        "timestamp", "type", "wrappers",
-    )
-})
+SHIPPED_PROTOS: Final = frozenset(f"google/protobuf/{name}.proto" for name in WKT_MODULES)
 
 
 def _base(name: str) -> str:

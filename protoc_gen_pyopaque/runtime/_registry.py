@@ -19,7 +19,8 @@ __all__ = [
     "nest_class", "register_extension",
 ]
 
-_WKT_MODULES: Final = ("any", "duration", "empty", "field_mask", "struct", "timestamp", "wrappers",
+# the well-known types whose modules ship in the runtime (google/protobuf/<name>_pb.py)
+WKT_MODULES: Final = ("any", "duration", "empty", "field_mask", "struct", "timestamp", "wrappers",
                        "source_context", "type", "api")
 
 
@@ -65,7 +66,7 @@ def _load_wkts() -> None:
         return
     _wkt_loaded = True
     base = __name__.rpartition(".")[0] + ".google.protobuf."
-    for name in _WKT_MODULES:
+    for name in WKT_MODULES:
         try:
             module = importlib.import_module(base + name + "_pb")
         except ImportError:  # pragma: no cover - the runtime ships them
