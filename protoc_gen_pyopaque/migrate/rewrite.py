@@ -60,7 +60,7 @@ def keyword_arg(name: str, value: cst.BaseExpression) -> cst.Arg:
 def parenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
     """``node`` in parentheses unless it binds tighter than any operator."""
     atoms = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float,
-             cst.SimpleString, cst.List, cst.Dict, cst.Tuple)
+             cst.SimpleString, cst.List, cst.Dict)
     if isinstance(node, atoms) or node.lpar:
         return node
     return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
