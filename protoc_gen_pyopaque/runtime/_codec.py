@@ -134,10 +134,27 @@ def unknown_buffer(msg: Message) -> bytearray:
 
 
 def merge_unknown(msg: Message, buf: bytes, tag: int, pos: int, end: int, depth: int) -> int:
-    """Keep an unknown field (tag and value, as read) in ``msg``'s unknown bytes."""
+    """Keep an unknown field (tag and value, as read) in ``msg``'s unknown bytes, with the
+    unknown fields that follow it: one append for the run, not a return to the parse loop and a
+    call per field (unknown fields mostly come in runs; twice as fast on a run of varints)."""
     wire.check_tag(tag, pos)
     start = pos
     pos = wire.skip_field(buf, tag, pos, end, depth)
+    info = type(msg)._pb_info
+    known = info.by_number
+    extensions = info.extensions
+    while pos < end:
+        next_tag = buf[pos]
+        after = pos + 1
+        if next_tag >= 0x80:
+            next_tag, after = wire.dec_tag(buf, pos)
+        number = next_tag >> 3
+        # the parse loop's: a field of this message or a known extension, an end-group, MessageSet items
+        if number in known or number in extensions or next_tag & 7 == wire.WIRE_END_GROUP \
+                or (number == 1 and info.message_set):
+            break
+        wire.check_tag(next_tag, after)
+        pos = wire.skip_field(buf, next_tag, after, end, depth)
     if pos > end:
         raise DecodeError(f"{field_label(msg, tag)}: input truncated at offset {start}")
     unknown = unknown_buffer(msg)
