@@ -27,6 +27,7 @@ import re
 import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Final
 
 from ..runtime._registry import TWIN_SUFFIX, WKT_MODULES
@@ -112,7 +113,13 @@ def module_scope() -> Scope:
 
 def class_scope(module_names: frozenset[str] = frozenset()) -> Scope:
     """A message class body: the runtime API and the module's top-level names are reserved."""
-    return Scope(reserved=CLASS_RESERVED | module_names)
+    return Scope(reserved=_class_reserved(module_names))
+
+
+@lru_cache(maxsize=4)
+def _class_reserved(module_names: frozenset[str]) -> frozenset[str]:
+    # once per module, not once per class: a module may have thousands of top-level names
+    return CLASS_RESERVED | module_names
 
 
 def enum_scope() -> Scope:
