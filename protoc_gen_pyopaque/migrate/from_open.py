@@ -111,6 +111,13 @@ class OpenRewriter(Rewriter):
             return updated_node
         return keep_parens(call(updated_node.value, method), updated_node)
 
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        builtin = self.dynamic_access(original_node)
+        if builtin is not None:  # an attribute by name: gone in the opaque style
+            self.refuse(original_node, "dynamic-access",
+                        f"{builtin}() of a field: by name there are m.get(name), m.has(name), m.clear(name)")
+        return updated_node
+
     def leave_Comparison(self, original_node: cst.Comparison, updated_node: cst.Comparison
                          ) -> cst.BaseExpression:
         test = self._presence_test(original_node)

@@ -183,6 +183,15 @@ class Pb2Rewriter(Rewriter):
         rewritten = self._module_function(original_node, updated_node) or self._enum_call(original_node, updated_node)
         if rewritten is not None:
             return rewritten
+        builtin = self.dynamic_access(original_node)
+        if builtin is not None:
+            if builtin != "getattr" or len(original_node.args) != 2:
+                self.refuse(original_node, "dynamic-access", f"{builtin}() of a field: by name there are "
+                                                             "m.get(name), m.has(name), m.clear(name)")
+                return updated_node
+            if not self.decide(original_node, Level.GREEN, "by-name", "getattr(m, name) → m.get(name)"):
+                return updated_node
+            return call(updated_node.args[0].value, "get", updated_node.args[1].value)
         if not isinstance(func, cst.Attribute) or not isinstance(updated_node.func, cst.Attribute):
             return updated_node
         method = func.attr.value

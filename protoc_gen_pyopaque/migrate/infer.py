@@ -175,6 +175,14 @@ class Inference:
                 return self.instance(node.args[0].value)
             if qualified & PARSED_INTO and len(node.args) >= 2:
                 return self.instance(node.args[1].value)
+            if qualified == {"builtins.getattr"} and len(node.args) == 2:  # getattr(m, "sub")
+                owner = self.instance(node.args[0].value)
+                value = node.args[1].value
+                literal = value.evaluated_value if isinstance(value, cst.SimpleString) else None
+                field = (self.schema.field_by_name(owner, literal)
+                         if isinstance(owner, type) and isinstance(literal, str) else None)
+                if field is not None and field.message_type is not None and not field.repeated:
+                    return field.message_type
         return None
 
     def container(self, node: cst.BaseExpression) -> FieldInfo | None:

@@ -19,6 +19,7 @@ __all__ = ["Rewriter", "TODO_TAG", "call", "is_none", "fresh_container", "pure",
            "keyword_arg"]
 
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)
+DYNAMIC_ACCESS = frozenset({"getattr", "setattr", "hasattr", "delattr"})
 TODO_TAG = "# TODO(pyopaque-migrate): "
 
 
@@ -170,6 +171,17 @@ class Rewriter(cst.CSTTransformer):
             return None
         field = self.schema.field(owner, attr)
         return None if field is None else (owner, field)
+
+    def dynamic_access(self, node: cst.Call) -> str | None:
+        """``getattr``/``setattr``/``hasattr``/``delattr`` of a message: the builtin's name."""
+        func = node.func
+        if (isinstance(func, cst.Name) and func.value in DYNAMIC_ACCESS and node.args
+                and isinstance(self.infer.instance(node.args[0].value), type)):
+            scope = self.infer.scopes.get(func)
+            if scope is not None and {q.name for q in scope.get_qualified_names_for(func)} == {
+                    f"builtins.{func.value}"}:
+                return func.value
+        return None
 
     def is_read(self, node: cst.CSTNode) -> bool:
         """A load of ``node`` that is not the target of an augmented assignment (leave_AugAssign's)."""
