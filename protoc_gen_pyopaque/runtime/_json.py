@@ -544,11 +544,14 @@ def parse_int(kind: int, value: Any, path: str) -> int:
     elif isinstance(value, str):
         if not _INT_TEXT.match(value):
             raise JsonError(f"{path}: expected an integer, got {show(value)}")
+        mantissa, _, exponent = value.lower().partition("e")
+        # beyond 64 bits, and before int() meets a string longer than Python converts (ValueError)
+        if len(mantissa.partition(".")[0]) > 400 or len(exponent.lstrip("+-0")) > 3:
+            raise JsonError(f"{path}: integer out of range: {show(value)}")
         if value.lstrip("-").isdigit():
             number = int(value)
         else:
             # an exponent or fraction: must still denote an exact integer
-            mantissa, _, exponent = value.lower().partition("e")
             if exponent and abs(int(exponent)) > 400:
                 raise JsonError(f"{path}: integer out of range: {show(value)}")
             number = _integral(Decimal(value), path)

@@ -105,6 +105,17 @@ def test_int64_and_uint64(mods: Modules) -> None:
             jf.from_json(Scalars, bad)
 
 
+def test_integer_strings_longer_than_python_converts(mods: Modules) -> None:
+    """Digits past what int() converts (4300) raised a bare ValueError: now out of range, as any
+    integer beyond 64 bits; a long fraction of zeros still denotes an integer."""
+    Scalars = mods.load("scalars").Scalars
+    for bad in ('"' + "9" * 100_000 + '"', '"1e' + "9" * 100_000 + '"', '"-' + "1" * 5000 + '.0"'):
+        with pytest.raises(JsonError, match=r"^\$\.fInt64: integer out of range"):
+            jf.from_json(Scalars, '{"fInt64": ' + bad + "}")
+    assert jf.from_json(Scalars, '{"fInt64": "7.' + "0" * 5000 + '"}').get_f_int64() == 7
+    assert jf.from_json(Scalars, '{"fInt64": "7e00000000000000000"}').get_f_int64() == 7
+
+
 def test_floats(mods: Modules) -> None:
     Scalars = mods.load("scalars").Scalars
     m = jf.from_json(Scalars, '{"fDouble": "NaN", "fFloat": "-Infinity"}')
