@@ -333,6 +333,7 @@ class _Builder:
             imports=sorted(self.names.imports.items()), messages=messages, enums=enums,
             all_messages=self.all_messages, all_enums=self.all_enums, extensions=extensions,
             twin_module=twin, is_twin=self.is_twin, comment=docstring(file.comment),
+            uses_enum=bool(self.all_enums),
             descriptor=repr((file.name, file.descriptor,
                              tuple((d, names.import_path(d)) for d in file.dependencies))),
         )
@@ -396,6 +397,7 @@ def _split(cases: list[tuple[int, FieldView, str]]) -> DispatchNode:
     return DispatchNode(cases=[], pivot=cases[mid][0], low=_split(cases[:mid]), high=_split(cases[mid:]))
 
 
-def build_file_view(file: File, schema: Schema, *, is_twin: bool = False) -> FileView:
-    """Decide everything about one generated module (the hybrid twin: ``file.as_opaque()``)."""
-    return _Builder(file, schema, is_twin).build()
+def build_file_view(file: File, schema: Schema, *, is_twin: bool = False, parameter: str = "") -> FileView:
+    """Decide everything about one generated module (the hybrid twin: ``file.as_opaque()``);
+    ``parameter``: the plugin parameter, named in the module's header."""
+    return replace(_Builder(file, schema, is_twin).build(), parameter=parameter)

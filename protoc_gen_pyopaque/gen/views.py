@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
+from .. import __version__ as PLUGIN_VERSION
 from ..plugin.schema import Field
 from . import pyexpr
 
@@ -201,5 +202,8 @@ class FileView:
     is_twin: bool
     comment: str
     descriptor: str  # the literal of _pb_descriptor: (.proto name, FileDescriptorProto, ((import, module), ...))
+    uses_enum: bool  # the module defines enums: it imports enum
+    parameter: str = ""  # the plugin parameter, for the header
     runtime_package: str = RUNTIME_PACKAGE
     runtime_surface: str = RUNTIME_SURFACE
+    plugin_version: str = PLUGIN_VERSION

@@ -65,9 +65,9 @@ def generate(request: Request, *, grpc: bool = False) -> Iterator[bytes]:
                     name=names.grpc_output_path(proto), content=content)])
             continue
         try:
-            outputs = [(names.output_path(proto), build_file_view(file, schema))]
+            outputs = [(names.output_path(proto), build_file_view(file, schema, parameter=request.parameter))]
             if file.is_hybrid:
-                twin = build_file_view(file.as_opaque(), schema, is_twin=True)
+                twin = build_file_view(file.as_opaque(), schema, is_twin=True, parameter=request.parameter)
                 outputs.append((names.output_path(proto, twin=True), twin))
         except InputError as exc:
             yield _piece(error=str(exc))

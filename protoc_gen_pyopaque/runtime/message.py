@@ -187,7 +187,11 @@ class Message:
         return _output.take_output(out)
 
     def _pb_load_raw(self) -> None:
-        """Decode the input kept by ``parse(lazy=True)`` or a lazy element (its first access)."""
+        """Decode the input kept by ``parse(lazy=True)`` or a lazy element (its first access);
+        accessors call it whenever ``_pb_unknown`` is not the shared empty bytes."""
+        kept = self._pb_unknown
+        if not kept or kept[0] != 0:  # unknown fields, not kept input: no lock taken
+            return
         with LAZY_LOCK:
             kept = self._pb_unknown
             if not kept or kept[0] != 0:  # decoded meanwhile by another thread
