@@ -7,6 +7,7 @@ implementations never share a process (their modules have the same names).
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import os
 import shutil
@@ -167,6 +168,33 @@ def generate(gen_dir: str) -> None:
         _protoc([f"--plugin=protoc-gen-py={plugin}", f"--py_out={out}"])
     else:
         raise ValueError(gen_dir)
+
+
+def section_command_line(doc: str, heading: str, quick: str, tiny: str) -> tuple[argparse.Namespace, str]:
+    """Parse the command line of a benchmark that writes one section of a results file; return it
+    and the mode (full, quick or tiny). --output defaults to bench/RESULTS.md for a full run."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help=quick)
+    ap.add_argument("--tiny", action="store_true", help=tiny)
+    ap.add_argument("--output", type=Path, default=None,
+                    help=f"the results file whose {heading[3:]} section is replaced (default: "
+                         "bench/RESULTS.md for a full run, build/bench/RESULTS-<mode>.md otherwise)")
+    ap.add_argument("--no-write", action="store_true", help="print the section only")
+    ap.add_argument("--verbose", action="store_true", help="show the workers' stderr")
+    args = ap.parse_args()
+    mode_name = "tiny" if args.tiny else "quick" if args.quick else "full"
+    if args.output is None:
+        args.output = BENCH / "RESULTS.md" if mode_name == "full" else BUILD / f"RESULTS-{mode_name}.md"
+    return args, mode_name
+
+
+def publish_section(args: argparse.Namespace, heading: str, section: str) -> None:
+    """Print ``section`` and, unless --no-write, put it in the results file in place of its old one."""
+    print(section)
+    if not args.no_write:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        write_section(args.output, heading, section)
+        print(f"wrote the {heading[3:]} section of {args.output}", file=sys.stderr, flush=True)
 
 
 def write_section(path: Path, heading: str, section: str) -> None:

@@ -25,7 +25,6 @@ the issue's targets are checked and printed next to them.
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import gc
 import hashlib
@@ -46,7 +45,9 @@ from typing import Any
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from contenders import BUILD, PROTOS, REPO, _grpc_include, build_ours_native, write_section  # noqa: E402
+from contenders import (  # noqa: E402
+    BUILD, PROTOS, REPO, _grpc_include, build_ours_native, publish_section, section_command_line,
+)
 
 LAZY_BUILD = BUILD / "lazy"
 DATA = LAZY_BUILD / "data"
@@ -772,19 +773,9 @@ def main() -> int:
     if len(sys.argv) > 4 and sys.argv[1] == "--embed":
         embed_main(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
         return 0
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="one round, short loops: under a minute")
-    ap.add_argument("--tiny", action="store_true", help="a few iterations, 1 MiB blob only: for the smoke test")
-    ap.add_argument("--output", type=Path, default=None,
-                    help="the results file whose Lazy decoding section is replaced (default: "
-                         "bench/RESULTS.md for a full run, build/bench/RESULTS-<mode>.md otherwise)")
-    ap.add_argument("--no-write", action="store_true", help="print the section only")
-    ap.add_argument("--verbose", action="store_true", help="show the workers' stderr")
-    args = ap.parse_args()
-    mode_name = "tiny" if args.tiny else "quick" if args.quick else "full"
+    args, mode_name = section_command_line(__doc__ or "", SECTION, "one round, short loops: under a minute",
+                                           "a few iterations, 1 MiB blob only: for the smoke test")
     mode = MODES[mode_name]
-    if args.output is None:
-        args.output = BENCH / "RESULTS.md" if mode_name == "full" else BUILD / f"RESULTS-{mode_name}.md"
     began = time.monotonic()
     native = mode_name != "tiny"
     no_native = generate(native)
@@ -797,11 +788,7 @@ def main() -> int:
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     section = report(mode_name, mode, info, runs, embeds, problems, time.monotonic() - began)
     section = section.replace("Wall time", f"Run {date}; wall time", 1)
-    print(section)
-    if not args.no_write:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        write_section(args.output, SECTION, section)
-        log(f"wrote the {SECTION[3:]} section of {args.output}")
+    publish_section(args, SECTION, section)
     return 0
 
 

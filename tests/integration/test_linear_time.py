@@ -14,7 +14,6 @@ import importlib.util
 import sys
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
