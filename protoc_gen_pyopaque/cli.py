@@ -9,6 +9,8 @@ USAGE = """\
 usage: {prog}            (run by protoc: request on stdin, response on stdout)
        {prog} --include  print the folder holding pyopaque/options.proto
        {prog} --version  print the version
+       {prog} --help     print this
+(pyopaque generate runs protoc with this plugin; see pyopaque generate --help)
 """
 
 
@@ -32,6 +34,9 @@ def _main(argv: list[str] | None, *, grpc: bool) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args == ["--include"]:
         print(include_dir())
+        return 0
+    if args in (["--help"], ["-h"]):
+        sys.stdout.write(USAGE.format(prog=prog))
         return 0
     if args == ["--version"]:
         from importlib.metadata import version

@@ -1,5 +1,6 @@
 """The ``pyopaque`` command: a table of subcommands, each a thin layer over a pure core.
 
+    pyopaque generate [-I DIR]... --out OUT [--api-level open|hybrid|opaque] [--opt K=V]... [--grpc] FILES|DIRS...
     pyopaque migrate [--from open|pb2] [--level green|yellow|red] [--check|--diff|--write] PATHS...
     pyopaque compile DIR          (the same as pyopaque-compile)
     pyopaque include              (the folder holding pyopaque/options.proto)
@@ -41,6 +42,42 @@ def _run_include(args: argparse.Namespace) -> int:
     from .cli import include_dir
 
     print(include_dir())
+    return 0
+
+
+# -- generate -------------------------------------------------------------------------
+
+def _configure_generate(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("sources", nargs="+", type=Path, metavar="FILE|DIR",
+                        help=".proto files, or folders searched for *.proto")
+    parser.add_argument("-I", "--proto_path", dest="includes", action="append", type=Path, default=[],
+                        metavar="DIR", help="an import root (repeatable; default: the folders named, and . "
+                                            "for files named); the well-known types' and "
+                                            "pyopaque/options.proto's folders are always added")
+    parser.add_argument("--out", type=Path, required=True, help="the folder to write modules into")
+    parser.add_argument("--api-level", choices=("open", "hybrid", "opaque"),
+                        help="the style of files that choose none (default: the edition's)")
+    parser.add_argument("--opt", action="append", default=[], metavar="K=V",
+                        help="a plugin option, e.g. lazy_all=true (repeatable)")
+    parser.add_argument("--grpc", action="store_true", help="also write gRPC modules (protoc-gen-pyopaque-grpc)")
+    parser.add_argument("--grpc-opt", action="append", default=[], metavar="K=V",
+                        help="an option of the gRPC plugin only, e.g. io=async (repeatable)")
+
+
+def _run_generate(args: argparse.Namespace) -> int:
+    from .generate import Request, SchemaError, UsageError, generate
+
+    request = Request(sources=args.sources, out=args.out, includes=args.includes, api_level=args.api_level,
+                      options=args.opt, grpc=args.grpc, grpc_options=args.grpc_opt)
+    try:
+        summary = generate(request, progress=sys.stderr)
+    except UsageError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    except SchemaError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    print(summary.line(args.out), file=sys.stderr)
     return 0
 
 
@@ -142,6 +179,8 @@ def _run_migrate(args: argparse.Namespace) -> int:
 
 
 SUBCOMMANDS: dict[str, Subcommand] = {
+    "generate": Subcommand("run protoc (from grpcio-tools) with this plugin on .proto files and folders",
+                           _configure_generate, _run_generate),
     "migrate": Subcommand("rewrite code to the accessor API or from the official runtime",
                           _configure_migrate, _run_migrate),
     "compile": Subcommand("compile generated modules with the runtime using mypyc (see compile --help)",
