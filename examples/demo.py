@@ -1,45 +1,33 @@
 """`make demo`: generate the examples in the three API styles and use each of them.
 
 Shows the command lines, then the same address book built, serialized and parsed
-through the open, hybrid and opaque APIs, with byte-identical wire output.
+through the open, hybrid and opaque APIs, with byte-identical wire output; then the stories
+of the examples beside this file (logentry, addressbook_interop, embed_blob, greeter), each
+of which also runs alone: `.venv/bin/python examples/greeter.py`.
 """
 
 from __future__ import annotations
 
-import importlib
-import shlex
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+import addressbook_interop
+import embed_blob
+import greeter
+import logentry
+from common import build, load
 
-from tests.support.generate import BUILD, generate, grpc_include, plugin_command  # noqa: E402
+from tests.support.generate import BUILD
 
-PROTOS = REPO / "examples" / "protos"
 FILES = ["example/addressbook.proto", "example/logs.proto"]
+STORIES = (logentry, addressbook_interop, embed_blob, greeter)
 
 
-def build(style: str) -> Path:
-    out = BUILD / "examples" / style
-    options = "" if style == "edition-default" else f"default_api_level=API_{style.upper()}"
-    cmd = ["protoc", f"-I{PROTOS}", f"--plugin=protoc-gen-pyopaque={plugin_command()}",
-           f"--pyopaque_out={out}"] + ([f"--pyopaque_opt={options}"] if options else []) + FILES
-    print("$", shlex.join(cmd).replace(str(REPO) + "/", ""))
-    generate(FILES, [PROTOS, grpc_include()], out, options=options)
+def build_listing(style: str) -> Path:
+    out = build(style, FILES)
     for path in sorted(out.rglob("*.py")):
-        print("   wrote", path.relative_to(REPO))
+        print("   wrote", path.relative_to(BUILD.parent))
     return out
-
-
-def load(out: Path, module: str) -> object:
-    sys.path.insert(0, str(out))
-    try:
-        for name in [m for m in sys.modules if m.startswith("example")]:
-            del sys.modules[name]
-        return importlib.import_module(module)
-    finally:
-        sys.path.remove(str(out))
 
 
 def open_style(ab: object) -> bytes:
@@ -82,7 +70,7 @@ def main() -> int:
     print("protoc-gen-pyopaque demo: one address book through three API styles\n")
     outputs: dict[str, bytes] = {}
     for style, use in (("open", open_style), ("hybrid", hybrid_style), ("opaque", opaque_style)):
-        out = build(style)
+        out = build_listing(style)
         outputs[style] = use(load(out, "example.addressbook_pb"))
         print()
     same = len(set(outputs.values())) == 1
@@ -93,7 +81,7 @@ def main() -> int:
     print("as JSON:", book.to_json())
     print("as text:", book.to_text(as_one_line=True))
 
-    out = build("edition-default")
+    out = build_listing("edition-default")
     logs = load(out, "example.logs_pb")
     record_cls = logs.LogRecord  # type: ignore[attr-defined]
     print("   edition 2024 default style:", record_cls.__pyopaque_api__)
@@ -104,6 +92,9 @@ def main() -> int:
         record_cls.parse(b"\x12\x05ab")
     except Exception as exc:  # the runtime's DecodeError, naming field and offset
         print(f"   malformed input -> {type(exc).__name__}: {exc}")
+    for story in STORIES:
+        print()
+        story.main()
     return 0 if same else 1
 
 
