@@ -47,7 +47,6 @@ class MethodView:
     async_request: str
     async_context: str
     async_return: str
-    client_streaming: bool
     server_streaming: bool
     doc: str
 
@@ -128,7 +127,7 @@ def _method(service: Service, method: Method, attr: str, path_const: str, messag
         async_request=_stream("_t.AsyncIterator", request, method.client_streaming),
         async_context=f"_grpc.aio.ServicerContext[{request}, {response}]",
         async_return=_stream("_t.AsyncIterator", response, method.server_streaming),
-        client_streaming=method.client_streaming, server_streaming=method.server_streaming,
+        server_streaming=method.server_streaming,
         doc=docstring(method.comment))
 
 
