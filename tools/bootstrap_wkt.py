@@ -24,7 +24,7 @@ def render_wkts() -> dict[str, str]:
     """The shipped modules as this plugin generates them: {path under runtime/google: source}."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        generate(sorted(SHIPPED_PROTOS), [grpc_include()], out, options="default_api_level=API_HYBRID")
+        generate(sorted(SHIPPED_PROTOS), [grpc_include()], out, options="default_api_level=API_HYBRID,bootstrap_wkt=true")
         files = {f"protobuf/{f.name}": f.read_text() for f in sorted((out / "google" / "protobuf").glob("*.py"))}
     return {"__init__.py": _PACKAGE_INIT, "protobuf/__init__.py": _PACKAGE_INIT, **files}
 

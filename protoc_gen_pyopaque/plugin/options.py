@@ -25,6 +25,11 @@ class Options:
     lazy_all: decode every message field of opaque messages lazily, as if
         it were declared ``[lazy = true]`` (``lazy_all=true``; for experiments and
         for running the test suites in lazy mode).
+    bootstrap_wkt: generate the well-known types' files too (``bootstrap_wkt=true``, for
+        ``make wkt`` only). Otherwise files whose modules ship in the runtime are skipped when
+        asked for (buf's include_imports/include_wkt, or listed to protoc): a second
+        ``google/protobuf`` package in the output would shadow the official runtime's and
+        register the same message names twice.
     io: the gRPC plugin only: ``sync``, ``async`` or ``both`` (grpcio's API, grpc.aio, both).
     lazy_parse: the gRPC plugin only: requests and responses are parsed with
         ``parse(data, lazy=True)``, so an untouched message is forwarded as the bytes it came in.
@@ -33,6 +38,7 @@ class Options:
     default_api_level: ApiLevel | None = None
     file_api_levels: dict[str, ApiLevel] = field(default_factory=dict)
     lazy_all: bool = False
+    bootstrap_wkt: bool = False
     io: str = "both"
     lazy_parse: bool = False
 
@@ -73,6 +79,7 @@ def parse_options(parameter: str, *, grpc: bool = False) -> Options:
     default: ApiLevel | None = None
     per_file: dict[str, ApiLevel] = {}
     lazy_all = False
+    bootstrap_wkt = False
     io = "both"
     lazy_parse = False
     for item in parameter.split(","):
@@ -88,6 +95,8 @@ def parse_options(parameter: str, *, grpc: bool = False) -> Options:
             default = _level(key, value)
         elif key == "lazy_all":
             lazy_all = _bool(key, value)
+        elif key == "bootstrap_wkt":
+            bootstrap_wkt = _bool(key, value)
         elif key.startswith(_FILE_LEVEL_PREFIX) and len(key) > len(_FILE_LEVEL_PREFIX):
             per_file[key[len(_FILE_LEVEL_PREFIX):]] = _level(key, value)
         elif grpc and key == "io":
@@ -97,7 +106,7 @@ def parse_options(parameter: str, *, grpc: bool = False) -> Options:
         elif grpc and key == "lazy_parse":
             lazy_parse = _bool(key, value)
         else:
-            known = "default_api_level, apilevelM<file.proto>, lazy_all" + (", io, lazy_parse" if grpc else "")
+            known = "default_api_level, apilevelM<file.proto>, lazy_all, bootstrap_wkt" + (", io, lazy_parse" if grpc else "")
             raise OptionError(f"unknown option {key!r} (known: {known})")
     return Options(default_api_level=default, file_api_levels=per_file, lazy_all=lazy_all,
-                   io=io, lazy_parse=lazy_parse)
+                   bootstrap_wkt=bootstrap_wkt, io=io, lazy_parse=lazy_parse)

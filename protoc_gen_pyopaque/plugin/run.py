@@ -57,6 +57,8 @@ def generate(request: Request, *, grpc: bool = False) -> Iterator[bytes]:
         yield _piece(error=f"{missing[0]}: to be generated but not among the request's files")
         return
     for proto in request.file_to_generate:
+        if proto in names.SHIPPED_PROTOS and not options.bootstrap_wkt:
+            continue  # the runtime ships its module; importers use that one
         file = schema.files[proto]
         if grpc:
             if file.services:

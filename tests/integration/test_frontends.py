@@ -129,3 +129,39 @@ def test_bad_option_is_reported_through_protoc(tmp_path: Path) -> None:
     assert result.returncode != 0
     assert "default_api_level" in result.stderr and "API_SHINY" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_buf_generate_the_examples_with_imports_and_wkts(tmp_path: Path) -> None:
+    """examples/buf.gen.yaml (include_imports, include_wkt; proto3 and edition 2024 files): the
+    well-known types are skipped, their modules ship in the runtime; the rest imports and works."""
+    buf = shutil.which("buf", path=str(Path(sys.executable).parent))
+    assert buf is not None, "buf-bin is a dev dependency"
+    env = dict(os.environ, PATH=f"{plugin_command().parent}{os.pathsep}{os.environ['PATH']}",
+               BUF_CACHE_DIR=str(tmp_path / "cache"))
+    result = subprocess.run([buf, "generate", "-o", str(tmp_path)], cwd=REPO / "examples", env=env,
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    gen = tmp_path / "gen"
+    written = sorted(p.relative_to(gen).as_posix() for p in gen.rglob("*.py"))
+    assert written == ["example/addressbook_pb.py", "example/addressbook_protoopaque_pb.py",
+                       "example/logs_pb.py", "example/logs_protoopaque_pb.py"]
+    code = ("import sys; sys.path.insert(0, sys.argv[1])\n"
+            "from example.addressbook_pb import Person\n"
+            "from protoc_gen_pyopaque.runtime.google.protobuf.timestamp_pb import Timestamp\n"
+            "p = Person(name='Ada', last_updated=Timestamp(seconds=5))\n"
+            "assert Person.parse(p.serialize()).last_updated.seconds == 5\n")
+    check = subprocess.run([sys.executable, "-c", code, str(gen)], capture_output=True, text=True, check=False)
+    assert check.returncode == 0, check.stderr
+
+
+def test_listed_wkts_are_skipped_unless_bootstrapping(tmp_path: Path) -> None:
+    include = _write_proto(tmp_path)
+    for options, expected in (("", []), ("bootstrap_wkt=true", ["google/protobuf/duration_pb.py"])):
+        out = tmp_path / f"out{len(options)}"
+        out.mkdir()
+        result = protoc([f"-I{include}", f"-I{grpc_include()}", f"--plugin=protoc-gen-pyopaque={plugin_command()}",
+                         f"--pyopaque_out={out}", f"--pyopaque_opt={options}", "demo/ping.proto",
+                         "google/protobuf/duration.proto"])
+        assert result.returncode == 0, result.stderr
+        written = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.py"))
+        assert written == sorted(["demo/ping_pb.py", *expected])
