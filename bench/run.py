@@ -1,7 +1,7 @@
 """Benchmarks: ours (open, hybrid, opaque) against Google's upb and pure-Python runtimes,
 betterproto2 and Buf's protobuf-py; and the object floor of a parse (bench/floor.py).
 
-    python bench/run.py            # full run, a few minutes; writes bench/RESULTS.md
+    python bench/run.py            # full run, a few minutes; writes bench/RESULTS.md and its chart, bench/RESULTS.svg
     python bench/run.py --quick    # under a minute
     python bench/run.py --tiny --contenders ours-opaque,upb --no-write   # smoke test
 
@@ -31,6 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import payloads  # noqa: E402
+from chart import bar_chart  # noqa: E402
 from contenders import BENCH, BUILD, BY_NAME, CONTENDERS, DATA, OPS, REPO, WORKLOADS, Contender, generate, missing_requirement  # noqa: E402
 
 BASELINE = "upb"
@@ -236,6 +237,21 @@ def tables(runs: list[Running], sizes: dict[str, int]) -> str:
         out.append("\nNotes:\n")
         out += notes
     return "\n".join(out) + "\n"
+
+
+def relative_times(runs: list[Running]) -> dict[str, dict[str, float]]:
+    """"workload operation" -> contender -> best median ÷ upb's, for the chart (what has a time)."""
+    base = next((r for r in runs if r.c.name == BASELINE and not r.unavailable), None)
+    groups: dict[str, dict[str, float]] = {}
+    for workload in WORKLOADS:
+        for op in OPS:
+            ref = base.medians.get((workload, op)) if base else None
+            row = groups.setdefault(f"{workload} {op}", {})
+            for r in runs:
+                values = None if r.unavailable or r.info["status"][workload][op] else r.medians.get((workload, op))
+                if ref and values and r is not base:
+                    row[r.c.label] = min(values) / min(ref)
+    return groups
 
 
 def targets(runs: list[Running]) -> str:
@@ -468,7 +484,12 @@ Every contender's serialize and to_json output is checked against the input mess
     if at >= 0:
         text = text.rstrip("\n") + "\n" + old[at:]
     args.output.write_text(text)
-    log(f"wrote {args.output.relative_to(REPO) if args.output.is_relative_to(REPO) else args.output}")
+    chart = args.output.with_suffix(".svg")
+    labels = [r.c.label for r in runs if not r.unavailable and r.c.name != BASELINE]
+    chart.write_text(bar_chart(relative_times(runs), labels, baseline="upb",
+                               title="Median time per operation relative to upb (log scale; lower is faster)"))
+    for path in (args.output, chart):
+        log(f"wrote {path.relative_to(REPO) if path.is_relative_to(REPO) else path}")
     return 0
 
 

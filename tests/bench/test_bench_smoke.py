@@ -38,6 +38,7 @@ def test_tiny_run_prints_the_table(tmp_path: Path) -> None:
     assert "(×" in rows["parse"] and "(×" in rows["serialize"]
     assert rows["parse"].count("(×") == 2 and rows["serialize"].rstrip(" |").endswith("n/a")
     assert "- object floor, compiled: bench/floor.py" in out
+    assert "<title>pyopaque opaque, log parse:" in (tmp_path / "RESULTS.svg").read_text()
     assert "unavailable" not in out and "error" not in out.lower()
     assert "serialize() output differs" not in out
     written = (tmp_path / "RESULTS.md").read_text()
