@@ -48,7 +48,7 @@ wkt: $(STAMP)
 ## bench: parse/serialize/JSON/memory against upb, pure-Python protobuf, betterproto2 and protobuf-py
 ## (and the object floor: bench/floor.py, what making the decoded objects alone costs)
 ## and plugin speed, on a synthetic monorepo of 5,000 .proto files against protoc's --python_out
-## (a few minutes; writes bench/RESULTS.md); bench-quick: the same in under a minute per program
+## (a few minutes; writes bench/RESULTS.md and its chart bench/RESULTS.svg); bench-quick: the same in under a minute per program
 ## (a monorepo of 500 files)
 ## bench-lazy: lazy decoding against eager and upb (bench/lazy.py; its "Lazy decoding" section of
 ## bench/RESULTS.md, which `make bench` regenerates too, after bench/run.py); bench-lazy-quick: < 1 minute
