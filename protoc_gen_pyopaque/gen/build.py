@@ -330,7 +330,9 @@ class _Builder:
         return FileView(
             proto=file.name, edition=file.edition,
             style="/".join(sorted(level.name.lower() for level in levels)),
-            imports=sorted(self.names.imports.items()), messages=messages, enums=enums,
+            imports=sorted(self.names.imports.items()),
+            reexports=[(name, self.names.imports[module]) for name, module in self.names.reexports.items()],
+            messages=messages, enums=enums,
             all_messages=self.all_messages, all_enums=self.all_enums, extensions=extensions,
             twin_module=twin, is_twin=self.is_twin, comment=docstring(file.comment),
             uses_enum=bool(self.all_enums),

@@ -193,6 +193,7 @@ class FileView:
     edition: str
     style: str
     imports: list[tuple[str, str]]
+    reexports: list[tuple[str, str]]  # import public: (name, alias of the module it comes from)
     messages: list[MessageView]
     enums: list[EnumView]
     all_messages: list[MessageView]

@@ -218,6 +218,8 @@ class NameTable:
     oneofs: Mapping[tuple[str, str], OneofNames]  # (message full name, oneof name)
     extensions: Mapping[str, str]  # extension full name -> attribute (module or class level)
     imports: Mapping[str, str]  # imported module -> its alias
+    # ``import public``: module-level name -> the imported module it is re-exported from
+    reexports: Mapping[str, str]
 
     def message_fields(self, msg: Message) -> list[FieldNames]:
         return [self.fields[msg.full_name, f.name] for f in msg.fields]
@@ -271,6 +273,7 @@ class _Allocator:
         return NameTable(
             classes=self.classes, enum_infos=self.enum_infos, enum_members=self.enum_members,
             fields=self.fields, oneofs=self.oneofs, extensions=self.extensions, imports=self.imports(),
+            reexports=self.reexports(),
         )
 
     def nested_classes(self, msg: Message, top_level: frozenset[str]) -> None:
@@ -323,11 +326,27 @@ class _Allocator:
         """An alias for each module whose types the file's fields and extensions name."""
         protos = {self.schema.messages[name].file for name in self.referenced_messages()}
         protos |= {self.schema.enums[name].file for name in self.referenced_enums()}
+        protos |= set(self.file.public_dependencies)
         protos.discard(self.file.name)
         aliases: dict[str, str] = {}
         for module in sorted(dependency_module(proto, self.file, self.schema) for proto in protos):
             aliases[module] = self.generated.claim_generated("_m_" + module.replace(".", "__"))
         return aliases
+
+    def reexports(self) -> dict[str, str]:
+        """The module-level names of the files imported with ``import public`` (theirs and, through
+        them, their own public imports'), as the official runtime re-exports them; this module's
+        own names win."""
+        out: dict[str, str] = {}
+        for proto in self.file.public_dependencies:
+            module = dependency_module(proto, self.file, self.schema)
+            theirs = allocate(self.schema.files[proto], self.schema)
+            exported = [c.py_name for c in theirs.classes.values() if c.qualname == c.py_name]
+            exported += [theirs.extensions[x.full_name] for x in self.schema.files[proto].extensions]
+            for name in [*exported, *theirs.reexports]:
+                if name not in self.module.taken:
+                    out.setdefault(name, module)
+        return out
 
     def referenced_fields(self) -> Iterable[Field]:
         for msg in walk_messages(self.file.messages):

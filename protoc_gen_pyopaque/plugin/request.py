@@ -199,6 +199,7 @@ class _FileReader:
             services=tuple(self._service(sp, fd.services_by_name[sp.name], (FILE_SERVICE, i))
                            for i, sp in enumerate(fdp.service)),
             dependencies=tuple(fdp.dependency),
+            public_dependencies=tuple(fdp.dependency[i] for i in fdp.public_dependency),
         )
 
     def _service(self, sp: descriptor_pb2.ServiceDescriptorProto, sd: Any, path: Path) -> Service:

@@ -138,6 +138,7 @@ class File:
     # the FileDescriptorProto as protoc sent it, without source_code_info, serialized
     descriptor: bytes = b""
     dependencies: tuple[str, ...] = ()  # the .proto files it imports, in its order
+    public_dependencies: tuple[str, ...] = ()  # those imported with ``import public``
 
     @property
     def is_hybrid(self) -> bool:
