@@ -73,23 +73,26 @@ class FieldTypes(NamedTuple):
     default: str  # the value of an unset field
 
 
-def field_types(f: Field, value_type: str, entry_types: str, opaque: bool) -> FieldTypes:
+def field_types(f: Field, value_type: str, entry_types: str, opaque: bool, param_type: str = "") -> FieldTypes:
     """Decide the types of field ``f`` whose values are ``value_type`` (maps: ``entry_types``,
-    the key's and the value's, as ``K, V``), in the opaque layout or not."""
+    the key's and the value's, as ``K, V``), in the opaque layout or not. ``param_type``: what
+    the setter and constructor take, if it says more than ``value_type`` (enums: ``Color | int``,
+    to the same effect for a type checker, but an IDE offers the members)."""
+    param_type = param_type or value_type
     if f.map is not None:
         return FieldTypes(f"dict[{entry_types}]", f"dict[{entry_types}]", f"_t.Mapping[{entry_types}] | None",
                           "None", f"_t.Mapping[{entry_types}]", "{}")
     if f.repeated:
-        return FieldTypes(f"list[{value_type}]", f"list[{value_type}]", f"_t.Iterable[{value_type}]", "()",
-                          f"_t.Iterable[{value_type}]", "[]")
+        return FieldTypes(f"list[{value_type}]", f"list[{value_type}]", f"_t.Iterable[{param_type}]", "()",
+                          f"_t.Iterable[{param_type}]", "[]")
     optional = f"{value_type} | None"
     if f.message is not None:
         return FieldTypes(optional, optional, optional, "None", optional, "None")
     default = py_literal(f.default)
     slot = optional if f.presence and not opaque else value_type
     if f.presence or f.oneof is not None or opaque:
-        return FieldTypes(value_type, slot, optional, "None", value_type, default)
-    return FieldTypes(value_type, slot, value_type, default, value_type, default)
+        return FieldTypes(value_type, slot, f"{param_type} | None", "None", param_type, default)
+    return FieldTypes(value_type, slot, param_type, default, param_type, default)
 
 
 class _Refs:
@@ -112,6 +115,10 @@ class _Refs:
 
     def message(self, full_name: str) -> str:
         proto = self.schema.messages[full_name].file
+        return self._prefix(proto) + self._table_of(proto).classes[full_name].qualname
+
+    def enum(self, full_name: str) -> str:
+        proto = self.schema.enums[full_name].file
         return self._prefix(proto) + self._table_of(proto).classes[full_name].qualname
 
     def enum_info(self, full_name: str) -> str:
@@ -144,13 +151,13 @@ class _Builder:
 
     def enum(self, enum: Enum) -> EnumView:
         cls = self.names.classes[enum.full_name]
-        members = [(name, v.number, docstring(v.comment))
+        members = [(name, v.number, docstring(v.comment, indent=4))
                    for name, v in zip(self.names.enum_members[enum.full_name], enum.values)]
         view = EnumView(
             class_name=cls.qualname.rsplit(".", 1)[-1], qualname=cls.qualname, py_name=cls.py_name,
             info_name=self.names.enum_infos[enum.full_name], members=members,
             info_expr=pyexpr.enum_info(enum),
-            comment=docstring(enum.comment),
+            comment=docstring(enum.comment, indent=4),
         )
         self.all_enums.append(view)
         return view
@@ -177,7 +184,9 @@ class _Builder:
         is_message = f.message is not None and f.map is None
         lazy = self.is_lazy(f, msg, self.needs_required)
         entry_types = f"{self.value_type(f.map.key)}, {self.value_type(f.map.value)}" if f.map is not None else ""
-        types = field_types(f, value_type, entry_types, opaque)
+        # an open enum's field holds unknown values as ints: the enum types parameters only
+        param_type = f"{self.refs.enum(f.enum)} | int" if f.enum is not None and f.map is None else ""
+        types = field_types(f, value_type, entry_types, opaque, param_type)
         bit_word, bit_mask = "", 0
         if bit is not None:
             bit_word = f"_pb_p{bit // PRESENCE_WORD_BITS}"
@@ -186,6 +195,7 @@ class _Builder:
         alt_tag = 0
         if f.repeated and f.map is None and WIRE_OF_KIND[f.kind] != WIRE_LEN and f.kind != k.TYPE_GROUP:
             alt_tag = (f.number << 3) | WIRE_LEN
+        doc = "\n\n".join(filter(None, (f.comment, "Field: " + pyexpr.declaration(f, self.file.edition))))
         view = FieldView(
             **self.value_parts(f, value_type, types.getter, types.default,
                                # this module's classes by their module-level name: compiled code
@@ -201,7 +211,7 @@ class _Builder:
             end_tag_write=tag_write(f.number, WIRE_END_GROUP),
             packed=f.packed, index=index,
             info_expr=pyexpr.field_info(f, attr, oneof.name if oneof is not None else "", self.refs),
-            comment=docstring(f.comment), required=f.required,
+            comment=docstring(doc, indent=8), attr_comment=docstring(doc, indent=4), required=f.required,
             lazy=lazy, lazy_slot=fn.lazy_slot if lazy else "", lazy_verify=not f.lazy_unverified,
             loader=fn.loader if lazy else "",
             needs_required_check=(
@@ -300,7 +310,7 @@ class _Builder:
             wide_tags=any(f.number >= 16 for f in fields),
             info_expr=pyexpr.message_info(msg, [f.info_expr for f in fields],
                                           [(o.name, [f.number for f in o.fields]) for o in oneofs]),
-            comment=docstring(msg.comment),
+            comment=docstring(msg.comment, indent=4),
         )
         keys = _json_keys(fields)
         if msg.full_name not in JSON_SPECIAL_FORMS and keys is not None:

@@ -70,17 +70,42 @@ def py_literal(value: object) -> str:
     return repr(value)
 
 
-def docstring(text: str) -> str:
+def docstring(text: str, indent: int = 0) -> str:
     """A docstring literal that no comment can end early or inject code through.
 
-    Plain text becomes a triple-quoted string; anything with backslashes, quotes
-    that could close it, or non-printable characters is written with repr().
+    Plain text becomes a triple-quoted string whose continuation lines are indented by
+    ``indent`` spaces, as a docstring written by hand (inspect.cleandoc removes it); anything
+    with backslashes, quotes that could close it, or non-printable characters is written
+    with repr().
     """
     if not text:
         return ""
     if "\\" in text or '"""' in text or text.endswith('"') or not text.replace("\n", "").isprintable():
         return repr(text)
-    return '"""' + text + '"""'
+    if "\n" not in text:
+        return '"""' + text + '"""'
+    pad = "\n" + " " * indent
+    return '"""' + pad.join(line.rstrip() if line.strip() else "" for line in text.split("\n")) + pad + '"""'
+
+
+def declaration(f: Field, edition: str) -> str:
+    """Field ``f`` as declared in its .proto file (labels as its syntax writes them; types by full
+    name), e.g. ``optional string email = 3;``, for the accessors' docstrings."""
+    def type_name(x: Field) -> str:
+        return x.message or x.enum or k.KIND_NAMES[x.kind]
+    if f.map is not None:
+        return f"map<{type_name(f.map.key)}, {type_name(f.map.value)}> {f.name} = {f.number};"
+    if f.repeated:
+        label = "repeated "
+    elif f.oneof is not None:
+        label = ""
+    elif edition == "proto2":
+        label = "required " if f.required else "optional "
+    elif edition == "proto3" and f.presence and f.message is None:
+        label = "optional "
+    else:
+        label = ""
+    return f"{label}{type_name(f)} {f.name} = {f.number};"
 
 
 def field_info(f: Field, attr: str, oneof_name: str, refs: TypeRefs) -> str:

@@ -101,7 +101,8 @@ class FieldView:
     packed: bool = False
     index: int = -1  # position in the class's field table
     info_expr: str = ""
-    comment: str = ""
+    comment: str = ""  # the docstring of the accessors: the proto comment and the declaration
+    attr_comment: str = ""  # the same, indented for the class body: the public attribute's docstring
     needs_required_check: bool = False
     required: bool = False
     lazy: bool = False  # opaque, singular, length-prefixed message: decoded on first access

@@ -128,7 +128,14 @@ def test_comments_become_docstrings(tmp_path: Path, style: str) -> None:
         assert inspect.getdoc(mod.M.Nested) == "Leading comment of Nested."
         assert inspect.getdoc(mod.M.E) == "Leading comment of E."
         assert inspect.getdoc(mod.Top) == "Leading comment of Top."
-        assert inspect.getdoc(mod.M.get_a) == "Trailing comment of a."
-        assert inspect.getdoc(mod.M.get_c) == "Javadoc-style comment of c.\nSecond line."
+        # the proto comment, then the field's declaration
+        assert inspect.getdoc(mod.M.get_a) == "Trailing comment of a.\n\nField: int32 a = 1;"
+        assert inspect.getdoc(mod.M.get_c) == "Javadoc-style comment of c.\nSecond line.\n\nField: int32 c = 3;"
+        assert inspect.getdoc(mod.M.get_no_comment) == "Field: int32 no_comment = 8;"
+        source = Path(mod.__file__).read_text()
+        # continuation lines indented as a hand-written docstring's
+        assert '        """Javadoc-style comment of c.\n        Second line.\n\n        Field: int32 c = 3;\n        """' in source
+        if style != "API_OPAQUE":  # the public attribute's docstring
+            assert '    c: int\n    """Javadoc-style comment of c.\n    Second line.\n\n    Field: int32 c = 3;\n    """' in source
         assert inspect.getdoc(crlf.Crlf) == "Leading comment of\nCRLF message."
         assert "\r" not in Path(crlf.__file__).read_text()

@@ -107,12 +107,13 @@ def test_comments_are_docstrings_verbatim(generated: Any) -> None:
     assert m2.__doc__ == ('Module comment: """; import os; os.system("x") # with a backslash \\ '
                           "and \\x00 and \\n and ''' too")
     assert m2.class_.__doc__ == HOSTILE
-    assert m2.class_.get_def.__doc__ == HOSTILE  # the getter of field `def` is plain get_def
+    # the getter of field `def` is plain get_def; its docstring adds the declaration
+    assert m2.class_.get_def.__doc__ == HOSTILE + "\n\nField: optional int32 def = 1;"
     assert m2.Holder.Keywords.__doc__ == 'The enum\'s comment """ \\'
     assert m3.__doc__ == ('proto3 names: a block comment with """ and a backslash \\ and code '
                           '"""; import os; os.system("x") #')
     assert m3.Msg.__doc__ == 'Doc ending in a quote: "'
-    assert m3.Msg.get_class.__doc__ == "\\N{BULLET} \\u2028 \\x00 \\\\ ''' \"\"\""
+    assert m3.Msg.get_class.__doc__.split("\n\nField: ")[0] == "\\N{BULLET} \\u2028 \\x00 \\\\ ''' \"\"\""
 
 
 # -- names -----------------------------------------------------------------------------

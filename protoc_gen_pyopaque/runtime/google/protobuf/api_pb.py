@@ -27,28 +27,81 @@ if _rt.protoopaque_selected():
 class Api(_rt.Message):
     """Api is a light-weight descriptor for an API Interface.
 
-Interfaces are also described as "protocol buffer services" in some contexts,
-such as by the "service" keyword in a .proto file, but they are different
-from API Services, which represent a concrete implementation of an interface
-as opposed to simply a description of methods and bindings. They are also
-sometimes simply referred to as "APIs" in other contexts, such as the name of
-this message itself. See https://cloud.google.com/apis/design/glossary for
-detailed terminology.
+    Interfaces are also described as "protocol buffer services" in some contexts,
+    such as by the "service" keyword in a .proto file, but they are different
+    from API Services, which represent a concrete implementation of an interface
+    as opposed to simply a description of methods and bindings. They are also
+    sometimes simply referred to as "APIs" in other contexts, such as the name of
+    this message itself. See https://cloud.google.com/apis/design/glossary for
+    detailed terminology.
 
-New usages of this message as an alternative to ServiceDescriptorProto are
-strongly discouraged. This message does not reliability preserve all
-information necessary to model the schema and preserve semantics. Instead
-make use of FileDescriptorSet which preserves the necessary information."""
+    New usages of this message as an alternative to ServiceDescriptorProto are
+    strongly discouraged. This message does not reliability preserve all
+    information necessary to model the schema and preserve semantics. Instead
+    make use of FileDescriptorSet which preserves the necessary information.
+    """
     __slots__ = ("name", "methods", "options", "version", "source_context", "mixins", "syntax", "edition", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     name: str
+    """The fully qualified name of this interface, including package name
+    followed by the interface's simple name.
+
+    Field: string name = 1;
+    """
     methods: list[Method]
+    """The methods of this interface, in unspecified order.
+
+    Field: repeated google.protobuf.Method methods = 2;
+    """
     options: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option]
+    """Any metadata attached to the interface.
+
+    Field: repeated google.protobuf.Option options = 3;
+    """
     version: str
+    """A version string for this interface. If specified, must have the form
+    `major-version.minor-version`, as in `1.10`. If the minor version is
+    omitted, it defaults to zero. If the entire version field is empty, the
+    major version is derived from the package name, as outlined below. If the
+    field is not empty, the version in the package name will be verified to be
+    consistent with what is provided here.
+
+    The versioning schema uses [semantic
+    versioning](http://semver.org) where the major version number
+    indicates a breaking change and the minor version an additive,
+    non-breaking change. Both version numbers are signals to users
+    what to expect from different versions, and should be carefully
+    chosen based on the product plan.
+
+    The major version is also reflected in the package name of the
+    interface, which must end in `v<major-version>`, as in
+    `google.feature.v1`. For major versions 0 and 1, the suffix can
+    be omitted. Zero major versions must only be used for
+    experimental, non-GA interfaces.
+
+    Field: string version = 4;
+    """
     source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None
+    """Source context for the protocol buffer service represented by this
+    message.
+
+    Field: google.protobuf.SourceContext source_context = 5;
+    """
     mixins: list[Mixin]
+    """Included interfaces. See [Mixin][].
+
+    Field: repeated google.protobuf.Mixin mixins = 6;
+    """
     syntax: int
+    """The source syntax of the service.
+
+    Field: google.protobuf.Syntax syntax = 7;
+    """
     edition: str
+    """The source edition string, only valid when syntax is SYNTAX_EDITIONS.
+
+    Field: string edition = 8;
+    """
 
     def __init__(
         self,
@@ -59,7 +112,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
         version: str = '',
         source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None = None,
         mixins: _t.Iterable[Mixin] = (),
-        syntax: int = 0,
+        syntax: _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Syntax | int = 0,
         edition: str = '',
     ) -> None:
         self._pb_unknown = b""
@@ -76,7 +129,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
     def get_name(self) -> str:
         """The fully qualified name of this interface, including package name
-followed by the interface's simple name."""
+        followed by the interface's simple name.
+
+        Field: string name = 1;
+        """
         return self.name
 
     def set_name(self, value: str) -> None:
@@ -86,7 +142,10 @@ followed by the interface's simple name."""
         self.name = ''
 
     def get_methods(self) -> list[Method]:
-        """The methods of this interface, in unspecified order."""
+        """The methods of this interface, in unspecified order.
+
+        Field: repeated google.protobuf.Method methods = 2;
+        """
         return self.methods
 
     def set_methods(self, value: _t.Iterable[Method]) -> None:
@@ -96,7 +155,10 @@ followed by the interface's simple name."""
         self.methods = []
 
     def get_options(self) -> list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option]:
-        """Any metadata attached to the interface."""
+        """Any metadata attached to the interface.
+
+        Field: repeated google.protobuf.Option options = 3;
+        """
         return self.options
 
     def set_options(self, value: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option]) -> None:
@@ -107,24 +169,27 @@ followed by the interface's simple name."""
 
     def get_version(self) -> str:
         """A version string for this interface. If specified, must have the form
-`major-version.minor-version`, as in `1.10`. If the minor version is
-omitted, it defaults to zero. If the entire version field is empty, the
-major version is derived from the package name, as outlined below. If the
-field is not empty, the version in the package name will be verified to be
-consistent with what is provided here.
+        `major-version.minor-version`, as in `1.10`. If the minor version is
+        omitted, it defaults to zero. If the entire version field is empty, the
+        major version is derived from the package name, as outlined below. If the
+        field is not empty, the version in the package name will be verified to be
+        consistent with what is provided here.
 
-The versioning schema uses [semantic
-versioning](http://semver.org) where the major version number
-indicates a breaking change and the minor version an additive,
-non-breaking change. Both version numbers are signals to users
-what to expect from different versions, and should be carefully
-chosen based on the product plan.
+        The versioning schema uses [semantic
+        versioning](http://semver.org) where the major version number
+        indicates a breaking change and the minor version an additive,
+        non-breaking change. Both version numbers are signals to users
+        what to expect from different versions, and should be carefully
+        chosen based on the product plan.
 
-The major version is also reflected in the package name of the
-interface, which must end in `v<major-version>`, as in
-`google.feature.v1`. For major versions 0 and 1, the suffix can
-be omitted. Zero major versions must only be used for
-experimental, non-GA interfaces."""
+        The major version is also reflected in the package name of the
+        interface, which must end in `v<major-version>`, as in
+        `google.feature.v1`. For major versions 0 and 1, the suffix can
+        be omitted. Zero major versions must only be used for
+        experimental, non-GA interfaces.
+
+        Field: string version = 4;
+        """
         return self.version
 
     def set_version(self, value: str) -> None:
@@ -135,7 +200,10 @@ experimental, non-GA interfaces."""
 
     def get_source_context(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None:
         """Source context for the protocol buffer service represented by this
-message."""
+        message.
+
+        Field: google.protobuf.SourceContext source_context = 5;
+        """
         return self.source_context
 
     def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None) -> None:
@@ -148,7 +216,10 @@ message."""
         self.source_context = None
 
     def get_mixins(self) -> list[Mixin]:
-        """Included interfaces. See [Mixin][]."""
+        """Included interfaces. See [Mixin][].
+
+        Field: repeated google.protobuf.Mixin mixins = 6;
+        """
         return self.mixins
 
     def set_mixins(self, value: _t.Iterable[Mixin]) -> None:
@@ -158,17 +229,23 @@ message."""
         self.mixins = []
 
     def get_syntax(self) -> int:
-        """The source syntax of the service."""
+        """The source syntax of the service.
+
+        Field: google.protobuf.Syntax syntax = 7;
+        """
         return self.syntax
 
-    def set_syntax(self, value: int) -> None:
+    def set_syntax(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Syntax | int) -> None:
         self.syntax = value
 
     def clear_syntax(self) -> None:
         self.syntax = 0
 
     def get_edition(self) -> str:
-        """The source edition string, only valid when syntax is SYNTAX_EDITIONS."""
+        """The source edition string, only valid when syntax is SYNTAX_EDITIONS.
+
+        Field: string edition = 8;
+        """
         return self.edition
 
     def set_edition(self, value: str) -> None:
@@ -585,20 +662,59 @@ message."""
 class Method(_rt.Message):
     """Method represents a method of an API interface.
 
-New usages of this message as an alternative to MethodDescriptorProto are
-strongly discouraged. This message does not reliability preserve all
-information necessary to model the schema and preserve semantics. Instead
-make use of FileDescriptorSet which preserves the necessary information."""
+    New usages of this message as an alternative to MethodDescriptorProto are
+    strongly discouraged. This message does not reliability preserve all
+    information necessary to model the schema and preserve semantics. Instead
+    make use of FileDescriptorSet which preserves the necessary information.
+    """
     __slots__ = ("name", "request_type_url", "request_streaming", "response_type_url", "response_streaming", "options", "syntax", "edition", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     name: str
+    """The simple name of this method.
+
+    Field: string name = 1;
+    """
     request_type_url: str
+    """A URL of the input message type.
+
+    Field: string request_type_url = 2;
+    """
     request_streaming: bool
+    """If true, the request is streamed.
+
+    Field: bool request_streaming = 3;
+    """
     response_type_url: str
+    """The URL of the output message type.
+
+    Field: string response_type_url = 4;
+    """
     response_streaming: bool
+    """If true, the response is streamed.
+
+    Field: bool response_streaming = 5;
+    """
     options: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option]
+    """Any metadata attached to the method.
+
+    Field: repeated google.protobuf.Option options = 6;
+    """
     syntax: int
+    """The source syntax of this method.
+
+    This field should be ignored, instead the syntax should be inherited from
+    Api. This is similar to Field and EnumValue.
+
+    Field: google.protobuf.Syntax syntax = 7;
+    """
     edition: str
+    """The source edition string, only valid when syntax is SYNTAX_EDITIONS.
+
+    This field should be ignored, instead the edition should be inherited from
+    Api. This is similar to Field and EnumValue.
+
+    Field: string edition = 8;
+    """
 
     def __init__(
         self,
@@ -609,7 +725,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
         response_type_url: str = '',
         response_streaming: bool = False,
         options: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option] = (),
-        syntax: int = 0,
+        syntax: _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Syntax | int = 0,
         edition: str = '',
     ) -> None:
         self._pb_unknown = b""
@@ -625,7 +741,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
     # -- accessors ---------------------------------------------------------------
 
     def get_name(self) -> str:
-        """The simple name of this method."""
+        """The simple name of this method.
+
+        Field: string name = 1;
+        """
         return self.name
 
     def set_name(self, value: str) -> None:
@@ -635,7 +754,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self.name = ''
 
     def get_request_type_url(self) -> str:
-        """A URL of the input message type."""
+        """A URL of the input message type.
+
+        Field: string request_type_url = 2;
+        """
         return self.request_type_url
 
     def set_request_type_url(self, value: str) -> None:
@@ -645,7 +767,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self.request_type_url = ''
 
     def get_request_streaming(self) -> bool:
-        """If true, the request is streamed."""
+        """If true, the request is streamed.
+
+        Field: bool request_streaming = 3;
+        """
         return self.request_streaming
 
     def set_request_streaming(self, value: bool) -> None:
@@ -655,7 +780,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self.request_streaming = False
 
     def get_response_type_url(self) -> str:
-        """The URL of the output message type."""
+        """The URL of the output message type.
+
+        Field: string response_type_url = 4;
+        """
         return self.response_type_url
 
     def set_response_type_url(self, value: str) -> None:
@@ -665,7 +793,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self.response_type_url = ''
 
     def get_response_streaming(self) -> bool:
-        """If true, the response is streamed."""
+        """If true, the response is streamed.
+
+        Field: bool response_streaming = 5;
+        """
         return self.response_streaming
 
     def set_response_streaming(self, value: bool) -> None:
@@ -675,7 +806,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self.response_streaming = False
 
     def get_options(self) -> list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option]:
-        """Any metadata attached to the method."""
+        """Any metadata attached to the method.
+
+        Field: repeated google.protobuf.Option options = 6;
+        """
         return self.options
 
     def set_options(self, value: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option]) -> None:
@@ -687,11 +821,14 @@ make use of FileDescriptorSet which preserves the necessary information."""
     def get_syntax(self) -> int:
         """The source syntax of this method.
 
-This field should be ignored, instead the syntax should be inherited from
-Api. This is similar to Field and EnumValue."""
+        This field should be ignored, instead the syntax should be inherited from
+        Api. This is similar to Field and EnumValue.
+
+        Field: google.protobuf.Syntax syntax = 7;
+        """
         return self.syntax
 
-    def set_syntax(self, value: int) -> None:
+    def set_syntax(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Syntax | int) -> None:
         self.syntax = value
 
     def clear_syntax(self) -> None:
@@ -700,8 +837,11 @@ Api. This is similar to Field and EnumValue."""
     def get_edition(self) -> str:
         """The source edition string, only valid when syntax is SYNTAX_EDITIONS.
 
-This field should be ignored, instead the edition should be inherited from
-Api. This is similar to Field and EnumValue."""
+        This field should be ignored, instead the edition should be inherited from
+        Api. This is similar to Field and EnumValue.
+
+        Field: string edition = 8;
+        """
         return self.edition
 
     def set_edition(self, value: str) -> None:
@@ -1075,87 +1215,97 @@ Api. This is similar to Field and EnumValue."""
 
 class Mixin(_rt.Message):
     """Declares an API Interface to be included in this interface. The including
-interface must redeclare all the methods from the included interface, but
-documentation and options are inherited as follows:
+    interface must redeclare all the methods from the included interface, but
+    documentation and options are inherited as follows:
 
-- If after comment and whitespace stripping, the documentation
-  string of the redeclared method is empty, it will be inherited
-  from the original method.
+    - If after comment and whitespace stripping, the documentation
+      string of the redeclared method is empty, it will be inherited
+      from the original method.
 
-- Each annotation belonging to the service config (http,
-  visibility) which is not set in the redeclared method will be
-  inherited.
+    - Each annotation belonging to the service config (http,
+      visibility) which is not set in the redeclared method will be
+      inherited.
 
-- If an http annotation is inherited, the path pattern will be
-  modified as follows. Any version prefix will be replaced by the
-  version of the including interface plus the [root][] path if
-  specified.
+    - If an http annotation is inherited, the path pattern will be
+      modified as follows. Any version prefix will be replaced by the
+      version of the including interface plus the [root][] path if
+      specified.
 
-Example of a simple mixin:
+    Example of a simple mixin:
 
-    package google.acl.v1;
-    service AccessControl {
-      // Get the underlying ACL object.
-      rpc GetAcl(GetAclRequest) returns (Acl) {
-        option (google.api.http).get = "/v1/{resource=**}:getAcl";
-      }
-    }
+        package google.acl.v1;
+        service AccessControl {
+          // Get the underlying ACL object.
+          rpc GetAcl(GetAclRequest) returns (Acl) {
+            option (google.api.http).get = "/v1/{resource=**}:getAcl";
+          }
+        }
 
-    package google.storage.v2;
-    service Storage {
-      rpc GetAcl(GetAclRequest) returns (Acl);
+        package google.storage.v2;
+        service Storage {
+          rpc GetAcl(GetAclRequest) returns (Acl);
 
-      // Get a data record.
-      rpc GetData(GetDataRequest) returns (Data) {
-        option (google.api.http).get = "/v2/{resource=**}";
-      }
-    }
+          // Get a data record.
+          rpc GetData(GetDataRequest) returns (Data) {
+            option (google.api.http).get = "/v2/{resource=**}";
+          }
+        }
 
-Example of a mixin configuration:
+    Example of a mixin configuration:
 
-    apis:
-    - name: google.storage.v2.Storage
-      mixins:
-      - name: google.acl.v1.AccessControl
+        apis:
+        - name: google.storage.v2.Storage
+          mixins:
+          - name: google.acl.v1.AccessControl
 
-The mixin construct implies that all methods in `AccessControl` are
-also declared with same name and request/response types in
-`Storage`. A documentation generator or annotation processor will
-see the effective `Storage.GetAcl` method after inheriting
-documentation and annotations as follows:
+    The mixin construct implies that all methods in `AccessControl` are
+    also declared with same name and request/response types in
+    `Storage`. A documentation generator or annotation processor will
+    see the effective `Storage.GetAcl` method after inheriting
+    documentation and annotations as follows:
 
-    service Storage {
-      // Get the underlying ACL object.
-      rpc GetAcl(GetAclRequest) returns (Acl) {
-        option (google.api.http).get = "/v2/{resource=**}:getAcl";
-      }
-      ...
-    }
+        service Storage {
+          // Get the underlying ACL object.
+          rpc GetAcl(GetAclRequest) returns (Acl) {
+            option (google.api.http).get = "/v2/{resource=**}:getAcl";
+          }
+          ...
+        }
 
-Note how the version in the path pattern changed from `v1` to `v2`.
+    Note how the version in the path pattern changed from `v1` to `v2`.
 
-If the `root` field in the mixin is specified, it should be a
-relative path under which inherited HTTP paths are placed. Example:
+    If the `root` field in the mixin is specified, it should be a
+    relative path under which inherited HTTP paths are placed. Example:
 
-    apis:
-    - name: google.storage.v2.Storage
-      mixins:
-      - name: google.acl.v1.AccessControl
-        root: acls
+        apis:
+        - name: google.storage.v2.Storage
+          mixins:
+          - name: google.acl.v1.AccessControl
+            root: acls
 
-This implies the following inherited HTTP annotation:
+    This implies the following inherited HTTP annotation:
 
-    service Storage {
-      // Get the underlying ACL object.
-      rpc GetAcl(GetAclRequest) returns (Acl) {
-        option (google.api.http).get = "/v2/acls/{resource=**}:getAcl";
-      }
-      ...
-    }"""
+        service Storage {
+          // Get the underlying ACL object.
+          rpc GetAcl(GetAclRequest) returns (Acl) {
+            option (google.api.http).get = "/v2/acls/{resource=**}:getAcl";
+          }
+          ...
+        }
+    """
     __slots__ = ("name", "root", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     name: str
+    """The fully qualified name of the interface which is included.
+
+    Field: string name = 1;
+    """
     root: str
+    """If non-empty specifies a path under which inherited HTTP paths
+    are rooted.
+
+    Field: string root = 2;
+    """
 
     def __init__(
         self,
@@ -1170,7 +1320,10 @@ This implies the following inherited HTTP annotation:
     # -- accessors ---------------------------------------------------------------
 
     def get_name(self) -> str:
-        """The fully qualified name of the interface which is included."""
+        """The fully qualified name of the interface which is included.
+
+        Field: string name = 1;
+        """
         return self.name
 
     def set_name(self, value: str) -> None:
@@ -1181,7 +1334,10 @@ This implies the following inherited HTTP annotation:
 
     def get_root(self) -> str:
         """If non-empty specifies a path under which inherited HTTP paths
-are rooted."""
+        are rooted.
+
+        Field: string root = 2;
+        """
         return self.root
 
     def set_root(self, value: str) -> None:

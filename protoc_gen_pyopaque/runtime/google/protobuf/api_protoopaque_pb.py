@@ -19,18 +19,19 @@ _pb_descriptor: _t.Final = ('google/protobuf/api.proto', b'\n\x19google/protobuf
 class Api(_rt.Message):
     """Api is a light-weight descriptor for an API Interface.
 
-Interfaces are also described as "protocol buffer services" in some contexts,
-such as by the "service" keyword in a .proto file, but they are different
-from API Services, which represent a concrete implementation of an interface
-as opposed to simply a description of methods and bindings. They are also
-sometimes simply referred to as "APIs" in other contexts, such as the name of
-this message itself. See https://cloud.google.com/apis/design/glossary for
-detailed terminology.
+    Interfaces are also described as "protocol buffer services" in some contexts,
+    such as by the "service" keyword in a .proto file, but they are different
+    from API Services, which represent a concrete implementation of an interface
+    as opposed to simply a description of methods and bindings. They are also
+    sometimes simply referred to as "APIs" in other contexts, such as the name of
+    this message itself. See https://cloud.google.com/apis/design/glossary for
+    detailed terminology.
 
-New usages of this message as an alternative to ServiceDescriptorProto are
-strongly discouraged. This message does not reliability preserve all
-information necessary to model the schema and preserve semantics. Instead
-make use of FileDescriptorSet which preserves the necessary information."""
+    New usages of this message as an alternative to ServiceDescriptorProto are
+    strongly discouraged. This message does not reliability preserve all
+    information necessary to model the schema and preserve semantics. Instead
+    make use of FileDescriptorSet which preserves the necessary information.
+    """
     __slots__ = ("_f_name", "_f_methods", "_f_options", "_f_version", "_f_source_context", "_f_mixins", "_f_syntax", "_f_edition", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -52,7 +53,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
         version: str | None = None,
         source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None = None,
         mixins: _t.Iterable[Mixin] = (),
-        syntax: int | None = None,
+        syntax: _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Syntax | int | None = None,
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
@@ -69,7 +70,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
     def get_name(self) -> str:
         """The fully qualified name of this interface, including package name
-followed by the interface's simple name."""
+        followed by the interface's simple name.
+
+        Field: string name = 1;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_name
@@ -85,7 +89,10 @@ followed by the interface's simple name."""
         self._f_name = ''
 
     def get_methods(self) -> list[Method]:
-        """The methods of this interface, in unspecified order."""
+        """The methods of this interface, in unspecified order.
+
+        Field: repeated google.protobuf.Method methods = 2;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_methods
@@ -101,7 +108,10 @@ followed by the interface's simple name."""
         self._f_methods = []
 
     def get_options(self) -> list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option]:
-        """Any metadata attached to the interface."""
+        """Any metadata attached to the interface.
+
+        Field: repeated google.protobuf.Option options = 3;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_options
@@ -118,24 +128,27 @@ followed by the interface's simple name."""
 
     def get_version(self) -> str:
         """A version string for this interface. If specified, must have the form
-`major-version.minor-version`, as in `1.10`. If the minor version is
-omitted, it defaults to zero. If the entire version field is empty, the
-major version is derived from the package name, as outlined below. If the
-field is not empty, the version in the package name will be verified to be
-consistent with what is provided here.
+        `major-version.minor-version`, as in `1.10`. If the minor version is
+        omitted, it defaults to zero. If the entire version field is empty, the
+        major version is derived from the package name, as outlined below. If the
+        field is not empty, the version in the package name will be verified to be
+        consistent with what is provided here.
 
-The versioning schema uses [semantic
-versioning](http://semver.org) where the major version number
-indicates a breaking change and the minor version an additive,
-non-breaking change. Both version numbers are signals to users
-what to expect from different versions, and should be carefully
-chosen based on the product plan.
+        The versioning schema uses [semantic
+        versioning](http://semver.org) where the major version number
+        indicates a breaking change and the minor version an additive,
+        non-breaking change. Both version numbers are signals to users
+        what to expect from different versions, and should be carefully
+        chosen based on the product plan.
 
-The major version is also reflected in the package name of the
-interface, which must end in `v<major-version>`, as in
-`google.feature.v1`. For major versions 0 and 1, the suffix can
-be omitted. Zero major versions must only be used for
-experimental, non-GA interfaces."""
+        The major version is also reflected in the package name of the
+        interface, which must end in `v<major-version>`, as in
+        `google.feature.v1`. For major versions 0 and 1, the suffix can
+        be omitted. Zero major versions must only be used for
+        experimental, non-GA interfaces.
+
+        Field: string version = 4;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_version
@@ -152,7 +165,10 @@ experimental, non-GA interfaces."""
 
     def get_source_context(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None:
         """Source context for the protocol buffer service represented by this
-message."""
+        message.
+
+        Field: google.protobuf.SourceContext source_context = 5;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_source_context
@@ -173,7 +189,10 @@ message."""
         self._f_source_context = None
 
     def get_mixins(self) -> list[Mixin]:
-        """Included interfaces. See [Mixin][]."""
+        """Included interfaces. See [Mixin][].
+
+        Field: repeated google.protobuf.Mixin mixins = 6;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_mixins
@@ -189,12 +208,15 @@ message."""
         self._f_mixins = []
 
     def get_syntax(self) -> int:
-        """The source syntax of the service."""
+        """The source syntax of the service.
+
+        Field: google.protobuf.Syntax syntax = 7;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_syntax
 
-    def set_syntax(self, value: int) -> None:
+    def set_syntax(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Syntax | int) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_syntax = value
@@ -205,7 +227,10 @@ message."""
         self._f_syntax = 0
 
     def get_edition(self) -> str:
-        """The source edition string, only valid when syntax is SYNTAX_EDITIONS."""
+        """The source edition string, only valid when syntax is SYNTAX_EDITIONS.
+
+        Field: string edition = 8;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_edition
@@ -657,10 +682,11 @@ message."""
 class Method(_rt.Message):
     """Method represents a method of an API interface.
 
-New usages of this message as an alternative to MethodDescriptorProto are
-strongly discouraged. This message does not reliability preserve all
-information necessary to model the schema and preserve semantics. Instead
-make use of FileDescriptorSet which preserves the necessary information."""
+    New usages of this message as an alternative to MethodDescriptorProto are
+    strongly discouraged. This message does not reliability preserve all
+    information necessary to model the schema and preserve semantics. Instead
+    make use of FileDescriptorSet which preserves the necessary information.
+    """
     __slots__ = ("_f_name", "_f_request_type_url", "_f_request_streaming", "_f_response_type_url", "_f_response_streaming", "_f_options", "_f_syntax", "_f_edition", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -682,7 +708,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
         response_type_url: str | None = None,
         response_streaming: bool | None = None,
         options: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option] = (),
-        syntax: int | None = None,
+        syntax: _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Syntax | int | None = None,
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
@@ -698,7 +724,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
     # -- accessors ---------------------------------------------------------------
 
     def get_name(self) -> str:
-        """The simple name of this method."""
+        """The simple name of this method.
+
+        Field: string name = 1;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_name
@@ -714,7 +743,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self._f_name = ''
 
     def get_request_type_url(self) -> str:
-        """A URL of the input message type."""
+        """A URL of the input message type.
+
+        Field: string request_type_url = 2;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_request_type_url
@@ -730,7 +762,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self._f_request_type_url = ''
 
     def get_request_streaming(self) -> bool:
-        """If true, the request is streamed."""
+        """If true, the request is streamed.
+
+        Field: bool request_streaming = 3;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_request_streaming
@@ -746,7 +781,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self._f_request_streaming = False
 
     def get_response_type_url(self) -> str:
-        """The URL of the output message type."""
+        """The URL of the output message type.
+
+        Field: string response_type_url = 4;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_response_type_url
@@ -762,7 +800,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self._f_response_type_url = ''
 
     def get_response_streaming(self) -> bool:
-        """If true, the response is streamed."""
+        """If true, the response is streamed.
+
+        Field: bool response_streaming = 5;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_response_streaming
@@ -778,7 +819,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self._f_response_streaming = False
 
     def get_options(self) -> list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option]:
-        """Any metadata attached to the method."""
+        """Any metadata attached to the method.
+
+        Field: repeated google.protobuf.Option options = 6;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_options
@@ -796,13 +840,16 @@ make use of FileDescriptorSet which preserves the necessary information."""
     def get_syntax(self) -> int:
         """The source syntax of this method.
 
-This field should be ignored, instead the syntax should be inherited from
-Api. This is similar to Field and EnumValue."""
+        This field should be ignored, instead the syntax should be inherited from
+        Api. This is similar to Field and EnumValue.
+
+        Field: google.protobuf.Syntax syntax = 7;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_syntax
 
-    def set_syntax(self, value: int) -> None:
+    def set_syntax(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Syntax | int) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_syntax = value
@@ -815,8 +862,11 @@ Api. This is similar to Field and EnumValue."""
     def get_edition(self) -> str:
         """The source edition string, only valid when syntax is SYNTAX_EDITIONS.
 
-This field should be ignored, instead the edition should be inherited from
-Api. This is similar to Field and EnumValue."""
+        This field should be ignored, instead the edition should be inherited from
+        Api. This is similar to Field and EnumValue.
+
+        Field: string edition = 8;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_edition
@@ -1219,83 +1269,84 @@ Api. This is similar to Field and EnumValue."""
 
 class Mixin(_rt.Message):
     """Declares an API Interface to be included in this interface. The including
-interface must redeclare all the methods from the included interface, but
-documentation and options are inherited as follows:
+    interface must redeclare all the methods from the included interface, but
+    documentation and options are inherited as follows:
 
-- If after comment and whitespace stripping, the documentation
-  string of the redeclared method is empty, it will be inherited
-  from the original method.
+    - If after comment and whitespace stripping, the documentation
+      string of the redeclared method is empty, it will be inherited
+      from the original method.
 
-- Each annotation belonging to the service config (http,
-  visibility) which is not set in the redeclared method will be
-  inherited.
+    - Each annotation belonging to the service config (http,
+      visibility) which is not set in the redeclared method will be
+      inherited.
 
-- If an http annotation is inherited, the path pattern will be
-  modified as follows. Any version prefix will be replaced by the
-  version of the including interface plus the [root][] path if
-  specified.
+    - If an http annotation is inherited, the path pattern will be
+      modified as follows. Any version prefix will be replaced by the
+      version of the including interface plus the [root][] path if
+      specified.
 
-Example of a simple mixin:
+    Example of a simple mixin:
 
-    package google.acl.v1;
-    service AccessControl {
-      // Get the underlying ACL object.
-      rpc GetAcl(GetAclRequest) returns (Acl) {
-        option (google.api.http).get = "/v1/{resource=**}:getAcl";
-      }
-    }
+        package google.acl.v1;
+        service AccessControl {
+          // Get the underlying ACL object.
+          rpc GetAcl(GetAclRequest) returns (Acl) {
+            option (google.api.http).get = "/v1/{resource=**}:getAcl";
+          }
+        }
 
-    package google.storage.v2;
-    service Storage {
-      rpc GetAcl(GetAclRequest) returns (Acl);
+        package google.storage.v2;
+        service Storage {
+          rpc GetAcl(GetAclRequest) returns (Acl);
 
-      // Get a data record.
-      rpc GetData(GetDataRequest) returns (Data) {
-        option (google.api.http).get = "/v2/{resource=**}";
-      }
-    }
+          // Get a data record.
+          rpc GetData(GetDataRequest) returns (Data) {
+            option (google.api.http).get = "/v2/{resource=**}";
+          }
+        }
 
-Example of a mixin configuration:
+    Example of a mixin configuration:
 
-    apis:
-    - name: google.storage.v2.Storage
-      mixins:
-      - name: google.acl.v1.AccessControl
+        apis:
+        - name: google.storage.v2.Storage
+          mixins:
+          - name: google.acl.v1.AccessControl
 
-The mixin construct implies that all methods in `AccessControl` are
-also declared with same name and request/response types in
-`Storage`. A documentation generator or annotation processor will
-see the effective `Storage.GetAcl` method after inheriting
-documentation and annotations as follows:
+    The mixin construct implies that all methods in `AccessControl` are
+    also declared with same name and request/response types in
+    `Storage`. A documentation generator or annotation processor will
+    see the effective `Storage.GetAcl` method after inheriting
+    documentation and annotations as follows:
 
-    service Storage {
-      // Get the underlying ACL object.
-      rpc GetAcl(GetAclRequest) returns (Acl) {
-        option (google.api.http).get = "/v2/{resource=**}:getAcl";
-      }
-      ...
-    }
+        service Storage {
+          // Get the underlying ACL object.
+          rpc GetAcl(GetAclRequest) returns (Acl) {
+            option (google.api.http).get = "/v2/{resource=**}:getAcl";
+          }
+          ...
+        }
 
-Note how the version in the path pattern changed from `v1` to `v2`.
+    Note how the version in the path pattern changed from `v1` to `v2`.
 
-If the `root` field in the mixin is specified, it should be a
-relative path under which inherited HTTP paths are placed. Example:
+    If the `root` field in the mixin is specified, it should be a
+    relative path under which inherited HTTP paths are placed. Example:
 
-    apis:
-    - name: google.storage.v2.Storage
-      mixins:
-      - name: google.acl.v1.AccessControl
-        root: acls
+        apis:
+        - name: google.storage.v2.Storage
+          mixins:
+          - name: google.acl.v1.AccessControl
+            root: acls
 
-This implies the following inherited HTTP annotation:
+    This implies the following inherited HTTP annotation:
 
-    service Storage {
-      // Get the underlying ACL object.
-      rpc GetAcl(GetAclRequest) returns (Acl) {
-        option (google.api.http).get = "/v2/acls/{resource=**}:getAcl";
-      }
-      ...
-    }"""
+        service Storage {
+          // Get the underlying ACL object.
+          rpc GetAcl(GetAclRequest) returns (Acl) {
+            option (google.api.http).get = "/v2/acls/{resource=**}:getAcl";
+          }
+          ...
+        }
+    """
     __slots__ = ("_f_name", "_f_root", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -1315,7 +1366,10 @@ This implies the following inherited HTTP annotation:
     # -- accessors ---------------------------------------------------------------
 
     def get_name(self) -> str:
-        """The fully qualified name of the interface which is included."""
+        """The fully qualified name of the interface which is included.
+
+        Field: string name = 1;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_name
@@ -1332,7 +1386,10 @@ This implies the following inherited HTTP annotation:
 
     def get_root(self) -> str:
         """If non-empty specifies a path under which inherited HTTP paths
-are rooted."""
+        are rooted.
+
+        Field: string root = 2;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_root

@@ -24,12 +24,13 @@ if _rt.protoopaque_selected():
 
 class Empty(_rt.Message):
     """A generic empty message that you can re-use to avoid defining duplicated
-empty messages in your APIs. A typical example is to use it as the request
-or the response type of an API method. For instance:
+    empty messages in your APIs. A typical example is to use it as the request
+    or the response type of an API method. For instance:
 
-    service Foo {
-      rpc Bar(google.protobuf.Empty) returns (google.protobuf.Empty);
-    }"""
+        service Foo {
+          rpc Bar(google.protobuf.Empty) returns (google.protobuf.Empty);
+        }
+    """
     __slots__ = ()
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
 

@@ -16,12 +16,13 @@ _pb_descriptor: _t.Final = ('google/protobuf/empty.proto', b'\n\x1bgoogle/protob
 
 class Empty(_rt.Message):
     """A generic empty message that you can re-use to avoid defining duplicated
-empty messages in your APIs. A typical example is to use it as the request
-or the response type of an API method. For instance:
+    empty messages in your APIs. A typical example is to use it as the request
+    or the response type of an API method. For instance:
 
-    service Foo {
-      rpc Bar(google.protobuf.Empty) returns (google.protobuf.Empty);
-    }"""
+        service Foo {
+          rpc Bar(google.protobuf.Empty) returns (google.protobuf.Empty);
+        }
+    """
     __slots__ = ()
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True

@@ -17,201 +17,202 @@ _pb_descriptor: _t.Final = ('google/protobuf/field_mask.proto', b'\n google/prot
 class FieldMask(_rt.FieldMaskBase):
     """`FieldMask` represents a set of symbolic field paths, for example:
 
-    paths: "f.a"
-    paths: "f.b.d"
+        paths: "f.a"
+        paths: "f.b.d"
 
-Here `f` represents a field in some root message, `a` and `b`
-fields in the message found in `f`, and `d` a field found in the
-message in `f.b`.
+    Here `f` represents a field in some root message, `a` and `b`
+    fields in the message found in `f`, and `d` a field found in the
+    message in `f.b`.
 
-Field masks are used to specify a subset of fields that should be
-returned by a get operation or modified by an update operation.
-Field masks also have a custom JSON encoding (see below).
+    Field masks are used to specify a subset of fields that should be
+    returned by a get operation or modified by an update operation.
+    Field masks also have a custom JSON encoding (see below).
 
-# Field Masks in Projections
+    # Field Masks in Projections
 
-When used in the context of a projection, a response message or
-sub-message is filtered by the API to only contain those fields as
-specified in the mask. For example, if the mask in the previous
-example is applied to a response message as follows:
+    When used in the context of a projection, a response message or
+    sub-message is filtered by the API to only contain those fields as
+    specified in the mask. For example, if the mask in the previous
+    example is applied to a response message as follows:
 
-    f {
-      a : 22
-      b {
-        d : 1
-        x : 2
-      }
-      y : 13
-    }
-    z: 8
+        f {
+          a : 22
+          b {
+            d : 1
+            x : 2
+          }
+          y : 13
+        }
+        z: 8
 
-The result will not contain specific values for fields x,y and z
-(their value will be set to the default, and omitted in proto text
-output):
+    The result will not contain specific values for fields x,y and z
+    (their value will be set to the default, and omitted in proto text
+    output):
 
 
-    f {
-      a : 22
-      b {
-        d : 1
-      }
-    }
+        f {
+          a : 22
+          b {
+            d : 1
+          }
+        }
 
-A repeated field is not allowed except at the last position of a
-paths string.
+    A repeated field is not allowed except at the last position of a
+    paths string.
 
-If a FieldMask object is not present in a get operation, the
-operation applies to all fields (as if a FieldMask of all fields
-had been specified).
+    If a FieldMask object is not present in a get operation, the
+    operation applies to all fields (as if a FieldMask of all fields
+    had been specified).
 
-Note that a field mask does not necessarily apply to the
-top-level response message. In case of a REST get operation, the
-field mask applies directly to the response, but in case of a REST
-list operation, the mask instead applies to each individual message
-in the returned resource list. In case of a REST custom method,
-other definitions may be used. Where the mask applies will be
-clearly documented together with its declaration in the API.  In
-any case, the effect on the returned resource/resources is required
-behavior for APIs.
+    Note that a field mask does not necessarily apply to the
+    top-level response message. In case of a REST get operation, the
+    field mask applies directly to the response, but in case of a REST
+    list operation, the mask instead applies to each individual message
+    in the returned resource list. In case of a REST custom method,
+    other definitions may be used. Where the mask applies will be
+    clearly documented together with its declaration in the API.  In
+    any case, the effect on the returned resource/resources is required
+    behavior for APIs.
 
-# Field Masks in Update Operations
+    # Field Masks in Update Operations
 
-A field mask in update operations specifies which fields of the
-targeted resource are going to be updated. The API is required
-to only change the values of the fields as specified in the mask
-and leave the others untouched. If a resource is passed in to
-describe the updated values, the API ignores the values of all
-fields not covered by the mask.
+    A field mask in update operations specifies which fields of the
+    targeted resource are going to be updated. The API is required
+    to only change the values of the fields as specified in the mask
+    and leave the others untouched. If a resource is passed in to
+    describe the updated values, the API ignores the values of all
+    fields not covered by the mask.
 
-If a repeated field is specified for an update operation, new values will
-be appended to the existing repeated field in the target resource. Note that
-a repeated field is only allowed in the last position of a `paths` string.
+    If a repeated field is specified for an update operation, new values will
+    be appended to the existing repeated field in the target resource. Note that
+    a repeated field is only allowed in the last position of a `paths` string.
 
-If a sub-message is specified in the last position of the field mask for an
-update operation, then new value will be merged into the existing sub-message
-in the target resource.
+    If a sub-message is specified in the last position of the field mask for an
+    update operation, then new value will be merged into the existing sub-message
+    in the target resource.
 
-For example, given the target message:
+    For example, given the target message:
 
-    f {
-      b {
-        d: 1
-        x: 2
-      }
-      c: [1]
-    }
+        f {
+          b {
+            d: 1
+            x: 2
+          }
+          c: [1]
+        }
 
-And an update message:
+    And an update message:
 
-    f {
-      b {
-        d: 10
-      }
-      c: [2]
-    }
+        f {
+          b {
+            d: 10
+          }
+          c: [2]
+        }
 
-then if the field mask is:
+    then if the field mask is:
 
- paths: ["f.b", "f.c"]
+     paths: ["f.b", "f.c"]
 
-then the result will be:
+    then the result will be:
 
-    f {
-      b {
-        d: 10
-        x: 2
-      }
-      c: [1, 2]
-    }
+        f {
+          b {
+            d: 10
+            x: 2
+          }
+          c: [1, 2]
+        }
 
-An implementation may provide options to override this default behavior for
-repeated and message fields.
+    An implementation may provide options to override this default behavior for
+    repeated and message fields.
 
-Note that libraries which implement FieldMask resolution have various
-different behaviors in the face of empty masks or the special "*" mask.
-When implementing a service you should confirm these cases have the
-appropriate behavior in the underlying FieldMask library that you desire,
-and you may need to special case those cases in your application code if
-the underlying field mask library behavior differs from your intended
-service semantics.
+    Note that libraries which implement FieldMask resolution have various
+    different behaviors in the face of empty masks or the special "*" mask.
+    When implementing a service you should confirm these cases have the
+    appropriate behavior in the underlying FieldMask library that you desire,
+    and you may need to special case those cases in your application code if
+    the underlying field mask library behavior differs from your intended
+    service semantics.
 
-Update methods implementing https://google.aip.dev/134
-- MUST support the special value * meaning "full replace"
-- MUST treat an omitted field mask as "replace fields which are present".
+    Update methods implementing https://google.aip.dev/134
+    - MUST support the special value * meaning "full replace"
+    - MUST treat an omitted field mask as "replace fields which are present".
 
-Other methods implementing https://google.aip.dev/157
-- SHOULD support the special value "*" to mean "get all".
-- MUST treat an omitted field mask to mean "get all", unless otherwise
-documented.
+    Other methods implementing https://google.aip.dev/157
+    - SHOULD support the special value "*" to mean "get all".
+    - MUST treat an omitted field mask to mean "get all", unless otherwise
+    documented.
 
-## Considerations for HTTP REST
+    ## Considerations for HTTP REST
 
-The HTTP kind of an update operation which uses a field mask must
-be set to PATCH instead of PUT in order to satisfy HTTP semantics
-(PUT must only be used for full updates).
+    The HTTP kind of an update operation which uses a field mask must
+    be set to PATCH instead of PUT in order to satisfy HTTP semantics
+    (PUT must only be used for full updates).
 
-# JSON Encoding of Field Masks
+    # JSON Encoding of Field Masks
 
-In JSON, a field mask is encoded as a single string where paths are
-separated by a comma. Fields name in each path are converted
-to/from lower-camel naming conventions.
+    In JSON, a field mask is encoded as a single string where paths are
+    separated by a comma. Fields name in each path are converted
+    to/from lower-camel naming conventions.
 
-As an example, consider the following message declarations:
+    As an example, consider the following message declarations:
 
-    message Profile {
-      User user = 1;
-      Photo photo = 2;
-    }
-    message User {
-      string display_name = 1;
-      string address = 2;
-    }
+        message Profile {
+          User user = 1;
+          Photo photo = 2;
+        }
+        message User {
+          string display_name = 1;
+          string address = 2;
+        }
 
-In proto a field mask for `Profile` may look as such:
+    In proto a field mask for `Profile` may look as such:
 
-    mask {
-      paths: "user.display_name"
-      paths: "photo"
-    }
+        mask {
+          paths: "user.display_name"
+          paths: "photo"
+        }
 
-In JSON, the same mask is represented as below:
+    In JSON, the same mask is represented as below:
 
-    {
-      mask: "user.displayName,photo"
-    }
+        {
+          mask: "user.displayName,photo"
+        }
 
-# Field Masks and Oneof Fields
+    # Field Masks and Oneof Fields
 
-Field masks treat fields in oneofs just as regular fields. Consider the
-following message:
+    Field masks treat fields in oneofs just as regular fields. Consider the
+    following message:
 
-    message SampleMessage {
-      oneof test_oneof {
-        string name = 4;
-        SubMessage sub_message = 9;
-      }
-    }
+        message SampleMessage {
+          oneof test_oneof {
+            string name = 4;
+            SubMessage sub_message = 9;
+          }
+        }
 
-The field mask can be:
+    The field mask can be:
 
-    mask {
-      paths: "name"
-    }
+        mask {
+          paths: "name"
+        }
 
-Or:
+    Or:
 
-    mask {
-      paths: "sub_message"
-    }
+        mask {
+          paths: "sub_message"
+        }
 
-Note that oneof type names ("test_oneof" in this case) cannot be used in
-paths.
+    Note that oneof type names ("test_oneof" in this case) cannot be used in
+    paths.
 
-## Field Mask Verification
+    ## Field Mask Verification
 
-The implementation of any API method which has a FieldMask type field in the
-request should verify the included field paths, and return an
-`INVALID_ARGUMENT` error if any path is unmappable."""
+    The implementation of any API method which has a FieldMask type field in the
+    request should verify the included field paths, and return an
+    `INVALID_ARGUMENT` error if any path is unmappable.
+    """
     __slots__ = ("_f_paths", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -228,7 +229,10 @@ request should verify the included field paths, and return an
     # -- accessors ---------------------------------------------------------------
 
     def get_paths(self) -> list[str]:
-        """The set of field mask paths."""
+        """The set of field mask paths.
+
+        Field: repeated string paths = 1;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_paths

@@ -24,10 +24,16 @@ if _rt.protoopaque_selected():
 
 class SourceContext(_rt.Message):
     """`SourceContext` represents information about the source of a
-protobuf element, like the file in which it is defined."""
+    protobuf element, like the file in which it is defined.
+    """
     __slots__ = ("file_name", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     file_name: str
+    """The path-qualified name of the .proto file that contained the associated
+    protobuf element.  For example: `"google/protobuf/source_context.proto"`.
+
+    Field: string file_name = 1;
+    """
 
     def __init__(
         self,
@@ -41,7 +47,10 @@ protobuf element, like the file in which it is defined."""
 
     def get_file_name(self) -> str:
         """The path-qualified name of the .proto file that contained the associated
-protobuf element.  For example: `"google/protobuf/source_context.proto"`."""
+        protobuf element.  For example: `"google/protobuf/source_context.proto"`.
+
+        Field: string file_name = 1;
+        """
         return self.file_name
 
     def set_file_name(self, value: str) -> None:

@@ -16,7 +16,8 @@ _pb_descriptor: _t.Final = ('google/protobuf/source_context.proto', b'\n$google/
 
 class SourceContext(_rt.Message):
     """`SourceContext` represents information about the source of a
-protobuf element, like the file in which it is defined."""
+    protobuf element, like the file in which it is defined.
+    """
     __slots__ = ("_f_file_name", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -34,7 +35,10 @@ protobuf element, like the file in which it is defined."""
 
     def get_file_name(self) -> str:
         """The path-qualified name of the .proto file that contained the associated
-protobuf element.  For example: `"google/protobuf/source_context.proto"`."""
+        protobuf element.  For example: `"google/protobuf/source_context.proto"`.
+
+        Field: string file_name = 1;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_file_name

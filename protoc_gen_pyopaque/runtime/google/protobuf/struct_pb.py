@@ -26,13 +26,14 @@ if _rt.protoopaque_selected():
 class NullValue(_enum.IntEnum):
     """Represents a JSON `null`.
 
-`NullValue` is a sentinel, using an enum with only one value to represent
-the null value for the `Value` type union.
+    `NullValue` is a sentinel, using an enum with only one value to represent
+    the null value for the `Value` type union.
 
-A field of type `NullValue` with any value other than `0` is considered
-invalid. Most ProtoJSON serializers will emit a Value with a `null_value` set
-as a JSON `null` regardless of the integer value, and so will round trip to
-a `0` value."""
+    A field of type `NullValue` with any value other than `0` is considered
+    invalid. Most ProtoJSON serializers will emit a Value with a `null_value` set
+    as a JSON `null` regardless of the integer value, and so will round trip to
+    a `0` value.
+    """
     NULL_VALUE = 0
     """Null value."""
 
@@ -40,20 +41,25 @@ a `0` value."""
 class Struct(_rt.StructBase):
     """Represents a JSON object.
 
-An unordered key-value map, intending to perfectly capture the semantics of a
-JSON object. This enables parsing any arbitrary JSON payload as a message
-field in ProtoJSON format.
+    An unordered key-value map, intending to perfectly capture the semantics of a
+    JSON object. This enables parsing any arbitrary JSON payload as a message
+    field in ProtoJSON format.
 
-This follows RFC 8259 guidelines for interoperable JSON: notably this type
-cannot represent large Int64 values or `NaN`/`Infinity` numbers,
-since the JSON format generally does not support those values in its number
-type.
+    This follows RFC 8259 guidelines for interoperable JSON: notably this type
+    cannot represent large Int64 values or `NaN`/`Infinity` numbers,
+    since the JSON format generally does not support those values in its number
+    type.
 
-If you do not intend to parse arbitrary JSON into your message, a custom
-typed message should be preferred instead of using this type."""
+    If you do not intend to parse arbitrary JSON into your message, a custom
+    typed message should be preferred instead of using this type.
+    """
     __slots__ = ("fields", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     fields: dict[str, Value]
+    """Unordered map of dynamically typed values.
+
+    Field: map<string, google.protobuf.Value> fields = 1;
+    """
 
     def __init__(
         self,
@@ -66,7 +72,10 @@ typed message should be preferred instead of using this type."""
     # -- accessors ---------------------------------------------------------------
 
     def get_fields(self) -> dict[str, Value]:
-        """Unordered map of dynamically typed values."""
+        """Unordered map of dynamically typed values.
+
+        Field: map<string, google.protobuf.Value> fields = 1;
+        """
         return self.fields
 
     def set_fields(self, value: _t.Mapping[str, Value]) -> None:
@@ -227,10 +236,11 @@ typed message should be preferred instead of using this type."""
 class Value(_rt.ValueBase):
     """Represents a JSON value.
 
-`Value` represents a dynamically typed value which can be either
-null, a number, a string, a boolean, a recursive struct value, or a
-list of values. A producer of value is expected to set one of these
-variants. Absence of any variant is an invalid state."""
+    `Value` represents a dynamically typed value which can be either
+    null, a number, a string, a boolean, a recursive struct value, or a
+    list of values. A producer of value is expected to set one of these
+    variants. Absence of any variant is an invalid state.
+    """
     __slots__ = ("_oc_kind", "_ov_kind", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     _oc_kind: int
@@ -239,7 +249,7 @@ variants. Absence of any variant is an invalid state."""
     def __init__(
         self,
         *,
-        null_value: int | None = None,
+        null_value: NullValue | int | None = None,
         number_value: float | None = None,
         string_value: str | None = None,
         bool_value: bool | None = None,
@@ -270,7 +280,10 @@ variants. Absence of any variant is an invalid state."""
 
     @property
     def null_value(self) -> int | None:
-        """Represents a JSON `null`."""
+        """Represents a JSON `null`.
+
+        Field: google.protobuf.NullValue null_value = 1;
+        """
         if self._oc_kind == 1:
             return _t.cast(int, self._ov_kind)
         return None
@@ -287,9 +300,12 @@ variants. Absence of any variant is an invalid state."""
     @property
     def number_value(self) -> float | None:
         """Represents a JSON number. Must not be `NaN`, `Infinity` or
-`-Infinity`, since those are not supported in JSON. This also cannot
-represent large Int64 values, since JSON format generally does not
-support them in its number type."""
+        `-Infinity`, since those are not supported in JSON. This also cannot
+        represent large Int64 values, since JSON format generally does not
+        support them in its number type.
+
+        Field: double number_value = 2;
+        """
         if self._oc_kind == 2:
             return _t.cast(float, self._ov_kind)
         return None
@@ -305,7 +321,10 @@ support them in its number type."""
 
     @property
     def string_value(self) -> str | None:
-        """Represents a JSON string."""
+        """Represents a JSON string.
+
+        Field: string string_value = 3;
+        """
         if self._oc_kind == 3:
             return _t.cast(str, self._ov_kind)
         return None
@@ -321,7 +340,10 @@ support them in its number type."""
 
     @property
     def bool_value(self) -> bool | None:
-        """Represents a JSON boolean (`true` or `false` literal in JSON)."""
+        """Represents a JSON boolean (`true` or `false` literal in JSON).
+
+        Field: bool bool_value = 4;
+        """
         if self._oc_kind == 4:
             return _t.cast(bool, self._ov_kind)
         return None
@@ -337,7 +359,10 @@ support them in its number type."""
 
     @property
     def struct_value(self) -> Struct | None:
-        """Represents a JSON object."""
+        """Represents a JSON object.
+
+        Field: google.protobuf.Struct struct_value = 5;
+        """
         if self._oc_kind == 5:
             return _t.cast(Struct, self._ov_kind)
         return None
@@ -353,7 +378,10 @@ support them in its number type."""
 
     @property
     def list_value(self) -> ListValue | None:
-        """Represents a JSON array."""
+        """Represents a JSON array.
+
+        Field: google.protobuf.ListValue list_value = 6;
+        """
         if self._oc_kind == 6:
             return _t.cast(ListValue, self._ov_kind)
         return None
@@ -370,12 +398,15 @@ support them in its number type."""
     # -- accessors ---------------------------------------------------------------
 
     def get_null_value(self) -> int:
-        """Represents a JSON `null`."""
+        """Represents a JSON `null`.
+
+        Field: google.protobuf.NullValue null_value = 1;
+        """
         if self._oc_kind == 1:
             return _t.cast(int, self._ov_kind)
         return 0
 
-    def set_null_value(self, value: int) -> None:
+    def set_null_value(self, value: NullValue | int) -> None:
         self._oc_kind = 1
         self._ov_kind = value
 
@@ -389,9 +420,12 @@ support them in its number type."""
 
     def get_number_value(self) -> float:
         """Represents a JSON number. Must not be `NaN`, `Infinity` or
-`-Infinity`, since those are not supported in JSON. This also cannot
-represent large Int64 values, since JSON format generally does not
-support them in its number type."""
+        `-Infinity`, since those are not supported in JSON. This also cannot
+        represent large Int64 values, since JSON format generally does not
+        support them in its number type.
+
+        Field: double number_value = 2;
+        """
         if self._oc_kind == 2:
             return _t.cast(float, self._ov_kind)
         return 0.0
@@ -409,7 +443,10 @@ support them in its number type."""
             self._ov_kind = None
 
     def get_string_value(self) -> str:
-        """Represents a JSON string."""
+        """Represents a JSON string.
+
+        Field: string string_value = 3;
+        """
         if self._oc_kind == 3:
             return _t.cast(str, self._ov_kind)
         return ''
@@ -427,7 +464,10 @@ support them in its number type."""
             self._ov_kind = None
 
     def get_bool_value(self) -> bool:
-        """Represents a JSON boolean (`true` or `false` literal in JSON)."""
+        """Represents a JSON boolean (`true` or `false` literal in JSON).
+
+        Field: bool bool_value = 4;
+        """
         if self._oc_kind == 4:
             return _t.cast(bool, self._ov_kind)
         return False
@@ -445,7 +485,10 @@ support them in its number type."""
             self._ov_kind = None
 
     def get_struct_value(self) -> Struct | None:
-        """Represents a JSON object."""
+        """Represents a JSON object.
+
+        Field: google.protobuf.Struct struct_value = 5;
+        """
         if self._oc_kind == 5:
             return _t.cast(Struct, self._ov_kind)
         return None
@@ -466,7 +509,10 @@ support them in its number type."""
             self._ov_kind = None
 
     def get_list_value(self) -> ListValue | None:
-        """Represents a JSON array."""
+        """Represents a JSON array.
+
+        Field: google.protobuf.ListValue list_value = 6;
+        """
         if self._oc_kind == 6:
             return _t.cast(ListValue, self._ov_kind)
         return None
@@ -728,6 +774,10 @@ class ListValue(_rt.ListValueBase):
     __slots__ = ("values", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     values: list[Value]
+    """Repeated field of dynamically typed values.
+
+    Field: repeated google.protobuf.Value values = 1;
+    """
 
     def __init__(
         self,
@@ -740,7 +790,10 @@ class ListValue(_rt.ListValueBase):
     # -- accessors ---------------------------------------------------------------
 
     def get_values(self) -> list[Value]:
-        """Repeated field of dynamically typed values."""
+        """Repeated field of dynamically typed values.
+
+        Field: repeated google.protobuf.Value values = 1;
+        """
         return self.values
 
     def set_values(self, value: _t.Iterable[Value]) -> None:

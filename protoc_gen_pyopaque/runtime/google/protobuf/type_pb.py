@@ -38,19 +38,48 @@ class Syntax(_enum.IntEnum):
 class Type(_rt.Message):
     """A protocol buffer message type.
 
-New usages of this message as an alternative to DescriptorProto are strongly
-discouraged. This message does not reliability preserve all information
-necessary to model the schema and preserve semantics. Instead make use of
-FileDescriptorSet which preserves the necessary information."""
+    New usages of this message as an alternative to DescriptorProto are strongly
+    discouraged. This message does not reliability preserve all information
+    necessary to model the schema and preserve semantics. Instead make use of
+    FileDescriptorSet which preserves the necessary information.
+    """
     __slots__ = ("name", "fields", "oneofs", "options", "source_context", "syntax", "edition", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     name: str
+    """The fully qualified message name.
+
+    Field: string name = 1;
+    """
     fields: list[Field]
+    """The list of fields.
+
+    Field: repeated google.protobuf.Field fields = 2;
+    """
     oneofs: list[str]
+    """The list of types appearing in `oneof` definitions in this type.
+
+    Field: repeated string oneofs = 3;
+    """
     options: list[Option]
+    """The protocol buffer options.
+
+    Field: repeated google.protobuf.Option options = 4;
+    """
     source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None
+    """The source context.
+
+    Field: google.protobuf.SourceContext source_context = 5;
+    """
     syntax: int
+    """The source syntax.
+
+    Field: google.protobuf.Syntax syntax = 6;
+    """
     edition: str
+    """The source edition string, only valid when syntax is SYNTAX_EDITIONS.
+
+    Field: string edition = 7;
+    """
 
     def __init__(
         self,
@@ -60,7 +89,7 @@ FileDescriptorSet which preserves the necessary information."""
         oneofs: _t.Iterable[str] = (),
         options: _t.Iterable[Option] = (),
         source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None = None,
-        syntax: int = 0,
+        syntax: Syntax | int = 0,
         edition: str = '',
     ) -> None:
         self._pb_unknown = b""
@@ -75,7 +104,10 @@ FileDescriptorSet which preserves the necessary information."""
     # -- accessors ---------------------------------------------------------------
 
     def get_name(self) -> str:
-        """The fully qualified message name."""
+        """The fully qualified message name.
+
+        Field: string name = 1;
+        """
         return self.name
 
     def set_name(self, value: str) -> None:
@@ -85,7 +117,10 @@ FileDescriptorSet which preserves the necessary information."""
         self.name = ''
 
     def get_fields(self) -> list[Field]:
-        """The list of fields."""
+        """The list of fields.
+
+        Field: repeated google.protobuf.Field fields = 2;
+        """
         return self.fields
 
     def set_fields(self, value: _t.Iterable[Field]) -> None:
@@ -95,7 +130,10 @@ FileDescriptorSet which preserves the necessary information."""
         self.fields = []
 
     def get_oneofs(self) -> list[str]:
-        """The list of types appearing in `oneof` definitions in this type."""
+        """The list of types appearing in `oneof` definitions in this type.
+
+        Field: repeated string oneofs = 3;
+        """
         return self.oneofs
 
     def set_oneofs(self, value: _t.Iterable[str]) -> None:
@@ -105,7 +143,10 @@ FileDescriptorSet which preserves the necessary information."""
         self.oneofs = []
 
     def get_options(self) -> list[Option]:
-        """The protocol buffer options."""
+        """The protocol buffer options.
+
+        Field: repeated google.protobuf.Option options = 4;
+        """
         return self.options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
@@ -115,7 +156,10 @@ FileDescriptorSet which preserves the necessary information."""
         self.options = []
 
     def get_source_context(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None:
-        """The source context."""
+        """The source context.
+
+        Field: google.protobuf.SourceContext source_context = 5;
+        """
         return self.source_context
 
     def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None) -> None:
@@ -128,17 +172,23 @@ FileDescriptorSet which preserves the necessary information."""
         self.source_context = None
 
     def get_syntax(self) -> int:
-        """The source syntax."""
+        """The source syntax.
+
+        Field: google.protobuf.Syntax syntax = 6;
+        """
         return self.syntax
 
-    def set_syntax(self, value: int) -> None:
+    def set_syntax(self, value: Syntax | int) -> None:
         self.syntax = value
 
     def clear_syntax(self) -> None:
         self.syntax = 0
 
     def get_edition(self) -> str:
-        """The source edition string, only valid when syntax is SYNTAX_EDITIONS."""
+        """The source edition string, only valid when syntax is SYNTAX_EDITIONS.
+
+        Field: string edition = 7;
+        """
         return self.edition
 
     def set_edition(self, value: str) -> None:
@@ -562,30 +612,73 @@ class _c_Field_Cardinality(_enum.IntEnum):
 class Field(_rt.Message):
     """A single field of a message type.
 
-New usages of this message as an alternative to FieldDescriptorProto are
-strongly discouraged. This message does not reliability preserve all
-information necessary to model the schema and preserve semantics. Instead
-make use of FileDescriptorSet which preserves the necessary information."""
+    New usages of this message as an alternative to FieldDescriptorProto are
+    strongly discouraged. This message does not reliability preserve all
+    information necessary to model the schema and preserve semantics. Instead
+    make use of FileDescriptorSet which preserves the necessary information.
+    """
     Kind: _t.TypeAlias = _c_Field_Kind
     Cardinality: _t.TypeAlias = _c_Field_Cardinality
     __slots__ = ("kind", "cardinality", "number", "name", "type_url", "oneof_index", "packed", "options", "json_name", "default_value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     kind: int
+    """The field type.
+
+    Field: google.protobuf.Field.Kind kind = 1;
+    """
     cardinality: int
+    """The field cardinality.
+
+    Field: google.protobuf.Field.Cardinality cardinality = 2;
+    """
     number: int
+    """The field number.
+
+    Field: int32 number = 3;
+    """
     name: str
+    """The field name.
+
+    Field: string name = 4;
+    """
     type_url: str
+    """The field type URL, without the scheme, for message or enumeration
+    types. Example: `"type.googleapis.com/google.protobuf.Timestamp"`.
+
+    Field: string type_url = 6;
+    """
     oneof_index: int
+    """The index of the field type in `Type.oneofs`, for message or enumeration
+    types. The first type has index 1; zero means the type is not in the list.
+
+    Field: int32 oneof_index = 7;
+    """
     packed: bool
+    """Whether to use alternative packed wire representation.
+
+    Field: bool packed = 8;
+    """
     options: list[Option]
+    """The protocol buffer options.
+
+    Field: repeated google.protobuf.Option options = 9;
+    """
     json_name: str
+    """The field JSON name.
+
+    Field: string json_name = 10;
+    """
     default_value: str
+    """The string value of the default value of this field. Proto2 syntax only.
+
+    Field: string default_value = 11;
+    """
 
     def __init__(
         self,
         *,
-        kind: int = 0,
-        cardinality: int = 0,
+        kind: Field.Kind | int = 0,
+        cardinality: Field.Cardinality | int = 0,
         number: int = 0,
         name: str = '',
         type_url: str = '',
@@ -610,27 +703,36 @@ make use of FileDescriptorSet which preserves the necessary information."""
     # -- accessors ---------------------------------------------------------------
 
     def get_kind(self) -> int:
-        """The field type."""
+        """The field type.
+
+        Field: google.protobuf.Field.Kind kind = 1;
+        """
         return self.kind
 
-    def set_kind(self, value: int) -> None:
+    def set_kind(self, value: Field.Kind | int) -> None:
         self.kind = value
 
     def clear_kind(self) -> None:
         self.kind = 0
 
     def get_cardinality(self) -> int:
-        """The field cardinality."""
+        """The field cardinality.
+
+        Field: google.protobuf.Field.Cardinality cardinality = 2;
+        """
         return self.cardinality
 
-    def set_cardinality(self, value: int) -> None:
+    def set_cardinality(self, value: Field.Cardinality | int) -> None:
         self.cardinality = value
 
     def clear_cardinality(self) -> None:
         self.cardinality = 0
 
     def get_number(self) -> int:
-        """The field number."""
+        """The field number.
+
+        Field: int32 number = 3;
+        """
         return self.number
 
     def set_number(self, value: int) -> None:
@@ -640,7 +742,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self.number = 0
 
     def get_name(self) -> str:
-        """The field name."""
+        """The field name.
+
+        Field: string name = 4;
+        """
         return self.name
 
     def set_name(self, value: str) -> None:
@@ -651,7 +756,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
     def get_type_url(self) -> str:
         """The field type URL, without the scheme, for message or enumeration
-types. Example: `"type.googleapis.com/google.protobuf.Timestamp"`."""
+        types. Example: `"type.googleapis.com/google.protobuf.Timestamp"`.
+
+        Field: string type_url = 6;
+        """
         return self.type_url
 
     def set_type_url(self, value: str) -> None:
@@ -662,7 +770,10 @@ types. Example: `"type.googleapis.com/google.protobuf.Timestamp"`."""
 
     def get_oneof_index(self) -> int:
         """The index of the field type in `Type.oneofs`, for message or enumeration
-types. The first type has index 1; zero means the type is not in the list."""
+        types. The first type has index 1; zero means the type is not in the list.
+
+        Field: int32 oneof_index = 7;
+        """
         return self.oneof_index
 
     def set_oneof_index(self, value: int) -> None:
@@ -672,7 +783,10 @@ types. The first type has index 1; zero means the type is not in the list."""
         self.oneof_index = 0
 
     def get_packed(self) -> bool:
-        """Whether to use alternative packed wire representation."""
+        """Whether to use alternative packed wire representation.
+
+        Field: bool packed = 8;
+        """
         return self.packed
 
     def set_packed(self, value: bool) -> None:
@@ -682,7 +796,10 @@ types. The first type has index 1; zero means the type is not in the list."""
         self.packed = False
 
     def get_options(self) -> list[Option]:
-        """The protocol buffer options."""
+        """The protocol buffer options.
+
+        Field: repeated google.protobuf.Option options = 9;
+        """
         return self.options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
@@ -692,7 +809,10 @@ types. The first type has index 1; zero means the type is not in the list."""
         self.options = []
 
     def get_json_name(self) -> str:
-        """The field JSON name."""
+        """The field JSON name.
+
+        Field: string json_name = 10;
+        """
         return self.json_name
 
     def set_json_name(self, value: str) -> None:
@@ -702,7 +822,10 @@ types. The first type has index 1; zero means the type is not in the list."""
         self.json_name = ''
 
     def get_default_value(self) -> str:
-        """The string value of the default value of this field. Proto2 syntax only."""
+        """The string value of the default value of this field. Proto2 syntax only.
+
+        Field: string default_value = 11;
+        """
         return self.default_value
 
     def set_default_value(self, value: str) -> None:
@@ -1157,18 +1280,43 @@ types. The first type has index 1; zero means the type is not in the list."""
 class Enum(_rt.Message):
     """Enum type definition.
 
-New usages of this message as an alternative to EnumDescriptorProto are
-strongly discouraged. This message does not reliability preserve all
-information necessary to model the schema and preserve semantics. Instead
-make use of FileDescriptorSet which preserves the necessary information."""
+    New usages of this message as an alternative to EnumDescriptorProto are
+    strongly discouraged. This message does not reliability preserve all
+    information necessary to model the schema and preserve semantics. Instead
+    make use of FileDescriptorSet which preserves the necessary information.
+    """
     __slots__ = ("name", "enumvalue", "options", "source_context", "syntax", "edition", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     name: str
+    """Enum type name.
+
+    Field: string name = 1;
+    """
     enumvalue: list[EnumValue]
+    """Enum value definitions.
+
+    Field: repeated google.protobuf.EnumValue enumvalue = 2;
+    """
     options: list[Option]
+    """Protocol buffer options.
+
+    Field: repeated google.protobuf.Option options = 3;
+    """
     source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None
+    """The source context.
+
+    Field: google.protobuf.SourceContext source_context = 4;
+    """
     syntax: int
+    """The source syntax.
+
+    Field: google.protobuf.Syntax syntax = 5;
+    """
     edition: str
+    """The source edition string, only valid when syntax is SYNTAX_EDITIONS.
+
+    Field: string edition = 6;
+    """
 
     def __init__(
         self,
@@ -1177,7 +1325,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
         enumvalue: _t.Iterable[EnumValue] = (),
         options: _t.Iterable[Option] = (),
         source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None = None,
-        syntax: int = 0,
+        syntax: Syntax | int = 0,
         edition: str = '',
     ) -> None:
         self._pb_unknown = b""
@@ -1191,7 +1339,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
     # -- accessors ---------------------------------------------------------------
 
     def get_name(self) -> str:
-        """Enum type name."""
+        """Enum type name.
+
+        Field: string name = 1;
+        """
         return self.name
 
     def set_name(self, value: str) -> None:
@@ -1201,7 +1352,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self.name = ''
 
     def get_enumvalue(self) -> list[EnumValue]:
-        """Enum value definitions."""
+        """Enum value definitions.
+
+        Field: repeated google.protobuf.EnumValue enumvalue = 2;
+        """
         return self.enumvalue
 
     def set_enumvalue(self, value: _t.Iterable[EnumValue]) -> None:
@@ -1211,7 +1365,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self.enumvalue = []
 
     def get_options(self) -> list[Option]:
-        """Protocol buffer options."""
+        """Protocol buffer options.
+
+        Field: repeated google.protobuf.Option options = 3;
+        """
         return self.options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
@@ -1221,7 +1378,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self.options = []
 
     def get_source_context(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None:
-        """The source context."""
+        """The source context.
+
+        Field: google.protobuf.SourceContext source_context = 4;
+        """
         return self.source_context
 
     def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None) -> None:
@@ -1234,17 +1394,23 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self.source_context = None
 
     def get_syntax(self) -> int:
-        """The source syntax."""
+        """The source syntax.
+
+        Field: google.protobuf.Syntax syntax = 5;
+        """
         return self.syntax
 
-    def set_syntax(self, value: int) -> None:
+    def set_syntax(self, value: Syntax | int) -> None:
         self.syntax = value
 
     def clear_syntax(self) -> None:
         self.syntax = 0
 
     def get_edition(self) -> str:
-        """The source edition string, only valid when syntax is SYNTAX_EDITIONS."""
+        """The source edition string, only valid when syntax is SYNTAX_EDITIONS.
+
+        Field: string edition = 6;
+        """
         return self.edition
 
     def set_edition(self, value: str) -> None:
@@ -1577,15 +1743,28 @@ make use of FileDescriptorSet which preserves the necessary information."""
 class EnumValue(_rt.Message):
     """Enum value definition.
 
-New usages of this message as an alternative to EnumValueDescriptorProto are
-strongly discouraged. This message does not reliability preserve all
-information necessary to model the schema and preserve semantics. Instead
-make use of FileDescriptorSet which preserves the necessary information."""
+    New usages of this message as an alternative to EnumValueDescriptorProto are
+    strongly discouraged. This message does not reliability preserve all
+    information necessary to model the schema and preserve semantics. Instead
+    make use of FileDescriptorSet which preserves the necessary information.
+    """
     __slots__ = ("name", "number", "options", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     name: str
+    """Enum value name.
+
+    Field: string name = 1;
+    """
     number: int
+    """Enum value number.
+
+    Field: int32 number = 2;
+    """
     options: list[Option]
+    """Protocol buffer options.
+
+    Field: repeated google.protobuf.Option options = 3;
+    """
 
     def __init__(
         self,
@@ -1602,7 +1781,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
     # -- accessors ---------------------------------------------------------------
 
     def get_name(self) -> str:
-        """Enum value name."""
+        """Enum value name.
+
+        Field: string name = 1;
+        """
         return self.name
 
     def set_name(self, value: str) -> None:
@@ -1612,7 +1794,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self.name = ''
 
     def get_number(self) -> int:
-        """Enum value number."""
+        """Enum value number.
+
+        Field: int32 number = 2;
+        """
         return self.number
 
     def set_number(self, value: int) -> None:
@@ -1622,7 +1807,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self.number = 0
 
     def get_options(self) -> list[Option]:
-        """Protocol buffer options."""
+        """Protocol buffer options.
+
+        Field: repeated google.protobuf.Option options = 3;
+        """
         return self.options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
@@ -1822,15 +2010,30 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
 class Option(_rt.Message):
     """A protocol buffer option, which can be attached to a message, field,
-enumeration, etc.
+    enumeration, etc.
 
-New usages of this message as an alternative to FileOptions, MessageOptions,
-FieldOptions, EnumOptions, EnumValueOptions, ServiceOptions, or MethodOptions
-are strongly discouraged."""
+    New usages of this message as an alternative to FileOptions, MessageOptions,
+    FieldOptions, EnumOptions, EnumValueOptions, ServiceOptions, or MethodOptions
+    are strongly discouraged.
+    """
     __slots__ = ("name", "value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     name: str
+    """The option's name. For protobuf built-in options (options defined in
+    descriptor.proto), this is the short name. For example, `"map_entry"`.
+    For custom options, it should be the fully-qualified name. For example,
+    `"google.api.http"`.
+
+    Field: string name = 1;
+    """
     value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None
+    """The option's value packed in an Any message. If the value is a primitive,
+    the corresponding wrapper type defined in google/protobuf/wrappers.proto
+    should be used. If the value is an enum, it should be stored as an int32
+    value using the google.protobuf.Int32Value type.
+
+    Field: google.protobuf.Any value = 2;
+    """
 
     def __init__(
         self,
@@ -1846,9 +2049,12 @@ are strongly discouraged."""
 
     def get_name(self) -> str:
         """The option's name. For protobuf built-in options (options defined in
-descriptor.proto), this is the short name. For example, `"map_entry"`.
-For custom options, it should be the fully-qualified name. For example,
-`"google.api.http"`."""
+        descriptor.proto), this is the short name. For example, `"map_entry"`.
+        For custom options, it should be the fully-qualified name. For example,
+        `"google.api.http"`.
+
+        Field: string name = 1;
+        """
         return self.name
 
     def set_name(self, value: str) -> None:
@@ -1859,9 +2065,12 @@ For custom options, it should be the fully-qualified name. For example,
 
     def get_value(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None:
         """The option's value packed in an Any message. If the value is a primitive,
-the corresponding wrapper type defined in google/protobuf/wrappers.proto
-should be used. If the value is an enum, it should be stored as an int32
-value using the google.protobuf.Int32Value type."""
+        the corresponding wrapper type defined in google/protobuf/wrappers.proto
+        should be used. If the value is an enum, it should be stored as an int32
+        value using the google.protobuf.Int32Value type.
+
+        Field: google.protobuf.Any value = 2;
+        """
         return self.value
 
     def set_value(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None) -> None:

@@ -30,10 +30,11 @@ class Syntax(_enum.IntEnum):
 class Type(_rt.Message):
     """A protocol buffer message type.
 
-New usages of this message as an alternative to DescriptorProto are strongly
-discouraged. This message does not reliability preserve all information
-necessary to model the schema and preserve semantics. Instead make use of
-FileDescriptorSet which preserves the necessary information."""
+    New usages of this message as an alternative to DescriptorProto are strongly
+    discouraged. This message does not reliability preserve all information
+    necessary to model the schema and preserve semantics. Instead make use of
+    FileDescriptorSet which preserves the necessary information.
+    """
     __slots__ = ("_f_name", "_f_fields", "_f_oneofs", "_f_options", "_f_source_context", "_f_syntax", "_f_edition", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -53,7 +54,7 @@ FileDescriptorSet which preserves the necessary information."""
         oneofs: _t.Iterable[str] = (),
         options: _t.Iterable[Option] = (),
         source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None = None,
-        syntax: int | None = None,
+        syntax: Syntax | int | None = None,
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
@@ -68,7 +69,10 @@ FileDescriptorSet which preserves the necessary information."""
     # -- accessors ---------------------------------------------------------------
 
     def get_name(self) -> str:
-        """The fully qualified message name."""
+        """The fully qualified message name.
+
+        Field: string name = 1;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_name
@@ -84,7 +88,10 @@ FileDescriptorSet which preserves the necessary information."""
         self._f_name = ''
 
     def get_fields(self) -> list[Field]:
-        """The list of fields."""
+        """The list of fields.
+
+        Field: repeated google.protobuf.Field fields = 2;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_fields
@@ -100,7 +107,10 @@ FileDescriptorSet which preserves the necessary information."""
         self._f_fields = []
 
     def get_oneofs(self) -> list[str]:
-        """The list of types appearing in `oneof` definitions in this type."""
+        """The list of types appearing in `oneof` definitions in this type.
+
+        Field: repeated string oneofs = 3;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_oneofs
@@ -116,7 +126,10 @@ FileDescriptorSet which preserves the necessary information."""
         self._f_oneofs = []
 
     def get_options(self) -> list[Option]:
-        """The protocol buffer options."""
+        """The protocol buffer options.
+
+        Field: repeated google.protobuf.Option options = 4;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_options
@@ -132,7 +145,10 @@ FileDescriptorSet which preserves the necessary information."""
         self._f_options = []
 
     def get_source_context(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None:
-        """The source context."""
+        """The source context.
+
+        Field: google.protobuf.SourceContext source_context = 5;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_source_context
@@ -153,12 +169,15 @@ FileDescriptorSet which preserves the necessary information."""
         self._f_source_context = None
 
     def get_syntax(self) -> int:
-        """The source syntax."""
+        """The source syntax.
+
+        Field: google.protobuf.Syntax syntax = 6;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_syntax
 
-    def set_syntax(self, value: int) -> None:
+    def set_syntax(self, value: Syntax | int) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_syntax = value
@@ -169,7 +188,10 @@ FileDescriptorSet which preserves the necessary information."""
         self._f_syntax = 0
 
     def get_edition(self) -> str:
-        """The source edition string, only valid when syntax is SYNTAX_EDITIONS."""
+        """The source edition string, only valid when syntax is SYNTAX_EDITIONS.
+
+        Field: string edition = 7;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_edition
@@ -628,10 +650,11 @@ class _c_Field_Cardinality(_enum.IntEnum):
 class Field(_rt.Message):
     """A single field of a message type.
 
-New usages of this message as an alternative to FieldDescriptorProto are
-strongly discouraged. This message does not reliability preserve all
-information necessary to model the schema and preserve semantics. Instead
-make use of FileDescriptorSet which preserves the necessary information."""
+    New usages of this message as an alternative to FieldDescriptorProto are
+    strongly discouraged. This message does not reliability preserve all
+    information necessary to model the schema and preserve semantics. Instead
+    make use of FileDescriptorSet which preserves the necessary information.
+    """
     Kind: _t.TypeAlias = _c_Field_Kind
     Cardinality: _t.TypeAlias = _c_Field_Cardinality
     __slots__ = ("_f_kind", "_f_cardinality", "_f_number", "_f_name", "_f_type_url", "_f_oneof_index", "_f_packed", "_f_options", "_f_json_name", "_f_default_value", )
@@ -651,8 +674,8 @@ make use of FileDescriptorSet which preserves the necessary information."""
     def __init__(
         self,
         *,
-        kind: int | None = None,
-        cardinality: int | None = None,
+        kind: Field.Kind | int | None = None,
+        cardinality: Field.Cardinality | int | None = None,
         number: int | None = None,
         name: str | None = None,
         type_url: str | None = None,
@@ -677,12 +700,15 @@ make use of FileDescriptorSet which preserves the necessary information."""
     # -- accessors ---------------------------------------------------------------
 
     def get_kind(self) -> int:
-        """The field type."""
+        """The field type.
+
+        Field: google.protobuf.Field.Kind kind = 1;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_kind
 
-    def set_kind(self, value: int) -> None:
+    def set_kind(self, value: Field.Kind | int) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_kind = value
@@ -693,12 +719,15 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self._f_kind = 0
 
     def get_cardinality(self) -> int:
-        """The field cardinality."""
+        """The field cardinality.
+
+        Field: google.protobuf.Field.Cardinality cardinality = 2;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_cardinality
 
-    def set_cardinality(self, value: int) -> None:
+    def set_cardinality(self, value: Field.Cardinality | int) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_cardinality = value
@@ -709,7 +738,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self._f_cardinality = 0
 
     def get_number(self) -> int:
-        """The field number."""
+        """The field number.
+
+        Field: int32 number = 3;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_number
@@ -725,7 +757,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self._f_number = 0
 
     def get_name(self) -> str:
-        """The field name."""
+        """The field name.
+
+        Field: string name = 4;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_name
@@ -742,7 +777,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
     def get_type_url(self) -> str:
         """The field type URL, without the scheme, for message or enumeration
-types. Example: `"type.googleapis.com/google.protobuf.Timestamp"`."""
+        types. Example: `"type.googleapis.com/google.protobuf.Timestamp"`.
+
+        Field: string type_url = 6;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_type_url
@@ -759,7 +797,10 @@ types. Example: `"type.googleapis.com/google.protobuf.Timestamp"`."""
 
     def get_oneof_index(self) -> int:
         """The index of the field type in `Type.oneofs`, for message or enumeration
-types. The first type has index 1; zero means the type is not in the list."""
+        types. The first type has index 1; zero means the type is not in the list.
+
+        Field: int32 oneof_index = 7;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_oneof_index
@@ -775,7 +816,10 @@ types. The first type has index 1; zero means the type is not in the list."""
         self._f_oneof_index = 0
 
     def get_packed(self) -> bool:
-        """Whether to use alternative packed wire representation."""
+        """Whether to use alternative packed wire representation.
+
+        Field: bool packed = 8;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_packed
@@ -791,7 +835,10 @@ types. The first type has index 1; zero means the type is not in the list."""
         self._f_packed = False
 
     def get_options(self) -> list[Option]:
-        """The protocol buffer options."""
+        """The protocol buffer options.
+
+        Field: repeated google.protobuf.Option options = 9;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_options
@@ -807,7 +854,10 @@ types. The first type has index 1; zero means the type is not in the list."""
         self._f_options = []
 
     def get_json_name(self) -> str:
-        """The field JSON name."""
+        """The field JSON name.
+
+        Field: string json_name = 10;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_json_name
@@ -823,7 +873,10 @@ types. The first type has index 1; zero means the type is not in the list."""
         self._f_json_name = ''
 
     def get_default_value(self) -> str:
-        """The string value of the default value of this field. Proto2 syntax only."""
+        """The string value of the default value of this field. Proto2 syntax only.
+
+        Field: string default_value = 11;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_default_value
@@ -1310,10 +1363,11 @@ types. The first type has index 1; zero means the type is not in the list."""
 class Enum(_rt.Message):
     """Enum type definition.
 
-New usages of this message as an alternative to EnumDescriptorProto are
-strongly discouraged. This message does not reliability preserve all
-information necessary to model the schema and preserve semantics. Instead
-make use of FileDescriptorSet which preserves the necessary information."""
+    New usages of this message as an alternative to EnumDescriptorProto are
+    strongly discouraged. This message does not reliability preserve all
+    information necessary to model the schema and preserve semantics. Instead
+    make use of FileDescriptorSet which preserves the necessary information.
+    """
     __slots__ = ("_f_name", "_f_enumvalue", "_f_options", "_f_source_context", "_f_syntax", "_f_edition", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -1331,7 +1385,7 @@ make use of FileDescriptorSet which preserves the necessary information."""
         enumvalue: _t.Iterable[EnumValue] = (),
         options: _t.Iterable[Option] = (),
         source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None = None,
-        syntax: int | None = None,
+        syntax: Syntax | int | None = None,
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
@@ -1345,7 +1399,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
     # -- accessors ---------------------------------------------------------------
 
     def get_name(self) -> str:
-        """Enum type name."""
+        """Enum type name.
+
+        Field: string name = 1;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_name
@@ -1361,7 +1418,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self._f_name = ''
 
     def get_enumvalue(self) -> list[EnumValue]:
-        """Enum value definitions."""
+        """Enum value definitions.
+
+        Field: repeated google.protobuf.EnumValue enumvalue = 2;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_enumvalue
@@ -1377,7 +1437,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self._f_enumvalue = []
 
     def get_options(self) -> list[Option]:
-        """Protocol buffer options."""
+        """Protocol buffer options.
+
+        Field: repeated google.protobuf.Option options = 3;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_options
@@ -1393,7 +1456,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self._f_options = []
 
     def get_source_context(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None:
-        """The source context."""
+        """The source context.
+
+        Field: google.protobuf.SourceContext source_context = 4;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_source_context
@@ -1414,12 +1480,15 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self._f_source_context = None
 
     def get_syntax(self) -> int:
-        """The source syntax."""
+        """The source syntax.
+
+        Field: google.protobuf.Syntax syntax = 5;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_syntax
 
-    def set_syntax(self, value: int) -> None:
+    def set_syntax(self, value: Syntax | int) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_syntax = value
@@ -1430,7 +1499,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self._f_syntax = 0
 
     def get_edition(self) -> str:
-        """The source edition string, only valid when syntax is SYNTAX_EDITIONS."""
+        """The source edition string, only valid when syntax is SYNTAX_EDITIONS.
+
+        Field: string edition = 6;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_edition
@@ -1798,10 +1870,11 @@ make use of FileDescriptorSet which preserves the necessary information."""
 class EnumValue(_rt.Message):
     """Enum value definition.
 
-New usages of this message as an alternative to EnumValueDescriptorProto are
-strongly discouraged. This message does not reliability preserve all
-information necessary to model the schema and preserve semantics. Instead
-make use of FileDescriptorSet which preserves the necessary information."""
+    New usages of this message as an alternative to EnumValueDescriptorProto are
+    strongly discouraged. This message does not reliability preserve all
+    information necessary to model the schema and preserve semantics. Instead
+    make use of FileDescriptorSet which preserves the necessary information.
+    """
     __slots__ = ("_f_name", "_f_number", "_f_options", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -1824,7 +1897,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
     # -- accessors ---------------------------------------------------------------
 
     def get_name(self) -> str:
-        """Enum value name."""
+        """Enum value name.
+
+        Field: string name = 1;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_name
@@ -1840,7 +1916,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self._f_name = ''
 
     def get_number(self) -> int:
-        """Enum value number."""
+        """Enum value number.
+
+        Field: int32 number = 2;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_number
@@ -1856,7 +1935,10 @@ make use of FileDescriptorSet which preserves the necessary information."""
         self._f_number = 0
 
     def get_options(self) -> list[Option]:
-        """Protocol buffer options."""
+        """Protocol buffer options.
+
+        Field: repeated google.protobuf.Option options = 3;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_options
@@ -2088,11 +2170,12 @@ make use of FileDescriptorSet which preserves the necessary information."""
 
 class Option(_rt.Message):
     """A protocol buffer option, which can be attached to a message, field,
-enumeration, etc.
+    enumeration, etc.
 
-New usages of this message as an alternative to FileOptions, MessageOptions,
-FieldOptions, EnumOptions, EnumValueOptions, ServiceOptions, or MethodOptions
-are strongly discouraged."""
+    New usages of this message as an alternative to FileOptions, MessageOptions,
+    FieldOptions, EnumOptions, EnumValueOptions, ServiceOptions, or MethodOptions
+    are strongly discouraged.
+    """
     __slots__ = ("_f_name", "_f_value", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -2113,9 +2196,12 @@ are strongly discouraged."""
 
     def get_name(self) -> str:
         """The option's name. For protobuf built-in options (options defined in
-descriptor.proto), this is the short name. For example, `"map_entry"`.
-For custom options, it should be the fully-qualified name. For example,
-`"google.api.http"`."""
+        descriptor.proto), this is the short name. For example, `"map_entry"`.
+        For custom options, it should be the fully-qualified name. For example,
+        `"google.api.http"`.
+
+        Field: string name = 1;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_name
@@ -2132,9 +2218,12 @@ For custom options, it should be the fully-qualified name. For example,
 
     def get_value(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any | None:
         """The option's value packed in an Any message. If the value is a primitive,
-the corresponding wrapper type defined in google/protobuf/wrappers.proto
-should be used. If the value is an enum, it should be stored as an int32
-value using the google.protobuf.Int32Value type."""
+        the corresponding wrapper type defined in google/protobuf/wrappers.proto
+        should be used. If the value is an enum, it should be stored as an int32
+        value using the google.protobuf.Int32Value type.
+
+        Field: google.protobuf.Any value = 2;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_value

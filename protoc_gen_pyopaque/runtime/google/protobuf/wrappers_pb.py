@@ -25,13 +25,18 @@ if _rt.protoopaque_selected():
 class DoubleValue(_rt.Message):
     """Wrapper message for `double`.
 
-The JSON representation for `DoubleValue` is JSON number.
+    The JSON representation for `DoubleValue` is JSON number.
 
-Not recommended for use in new APIs, but still useful for legacy APIs and
-has no plan to be removed."""
+    Not recommended for use in new APIs, but still useful for legacy APIs and
+    has no plan to be removed.
+    """
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     value: float
+    """The double value.
+
+    Field: double value = 1;
+    """
 
     def __init__(
         self,
@@ -44,7 +49,10 @@ has no plan to be removed."""
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> float:
-        """The double value."""
+        """The double value.
+
+        Field: double value = 1;
+        """
         return self.value
 
     def set_value(self, value: float) -> None:
@@ -125,13 +133,18 @@ has no plan to be removed."""
 class FloatValue(_rt.Message):
     """Wrapper message for `float`.
 
-The JSON representation for `FloatValue` is JSON number.
+    The JSON representation for `FloatValue` is JSON number.
 
-Not recommended for use in new APIs, but still useful for legacy APIs and
-has no plan to be removed."""
+    Not recommended for use in new APIs, but still useful for legacy APIs and
+    has no plan to be removed.
+    """
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     value: float
+    """The float value.
+
+    Field: float value = 1;
+    """
 
     def __init__(
         self,
@@ -144,7 +157,10 @@ has no plan to be removed."""
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> float:
-        """The float value."""
+        """The float value.
+
+        Field: float value = 1;
+        """
         return self.value
 
     def set_value(self, value: float) -> None:
@@ -225,13 +241,18 @@ has no plan to be removed."""
 class Int64Value(_rt.Message):
     """Wrapper message for `int64`.
 
-The JSON representation for `Int64Value` is JSON string.
+    The JSON representation for `Int64Value` is JSON string.
 
-Not recommended for use in new APIs, but still useful for legacy APIs and
-has no plan to be removed."""
+    Not recommended for use in new APIs, but still useful for legacy APIs and
+    has no plan to be removed.
+    """
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     value: int
+    """The int64 value.
+
+    Field: int64 value = 1;
+    """
 
     def __init__(
         self,
@@ -244,7 +265,10 @@ has no plan to be removed."""
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> int:
-        """The int64 value."""
+        """The int64 value.
+
+        Field: int64 value = 1;
+        """
         return self.value
 
     def set_value(self, value: int) -> None:
@@ -333,13 +357,18 @@ has no plan to be removed."""
 class UInt64Value(_rt.Message):
     """Wrapper message for `uint64`.
 
-The JSON representation for `UInt64Value` is JSON string.
+    The JSON representation for `UInt64Value` is JSON string.
 
-Not recommended for use in new APIs, but still useful for legacy APIs and
-has no plan to be removed."""
+    Not recommended for use in new APIs, but still useful for legacy APIs and
+    has no plan to be removed.
+    """
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     value: int
+    """The uint64 value.
+
+    Field: uint64 value = 1;
+    """
 
     def __init__(
         self,
@@ -352,7 +381,10 @@ has no plan to be removed."""
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> int:
-        """The uint64 value."""
+        """The uint64 value.
+
+        Field: uint64 value = 1;
+        """
         return self.value
 
     def set_value(self, value: int) -> None:
@@ -441,13 +473,18 @@ has no plan to be removed."""
 class Int32Value(_rt.Message):
     """Wrapper message for `int32`.
 
-The JSON representation for `Int32Value` is JSON number.
+    The JSON representation for `Int32Value` is JSON number.
 
-Not recommended for use in new APIs, but still useful for legacy APIs and
-has no plan to be removed."""
+    Not recommended for use in new APIs, but still useful for legacy APIs and
+    has no plan to be removed.
+    """
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     value: int
+    """The int32 value.
+
+    Field: int32 value = 1;
+    """
 
     def __init__(
         self,
@@ -460,7 +497,10 @@ has no plan to be removed."""
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> int:
-        """The int32 value."""
+        """The int32 value.
+
+        Field: int32 value = 1;
+        """
         return self.value
 
     def set_value(self, value: int) -> None:
@@ -549,13 +589,18 @@ has no plan to be removed."""
 class UInt32Value(_rt.Message):
     """Wrapper message for `uint32`.
 
-The JSON representation for `UInt32Value` is JSON number.
+    The JSON representation for `UInt32Value` is JSON number.
 
-Not recommended for use in new APIs, but still useful for legacy APIs and
-has no plan to be removed."""
+    Not recommended for use in new APIs, but still useful for legacy APIs and
+    has no plan to be removed.
+    """
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     value: int
+    """The uint32 value.
+
+    Field: uint32 value = 1;
+    """
 
     def __init__(
         self,
@@ -568,7 +613,10 @@ has no plan to be removed."""
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> int:
-        """The uint32 value."""
+        """The uint32 value.
+
+        Field: uint32 value = 1;
+        """
         return self.value
 
     def set_value(self, value: int) -> None:
@@ -657,13 +705,18 @@ has no plan to be removed."""
 class BoolValue(_rt.Message):
     """Wrapper message for `bool`.
 
-The JSON representation for `BoolValue` is JSON `true` and `false`.
+    The JSON representation for `BoolValue` is JSON `true` and `false`.
 
-Not recommended for use in new APIs, but still useful for legacy APIs and
-has no plan to be removed."""
+    Not recommended for use in new APIs, but still useful for legacy APIs and
+    has no plan to be removed.
+    """
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     value: bool
+    """The bool value.
+
+    Field: bool value = 1;
+    """
 
     def __init__(
         self,
@@ -676,7 +729,10 @@ has no plan to be removed."""
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> bool:
-        """The bool value."""
+        """The bool value.
+
+        Field: bool value = 1;
+        """
         return self.value
 
     def set_value(self, value: bool) -> None:
@@ -760,13 +816,18 @@ has no plan to be removed."""
 class StringValue(_rt.Message):
     """Wrapper message for `string`.
 
-The JSON representation for `StringValue` is JSON string.
+    The JSON representation for `StringValue` is JSON string.
 
-Not recommended for use in new APIs, but still useful for legacy APIs and
-has no plan to be removed."""
+    Not recommended for use in new APIs, but still useful for legacy APIs and
+    has no plan to be removed.
+    """
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     value: str
+    """The string value.
+
+    Field: string value = 1;
+    """
 
     def __init__(
         self,
@@ -779,7 +840,10 @@ has no plan to be removed."""
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> str:
-        """The string value."""
+        """The string value.
+
+        Field: string value = 1;
+        """
         return self.value
 
     def set_value(self, value: str) -> None:
@@ -874,13 +938,18 @@ has no plan to be removed."""
 class BytesValue(_rt.Message):
     """Wrapper message for `bytes`.
 
-The JSON representation for `BytesValue` is JSON string.
+    The JSON representation for `BytesValue` is JSON string.
 
-Not recommended for use in new APIs, but still useful for legacy APIs and
-has no plan to be removed."""
+    Not recommended for use in new APIs, but still useful for legacy APIs and
+    has no plan to be removed.
+    """
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     value: bytes
+    """The bytes value.
+
+    Field: bytes value = 1;
+    """
 
     def __init__(
         self,
@@ -893,7 +962,10 @@ has no plan to be removed."""
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> bytes:
-        """The bytes value."""
+        """The bytes value.
+
+        Field: bytes value = 1;
+        """
         return self.value
 
     def set_value(self, value: bytes) -> None:

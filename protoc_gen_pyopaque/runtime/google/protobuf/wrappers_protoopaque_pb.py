@@ -17,10 +17,11 @@ _pb_descriptor: _t.Final = ('google/protobuf/wrappers.proto', b'\n\x1egoogle/pro
 class DoubleValue(_rt.Message):
     """Wrapper message for `double`.
 
-The JSON representation for `DoubleValue` is JSON number.
+    The JSON representation for `DoubleValue` is JSON number.
 
-Not recommended for use in new APIs, but still useful for legacy APIs and
-has no plan to be removed."""
+    Not recommended for use in new APIs, but still useful for legacy APIs and
+    has no plan to be removed.
+    """
     __slots__ = ("_f_value", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -37,7 +38,10 @@ has no plan to be removed."""
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> float:
-        """The double value."""
+        """The double value.
+
+        Field: double value = 1;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_value
@@ -143,10 +147,11 @@ has no plan to be removed."""
 class FloatValue(_rt.Message):
     """Wrapper message for `float`.
 
-The JSON representation for `FloatValue` is JSON number.
+    The JSON representation for `FloatValue` is JSON number.
 
-Not recommended for use in new APIs, but still useful for legacy APIs and
-has no plan to be removed."""
+    Not recommended for use in new APIs, but still useful for legacy APIs and
+    has no plan to be removed.
+    """
     __slots__ = ("_f_value", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -163,7 +168,10 @@ has no plan to be removed."""
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> float:
-        """The float value."""
+        """The float value.
+
+        Field: float value = 1;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_value
@@ -269,10 +277,11 @@ has no plan to be removed."""
 class Int64Value(_rt.Message):
     """Wrapper message for `int64`.
 
-The JSON representation for `Int64Value` is JSON string.
+    The JSON representation for `Int64Value` is JSON string.
 
-Not recommended for use in new APIs, but still useful for legacy APIs and
-has no plan to be removed."""
+    Not recommended for use in new APIs, but still useful for legacy APIs and
+    has no plan to be removed.
+    """
     __slots__ = ("_f_value", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -289,7 +298,10 @@ has no plan to be removed."""
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> int:
-        """The int64 value."""
+        """The int64 value.
+
+        Field: int64 value = 1;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_value
@@ -403,10 +415,11 @@ has no plan to be removed."""
 class UInt64Value(_rt.Message):
     """Wrapper message for `uint64`.
 
-The JSON representation for `UInt64Value` is JSON string.
+    The JSON representation for `UInt64Value` is JSON string.
 
-Not recommended for use in new APIs, but still useful for legacy APIs and
-has no plan to be removed."""
+    Not recommended for use in new APIs, but still useful for legacy APIs and
+    has no plan to be removed.
+    """
     __slots__ = ("_f_value", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -423,7 +436,10 @@ has no plan to be removed."""
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> int:
-        """The uint64 value."""
+        """The uint64 value.
+
+        Field: uint64 value = 1;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_value
@@ -537,10 +553,11 @@ has no plan to be removed."""
 class Int32Value(_rt.Message):
     """Wrapper message for `int32`.
 
-The JSON representation for `Int32Value` is JSON number.
+    The JSON representation for `Int32Value` is JSON number.
 
-Not recommended for use in new APIs, but still useful for legacy APIs and
-has no plan to be removed."""
+    Not recommended for use in new APIs, but still useful for legacy APIs and
+    has no plan to be removed.
+    """
     __slots__ = ("_f_value", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -557,7 +574,10 @@ has no plan to be removed."""
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> int:
-        """The int32 value."""
+        """The int32 value.
+
+        Field: int32 value = 1;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_value
@@ -671,10 +691,11 @@ has no plan to be removed."""
 class UInt32Value(_rt.Message):
     """Wrapper message for `uint32`.
 
-The JSON representation for `UInt32Value` is JSON number.
+    The JSON representation for `UInt32Value` is JSON number.
 
-Not recommended for use in new APIs, but still useful for legacy APIs and
-has no plan to be removed."""
+    Not recommended for use in new APIs, but still useful for legacy APIs and
+    has no plan to be removed.
+    """
     __slots__ = ("_f_value", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -691,7 +712,10 @@ has no plan to be removed."""
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> int:
-        """The uint32 value."""
+        """The uint32 value.
+
+        Field: uint32 value = 1;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_value
@@ -805,10 +829,11 @@ has no plan to be removed."""
 class BoolValue(_rt.Message):
     """Wrapper message for `bool`.
 
-The JSON representation for `BoolValue` is JSON `true` and `false`.
+    The JSON representation for `BoolValue` is JSON `true` and `false`.
 
-Not recommended for use in new APIs, but still useful for legacy APIs and
-has no plan to be removed."""
+    Not recommended for use in new APIs, but still useful for legacy APIs and
+    has no plan to be removed.
+    """
     __slots__ = ("_f_value", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -825,7 +850,10 @@ has no plan to be removed."""
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> bool:
-        """The bool value."""
+        """The bool value.
+
+        Field: bool value = 1;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_value
@@ -934,10 +962,11 @@ has no plan to be removed."""
 class StringValue(_rt.Message):
     """Wrapper message for `string`.
 
-The JSON representation for `StringValue` is JSON string.
+    The JSON representation for `StringValue` is JSON string.
 
-Not recommended for use in new APIs, but still useful for legacy APIs and
-has no plan to be removed."""
+    Not recommended for use in new APIs, but still useful for legacy APIs and
+    has no plan to be removed.
+    """
     __slots__ = ("_f_value", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -954,7 +983,10 @@ has no plan to be removed."""
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> str:
-        """The string value."""
+        """The string value.
+
+        Field: string value = 1;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_value
@@ -1074,10 +1106,11 @@ has no plan to be removed."""
 class BytesValue(_rt.Message):
     """Wrapper message for `bytes`.
 
-The JSON representation for `BytesValue` is JSON string.
+    The JSON representation for `BytesValue` is JSON string.
 
-Not recommended for use in new APIs, but still useful for legacy APIs and
-has no plan to be removed."""
+    Not recommended for use in new APIs, but still useful for legacy APIs and
+    has no plan to be removed.
+    """
     __slots__ = ("_f_value", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -1094,7 +1127,10 @@ has no plan to be removed."""
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> bytes:
-        """The bytes value."""
+        """The bytes value.
+
+        Field: bytes value = 1;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_value

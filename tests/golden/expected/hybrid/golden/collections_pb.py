@@ -34,13 +34,15 @@ class _c_Collections_Item(_rt.Message):
     __slots__ = ("key", "color", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     key: str
+    """Field: string key = 1;"""
     color: int
+    """Field: golden.Collections.Color color = 2;"""
 
     def __init__(
         self,
         *,
         key: str = '',
-        color: int = 0,
+        color: Collections.Color | int = 0,
     ) -> None:
         self._pb_unknown = b""
         self.key = key
@@ -49,6 +51,7 @@ class _c_Collections_Item(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_key(self) -> str:
+        """Field: string key = 1;"""
         return self.key
 
     def set_key(self, value: str) -> None:
@@ -58,9 +61,10 @@ class _c_Collections_Item(_rt.Message):
         self.key = ''
 
     def get_color(self) -> int:
+        """Field: golden.Collections.Color color = 2;"""
         return self.color
 
-    def set_color(self, value: int) -> None:
+    def set_color(self, value: Collections.Color | int) -> None:
         self.color = value
 
     def clear_color(self) -> None:
@@ -217,12 +221,22 @@ class Collections(_rt.Message):
     __slots__ = ("packed_ints", "names", "items", "colors", "counts", "items_by_id", "color_by_flag", "_oc_choice", "_ov_choice", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     packed_ints: list[int]
+    """Field: repeated int32 packed_ints = 1;"""
     names: list[str]
+    """Field: repeated string names = 2;"""
     items: list[Collections.Item]
+    """Field: repeated golden.Collections.Item items = 3;"""
     colors: list[int]
+    """Field: repeated golden.Collections.Color colors = 4;"""
     counts: dict[str, int]
+    """Field: map<string, int64> counts = 5;"""
     items_by_id: dict[int, Collections.Item]
+    """Field: map<int32, golden.Collections.Item> items_by_id = 6;"""
     color_by_flag: dict[bool, int]
+    """a second map value type: JSON parse locals per field
+
+    Field: map<bool, golden.Collections.Color> color_by_flag = 10;
+    """
     _oc_choice: int
     _ov_choice: object
 
@@ -232,7 +246,7 @@ class Collections(_rt.Message):
         packed_ints: _t.Iterable[int] = (),
         names: _t.Iterable[str] = (),
         items: _t.Iterable[Collections.Item] = (),
-        colors: _t.Iterable[int] = (),
+        colors: _t.Iterable[Collections.Color | int] = (),
         counts: _t.Mapping[str, int] | None = None,
         items_by_id: _t.Mapping[int, Collections.Item] | None = None,
         color_by_flag: _t.Mapping[bool, int] | None = None,
@@ -262,6 +276,7 @@ class Collections(_rt.Message):
 
     @property
     def text(self) -> str | None:
+        """Field: string text = 7;"""
         if self._oc_choice == 7:
             return _t.cast(str, self._ov_choice)
         return None
@@ -277,6 +292,7 @@ class Collections(_rt.Message):
 
     @property
     def item(self) -> Collections.Item | None:
+        """Field: golden.Collections.Item item = 8;"""
         if self._oc_choice == 8:
             return _t.cast(Collections.Item, self._ov_choice)
         return None
@@ -292,6 +308,7 @@ class Collections(_rt.Message):
 
     @property
     def scalars(self) -> _m_golden__scalars_pb.Scalars | None:
+        """Field: golden.Scalars scalars = 9;"""
         if self._oc_choice == 9:
             return _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
         return None
@@ -308,6 +325,7 @@ class Collections(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_packed_ints(self) -> list[int]:
+        """Field: repeated int32 packed_ints = 1;"""
         return self.packed_ints
 
     def set_packed_ints(self, value: _t.Iterable[int]) -> None:
@@ -317,6 +335,7 @@ class Collections(_rt.Message):
         self.packed_ints = []
 
     def get_names(self) -> list[str]:
+        """Field: repeated string names = 2;"""
         return self.names
 
     def set_names(self, value: _t.Iterable[str]) -> None:
@@ -326,6 +345,7 @@ class Collections(_rt.Message):
         self.names = []
 
     def get_items(self) -> list[Collections.Item]:
+        """Field: repeated golden.Collections.Item items = 3;"""
         return self.items
 
     def set_items(self, value: _t.Iterable[Collections.Item]) -> None:
@@ -335,15 +355,17 @@ class Collections(_rt.Message):
         self.items = []
 
     def get_colors(self) -> list[int]:
+        """Field: repeated golden.Collections.Color colors = 4;"""
         return self.colors
 
-    def set_colors(self, value: _t.Iterable[int]) -> None:
+    def set_colors(self, value: _t.Iterable[Collections.Color | int]) -> None:
         self.colors = list(value)
 
     def clear_colors(self) -> None:
         self.colors = []
 
     def get_counts(self) -> dict[str, int]:
+        """Field: map<string, int64> counts = 5;"""
         return self.counts
 
     def set_counts(self, value: _t.Mapping[str, int]) -> None:
@@ -353,6 +375,7 @@ class Collections(_rt.Message):
         self.counts = {}
 
     def get_items_by_id(self) -> dict[int, Collections.Item]:
+        """Field: map<int32, golden.Collections.Item> items_by_id = 6;"""
         return self.items_by_id
 
     def set_items_by_id(self, value: _t.Mapping[int, Collections.Item]) -> None:
@@ -362,7 +385,10 @@ class Collections(_rt.Message):
         self.items_by_id = {}
 
     def get_color_by_flag(self) -> dict[bool, int]:
-        """a second map value type: JSON parse locals per field"""
+        """a second map value type: JSON parse locals per field
+
+        Field: map<bool, golden.Collections.Color> color_by_flag = 10;
+        """
         return self.color_by_flag
 
     def set_color_by_flag(self, value: _t.Mapping[bool, int]) -> None:
@@ -372,6 +398,7 @@ class Collections(_rt.Message):
         self.color_by_flag = {}
 
     def get_text(self) -> str:
+        """Field: string text = 7;"""
         if self._oc_choice == 7:
             return _t.cast(str, self._ov_choice)
         return ''
@@ -389,6 +416,7 @@ class Collections(_rt.Message):
             self._ov_choice = None
 
     def get_item(self) -> Collections.Item | None:
+        """Field: golden.Collections.Item item = 8;"""
         if self._oc_choice == 8:
             return _t.cast(Collections.Item, self._ov_choice)
         return None
@@ -409,6 +437,7 @@ class Collections(_rt.Message):
             self._ov_choice = None
 
     def get_scalars(self) -> _m_golden__scalars_pb.Scalars | None:
+        """Field: golden.Scalars scalars = 9;"""
         if self._oc_choice == 9:
             return _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
         return None

@@ -26,7 +26,9 @@ class _c_LogEntry_Detail(_rt.Message):
     __slots__ = ("lines", "level", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     lines: list[str]
+    """Field: repeated string lines = 1;"""
     level: int | None
+    """Field: int32 level = 2;"""
 
     def __init__(
         self,
@@ -41,6 +43,7 @@ class _c_LogEntry_Detail(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_lines(self) -> list[str]:
+        """Field: repeated string lines = 1;"""
         return self.lines
 
     def set_lines(self, value: _t.Iterable[str]) -> None:
@@ -50,6 +53,7 @@ class _c_LogEntry_Detail(_rt.Message):
         self.lines = []
 
     def get_level(self) -> int:
+        """Field: int32 level = 2;"""
         _value = self.level
         return 0 if _value is None else _value
 
@@ -210,10 +214,24 @@ class LogEntry(_rt.Message):
     __slots__ = ("timestamp", "message", "detail", "unchecked_detail", "history", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     timestamp: int | None
+    """Field: int64 timestamp = 1;"""
     message: str | None
+    """Field: string message = 2;"""
     detail: LogEntry.Detail | None
+    """Extra detail, decoded on first access.
+
+    Field: golden.LogEntry.Detail detail = 3;
+    """
     unchecked_detail: LogEntry.Detail | None
+    """The same, without checks at parse time.
+
+    Field: golden.LogEntry.Detail unchecked_detail = 4;
+    """
     history: list[LogEntry.Detail]
+    """Earlier details: each element decoded on first access.
+
+    Field: repeated golden.LogEntry.Detail history = 5;
+    """
 
     def __init__(
         self,
@@ -234,6 +252,7 @@ class LogEntry(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_timestamp(self) -> int:
+        """Field: int64 timestamp = 1;"""
         _value = self.timestamp
         return 0 if _value is None else _value
 
@@ -247,6 +266,7 @@ class LogEntry(_rt.Message):
         self.timestamp = None
 
     def get_message(self) -> str:
+        """Field: string message = 2;"""
         _value = self.message
         return '' if _value is None else _value
 
@@ -260,7 +280,10 @@ class LogEntry(_rt.Message):
         self.message = None
 
     def get_detail(self) -> LogEntry.Detail | None:
-        """Extra detail, decoded on first access."""
+        """Extra detail, decoded on first access.
+
+        Field: golden.LogEntry.Detail detail = 3;
+        """
         return self.detail
 
     def set_detail(self, value: LogEntry.Detail | None) -> None:
@@ -273,7 +296,10 @@ class LogEntry(_rt.Message):
         self.detail = None
 
     def get_unchecked_detail(self) -> LogEntry.Detail | None:
-        """The same, without checks at parse time."""
+        """The same, without checks at parse time.
+
+        Field: golden.LogEntry.Detail unchecked_detail = 4;
+        """
         return self.unchecked_detail
 
     def set_unchecked_detail(self, value: LogEntry.Detail | None) -> None:
@@ -286,7 +312,10 @@ class LogEntry(_rt.Message):
         self.unchecked_detail = None
 
     def get_history(self) -> list[LogEntry.Detail]:
-        """Earlier details: each element decoded on first access."""
+        """Earlier details: each element decoded on first access.
+
+        Field: repeated golden.LogEntry.Detail history = 5;
+        """
         return self.history
 
     def set_history(self, value: _t.Iterable[LogEntry.Detail]) -> None:
@@ -577,7 +606,9 @@ class Envelope(_rt.Message):
     __slots__ = ("name", "entry", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     name: str | None
+    """Field: string name = 1;"""
     entry: LogEntry | None
+    """Field: golden.LogEntry entry = 2;"""
 
     def __init__(
         self,
@@ -592,6 +623,7 @@ class Envelope(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_name(self) -> str:
+        """Field: string name = 1;"""
         _value = self.name
         return '' if _value is None else _value
 
@@ -605,6 +637,7 @@ class Envelope(_rt.Message):
         self.name = None
 
     def get_entry(self) -> LogEntry | None:
+        """Field: golden.LogEntry entry = 2;"""
         return self.entry
 
     def set_entry(self, value: LogEntry | None) -> None:

@@ -40,6 +40,7 @@ class _c_LogEntry_Detail(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_lines(self) -> list[str]:
+        """Field: repeated string lines = 1;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_lines
@@ -55,6 +56,7 @@ class _c_LogEntry_Detail(_rt.Message):
         self._f_lines = []
 
     def get_level(self) -> int:
+        """Field: int32 level = 2;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_level
@@ -290,6 +292,7 @@ class LogEntry(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_timestamp(self) -> int:
+        """Field: int64 timestamp = 1;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_timestamp
@@ -312,6 +315,7 @@ class LogEntry(_rt.Message):
         self._pb_p0 &= ~1
 
     def get_message(self) -> str:
+        """Field: string message = 2;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_message
@@ -334,7 +338,10 @@ class LogEntry(_rt.Message):
         self._pb_p0 &= ~2
 
     def get_detail(self) -> LogEntry.Detail | None:
-        """Extra detail, decoded on first access."""
+        """Extra detail, decoded on first access.
+
+        Field: golden.LogEntry.Detail detail = 3;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         if self._l_detail is not None:
@@ -359,7 +366,10 @@ class LogEntry(_rt.Message):
         self._f_detail = None
 
     def get_unchecked_detail(self) -> LogEntry.Detail | None:
-        """The same, without checks at parse time."""
+        """The same, without checks at parse time.
+
+        Field: golden.LogEntry.Detail unchecked_detail = 4;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         if self._l_unchecked_detail is not None:
@@ -384,7 +394,10 @@ class LogEntry(_rt.Message):
         self._f_unchecked_detail = None
 
     def get_history(self) -> list[LogEntry.Detail]:
-        """Earlier details: each element decoded on first access."""
+        """Earlier details: each element decoded on first access.
+
+        Field: repeated golden.LogEntry.Detail history = 5;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_history
@@ -823,6 +836,7 @@ class Envelope(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_name(self) -> str:
+        """Field: string name = 1;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_name
@@ -845,6 +859,7 @@ class Envelope(_rt.Message):
         self._pb_p0 &= ~1
 
     def get_entry(self) -> LogEntry | None:
+        """Field: golden.LogEntry entry = 2;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_entry

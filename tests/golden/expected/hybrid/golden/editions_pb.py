@@ -32,6 +32,7 @@ class _c_Edition2023_Child(_rt.Message):
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     value: int | None
+    """Field: int32 value = 1;"""
 
     def __init__(
         self,
@@ -44,6 +45,7 @@ class _c_Edition2023_Child(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> int:
+        """Field: int32 value = 1;"""
         _value = self.value
         return 0 if _value is None else _value
 
@@ -166,12 +168,19 @@ class Edition2023(_rt.Message):
     __slots__ = ("explicit_by_default", "implicit", "required_legacy", "expanded", "unchecked", "delimited_child", "state", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     explicit_by_default: int | None
+    """Field: int32 explicit_by_default = 1;"""
     implicit: int
+    """Field: int32 implicit = 2;"""
     required_legacy: int | None
+    """Field: int32 required_legacy = 3;"""
     expanded: list[int]
+    """Field: repeated int32 expanded = 4;"""
     unchecked: str | None
+    """Field: string unchecked = 5;"""
     delimited_child: Edition2023.Child | None
+    """Field: golden.Edition2023.Child delimited_child = 6;"""
     state: int | None
+    """Field: golden.State state = 7;"""
 
     def __init__(
         self,
@@ -182,7 +191,7 @@ class Edition2023(_rt.Message):
         expanded: _t.Iterable[int] = (),
         unchecked: str | None = None,
         delimited_child: Edition2023.Child | None = None,
-        state: int | None = None,
+        state: State | int | None = None,
     ) -> None:
         self._pb_unknown = b""
         self.explicit_by_default = explicit_by_default
@@ -196,6 +205,7 @@ class Edition2023(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_explicit_by_default(self) -> int:
+        """Field: int32 explicit_by_default = 1;"""
         _value = self.explicit_by_default
         return 0 if _value is None else _value
 
@@ -209,6 +219,7 @@ class Edition2023(_rt.Message):
         self.explicit_by_default = None
 
     def get_implicit(self) -> int:
+        """Field: int32 implicit = 2;"""
         return self.implicit
 
     def set_implicit(self, value: int) -> None:
@@ -218,6 +229,7 @@ class Edition2023(_rt.Message):
         self.implicit = 0
 
     def get_required_legacy(self) -> int:
+        """Field: int32 required_legacy = 3;"""
         _value = self.required_legacy
         return 0 if _value is None else _value
 
@@ -231,6 +243,7 @@ class Edition2023(_rt.Message):
         self.required_legacy = None
 
     def get_expanded(self) -> list[int]:
+        """Field: repeated int32 expanded = 4;"""
         return self.expanded
 
     def set_expanded(self, value: _t.Iterable[int]) -> None:
@@ -240,6 +253,7 @@ class Edition2023(_rt.Message):
         self.expanded = []
 
     def get_unchecked(self) -> str:
+        """Field: string unchecked = 5;"""
         _value = self.unchecked
         return '' if _value is None else _value
 
@@ -253,6 +267,7 @@ class Edition2023(_rt.Message):
         self.unchecked = None
 
     def get_delimited_child(self) -> Edition2023.Child | None:
+        """Field: golden.Edition2023.Child delimited_child = 6;"""
         return self.delimited_child
 
     def set_delimited_child(self, value: Edition2023.Child | None) -> None:
@@ -265,10 +280,11 @@ class Edition2023(_rt.Message):
         self.delimited_child = None
 
     def get_state(self) -> int:
+        """Field: golden.State state = 7;"""
         _value = self.state
         return 0 if _value is None else _value
 
-    def set_state(self, value: int) -> None:
+    def set_state(self, value: State | int) -> None:
         self.state = value
 
     def has_state(self) -> bool:

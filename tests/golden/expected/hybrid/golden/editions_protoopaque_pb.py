@@ -43,6 +43,7 @@ class _c_Edition2023_Child(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> int:
+        """Field: int32 value = 1;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_value
@@ -218,7 +219,7 @@ class Edition2023(_rt.Message):
         expanded: _t.Iterable[int] = (),
         unchecked: str | None = None,
         delimited_child: Edition2023.Child | None = None,
-        state: int | None = None,
+        state: State | int | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
@@ -249,6 +250,7 @@ class Edition2023(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_explicit_by_default(self) -> int:
+        """Field: int32 explicit_by_default = 1;"""
         return self._f_explicit_by_default
 
     def set_explicit_by_default(self, value: int) -> None:
@@ -263,6 +265,7 @@ class Edition2023(_rt.Message):
         self._pb_p0 &= ~1
 
     def get_implicit(self) -> int:
+        """Field: int32 implicit = 2;"""
         return self._f_implicit
 
     def set_implicit(self, value: int) -> None:
@@ -272,6 +275,7 @@ class Edition2023(_rt.Message):
         self._f_implicit = 0
 
     def get_required_legacy(self) -> int:
+        """Field: int32 required_legacy = 3;"""
         return self._f_required_legacy
 
     def set_required_legacy(self, value: int) -> None:
@@ -286,6 +290,7 @@ class Edition2023(_rt.Message):
         self._pb_p0 &= ~2
 
     def get_expanded(self) -> list[int]:
+        """Field: repeated int32 expanded = 4;"""
         return self._f_expanded
 
     def set_expanded(self, value: _t.Iterable[int]) -> None:
@@ -295,6 +300,7 @@ class Edition2023(_rt.Message):
         self._f_expanded = []
 
     def get_unchecked(self) -> str:
+        """Field: string unchecked = 5;"""
         return self._f_unchecked
 
     def set_unchecked(self, value: str) -> None:
@@ -309,6 +315,7 @@ class Edition2023(_rt.Message):
         self._pb_p0 &= ~4
 
     def get_delimited_child(self) -> Edition2023.Child | None:
+        """Field: golden.Edition2023.Child delimited_child = 6;"""
         return self._f_delimited_child
 
     def set_delimited_child(self, value: Edition2023.Child | None) -> None:
@@ -321,9 +328,10 @@ class Edition2023(_rt.Message):
         self._f_delimited_child = None
 
     def get_state(self) -> int:
+        """Field: golden.State state = 7;"""
         return self._f_state
 
-    def set_state(self, value: int) -> None:
+    def set_state(self, value: State | int) -> None:
         self._f_state = value
         self._pb_p0 |= 8
 

@@ -50,6 +50,7 @@ class _c_Legacy_Point(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_x(self) -> int:
+        """Field: optional int32 x = 7;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_x
@@ -72,6 +73,7 @@ class _c_Legacy_Point(_rt.Message):
         self._pb_p0 &= ~1
 
     def get_y(self) -> int:
+        """Field: optional int32 y = 8;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_y
@@ -276,7 +278,7 @@ class Legacy(_rt.ExtendableMessage):
         *,
         id: int | None = None,
         label: str | None = None,
-        level: int | None = None,
+        level: Level | int | None = None,
         ratio: float | None = None,
         samples: _t.Iterable[int] = (),
         point: Legacy.Point | None = None,
@@ -310,6 +312,7 @@ class Legacy(_rt.ExtendableMessage):
     # -- accessors ---------------------------------------------------------------
 
     def get_id(self) -> int:
+        """Field: required int32 id = 1;"""
         return self._f_id
 
     def set_id(self, value: int) -> None:
@@ -324,6 +327,7 @@ class Legacy(_rt.ExtendableMessage):
         self._pb_p0 &= ~1
 
     def get_label(self) -> str:
+        """Field: optional string label = 2;"""
         return self._f_label
 
     def set_label(self, value: str) -> None:
@@ -338,9 +342,10 @@ class Legacy(_rt.ExtendableMessage):
         self._pb_p0 &= ~2
 
     def get_level(self) -> int:
+        """Field: optional golden.Level level = 3;"""
         return self._f_level
 
-    def set_level(self, value: int) -> None:
+    def set_level(self, value: Level | int) -> None:
         self._f_level = value
         self._pb_p0 |= 4
 
@@ -352,6 +357,7 @@ class Legacy(_rt.ExtendableMessage):
         self._pb_p0 &= ~4
 
     def get_ratio(self) -> float:
+        """Field: optional double ratio = 4;"""
         return self._f_ratio
 
     def set_ratio(self, value: float) -> None:
@@ -366,6 +372,7 @@ class Legacy(_rt.ExtendableMessage):
         self._pb_p0 &= ~8
 
     def get_samples(self) -> list[int]:
+        """Field: repeated int64 samples = 5;"""
         return self._f_samples
 
     def set_samples(self, value: _t.Iterable[int]) -> None:
@@ -375,6 +382,7 @@ class Legacy(_rt.ExtendableMessage):
         self._f_samples = []
 
     def get_point(self) -> Legacy.Point | None:
+        """Field: optional golden.Legacy.Point point = 6;"""
         return self._f_point
 
     def set_point(self, value: Legacy.Point | None) -> None:

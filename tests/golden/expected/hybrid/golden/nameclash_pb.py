@@ -22,7 +22,8 @@ until it is free:
     get_foo is get_foo_; oneof pick owns which_pick/has_pick/clear_pick; _x took x_ before x_;
  7. the generator's names among themselves: Outer.Inner_X and Outer_Inner.X hoist to
     _c_Outer_Inner_X and _c_Outer_Inner_X_.
-Names like the generator's locals are plain names: messages buf, m4, i5 and key6 keep theirs."""
+Names like the generator's locals are plain names: messages buf, m4, i5 and key6 keep theirs.
+"""
 
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ class buf(_rt.Message):
     __slots__ = ("a", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     a: int | None
+    """Field: optional int32 a = 1;"""
 
     def __init__(
         self,
@@ -59,6 +61,7 @@ class buf(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_a(self) -> int:
+        """Field: optional int32 a = 1;"""
         _value = self.a
         return 0 if _value is None else _value
 
@@ -180,6 +183,7 @@ class m4(_rt.Message):
     __slots__ = ("a", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     a: int | None
+    """Field: optional int32 a = 1;"""
 
     def __init__(
         self,
@@ -192,6 +196,7 @@ class m4(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_a(self) -> int:
+        """Field: optional int32 a = 1;"""
         _value = self.a
         return 0 if _value is None else _value
 
@@ -313,6 +318,7 @@ class i5(_rt.Message):
     __slots__ = ("a", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     a: int | None
+    """Field: required int32 a = 1;"""
 
     def __init__(
         self,
@@ -325,6 +331,7 @@ class i5(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_a(self) -> int:
+        """Field: required int32 a = 1;"""
         _value = self.a
         return 0 if _value is None else _value
 
@@ -454,6 +461,7 @@ class key6(_rt.Message):
     __slots__ = ("a", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     a: int | None
+    """Field: required int32 a = 1;"""
 
     def __init__(
         self,
@@ -466,6 +474,7 @@ class key6(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_a(self) -> int:
+        """Field: required int32 a = 1;"""
         _value = self.a
         return 0 if _value is None else _value
 
@@ -595,6 +604,7 @@ class class_(_rt.Message):
     __slots__ = ("a", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     a: int | None
+    """Field: optional int32 a = 1;"""
 
     def __init__(
         self,
@@ -607,6 +617,7 @@ class class_(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_a(self) -> int:
+        """Field: optional int32 a = 1;"""
         _value = self.a
         return 0 if _value is None else _value
 
@@ -1056,6 +1067,7 @@ class Private_(_rt.Message):
     __slots__ = ("a", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     a: int | None
+    """Field: optional int32 a = 1;"""
 
     def __init__(
         self,
@@ -1068,6 +1080,7 @@ class Private_(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_a(self) -> int:
+        """Field: optional int32 a = 1;"""
         _value = self.a
         return 0 if _value is None else _value
 
@@ -1189,22 +1202,46 @@ class Holder(_rt.ExtendableMessage):
     __slots__ = ("f_buf", "m4_", "items", "by_id", "has_pick_", "foo", "get_foo_", "int_", "classmethod_", "parse_", "self_", "x_", "y__", "pb_info_", "x__", "raw", "buf_", "_oc_pick", "_ov_pick", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     f_buf: buf | None
+    """Field: optional golden.nameclash.buf f_buf = 1;"""
     m4_: list[m4]
+    """Field: repeated golden.nameclash.m4 m4 = 4;"""
     items: list[i5]
+    """i5 in a repeated field and in a oneof, key6 in a map and in a oneof: their required
+    fields are checked through locals _i5 and _key6, which no message name can shadow.
+
+    Field: repeated golden.nameclash.i5 items = 5;
+    """
     by_id: dict[int, key6]
+    """Field: map<int32, golden.nameclash.key6> by_id = 6;"""
     has_pick_: int | None
+    """Field: optional int32 has_pick = 10;"""
     foo: int | None
+    """Field: optional int32 foo = 11;"""
     get_foo_: int | None
+    """Field: optional int32 get_foo = 12;"""
     int_: int | None
+    """Field: optional int32 int = 13;"""
     classmethod_: int | None
+    """Field: optional int32 classmethod = 14;"""
     parse_: int | None
+    """Field: optional int32 parse = 15;"""
     self_: int | None
+    """Field: optional int32 self = 16;"""
     x_: int | None
+    """Field: optional int32 _x = 17;"""
     y__: int | None
+    """Field: optional int32 __y = 18;"""
     pb_info_: int | None
+    """Field: optional int32 _pb_info = 19;"""
     x__: int | None
+    """Field: optional int32 x_ = 20;"""
     raw: buf | None
+    """Lazy in the opaque style: its loader is _load_raw, not the runtime's _pb_load_raw.
+
+    Field: optional golden.nameclash.buf raw = 21;
+    """
     buf_: int | None
+    """Field: optional int32 buf = 22;"""
     _oc_pick: int
     _ov_pick: object
     len: _t.ClassVar[_rt.ExtensionInfo]
@@ -1266,6 +1303,7 @@ class Holder(_rt.ExtendableMessage):
 
     @property
     def one(self) -> i5 | None:
+        """Field: golden.nameclash.i5 one = 7;"""
         if self._oc_pick == 7:
             return _t.cast(i5, self._ov_pick)
         return None
@@ -1281,6 +1319,7 @@ class Holder(_rt.ExtendableMessage):
 
     @property
     def other(self) -> key6 | None:
+        """Field: golden.nameclash.key6 other = 8;"""
         if self._oc_pick == 8:
             return _t.cast(key6, self._ov_pick)
         return None
@@ -1296,6 +1335,7 @@ class Holder(_rt.ExtendableMessage):
 
     @property
     def four(self) -> m4 | None:
+        """Field: golden.nameclash.m4 four = 9;"""
         if self._oc_pick == 9:
             return _t.cast(m4, self._ov_pick)
         return None
@@ -1312,6 +1352,7 @@ class Holder(_rt.ExtendableMessage):
     # -- accessors ---------------------------------------------------------------
 
     def get_f_buf(self) -> buf | None:
+        """Field: optional golden.nameclash.buf f_buf = 1;"""
         return self.f_buf
 
     def set_f_buf(self, value: buf | None) -> None:
@@ -1324,6 +1365,7 @@ class Holder(_rt.ExtendableMessage):
         self.f_buf = None
 
     def get_m4(self) -> list[m4]:
+        """Field: repeated golden.nameclash.m4 m4 = 4;"""
         return self.m4_
 
     def set_m4(self, value: _t.Iterable[m4]) -> None:
@@ -1334,7 +1376,10 @@ class Holder(_rt.ExtendableMessage):
 
     def get_items(self) -> list[i5]:
         """i5 in a repeated field and in a oneof, key6 in a map and in a oneof: their required
-fields are checked through locals _i5 and _key6, which no message name can shadow."""
+        fields are checked through locals _i5 and _key6, which no message name can shadow.
+
+        Field: repeated golden.nameclash.i5 items = 5;
+        """
         return self.items
 
     def set_items(self, value: _t.Iterable[i5]) -> None:
@@ -1344,6 +1389,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self.items = []
 
     def get_by_id(self) -> dict[int, key6]:
+        """Field: map<int32, golden.nameclash.key6> by_id = 6;"""
         return self.by_id
 
     def set_by_id(self, value: _t.Mapping[int, key6]) -> None:
@@ -1353,6 +1399,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self.by_id = {}
 
     def get_one(self) -> i5 | None:
+        """Field: golden.nameclash.i5 one = 7;"""
         if self._oc_pick == 7:
             return _t.cast(i5, self._ov_pick)
         return None
@@ -1373,6 +1420,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
             self._ov_pick = None
 
     def get_other(self) -> key6 | None:
+        """Field: golden.nameclash.key6 other = 8;"""
         if self._oc_pick == 8:
             return _t.cast(key6, self._ov_pick)
         return None
@@ -1393,6 +1441,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
             self._ov_pick = None
 
     def get_four(self) -> m4 | None:
+        """Field: golden.nameclash.m4 four = 9;"""
         if self._oc_pick == 9:
             return _t.cast(m4, self._ov_pick)
         return None
@@ -1413,6 +1462,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
             self._ov_pick = None
 
     def get_has_pick(self) -> int:
+        """Field: optional int32 has_pick = 10;"""
         _value = self.has_pick_
         return 0 if _value is None else _value
 
@@ -1426,6 +1476,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self.has_pick_ = None
 
     def get_foo(self) -> int:
+        """Field: optional int32 foo = 11;"""
         _value = self.foo
         return 0 if _value is None else _value
 
@@ -1439,6 +1490,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self.foo = None
 
     def get_get_foo(self) -> int:
+        """Field: optional int32 get_foo = 12;"""
         _value = self.get_foo_
         return 0 if _value is None else _value
 
@@ -1452,6 +1504,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self.get_foo_ = None
 
     def get_int(self) -> int:
+        """Field: optional int32 int = 13;"""
         _value = self.int_
         return 0 if _value is None else _value
 
@@ -1465,6 +1518,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self.int_ = None
 
     def get_classmethod(self) -> int:
+        """Field: optional int32 classmethod = 14;"""
         _value = self.classmethod_
         return 0 if _value is None else _value
 
@@ -1478,6 +1532,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self.classmethod_ = None
 
     def get_parse(self) -> int:
+        """Field: optional int32 parse = 15;"""
         _value = self.parse_
         return 0 if _value is None else _value
 
@@ -1491,6 +1546,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self.parse_ = None
 
     def get_self(self) -> int:
+        """Field: optional int32 self = 16;"""
         _value = self.self_
         return 0 if _value is None else _value
 
@@ -1504,6 +1560,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self.self_ = None
 
     def get__x(self) -> int:
+        """Field: optional int32 _x = 17;"""
         _value = self.x_
         return 0 if _value is None else _value
 
@@ -1517,6 +1574,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self.x_ = None
 
     def get___y(self) -> int:
+        """Field: optional int32 __y = 18;"""
         _value = self.y__
         return 0 if _value is None else _value
 
@@ -1530,6 +1588,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self.y__ = None
 
     def get__pb_info(self) -> int:
+        """Field: optional int32 _pb_info = 19;"""
         _value = self.pb_info_
         return 0 if _value is None else _value
 
@@ -1543,6 +1602,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self.pb_info_ = None
 
     def get_x_(self) -> int:
+        """Field: optional int32 x_ = 20;"""
         _value = self.x__
         return 0 if _value is None else _value
 
@@ -1556,7 +1616,10 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self.x__ = None
 
     def get_raw(self) -> buf | None:
-        """Lazy in the opaque style: its loader is _load_raw, not the runtime's _pb_load_raw."""
+        """Lazy in the opaque style: its loader is _load_raw, not the runtime's _pb_load_raw.
+
+        Field: optional golden.nameclash.buf raw = 21;
+        """
         return self.raw
 
     def set_raw(self, value: buf | None) -> None:
@@ -1569,6 +1632,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self.raw = None
 
     def get_buf(self) -> int:
+        """Field: optional int32 buf = 22;"""
         _value = self.buf_
         return 0 if _value is None else _value
 
@@ -2571,11 +2635,12 @@ class Enums(_rt.Message):
     __slots__ = ("e", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     e: int | None
+    """Field: optional golden.nameclash.Enums.E e = 1;"""
 
     def __init__(
         self,
         *,
-        e: int | None = None,
+        e: Enums.E | int | None = None,
     ) -> None:
         self._pb_unknown = b""
         self.e = e
@@ -2583,10 +2648,11 @@ class Enums(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_e(self) -> int:
+        """Field: optional golden.nameclash.Enums.E e = 1;"""
         _value = self.e
         return 0 if _value is None else _value
 
-    def set_e(self, value: int) -> None:
+    def set_e(self, value: Enums.E | int) -> None:
         self.e = value
 
     def has_e(self) -> bool:
@@ -2710,6 +2776,7 @@ class _c_Outer_Inner_X(_rt.Message):
     __slots__ = ("a", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     a: int | None
+    """Field: optional int32 a = 1;"""
 
     def __init__(
         self,
@@ -2722,6 +2789,7 @@ class _c_Outer_Inner_X(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_a(self) -> int:
+        """Field: optional int32 a = 1;"""
         _value = self.a
         return 0 if _value is None else _value
 
@@ -2844,6 +2912,7 @@ class Outer(_rt.Message):
     __slots__ = ("x", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     x: Outer.Inner_X | None
+    """Field: optional golden.nameclash.Outer.Inner_X x = 1;"""
 
     def __init__(
         self,
@@ -2856,6 +2925,7 @@ class Outer(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_x(self) -> Outer.Inner_X | None:
+        """Field: optional golden.nameclash.Outer.Inner_X x = 1;"""
         return self.x
 
     def set_x(self, value: Outer.Inner_X | None) -> None:
@@ -2988,6 +3058,7 @@ class _c_Outer_Inner_X_(_rt.Message):
     __slots__ = ("a", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     a: int | None
+    """Field: optional int32 a = 1;"""
 
     def __init__(
         self,
@@ -3000,6 +3071,7 @@ class _c_Outer_Inner_X_(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_a(self) -> int:
+        """Field: optional int32 a = 1;"""
         _value = self.a
         return 0 if _value is None else _value
 
@@ -3122,6 +3194,7 @@ class Outer_Inner(_rt.Message):
     __slots__ = ("x", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     x: Outer_Inner.X | None
+    """Field: optional golden.nameclash.Outer_Inner.X x = 1;"""
 
     def __init__(
         self,
@@ -3134,6 +3207,7 @@ class Outer_Inner(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_x(self) -> Outer_Inner.X | None:
+        """Field: optional golden.nameclash.Outer_Inner.X x = 1;"""
         return self.x
 
     def set_x(self, value: Outer_Inner.X | None) -> None:

@@ -22,7 +22,8 @@ until it is free:
     get_foo is get_foo_; oneof pick owns which_pick/has_pick/clear_pick; _x took x_ before x_;
  7. the generator's names among themselves: Outer.Inner_X and Outer_Inner.X hoist to
     _c_Outer_Inner_X and _c_Outer_Inner_X_.
-Names like the generator's locals are plain names: messages buf, m4, i5 and key6 keep theirs."""
+Names like the generator's locals are plain names: messages buf, m4, i5 and key6 keep theirs.
+"""
 
 from __future__ import annotations
 
@@ -58,6 +59,7 @@ class buf(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_a(self) -> int:
+        """Field: optional int32 a = 1;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_a
@@ -234,6 +236,7 @@ class m4(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_a(self) -> int:
+        """Field: optional int32 a = 1;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_a
@@ -409,6 +412,7 @@ class i5(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_a(self) -> int:
+        """Field: required int32 a = 1;"""
         return self._f_a
 
     def set_a(self, value: int) -> None:
@@ -561,6 +565,7 @@ class key6(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_a(self) -> int:
+        """Field: required int32 a = 1;"""
         return self._f_a
 
     def set_a(self, value: int) -> None:
@@ -714,6 +719,7 @@ class class_(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_a(self) -> int:
+        """Field: optional int32 a = 1;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_a
@@ -1314,6 +1320,7 @@ class Private_(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_a(self) -> int:
+        """Field: optional int32 a = 1;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_a
@@ -1601,6 +1608,7 @@ class Holder(_rt.ExtendableMessage):
     # -- accessors ---------------------------------------------------------------
 
     def get_f_buf(self) -> buf | None:
+        """Field: optional golden.nameclash.buf f_buf = 1;"""
         return self._f_f_buf
 
     def set_f_buf(self, value: buf | None) -> None:
@@ -1613,6 +1621,7 @@ class Holder(_rt.ExtendableMessage):
         self._f_f_buf = None
 
     def get_m4(self) -> list[m4]:
+        """Field: repeated golden.nameclash.m4 m4 = 4;"""
         return self._f_m4
 
     def set_m4(self, value: _t.Iterable[m4]) -> None:
@@ -1623,7 +1632,10 @@ class Holder(_rt.ExtendableMessage):
 
     def get_items(self) -> list[i5]:
         """i5 in a repeated field and in a oneof, key6 in a map and in a oneof: their required
-fields are checked through locals _i5 and _key6, which no message name can shadow."""
+        fields are checked through locals _i5 and _key6, which no message name can shadow.
+
+        Field: repeated golden.nameclash.i5 items = 5;
+        """
         return self._f_items
 
     def set_items(self, value: _t.Iterable[i5]) -> None:
@@ -1633,6 +1645,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self._f_items = []
 
     def get_by_id(self) -> dict[int, key6]:
+        """Field: map<int32, golden.nameclash.key6> by_id = 6;"""
         return self._f_by_id
 
     def set_by_id(self, value: _t.Mapping[int, key6]) -> None:
@@ -1642,6 +1655,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self._f_by_id = {}
 
     def get_one(self) -> i5 | None:
+        """Field: golden.nameclash.i5 one = 7;"""
         if self._oc_pick == 7:
             return _t.cast(i5, self._ov_pick)
         return None
@@ -1662,6 +1676,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
             self._ov_pick = None
 
     def get_other(self) -> key6 | None:
+        """Field: golden.nameclash.key6 other = 8;"""
         if self._oc_pick == 8:
             return _t.cast(key6, self._ov_pick)
         return None
@@ -1682,6 +1697,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
             self._ov_pick = None
 
     def get_four(self) -> m4 | None:
+        """Field: golden.nameclash.m4 four = 9;"""
         if self._oc_pick == 9:
             return _t.cast(m4, self._ov_pick)
         return None
@@ -1702,6 +1718,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
             self._ov_pick = None
 
     def get_has_pick(self) -> int:
+        """Field: optional int32 has_pick = 10;"""
         return self._f_has_pick
 
     def set_has_pick(self, value: int) -> None:
@@ -1716,6 +1733,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self._pb_p0 &= ~1
 
     def get_foo(self) -> int:
+        """Field: optional int32 foo = 11;"""
         return self._f_foo
 
     def set_foo(self, value: int) -> None:
@@ -1730,6 +1748,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self._pb_p0 &= ~2
 
     def get_get_foo(self) -> int:
+        """Field: optional int32 get_foo = 12;"""
         return self._f_get_foo
 
     def set_get_foo(self, value: int) -> None:
@@ -1744,6 +1763,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self._pb_p0 &= ~4
 
     def get_int(self) -> int:
+        """Field: optional int32 int = 13;"""
         return self._f_int
 
     def set_int(self, value: int) -> None:
@@ -1758,6 +1778,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self._pb_p0 &= ~8
 
     def get_classmethod(self) -> int:
+        """Field: optional int32 classmethod = 14;"""
         return self._f_classmethod
 
     def set_classmethod(self, value: int) -> None:
@@ -1772,6 +1793,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self._pb_p0 &= ~16
 
     def get_parse(self) -> int:
+        """Field: optional int32 parse = 15;"""
         return self._f_parse
 
     def set_parse(self, value: int) -> None:
@@ -1786,6 +1808,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self._pb_p0 &= ~32
 
     def get_self(self) -> int:
+        """Field: optional int32 self = 16;"""
         return self._f_self
 
     def set_self(self, value: int) -> None:
@@ -1800,6 +1823,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self._pb_p0 &= ~64
 
     def get__x(self) -> int:
+        """Field: optional int32 _x = 17;"""
         return self._f__x
 
     def set__x(self, value: int) -> None:
@@ -1814,6 +1838,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self._pb_p0 &= ~128
 
     def get___y(self) -> int:
+        """Field: optional int32 __y = 18;"""
         return self._f___y
 
     def set___y(self, value: int) -> None:
@@ -1828,6 +1853,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self._pb_p0 &= ~256
 
     def get__pb_info(self) -> int:
+        """Field: optional int32 _pb_info = 19;"""
         return self._f__pb_info
 
     def set__pb_info(self, value: int) -> None:
@@ -1842,6 +1868,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self._pb_p0 &= ~512
 
     def get_x_(self) -> int:
+        """Field: optional int32 x_ = 20;"""
         return self._f_x_
 
     def set_x_(self, value: int) -> None:
@@ -1856,7 +1883,10 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self._pb_p0 &= ~1024
 
     def get_raw(self) -> buf | None:
-        """Lazy in the opaque style: its loader is _load_raw, not the runtime's _pb_load_raw."""
+        """Lazy in the opaque style: its loader is _load_raw, not the runtime's _pb_load_raw.
+
+        Field: optional golden.nameclash.buf raw = 21;
+        """
         if self._l_raw is not None:
             self._load_raw()
         return self._f_raw
@@ -1873,6 +1903,7 @@ fields are checked through locals _i5 and _key6, which no message name can shado
         self._f_raw = None
 
     def get_buf(self) -> int:
+        """Field: optional int32 buf = 22;"""
         return self._f_buf
 
     def set_buf(self, value: int) -> None:
@@ -2970,7 +3001,7 @@ class Enums(_rt.Message):
     def __init__(
         self,
         *,
-        e: int | None = None,
+        e: Enums.E | int | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
@@ -2983,11 +3014,12 @@ class Enums(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_e(self) -> int:
+        """Field: optional golden.nameclash.Enums.E e = 1;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_e
 
-    def set_e(self, value: int) -> None:
+    def set_e(self, value: Enums.E | int) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_e = value
@@ -3165,6 +3197,7 @@ class _c_Outer_Inner_X(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_a(self) -> int:
+        """Field: optional int32 a = 1;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_a
@@ -3336,6 +3369,7 @@ class Outer(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_x(self) -> Outer.Inner_X | None:
+        """Field: optional golden.nameclash.Outer.Inner_X x = 1;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_x
@@ -3521,6 +3555,7 @@ class _c_Outer_Inner_X_(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_a(self) -> int:
+        """Field: optional int32 a = 1;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_a
@@ -3692,6 +3727,7 @@ class Outer_Inner(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_x(self) -> Outer_Inner.X | None:
+        """Field: optional golden.nameclash.Outer_Inner.X x = 1;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_x

@@ -26,22 +26,42 @@ class Scalars(_rt.Message):
     __slots__ = ("f_double", "f_float", "f_int64", "f_uint64", "f_int32", "f_fixed64", "f_fixed32", "f_bool", "f_string", "f_bytes", "f_uint32", "f_sfixed32", "f_sfixed64", "f_sint32", "f_sint64", "opt_int32", "opt_string", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     f_double: float
+    """Field: double f_double = 1;"""
     f_float: float
+    """Field: float f_float = 2;"""
     f_int64: int
+    """Field: int64 f_int64 = 3;"""
     f_uint64: int
+    """Field: uint64 f_uint64 = 4;"""
     f_int32: int
+    """Field: int32 f_int32 = 5;"""
     f_fixed64: int
+    """Field: fixed64 f_fixed64 = 6;"""
     f_fixed32: int
+    """Field: fixed32 f_fixed32 = 7;"""
     f_bool: bool
+    """Field: bool f_bool = 8;"""
     f_string: str
+    """Field: string f_string = 9;"""
     f_bytes: bytes
+    """Field: bytes f_bytes = 10;"""
     f_uint32: int
+    """Field: uint32 f_uint32 = 11;"""
     f_sfixed32: int
+    """Field: sfixed32 f_sfixed32 = 12;"""
     f_sfixed64: int
+    """Field: sfixed64 f_sfixed64 = 13;"""
     f_sint32: int
+    """Field: sint32 f_sint32 = 14;"""
     f_sint64: int
+    """Field: sint64 f_sint64 = 15;"""
     opt_int32: int | None
+    """explicit presence in proto3
+
+    Field: optional int32 opt_int32 = 16;
+    """
     opt_string: str | None
+    """Field: optional string opt_string = 17;"""
 
     def __init__(
         self,
@@ -86,6 +106,7 @@ class Scalars(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_f_double(self) -> float:
+        """Field: double f_double = 1;"""
         return self.f_double
 
     def set_f_double(self, value: float) -> None:
@@ -95,6 +116,7 @@ class Scalars(_rt.Message):
         self.f_double = 0.0
 
     def get_f_float(self) -> float:
+        """Field: float f_float = 2;"""
         return self.f_float
 
     def set_f_float(self, value: float) -> None:
@@ -104,6 +126,7 @@ class Scalars(_rt.Message):
         self.f_float = 0.0
 
     def get_f_int64(self) -> int:
+        """Field: int64 f_int64 = 3;"""
         return self.f_int64
 
     def set_f_int64(self, value: int) -> None:
@@ -113,6 +136,7 @@ class Scalars(_rt.Message):
         self.f_int64 = 0
 
     def get_f_uint64(self) -> int:
+        """Field: uint64 f_uint64 = 4;"""
         return self.f_uint64
 
     def set_f_uint64(self, value: int) -> None:
@@ -122,6 +146,7 @@ class Scalars(_rt.Message):
         self.f_uint64 = 0
 
     def get_f_int32(self) -> int:
+        """Field: int32 f_int32 = 5;"""
         return self.f_int32
 
     def set_f_int32(self, value: int) -> None:
@@ -131,6 +156,7 @@ class Scalars(_rt.Message):
         self.f_int32 = 0
 
     def get_f_fixed64(self) -> int:
+        """Field: fixed64 f_fixed64 = 6;"""
         return self.f_fixed64
 
     def set_f_fixed64(self, value: int) -> None:
@@ -140,6 +166,7 @@ class Scalars(_rt.Message):
         self.f_fixed64 = 0
 
     def get_f_fixed32(self) -> int:
+        """Field: fixed32 f_fixed32 = 7;"""
         return self.f_fixed32
 
     def set_f_fixed32(self, value: int) -> None:
@@ -149,6 +176,7 @@ class Scalars(_rt.Message):
         self.f_fixed32 = 0
 
     def get_f_bool(self) -> bool:
+        """Field: bool f_bool = 8;"""
         return self.f_bool
 
     def set_f_bool(self, value: bool) -> None:
@@ -158,6 +186,7 @@ class Scalars(_rt.Message):
         self.f_bool = False
 
     def get_f_string(self) -> str:
+        """Field: string f_string = 9;"""
         return self.f_string
 
     def set_f_string(self, value: str) -> None:
@@ -167,6 +196,7 @@ class Scalars(_rt.Message):
         self.f_string = ''
 
     def get_f_bytes(self) -> bytes:
+        """Field: bytes f_bytes = 10;"""
         return self.f_bytes
 
     def set_f_bytes(self, value: bytes) -> None:
@@ -176,6 +206,7 @@ class Scalars(_rt.Message):
         self.f_bytes = b''
 
     def get_f_uint32(self) -> int:
+        """Field: uint32 f_uint32 = 11;"""
         return self.f_uint32
 
     def set_f_uint32(self, value: int) -> None:
@@ -185,6 +216,7 @@ class Scalars(_rt.Message):
         self.f_uint32 = 0
 
     def get_f_sfixed32(self) -> int:
+        """Field: sfixed32 f_sfixed32 = 12;"""
         return self.f_sfixed32
 
     def set_f_sfixed32(self, value: int) -> None:
@@ -194,6 +226,7 @@ class Scalars(_rt.Message):
         self.f_sfixed32 = 0
 
     def get_f_sfixed64(self) -> int:
+        """Field: sfixed64 f_sfixed64 = 13;"""
         return self.f_sfixed64
 
     def set_f_sfixed64(self, value: int) -> None:
@@ -203,6 +236,7 @@ class Scalars(_rt.Message):
         self.f_sfixed64 = 0
 
     def get_f_sint32(self) -> int:
+        """Field: sint32 f_sint32 = 14;"""
         return self.f_sint32
 
     def set_f_sint32(self, value: int) -> None:
@@ -212,6 +246,7 @@ class Scalars(_rt.Message):
         self.f_sint32 = 0
 
     def get_f_sint64(self) -> int:
+        """Field: sint64 f_sint64 = 15;"""
         return self.f_sint64
 
     def set_f_sint64(self, value: int) -> None:
@@ -221,7 +256,10 @@ class Scalars(_rt.Message):
         self.f_sint64 = 0
 
     def get_opt_int32(self) -> int:
-        """explicit presence in proto3"""
+        """explicit presence in proto3
+
+        Field: optional int32 opt_int32 = 16;
+        """
         _value = self.opt_int32
         return 0 if _value is None else _value
 
@@ -235,6 +273,7 @@ class Scalars(_rt.Message):
         self.opt_int32 = None
 
     def get_opt_string(self) -> str:
+        """Field: optional string opt_string = 17;"""
         _value = self.opt_string
         return '' if _value is None else _value
 
@@ -880,12 +919,16 @@ class Scalars(_rt.Message):
 
 class FixedFirst(_rt.Message):
     """The first value its parser reads is fixed-width: compiled, librt's reader returns a
-64-bit native int, which must not become the type of the local every integer goes through."""
+    64-bit native int, which must not become the type of the local every integer goes through.
+    """
     __slots__ = ("id", "count", "small", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     id: int
+    """Field: fixed64 id = 1;"""
     count: int
+    """Field: uint64 count = 2;"""
     small: int
+    """Field: fixed32 small = 3;"""
 
     def __init__(
         self,
@@ -902,6 +945,7 @@ class FixedFirst(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_id(self) -> int:
+        """Field: fixed64 id = 1;"""
         return self.id
 
     def set_id(self, value: int) -> None:
@@ -911,6 +955,7 @@ class FixedFirst(_rt.Message):
         self.id = 0
 
     def get_count(self) -> int:
+        """Field: uint64 count = 2;"""
         return self.count
 
     def set_count(self, value: int) -> None:
@@ -920,6 +965,7 @@ class FixedFirst(_rt.Message):
         self.count = 0
 
     def get_small(self) -> int:
+        """Field: fixed32 small = 3;"""
         return self.small
 
     def set_small(self, value: int) -> None:

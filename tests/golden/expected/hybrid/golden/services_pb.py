@@ -26,6 +26,7 @@ class Query(_rt.Message):
     __slots__ = ("text", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     text: str
+    """Field: string text = 1;"""
 
     def __init__(
         self,
@@ -38,6 +39,7 @@ class Query(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_text(self) -> str:
+        """Field: string text = 1;"""
         return self.text
 
     def set_text(self, value: str) -> None:

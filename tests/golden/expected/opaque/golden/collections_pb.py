@@ -33,7 +33,7 @@ class _c_Collections_Item(_rt.Message):
         self,
         *,
         key: str | None = None,
-        color: int | None = None,
+        color: Collections.Color | int | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._f_key = '' if key is None else key
@@ -42,6 +42,7 @@ class _c_Collections_Item(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_key(self) -> str:
+        """Field: string key = 1;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_key
@@ -57,11 +58,12 @@ class _c_Collections_Item(_rt.Message):
         self._f_key = ''
 
     def get_color(self) -> int:
+        """Field: golden.Collections.Color color = 2;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_color
 
-    def set_color(self, value: int) -> None:
+    def set_color(self, value: Collections.Color | int) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_color = value
@@ -261,7 +263,7 @@ class Collections(_rt.Message):
         packed_ints: _t.Iterable[int] = (),
         names: _t.Iterable[str] = (),
         items: _t.Iterable[Collections.Item] = (),
-        colors: _t.Iterable[int] = (),
+        colors: _t.Iterable[Collections.Color | int] = (),
         counts: _t.Mapping[str, int] | None = None,
         items_by_id: _t.Mapping[int, Collections.Item] | None = None,
         color_by_flag: _t.Mapping[bool, int] | None = None,
@@ -292,6 +294,7 @@ class Collections(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_packed_ints(self) -> list[int]:
+        """Field: repeated int32 packed_ints = 1;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_packed_ints
@@ -307,6 +310,7 @@ class Collections(_rt.Message):
         self._f_packed_ints = []
 
     def get_names(self) -> list[str]:
+        """Field: repeated string names = 2;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_names
@@ -322,6 +326,7 @@ class Collections(_rt.Message):
         self._f_names = []
 
     def get_items(self) -> list[Collections.Item]:
+        """Field: repeated golden.Collections.Item items = 3;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_items
@@ -337,11 +342,12 @@ class Collections(_rt.Message):
         self._f_items = []
 
     def get_colors(self) -> list[int]:
+        """Field: repeated golden.Collections.Color colors = 4;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_colors
 
-    def set_colors(self, value: _t.Iterable[int]) -> None:
+    def set_colors(self, value: _t.Iterable[Collections.Color | int]) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_colors = list(value)
@@ -352,6 +358,7 @@ class Collections(_rt.Message):
         self._f_colors = []
 
     def get_counts(self) -> dict[str, int]:
+        """Field: map<string, int64> counts = 5;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_counts
@@ -367,6 +374,7 @@ class Collections(_rt.Message):
         self._f_counts = {}
 
     def get_items_by_id(self) -> dict[int, Collections.Item]:
+        """Field: map<int32, golden.Collections.Item> items_by_id = 6;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_items_by_id
@@ -382,7 +390,10 @@ class Collections(_rt.Message):
         self._f_items_by_id = {}
 
     def get_color_by_flag(self) -> dict[bool, int]:
-        """a second map value type: JSON parse locals per field"""
+        """a second map value type: JSON parse locals per field
+
+        Field: map<bool, golden.Collections.Color> color_by_flag = 10;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_color_by_flag
@@ -398,6 +409,7 @@ class Collections(_rt.Message):
         self._f_color_by_flag = {}
 
     def get_text(self) -> str:
+        """Field: string text = 7;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         if self._oc_choice == 7:
@@ -423,6 +435,7 @@ class Collections(_rt.Message):
             self._ov_choice = None
 
     def get_item(self) -> Collections.Item | None:
+        """Field: golden.Collections.Item item = 8;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         if self._oc_choice == 8:
@@ -451,6 +464,7 @@ class Collections(_rt.Message):
             self._ov_choice = None
 
     def get_scalars(self) -> _m_golden__scalars_pb.Scalars | None:
+        """Field: golden.Scalars scalars = 9;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         if self._oc_choice == 9:

@@ -89,6 +89,7 @@ class Scalars(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_f_double(self) -> float:
+        """Field: double f_double = 1;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_f_double
@@ -104,6 +105,7 @@ class Scalars(_rt.Message):
         self._f_f_double = 0.0
 
     def get_f_float(self) -> float:
+        """Field: float f_float = 2;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_f_float
@@ -119,6 +121,7 @@ class Scalars(_rt.Message):
         self._f_f_float = 0.0
 
     def get_f_int64(self) -> int:
+        """Field: int64 f_int64 = 3;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_f_int64
@@ -134,6 +137,7 @@ class Scalars(_rt.Message):
         self._f_f_int64 = 0
 
     def get_f_uint64(self) -> int:
+        """Field: uint64 f_uint64 = 4;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_f_uint64
@@ -149,6 +153,7 @@ class Scalars(_rt.Message):
         self._f_f_uint64 = 0
 
     def get_f_int32(self) -> int:
+        """Field: int32 f_int32 = 5;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_f_int32
@@ -164,6 +169,7 @@ class Scalars(_rt.Message):
         self._f_f_int32 = 0
 
     def get_f_fixed64(self) -> int:
+        """Field: fixed64 f_fixed64 = 6;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_f_fixed64
@@ -179,6 +185,7 @@ class Scalars(_rt.Message):
         self._f_f_fixed64 = 0
 
     def get_f_fixed32(self) -> int:
+        """Field: fixed32 f_fixed32 = 7;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_f_fixed32
@@ -194,6 +201,7 @@ class Scalars(_rt.Message):
         self._f_f_fixed32 = 0
 
     def get_f_bool(self) -> bool:
+        """Field: bool f_bool = 8;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_f_bool
@@ -209,6 +217,7 @@ class Scalars(_rt.Message):
         self._f_f_bool = False
 
     def get_f_string(self) -> str:
+        """Field: string f_string = 9;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_f_string
@@ -224,6 +233,7 @@ class Scalars(_rt.Message):
         self._f_f_string = ''
 
     def get_f_bytes(self) -> bytes:
+        """Field: bytes f_bytes = 10;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_f_bytes
@@ -239,6 +249,7 @@ class Scalars(_rt.Message):
         self._f_f_bytes = b''
 
     def get_f_uint32(self) -> int:
+        """Field: uint32 f_uint32 = 11;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_f_uint32
@@ -254,6 +265,7 @@ class Scalars(_rt.Message):
         self._f_f_uint32 = 0
 
     def get_f_sfixed32(self) -> int:
+        """Field: sfixed32 f_sfixed32 = 12;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_f_sfixed32
@@ -269,6 +281,7 @@ class Scalars(_rt.Message):
         self._f_f_sfixed32 = 0
 
     def get_f_sfixed64(self) -> int:
+        """Field: sfixed64 f_sfixed64 = 13;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_f_sfixed64
@@ -284,6 +297,7 @@ class Scalars(_rt.Message):
         self._f_f_sfixed64 = 0
 
     def get_f_sint32(self) -> int:
+        """Field: sint32 f_sint32 = 14;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_f_sint32
@@ -299,6 +313,7 @@ class Scalars(_rt.Message):
         self._f_f_sint32 = 0
 
     def get_f_sint64(self) -> int:
+        """Field: sint64 f_sint64 = 15;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_f_sint64
@@ -314,7 +329,10 @@ class Scalars(_rt.Message):
         self._f_f_sint64 = 0
 
     def get_opt_int32(self) -> int:
-        """explicit presence in proto3"""
+        """explicit presence in proto3
+
+        Field: optional int32 opt_int32 = 16;
+        """
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_opt_int32
@@ -337,6 +355,7 @@ class Scalars(_rt.Message):
         self._pb_p0 &= ~1
 
     def get_opt_string(self) -> str:
+        """Field: optional string opt_string = 17;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_opt_string
@@ -1021,7 +1040,8 @@ class Scalars(_rt.Message):
 
 class FixedFirst(_rt.Message):
     """The first value its parser reads is fixed-width: compiled, librt's reader returns a
-64-bit native int, which must not become the type of the local every integer goes through."""
+    64-bit native int, which must not become the type of the local every integer goes through.
+    """
     __slots__ = ("_f_id", "_f_count", "_f_small", )
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
@@ -1044,6 +1064,7 @@ class FixedFirst(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_id(self) -> int:
+        """Field: fixed64 id = 1;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_id
@@ -1059,6 +1080,7 @@ class FixedFirst(_rt.Message):
         self._f_id = 0
 
     def get_count(self) -> int:
+        """Field: uint64 count = 2;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_count
@@ -1074,6 +1096,7 @@ class FixedFirst(_rt.Message):
         self._f_count = 0
 
     def get_small(self) -> int:
+        """Field: fixed32 small = 3;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_small

@@ -31,6 +31,7 @@ class Query(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_text(self) -> str:
+        """Field: string text = 1;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_text

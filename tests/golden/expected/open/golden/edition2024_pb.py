@@ -18,7 +18,9 @@ class _c_LogEntry_Detail(_rt.Message):
     __slots__ = ("lines", "level", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     lines: list[str]
+    """Field: repeated string lines = 1;"""
     level: int | None
+    """Field: int32 level = 2;"""
 
     def __init__(
         self,
@@ -33,9 +35,11 @@ class _c_LogEntry_Detail(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_lines(self) -> list[str]:
+        """Field: repeated string lines = 1;"""
         return self.lines
 
     def get_level(self) -> int:
+        """Field: int32 level = 2;"""
         _value = self.level
         return 0 if _value is None else _value
 
@@ -187,10 +191,24 @@ class LogEntry(_rt.Message):
     __slots__ = ("timestamp", "message", "detail", "unchecked_detail", "history", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     timestamp: int | None
+    """Field: int64 timestamp = 1;"""
     message: str | None
+    """Field: string message = 2;"""
     detail: LogEntry.Detail | None
+    """Extra detail, decoded on first access.
+
+    Field: golden.LogEntry.Detail detail = 3;
+    """
     unchecked_detail: LogEntry.Detail | None
+    """The same, without checks at parse time.
+
+    Field: golden.LogEntry.Detail unchecked_detail = 4;
+    """
     history: list[LogEntry.Detail]
+    """Earlier details: each element decoded on first access.
+
+    Field: repeated golden.LogEntry.Detail history = 5;
+    """
 
     def __init__(
         self,
@@ -211,23 +229,34 @@ class LogEntry(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_timestamp(self) -> int:
+        """Field: int64 timestamp = 1;"""
         _value = self.timestamp
         return 0 if _value is None else _value
 
     def get_message(self) -> str:
+        """Field: string message = 2;"""
         _value = self.message
         return '' if _value is None else _value
 
     def get_detail(self) -> LogEntry.Detail | None:
-        """Extra detail, decoded on first access."""
+        """Extra detail, decoded on first access.
+
+        Field: golden.LogEntry.Detail detail = 3;
+        """
         return self.detail
 
     def get_unchecked_detail(self) -> LogEntry.Detail | None:
-        """The same, without checks at parse time."""
+        """The same, without checks at parse time.
+
+        Field: golden.LogEntry.Detail unchecked_detail = 4;
+        """
         return self.unchecked_detail
 
     def get_history(self) -> list[LogEntry.Detail]:
-        """Earlier details: each element decoded on first access."""
+        """Earlier details: each element decoded on first access.
+
+        Field: repeated golden.LogEntry.Detail history = 5;
+        """
         return self.history
 
     # -- codec -------------------------------------------------------------------
@@ -512,7 +541,9 @@ class Envelope(_rt.Message):
     __slots__ = ("name", "entry", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     name: str | None
+    """Field: string name = 1;"""
     entry: LogEntry | None
+    """Field: golden.LogEntry entry = 2;"""
 
     def __init__(
         self,
@@ -527,10 +558,12 @@ class Envelope(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_name(self) -> str:
+        """Field: string name = 1;"""
         _value = self.name
         return '' if _value is None else _value
 
     def get_entry(self) -> LogEntry | None:
+        """Field: golden.LogEntry entry = 2;"""
         return self.entry
 
     # -- codec -------------------------------------------------------------------

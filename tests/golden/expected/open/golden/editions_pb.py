@@ -24,6 +24,7 @@ class _c_Edition2023_Child(_rt.Message):
     __slots__ = ("value", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     value: int | None
+    """Field: int32 value = 1;"""
 
     def __init__(
         self,
@@ -36,6 +37,7 @@ class _c_Edition2023_Child(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> int:
+        """Field: int32 value = 1;"""
         _value = self.value
         return 0 if _value is None else _value
 
@@ -149,12 +151,19 @@ class Edition2023(_rt.Message):
     __slots__ = ("explicit_by_default", "implicit", "required_legacy", "expanded", "unchecked", "delimited_child", "state", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     explicit_by_default: int | None
+    """Field: int32 explicit_by_default = 1;"""
     implicit: int
+    """Field: int32 implicit = 2;"""
     required_legacy: int | None
+    """Field: int32 required_legacy = 3;"""
     expanded: list[int]
+    """Field: repeated int32 expanded = 4;"""
     unchecked: str | None
+    """Field: string unchecked = 5;"""
     delimited_child: Edition2023.Child | None
+    """Field: golden.Edition2023.Child delimited_child = 6;"""
     state: int | None
+    """Field: golden.State state = 7;"""
 
     def __init__(
         self,
@@ -165,7 +174,7 @@ class Edition2023(_rt.Message):
         expanded: _t.Iterable[int] = (),
         unchecked: str | None = None,
         delimited_child: Edition2023.Child | None = None,
-        state: int | None = None,
+        state: State | int | None = None,
     ) -> None:
         self._pb_unknown = b""
         self.explicit_by_default = explicit_by_default
@@ -179,27 +188,34 @@ class Edition2023(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_explicit_by_default(self) -> int:
+        """Field: int32 explicit_by_default = 1;"""
         _value = self.explicit_by_default
         return 0 if _value is None else _value
 
     def get_implicit(self) -> int:
+        """Field: int32 implicit = 2;"""
         return self.implicit
 
     def get_required_legacy(self) -> int:
+        """Field: int32 required_legacy = 3;"""
         _value = self.required_legacy
         return 0 if _value is None else _value
 
     def get_expanded(self) -> list[int]:
+        """Field: repeated int32 expanded = 4;"""
         return self.expanded
 
     def get_unchecked(self) -> str:
+        """Field: string unchecked = 5;"""
         _value = self.unchecked
         return '' if _value is None else _value
 
     def get_delimited_child(self) -> Edition2023.Child | None:
+        """Field: golden.Edition2023.Child delimited_child = 6;"""
         return self.delimited_child
 
     def get_state(self) -> int:
+        """Field: golden.State state = 7;"""
         _value = self.state
         return 0 if _value is None else _value
 

@@ -24,7 +24,9 @@ class _c_Legacy_Point(_rt.Message):
     __slots__ = ("x", "y", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     x: int | None
+    """Field: optional int32 x = 7;"""
     y: int | None
+    """Field: optional int32 y = 8;"""
 
     def __init__(
         self,
@@ -39,10 +41,12 @@ class _c_Legacy_Point(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_x(self) -> int:
+        """Field: optional int32 x = 7;"""
         _value = self.x
         return 0 if _value is None else _value
 
     def get_y(self) -> int:
+        """Field: optional int32 y = 8;"""
         _value = self.y
         return 0 if _value is None else _value
 
@@ -187,18 +191,24 @@ class Legacy(_rt.ExtendableMessage):
     __slots__ = ("id", "label", "level", "ratio", "samples", "point", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     id: int | None
+    """Field: required int32 id = 1;"""
     label: str | None
+    """Field: optional string label = 2;"""
     level: int | None
+    """Field: optional golden.Level level = 3;"""
     ratio: float | None
+    """Field: optional double ratio = 4;"""
     samples: list[int]
+    """Field: repeated int64 samples = 5;"""
     point: Legacy.Point | None
+    """Field: optional golden.Legacy.Point point = 6;"""
 
     def __init__(
         self,
         *,
         id: int | None = None,
         label: str | None = None,
-        level: int | None = None,
+        level: Level | int | None = None,
         ratio: float | None = None,
         samples: _t.Iterable[int] = (),
         point: Legacy.Point | None = None,
@@ -215,25 +225,31 @@ class Legacy(_rt.ExtendableMessage):
     # -- accessors ---------------------------------------------------------------
 
     def get_id(self) -> int:
+        """Field: required int32 id = 1;"""
         _value = self.id
         return 0 if _value is None else _value
 
     def get_label(self) -> str:
+        """Field: optional string label = 2;"""
         _value = self.label
         return 'none "quoted" \\ end' if _value is None else _value
 
     def get_level(self) -> int:
+        """Field: optional golden.Level level = 3;"""
         _value = self.level
         return 2 if _value is None else _value
 
     def get_ratio(self) -> float:
+        """Field: optional double ratio = 4;"""
         _value = self.ratio
         return float("inf") if _value is None else _value
 
     def get_samples(self) -> list[int]:
+        """Field: repeated int64 samples = 5;"""
         return self.samples
 
     def get_point(self) -> Legacy.Point | None:
+        """Field: optional golden.Legacy.Point point = 6;"""
         return self.point
 
     # -- codec -------------------------------------------------------------------

@@ -22,7 +22,8 @@ until it is free:
     get_foo is get_foo_; oneof pick owns which_pick/has_pick/clear_pick; _x took x_ before x_;
  7. the generator's names among themselves: Outer.Inner_X and Outer_Inner.X hoist to
     _c_Outer_Inner_X and _c_Outer_Inner_X_.
-Names like the generator's locals are plain names: messages buf, m4, i5 and key6 keep theirs."""
+Names like the generator's locals are plain names: messages buf, m4, i5 and key6 keep theirs.
+"""
 
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ class buf(_rt.Message):
     __slots__ = ("a", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     a: int | None
+    """Field: optional int32 a = 1;"""
 
     def __init__(
         self,
@@ -51,6 +53,7 @@ class buf(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_a(self) -> int:
+        """Field: optional int32 a = 1;"""
         _value = self.a
         return 0 if _value is None else _value
 
@@ -163,6 +166,7 @@ class m4(_rt.Message):
     __slots__ = ("a", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     a: int | None
+    """Field: optional int32 a = 1;"""
 
     def __init__(
         self,
@@ -175,6 +179,7 @@ class m4(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_a(self) -> int:
+        """Field: optional int32 a = 1;"""
         _value = self.a
         return 0 if _value is None else _value
 
@@ -287,6 +292,7 @@ class i5(_rt.Message):
     __slots__ = ("a", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     a: int | None
+    """Field: required int32 a = 1;"""
 
     def __init__(
         self,
@@ -299,6 +305,7 @@ class i5(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_a(self) -> int:
+        """Field: required int32 a = 1;"""
         _value = self.a
         return 0 if _value is None else _value
 
@@ -419,6 +426,7 @@ class key6(_rt.Message):
     __slots__ = ("a", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     a: int | None
+    """Field: required int32 a = 1;"""
 
     def __init__(
         self,
@@ -431,6 +439,7 @@ class key6(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_a(self) -> int:
+        """Field: required int32 a = 1;"""
         _value = self.a
         return 0 if _value is None else _value
 
@@ -551,6 +560,7 @@ class class_(_rt.Message):
     __slots__ = ("a", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     a: int | None
+    """Field: optional int32 a = 1;"""
 
     def __init__(
         self,
@@ -563,6 +573,7 @@ class class_(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_a(self) -> int:
+        """Field: optional int32 a = 1;"""
         _value = self.a
         return 0 if _value is None else _value
 
@@ -1003,6 +1014,7 @@ class Private_(_rt.Message):
     __slots__ = ("a", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     a: int | None
+    """Field: optional int32 a = 1;"""
 
     def __init__(
         self,
@@ -1015,6 +1027,7 @@ class Private_(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_a(self) -> int:
+        """Field: optional int32 a = 1;"""
         _value = self.a
         return 0 if _value is None else _value
 
@@ -1127,22 +1140,46 @@ class Holder(_rt.ExtendableMessage):
     __slots__ = ("f_buf", "m4_", "items", "by_id", "has_pick_", "foo", "get_foo_", "int_", "classmethod_", "parse_", "self_", "x_", "y__", "pb_info_", "x__", "raw", "buf_", "_oc_pick", "_ov_pick", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     f_buf: buf | None
+    """Field: optional golden.nameclash.buf f_buf = 1;"""
     m4_: list[m4]
+    """Field: repeated golden.nameclash.m4 m4 = 4;"""
     items: list[i5]
+    """i5 in a repeated field and in a oneof, key6 in a map and in a oneof: their required
+    fields are checked through locals _i5 and _key6, which no message name can shadow.
+
+    Field: repeated golden.nameclash.i5 items = 5;
+    """
     by_id: dict[int, key6]
+    """Field: map<int32, golden.nameclash.key6> by_id = 6;"""
     has_pick_: int | None
+    """Field: optional int32 has_pick = 10;"""
     foo: int | None
+    """Field: optional int32 foo = 11;"""
     get_foo_: int | None
+    """Field: optional int32 get_foo = 12;"""
     int_: int | None
+    """Field: optional int32 int = 13;"""
     classmethod_: int | None
+    """Field: optional int32 classmethod = 14;"""
     parse_: int | None
+    """Field: optional int32 parse = 15;"""
     self_: int | None
+    """Field: optional int32 self = 16;"""
     x_: int | None
+    """Field: optional int32 _x = 17;"""
     y__: int | None
+    """Field: optional int32 __y = 18;"""
     pb_info_: int | None
+    """Field: optional int32 _pb_info = 19;"""
     x__: int | None
+    """Field: optional int32 x_ = 20;"""
     raw: buf | None
+    """Lazy in the opaque style: its loader is _load_raw, not the runtime's _pb_load_raw.
+
+    Field: optional golden.nameclash.buf raw = 21;
+    """
     buf_: int | None
+    """Field: optional int32 buf = 22;"""
     _oc_pick: int
     _ov_pick: object
     len: _t.ClassVar[_rt.ExtensionInfo]
@@ -1204,6 +1241,7 @@ class Holder(_rt.ExtendableMessage):
 
     @property
     def one(self) -> i5 | None:
+        """Field: golden.nameclash.i5 one = 7;"""
         if self._oc_pick == 7:
             return _t.cast(i5, self._ov_pick)
         return None
@@ -1219,6 +1257,7 @@ class Holder(_rt.ExtendableMessage):
 
     @property
     def other(self) -> key6 | None:
+        """Field: golden.nameclash.key6 other = 8;"""
         if self._oc_pick == 8:
             return _t.cast(key6, self._ov_pick)
         return None
@@ -1234,6 +1273,7 @@ class Holder(_rt.ExtendableMessage):
 
     @property
     def four(self) -> m4 | None:
+        """Field: golden.nameclash.m4 four = 9;"""
         if self._oc_pick == 9:
             return _t.cast(m4, self._ov_pick)
         return None
@@ -1250,83 +1290,107 @@ class Holder(_rt.ExtendableMessage):
     # -- accessors ---------------------------------------------------------------
 
     def get_f_buf(self) -> buf | None:
+        """Field: optional golden.nameclash.buf f_buf = 1;"""
         return self.f_buf
 
     def get_m4(self) -> list[m4]:
+        """Field: repeated golden.nameclash.m4 m4 = 4;"""
         return self.m4_
 
     def get_items(self) -> list[i5]:
         """i5 in a repeated field and in a oneof, key6 in a map and in a oneof: their required
-fields are checked through locals _i5 and _key6, which no message name can shadow."""
+        fields are checked through locals _i5 and _key6, which no message name can shadow.
+
+        Field: repeated golden.nameclash.i5 items = 5;
+        """
         return self.items
 
     def get_by_id(self) -> dict[int, key6]:
+        """Field: map<int32, golden.nameclash.key6> by_id = 6;"""
         return self.by_id
 
     def get_one(self) -> i5 | None:
+        """Field: golden.nameclash.i5 one = 7;"""
         if self._oc_pick == 7:
             return _t.cast(i5, self._ov_pick)
         return None
 
     def get_other(self) -> key6 | None:
+        """Field: golden.nameclash.key6 other = 8;"""
         if self._oc_pick == 8:
             return _t.cast(key6, self._ov_pick)
         return None
 
     def get_four(self) -> m4 | None:
+        """Field: golden.nameclash.m4 four = 9;"""
         if self._oc_pick == 9:
             return _t.cast(m4, self._ov_pick)
         return None
 
     def get_has_pick(self) -> int:
+        """Field: optional int32 has_pick = 10;"""
         _value = self.has_pick_
         return 0 if _value is None else _value
 
     def get_foo(self) -> int:
+        """Field: optional int32 foo = 11;"""
         _value = self.foo
         return 0 if _value is None else _value
 
     def get_get_foo(self) -> int:
+        """Field: optional int32 get_foo = 12;"""
         _value = self.get_foo_
         return 0 if _value is None else _value
 
     def get_int(self) -> int:
+        """Field: optional int32 int = 13;"""
         _value = self.int_
         return 0 if _value is None else _value
 
     def get_classmethod(self) -> int:
+        """Field: optional int32 classmethod = 14;"""
         _value = self.classmethod_
         return 0 if _value is None else _value
 
     def get_parse(self) -> int:
+        """Field: optional int32 parse = 15;"""
         _value = self.parse_
         return 0 if _value is None else _value
 
     def get_self(self) -> int:
+        """Field: optional int32 self = 16;"""
         _value = self.self_
         return 0 if _value is None else _value
 
     def get__x(self) -> int:
+        """Field: optional int32 _x = 17;"""
         _value = self.x_
         return 0 if _value is None else _value
 
     def get___y(self) -> int:
+        """Field: optional int32 __y = 18;"""
         _value = self.y__
         return 0 if _value is None else _value
 
     def get__pb_info(self) -> int:
+        """Field: optional int32 _pb_info = 19;"""
         _value = self.pb_info_
         return 0 if _value is None else _value
 
     def get_x_(self) -> int:
+        """Field: optional int32 x_ = 20;"""
         _value = self.x__
         return 0 if _value is None else _value
 
     def get_raw(self) -> buf | None:
-        """Lazy in the opaque style: its loader is _load_raw, not the runtime's _pb_load_raw."""
+        """Lazy in the opaque style: its loader is _load_raw, not the runtime's _pb_load_raw.
+
+        Field: optional golden.nameclash.buf raw = 21;
+        """
         return self.raw
 
     def get_buf(self) -> int:
+        """Field: optional int32 buf = 22;"""
         _value = self.buf_
         return 0 if _value is None else _value
 
@@ -2313,11 +2377,12 @@ class Enums(_rt.Message):
     __slots__ = ("e", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     e: int | None
+    """Field: optional golden.nameclash.Enums.E e = 1;"""
 
     def __init__(
         self,
         *,
-        e: int | None = None,
+        e: Enums.E | int | None = None,
     ) -> None:
         self._pb_unknown = b""
         self.e = e
@@ -2325,6 +2390,7 @@ class Enums(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_e(self) -> int:
+        """Field: optional golden.nameclash.Enums.E e = 1;"""
         _value = self.e
         return 0 if _value is None else _value
 
@@ -2443,6 +2509,7 @@ class _c_Outer_Inner_X(_rt.Message):
     __slots__ = ("a", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     a: int | None
+    """Field: optional int32 a = 1;"""
 
     def __init__(
         self,
@@ -2455,6 +2522,7 @@ class _c_Outer_Inner_X(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_a(self) -> int:
+        """Field: optional int32 a = 1;"""
         _value = self.a
         return 0 if _value is None else _value
 
@@ -2568,6 +2636,7 @@ class Outer(_rt.Message):
     __slots__ = ("x", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     x: Outer.Inner_X | None
+    """Field: optional golden.nameclash.Outer.Inner_X x = 1;"""
 
     def __init__(
         self,
@@ -2580,6 +2649,7 @@ class Outer(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_x(self) -> Outer.Inner_X | None:
+        """Field: optional golden.nameclash.Outer.Inner_X x = 1;"""
         return self.x
 
     # -- codec -------------------------------------------------------------------
@@ -2703,6 +2773,7 @@ class _c_Outer_Inner_X_(_rt.Message):
     __slots__ = ("a", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     a: int | None
+    """Field: optional int32 a = 1;"""
 
     def __init__(
         self,
@@ -2715,6 +2786,7 @@ class _c_Outer_Inner_X_(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_a(self) -> int:
+        """Field: optional int32 a = 1;"""
         _value = self.a
         return 0 if _value is None else _value
 
@@ -2828,6 +2900,7 @@ class Outer_Inner(_rt.Message):
     __slots__ = ("x", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     x: Outer_Inner.X | None
+    """Field: optional golden.nameclash.Outer_Inner.X x = 1;"""
 
     def __init__(
         self,
@@ -2840,6 +2913,7 @@ class Outer_Inner(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_x(self) -> Outer_Inner.X | None:
+        """Field: optional golden.nameclash.Outer_Inner.X x = 1;"""
         return self.x
 
     # -- codec -------------------------------------------------------------------

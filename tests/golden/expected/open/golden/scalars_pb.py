@@ -18,22 +18,42 @@ class Scalars(_rt.Message):
     __slots__ = ("f_double", "f_float", "f_int64", "f_uint64", "f_int32", "f_fixed64", "f_fixed32", "f_bool", "f_string", "f_bytes", "f_uint32", "f_sfixed32", "f_sfixed64", "f_sint32", "f_sint64", "opt_int32", "opt_string", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     f_double: float
+    """Field: double f_double = 1;"""
     f_float: float
+    """Field: float f_float = 2;"""
     f_int64: int
+    """Field: int64 f_int64 = 3;"""
     f_uint64: int
+    """Field: uint64 f_uint64 = 4;"""
     f_int32: int
+    """Field: int32 f_int32 = 5;"""
     f_fixed64: int
+    """Field: fixed64 f_fixed64 = 6;"""
     f_fixed32: int
+    """Field: fixed32 f_fixed32 = 7;"""
     f_bool: bool
+    """Field: bool f_bool = 8;"""
     f_string: str
+    """Field: string f_string = 9;"""
     f_bytes: bytes
+    """Field: bytes f_bytes = 10;"""
     f_uint32: int
+    """Field: uint32 f_uint32 = 11;"""
     f_sfixed32: int
+    """Field: sfixed32 f_sfixed32 = 12;"""
     f_sfixed64: int
+    """Field: sfixed64 f_sfixed64 = 13;"""
     f_sint32: int
+    """Field: sint32 f_sint32 = 14;"""
     f_sint64: int
+    """Field: sint64 f_sint64 = 15;"""
     opt_int32: int | None
+    """explicit presence in proto3
+
+    Field: optional int32 opt_int32 = 16;
+    """
     opt_string: str | None
+    """Field: optional string opt_string = 17;"""
 
     def __init__(
         self,
@@ -78,56 +98,75 @@ class Scalars(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_f_double(self) -> float:
+        """Field: double f_double = 1;"""
         return self.f_double
 
     def get_f_float(self) -> float:
+        """Field: float f_float = 2;"""
         return self.f_float
 
     def get_f_int64(self) -> int:
+        """Field: int64 f_int64 = 3;"""
         return self.f_int64
 
     def get_f_uint64(self) -> int:
+        """Field: uint64 f_uint64 = 4;"""
         return self.f_uint64
 
     def get_f_int32(self) -> int:
+        """Field: int32 f_int32 = 5;"""
         return self.f_int32
 
     def get_f_fixed64(self) -> int:
+        """Field: fixed64 f_fixed64 = 6;"""
         return self.f_fixed64
 
     def get_f_fixed32(self) -> int:
+        """Field: fixed32 f_fixed32 = 7;"""
         return self.f_fixed32
 
     def get_f_bool(self) -> bool:
+        """Field: bool f_bool = 8;"""
         return self.f_bool
 
     def get_f_string(self) -> str:
+        """Field: string f_string = 9;"""
         return self.f_string
 
     def get_f_bytes(self) -> bytes:
+        """Field: bytes f_bytes = 10;"""
         return self.f_bytes
 
     def get_f_uint32(self) -> int:
+        """Field: uint32 f_uint32 = 11;"""
         return self.f_uint32
 
     def get_f_sfixed32(self) -> int:
+        """Field: sfixed32 f_sfixed32 = 12;"""
         return self.f_sfixed32
 
     def get_f_sfixed64(self) -> int:
+        """Field: sfixed64 f_sfixed64 = 13;"""
         return self.f_sfixed64
 
     def get_f_sint32(self) -> int:
+        """Field: sint32 f_sint32 = 14;"""
         return self.f_sint32
 
     def get_f_sint64(self) -> int:
+        """Field: sint64 f_sint64 = 15;"""
         return self.f_sint64
 
     def get_opt_int32(self) -> int:
-        """explicit presence in proto3"""
+        """explicit presence in proto3
+
+        Field: optional int32 opt_int32 = 16;
+        """
         _value = self.opt_int32
         return 0 if _value is None else _value
 
     def get_opt_string(self) -> str:
+        """Field: optional string opt_string = 17;"""
         _value = self.opt_string
         return '' if _value is None else _value
 
@@ -764,12 +803,16 @@ class Scalars(_rt.Message):
 
 class FixedFirst(_rt.Message):
     """The first value its parser reads is fixed-width: compiled, librt's reader returns a
-64-bit native int, which must not become the type of the local every integer goes through."""
+    64-bit native int, which must not become the type of the local every integer goes through.
+    """
     __slots__ = ("id", "count", "small", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     id: int
+    """Field: fixed64 id = 1;"""
     count: int
+    """Field: uint64 count = 2;"""
     small: int
+    """Field: fixed32 small = 3;"""
 
     def __init__(
         self,
@@ -786,12 +829,15 @@ class FixedFirst(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_id(self) -> int:
+        """Field: fixed64 id = 1;"""
         return self.id
 
     def get_count(self) -> int:
+        """Field: uint64 count = 2;"""
         return self.count
 
     def get_small(self) -> int:
+        """Field: fixed32 small = 3;"""
         return self.small
 
     # -- codec -------------------------------------------------------------------

@@ -18,6 +18,7 @@ class Query(_rt.Message):
     __slots__ = ("text", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     text: str
+    """Field: string text = 1;"""
 
     def __init__(
         self,
@@ -30,6 +31,7 @@ class Query(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_text(self) -> str:
+        """Field: string text = 1;"""
         return self.text
 
     # -- codec -------------------------------------------------------------------
