@@ -41,7 +41,7 @@ CLASS_BUILTINS: Final = frozenset({
 # ... and those its method bodies name, which a module-level class would shadow
 # (tests/unit/test_names.py checks that generated modules name no other builtin).
 BODY_BUILTINS: Final = frozenset({
-    "IndexError", "KeyError", "NotImplemented", "UnicodeDecodeError", "enumerate", "frozenset",
+    "IndexError", "KeyError", "NotImplemented", "RecursionError", "UnicodeDecodeError", "enumerate", "frozenset",
     "isinstance", "len", "repr", "sorted", "type",
 })
 # Parameters of the public Message API: their names are part of it, so they cannot move to the

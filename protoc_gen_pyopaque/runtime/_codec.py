@@ -9,6 +9,7 @@ have modules of their own.
 from __future__ import annotations
 
 import struct
+import sys
 from typing import TYPE_CHECKING, Any, Final
 
 from . import _wire as wire
@@ -57,6 +58,42 @@ def encode_failure(msg: Message, exc: BaseException) -> EncodeError:
     if found is not None:
         return EncodeError(f"cannot serialize: {found}")
     return EncodeError(f"{name}: cannot serialize: {type(exc).__name__}: {exc}")
+
+
+def nested_too_deep(msg: Any) -> EncodeError:
+    """The error for a message nested deeper than the Python stack lets the runtime follow
+    (built in code: parse stops at its depth limit), naming how deep it is."""
+    try:
+        depth = str(nesting_depth(msg))
+    except RecursionError:  # the first decode of kept bytes on the way needed the stack too
+        depth = "too"
+    return EncodeError(f"{type(msg)._pb_info.full_name}: messages nested {depth} deep, deeper than the "
+                       f"Python stack allows (recursion limit {sys.getrecursionlimit()})")
+
+
+def nesting_depth(msg: Any) -> int:
+    """How many messages lie one below another in ``msg``, itself included (without recursion)."""
+    deepest = 0
+    todo: list[tuple[Any, int]] = [(msg, 1)]
+    while todo:
+        m, depth = todo.pop()
+        deepest = max(deepest, depth)
+        items = m._pb_items()
+        if isinstance(getattr(m, "_pb_ext", None), dict):
+            items += m._pb_ext_items()
+        for field, value in items:
+            todo.extend((child, depth + 1) for child in messages_in(field, value))
+    return deepest
+
+
+def messages_in(field: FieldInfo, value: Any) -> list[Message]:
+    """The messages held by a set field's value (a message, a list of them, a map's values)."""
+    if field.map_key is not None:
+        assert field.map_value is not None
+        return list(value.values()) if field.map_value.message_type is not None else []
+    if field.message_type is None:
+        return []
+    return list(value) if field.repeated else [value]
 
 
 # the Python types a value of each kind may have (bool is an int; an int is a valid float)

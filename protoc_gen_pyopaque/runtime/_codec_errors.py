@@ -10,8 +10,8 @@ __all__ = ["field_label", "decode_failure", "overrun", "bad_end", "too_deep"]
 
 
 def field_label(msg: object, tag: int) -> str:
-    """Name the field of ``tag`` in ``msg``'s class for an error message."""
-    info = getattr(type(msg), "_pb_info", None)
+    """Name the field of ``tag`` in ``msg``'s class (or in ``msg``, a class) for an error message."""
+    info = getattr(msg if isinstance(msg, type) else type(msg), "_pb_info", None)
     number = tag >> 3
     field = info.by_number.get(number) if info is not None else None
     cls_name = info.full_name if info is not None else type(msg).__name__

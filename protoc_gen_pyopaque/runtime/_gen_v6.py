@@ -14,7 +14,9 @@ from __future__ import annotations
 import sys
 from math import copysign
 
-from ._codec import add_unknown_varint, decode_str, encode_str, merge_unknown, out_of_range, struct_error
+from ._codec import (
+    add_unknown_varint, decode_str, encode_str, merge_unknown, nested_too_deep, out_of_range, struct_error,
+)
 from ._codec_errors import bad_end, decode_failure, overrun, too_deep
 from ._equality import extensions_eq, float_eq, float_values_eq, floats_eq, value_eq
 from ._extensions import merge_extension, write_extensions
@@ -61,7 +63,7 @@ __all__ = [
     "json_in_enums", "json_in_float", "json_in_int", "json_in_key", "json_in_other", "json_in_str",
     "json_out_bytes", "json_out_double", "json_out_enum", "json_out_extensions", "json_out_float",
     "json_out_int", "json_out_int64", "json_out_str", "json_refuse", "keep_fields", "kept_bytes",
-    "merge_extension", "merge_unknown", "nest_class", "out_of_range", "overrun", "protoopaque_selected",
+    "merge_extension", "merge_unknown", "nest_class", "nested_too_deep", "out_of_range", "overrun", "protoopaque_selected",
     "read_f32_le", "read_f64_le", "read_i32_le", "read_i64_le", "register_extension", "register_messages",
     "skip_field", "splices", "struct_error", "too_deep", "value_eq", "varint_size", "write_extensions",
     "write_f32_le", "write_f64_le", "write_fixed32", "write_fixed64", "write_i32_le", "write_i64_le",

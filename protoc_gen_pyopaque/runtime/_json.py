@@ -17,8 +17,9 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, Final, TypeVar, cast
 
 from . import _json_wkt  # by module: _json_wkt uses this one too (the WKT forms recurse into it)
+from ._codec import nested_too_deep
 from ._registry import find_message_class
-from .errors import JsonError
+from .errors import EncodeError, JsonError
 from .reflect import (
     TYPE_BOOL, TYPE_BYTES, TYPE_DOUBLE, TYPE_ENUM, TYPE_FIXED64, TYPE_FLOAT, TYPE_GROUP, TYPE_INT32,
     TYPE_INT64, TYPE_MESSAGE, TYPE_SFIXED64, TYPE_SINT64, TYPE_STRING, TYPE_UINT64,
@@ -106,7 +107,8 @@ def to_dict(msg: object, *, preserving_proto_field_names: bool = False,
     """Return the ProtoJSON form of ``msg`` as Python values (a dict for most messages).
 
     Well-known types print their special forms (a string for Timestamp, etc.).
-    Raise JsonError for values ProtoJSON cannot represent (e.g. out-of-range Timestamps).
+    Raise JsonError for values ProtoJSON cannot represent (e.g. out-of-range Timestamps),
+    EncodeError for messages nested deeper than MAX_DEPTH or than the Python stack allows.
     """
     if not preserving_proto_field_names and not always_print_fields_with_no_presence:
         text = _fast_text(msg)
@@ -116,7 +118,7 @@ def to_dict(msg: object, *, preserving_proto_field_names: bool = False,
     try:
         return print_message(msg, ctx, "$", 0)
     except RecursionError:
-        raise JsonError("$: message nested too deeply to print") from None
+        raise nested_too_deep(msg) from None
 
 
 def to_json(msg: object, *, indent: int | None = None, preserving_proto_field_names: bool = False,
@@ -150,8 +152,8 @@ def _fast_text(msg: Any) -> str | None:
 
 
 def print_message(msg: Any, ctx: JsonCtx, path: str, depth: int) -> Any:
-    if depth > MAX_DEPTH:
-        raise JsonError(f"{path}: messages nested deeper than {MAX_DEPTH}")
+    if depth > MAX_DEPTH:  # what could not be read back: an EncodeError, as for binary output
+        raise EncodeError(f"{path}: messages nested deeper than {MAX_DEPTH}, the JSON nesting limit")
     info = message_info(msg)
     special = _json_wkt.SPECIAL_PRINTERS.get(info.full_name)
     if special is not None:

@@ -8,10 +8,12 @@ from typing import Final, cast
 from mypy_extensions import mypyc_attr
 
 from . import _wire as wire
-from ._codec_errors import field_label
+from ._codec import WIRE_OF_KIND, read_len, struct_error
+from ._codec_errors import field_label, too_deep
 from .errors import DecodeError
+from .reflect import TYPE_GROUP, TYPE_MESSAGE, MessageInfo
 
-__all__ = ["check_structure", "KeptInput", "keep_input", "keep_fields", "kept_fields", "kept_bytes"]
+__all__ = ["check_structure", "check_nesting", "nesting_bound", "UNBOUNDED", "KeptInput", "keep_input", "keep_fields", "kept_fields", "kept_bytes"]
 
 # one-byte tag -> 0 (the general path: bad number or wire type, groups) or wire type + 1
 _ONE_BYTE_TAG: Final = bytes(
@@ -26,12 +28,14 @@ _SKIP_FIXED32: Final = wire.WIRE_FIXED32 + 1
 _VARINT: Final = re.compile(b"[\\x80-\\xff]{0,9}[\\x00-\\x7f]")
 
 
-def check_structure(msg: object, buf: bytes, tag: int, pos: int, end: int, depth: int) -> None:
+def check_structure(msg: object, buf: bytes, tag: int, pos: int, end: int, depth: int,
+                    cls: type | None = None) -> None:
     """Check the wire structure of ``buf[pos:end]`` without decoding it (verified lazy fields).
 
-    Tags, wire types, varints, lengths and group nesting are checked at this level;
-    what needs the schema (UTF-8, nested messages' contents) is checked on decode.
-    Common one-byte tags take inline paths; the rest goes through skip_field.
+    Tags, wire types, varints, lengths and group nesting are checked at this level, and,
+    given ``cls`` (the class those bytes encode), the nesting depth of the messages inside
+    (check_nesting); what else needs the schema (UTF-8, nested messages' other contents) is
+    checked on decode. Common one-byte tags take inline paths; the rest goes through skip_field.
     """
     start = pos
     kinds = _ONE_BYTE_TAG
@@ -77,6 +81,103 @@ def check_structure(msg: object, buf: bytes, tag: int, pos: int, end: int, depth
         raise DecodeError(f"{field_label(msg, tag)} (lazy, offset {start}): {exc}") from None
     if pos != end:
         raise DecodeError(f"{field_label(msg, tag)}: field runs past the end of the message (offset {pos})")
+    if cls is not None and end - start >= 2 * depth + 2 and nesting_bound(cls) > depth:
+        check_nesting(cls, buf, start, end, depth, -1)  # could nest too deep: long and deep enough
+
+
+# message class -> {tag: (class of the message it holds, whether a map entry holds it)}
+_nesting_tables: Final[dict[type, dict[int, tuple[type, bool]]]] = {}
+# message class -> the most messages its fields can nest (UNBOUNDED: recursive or extendable)
+_nesting_bounds: Final[dict[type, int]] = {}
+UNBOUNDED: Final = 1 << 62
+
+
+def _nesting_table(cls: type) -> dict[int, tuple[type, bool]]:
+    table = _nesting_tables.get(cls)
+    if table is None:
+        table = {}
+        info: MessageInfo = getattr(cls, "_pb_info")
+        for field in info.fields:
+            value = field.map_value
+            if value is not None and value.message_type is not None:
+                table[field.number << 3 | wire.WIRE_LEN] = (value.message_type, True)
+            elif field.message_type is not None and field.kind == TYPE_MESSAGE:
+                table[field.number << 3 | wire.WIRE_LEN] = (field.message_type, False)
+            elif field.message_type is not None and field.kind == TYPE_GROUP:
+                table[field.number << 3 | wire.WIRE_START_GROUP] = (field.message_type, False)
+        _nesting_tables[cls] = table
+    return table
+
+
+def nesting_bound(cls: type) -> int:
+    """The most levels of messages the schema lets a ``cls`` message hold, one below another."""
+    bound = _nesting_bounds.get(cls)
+    if bound is None:
+        _nesting_bounds[cls] = UNBOUNDED  # while computed: a cycle is unbounded
+        bound = UNBOUNDED if getattr(cls, "_pb_info").extension_ranges else 0
+        for child, _ in _nesting_table(cls).values():
+            bound = max(bound, min(UNBOUNDED, 1 + nesting_bound(child)))
+        _nesting_bounds[cls] = bound
+    return bound
+
+
+def check_nesting(cls: type, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    """Check that the messages encoded in ``buf[pos:end]`` (fields of a ``cls`` message, up to
+    ``end_tag`` for a group) nest no deeper than ``depth`` allows, as decoding them would;
+    return the end. A nesting level takes at least two bytes, so sub-messages too short or of
+    too shallow a schema to reach the limit are skipped by their length.
+    """
+    table = _nesting_table(cls)
+    info: MessageInfo = getattr(cls, "_pb_info")
+    extensions = info.extensions
+    try:
+        while pos < end:
+            tag, pos = wire.dec_tag(buf, pos)
+            if tag == end_tag:
+                return pos
+            entry = table.get(tag)
+            if entry is None and extensions:
+                ext = extensions.get(tag >> 3)
+                if ext is not None and ext.field.message_type is not None \
+                        and tag & 7 == WIRE_OF_KIND[ext.field.kind]:
+                    entry = (ext.field.message_type, False)
+            if entry is None:
+                wire.check_tag(tag, pos)
+                pos = wire.skip_field(buf, tag, pos, end, depth)
+                continue
+            child, in_map_entry = entry
+            if tag & 7 == wire.WIRE_START_GROUP:
+                if depth <= 0:
+                    raise too_deep(cls, tag, pos)
+                pos = check_nesting(child, buf, pos, end, depth - 1, (tag & ~7) | wire.WIRE_END_GROUP)
+                continue
+            start, stop = read_len(cls, buf, tag, pos, end)
+            if depth <= 0:
+                raise too_deep(cls, tag, start)
+            if stop - start >= 2 * depth and nesting_bound(child) >= depth:  # room for `depth` more levels
+                if in_map_entry:
+                    _check_entry_nesting(child, buf, start, stop, depth)
+                else:
+                    check_nesting(child, buf, start, stop, depth - 1, -1)
+            pos = stop
+    except (IndexError, struct_error):
+        raise DecodeError(f"{info.full_name}: input truncated at offset {pos}") from None
+    if pos != end or end_tag >= 0:
+        raise DecodeError(f"{info.full_name}: field runs past the end of the message (offset {pos})")
+    return pos
+
+
+def _check_entry_nesting(child: type, buf: bytes, pos: int, end: int, depth: int) -> None:
+    """check_nesting for the message value (field 2) of one map entry."""
+    while pos < end:
+        tag, pos = wire.dec_tag(buf, pos)
+        if tag == 2 << 3 | wire.WIRE_LEN:
+            start, stop = read_len(child, buf, tag, pos, end)
+            check_nesting(child, buf, start, stop, depth - 1, -1)
+            pos = stop
+        else:
+            wire.check_tag(tag, pos)
+            pos = wire.skip_field(buf, tag, pos, end, depth)
 
 
 # ----------------------------------------------------------------------------- length prefixes

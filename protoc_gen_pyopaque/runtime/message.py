@@ -135,7 +135,7 @@ class Message:
         directly (compiled, a native call where ``cls()`` is a generic type call)."""
         if lazy and self._pb_lazy_capable:
             buf = data if type(data) is bytes else bytes(data)
-            _kept.check_structure(self, buf, 0, 0, len(buf), max_depth)
+            _kept.check_structure(self, buf, 0, 0, len(buf), max_depth, type(self))
             self._pb_unknown = _kept.keep_input(buf, max_depth)
             return
         self._pb_merge_checked(data, max_depth, partial, _lazy_decoding if lazy is None else lazy)
@@ -180,7 +180,7 @@ class Message:
             raise _codec.encode_failure(self, exc) from None
         except RecursionError:
             _output.discard_output(out)
-            raise EncodeError(f"{self._pb_info.full_name}: nesting too deep for the Python stack") from None
+            raise _codec.nested_too_deep(self) from None
         except BaseException:
             _output.discard_output(out)
             raise
@@ -188,7 +188,11 @@ class Message:
 
     def _pb_load_raw(self) -> None:
         """Decode the input kept by ``parse(lazy=True)`` or a lazy element (its first access);
-        accessors call it whenever ``_pb_unknown`` is not the shared empty bytes."""
+        accessors call it whenever ``_pb_unknown`` is not the shared empty bytes.
+
+        The fields are decoded into a new message and then adopted, kept input last: a thread
+        that sees no kept input sees every field, and a failed decode leaves the input kept.
+        """
         kept = self._pb_unknown
         if not kept or kept[0] != 0:  # unknown fields, not kept input: no lock taken
             return
@@ -197,15 +201,14 @@ class Message:
             if not kept or kept[0] != 0:  # decoded meanwhile by another thread
                 return
             buf, start, depth = _kept.kept_fields(kept)
-            self._pb_unknown = b""
-            try:
-                self._pb_merge(buf, start, len(buf), depth, -1, True)
-            except BaseException:
-                # no half-decoded state: the next access fails the same way (looked up
-                # dynamically: mypyc binds type(self).__init__ to the static class's)
-                cast(Any, type(self)).__init__(self)
-                self._pb_unknown = kept
-                raise
+            decoded = type(self)()
+            decoded._pb_merge(buf, start, len(buf), depth, -1, True)
+            self._pb_adopt(decoded)
+
+    def _pb_adopt(self, other: Message) -> None:
+        """Take the fields of ``other``, a new message of this class, ``_pb_unknown`` last
+        (generated for the classes that can keep input)."""
+        raise NotImplementedError
 
     def _pb_touch(self) -> None:
         """Decode the input kept by ``parse(lazy=True)``, if any: for the base class's own readers."""
@@ -223,7 +226,8 @@ class Message:
     def to_json(self, *, indent: int | None = None, preserving_proto_field_names: bool = False,
                 always_print_fields_with_no_presence: bool = False,
                 preserving_proto_field_name: bool = False) -> str:
-        """Return this message as ProtoJSON text; raise JsonError when it has no JSON form.
+        """Return this message as ProtoJSON text; raise JsonError when it has no JSON form,
+        EncodeError when it is nested too deep to print.
 
         ``preserving_proto_field_name`` is json_format's spelling of ``preserving_proto_field_names``.
         """
@@ -287,7 +291,7 @@ class Message:
         self._pb_touch()
         self._pb_unknown = b""
         for field, value in self.iter_set_fields():
-            for child in _messages_in(field, value):
+            for child in _codec.messages_in(field, value):
                 child.discard_unknown_fields()
 
     # -- whole-message and by-name operations (generic: through _pb_info) -------------
@@ -408,14 +412,21 @@ class Message:
 
     def __deepcopy__(self: M, memo: dict[int, object]) -> M:
         clone = type(self)()
-        clone.merge_from_bytes(self.serialize(partial=True), partial=True)
+        data = self.serialize(partial=True)
+        try:  # a message built in code may nest deeper than parse's default limit
+            clone.merge_from_bytes(data, partial=True, max_depth=_kept.UNBOUNDED)
+        except DecodeError:  # serialize's stack sufficed, but not decoding's
+            raise _codec.nested_too_deep(self) from None
         return clone
 
     def __reduce__(self) -> tuple[Any, tuple[type[Message], bytes]]:
         return (_unpickle, (type(self), self.serialize(partial=True)))
 
     def __repr__(self) -> str:
-        parts = [f"{field.attr}={value!r}" for field, value in self.iter_set_fields()]
+        try:
+            parts = [f"{field.attr}={value!r}" for field, value in self.iter_set_fields()]
+        except RecursionError:
+            raise _codec.nested_too_deep(self) from None
         return f"{type(self).__qualname__}({', '.join(parts)})"
 
     def iter_set_fields(self) -> Iterator[tuple[FieldInfo, Any]]:
@@ -426,18 +437,10 @@ class Message:
     __hash__: ClassVar[None] = None  # type: ignore[assignment]
 
 
-def _messages_in(field: FieldInfo, value: Any) -> list[Message]:
-    """The messages held by a set field's value (a message, a list of them, a map's values)."""
-    if field.map_key is not None:
-        assert field.map_value is not None
-        return list(value.values()) if field.map_value.message_type is not None else []
-    if field.message_type is None:
-        return []
-    return list(value) if field.repeated else [value]
-
-
 def _unpickle(cls: type[Message], data: bytes) -> Message:
-    return cls.parse(data, partial=True)
+    msg = cls()
+    msg.merge_from_bytes(data, partial=True, max_depth=_kept.UNBOUNDED)  # what __reduce__ serialized
+    return msg
 
 
 class ExtendableMessage(Message):
@@ -483,7 +486,7 @@ class ExtendableMessage(Message):
         """Drop the unknown fields here and below, in extensions too."""
         super().discard_unknown_fields()
         for field, value in self._pb_ext_items():
-            for child in _messages_in(field, value):
+            for child in _codec.messages_in(field, value):
                 child.discard_unknown_fields()
 
     def _check_extendee(self, ext: ExtensionInfo) -> None:

@@ -18,6 +18,7 @@ import re
 from typing import Any, Final, TypeVar
 
 from . import _wire as wire
+from ._codec import nested_too_deep
 from .errors import DecodeError, EncodeError, TextFormatError
 from ._registry import find_message_class
 from .reflect import (
@@ -290,7 +291,7 @@ def to_text(msg: object, *, print_unknown_fields: bool = False, as_one_line: boo
     try:
         printer.message(msg, 0)
     except RecursionError:
-        raise EncodeError(f"{_info(msg).full_name}: message nested too deeply to print") from None
+        raise nested_too_deep(msg) from None
     if as_one_line:
         return " ".join(printer.out)
     return "".join(printer.out)

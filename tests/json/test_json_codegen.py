@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from protoc_gen_pyopaque.runtime import JsonError
+from protoc_gen_pyopaque.runtime import EncodeError, JsonError
 from protoc_gen_pyopaque.runtime import _json, _json_gen
 from protoc_gen_pyopaque.runtime import json_format as jf
 from protoc_gen_pyopaque.runtime.google.protobuf import any_pb, duration_pb, struct_pb, timestamp_pb, type_pb
@@ -150,7 +150,7 @@ def test_nesting_depth_counts_as_in_the_reflective_parser(mods: Modules, depth: 
         m = jf.from_dict(C, obj)
         try:
             expected = _json.COMPACT.encode(_json.print_message(m, _json.JsonCtx(C), "$", depth))
-        except JsonError:
+        except EncodeError:  # too deep to print; the generated printer gives up there
             with pytest.raises(JsonError):
                 m._pb_json_text(_json.JsonCtx(C), depth)
         else:

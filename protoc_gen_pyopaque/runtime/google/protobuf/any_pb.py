@@ -266,11 +266,14 @@ class Any(_rt.AnyBase):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Any):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.type_url == _other.type_url
-            and self.value == _other.value
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.type_url == _other.type_url
+                and self.value == _other.value
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 Any._pb_info = _rt.MessageInfo(

@@ -646,17 +646,20 @@ class Api(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Api):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.name == _other.name
-            and self.methods == _other.methods
-            and self.options == _other.options
-            and self.version == _other.version
-            and self.source_context == _other.source_context
-            and self.mixins == _other.mixins
-            and self.syntax == _other.syntax
-            and self.edition == _other.edition
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.name == _other.name
+                and self.methods == _other.methods
+                and self.options == _other.options
+                and self.version == _other.version
+                and self.source_context == _other.source_context
+                and self.mixins == _other.mixins
+                and self.syntax == _other.syntax
+                and self.edition == _other.edition
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Method(_rt.Message):
@@ -1200,17 +1203,20 @@ class Method(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Method):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.name == _other.name
-            and self.request_type_url == _other.request_type_url
-            and self.request_streaming == _other.request_streaming
-            and self.response_type_url == _other.response_type_url
-            and self.response_streaming == _other.response_streaming
-            and self.options == _other.options
-            and self.syntax == _other.syntax
-            and self.edition == _other.edition
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.name == _other.name
+                and self.request_type_url == _other.request_type_url
+                and self.request_streaming == _other.request_streaming
+                and self.response_type_url == _other.response_type_url
+                and self.response_streaming == _other.response_streaming
+                and self.options == _other.options
+                and self.syntax == _other.syntax
+                and self.edition == _other.edition
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Mixin(_rt.Message):
@@ -1487,11 +1493,14 @@ class Mixin(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Mixin):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.name == _other.name
-            and self.root == _other.root
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.name == _other.name
+                and self.root == _other.root
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 Api._pb_info = _rt.MessageInfo(

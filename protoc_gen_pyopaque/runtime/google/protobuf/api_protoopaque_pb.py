@@ -492,6 +492,18 @@ class Api(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(Api, _other)
+        self._f_name = _m._f_name
+        self._f_methods = _m._f_methods
+        self._f_options = _m._f_options
+        self._f_version = _m._f_version
+        self._f_source_context = _m._f_source_context
+        self._f_mixins = _m._f_mixins
+        self._f_syntax = _m._f_syntax
+        self._f_edition = _m._f_edition
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -666,17 +678,20 @@ class Api(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._f_name == _other._f_name
-            and self._f_methods == _other._f_methods
-            and self._f_options == _other._f_options
-            and self._f_version == _other._f_version
-            and self._f_source_context == _other._f_source_context
-            and self._f_mixins == _other._f_mixins
-            and self._f_syntax == _other._f_syntax
-            and self._f_edition == _other._f_edition
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._f_name == _other._f_name
+                and self._f_methods == _other._f_methods
+                and self._f_options == _other._f_options
+                and self._f_version == _other._f_version
+                and self._f_source_context == _other._f_source_context
+                and self._f_mixins == _other._f_mixins
+                and self._f_syntax == _other._f_syntax
+                and self._f_edition == _other._f_edition
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Method(_rt.Message):
@@ -1092,6 +1107,18 @@ class Method(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(Method, _other)
+        self._f_name = _m._f_name
+        self._f_request_type_url = _m._f_request_type_url
+        self._f_request_streaming = _m._f_request_streaming
+        self._f_response_type_url = _m._f_response_type_url
+        self._f_response_streaming = _m._f_response_streaming
+        self._f_options = _m._f_options
+        self._f_syntax = _m._f_syntax
+        self._f_edition = _m._f_edition
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -1254,17 +1281,20 @@ class Method(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._f_name == _other._f_name
-            and self._f_request_type_url == _other._f_request_type_url
-            and self._f_request_streaming == _other._f_request_streaming
-            and self._f_response_type_url == _other._f_response_type_url
-            and self._f_response_streaming == _other._f_response_streaming
-            and self._f_options == _other._f_options
-            and self._f_syntax == _other._f_syntax
-            and self._f_edition == _other._f_edition
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._f_name == _other._f_name
+                and self._f_request_type_url == _other._f_request_type_url
+                and self._f_request_streaming == _other._f_request_streaming
+                and self._f_response_type_url == _other._f_response_type_url
+                and self._f_response_streaming == _other._f_response_streaming
+                and self._f_options == _other._f_options
+                and self._f_syntax == _other._f_syntax
+                and self._f_edition == _other._f_edition
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Mixin(_rt.Message):
@@ -1497,6 +1527,12 @@ class Mixin(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(Mixin, _other)
+        self._f_name = _m._f_name
+        self._f_root = _m._f_root
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -1568,11 +1604,14 @@ class Mixin(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._f_name == _other._f_name
-            and self._f_root == _other._f_root
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._f_name == _other._f_name
+                and self._f_root == _other._f_root
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 Api._pb_info = _rt.MessageInfo(

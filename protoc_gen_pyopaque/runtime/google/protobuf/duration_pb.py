@@ -240,11 +240,14 @@ class Duration(_rt.DurationBase):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Duration):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.seconds == _other.seconds
-            and self.nanos == _other.nanos
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.seconds == _other.seconds
+                and self.nanos == _other.nanos
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 Duration._pb_info = _rt.MessageInfo(

@@ -107,9 +107,12 @@ class Empty(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Empty):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 Empty._pb_info = _rt.MessageInfo(

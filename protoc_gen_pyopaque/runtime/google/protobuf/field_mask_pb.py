@@ -328,10 +328,13 @@ class FieldMask(_rt.FieldMaskBase):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, FieldMask):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.paths == _other.paths
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.paths == _other.paths
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 FieldMask._pb_info = _rt.MessageInfo(

@@ -166,10 +166,13 @@ class SourceContext(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, SourceContext):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.file_name == _other.file_name
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.file_name == _other.file_name
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 SourceContext._pb_info = _rt.MessageInfo(

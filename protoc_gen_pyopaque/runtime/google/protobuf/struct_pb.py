@@ -227,10 +227,13 @@ class Struct(_rt.StructBase):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Struct):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.fields == _other.fields
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.fields == _other.fields
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Value(_rt.ValueBase):
@@ -762,11 +765,14 @@ class Value(_rt.ValueBase):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Value):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._oc_kind == _other._oc_kind
-            and _rt.value_eq(self._ov_kind, _other._ov_kind)
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._oc_kind == _other._oc_kind
+                and _rt.value_eq(self._ov_kind, _other._ov_kind)
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class ListValue(_rt.ListValueBase):
@@ -881,10 +887,13 @@ class ListValue(_rt.ListValueBase):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, ListValue):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.values == _other.values
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.values == _other.values
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 _e_NullValue: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('google.protobuf.NullValue', False, (('NULL_VALUE', 0),), legacy_json=False)

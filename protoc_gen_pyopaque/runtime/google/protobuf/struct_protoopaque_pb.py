@@ -217,6 +217,11 @@ class Struct(_rt.StructBase):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(Struct, _other)
+        self._f_fields = _m._f_fields
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -244,10 +249,13 @@ class Struct(_rt.StructBase):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._f_fields == _other._f_fields
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._f_fields == _other._f_fields
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Value(_rt.ValueBase):
@@ -689,6 +697,12 @@ class Value(_rt.ValueBase):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(Value, _other)
+        self._oc_kind = _m._oc_kind
+        self._ov_kind = _m._ov_kind
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -742,11 +756,14 @@ class Value(_rt.ValueBase):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._oc_kind == _other._oc_kind
-            and _rt.value_eq(self._ov_kind, _other._ov_kind)
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._oc_kind == _other._oc_kind
+                and _rt.value_eq(self._ov_kind, _other._ov_kind)
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class ListValue(_rt.ListValueBase):
@@ -859,6 +876,11 @@ class ListValue(_rt.ListValueBase):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(ListValue, _other)
+        self._f_values = _m._f_values
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -886,10 +908,13 @@ class ListValue(_rt.ListValueBase):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._f_values == _other._f_values
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._f_values == _other._f_values
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 _e_NullValue: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('google.protobuf.NullValue', False, (('NULL_VALUE', 0),), legacy_json=False)

@@ -543,16 +543,19 @@ class Type(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Type):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.name == _other.name
-            and self.fields == _other.fields
-            and self.oneofs == _other.oneofs
-            and self.options == _other.options
-            and self.source_context == _other.source_context
-            and self.syntax == _other.syntax
-            and self.edition == _other.edition
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.name == _other.name
+                and self.fields == _other.fields
+                and self.oneofs == _other.oneofs
+                and self.options == _other.options
+                and self.source_context == _other.source_context
+                and self.syntax == _other.syntax
+                and self.edition == _other.edition
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class _c_Field_Kind(_enum.IntEnum):
@@ -1262,19 +1265,22 @@ class Field(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Field):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.kind == _other.kind
-            and self.cardinality == _other.cardinality
-            and self.number == _other.number
-            and self.name == _other.name
-            and self.type_url == _other.type_url
-            and self.oneof_index == _other.oneof_index
-            and self.packed == _other.packed
-            and self.options == _other.options
-            and self.json_name == _other.json_name
-            and self.default_value == _other.default_value
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.kind == _other.kind
+                and self.cardinality == _other.cardinality
+                and self.number == _other.number
+                and self.name == _other.name
+                and self.type_url == _other.type_url
+                and self.oneof_index == _other.oneof_index
+                and self.packed == _other.packed
+                and self.options == _other.options
+                and self.json_name == _other.json_name
+                and self.default_value == _other.default_value
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Enum(_rt.Message):
@@ -1729,15 +1735,18 @@ class Enum(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Enum):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.name == _other.name
-            and self.enumvalue == _other.enumvalue
-            and self.options == _other.options
-            and self.source_context == _other.source_context
-            and self.syntax == _other.syntax
-            and self.edition == _other.edition
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.name == _other.name
+                and self.enumvalue == _other.enumvalue
+                and self.options == _other.options
+                and self.source_context == _other.source_context
+                and self.syntax == _other.syntax
+                and self.edition == _other.edition
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class EnumValue(_rt.Message):
@@ -2000,12 +2009,15 @@ class EnumValue(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, EnumValue):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.name == _other.name
-            and self.number == _other.number
-            and self.options == _other.options
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.name == _other.name
+                and self.number == _other.number
+                and self.options == _other.options
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Option(_rt.Message):
@@ -2229,11 +2241,14 @@ class Option(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Option):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.name == _other.name
-            and self.value == _other.value
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.name == _other.name
+                and self.value == _other.value
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 _e_Field_Kind: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('google.protobuf.Field.Kind', False, (('TYPE_UNKNOWN', 0), ('TYPE_DOUBLE', 1), ('TYPE_FLOAT', 2), ('TYPE_INT64', 3), ('TYPE_UINT64', 4), ('TYPE_INT32', 5), ('TYPE_FIXED64', 6), ('TYPE_FIXED32', 7), ('TYPE_BOOL', 8), ('TYPE_STRING', 9), ('TYPE_GROUP', 10), ('TYPE_MESSAGE', 11), ('TYPE_BYTES', 12), ('TYPE_UINT32', 13), ('TYPE_ENUM', 14), ('TYPE_SFIXED32', 15), ('TYPE_SFIXED64', 16), ('TYPE_SINT32', 17), ('TYPE_SINT64', 18),), legacy_json=False)

@@ -426,6 +426,17 @@ class Type(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(Type, _other)
+        self._f_name = _m._f_name
+        self._f_fields = _m._f_fields
+        self._f_oneofs = _m._f_oneofs
+        self._f_options = _m._f_options
+        self._f_source_context = _m._f_source_context
+        self._f_syntax = _m._f_syntax
+        self._f_edition = _m._f_edition
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -581,16 +592,19 @@ class Type(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._f_name == _other._f_name
-            and self._f_fields == _other._f_fields
-            and self._f_oneofs == _other._f_oneofs
-            and self._f_options == _other._f_options
-            and self._f_source_context == _other._f_source_context
-            and self._f_syntax == _other._f_syntax
-            and self._f_edition == _other._f_edition
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._f_name == _other._f_name
+                and self._f_fields == _other._f_fields
+                and self._f_oneofs == _other._f_oneofs
+                and self._f_options == _other._f_options
+                and self._f_source_context == _other._f_source_context
+                and self._f_syntax == _other._f_syntax
+                and self._f_edition == _other._f_edition
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class _c_Field_Kind(_enum.IntEnum):
@@ -1152,6 +1166,20 @@ class Field(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(Field, _other)
+        self._f_kind = _m._f_kind
+        self._f_cardinality = _m._f_cardinality
+        self._f_number = _m._f_number
+        self._f_name = _m._f_name
+        self._f_type_url = _m._f_type_url
+        self._f_oneof_index = _m._f_oneof_index
+        self._f_packed = _m._f_packed
+        self._f_options = _m._f_options
+        self._f_json_name = _m._f_json_name
+        self._f_default_value = _m._f_default_value
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -1345,19 +1373,22 @@ class Field(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._f_kind == _other._f_kind
-            and self._f_cardinality == _other._f_cardinality
-            and self._f_number == _other._f_number
-            and self._f_name == _other._f_name
-            and self._f_type_url == _other._f_type_url
-            and self._f_oneof_index == _other._f_oneof_index
-            and self._f_packed == _other._f_packed
-            and self._f_options == _other._f_options
-            and self._f_json_name == _other._f_json_name
-            and self._f_default_value == _other._f_default_value
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._f_kind == _other._f_kind
+                and self._f_cardinality == _other._f_cardinality
+                and self._f_number == _other._f_number
+                and self._f_name == _other._f_name
+                and self._f_type_url == _other._f_type_url
+                and self._f_oneof_index == _other._f_oneof_index
+                and self._f_packed == _other._f_packed
+                and self._f_options == _other._f_options
+                and self._f_json_name == _other._f_json_name
+                and self._f_default_value == _other._f_default_value
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Enum(_rt.Message):
@@ -1714,6 +1745,16 @@ class Enum(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(Enum, _other)
+        self._f_name = _m._f_name
+        self._f_enumvalue = _m._f_enumvalue
+        self._f_options = _m._f_options
+        self._f_source_context = _m._f_source_context
+        self._f_syntax = _m._f_syntax
+        self._f_edition = _m._f_edition
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -1856,15 +1897,18 @@ class Enum(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._f_name == _other._f_name
-            and self._f_enumvalue == _other._f_enumvalue
-            and self._f_options == _other._f_options
-            and self._f_source_context == _other._f_source_context
-            and self._f_syntax == _other._f_syntax
-            and self._f_edition == _other._f_edition
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._f_name == _other._f_name
+                and self._f_enumvalue == _other._f_enumvalue
+                and self._f_options == _other._f_options
+                and self._f_source_context == _other._f_source_context
+                and self._f_syntax == _other._f_syntax
+                and self._f_edition == _other._f_edition
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class EnumValue(_rt.Message):
@@ -2069,6 +2113,13 @@ class EnumValue(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(EnumValue, _other)
+        self._f_name = _m._f_name
+        self._f_number = _m._f_number
+        self._f_options = _m._f_options
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -2160,12 +2211,15 @@ class EnumValue(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._f_name == _other._f_name
-            and self._f_number == _other._f_number
-            and self._f_options == _other._f_options
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._f_name == _other._f_name
+                and self._f_number == _other._f_number
+                and self._f_options == _other._f_options
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Option(_rt.Message):
@@ -2340,6 +2394,12 @@ class Option(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(Option, _other)
+        self._f_name = _m._f_name
+        self._f_value = _m._f_value
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -2413,11 +2473,14 @@ class Option(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._f_name == _other._f_name
-            and self._f_value == _other._f_value
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._f_name == _other._f_name
+                and self._f_value == _other._f_value
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 _e_Field_Kind: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('google.protobuf.Field.Kind', False, (('TYPE_UNKNOWN', 0), ('TYPE_DOUBLE', 1), ('TYPE_FLOAT', 2), ('TYPE_INT64', 3), ('TYPE_UINT64', 4), ('TYPE_INT32', 5), ('TYPE_FIXED64', 6), ('TYPE_FIXED32', 7), ('TYPE_BOOL', 8), ('TYPE_STRING', 9), ('TYPE_GROUP', 10), ('TYPE_MESSAGE', 11), ('TYPE_BYTES', 12), ('TYPE_UINT32', 13), ('TYPE_ENUM', 14), ('TYPE_SFIXED32', 15), ('TYPE_SFIXED64', 16), ('TYPE_SINT32', 17), ('TYPE_SINT64', 18),), legacy_json=False)

@@ -124,10 +124,13 @@ class DoubleValue(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, DoubleValue):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and _rt.float_eq(self.value, _other.value)
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and _rt.float_eq(self.value, _other.value)
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class FloatValue(_rt.Message):
@@ -232,10 +235,13 @@ class FloatValue(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, FloatValue):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and _rt.float_eq(self.value, _other.value)
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and _rt.float_eq(self.value, _other.value)
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Int64Value(_rt.Message):
@@ -348,10 +354,13 @@ class Int64Value(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Int64Value):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.value == _other.value
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.value == _other.value
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class UInt64Value(_rt.Message):
@@ -464,10 +473,13 @@ class UInt64Value(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, UInt64Value):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.value == _other.value
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.value == _other.value
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Int32Value(_rt.Message):
@@ -580,10 +592,13 @@ class Int32Value(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Int32Value):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.value == _other.value
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.value == _other.value
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class UInt32Value(_rt.Message):
@@ -696,10 +711,13 @@ class UInt32Value(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, UInt32Value):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.value == _other.value
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.value == _other.value
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class BoolValue(_rt.Message):
@@ -807,10 +825,13 @@ class BoolValue(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, BoolValue):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.value == _other.value
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.value == _other.value
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class StringValue(_rt.Message):
@@ -929,10 +950,13 @@ class StringValue(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, StringValue):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.value == _other.value
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.value == _other.value
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class BytesValue(_rt.Message):
@@ -1051,10 +1075,13 @@ class BytesValue(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, BytesValue):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.value == _other.value
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.value == _other.value
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 DoubleValue._pb_info = _rt.MessageInfo(

@@ -208,11 +208,14 @@ class _c_Collections_Item(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, _c_Collections_Item):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.key == _other.key
-            and self.color == _other.color
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.key == _other.key
+                and self.color == _other.color
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Collections(_rt.Message):
@@ -1178,18 +1181,21 @@ class Collections(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Collections):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.packed_ints == _other.packed_ints
-            and self.names == _other.names
-            and self.items == _other.items
-            and self.colors == _other.colors
-            and self.counts == _other.counts
-            and self.items_by_id == _other.items_by_id
-            and self.color_by_flag == _other.color_by_flag
-            and self._oc_choice == _other._oc_choice
-            and _rt.value_eq(self._ov_choice, _other._ov_choice)
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.packed_ints == _other.packed_ints
+                and self.names == _other.names
+                and self.items == _other.items
+                and self.colors == _other.colors
+                and self.counts == _other.counts
+                and self.items_by_id == _other.items_by_id
+                and self.color_by_flag == _other.color_by_flag
+                and self._oc_choice == _other._oc_choice
+                and _rt.value_eq(self._ov_choice, _other._ov_choice)
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 _e_Collections_Color: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.Collections.Color', False, (('COLOR_UNSPECIFIED', 0), ('RED', 1), ('GREEN', 2),), legacy_json=False)

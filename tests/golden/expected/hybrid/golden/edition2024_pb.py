@@ -12,7 +12,7 @@ import sys as _sys
 from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
 
 _pb_no_unknown: _t.Final = b""
-_pb_descriptor: _t.Final = ('golden/edition2024.proto', b'\n\x18golden/edition2024.proto\x12\x06golden"\xac\x02\n\x08LogEntry\x12\x1c\n\ttimestamp\x18\x01 \x01(\x03R\ttimestamp\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\x123\n\x06detail\x18\x03 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x06detail\x12F\n\x10unchecked_detail\x18\x04 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02x\x01R\x0funcheckedDetail\x125\n\x07history\x18\x05 \x03(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x07history\x1a4\n\x06Detail\x12\x14\n\x05lines\x18\x01 \x03(\tR\x05lines\x12\x14\n\x05level\x18\x02 \x01(\x05R\x05level"F\n\x08Envelope\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12&\n\x05entry\x18\x02 \x01(\x0b2\x10.golden.LogEntryR\x05entryb\x08editionsp\xe9\x07', ())
+_pb_descriptor: _t.Final = ('golden/edition2024.proto', b'\n\x18golden/edition2024.proto\x12\x06golden"\xac\x02\n\x08LogEntry\x12\x1c\n\ttimestamp\x18\x01 \x01(\x03R\ttimestamp\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\x123\n\x06detail\x18\x03 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x06detail\x12F\n\x10unchecked_detail\x18\x04 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02x\x01R\x0funcheckedDetail\x125\n\x07history\x18\x05 \x03(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x07history\x1a4\n\x06Detail\x12\x14\n\x05lines\x18\x01 \x03(\tR\x05lines\x12\x14\n\x05level\x18\x02 \x01(\x05R\x05level"F\n\x08Envelope\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12&\n\x05entry\x18\x02 \x01(\x0b2\x10.golden.LogEntryR\x05entry"q\n\x04Node\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value\x12"\n\x05child\x18\x02 \x01(\x0b2\x0c.golden.NodeR\x05child\x12/\n\nlazy_child\x18\x03 \x01(\x0b2\x0c.golden.NodeB\x02(\x01R\tlazyChildb\x08editionsp\xe9\x07', ())
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
 # the opaque twin's classes: the Python counterpart of Go's protoopaque build tag.
@@ -201,11 +201,14 @@ class _c_LogEntry_Detail(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, _c_LogEntry_Detail):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.lines == _other.lines
-            and self.level == _other.level
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.lines == _other.lines
+                and self.level == _other.level
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class LogEntry(_rt.Message):
@@ -591,14 +594,17 @@ class LogEntry(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, LogEntry):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.timestamp == _other.timestamp
-            and self.message == _other.message
-            and self.detail == _other.detail
-            and self.unchecked_detail == _other.unchecked_detail
-            and self.history == _other.history
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.timestamp == _other.timestamp
+                and self.message == _other.message
+                and self.detail == _other.detail
+                and self.unchecked_detail == _other.unchecked_detail
+                and self.history == _other.history
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Envelope(_rt.Message):
@@ -796,11 +802,269 @@ class Envelope(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Envelope):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.name == _other.name
-            and self.entry == _other.entry
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.name == _other.name
+                and self.entry == _other.entry
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
+
+
+class Node(_rt.Message):
+    """A tree of any depth: one child decoded at parse, one on first access."""
+    __slots__ = ("value", "child", "lazy_child", )
+    __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+    value: int | None
+    child: Node | None
+    lazy_child: Node | None
+
+    def __init__(
+        self,
+        *,
+        value: int | None = None,
+        child: Node | None = None,
+        lazy_child: Node | None = None,
+    ) -> None:
+        self._pb_unknown = b""
+        self.value = value
+        self.child = child
+        self.lazy_child = lazy_child
+
+    # -- accessors ---------------------------------------------------------------
+
+    def get_value(self) -> int:
+        _value = self.value
+        return 0 if _value is None else _value
+
+    def set_value(self, value: int) -> None:
+        self.value = value
+
+    def has_value(self) -> bool:
+        return self.value is not None
+
+    def clear_value(self) -> None:
+        self.value = None
+
+    def get_child(self) -> Node | None:
+        return self.child
+
+    def set_child(self, value: Node | None) -> None:
+        self.child = value
+
+    def has_child(self) -> bool:
+        return self.child is not None
+
+    def clear_child(self) -> None:
+        self.child = None
+
+    def get_lazy_child(self) -> Node | None:
+        return self.lazy_child
+
+    def set_lazy_child(self, value: Node | None) -> None:
+        self.lazy_child = value
+
+    def has_lazy_child(self) -> bool:
+        return self.lazy_child is not None
+
+    def clear_lazy_child(self) -> None:
+        self.lazy_child = None
+
+    # -- codec -------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
+              partial: bool = False) -> Node:
+        _m = Node() if cls is Node else cls()
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
+
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+        _tag = 0
+        _iv: int
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 8:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
+                    else:
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    self.value = _iv
+
+                elif _tag == 18:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m2 = self.child
+                    if _m2 is None:
+                        _m2 = self.child = Node()
+                    _m2._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                elif _tag == 26:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m3 = self.lazy_child
+                    if _m3 is None:
+                        _m3 = self.lazy_child = Node()
+                    _m3._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _x1 = self.value
+        if _x1 is not None:
+            _out.append(8)
+            if 0 <= _x1 < 0x80:
+                _out.append(_x1)
+            elif -0x80000000 <= _x1 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x1)
+            else:
+                raise _rt.out_of_range(5, _x1)
+
+        _x2 = self.child
+        if _x2 is not None:
+            _out.append(18)
+            _start = len(_out)
+            _out.append(0)
+            _x2._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
+            else:
+                _rt.finish_len(_out, _start)
+
+        _x3 = self.lazy_child
+        if _x3 is not None:
+            _out.append(26)
+            _start = len(_out)
+            _out.append(0)
+            _x3._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
+            else:
+                _rt.finish_len(_out, _start)
+
+        if self._pb_unknown:
+            _out.write(self._pb_unknown)
+
+    # -- reflection --------------------------------------------------------------
+
+    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        if self.value is not None:
+            _items.append((_fields[0], self.value))
+        if self.child is not None:
+            _items.append((_fields[1], self.child))
+        if self.lazy_child is not None:
+            _items.append((_fields[2], self.lazy_child))
+        return _items
+
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
+        _number = _field.number
+        if _number == 1:
+            self.value = _value
+        elif _number == 2:
+            self.child = _value
+        elif _number == 3:
+            self.lazy_child = _value
+        else:
+            raise KeyError(_field.name)
+
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'value': 1, 'child': 2, 'lazyChild': 3, 'lazy_child': 3}
+
+    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        _p: list[str] = []
+        _x1 = self.value
+        if _x1 is not None:
+            _p.append('"value":' + str(_x1) if type(_x1) is int else '"value":' + _rt.json_out_int(_x1))
+        _x2 = self.child
+        if _x2 is not None:
+            _p.append('"child":' + _x2._pb_json_text(_ctx, _depth + 1))
+        _x3 = self.lazy_child
+        if _x3 is not None:
+            _p.append('"lazyChild":' + _x3._pb_json_text(_ctx, _depth + 1))
+        return "{" + ",".join(_p) + "}"
+
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        _keys = self._pb_json_keys
+        for _key, _v in _obj.items():
+            _n = _keys.get(_key, 0)
+            if _n == 1:
+                if _v is None:
+                    continue
+                _x1 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                self.value = _x1
+            elif _n == 2:
+                if _v is None:
+                    continue
+                _m2 = self.child
+                if _m2 is None:
+                    _m2 = self.child = Node()
+                _m2._pb_json_merge(_v, _ctx, _depth + 1)
+            elif _n == 3:
+                if _key != 'lazyChild' and 'lazyChild' in _obj:
+                    raise _rt.json_refuse()
+                if _v is None:
+                    continue
+                _m3 = self.lazy_child
+                if _m3 is None:
+                    _m3 = self.lazy_child = Node()
+                _m3._pb_json_merge(_v, _ctx, _depth + 1)
+            else:
+                _rt.json_in_other(self, _key, _v, _ctx, _depth)
+
+
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, Node):
+            return NotImplemented
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.value == _other.value
+                and self.child == _other.child
+                and self.lazy_child == _other.lazy_child
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 _rt.nest_class(LogEntry, _c_LogEntry_Detail, "LogEntry.Detail")
@@ -831,7 +1095,16 @@ Envelope._pb_info = _rt.MessageInfo(
     ),
     (),
 )
+Node._pb_info = _rt.MessageInfo(
+    'golden.Node',
+    (
+        _rt.FieldInfo(1, 'value', 'value', 'value', 5, presence=True, default=0),
+        _rt.FieldInfo(2, 'child', 'child', 'child', 11, presence=True, message_type=Node),
+        _rt.FieldInfo(3, 'lazy_child', 'lazyChild', 'lazy_child', 11, presence=True, message_type=Node),
+    ),
+    (),
+)
 
 # Registrations belong to the classes this module serves: its twin's when selected.
 if not _rt.protoopaque_selected():
-    _rt.register_messages(_c_LogEntry_Detail, LogEntry, Envelope, )
+    _rt.register_messages(_c_LogEntry_Detail, LogEntry, Envelope, Node, )

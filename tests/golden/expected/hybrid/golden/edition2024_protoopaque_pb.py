@@ -11,7 +11,7 @@ import typing as _t
 from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
 
 _pb_no_unknown: _t.Final = b""
-_pb_descriptor: _t.Final = ('golden/edition2024.proto', b'\n\x18golden/edition2024.proto\x12\x06golden"\xac\x02\n\x08LogEntry\x12\x1c\n\ttimestamp\x18\x01 \x01(\x03R\ttimestamp\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\x123\n\x06detail\x18\x03 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x06detail\x12F\n\x10unchecked_detail\x18\x04 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02x\x01R\x0funcheckedDetail\x125\n\x07history\x18\x05 \x03(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x07history\x1a4\n\x06Detail\x12\x14\n\x05lines\x18\x01 \x03(\tR\x05lines\x12\x14\n\x05level\x18\x02 \x01(\x05R\x05level"F\n\x08Envelope\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12&\n\x05entry\x18\x02 \x01(\x0b2\x10.golden.LogEntryR\x05entryb\x08editionsp\xe9\x07', ())
+_pb_descriptor: _t.Final = ('golden/edition2024.proto', b'\n\x18golden/edition2024.proto\x12\x06golden"\xac\x02\n\x08LogEntry\x12\x1c\n\ttimestamp\x18\x01 \x01(\x03R\ttimestamp\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\x123\n\x06detail\x18\x03 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x06detail\x12F\n\x10unchecked_detail\x18\x04 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02x\x01R\x0funcheckedDetail\x125\n\x07history\x18\x05 \x03(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x07history\x1a4\n\x06Detail\x12\x14\n\x05lines\x18\x01 \x03(\tR\x05lines\x12\x14\n\x05level\x18\x02 \x01(\x05R\x05level"F\n\x08Envelope\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12&\n\x05entry\x18\x02 \x01(\x0b2\x10.golden.LogEntryR\x05entry"q\n\x04Node\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value\x12"\n\x05child\x18\x02 \x01(\x0b2\x0c.golden.NodeR\x05child\x12/\n\nlazy_child\x18\x03 \x01(\x0b2\x0c.golden.NodeB\x02(\x01R\tlazyChildb\x08editionsp\xe9\x07', ())
 
 
 class _c_LogEntry_Detail(_rt.Message):
@@ -165,6 +165,13 @@ class _c_LogEntry_Detail(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(_c_LogEntry_Detail, _other)
+        self._f_lines = _m._f_lines
+        self._f_level = _m._f_level
+        self._pb_p0 = _m._pb_p0
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -239,12 +246,15 @@ class _c_LogEntry_Detail(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._pb_p0 == _other._pb_p0
-            and self._f_lines == _other._f_lines
-            and self._f_level == _other._f_level
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._pb_p0 == _other._pb_p0
+                and self._f_lines == _other._f_lines
+                and self._f_level == _other._f_level
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class LogEntry(_rt.Message):
@@ -351,18 +361,22 @@ class LogEntry(_rt.Message):
     def set_detail(self, value: LogEntry.Detail | None) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
-        self._l_detail = None
+        if self._l_detail is not None:
+            with _rt.LAZY_LOCK:
+                self._l_detail = None
         self._f_detail = value
 
     def has_detail(self) -> bool:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
-        return self._f_detail is not None or self._l_detail is not None
+        return self._l_detail is not None or self._f_detail is not None  # in the order a decode clears them
 
     def clear_detail(self) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
-        self._l_detail = None
+        if self._l_detail is not None:
+            with _rt.LAZY_LOCK:
+                self._l_detail = None
         self._f_detail = None
 
     def get_unchecked_detail(self) -> LogEntry.Detail | None:
@@ -379,18 +393,22 @@ class LogEntry(_rt.Message):
     def set_unchecked_detail(self, value: LogEntry.Detail | None) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
-        self._l_unchecked_detail = None
+        if self._l_unchecked_detail is not None:
+            with _rt.LAZY_LOCK:
+                self._l_unchecked_detail = None
         self._f_unchecked_detail = value
 
     def has_unchecked_detail(self) -> bool:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
-        return self._f_unchecked_detail is not None or self._l_unchecked_detail is not None
+        return self._l_unchecked_detail is not None or self._f_unchecked_detail is not None  # in the order a decode clears them
 
     def clear_unchecked_detail(self) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
-        self._l_unchecked_detail = None
+        if self._l_unchecked_detail is not None:
+            with _rt.LAZY_LOCK:
+                self._l_unchecked_detail = None
         self._f_unchecked_detail = None
 
     def get_history(self) -> list[LogEntry.Detail]:
@@ -416,28 +434,24 @@ class LogEntry(_rt.Message):
         """Decode the bytes detail kept at parse time (its first access)."""
         with _rt.LAZY_LOCK:
             _span = self._l_detail
-            if _span is None:
+            if _span is None:  # decoded meanwhile by another thread
                 return
-            _m = self._f_detail
-            if _m is None:
-                _m = _c_LogEntry_Detail()
+            _m = _c_LogEntry_Detail()  # the field is unset while its bytes are kept
             _buf, _start, _end, _depth = _span
             _m._pb_merge(_buf, _start, _end, _depth, -1, True)
-            self._f_detail = _m
+            self._f_detail = _m  # published before the span is dropped: see the hazzer
             self._l_detail = None
 
     def _load_unchecked_detail(self) -> None:
         """Decode the bytes unchecked_detail kept at parse time (its first access)."""
         with _rt.LAZY_LOCK:
             _span = self._l_unchecked_detail
-            if _span is None:
+            if _span is None:  # decoded meanwhile by another thread
                 return
-            _m = self._f_unchecked_detail
-            if _m is None:
-                _m = _c_LogEntry_Detail()
+            _m = _c_LogEntry_Detail()  # the field is unset while its bytes are kept
             _buf, _start, _end, _depth = _span
             _m._pb_merge(_buf, _start, _end, _depth, -1, True)
-            self._f_unchecked_detail = _m
+            self._f_unchecked_detail = _m  # published before the span is dropped: see the hazzer
             self._l_unchecked_detail = None
 
     # -- codec -------------------------------------------------------------------
@@ -496,7 +510,7 @@ class LogEntry(_rt.Message):
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     if _lazy and self._f_detail is None and self._l_detail is None:
-                        _rt.check_structure(self, _buf, _tag, _pos, _e, _depth - 1)
+                        _rt.check_structure(self, _buf, _tag, _pos, _e, _depth - 1, _c_LogEntry_Detail)
                         self._l_detail = (_buf, _pos, _e, _depth - 1)
                     else:
                         if self._l_detail is not None:
@@ -540,7 +554,7 @@ class LogEntry(_rt.Message):
                         raise _rt.too_deep(self, _tag, _pos)
                     _m5 = _c_LogEntry_Detail()
                     if _lazy:
-                        _rt.check_structure(self, _buf, _tag, _pos, _e, _depth - 1)
+                        _rt.check_structure(self, _buf, _tag, _pos, _e, _depth - 1, _c_LogEntry_Detail)
                         _m5._pb_unknown = _rt.keep_fields(_buf, _pos, _e, _depth - 1)
                     else:
                         _m5._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
@@ -651,6 +665,18 @@ class LogEntry(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(LogEntry, _other)
+        self._f_timestamp = _m._f_timestamp
+        self._f_message = _m._f_message
+        self._f_detail = _m._f_detail
+        self._f_unchecked_detail = _m._f_unchecked_detail
+        self._f_history = _m._f_history
+        self._pb_p0 = _m._pb_p0
+        self._l_detail = _m._l_detail
+        self._l_unchecked_detail = _m._l_unchecked_detail
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -685,10 +711,14 @@ class LogEntry(_rt.Message):
             self._f_message = _value
             self._pb_p0 |= 2
         elif _number == 3:
-            self._l_detail = None
+            if self._l_detail is not None:
+                with _rt.LAZY_LOCK:
+                    self._l_detail = None
             self._f_detail = _value
         elif _number == 4:
-            self._l_unchecked_detail = None
+            if self._l_unchecked_detail is not None:
+                with _rt.LAZY_LOCK:
+                    self._l_unchecked_detail = None
             self._f_unchecked_detail = _value
         elif _number == 5:
             self._f_history = list(_value)
@@ -798,15 +828,18 @@ class LogEntry(_rt.Message):
             _other._load_detail()
         if _other._l_unchecked_detail is not None:
             _other._load_unchecked_detail()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._pb_p0 == _other._pb_p0
-            and self._f_timestamp == _other._f_timestamp
-            and self._f_message == _other._f_message
-            and self._f_detail == _other._f_detail
-            and self._f_unchecked_detail == _other._f_unchecked_detail
-            and self._f_history == _other._f_history
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._pb_p0 == _other._pb_p0
+                and self._f_timestamp == _other._f_timestamp
+                and self._f_message == _other._f_message
+                and self._f_detail == _other._f_detail
+                and self._f_unchecked_detail == _other._f_unchecked_detail
+                and self._f_history == _other._f_history
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Envelope(_rt.Message):
@@ -980,6 +1013,13 @@ class Envelope(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(Envelope, _other)
+        self._f_name = _m._f_name
+        self._f_entry = _m._f_entry
+        self._pb_p0 = _m._pb_p0
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -1055,12 +1095,393 @@ class Envelope(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._pb_p0 == _other._pb_p0
-            and self._f_name == _other._f_name
-            and self._f_entry == _other._f_entry
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._pb_p0 == _other._pb_p0
+                and self._f_name == _other._f_name
+                and self._f_entry == _other._f_entry
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
+
+
+class Node(_rt.Message):
+    """A tree of any depth: one child decoded at parse, one on first access."""
+    __slots__ = ("_f_value", "_f_child", "_f_lazy_child", "_pb_p0", "_l_lazy_child", )
+    __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _f_value: int
+    _f_child: Node | None
+    _f_lazy_child: Node | None
+    _pb_p0: int
+    _l_lazy_child: tuple[bytes, int, int, int] | None
+
+    def __init__(
+        self,
+        *,
+        value: int | None = None,
+        child: Node | None = None,
+        lazy_child: Node | None = None,
+    ) -> None:
+        self._pb_unknown = b""
+        self._l_lazy_child = None
+        self._pb_p0 = 0
+        if value is None:
+            self._f_value = 0
+        else:
+            self._f_value = value
+            self._pb_p0 |= 1
+        self._f_child = child
+        self._f_lazy_child = lazy_child
+
+    # -- accessors ---------------------------------------------------------------
+
+    def get_value(self) -> int:
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        return self._f_value
+
+    def set_value(self, value: int) -> None:
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        self._f_value = value
+        self._pb_p0 |= 1
+
+    def has_value(self) -> bool:
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        return self._pb_p0 & 1 != 0
+
+    def clear_value(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        self._f_value = 0
+        self._pb_p0 &= ~1
+
+    def get_child(self) -> Node | None:
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        return self._f_child
+
+    def set_child(self, value: Node | None) -> None:
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        self._f_child = value
+
+    def has_child(self) -> bool:
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        return self._f_child is not None
+
+    def clear_child(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        self._f_child = None
+
+    def get_lazy_child(self) -> Node | None:
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        if self._l_lazy_child is not None:
+            self._load_lazy_child()
+        return self._f_lazy_child
+
+    def set_lazy_child(self, value: Node | None) -> None:
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        if self._l_lazy_child is not None:
+            with _rt.LAZY_LOCK:
+                self._l_lazy_child = None
+        self._f_lazy_child = value
+
+    def has_lazy_child(self) -> bool:
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        return self._l_lazy_child is not None or self._f_lazy_child is not None  # in the order a decode clears them
+
+    def clear_lazy_child(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        if self._l_lazy_child is not None:
+            with _rt.LAZY_LOCK:
+                self._l_lazy_child = None
+        self._f_lazy_child = None
+
+    def _load_lazy_child(self) -> None:
+        """Decode the bytes lazy_child kept at parse time (its first access)."""
+        with _rt.LAZY_LOCK:
+            _span = self._l_lazy_child
+            if _span is None:  # decoded meanwhile by another thread
+                return
+            _m = Node()  # the field is unset while its bytes are kept
+            _buf, _start, _end, _depth = _span
+            _m._pb_merge(_buf, _start, _end, _depth, -1, True)
+            self._f_lazy_child = _m  # published before the span is dropped: see the hazzer
+            self._l_lazy_child = None
+
+    # -- codec -------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
+              partial: bool = False) -> Node:
+        _m = Node() if cls is Node else cls()
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
+
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        _tag = 0
+        _iv: int
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 8:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
+                    else:
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    self._f_value = _iv
+                    self._pb_p0 |= 1
+
+                elif _tag == 18:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m2 = self._f_child
+                    if _m2 is None:
+                        _m2 = self._f_child = Node()
+                    _m2._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                elif _tag == 26:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(self, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    if _lazy and self._f_lazy_child is None and self._l_lazy_child is None:
+                        _rt.check_structure(self, _buf, _tag, _pos, _e, _depth - 1, Node)
+                        self._l_lazy_child = (_buf, _pos, _e, _depth - 1)
+                    else:
+                        if self._l_lazy_child is not None:
+                            self._load_lazy_child()
+                        _m3 = self._f_lazy_child
+                        if _m3 is None:
+                            _m3 = self._f_lazy_child = Node()
+                        _m3._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
+            if _deterministic:
+                self._pb_load_raw()
+            else:
+                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                return
+        if self._pb_p0 & 1:
+            _x1 = self._f_value
+            _out.append(8)
+            if 0 <= _x1 < 0x80:
+                _out.append(_x1)
+            elif -0x80000000 <= _x1 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x1)
+            else:
+                raise _rt.out_of_range(5, _x1)
+
+        _x2 = self._f_child
+        if _x2 is not None:
+            _out.append(18)
+            if _x2._pb_unknown is not _pb_no_unknown and _x2._pb_unknown and _x2._pb_unknown[0] == 0 and not _deterministic:
+                _rt.write_raw(_out, _rt.kept_bytes(_x2._pb_unknown))
+            else:
+                _start = len(_out)
+                _out.append(0)
+                _x2._pb_encode(_out, _deterministic)
+                _n = len(_out) - _start - 1
+                if _n < 0x80 and not _rt.splices:
+                    _out[_start] = _n
+                else:
+                    _rt.finish_len(_out, _start)
+
+        _raw3 = self._l_lazy_child
+        if _raw3 is not None and _deterministic:
+            self._load_lazy_child()
+            _raw3 = None
+        if _raw3 is not None:
+            _out.append(26)
+            _rt.write_span(_out, _raw3)
+        else:
+            _x3 = self._f_lazy_child
+            if _x3 is not None:
+                _out.append(26)
+                if _x3._pb_unknown is not _pb_no_unknown and _x3._pb_unknown and _x3._pb_unknown[0] == 0 and not _deterministic:
+                    _rt.write_raw(_out, _rt.kept_bytes(_x3._pb_unknown))
+                else:
+                    _start = len(_out)
+                    _out.append(0)
+                    _x3._pb_encode(_out, _deterministic)
+                    _n = len(_out) - _start - 1
+                    if _n < 0x80 and not _rt.splices:
+                        _out[_start] = _n
+                    else:
+                        _rt.finish_len(_out, _start)
+
+        if self._pb_unknown:
+            _out.write(self._pb_unknown)
+
+    def _pb_kept_input(self) -> bytes | None:
+        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(Node, _other)
+        self._f_value = _m._f_value
+        self._f_child = _m._f_child
+        self._f_lazy_child = _m._f_lazy_child
+        self._pb_p0 = _m._pb_p0
+        self._l_lazy_child = _m._l_lazy_child
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
+    # -- reflection --------------------------------------------------------------
+
+    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        if self._l_lazy_child is not None:
+            self._load_lazy_child()
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        if self._pb_p0 & 1:
+            _items.append((_fields[0], self._f_value))
+        if self._f_child is not None:
+            _items.append((_fields[1], self._f_child))
+        if self._f_lazy_child is not None:
+            _items.append((_fields[2], self._f_lazy_child))
+        return _items
+
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        _number = _field.number
+        if _number == 1:
+            self._f_value = _value
+            self._pb_p0 |= 1
+        elif _number == 2:
+            self._f_child = _value
+        elif _number == 3:
+            if self._l_lazy_child is not None:
+                with _rt.LAZY_LOCK:
+                    self._l_lazy_child = None
+            self._f_lazy_child = _value
+        else:
+            raise KeyError(_field.name)
+
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'value': 1, 'child': 2, 'lazyChild': 3, 'lazy_child': 3}
+
+    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        if self._l_lazy_child is not None:
+            self._load_lazy_child()
+        _p: list[str] = []
+        if self._pb_p0 & 1:
+            _x1 = self._f_value
+            _p.append('"value":' + str(_x1) if type(_x1) is int else '"value":' + _rt.json_out_int(_x1))
+        _x2 = self._f_child
+        if _x2 is not None:
+            _p.append('"child":' + _x2._pb_json_text(_ctx, _depth + 1))
+        _x3 = self._f_lazy_child
+        if _x3 is not None:
+            _p.append('"lazyChild":' + _x3._pb_json_text(_ctx, _depth + 1))
+        return "{" + ",".join(_p) + "}"
+
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        if self._l_lazy_child is not None:
+            self._load_lazy_child()
+        _keys = self._pb_json_keys
+        for _key, _v in _obj.items():
+            _n = _keys.get(_key, 0)
+            if _n == 1:
+                if _v is None:
+                    continue
+                _x1 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                self._f_value = _x1
+                self._pb_p0 |= 1
+            elif _n == 2:
+                if _v is None:
+                    continue
+                _m2 = self._f_child
+                if _m2 is None:
+                    _m2 = self._f_child = Node()
+                _m2._pb_json_merge(_v, _ctx, _depth + 1)
+            elif _n == 3:
+                if _key != 'lazyChild' and 'lazyChild' in _obj:
+                    raise _rt.json_refuse()
+                if _v is None:
+                    continue
+                _m3 = self._f_lazy_child
+                if _m3 is None:
+                    _m3 = self._f_lazy_child = Node()
+                _m3._pb_json_merge(_v, _ctx, _depth + 1)
+            else:
+                _rt.json_in_other(self, _key, _v, _ctx, _depth)
+
+
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, Node):
+            return NotImplemented
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        if self._l_lazy_child is not None:
+            self._load_lazy_child()
+        if _other._pb_unknown is not _pb_no_unknown:
+            _other._pb_load_raw()
+        if _other._l_lazy_child is not None:
+            _other._load_lazy_child()
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._pb_p0 == _other._pb_p0
+                and self._f_value == _other._f_value
+                and self._f_child == _other._f_child
+                and self._f_lazy_child == _other._f_lazy_child
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 _rt.nest_class(LogEntry, _c_LogEntry_Detail, "LogEntry.Detail")
@@ -1091,4 +1512,13 @@ Envelope._pb_info = _rt.MessageInfo(
     ),
     (),
 )
-_rt.register_messages(_c_LogEntry_Detail, LogEntry, Envelope, )
+Node._pb_info = _rt.MessageInfo(
+    'golden.Node',
+    (
+        _rt.FieldInfo(1, 'value', 'value', 'value', 5, presence=True, default=0),
+        _rt.FieldInfo(2, 'child', 'child', 'child', 11, presence=True, message_type=Node),
+        _rt.FieldInfo(3, 'lazy_child', 'lazyChild', 'lazy_child', 11, presence=True, message_type=Node),
+    ),
+    (),
+)
+_rt.register_messages(_c_LogEntry_Detail, LogEntry, Envelope, Node, )

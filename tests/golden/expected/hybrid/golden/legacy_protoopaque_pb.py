@@ -178,6 +178,13 @@ class _c_Legacy_Point(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(_c_Legacy_Point, _other)
+        self._f_x = _m._f_x
+        self._f_y = _m._f_y
+        self._pb_p0 = _m._pb_p0
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -253,12 +260,15 @@ class _c_Legacy_Point(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._pb_p0 == _other._pb_p0
-            and self._f_x == _other._f_x
-            and self._f_y == _other._f_y
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._pb_p0 == _other._pb_p0
+                and self._f_x == _other._f_x
+                and self._f_y == _other._f_y
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Legacy(_rt.ExtendableMessage):
@@ -689,17 +699,20 @@ class Legacy(_rt.ExtendableMessage):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Legacy):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and _rt.extensions_eq(self._pb_ext, _other._pb_ext)
-            and self._pb_p0 == _other._pb_p0
-            and self._f_id == _other._f_id
-            and self._f_label == _other._f_label
-            and self._f_level == _other._f_level
-            and _rt.float_eq(self._f_ratio, _other._f_ratio)
-            and self._f_samples == _other._f_samples
-            and self._f_point == _other._f_point
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and _rt.extensions_eq(self._pb_ext, _other._pb_ext)
+                and self._pb_p0 == _other._pb_p0
+                and self._f_id == _other._f_id
+                and self._f_label == _other._f_label
+                and self._f_level == _other._f_level
+                and _rt.float_eq(self._f_ratio, _other._f_ratio)
+                and self._f_samples == _other._f_samples
+                and self._f_point == _other._f_point
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 _e_Level: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.Level', True, (('LOW', 1), ('HIGH', 2),), legacy_json=True)

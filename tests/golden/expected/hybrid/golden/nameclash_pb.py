@@ -173,10 +173,13 @@ class buf(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, buf):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.a == _other.a
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.a == _other.a
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class m4(_rt.Message):
@@ -308,10 +311,13 @@ class m4(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, m4):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.a == _other.a
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.a == _other.a
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class i5(_rt.Message):
@@ -451,10 +457,13 @@ class i5(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, i5):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.a == _other.a
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.a == _other.a
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class key6(_rt.Message):
@@ -594,10 +603,13 @@ class key6(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, key6):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.a == _other.a
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.a == _other.a
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class class_(_rt.Message):
@@ -729,10 +741,13 @@ class class_(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, class_):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.a == _other.a
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.a == _other.a
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class len_(_rt.Message):
@@ -812,9 +827,12 @@ class len_(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, len_):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class property_(_rt.Message):
@@ -894,9 +912,12 @@ class property_(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, property_):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class value_(_rt.Message):
@@ -976,9 +997,12 @@ class value_(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, value_):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class annotations_(_rt.Message):
@@ -1058,9 +1082,12 @@ class annotations_(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, annotations_):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Private_(_rt.Message):
@@ -1192,10 +1219,13 @@ class Private_(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Private_):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.a == _other.a
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.a == _other.a
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Holder(_rt.ExtendableMessage):
@@ -2596,29 +2626,32 @@ class Holder(_rt.ExtendableMessage):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Holder):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and _rt.extensions_eq(self._pb_ext, _other._pb_ext)
-            and self.f_buf == _other.f_buf
-            and self.m4_ == _other.m4_
-            and self.items == _other.items
-            and self.by_id == _other.by_id
-            and self.has_pick_ == _other.has_pick_
-            and self.foo == _other.foo
-            and self.get_foo_ == _other.get_foo_
-            and self.int_ == _other.int_
-            and self.classmethod_ == _other.classmethod_
-            and self.parse_ == _other.parse_
-            and self.self_ == _other.self_
-            and self.x_ == _other.x_
-            and self.y__ == _other.y__
-            and self.pb_info_ == _other.pb_info_
-            and self.x__ == _other.x__
-            and self.raw == _other.raw
-            and self.buf_ == _other.buf_
-            and self._oc_pick == _other._oc_pick
-            and _rt.value_eq(self._ov_pick, _other._ov_pick)
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and _rt.extensions_eq(self._pb_ext, _other._pb_ext)
+                and self.f_buf == _other.f_buf
+                and self.m4_ == _other.m4_
+                and self.items == _other.items
+                and self.by_id == _other.by_id
+                and self.has_pick_ == _other.has_pick_
+                and self.foo == _other.foo
+                and self.get_foo_ == _other.get_foo_
+                and self.int_ == _other.int_
+                and self.classmethod_ == _other.classmethod_
+                and self.parse_ == _other.parse_
+                and self.self_ == _other.self_
+                and self.x_ == _other.x_
+                and self.y__ == _other.y__
+                and self.pb_info_ == _other.pb_info_
+                and self.x__ == _other.x__
+                and self.raw == _other.raw
+                and self.buf_ == _other.buf_
+                and self._oc_pick == _other._oc_pick
+                and _rt.value_eq(self._ov_pick, _other._ov_pick)
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class _c_Enums_E(_enum.IntEnum):
@@ -2766,10 +2799,13 @@ class Enums(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Enums):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.e == _other.e
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.e == _other.e
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class _c_Outer_Inner_X(_rt.Message):
@@ -2901,10 +2937,13 @@ class _c_Outer_Inner_X(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, _c_Outer_Inner_X):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.a == _other.a
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.a == _other.a
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Outer(_rt.Message):
@@ -3048,10 +3087,13 @@ class Outer(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Outer):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.x == _other.x
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.x == _other.x
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class _c_Outer_Inner_X_(_rt.Message):
@@ -3183,10 +3225,13 @@ class _c_Outer_Inner_X_(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, _c_Outer_Inner_X_):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.a == _other.a
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.a == _other.a
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Outer_Inner(_rt.Message):
@@ -3330,10 +3375,13 @@ class Outer_Inner(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Outer_Inner):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.x == _other.x
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.x == _other.x
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 _e_Enums_E: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.nameclash.Enums.E', True, (('ZERO', 0), ('name', 1), ('value', 2), ('mro', 3), ('None', 4), ('_x_', 5),), legacy_json=True)

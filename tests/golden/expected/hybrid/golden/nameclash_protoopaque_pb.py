@@ -145,6 +145,12 @@ class buf(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(buf, _other)
+        self._f_a = _m._f_a
+        self._pb_p0 = _m._pb_p0
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -206,11 +212,14 @@ class buf(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._pb_p0 == _other._pb_p0
-            and self._f_a == _other._f_a
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._pb_p0 == _other._pb_p0
+                and self._f_a == _other._f_a
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class m4(_rt.Message):
@@ -322,6 +331,12 @@ class m4(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(m4, _other)
+        self._f_a = _m._f_a
+        self._pb_p0 = _m._pb_p0
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -383,11 +398,14 @@ class m4(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._pb_p0 == _other._pb_p0
-            and self._f_a == _other._f_a
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._pb_p0 == _other._pb_p0
+                and self._f_a == _other._f_a
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class i5(_rt.Message):
@@ -536,11 +554,14 @@ class i5(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, i5):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._pb_p0 == _other._pb_p0
-            and self._f_a == _other._f_a
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._pb_p0 == _other._pb_p0
+                and self._f_a == _other._f_a
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class key6(_rt.Message):
@@ -689,11 +710,14 @@ class key6(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, key6):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._pb_p0 == _other._pb_p0
-            and self._f_a == _other._f_a
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._pb_p0 == _other._pb_p0
+                and self._f_a == _other._f_a
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class class_(_rt.Message):
@@ -805,6 +829,12 @@ class class_(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(class_, _other)
+        self._f_a = _m._f_a
+        self._pb_p0 = _m._pb_p0
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -866,11 +896,14 @@ class class_(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._pb_p0 == _other._pb_p0
-            and self._f_a == _other._f_a
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._pb_p0 == _other._pb_p0
+                and self._f_a == _other._f_a
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class len_(_rt.Message):
@@ -929,6 +962,10 @@ class len_(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(len_, _other)
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -974,9 +1011,12 @@ class len_(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class property_(_rt.Message):
@@ -1035,6 +1075,10 @@ class property_(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(property_, _other)
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -1080,9 +1124,12 @@ class property_(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class value_(_rt.Message):
@@ -1141,6 +1188,10 @@ class value_(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(value_, _other)
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -1186,9 +1237,12 @@ class value_(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class annotations_(_rt.Message):
@@ -1247,6 +1301,10 @@ class annotations_(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(annotations_, _other)
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -1292,9 +1350,12 @@ class annotations_(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Private_(_rt.Message):
@@ -1406,6 +1467,12 @@ class Private_(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(Private_, _other)
+        self._f_a = _m._f_a
+        self._pb_p0 = _m._pb_p0
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -1467,11 +1534,14 @@ class Private_(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._pb_p0 == _other._pb_p0
-            and self._f_a == _other._f_a
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._pb_p0 == _other._pb_p0
+                and self._f_a == _other._f_a
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Holder(_rt.ExtendableMessage):
@@ -1892,14 +1962,18 @@ class Holder(_rt.ExtendableMessage):
         return self._f_raw
 
     def set_raw(self, value: buf | None) -> None:
-        self._l_raw = None
+        if self._l_raw is not None:
+            with _rt.LAZY_LOCK:
+                self._l_raw = None
         self._f_raw = value
 
     def has_raw(self) -> bool:
-        return self._f_raw is not None or self._l_raw is not None
+        return self._l_raw is not None or self._f_raw is not None  # in the order a decode clears them
 
     def clear_raw(self) -> None:
-        self._l_raw = None
+        if self._l_raw is not None:
+            with _rt.LAZY_LOCK:
+                self._l_raw = None
         self._f_raw = None
 
     def get_buf(self) -> int:
@@ -1939,14 +2013,12 @@ class Holder(_rt.ExtendableMessage):
         """Decode the bytes raw kept at parse time (its first access)."""
         with _rt.LAZY_LOCK:
             _span = self._l_raw
-            if _span is None:
+            if _span is None:  # decoded meanwhile by another thread
                 return
-            _m = self._f_raw
-            if _m is None:
-                _m = buf()
+            _m = buf()  # the field is unset while its bytes are kept
             _buf, _start, _end, _depth = _span
             _m._pb_merge(_buf, _start, _end, _depth, -1, True)
-            self._f_raw = _m
+            self._f_raw = _m  # published before the span is dropped: see the hazzer
             self._l_raw = None
 
     # -- codec -------------------------------------------------------------------
@@ -2256,7 +2328,7 @@ class Holder(_rt.ExtendableMessage):
                             if _depth <= 0:
                                 raise _rt.too_deep(self, _tag, _pos)
                             if _lazy and self._f_raw is None and self._l_raw is None:
-                                _rt.check_structure(self, _buf, _tag, _pos, _e, _depth - 1)
+                                _rt.check_structure(self, _buf, _tag, _pos, _e, _depth - 1, buf)
                                 self._l_raw = (_buf, _pos, _e, _depth - 1)
                             else:
                                 if self._l_raw is not None:
@@ -2646,7 +2718,9 @@ class Holder(_rt.ExtendableMessage):
             self._f_x_ = _value
             self._pb_p0 |= 1024
         elif _number == 21:
-            self._l_raw = None
+            if self._l_raw is not None:
+                with _rt.LAZY_LOCK:
+                    self._l_raw = None
             self._f_raw = _value
         elif _number == 22:
             self._f_buf = _value
@@ -2955,30 +3029,33 @@ class Holder(_rt.ExtendableMessage):
             self._load_raw()
         if _other._l_raw is not None:
             _other._load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and _rt.extensions_eq(self._pb_ext, _other._pb_ext)
-            and self._pb_p0 == _other._pb_p0
-            and self._f_f_buf == _other._f_f_buf
-            and self._f_m4 == _other._f_m4
-            and self._f_items == _other._f_items
-            and self._f_by_id == _other._f_by_id
-            and self._f_has_pick == _other._f_has_pick
-            and self._f_foo == _other._f_foo
-            and self._f_get_foo == _other._f_get_foo
-            and self._f_int == _other._f_int
-            and self._f_classmethod == _other._f_classmethod
-            and self._f_parse == _other._f_parse
-            and self._f_self == _other._f_self
-            and self._f__x == _other._f__x
-            and self._f___y == _other._f___y
-            and self._f__pb_info == _other._f__pb_info
-            and self._f_x_ == _other._f_x_
-            and self._f_raw == _other._f_raw
-            and self._f_buf == _other._f_buf
-            and self._oc_pick == _other._oc_pick
-            and _rt.value_eq(self._ov_pick, _other._ov_pick)
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and _rt.extensions_eq(self._pb_ext, _other._pb_ext)
+                and self._pb_p0 == _other._pb_p0
+                and self._f_f_buf == _other._f_f_buf
+                and self._f_m4 == _other._f_m4
+                and self._f_items == _other._f_items
+                and self._f_by_id == _other._f_by_id
+                and self._f_has_pick == _other._f_has_pick
+                and self._f_foo == _other._f_foo
+                and self._f_get_foo == _other._f_get_foo
+                and self._f_int == _other._f_int
+                and self._f_classmethod == _other._f_classmethod
+                and self._f_parse == _other._f_parse
+                and self._f_self == _other._f_self
+                and self._f__x == _other._f__x
+                and self._f___y == _other._f___y
+                and self._f__pb_info == _other._f__pb_info
+                and self._f_x_ == _other._f_x_
+                and self._f_raw == _other._f_raw
+                and self._f_buf == _other._f_buf
+                and self._oc_pick == _other._oc_pick
+                and _rt.value_eq(self._ov_pick, _other._ov_pick)
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class _c_Enums_E(_enum.IntEnum):
@@ -3103,6 +3180,12 @@ class Enums(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(Enums, _other)
+        self._f_e = _m._f_e
+        self._pb_p0 = _m._pb_p0
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -3167,11 +3250,14 @@ class Enums(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._pb_p0 == _other._pb_p0
-            and self._f_e == _other._f_e
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._pb_p0 == _other._pb_p0
+                and self._f_e == _other._f_e
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class _c_Outer_Inner_X(_rt.Message):
@@ -3283,6 +3369,12 @@ class _c_Outer_Inner_X(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(_c_Outer_Inner_X, _other)
+        self._f_a = _m._f_a
+        self._pb_p0 = _m._pb_p0
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -3344,11 +3436,14 @@ class _c_Outer_Inner_X(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._pb_p0 == _other._pb_p0
-            and self._f_a == _other._f_a
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._pb_p0 == _other._pb_p0
+                and self._f_a == _other._f_a
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Outer(_rt.Message):
@@ -3465,6 +3560,11 @@ class Outer(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(Outer, _other)
+        self._f_x = _m._f_x
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -3526,10 +3626,13 @@ class Outer(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._f_x == _other._f_x
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._f_x == _other._f_x
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class _c_Outer_Inner_X_(_rt.Message):
@@ -3641,6 +3744,12 @@ class _c_Outer_Inner_X_(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(_c_Outer_Inner_X_, _other)
+        self._f_a = _m._f_a
+        self._pb_p0 = _m._pb_p0
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -3702,11 +3811,14 @@ class _c_Outer_Inner_X_(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._pb_p0 == _other._pb_p0
-            and self._f_a == _other._f_a
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._pb_p0 == _other._pb_p0
+                and self._f_a == _other._f_a
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Outer_Inner(_rt.Message):
@@ -3823,6 +3935,11 @@ class Outer_Inner(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(Outer_Inner, _other)
+        self._f_x = _m._f_x
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -3884,10 +4001,13 @@ class Outer_Inner(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._f_x == _other._f_x
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._f_x == _other._f_x
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 _e_Enums_E: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.nameclash.Enums.E', True, (('ZERO', 0), ('name', 1), ('value', 2), ('mro', 3), ('None', 4), ('_x_', 5),), legacy_json=True)

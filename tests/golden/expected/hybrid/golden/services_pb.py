@@ -153,10 +153,13 @@ class Query(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Query):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.text == _other.text
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.text == _other.text
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 Query._pb_info = _rt.MessageInfo(

@@ -160,6 +160,12 @@ class _c_Collections_Item(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(_c_Collections_Item, _other)
+        self._f_key = _m._f_key
+        self._f_color = _m._f_color
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -234,11 +240,14 @@ class _c_Collections_Item(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._f_key == _other._f_key
-            and self._f_color == _other._f_color
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._f_key == _other._f_key
+                and self._f_color == _other._f_color
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Collections(_rt.Message):
@@ -1013,6 +1022,19 @@ class Collections(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(Collections, _other)
+        self._f_packed_ints = _m._f_packed_ints
+        self._f_names = _m._f_names
+        self._f_items = _m._f_items
+        self._f_colors = _m._f_colors
+        self._f_counts = _m._f_counts
+        self._f_items_by_id = _m._f_items_by_id
+        self._f_color_by_flag = _m._f_color_by_flag
+        self._oc_choice = _m._oc_choice
+        self._ov_choice = _m._ov_choice
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -1254,18 +1276,21 @@ class Collections(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._f_packed_ints == _other._f_packed_ints
-            and self._f_names == _other._f_names
-            and self._f_items == _other._f_items
-            and self._f_colors == _other._f_colors
-            and self._f_counts == _other._f_counts
-            and self._f_items_by_id == _other._f_items_by_id
-            and self._f_color_by_flag == _other._f_color_by_flag
-            and self._oc_choice == _other._oc_choice
-            and _rt.value_eq(self._ov_choice, _other._ov_choice)
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._f_packed_ints == _other._f_packed_ints
+                and self._f_names == _other._f_names
+                and self._f_items == _other._f_items
+                and self._f_colors == _other._f_colors
+                and self._f_counts == _other._f_counts
+                and self._f_items_by_id == _other._f_items_by_id
+                and self._f_color_by_flag == _other._f_color_by_flag
+                and self._oc_choice == _other._oc_choice
+                and _rt.value_eq(self._ov_choice, _other._ov_choice)
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 _e_Collections_Color: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.Collections.Color', False, (('COLOR_UNSPECIFIED', 0), ('RED', 1), ('GREEN', 2),), legacy_json=False)

@@ -129,6 +129,12 @@ class _c_Edition2023_Child(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(_c_Edition2023_Child, _other)
+        self._f_value = _m._f_value
+        self._pb_p0 = _m._pb_p0
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -190,11 +196,14 @@ class _c_Edition2023_Child(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._pb_p0 == _other._pb_p0
-            and self._f_value == _other._f_value
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._pb_p0 == _other._pb_p0
+                and self._f_value == _other._f_value
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Edition2023(_rt.Message):
@@ -668,17 +677,20 @@ class Edition2023(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Edition2023):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._pb_p0 == _other._pb_p0
-            and self._f_explicit_by_default == _other._f_explicit_by_default
-            and self._f_implicit == _other._f_implicit
-            and self._f_required_legacy == _other._f_required_legacy
-            and self._f_expanded == _other._f_expanded
-            and self._f_unchecked == _other._f_unchecked
-            and self._f_delimited_child == _other._f_delimited_child
-            and self._f_state == _other._f_state
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._pb_p0 == _other._pb_p0
+                and self._f_explicit_by_default == _other._f_explicit_by_default
+                and self._f_implicit == _other._f_implicit
+                and self._f_required_legacy == _other._f_required_legacy
+                and self._f_expanded == _other._f_expanded
+                and self._f_unchecked == _other._f_unchecked
+                and self._f_delimited_child == _other._f_delimited_child
+                and self._f_state == _other._f_state
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 _e_State: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.State', True, (('STATE_UNKNOWN', 0), ('STATE_ON', 1),), legacy_json=False)

@@ -718,6 +718,28 @@ class Scalars(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(Scalars, _other)
+        self._f_f_double = _m._f_f_double
+        self._f_f_float = _m._f_f_float
+        self._f_f_int64 = _m._f_f_int64
+        self._f_f_uint64 = _m._f_f_uint64
+        self._f_f_int32 = _m._f_f_int32
+        self._f_f_fixed64 = _m._f_f_fixed64
+        self._f_f_fixed32 = _m._f_f_fixed32
+        self._f_f_bool = _m._f_f_bool
+        self._f_f_string = _m._f_f_string
+        self._f_f_bytes = _m._f_f_bytes
+        self._f_f_uint32 = _m._f_f_uint32
+        self._f_f_sfixed32 = _m._f_f_sfixed32
+        self._f_f_sfixed64 = _m._f_f_sfixed64
+        self._f_f_sint32 = _m._f_f_sint32
+        self._f_f_sint64 = _m._f_f_sint64
+        self._f_opt_int32 = _m._f_opt_int32
+        self._f_opt_string = _m._f_opt_string
+        self._pb_p0 = _m._pb_p0
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -1015,27 +1037,30 @@ class Scalars(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._pb_p0 == _other._pb_p0
-            and _rt.float_eq(self._f_f_double, _other._f_f_double)
-            and _rt.float_eq(self._f_f_float, _other._f_f_float)
-            and self._f_f_int64 == _other._f_f_int64
-            and self._f_f_uint64 == _other._f_f_uint64
-            and self._f_f_int32 == _other._f_f_int32
-            and self._f_f_fixed64 == _other._f_f_fixed64
-            and self._f_f_fixed32 == _other._f_f_fixed32
-            and self._f_f_bool == _other._f_f_bool
-            and self._f_f_string == _other._f_f_string
-            and self._f_f_bytes == _other._f_f_bytes
-            and self._f_f_uint32 == _other._f_f_uint32
-            and self._f_f_sfixed32 == _other._f_f_sfixed32
-            and self._f_f_sfixed64 == _other._f_f_sfixed64
-            and self._f_f_sint32 == _other._f_f_sint32
-            and self._f_f_sint64 == _other._f_f_sint64
-            and self._f_opt_int32 == _other._f_opt_int32
-            and self._f_opt_string == _other._f_opt_string
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._pb_p0 == _other._pb_p0
+                and _rt.float_eq(self._f_f_double, _other._f_f_double)
+                and _rt.float_eq(self._f_f_float, _other._f_f_float)
+                and self._f_f_int64 == _other._f_f_int64
+                and self._f_f_uint64 == _other._f_f_uint64
+                and self._f_f_int32 == _other._f_f_int32
+                and self._f_f_fixed64 == _other._f_f_fixed64
+                and self._f_f_fixed32 == _other._f_f_fixed32
+                and self._f_f_bool == _other._f_f_bool
+                and self._f_f_string == _other._f_f_string
+                and self._f_f_bytes == _other._f_f_bytes
+                and self._f_f_uint32 == _other._f_f_uint32
+                and self._f_f_sfixed32 == _other._f_f_sfixed32
+                and self._f_f_sfixed64 == _other._f_f_sfixed64
+                and self._f_f_sint32 == _other._f_f_sint32
+                and self._f_f_sint64 == _other._f_f_sint64
+                and self._f_opt_int32 == _other._f_opt_int32
+                and self._f_opt_string == _other._f_opt_string
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class FixedFirst(_rt.Message):
@@ -1198,6 +1223,13 @@ class FixedFirst(_rt.Message):
     def _pb_kept_input(self) -> bytes | None:
         return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(FixedFirst, _other)
+        self._f_id = _m._f_id
+        self._f_count = _m._f_count
+        self._f_small = _m._f_small
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
@@ -1281,12 +1313,15 @@ class FixedFirst(_rt.Message):
             self._pb_load_raw()
         if _other._pb_unknown is not _pb_no_unknown:
             _other._pb_load_raw()
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self._f_id == _other._f_id
-            and self._f_count == _other._f_count
-            and self._f_small == _other._f_small
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._f_id == _other._f_id
+                and self._f_count == _other._f_count
+                and self._f_small == _other._f_small
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 Scalars._pb_info = _rt.MessageInfo(

@@ -140,10 +140,13 @@ class _c_Edition2023_Child(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, _c_Edition2023_Child):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.value == _other.value
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.value == _other.value
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Edition2023(_rt.Message):
@@ -533,16 +536,19 @@ class Edition2023(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Edition2023):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.explicit_by_default == _other.explicit_by_default
-            and self.implicit == _other.implicit
-            and self.required_legacy == _other.required_legacy
-            and self.expanded == _other.expanded
-            and self.unchecked == _other.unchecked
-            and self.delimited_child == _other.delimited_child
-            and self.state == _other.state
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.explicit_by_default == _other.explicit_by_default
+                and self.implicit == _other.implicit
+                and self.required_legacy == _other.required_legacy
+                and self.expanded == _other.expanded
+                and self.unchecked == _other.unchecked
+                and self.delimited_child == _other.delimited_child
+                and self.state == _other.state
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 _e_State: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.State', True, (('STATE_UNKNOWN', 0), ('STATE_ON', 1),), legacy_json=False)

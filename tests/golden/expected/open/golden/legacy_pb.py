@@ -179,11 +179,14 @@ class _c_Legacy_Point(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, _c_Legacy_Point):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.x == _other.x
-            and self.y == _other.y
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.x == _other.x
+                and self.y == _other.y
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class Legacy(_rt.ExtendableMessage):
@@ -535,16 +538,19 @@ class Legacy(_rt.ExtendableMessage):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Legacy):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and _rt.extensions_eq(self._pb_ext, _other._pb_ext)
-            and self.id == _other.id
-            and self.label == _other.label
-            and self.level == _other.level
-            and _rt.float_eq(self.ratio, _other.ratio)
-            and self.samples == _other.samples
-            and self.point == _other.point
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and _rt.extensions_eq(self._pb_ext, _other._pb_ext)
+                and self.id == _other.id
+                and self.label == _other.label
+                and self.level == _other.level
+                and _rt.float_eq(self.ratio, _other.ratio)
+                and self.samples == _other.samples
+                and self.point == _other.point
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 _e_Level: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.Level', True, (('LOW', 1), ('HIGH', 2),), legacy_json=True)

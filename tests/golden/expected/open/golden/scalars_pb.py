@@ -779,26 +779,29 @@ class Scalars(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Scalars):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and _rt.float_eq(self.f_double, _other.f_double)
-            and _rt.float_eq(self.f_float, _other.f_float)
-            and self.f_int64 == _other.f_int64
-            and self.f_uint64 == _other.f_uint64
-            and self.f_int32 == _other.f_int32
-            and self.f_fixed64 == _other.f_fixed64
-            and self.f_fixed32 == _other.f_fixed32
-            and self.f_bool == _other.f_bool
-            and self.f_string == _other.f_string
-            and self.f_bytes == _other.f_bytes
-            and self.f_uint32 == _other.f_uint32
-            and self.f_sfixed32 == _other.f_sfixed32
-            and self.f_sfixed64 == _other.f_sfixed64
-            and self.f_sint32 == _other.f_sint32
-            and self.f_sint64 == _other.f_sint64
-            and self.opt_int32 == _other.opt_int32
-            and self.opt_string == _other.opt_string
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and _rt.float_eq(self.f_double, _other.f_double)
+                and _rt.float_eq(self.f_float, _other.f_float)
+                and self.f_int64 == _other.f_int64
+                and self.f_uint64 == _other.f_uint64
+                and self.f_int32 == _other.f_int32
+                and self.f_fixed64 == _other.f_fixed64
+                and self.f_fixed32 == _other.f_fixed32
+                and self.f_bool == _other.f_bool
+                and self.f_string == _other.f_string
+                and self.f_bytes == _other.f_bytes
+                and self.f_uint32 == _other.f_uint32
+                and self.f_sfixed32 == _other.f_sfixed32
+                and self.f_sfixed64 == _other.f_sfixed64
+                and self.f_sint32 == _other.f_sint32
+                and self.f_sint64 == _other.f_sint64
+                and self.opt_int32 == _other.opt_int32
+                and self.opt_string == _other.opt_string
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 class FixedFirst(_rt.Message):
@@ -987,12 +990,15 @@ class FixedFirst(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, FixedFirst):
             return NotImplemented
-        return (
-            self._pb_unknown == _other._pb_unknown
-            and self.id == _other.id
-            and self.count == _other.count
-            and self.small == _other.small
-        )
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.id == _other.id
+                and self.count == _other.count
+                and self.small == _other.small
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
 
 
 Scalars._pb_info = _rt.MessageInfo(
