@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint unit unit-compiled conformance golden wkt bench bench-quick bench-lazy bench-lazy-quick bench-deps clean
+.PHONY: demo test lint unit unit-compiled conformance golden wkt bench bench-quick bench-lazy bench-lazy-quick bench-deps fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -82,6 +82,15 @@ bench-lazy: $(STAMP)
 
 bench-lazy-quick: $(STAMP)
 	BENCH_VIA_MAKE=1 $(BIN)/python bench/lazy.py --quick
+
+## fuzz: parse, from_json and from_text in every style, lazy and compiled, for FUZZ_SECONDS in all
+## (tests/fuzz; atheris, coverage-guided, when it installs, else Hypothesis); `make test` runs a
+## bounded part (tests/fuzz/test_fuzz.py)
+FUZZ_SECONDS ?= 600
+
+fuzz: $(STAMP)
+	-$(BIN)/pip install -q atheris
+	$(BIN)/python -m tests.fuzz --seconds $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .mypy_cache

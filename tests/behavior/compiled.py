@@ -36,8 +36,9 @@ from tests.support.generate import BUILD, REPO, source_digest
 COMPILED_STYLES = ("opaque", "open")
 DEFAULT_STYLES = ("opaque", "open")
 COMPILED_ENV = "PYOPAQUE_TEST_COMPILED"
-# the users of the ``mods`` fixture, and the tests of the well-known types (compiled in every build)
-COMPILED_TESTS = ["tests/behavior", "tests/json", "tests/text", "tests/wkt"]
+# the users of the ``mods`` fixture, the tests of the well-known types (compiled in every build)
+# and the bounded fuzzing
+COMPILED_TESTS = ["tests/behavior", "tests/json", "tests/text", "tests/wkt", "tests/fuzz"]
 
 
 def compiled_golden(style: str) -> Path:
