@@ -817,8 +817,11 @@ class Node(_rt.Message):
     __slots__ = ("value", "child", "lazy_child", )
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     value: int | None
+    """Field: int32 value = 1;"""
     child: Node | None
+    """Field: golden.Node child = 2;"""
     lazy_child: Node | None
+    """Field: golden.Node lazy_child = 3;"""
 
     def __init__(
         self,
@@ -835,6 +838,7 @@ class Node(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> int:
+        """Field: int32 value = 1;"""
         _value = self.value
         return 0 if _value is None else _value
 
@@ -848,6 +852,7 @@ class Node(_rt.Message):
         self.value = None
 
     def get_child(self) -> Node | None:
+        """Field: golden.Node child = 2;"""
         return self.child
 
     def set_child(self, value: Node | None) -> None:
@@ -860,6 +865,7 @@ class Node(_rt.Message):
         self.child = None
 
     def get_lazy_child(self) -> Node | None:
+        """Field: golden.Node lazy_child = 3;"""
         return self.lazy_child
 
     def set_lazy_child(self, value: Node | None) -> None:

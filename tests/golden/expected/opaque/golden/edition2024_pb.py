@@ -1138,6 +1138,7 @@ class Node(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> int:
+        """Field: int32 value = 1;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_value
@@ -1160,6 +1161,7 @@ class Node(_rt.Message):
         self._pb_p0 &= ~1
 
     def get_child(self) -> Node | None:
+        """Field: golden.Node child = 2;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         return self._f_child
@@ -1180,6 +1182,7 @@ class Node(_rt.Message):
         self._f_child = None
 
     def get_lazy_child(self) -> Node | None:
+        """Field: golden.Node lazy_child = 3;"""
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         if self._l_lazy_child is not None:

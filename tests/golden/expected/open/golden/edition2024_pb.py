@@ -734,8 +734,11 @@ class Node(_rt.Message):
     __slots__ = ("value", "child", "lazy_child", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     value: int | None
+    """Field: int32 value = 1;"""
     child: Node | None
+    """Field: golden.Node child = 2;"""
     lazy_child: Node | None
+    """Field: golden.Node lazy_child = 3;"""
 
     def __init__(
         self,
@@ -752,13 +755,16 @@ class Node(_rt.Message):
     # -- accessors ---------------------------------------------------------------
 
     def get_value(self) -> int:
+        """Field: int32 value = 1;"""
         _value = self.value
         return 0 if _value is None else _value
 
     def get_child(self) -> Node | None:
+        """Field: golden.Node child = 2;"""
         return self.child
 
     def get_lazy_child(self) -> Node | None:
+        """Field: golden.Node lazy_child = 3;"""
         return self.lazy_child
 
     # -- codec -------------------------------------------------------------------
