@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint unit unit-compiled conformance golden wkt bench bench-quick bench-lazy bench-lazy-quick bench-deps fuzz clean
+.PHONY: demo test lint unit pythons unit-compiled conformance golden wkt bench bench-quick bench-lazy bench-lazy-quick bench-deps fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,9 +16,10 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py
 
-## test: ruff, the whole suite (unit, golden, behaviour, differential, typing), the tests of the
+## test: ruff, the whole suite (unit, golden, behaviour, differential, typing), the smoke subset on
+## CPython 3.12 and 3.13 (pythons), the tests of the
 ## golden modules again with those modules compiled, and conformance
-test: lint unit unit-compiled conformance
+test: lint unit pythons unit-compiled conformance
 
 ## lint: ruff check with the rules in pyproject.toml ([tool.ruff.lint])
 lint: $(STAMP)
@@ -26,6 +27,12 @@ lint: $(STAMP)
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+## pythons: CPython 3.12 and 3.13 (from pyenv, where installed) each install the package into a venv
+## under build/py (kept until pyproject.toml changes), generate the golden outputs identically and
+## pass a smoke subset (about a minute per interpreter; tools/python_matrix.py)
+pythons: $(STAMP)
+	$(BIN)/python tools/python_matrix.py
 
 ## unit-compiled: the behaviour, JSON, text format and well-known-type tests against the opaque and
 ## the open golden modules compiled with mypyc (a pytest process per style; a build takes a minute or

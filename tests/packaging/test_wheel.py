@@ -31,6 +31,16 @@ def test_wheel_contains_templates_and_options_proto(wheel: Path) -> None:
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     scripts = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "protoc-gen-pyopaque-grpc = protoc_gen_pyopaque.cli:main_grpc" in scripts
+    assert "pyopaque = protoc_gen_pyopaque.command:main" in scripts
+
+
+def test_wheel_metadata_names_the_supported_pythons(wheel: Path) -> None:
+    archive = zipfile.ZipFile(wheel)
+    metadata = archive.read(next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+    assert "Requires-Python: >=3.11" in metadata
+    for version in ("3.11", "3.12", "3.13"):
+        assert f"Classifier: Programming Language :: Python :: {version}" in metadata
+    assert "Provides-Extra: generate" in metadata and "extra == 'generate'" in metadata
 
 
 def test_installed_wheel_generates_code(wheel: Path, tmp_path: Path) -> None:
