@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.golden.golden import DEFAULT_OPTIONS, EXPECTED, GRPC_VARIANTS, VARIANTS, default_style, render
+from protoc_gen_pyopaque.compile import is_generated
 from tools.bootstrap_wkt import TARGET, render_wkts
 
 
@@ -24,6 +25,14 @@ def _check(actual: dict[str, str], expected: dict[str, str], label: str, fix: st
 
 def _committed(root: Path) -> dict[str, str]:
     return {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*.py"))}
+
+
+def test_message_modules_are_recognised_as_generated() -> None:
+    # pyopaque-compile compiles, and pyopaque migrate skips, the files whose first line marks them
+    modules = list(EXPECTED.rglob("*_pb.py"))
+    assert modules
+    for path in modules:
+        assert is_generated(path.read_text()), path
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
