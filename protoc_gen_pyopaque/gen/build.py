@@ -90,9 +90,8 @@ def field_types(f: Field, value_type: str, entry_types: str, opaque: bool, param
         return FieldTypes(optional, optional, optional, "None", optional, "None")
     default = py_literal(f.default)
     slot = optional if f.presence and not opaque else value_type
-    if f.presence or f.oneof is not None or opaque:
-        return FieldTypes(value_type, slot, f"{param_type} | None", "None", param_type, default)
-    return FieldTypes(value_type, slot, param_type, default, param_type, default)
+    # None given to a constructor means "not set", in every style (the default needs no check)
+    return FieldTypes(value_type, slot, f"{param_type} | None", "None", param_type, default)
 
 
 class _Refs:
@@ -247,8 +246,9 @@ class _Builder:
         """A view of a map entry's key or value, for the inlined entry codec."""
         value_type = self.value_type(f)
         default_expr = "None" if f.message is not None else py_literal(f.default)
+        # this module's classes by their module-level name, as for fields (the checks name them)
         view = FieldView(**self.value_parts(f, value_type, value_type, default_expr,
-                                            value_type if f.message is not None else ""))
+                                            self.message_ref(f.message, value_type) if f.message is not None else ""))
         self.json_field(view, f)
         return view
 
@@ -377,16 +377,17 @@ def _dispatch(fields: list[FieldView]) -> DispatchNode:
 
 
 def _json_keys(fields: list[FieldView]) -> list[tuple[str, int]] | None:
-    """The JSON keys the parser accepts: JSON names, then proto names where they differ.
+    """The JSON keys the parser accepts: JSON names, then proto names where not taken (a JSON
+    name wins over another field's proto name, as in upb and json_format).
 
-    None when a key would name two fields (which protoc allows under legacy_json, the
-    default of proto2): the reflective parser's precedence then decides.
+    None when two fields share a JSON name (which protoc allows under legacy_json, the
+    default of proto2): the reflective code prints and reads those under their proto names.
     """
-    keys: dict[str, int] = {}
+    keys = {f.model.json_name: f.number for f in fields}
+    if len(keys) < len(fields):
+        return None
     for f in fields:
-        for key in (f.model.json_name, f.name):
-            if keys.setdefault(key, f.number) != f.number:
-                return None
+        keys.setdefault(f.name, f.number)
     return [(repr(key), number) for key, number in keys.items()]
 
 

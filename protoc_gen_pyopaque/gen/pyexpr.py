@@ -42,6 +42,45 @@ def int_in_range(kind: int, x: str) -> str:
     return _VARINT_RANGE_TESTS[kind].format(x=x)
 
 
+# the test that a value {x} set on an integer field is in range (the 64-bit kinds: in mypyc's
+# unboxed part, as above; the runtime's checked() takes the rest of the range)
+_SET_RANGE_TESTS: Final = {
+    **{kind: _INT32_TEST for kind in (k.TYPE_INT32, k.TYPE_SINT32, k.TYPE_SFIXED32, k.TYPE_ENUM)},
+    **{kind: "0 <= {x} <= 0xFFFFFFFF" for kind in (k.TYPE_UINT32, k.TYPE_FIXED32)},
+    **{kind: _INT64_TEST for kind in (k.TYPE_INT64, k.TYPE_SINT64, k.TYPE_SFIXED64)},
+    **{kind: _UINT64_TEST for kind in (k.TYPE_UINT64, k.TYPE_FIXED64)},
+}
+def checked_value(kind: int, number: int, py_type: str, message_ref: str, x: str) -> str:
+    """The value in ``x`` as a singular field of ``kind`` holds it: ``x`` itself when of the exact
+    type the field holds (an integer in range), else what the runtime's ``checked`` makes of it
+    or raises (a float32 is rounded: ``round_f32``)."""
+    slow = f"_rt.checked(self, {number}, {x})"
+    if kind == k.TYPE_FLOAT:
+        return f"_rt.round_f32({x}) if type({x}) is float else {slow}"
+    if message_ref:
+        test = f"type({x}) is {message_ref} or {x} is None"
+    elif kind in _SET_RANGE_TESTS:
+        test = f"type({x}) is int and {_SET_RANGE_TESTS[kind].format(x=x)}"
+    else:
+        test = f"type({x}) is {py_type}"
+    return f"{x} if {test} else {slow}"
+
+
+def exact_type(kind: int, py_type: str, message_ref: str) -> str:
+    """The exact Python type of the values of a field of ``kind``, for the runtime's checks of
+    lists and dicts (None: each value is converted, as a float32 is rounded)."""
+    if message_ref:
+        return message_ref
+    return "None" if kind == k.TYPE_FLOAT else py_type
+
+
+def range_args(kind: int) -> str:
+    """``, low, high``: the range of an integer kind's values, for the same checks ("" for the
+    other kinds)."""
+    low_high = k.INT_RANGES.get(k.TYPE_INT32 if kind == k.TYPE_ENUM else kind)
+    return "" if low_high is None else "".join(f", {'-' * (n < 0)}0x{abs(n):X}" for n in low_high)
+
+
 def one_byte_test(wide: bool, x: str) -> str:
     """The test that the value in local ``x`` is written as one byte. int64 and uint64 (``wide``)
     test the upper bound first: their big values, mostly positive, are boxed compiled, and each

@@ -15,7 +15,7 @@ from . import pyexpr
 
 # The runtime surface generated code imports (as _rt): RUNTIME_PACKAGE._gen_v<N>, surface N.
 RUNTIME_PACKAGE: Final = "protoc_gen_pyopaque.runtime"
-RUNTIME_SURFACE: Final = "_gen_v6"
+RUNTIME_SURFACE: Final = "_gen_v7"
 
 
 @dataclass(frozen=True)
@@ -129,6 +129,17 @@ class FieldView:
 
     def one_byte_test(self, x: str) -> str:
         return pyexpr.one_byte_test(self.codec.wide, x)
+
+    def checked_value(self, x: str) -> str:
+        return pyexpr.checked_value(self.model.kind, self.number, self.codec.py_type, self.message_ref, x)
+
+    @property
+    def exact_type(self) -> str:
+        return pyexpr.exact_type(self.model.kind, self.codec.py_type, self.message_ref)
+
+    @property
+    def range_args(self) -> str:
+        return pyexpr.range_args(self.model.kind)
 
 
 @dataclass

@@ -176,7 +176,8 @@ def print_message(msg: Any, ctx: JsonCtx, path: str, depth: int) -> Any:
                     fields.append((field, field.default))
         items = fields
     for field, value in items:
-        name = field.name if ctx.proto_names else field.json_name
+        # a JSON name two fields share (protoc allows it in proto2) names neither: their proto names do
+        name = field.name if ctx.proto_names or info.by_json_name.get(field.json_name) is not field else field.json_name
         out[name] = _print_field(field, value, ctx, key_path(path, name), depth)
     out.update(print_extensions(msg, info, ctx, path, depth))
     return out
@@ -379,10 +380,8 @@ def merge_message(msg: Any, obj: Any, ctx: JsonCtx, path: str, depth: int) -> No
     seen: dict[tuple[bool, int], str] = {}
     oneofs: dict[str, str] = {}
     for key, value in obj.items():
-        if info.legacy_json:  # json_name clashes are allowed there: the proto name wins
-            field = info.by_name.get(key) or info.by_json_name.get(key)
-        else:
-            field = info.by_json_name.get(key) or info.by_name.get(key)
+        # a JSON name wins over another field's proto name, as in upb and json_format
+        field = info.by_json_name.get(key) or info.by_name.get(key)
         ext: ExtensionInfo | None = None
         if field is None and key.startswith("[") and key.endswith("]"):
             ext = find_extension(info, key[1:-1])

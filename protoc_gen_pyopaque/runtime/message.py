@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any, ClassVar, Final, TypeVar, cast
 
 from . import _codec, _json, _json_gen, _kept, _output, json_format
+from ._values import check_buffer, checked_extension
 from .descriptors import DescriptorProperty
 from .errors import DecodeError, EncodeError
 from .reflect import MAX_DEPTH, ExtensionInfo, FieldInfo, MessageInfo
@@ -134,7 +135,7 @@ class Message:
         """parse() into a new message: generated classes override parse() to construct theirs
         directly (compiled, a native call where ``cls()`` is a generic type call)."""
         if lazy and self._pb_lazy_capable:
-            buf = data if type(data) is bytes else bytes(data)
+            buf = data if type(data) is bytes else check_buffer(data)
             _kept.check_structure(self, buf, 0, 0, len(buf), max_depth, type(self))
             self._pb_unknown = _kept.keep_input(buf, max_depth)
             return
@@ -146,7 +147,7 @@ class Message:
         self._pb_merge_checked(data, max_depth, partial, _lazy_decoding if lazy is None else lazy)
 
     def _pb_merge_checked(self, data: Buffer, max_depth: int, partial: bool, lazy: bool) -> None:
-        buf = data if type(data) is bytes else bytes(data)
+        buf = data if type(data) is bytes else check_buffer(data)
         try:
             self._pb_merge(buf, 0, len(buf), max_depth, -1, lazy)
         except RecursionError:
@@ -375,8 +376,9 @@ class Message:
     def parse_from_bytes(self, data: Buffer, *, max_depth: int = MAX_DEPTH,
                          partial: bool = False) -> None:
         """Replace the contents of this message with the message encoded in ``data``."""
+        buf = data if type(data) is bytes else check_buffer(data)  # TypeError before anything is cleared
         self.clear()
-        self.merge_from_bytes(data, max_depth=max_depth, partial=partial)
+        self.merge_from_bytes(buf, max_depth=max_depth, partial=partial)
 
     def byte_size(self) -> int:
         """The length of this message's encoding."""
@@ -466,9 +468,10 @@ class ExtendableMessage(Message):
         return ext.field.default
 
     def set_extension(self, ext: ExtensionInfo, value: Any) -> None:
-        """Set ``ext`` to ``value`` (a list for repeated extensions, copied)."""
+        """Set ``ext`` to ``value`` (a list for repeated extensions, copied); TypeError or ValueError
+        for a value the extension cannot hold, as for fields."""
         self._check_extendee(ext)
-        self._pb_ext[ext.field.number] = list(value) if ext.field.repeated else value
+        self._pb_ext[ext.field.number] = checked_extension(ext, value)
 
     def clear_extension(self, ext: ExtensionInfo) -> None:
         """Unset ``ext``."""

@@ -165,7 +165,11 @@ class MessageInfo:
         self.oneofs = oneofs
         self.by_number: dict[int, FieldInfo] = {f.number: f for f in fields}
         self.by_name: dict[str, FieldInfo] = {f.name: f for f in fields}
-        self.by_json_name: dict[str, FieldInfo] = {f.json_name: f for f in fields}
+        # JSON names that name one field: one that two fields share (protoc allows it in proto2)
+        # names neither, which are then printed and read under their proto names
+        json_names = [f.json_name for f in fields]
+        self.by_json_name: dict[str, FieldInfo] = {
+            f.json_name: f for f in fields if json_names.count(f.json_name) == 1}
         self.extension_ranges = extension_ranges
         self.extensions: dict[int, ExtensionInfo] = {}
         self.message_set = message_set

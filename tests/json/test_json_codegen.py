@@ -52,7 +52,7 @@ def _samples(mods: Modules) -> list[Any]:
              f_fixed64=5, f_fixed32=6, f_bool=True, f_string="h\u00e9\"llo\n\u2028", f_bytes=b"\x00\xff\xfe",
              f_uint32=4294967295, f_sfixed32=-3, f_sfixed64=-4, f_sint32=-5, f_sint64=-6,
              opt_int32=0, opt_string="")
-    odd = S(f_double=float("nan"), f_float=float("-inf"), opt_int32=True, f_int64=True)
+    odd = S(f_double=float("nan"), f_float=float("-inf"), opt_int32=1, f_int64=-1)
     coll = C(packed_ints=[1, -2, 2**31 - 1], names=["a", "\u00e9"], items=[C.Item(key="k", color=2), C.Item()],
              colors=[1, 7, 0], counts={"x": 3, "": -1}, items_by_id={-4: C.Item(key="v"), 0: C.Item()},
              scalars=full, text="")
@@ -175,7 +175,7 @@ def test_values_of_the_wrong_type_print_as_the_reflective_printer_has_them(mods:
     if not mods.attributes:
         pytest.skip("only attribute styles can hold a value of the wrong type")
     if mods.compiled:
-        pytest.skip("compiled classes reject a value of the wrong type when it is set (test_api checks that)")
+        pytest.skip("compiled classes reject a value of the wrong type when it is set (test_values checks that)")
     S = mods.load("scalars").Scalars
     m = S()
     m.f_string = 5  # type: ignore[assignment]  # the generated printer gives up; the reflective one decides

@@ -10,7 +10,7 @@ import pytest
 from protoc_gen_pyopaque.gen import pyexpr
 from protoc_gen_pyopaque.gen.build import CODECS, field_types
 from protoc_gen_pyopaque.plugin.schema import Field, MapTypes
-from protoc_gen_pyopaque.runtime import _gen_v6 as rt, reflect as k
+from protoc_gen_pyopaque.runtime import _gen_v7 as rt, reflect as k
 from protoc_gen_pyopaque.runtime._codec import WIRE_OF_KIND
 from protoc_gen_pyopaque.runtime._wire import WIRE_FIXED32, WIRE_FIXED64, dec_tag
 
@@ -98,8 +98,8 @@ SCALAR = Field(name="x", number=1, json_name="x", kind=k.TYPE_INT32, repeated=Fa
 
 
 @pytest.mark.parametrize(("field", "opaque", "types"), [
-    # implicit presence: plain value, default in the constructor (opaque: None, as every keyword)
-    (SCALAR, False, ("int", "int", "int", "0", "int", "0")),
+    # implicit presence: plain value; None in the constructor means "not set", as for every keyword
+    (SCALAR, False, ("int", "int", "int | None", "None", "int", "0")),
     (SCALAR, True, ("int", "int", "int | None", "None", "int", "0")),
     # explicit presence: None while unset in the open/hybrid slot
     (replace(SCALAR, presence=True), False, ("int", "int | None", "int | None", "None", "int", "0")),

@@ -25,6 +25,7 @@ carry hostile text only inside string literals (checked with ``tokenize``/``ast`
 from __future__ import annotations
 
 import ast
+import json
 import keyword
 import io
 import math
@@ -346,6 +347,13 @@ def test_clashing_json_names_of_proto2(tmp_path: Path, style: str) -> None:
         assert attrs == ["foo_bar", "fooBar", "field__", "field_"]
         msg = mod.Legacy(**{a: i for i, a in enumerate(attrs, 1)})
         assert mod.Legacy.parse(msg.serialize()) == msg
+        # ProtoJSON keeps both: a JSON name two fields share names neither, their proto names do
+        assert json.loads(msg.to_json()) == {"foo_bar": 1, "fooBar": 2, "__field": 3, "_field": 4}
+        assert mod.Legacy.from_json(msg.to_json()) == msg
+        inner_msg = mod.Legacy.Inner(a_b="x", aB="y", a__b="z")
+        assert json.loads(inner_msg.to_json()) == {"a_b": "x", "custom": "y", "a__b": "z"}
+        assert mod.Legacy.Inner.from_json(inner_msg.to_json()) == inner_msg
+        assert mod.Legacy.Inner.from_json('{"aB": "y"}') == mod.Legacy.Inner(aB="y")  # a proto name
 
 
 @pytest.mark.parametrize("style", STYLES)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('google/protobuf/any.proto', b'\n\x19google/protobuf/any.proto\x12\x0fgoogle.protobuf"6\n\x03Any\x12\x19\n\x08type_url\x18\x01 \x01(\tR\x07typeUrl\x12\x14\n\x05value\x18\x02 \x01(\x0cR\x05valueBv\n\x13com.google.protobufB\x08AnyProtoP\x01Z,google.golang.org/protobuf/types/known/anypb\xa2\x02\x03GPB\xaa\x02\x1eGoogle.Protobuf.WellKnownTypesb\x06proto3', ())
@@ -98,12 +98,18 @@ class Any(_rt.AnyBase):
     def __init__(
         self,
         *,
-        type_url: str = '',
-        value: bytes = b'',
+        type_url: str | None = None,
+        value: bytes | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.type_url = type_url
-        self.value = value
+        if type_url is None:
+            self.type_url = ''
+        else:
+            self.type_url = type_url if type(type_url) is str else _rt.checked(self, 1, type_url)
+        if value is None:
+            self.value = b''
+        else:
+            self.value = value if type(value) is bytes else _rt.checked(self, 2, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -143,6 +149,7 @@ class Any(_rt.AnyBase):
         return self.type_url
 
     def set_type_url(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 1, value)
         self.type_url = value
 
     def clear_type_url(self) -> None:
@@ -156,6 +163,7 @@ class Any(_rt.AnyBase):
         return self.value
 
     def set_value(self, value: bytes) -> None:
+        value = value if type(value) is bytes else _rt.checked(self, 2, value)
         self.value = value
 
     def clear_value(self) -> None:

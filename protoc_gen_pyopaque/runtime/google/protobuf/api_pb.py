@@ -9,7 +9,7 @@ from __future__ import annotations
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.type_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb
 
@@ -106,24 +106,39 @@ class Api(_rt.Message):
     def __init__(
         self,
         *,
-        name: str = '',
+        name: str | None = None,
         methods: _t.Iterable[Method] = (),
         options: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option] = (),
-        version: str = '',
+        version: str | None = None,
         source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None = None,
         mixins: _t.Iterable[Mixin] = (),
-        syntax: _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Syntax | int = 0,
-        edition: str = '',
+        syntax: _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Syntax | int | None = None,
+        edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.name = name
-        self.methods = list(methods)
-        self.options = list(options)
-        self.version = version
-        self.source_context = source_context
-        self.mixins = list(mixins)
-        self.syntax = syntax
-        self.edition = edition
+        if name is None:
+            self.name = ''
+        else:
+            self.name = name if type(name) is str else _rt.checked(self, 1, name)
+        self.methods = _rt.checked_list(self, 2, methods, Method) if methods else []
+        self.options = _rt.checked_list(self, 3, options, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option) if options else []
+        if version is None:
+            self.version = ''
+        else:
+            self.version = version if type(version) is str else _rt.checked(self, 4, version)
+        if source_context is None:
+            self.source_context = None
+        else:
+            self.source_context = source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext or source_context is None else _rt.checked(self, 5, source_context)
+        self.mixins = _rt.checked_list(self, 6, mixins, Mixin) if mixins else []
+        if syntax is None:
+            self.syntax = 0
+        else:
+            self.syntax = syntax if type(syntax) is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)
+        if edition is None:
+            self.edition = ''
+        else:
+            self.edition = edition if type(edition) is str else _rt.checked(self, 8, edition)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -136,6 +151,7 @@ class Api(_rt.Message):
         return self.name
 
     def set_name(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 1, value)
         self.name = value
 
     def clear_name(self) -> None:
@@ -149,7 +165,7 @@ class Api(_rt.Message):
         return self.methods
 
     def set_methods(self, value: _t.Iterable[Method]) -> None:
-        self.methods = list(value)
+        self.methods = _rt.checked_list(self, 2, value, Method) if value else []
 
     def clear_methods(self) -> None:
         self.methods = []
@@ -162,7 +178,7 @@ class Api(_rt.Message):
         return self.options
 
     def set_options(self, value: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option]) -> None:
-        self.options = list(value)
+        self.options = _rt.checked_list(self, 3, value, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option) if value else []
 
     def clear_options(self) -> None:
         self.options = []
@@ -193,6 +209,7 @@ class Api(_rt.Message):
         return self.version
 
     def set_version(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 4, value)
         self.version = value
 
     def clear_version(self) -> None:
@@ -207,6 +224,7 @@ class Api(_rt.Message):
         return self.source_context
 
     def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None) -> None:
+        value = value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext or value is None else _rt.checked(self, 5, value)
         self.source_context = value
 
     def has_source_context(self) -> bool:
@@ -223,7 +241,7 @@ class Api(_rt.Message):
         return self.mixins
 
     def set_mixins(self, value: _t.Iterable[Mixin]) -> None:
-        self.mixins = list(value)
+        self.mixins = _rt.checked_list(self, 6, value, Mixin) if value else []
 
     def clear_mixins(self) -> None:
         self.mixins = []
@@ -236,6 +254,7 @@ class Api(_rt.Message):
         return self.syntax
 
     def set_syntax(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Syntax | int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
         self.syntax = value
 
     def clear_syntax(self) -> None:
@@ -249,6 +268,7 @@ class Api(_rt.Message):
         return self.edition
 
     def set_edition(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 8, value)
         self.edition = value
 
     def clear_edition(self) -> None:
@@ -406,6 +426,8 @@ class Api(_rt.Message):
 
         for _x2 in self.methods:
             _out.append(18)
+            if type(_x2) is not Method:
+                _rt.check_message(Method, _x2)
             _start = len(_out)
             _out.append(0)
             _x2._pb_encode(_out, _deterministic)
@@ -417,6 +439,8 @@ class Api(_rt.Message):
 
         for _x3 in self.options:
             _out.append(26)
+            if type(_x3) is not _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option:
+                _rt.check_message(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option, _x3)
             _start = len(_out)
             _out.append(0)
             _x3._pb_encode(_out, _deterministic)
@@ -440,6 +464,8 @@ class Api(_rt.Message):
         _x5 = self.source_context
         if _x5 is not None:
             _out.append(42)
+            if type(_x5) is not _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext:
+                _rt.check_message(_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext, _x5)
             _start = len(_out)
             _out.append(0)
             _x5._pb_encode(_out, _deterministic)
@@ -451,6 +477,8 @@ class Api(_rt.Message):
 
         for _x6 in self.mixins:
             _out.append(50)
+            if type(_x6) is not Mixin:
+                _rt.check_message(Mixin, _x6)
             _start = len(_out)
             _out.append(0)
             _x6._pb_encode(_out, _deterministic)
@@ -530,7 +558,7 @@ class Api(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'methods': 2, 'options': 3, 'version': 4, 'sourceContext': 5, 'source_context': 5, 'mixins': 6, 'syntax': 7, 'edition': 8}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'methods': 2, 'options': 3, 'version': 4, 'sourceContext': 5, 'mixins': 6, 'syntax': 7, 'edition': 8, 'source_context': 5}
 
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -722,24 +750,45 @@ class Method(_rt.Message):
     def __init__(
         self,
         *,
-        name: str = '',
-        request_type_url: str = '',
-        request_streaming: bool = False,
-        response_type_url: str = '',
-        response_streaming: bool = False,
+        name: str | None = None,
+        request_type_url: str | None = None,
+        request_streaming: bool | None = None,
+        response_type_url: str | None = None,
+        response_streaming: bool | None = None,
         options: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option] = (),
-        syntax: _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Syntax | int = 0,
-        edition: str = '',
+        syntax: _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Syntax | int | None = None,
+        edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.name = name
-        self.request_type_url = request_type_url
-        self.request_streaming = request_streaming
-        self.response_type_url = response_type_url
-        self.response_streaming = response_streaming
-        self.options = list(options)
-        self.syntax = syntax
-        self.edition = edition
+        if name is None:
+            self.name = ''
+        else:
+            self.name = name if type(name) is str else _rt.checked(self, 1, name)
+        if request_type_url is None:
+            self.request_type_url = ''
+        else:
+            self.request_type_url = request_type_url if type(request_type_url) is str else _rt.checked(self, 2, request_type_url)
+        if request_streaming is None:
+            self.request_streaming = False
+        else:
+            self.request_streaming = request_streaming if type(request_streaming) is bool else _rt.checked(self, 3, request_streaming)
+        if response_type_url is None:
+            self.response_type_url = ''
+        else:
+            self.response_type_url = response_type_url if type(response_type_url) is str else _rt.checked(self, 4, response_type_url)
+        if response_streaming is None:
+            self.response_streaming = False
+        else:
+            self.response_streaming = response_streaming if type(response_streaming) is bool else _rt.checked(self, 5, response_streaming)
+        self.options = _rt.checked_list(self, 6, options, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option) if options else []
+        if syntax is None:
+            self.syntax = 0
+        else:
+            self.syntax = syntax if type(syntax) is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)
+        if edition is None:
+            self.edition = ''
+        else:
+            self.edition = edition if type(edition) is str else _rt.checked(self, 8, edition)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -751,6 +800,7 @@ class Method(_rt.Message):
         return self.name
 
     def set_name(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 1, value)
         self.name = value
 
     def clear_name(self) -> None:
@@ -764,6 +814,7 @@ class Method(_rt.Message):
         return self.request_type_url
 
     def set_request_type_url(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 2, value)
         self.request_type_url = value
 
     def clear_request_type_url(self) -> None:
@@ -777,6 +828,7 @@ class Method(_rt.Message):
         return self.request_streaming
 
     def set_request_streaming(self, value: bool) -> None:
+        value = value if type(value) is bool else _rt.checked(self, 3, value)
         self.request_streaming = value
 
     def clear_request_streaming(self) -> None:
@@ -790,6 +842,7 @@ class Method(_rt.Message):
         return self.response_type_url
 
     def set_response_type_url(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 4, value)
         self.response_type_url = value
 
     def clear_response_type_url(self) -> None:
@@ -803,6 +856,7 @@ class Method(_rt.Message):
         return self.response_streaming
 
     def set_response_streaming(self, value: bool) -> None:
+        value = value if type(value) is bool else _rt.checked(self, 5, value)
         self.response_streaming = value
 
     def clear_response_streaming(self) -> None:
@@ -816,7 +870,7 @@ class Method(_rt.Message):
         return self.options
 
     def set_options(self, value: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option]) -> None:
-        self.options = list(value)
+        self.options = _rt.checked_list(self, 6, value, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option) if value else []
 
     def clear_options(self) -> None:
         self.options = []
@@ -832,6 +886,7 @@ class Method(_rt.Message):
         return self.syntax
 
     def set_syntax(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Syntax | int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
         self.syntax = value
 
     def clear_syntax(self) -> None:
@@ -848,6 +903,7 @@ class Method(_rt.Message):
         return self.edition
 
     def set_edition(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 8, value)
         self.edition = value
 
     def clear_edition(self) -> None:
@@ -1020,6 +1076,8 @@ class Method(_rt.Message):
 
         for _x6 in self.options:
             _out.append(50)
+            if type(_x6) is not _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option:
+                _rt.check_message(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option, _x6)
             _start = len(_out)
             _out.append(0)
             _x6._pb_encode(_out, _deterministic)
@@ -1099,7 +1157,7 @@ class Method(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'requestTypeUrl': 2, 'request_type_url': 2, 'requestStreaming': 3, 'request_streaming': 3, 'responseTypeUrl': 4, 'response_type_url': 4, 'responseStreaming': 5, 'response_streaming': 5, 'options': 6, 'syntax': 7, 'edition': 8}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'requestTypeUrl': 2, 'requestStreaming': 3, 'responseTypeUrl': 4, 'responseStreaming': 5, 'options': 6, 'syntax': 7, 'edition': 8, 'request_type_url': 2, 'request_streaming': 3, 'response_type_url': 4, 'response_streaming': 5}
 
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -1316,12 +1374,18 @@ class Mixin(_rt.Message):
     def __init__(
         self,
         *,
-        name: str = '',
-        root: str = '',
+        name: str | None = None,
+        root: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.name = name
-        self.root = root
+        if name is None:
+            self.name = ''
+        else:
+            self.name = name if type(name) is str else _rt.checked(self, 1, name)
+        if root is None:
+            self.root = ''
+        else:
+            self.root = root if type(root) is str else _rt.checked(self, 2, root)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1333,6 +1397,7 @@ class Mixin(_rt.Message):
         return self.name
 
     def set_name(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 1, value)
         self.name = value
 
     def clear_name(self) -> None:
@@ -1347,6 +1412,7 @@ class Mixin(_rt.Message):
         return self.root
 
     def set_root(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 2, value)
         self.root = value
 
     def clear_root(self) -> None:

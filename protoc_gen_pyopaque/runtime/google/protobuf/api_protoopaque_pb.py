@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_protoopaque_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.type_protoopaque_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb
 
@@ -57,14 +57,29 @@ class Api(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_name = '' if name is None else name
-        self._f_methods = list(methods)
-        self._f_options = list(options)
-        self._f_version = '' if version is None else version
-        self._f_source_context = source_context
-        self._f_mixins = list(mixins)
-        self._f_syntax = 0 if syntax is None else syntax
-        self._f_edition = '' if edition is None else edition
+        if name is None:
+            self._f_name = ''
+        else:
+            self._f_name = name if type(name) is str else _rt.checked(self, 1, name)
+        self._f_methods = _rt.checked_list(self, 2, methods, Method) if methods else []
+        self._f_options = _rt.checked_list(self, 3, options, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option) if options else []
+        if version is None:
+            self._f_version = ''
+        else:
+            self._f_version = version if type(version) is str else _rt.checked(self, 4, version)
+        if source_context is None:
+            self._f_source_context = None
+        else:
+            self._f_source_context = source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext or source_context is None else _rt.checked(self, 5, source_context)
+        self._f_mixins = _rt.checked_list(self, 6, mixins, Mixin) if mixins else []
+        if syntax is None:
+            self._f_syntax = 0
+        else:
+            self._f_syntax = syntax if type(syntax) is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)
+        if edition is None:
+            self._f_edition = ''
+        else:
+            self._f_edition = edition if type(edition) is str else _rt.checked(self, 8, edition)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -79,6 +94,7 @@ class Api(_rt.Message):
         return self._f_name
 
     def set_name(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_name = value
@@ -100,7 +116,7 @@ class Api(_rt.Message):
     def set_methods(self, value: _t.Iterable[Method]) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
-        self._f_methods = list(value)
+        self._f_methods = _rt.checked_list(self, 2, value, Method) if value else []
 
     def clear_methods(self) -> None:
         if self._pb_unknown is not _pb_no_unknown:
@@ -119,7 +135,7 @@ class Api(_rt.Message):
     def set_options(self, value: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option]) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
-        self._f_options = list(value)
+        self._f_options = _rt.checked_list(self, 3, value, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option) if value else []
 
     def clear_options(self) -> None:
         if self._pb_unknown is not _pb_no_unknown:
@@ -154,6 +170,7 @@ class Api(_rt.Message):
         return self._f_version
 
     def set_version(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 4, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_version = value
@@ -174,6 +191,7 @@ class Api(_rt.Message):
         return self._f_source_context
 
     def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None) -> None:
+        value = value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext or value is None else _rt.checked(self, 5, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_source_context = value
@@ -200,7 +218,7 @@ class Api(_rt.Message):
     def set_mixins(self, value: _t.Iterable[Mixin]) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
-        self._f_mixins = list(value)
+        self._f_mixins = _rt.checked_list(self, 6, value, Mixin) if value else []
 
     def clear_mixins(self) -> None:
         if self._pb_unknown is not _pb_no_unknown:
@@ -217,6 +235,7 @@ class Api(_rt.Message):
         return self._f_syntax
 
     def set_syntax(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Syntax | int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_syntax = value
@@ -236,6 +255,7 @@ class Api(_rt.Message):
         return self._f_edition
 
     def set_edition(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 8, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_edition = value
@@ -405,6 +425,8 @@ class Api(_rt.Message):
 
         for _x2 in self._f_methods:
             _out.append(18)
+            if type(_x2) is not Method:
+                _rt.check_message(Method, _x2)
             if _x2._pb_unknown is not _pb_no_unknown and _x2._pb_unknown and _x2._pb_unknown[0] == 0 and not _deterministic:
                 _rt.write_raw(_out, _rt.kept_bytes(_x2._pb_unknown))
             else:
@@ -419,6 +441,8 @@ class Api(_rt.Message):
 
         for _x3 in self._f_options:
             _out.append(26)
+            if type(_x3) is not _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option:
+                _rt.check_message(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option, _x3)
             _start = len(_out)
             _out.append(0)
             _x3._pb_encode(_out, _deterministic)
@@ -442,6 +466,8 @@ class Api(_rt.Message):
         _x5 = self._f_source_context
         if _x5 is not None:
             _out.append(42)
+            if type(_x5) is not _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext:
+                _rt.check_message(_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext, _x5)
             _start = len(_out)
             _out.append(0)
             _x5._pb_encode(_out, _deterministic)
@@ -453,6 +479,8 @@ class Api(_rt.Message):
 
         for _x6 in self._f_mixins:
             _out.append(50)
+            if type(_x6) is not Mixin:
+                _rt.check_message(Mixin, _x6)
             if _x6._pb_unknown is not _pb_no_unknown and _x6._pb_unknown and _x6._pb_unknown[0] == 0 and not _deterministic:
                 _rt.write_raw(_out, _rt.kept_bytes(_x6._pb_unknown))
             else:
@@ -554,7 +582,7 @@ class Api(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'methods': 2, 'options': 3, 'version': 4, 'sourceContext': 5, 'source_context': 5, 'mixins': 6, 'syntax': 7, 'edition': 8}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'methods': 2, 'options': 3, 'version': 4, 'sourceContext': 5, 'mixins': 6, 'syntax': 7, 'edition': 8, 'source_context': 5}
 
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -727,14 +755,35 @@ class Method(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_name = '' if name is None else name
-        self._f_request_type_url = '' if request_type_url is None else request_type_url
-        self._f_request_streaming = False if request_streaming is None else request_streaming
-        self._f_response_type_url = '' if response_type_url is None else response_type_url
-        self._f_response_streaming = False if response_streaming is None else response_streaming
-        self._f_options = list(options)
-        self._f_syntax = 0 if syntax is None else syntax
-        self._f_edition = '' if edition is None else edition
+        if name is None:
+            self._f_name = ''
+        else:
+            self._f_name = name if type(name) is str else _rt.checked(self, 1, name)
+        if request_type_url is None:
+            self._f_request_type_url = ''
+        else:
+            self._f_request_type_url = request_type_url if type(request_type_url) is str else _rt.checked(self, 2, request_type_url)
+        if request_streaming is None:
+            self._f_request_streaming = False
+        else:
+            self._f_request_streaming = request_streaming if type(request_streaming) is bool else _rt.checked(self, 3, request_streaming)
+        if response_type_url is None:
+            self._f_response_type_url = ''
+        else:
+            self._f_response_type_url = response_type_url if type(response_type_url) is str else _rt.checked(self, 4, response_type_url)
+        if response_streaming is None:
+            self._f_response_streaming = False
+        else:
+            self._f_response_streaming = response_streaming if type(response_streaming) is bool else _rt.checked(self, 5, response_streaming)
+        self._f_options = _rt.checked_list(self, 6, options, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option) if options else []
+        if syntax is None:
+            self._f_syntax = 0
+        else:
+            self._f_syntax = syntax if type(syntax) is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)
+        if edition is None:
+            self._f_edition = ''
+        else:
+            self._f_edition = edition if type(edition) is str else _rt.checked(self, 8, edition)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -748,6 +797,7 @@ class Method(_rt.Message):
         return self._f_name
 
     def set_name(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_name = value
@@ -767,6 +817,7 @@ class Method(_rt.Message):
         return self._f_request_type_url
 
     def set_request_type_url(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_request_type_url = value
@@ -786,6 +837,7 @@ class Method(_rt.Message):
         return self._f_request_streaming
 
     def set_request_streaming(self, value: bool) -> None:
+        value = value if type(value) is bool else _rt.checked(self, 3, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_request_streaming = value
@@ -805,6 +857,7 @@ class Method(_rt.Message):
         return self._f_response_type_url
 
     def set_response_type_url(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 4, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_response_type_url = value
@@ -824,6 +877,7 @@ class Method(_rt.Message):
         return self._f_response_streaming
 
     def set_response_streaming(self, value: bool) -> None:
+        value = value if type(value) is bool else _rt.checked(self, 5, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_response_streaming = value
@@ -845,7 +899,7 @@ class Method(_rt.Message):
     def set_options(self, value: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option]) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
-        self._f_options = list(value)
+        self._f_options = _rt.checked_list(self, 6, value, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option) if value else []
 
     def clear_options(self) -> None:
         if self._pb_unknown is not _pb_no_unknown:
@@ -865,6 +919,7 @@ class Method(_rt.Message):
         return self._f_syntax
 
     def set_syntax(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Syntax | int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_syntax = value
@@ -887,6 +942,7 @@ class Method(_rt.Message):
         return self._f_edition
 
     def set_edition(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 8, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_edition = value
@@ -1071,6 +1127,8 @@ class Method(_rt.Message):
 
         for _x6 in self._f_options:
             _out.append(50)
+            if type(_x6) is not _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option:
+                _rt.check_message(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option, _x6)
             _start = len(_out)
             _out.append(0)
             _x6._pb_encode(_out, _deterministic)
@@ -1169,7 +1227,7 @@ class Method(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'requestTypeUrl': 2, 'request_type_url': 2, 'requestStreaming': 3, 'request_streaming': 3, 'responseTypeUrl': 4, 'response_type_url': 4, 'responseStreaming': 5, 'response_streaming': 5, 'options': 6, 'syntax': 7, 'edition': 8}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'requestTypeUrl': 2, 'requestStreaming': 3, 'responseTypeUrl': 4, 'responseStreaming': 5, 'options': 6, 'syntax': 7, 'edition': 8, 'request_type_url': 2, 'request_streaming': 3, 'response_type_url': 4, 'response_streaming': 5}
 
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -1390,8 +1448,14 @@ class Mixin(_rt.Message):
         root: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_name = '' if name is None else name
-        self._f_root = '' if root is None else root
+        if name is None:
+            self._f_name = ''
+        else:
+            self._f_name = name if type(name) is str else _rt.checked(self, 1, name)
+        if root is None:
+            self._f_root = ''
+        else:
+            self._f_root = root if type(root) is str else _rt.checked(self, 2, root)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1405,6 +1469,7 @@ class Mixin(_rt.Message):
         return self._f_name
 
     def set_name(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_name = value
@@ -1425,6 +1490,7 @@ class Mixin(_rt.Message):
         return self._f_root
 
     def set_root(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_root = value

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('google/protobuf/duration.proto', b'\n\x1egoogle/protobuf/duration.proto\x12\x0fgoogle.protobuf":\n\x08Duration\x12\x18\n\x07seconds\x18\x01 \x01(\x03R\x07seconds\x12\x14\n\x05nanos\x18\x02 \x01(\x05R\x05nanosB\x83\x01\n\x13com.google.protobufB\rDurationProtoP\x01Z1google.golang.org/protobuf/types/known/durationpb\xf8\x01\x01\xa2\x02\x03GPB\xaa\x02\x1eGoogle.Protobuf.WellKnownTypesb\x06proto3', ())
@@ -87,8 +87,14 @@ class Duration(_rt.DurationBase):
         nanos: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_seconds = 0 if seconds is None else seconds
-        self._f_nanos = 0 if nanos is None else nanos
+        if seconds is None:
+            self._f_seconds = 0
+        else:
+            self._f_seconds = seconds if type(seconds) is int and seconds <= 0x3FFFFFFFFFFFFFFF and seconds >= -0x4000000000000000 else _rt.checked(self, 1, seconds)
+        if nanos is None:
+            self._f_nanos = 0
+        else:
+            self._f_nanos = nanos if type(nanos) is int and -0x80000000 <= nanos <= 0x7FFFFFFF else _rt.checked(self, 2, nanos)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -104,6 +110,7 @@ class Duration(_rt.DurationBase):
         return self._f_seconds
 
     def set_seconds(self, value: int) -> None:
+        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_seconds = value
@@ -128,6 +135,7 @@ class Duration(_rt.DurationBase):
         return self._f_nanos
 
     def set_nanos(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_nanos = value

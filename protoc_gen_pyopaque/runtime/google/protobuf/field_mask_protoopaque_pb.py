@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('google/protobuf/field_mask.proto', b'\n google/protobuf/field_mask.proto\x12\x0fgoogle.protobuf"!\n\tFieldMask\x12\x14\n\x05paths\x18\x01 \x03(\tR\x05pathsB\x85\x01\n\x13com.google.protobufB\x0eFieldMaskProtoP\x01Z2google.golang.org/protobuf/types/known/fieldmaskpb\xf8\x01\x01\xa2\x02\x03GPB\xaa\x02\x1eGoogle.Protobuf.WellKnownTypesb\x06proto3', ())
@@ -224,7 +224,7 @@ class FieldMask(_rt.FieldMaskBase):
         paths: _t.Iterable[str] = (),
     ) -> None:
         self._pb_unknown = b""
-        self._f_paths = list(paths)
+        self._f_paths = _rt.checked_list(self, 1, paths, str) if paths else []
 
     # -- accessors ---------------------------------------------------------------
 
@@ -240,7 +240,7 @@ class FieldMask(_rt.FieldMaskBase):
     def set_paths(self, value: _t.Iterable[str]) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
-        self._f_paths = list(value)
+        self._f_paths = _rt.checked_list(self, 1, value, str) if value else []
 
     def clear_paths(self) -> None:
         if self._pb_unknown is not _pb_no_unknown:

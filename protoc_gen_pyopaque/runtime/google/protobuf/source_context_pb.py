@@ -9,7 +9,7 @@ from __future__ import annotations
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('google/protobuf/source_context.proto', b'\n$google/protobuf/source_context.proto\x12\x0fgoogle.protobuf",\n\rSourceContext\x12\x1b\n\tfile_name\x18\x01 \x01(\tR\x08fileNameB\x8a\x01\n\x13com.google.protobufB\x12SourceContextProtoP\x01Z6google.golang.org/protobuf/types/known/sourcecontextpb\xa2\x02\x03GPB\xaa\x02\x1eGoogle.Protobuf.WellKnownTypesb\x06proto3', ())
@@ -38,10 +38,13 @@ class SourceContext(_rt.Message):
     def __init__(
         self,
         *,
-        file_name: str = '',
+        file_name: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.file_name = file_name
+        if file_name is None:
+            self.file_name = ''
+        else:
+            self.file_name = file_name if type(file_name) is str else _rt.checked(self, 1, file_name)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -54,6 +57,7 @@ class SourceContext(_rt.Message):
         return self.file_name
 
     def set_file_name(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 1, value)
         self.file_name = value
 
     def clear_file_name(self) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('google/protobuf/source_context.proto', b'\n$google/protobuf/source_context.proto\x12\x0fgoogle.protobuf",\n\rSourceContext\x12\x1b\n\tfile_name\x18\x01 \x01(\tR\x08fileNameB\x8a\x01\n\x13com.google.protobufB\x12SourceContextProtoP\x01Z6google.golang.org/protobuf/types/known/sourcecontextpb\xa2\x02\x03GPB\xaa\x02\x1eGoogle.Protobuf.WellKnownTypesb\x06proto3', ())
@@ -29,7 +29,10 @@ class SourceContext(_rt.Message):
         file_name: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_file_name = '' if file_name is None else file_name
+        if file_name is None:
+            self._f_file_name = ''
+        else:
+            self._f_file_name = file_name if type(file_name) is str else _rt.checked(self, 1, file_name)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -44,6 +47,7 @@ class SourceContext(_rt.Message):
         return self._f_file_name
 
     def set_file_name(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_file_name = value

@@ -10,7 +10,7 @@ import enum as _enum
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('google/protobuf/struct.proto', b'\n\x1cgoogle/protobuf/struct.proto\x12\x0fgoogle.protobuf"\x98\x01\n\x06Struct\x12;\n\x06fields\x18\x01 \x03(\x0b2#.google.protobuf.Struct.FieldsEntryR\x06fields\x1aQ\n\x0bFieldsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12,\n\x05value\x18\x02 \x01(\x0b2\x16.google.protobuf.ValueR\x05value:\x028\x01"\xb2\x02\n\x05Value\x12;\n\nnull_value\x18\x01 \x01(\x0e2\x1a.google.protobuf.NullValueH\x00R\tnullValue\x12#\n\x0cnumber_value\x18\x02 \x01(\x01H\x00R\x0bnumberValue\x12#\n\x0cstring_value\x18\x03 \x01(\tH\x00R\x0bstringValue\x12\x1f\n\nbool_value\x18\x04 \x01(\x08H\x00R\tboolValue\x12<\n\x0cstruct_value\x18\x05 \x01(\x0b2\x17.google.protobuf.StructH\x00R\x0bstructValue\x12;\n\nlist_value\x18\x06 \x01(\x0b2\x1a.google.protobuf.ListValueH\x00R\tlistValueB\x06\n\x04kind";\n\tListValue\x12.\n\x06values\x18\x01 \x03(\x0b2\x16.google.protobuf.ValueR\x06values*\x1b\n\tNullValue\x12\x0e\n\nNULL_VALUE\x10\x00B\x7f\n\x13com.google.protobufB\x0bStructProtoP\x01Z/google.golang.org/protobuf/types/known/structpb\xf8\x01\x01\xa2\x02\x03GPB\xaa\x02\x1eGoogle.Protobuf.WellKnownTypesb\x06proto3', ())
@@ -67,7 +67,7 @@ class Struct(_rt.StructBase):
         fields: _t.Mapping[str, Value] | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.fields = {} if fields is None else dict(fields)
+        self.fields = _rt.checked_map(self, 1, fields, str, Value) if fields else {}
 
     # -- accessors ---------------------------------------------------------------
 
@@ -79,7 +79,7 @@ class Struct(_rt.StructBase):
         return self.fields
 
     def set_fields(self, value: _t.Mapping[str, Value]) -> None:
-        self.fields = dict(value)
+        self.fields = _rt.checked_map(self, 1, value, str, Value) if value else {}
 
     def clear_fields(self) -> None:
         self.fields = {}
@@ -190,6 +190,8 @@ class Struct(_rt.StructBase):
                     _rt.write_varint(_out, _l1)
                 _out.write(_b1)
                 _out.append(18)
+                if type(_v1) is not Value:
+                    _rt.check_message(Value, _v1)
                 _start = len(_out)
                 _out.append(0)
                 _v1._pb_encode(_out, _deterministic)
@@ -263,23 +265,23 @@ class Value(_rt.ValueBase):
         self._oc_kind = 0
         self._ov_kind = None
         if null_value is not None:
+            self._ov_kind = null_value if type(null_value) is int and -0x80000000 <= null_value <= 0x7FFFFFFF else _rt.checked(self, 1, null_value)
             self._oc_kind = 1
-            self._ov_kind = null_value
         if number_value is not None:
+            self._ov_kind = number_value if type(number_value) is float else _rt.checked(self, 2, number_value)
             self._oc_kind = 2
-            self._ov_kind = number_value
         if string_value is not None:
+            self._ov_kind = string_value if type(string_value) is str else _rt.checked(self, 3, string_value)
             self._oc_kind = 3
-            self._ov_kind = string_value
         if bool_value is not None:
+            self._ov_kind = bool_value if type(bool_value) is bool else _rt.checked(self, 4, bool_value)
             self._oc_kind = 4
-            self._ov_kind = bool_value
         if struct_value is not None:
+            self._ov_kind = struct_value if type(struct_value) is Struct or struct_value is None else _rt.checked(self, 5, struct_value)
             self._oc_kind = 5
-            self._ov_kind = struct_value
         if list_value is not None:
+            self._ov_kind = list_value if type(list_value) is ListValue or list_value is None else _rt.checked(self, 6, list_value)
             self._oc_kind = 6
-            self._ov_kind = list_value
 
     @property
     def null_value(self) -> int | None:
@@ -294,8 +296,8 @@ class Value(_rt.ValueBase):
     @null_value.setter
     def null_value(self, value: int | None) -> None:
         if value is not None:
+            self._ov_kind = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
             self._oc_kind = 1
-            self._ov_kind = value
         elif self._oc_kind == 1:
             self._oc_kind = 0
             self._ov_kind = None
@@ -316,8 +318,8 @@ class Value(_rt.ValueBase):
     @number_value.setter
     def number_value(self, value: float | None) -> None:
         if value is not None:
+            self._ov_kind = value if type(value) is float else _rt.checked(self, 2, value)
             self._oc_kind = 2
-            self._ov_kind = value
         elif self._oc_kind == 2:
             self._oc_kind = 0
             self._ov_kind = None
@@ -335,8 +337,8 @@ class Value(_rt.ValueBase):
     @string_value.setter
     def string_value(self, value: str | None) -> None:
         if value is not None:
+            self._ov_kind = value if type(value) is str else _rt.checked(self, 3, value)
             self._oc_kind = 3
-            self._ov_kind = value
         elif self._oc_kind == 3:
             self._oc_kind = 0
             self._ov_kind = None
@@ -354,8 +356,8 @@ class Value(_rt.ValueBase):
     @bool_value.setter
     def bool_value(self, value: bool | None) -> None:
         if value is not None:
+            self._ov_kind = value if type(value) is bool else _rt.checked(self, 4, value)
             self._oc_kind = 4
-            self._ov_kind = value
         elif self._oc_kind == 4:
             self._oc_kind = 0
             self._ov_kind = None
@@ -373,8 +375,8 @@ class Value(_rt.ValueBase):
     @struct_value.setter
     def struct_value(self, value: Struct | None) -> None:
         if value is not None:
+            self._ov_kind = value if type(value) is Struct or value is None else _rt.checked(self, 5, value)
             self._oc_kind = 5
-            self._ov_kind = value
         elif self._oc_kind == 5:
             self._oc_kind = 0
             self._ov_kind = None
@@ -392,8 +394,8 @@ class Value(_rt.ValueBase):
     @list_value.setter
     def list_value(self, value: ListValue | None) -> None:
         if value is not None:
+            self._ov_kind = value if type(value) is ListValue or value is None else _rt.checked(self, 6, value)
             self._oc_kind = 6
-            self._ov_kind = value
         elif self._oc_kind == 6:
             self._oc_kind = 0
             self._ov_kind = None
@@ -410,6 +412,7 @@ class Value(_rt.ValueBase):
         return 0
 
     def set_null_value(self, value: NullValue | int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self._oc_kind = 1
         self._ov_kind = value
 
@@ -434,6 +437,7 @@ class Value(_rt.ValueBase):
         return 0.0
 
     def set_number_value(self, value: float) -> None:
+        value = value if type(value) is float else _rt.checked(self, 2, value)
         self._oc_kind = 2
         self._ov_kind = value
 
@@ -455,6 +459,7 @@ class Value(_rt.ValueBase):
         return ''
 
     def set_string_value(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 3, value)
         self._oc_kind = 3
         self._ov_kind = value
 
@@ -476,6 +481,7 @@ class Value(_rt.ValueBase):
         return False
 
     def set_bool_value(self, value: bool) -> None:
+        value = value if type(value) is bool else _rt.checked(self, 4, value)
         self._oc_kind = 4
         self._ov_kind = value
 
@@ -497,6 +503,7 @@ class Value(_rt.ValueBase):
         return None
 
     def set_struct_value(self, value: Struct | None) -> None:
+        value = value if type(value) is Struct or value is None else _rt.checked(self, 5, value)
         if value is None:
             self.clear_struct_value()
             return
@@ -521,6 +528,7 @@ class Value(_rt.ValueBase):
         return None
 
     def set_list_value(self, value: ListValue | None) -> None:
+        value = value if type(value) is ListValue or value is None else _rt.checked(self, 6, value)
         if value is None:
             self.clear_list_value()
             return
@@ -697,6 +705,8 @@ class Value(_rt.ValueBase):
         elif _c == 5:
             _x5 = _t.cast(Struct, self._ov_kind)
             _out.append(42)
+            if type(_x5) is not Struct:
+                _rt.check_message(Struct, _x5)
             _start = len(_out)
             _out.append(0)
             _x5._pb_encode(_out, _deterministic)
@@ -708,6 +718,8 @@ class Value(_rt.ValueBase):
         elif _c == 6:
             _x6 = _t.cast(ListValue, self._ov_kind)
             _out.append(50)
+            if type(_x6) is not ListValue:
+                _rt.check_message(ListValue, _x6)
             _start = len(_out)
             _out.append(0)
             _x6._pb_encode(_out, _deterministic)
@@ -791,7 +803,7 @@ class ListValue(_rt.ListValueBase):
         values: _t.Iterable[Value] = (),
     ) -> None:
         self._pb_unknown = b""
-        self.values = list(values)
+        self.values = _rt.checked_list(self, 1, values, Value) if values else []
 
     # -- accessors ---------------------------------------------------------------
 
@@ -803,7 +815,7 @@ class ListValue(_rt.ListValueBase):
         return self.values
 
     def set_values(self, value: _t.Iterable[Value]) -> None:
-        self.values = list(value)
+        self.values = _rt.checked_list(self, 1, value, Value) if value else []
 
     def clear_values(self) -> None:
         self.values = []
@@ -856,6 +868,8 @@ class ListValue(_rt.ListValueBase):
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         for _x1 in self.values:
             _out.append(10)
+            if type(_x1) is not Value:
+                _rt.check_message(Value, _x1)
             _start = len(_out)
             _out.append(0)
             _x1._pb_encode(_out, _deterministic)

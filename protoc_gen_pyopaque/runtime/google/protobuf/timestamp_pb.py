@@ -9,7 +9,7 @@ from __future__ import annotations
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('google/protobuf/timestamp.proto', b'\n\x1fgoogle/protobuf/timestamp.proto\x12\x0fgoogle.protobuf";\n\tTimestamp\x12\x18\n\x07seconds\x18\x01 \x01(\x03R\x07seconds\x12\x14\n\x05nanos\x18\x02 \x01(\x05R\x05nanosB\x85\x01\n\x13com.google.protobufB\x0eTimestampProtoP\x01Z2google.golang.org/protobuf/types/known/timestamppb\xf8\x01\x01\xa2\x02\x03GPB\xaa\x02\x1eGoogle.Protobuf.WellKnownTypesb\x06proto3', ())
@@ -135,12 +135,18 @@ class Timestamp(_rt.TimestampBase):
     def __init__(
         self,
         *,
-        seconds: int = 0,
-        nanos: int = 0,
+        seconds: int | None = None,
+        nanos: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.seconds = seconds
-        self.nanos = nanos
+        if seconds is None:
+            self.seconds = 0
+        else:
+            self.seconds = seconds if type(seconds) is int and seconds <= 0x3FFFFFFFFFFFFFFF and seconds >= -0x4000000000000000 else _rt.checked(self, 1, seconds)
+        if nanos is None:
+            self.nanos = 0
+        else:
+            self.nanos = nanos if type(nanos) is int and -0x80000000 <= nanos <= 0x7FFFFFFF else _rt.checked(self, 2, nanos)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -154,6 +160,7 @@ class Timestamp(_rt.TimestampBase):
         return self.seconds
 
     def set_seconds(self, value: int) -> None:
+        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)
         self.seconds = value
 
     def clear_seconds(self) -> None:
@@ -171,6 +178,7 @@ class Timestamp(_rt.TimestampBase):
         return self.nanos
 
     def set_nanos(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
         self.nanos = value
 
     def clear_nanos(self) -> None:

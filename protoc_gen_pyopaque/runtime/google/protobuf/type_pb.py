@@ -10,7 +10,7 @@ import enum as _enum
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.any_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb
 
@@ -84,22 +84,34 @@ class Type(_rt.Message):
     def __init__(
         self,
         *,
-        name: str = '',
+        name: str | None = None,
         fields: _t.Iterable[Field] = (),
         oneofs: _t.Iterable[str] = (),
         options: _t.Iterable[Option] = (),
         source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None = None,
-        syntax: Syntax | int = 0,
-        edition: str = '',
+        syntax: Syntax | int | None = None,
+        edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.name = name
-        self.fields = list(fields)
-        self.oneofs = list(oneofs)
-        self.options = list(options)
-        self.source_context = source_context
-        self.syntax = syntax
-        self.edition = edition
+        if name is None:
+            self.name = ''
+        else:
+            self.name = name if type(name) is str else _rt.checked(self, 1, name)
+        self.fields = _rt.checked_list(self, 2, fields, Field) if fields else []
+        self.oneofs = _rt.checked_list(self, 3, oneofs, str) if oneofs else []
+        self.options = _rt.checked_list(self, 4, options, Option) if options else []
+        if source_context is None:
+            self.source_context = None
+        else:
+            self.source_context = source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext or source_context is None else _rt.checked(self, 5, source_context)
+        if syntax is None:
+            self.syntax = 0
+        else:
+            self.syntax = syntax if type(syntax) is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 6, syntax)
+        if edition is None:
+            self.edition = ''
+        else:
+            self.edition = edition if type(edition) is str else _rt.checked(self, 7, edition)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -111,6 +123,7 @@ class Type(_rt.Message):
         return self.name
 
     def set_name(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 1, value)
         self.name = value
 
     def clear_name(self) -> None:
@@ -124,7 +137,7 @@ class Type(_rt.Message):
         return self.fields
 
     def set_fields(self, value: _t.Iterable[Field]) -> None:
-        self.fields = list(value)
+        self.fields = _rt.checked_list(self, 2, value, Field) if value else []
 
     def clear_fields(self) -> None:
         self.fields = []
@@ -137,7 +150,7 @@ class Type(_rt.Message):
         return self.oneofs
 
     def set_oneofs(self, value: _t.Iterable[str]) -> None:
-        self.oneofs = list(value)
+        self.oneofs = _rt.checked_list(self, 3, value, str) if value else []
 
     def clear_oneofs(self) -> None:
         self.oneofs = []
@@ -150,7 +163,7 @@ class Type(_rt.Message):
         return self.options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
-        self.options = list(value)
+        self.options = _rt.checked_list(self, 4, value, Option) if value else []
 
     def clear_options(self) -> None:
         self.options = []
@@ -163,6 +176,7 @@ class Type(_rt.Message):
         return self.source_context
 
     def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None) -> None:
+        value = value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext or value is None else _rt.checked(self, 5, value)
         self.source_context = value
 
     def has_source_context(self) -> bool:
@@ -179,6 +193,7 @@ class Type(_rt.Message):
         return self.syntax
 
     def set_syntax(self, value: Syntax | int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 6, value)
         self.syntax = value
 
     def clear_syntax(self) -> None:
@@ -192,6 +207,7 @@ class Type(_rt.Message):
         return self.edition
 
     def set_edition(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 7, value)
         self.edition = value
 
     def clear_edition(self) -> None:
@@ -334,6 +350,8 @@ class Type(_rt.Message):
 
         for _x2 in self.fields:
             _out.append(18)
+            if type(_x2) is not Field:
+                _rt.check_message(Field, _x2)
             _start = len(_out)
             _out.append(0)
             _x2._pb_encode(_out, _deterministic)
@@ -355,6 +373,8 @@ class Type(_rt.Message):
 
         for _x4 in self.options:
             _out.append(34)
+            if type(_x4) is not Option:
+                _rt.check_message(Option, _x4)
             _start = len(_out)
             _out.append(0)
             _x4._pb_encode(_out, _deterministic)
@@ -367,6 +387,8 @@ class Type(_rt.Message):
         _x5 = self.source_context
         if _x5 is not None:
             _out.append(42)
+            if type(_x5) is not _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext:
+                _rt.check_message(_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext, _x5)
             _start = len(_out)
             _out.append(0)
             _x5._pb_encode(_out, _deterministic)
@@ -442,7 +464,7 @@ class Type(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'fields': 2, 'oneofs': 3, 'options': 4, 'sourceContext': 5, 'source_context': 5, 'syntax': 6, 'edition': 7}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'fields': 2, 'oneofs': 3, 'options': 4, 'sourceContext': 5, 'syntax': 6, 'edition': 7, 'source_context': 5}
 
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -680,28 +702,55 @@ class Field(_rt.Message):
     def __init__(
         self,
         *,
-        kind: Field.Kind | int = 0,
-        cardinality: Field.Cardinality | int = 0,
-        number: int = 0,
-        name: str = '',
-        type_url: str = '',
-        oneof_index: int = 0,
-        packed: bool = False,
+        kind: Field.Kind | int | None = None,
+        cardinality: Field.Cardinality | int | None = None,
+        number: int | None = None,
+        name: str | None = None,
+        type_url: str | None = None,
+        oneof_index: int | None = None,
+        packed: bool | None = None,
         options: _t.Iterable[Option] = (),
-        json_name: str = '',
-        default_value: str = '',
+        json_name: str | None = None,
+        default_value: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.kind = kind
-        self.cardinality = cardinality
-        self.number = number
-        self.name = name
-        self.type_url = type_url
-        self.oneof_index = oneof_index
-        self.packed = packed
-        self.options = list(options)
-        self.json_name = json_name
-        self.default_value = default_value
+        if kind is None:
+            self.kind = 0
+        else:
+            self.kind = kind if type(kind) is int and -0x80000000 <= kind <= 0x7FFFFFFF else _rt.checked(self, 1, kind)
+        if cardinality is None:
+            self.cardinality = 0
+        else:
+            self.cardinality = cardinality if type(cardinality) is int and -0x80000000 <= cardinality <= 0x7FFFFFFF else _rt.checked(self, 2, cardinality)
+        if number is None:
+            self.number = 0
+        else:
+            self.number = number if type(number) is int and -0x80000000 <= number <= 0x7FFFFFFF else _rt.checked(self, 3, number)
+        if name is None:
+            self.name = ''
+        else:
+            self.name = name if type(name) is str else _rt.checked(self, 4, name)
+        if type_url is None:
+            self.type_url = ''
+        else:
+            self.type_url = type_url if type(type_url) is str else _rt.checked(self, 6, type_url)
+        if oneof_index is None:
+            self.oneof_index = 0
+        else:
+            self.oneof_index = oneof_index if type(oneof_index) is int and -0x80000000 <= oneof_index <= 0x7FFFFFFF else _rt.checked(self, 7, oneof_index)
+        if packed is None:
+            self.packed = False
+        else:
+            self.packed = packed if type(packed) is bool else _rt.checked(self, 8, packed)
+        self.options = _rt.checked_list(self, 9, options, Option) if options else []
+        if json_name is None:
+            self.json_name = ''
+        else:
+            self.json_name = json_name if type(json_name) is str else _rt.checked(self, 10, json_name)
+        if default_value is None:
+            self.default_value = ''
+        else:
+            self.default_value = default_value if type(default_value) is str else _rt.checked(self, 11, default_value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -713,6 +762,7 @@ class Field(_rt.Message):
         return self.kind
 
     def set_kind(self, value: Field.Kind | int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self.kind = value
 
     def clear_kind(self) -> None:
@@ -726,6 +776,7 @@ class Field(_rt.Message):
         return self.cardinality
 
     def set_cardinality(self, value: Field.Cardinality | int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
         self.cardinality = value
 
     def clear_cardinality(self) -> None:
@@ -739,6 +790,7 @@ class Field(_rt.Message):
         return self.number
 
     def set_number(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 3, value)
         self.number = value
 
     def clear_number(self) -> None:
@@ -752,6 +804,7 @@ class Field(_rt.Message):
         return self.name
 
     def set_name(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 4, value)
         self.name = value
 
     def clear_name(self) -> None:
@@ -766,6 +819,7 @@ class Field(_rt.Message):
         return self.type_url
 
     def set_type_url(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 6, value)
         self.type_url = value
 
     def clear_type_url(self) -> None:
@@ -780,6 +834,7 @@ class Field(_rt.Message):
         return self.oneof_index
 
     def set_oneof_index(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
         self.oneof_index = value
 
     def clear_oneof_index(self) -> None:
@@ -793,6 +848,7 @@ class Field(_rt.Message):
         return self.packed
 
     def set_packed(self, value: bool) -> None:
+        value = value if type(value) is bool else _rt.checked(self, 8, value)
         self.packed = value
 
     def clear_packed(self) -> None:
@@ -806,7 +862,7 @@ class Field(_rt.Message):
         return self.options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
-        self.options = list(value)
+        self.options = _rt.checked_list(self, 9, value, Option) if value else []
 
     def clear_options(self) -> None:
         self.options = []
@@ -819,6 +875,7 @@ class Field(_rt.Message):
         return self.json_name
 
     def set_json_name(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 10, value)
         self.json_name = value
 
     def clear_json_name(self) -> None:
@@ -832,6 +889,7 @@ class Field(_rt.Message):
         return self.default_value
 
     def set_default_value(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 11, value)
         self.default_value = value
 
     def clear_default_value(self) -> None:
@@ -1050,6 +1108,8 @@ class Field(_rt.Message):
 
         for _x9 in self.options:
             _out.append(74)
+            if type(_x9) is not Option:
+                _rt.check_message(Option, _x9)
             _start = len(_out)
             _out.append(0)
             _x9._pb_encode(_out, _deterministic)
@@ -1138,7 +1198,7 @@ class Field(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'kind': 1, 'cardinality': 2, 'number': 3, 'name': 4, 'typeUrl': 6, 'type_url': 6, 'oneofIndex': 7, 'oneof_index': 7, 'packed': 8, 'options': 9, 'jsonName': 10, 'json_name': 10, 'defaultValue': 11, 'default_value': 11}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'kind': 1, 'cardinality': 2, 'number': 3, 'name': 4, 'typeUrl': 6, 'oneofIndex': 7, 'packed': 8, 'options': 9, 'jsonName': 10, 'defaultValue': 11, 'type_url': 6, 'oneof_index': 7, 'json_name': 10, 'default_value': 11}
 
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -1327,20 +1387,32 @@ class Enum(_rt.Message):
     def __init__(
         self,
         *,
-        name: str = '',
+        name: str | None = None,
         enumvalue: _t.Iterable[EnumValue] = (),
         options: _t.Iterable[Option] = (),
         source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None = None,
-        syntax: Syntax | int = 0,
-        edition: str = '',
+        syntax: Syntax | int | None = None,
+        edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.name = name
-        self.enumvalue = list(enumvalue)
-        self.options = list(options)
-        self.source_context = source_context
-        self.syntax = syntax
-        self.edition = edition
+        if name is None:
+            self.name = ''
+        else:
+            self.name = name if type(name) is str else _rt.checked(self, 1, name)
+        self.enumvalue = _rt.checked_list(self, 2, enumvalue, EnumValue) if enumvalue else []
+        self.options = _rt.checked_list(self, 3, options, Option) if options else []
+        if source_context is None:
+            self.source_context = None
+        else:
+            self.source_context = source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext or source_context is None else _rt.checked(self, 4, source_context)
+        if syntax is None:
+            self.syntax = 0
+        else:
+            self.syntax = syntax if type(syntax) is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 5, syntax)
+        if edition is None:
+            self.edition = ''
+        else:
+            self.edition = edition if type(edition) is str else _rt.checked(self, 6, edition)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1352,6 +1424,7 @@ class Enum(_rt.Message):
         return self.name
 
     def set_name(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 1, value)
         self.name = value
 
     def clear_name(self) -> None:
@@ -1365,7 +1438,7 @@ class Enum(_rt.Message):
         return self.enumvalue
 
     def set_enumvalue(self, value: _t.Iterable[EnumValue]) -> None:
-        self.enumvalue = list(value)
+        self.enumvalue = _rt.checked_list(self, 2, value, EnumValue) if value else []
 
     def clear_enumvalue(self) -> None:
         self.enumvalue = []
@@ -1378,7 +1451,7 @@ class Enum(_rt.Message):
         return self.options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
-        self.options = list(value)
+        self.options = _rt.checked_list(self, 3, value, Option) if value else []
 
     def clear_options(self) -> None:
         self.options = []
@@ -1391,6 +1464,7 @@ class Enum(_rt.Message):
         return self.source_context
 
     def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None) -> None:
+        value = value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext or value is None else _rt.checked(self, 4, value)
         self.source_context = value
 
     def has_source_context(self) -> bool:
@@ -1407,6 +1481,7 @@ class Enum(_rt.Message):
         return self.syntax
 
     def set_syntax(self, value: Syntax | int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 5, value)
         self.syntax = value
 
     def clear_syntax(self) -> None:
@@ -1420,6 +1495,7 @@ class Enum(_rt.Message):
         return self.edition
 
     def set_edition(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 6, value)
         self.edition = value
 
     def clear_edition(self) -> None:
@@ -1549,6 +1625,8 @@ class Enum(_rt.Message):
 
         for _x2 in self.enumvalue:
             _out.append(18)
+            if type(_x2) is not EnumValue:
+                _rt.check_message(EnumValue, _x2)
             _start = len(_out)
             _out.append(0)
             _x2._pb_encode(_out, _deterministic)
@@ -1560,6 +1638,8 @@ class Enum(_rt.Message):
 
         for _x3 in self.options:
             _out.append(26)
+            if type(_x3) is not Option:
+                _rt.check_message(Option, _x3)
             _start = len(_out)
             _out.append(0)
             _x3._pb_encode(_out, _deterministic)
@@ -1572,6 +1652,8 @@ class Enum(_rt.Message):
         _x4 = self.source_context
         if _x4 is not None:
             _out.append(34)
+            if type(_x4) is not _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext:
+                _rt.check_message(_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext, _x4)
             _start = len(_out)
             _out.append(0)
             _x4._pb_encode(_out, _deterministic)
@@ -1643,7 +1725,7 @@ class Enum(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'enumvalue': 2, 'options': 3, 'sourceContext': 4, 'source_context': 4, 'syntax': 5, 'edition': 6}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'enumvalue': 2, 'options': 3, 'sourceContext': 4, 'syntax': 5, 'edition': 6, 'source_context': 4}
 
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -1778,14 +1860,20 @@ class EnumValue(_rt.Message):
     def __init__(
         self,
         *,
-        name: str = '',
-        number: int = 0,
+        name: str | None = None,
+        number: int | None = None,
         options: _t.Iterable[Option] = (),
     ) -> None:
         self._pb_unknown = b""
-        self.name = name
-        self.number = number
-        self.options = list(options)
+        if name is None:
+            self.name = ''
+        else:
+            self.name = name if type(name) is str else _rt.checked(self, 1, name)
+        if number is None:
+            self.number = 0
+        else:
+            self.number = number if type(number) is int and -0x80000000 <= number <= 0x7FFFFFFF else _rt.checked(self, 2, number)
+        self.options = _rt.checked_list(self, 3, options, Option) if options else []
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1797,6 +1885,7 @@ class EnumValue(_rt.Message):
         return self.name
 
     def set_name(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 1, value)
         self.name = value
 
     def clear_name(self) -> None:
@@ -1810,6 +1899,7 @@ class EnumValue(_rt.Message):
         return self.number
 
     def set_number(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
         self.number = value
 
     def clear_number(self) -> None:
@@ -1823,7 +1913,7 @@ class EnumValue(_rt.Message):
         return self.options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
-        self.options = list(value)
+        self.options = _rt.checked_list(self, 3, value, Option) if value else []
 
     def clear_options(self) -> None:
         self.options = []
@@ -1918,6 +2008,8 @@ class EnumValue(_rt.Message):
 
         for _x3 in self.options:
             _out.append(26)
+            if type(_x3) is not Option:
+                _rt.check_message(Option, _x3)
             _start = len(_out)
             _out.append(0)
             _x3._pb_encode(_out, _deterministic)
@@ -2050,12 +2142,18 @@ class Option(_rt.Message):
     def __init__(
         self,
         *,
-        name: str = '',
+        name: str | None = None,
         value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.name = name
-        self.value = value
+        if name is None:
+            self.name = ''
+        else:
+            self.name = name if type(name) is str else _rt.checked(self, 1, name)
+        if value is None:
+            self.value = None
+        else:
+            self.value = value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any or value is None else _rt.checked(self, 2, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -2070,6 +2168,7 @@ class Option(_rt.Message):
         return self.name
 
     def set_name(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 1, value)
         self.name = value
 
     def clear_name(self) -> None:
@@ -2086,6 +2185,7 @@ class Option(_rt.Message):
         return self.value
 
     def set_value(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None) -> None:
+        value = value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any or value is None else _rt.checked(self, 2, value)
         self.value = value
 
     def has_value(self) -> bool:
@@ -2168,6 +2268,8 @@ class Option(_rt.Message):
         _x2 = self.value
         if _x2 is not None:
             _out.append(18)
+            if type(_x2) is not _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any:
+                _rt.check_message(_m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any, _x2)
             _start = len(_out)
             _out.append(0)
             _x2._pb_encode(_out, _deterministic)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.any_protoopaque_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_protoopaque_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb
 
@@ -58,13 +58,25 @@ class Type(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_name = '' if name is None else name
-        self._f_fields = list(fields)
-        self._f_oneofs = list(oneofs)
-        self._f_options = list(options)
-        self._f_source_context = source_context
-        self._f_syntax = 0 if syntax is None else syntax
-        self._f_edition = '' if edition is None else edition
+        if name is None:
+            self._f_name = ''
+        else:
+            self._f_name = name if type(name) is str else _rt.checked(self, 1, name)
+        self._f_fields = _rt.checked_list(self, 2, fields, Field) if fields else []
+        self._f_oneofs = _rt.checked_list(self, 3, oneofs, str) if oneofs else []
+        self._f_options = _rt.checked_list(self, 4, options, Option) if options else []
+        if source_context is None:
+            self._f_source_context = None
+        else:
+            self._f_source_context = source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext or source_context is None else _rt.checked(self, 5, source_context)
+        if syntax is None:
+            self._f_syntax = 0
+        else:
+            self._f_syntax = syntax if type(syntax) is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 6, syntax)
+        if edition is None:
+            self._f_edition = ''
+        else:
+            self._f_edition = edition if type(edition) is str else _rt.checked(self, 7, edition)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -78,6 +90,7 @@ class Type(_rt.Message):
         return self._f_name
 
     def set_name(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_name = value
@@ -99,7 +112,7 @@ class Type(_rt.Message):
     def set_fields(self, value: _t.Iterable[Field]) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
-        self._f_fields = list(value)
+        self._f_fields = _rt.checked_list(self, 2, value, Field) if value else []
 
     def clear_fields(self) -> None:
         if self._pb_unknown is not _pb_no_unknown:
@@ -118,7 +131,7 @@ class Type(_rt.Message):
     def set_oneofs(self, value: _t.Iterable[str]) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
-        self._f_oneofs = list(value)
+        self._f_oneofs = _rt.checked_list(self, 3, value, str) if value else []
 
     def clear_oneofs(self) -> None:
         if self._pb_unknown is not _pb_no_unknown:
@@ -137,7 +150,7 @@ class Type(_rt.Message):
     def set_options(self, value: _t.Iterable[Option]) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
-        self._f_options = list(value)
+        self._f_options = _rt.checked_list(self, 4, value, Option) if value else []
 
     def clear_options(self) -> None:
         if self._pb_unknown is not _pb_no_unknown:
@@ -154,6 +167,7 @@ class Type(_rt.Message):
         return self._f_source_context
 
     def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None) -> None:
+        value = value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext or value is None else _rt.checked(self, 5, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_source_context = value
@@ -178,6 +192,7 @@ class Type(_rt.Message):
         return self._f_syntax
 
     def set_syntax(self, value: Syntax | int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 6, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_syntax = value
@@ -197,6 +212,7 @@ class Type(_rt.Message):
         return self._f_edition
 
     def set_edition(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 7, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_edition = value
@@ -351,6 +367,8 @@ class Type(_rt.Message):
 
         for _x2 in self._f_fields:
             _out.append(18)
+            if type(_x2) is not Field:
+                _rt.check_message(Field, _x2)
             if _x2._pb_unknown is not _pb_no_unknown and _x2._pb_unknown and _x2._pb_unknown[0] == 0 and not _deterministic:
                 _rt.write_raw(_out, _rt.kept_bytes(_x2._pb_unknown))
             else:
@@ -375,6 +393,8 @@ class Type(_rt.Message):
 
         for _x4 in self._f_options:
             _out.append(34)
+            if type(_x4) is not Option:
+                _rt.check_message(Option, _x4)
             if _x4._pb_unknown is not _pb_no_unknown and _x4._pb_unknown and _x4._pb_unknown[0] == 0 and not _deterministic:
                 _rt.write_raw(_out, _rt.kept_bytes(_x4._pb_unknown))
             else:
@@ -390,6 +410,8 @@ class Type(_rt.Message):
         _x5 = self._f_source_context
         if _x5 is not None:
             _out.append(42)
+            if type(_x5) is not _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext:
+                _rt.check_message(_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext, _x5)
             _start = len(_out)
             _out.append(0)
             _x5._pb_encode(_out, _deterministic)
@@ -483,7 +505,7 @@ class Type(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'fields': 2, 'oneofs': 3, 'options': 4, 'sourceContext': 5, 'source_context': 5, 'syntax': 6, 'edition': 7}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'fields': 2, 'oneofs': 3, 'options': 4, 'sourceContext': 5, 'syntax': 6, 'edition': 7, 'source_context': 5}
 
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -700,16 +722,43 @@ class Field(_rt.Message):
         default_value: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_kind = 0 if kind is None else kind
-        self._f_cardinality = 0 if cardinality is None else cardinality
-        self._f_number = 0 if number is None else number
-        self._f_name = '' if name is None else name
-        self._f_type_url = '' if type_url is None else type_url
-        self._f_oneof_index = 0 if oneof_index is None else oneof_index
-        self._f_packed = False if packed is None else packed
-        self._f_options = list(options)
-        self._f_json_name = '' if json_name is None else json_name
-        self._f_default_value = '' if default_value is None else default_value
+        if kind is None:
+            self._f_kind = 0
+        else:
+            self._f_kind = kind if type(kind) is int and -0x80000000 <= kind <= 0x7FFFFFFF else _rt.checked(self, 1, kind)
+        if cardinality is None:
+            self._f_cardinality = 0
+        else:
+            self._f_cardinality = cardinality if type(cardinality) is int and -0x80000000 <= cardinality <= 0x7FFFFFFF else _rt.checked(self, 2, cardinality)
+        if number is None:
+            self._f_number = 0
+        else:
+            self._f_number = number if type(number) is int and -0x80000000 <= number <= 0x7FFFFFFF else _rt.checked(self, 3, number)
+        if name is None:
+            self._f_name = ''
+        else:
+            self._f_name = name if type(name) is str else _rt.checked(self, 4, name)
+        if type_url is None:
+            self._f_type_url = ''
+        else:
+            self._f_type_url = type_url if type(type_url) is str else _rt.checked(self, 6, type_url)
+        if oneof_index is None:
+            self._f_oneof_index = 0
+        else:
+            self._f_oneof_index = oneof_index if type(oneof_index) is int and -0x80000000 <= oneof_index <= 0x7FFFFFFF else _rt.checked(self, 7, oneof_index)
+        if packed is None:
+            self._f_packed = False
+        else:
+            self._f_packed = packed if type(packed) is bool else _rt.checked(self, 8, packed)
+        self._f_options = _rt.checked_list(self, 9, options, Option) if options else []
+        if json_name is None:
+            self._f_json_name = ''
+        else:
+            self._f_json_name = json_name if type(json_name) is str else _rt.checked(self, 10, json_name)
+        if default_value is None:
+            self._f_default_value = ''
+        else:
+            self._f_default_value = default_value if type(default_value) is str else _rt.checked(self, 11, default_value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -723,6 +772,7 @@ class Field(_rt.Message):
         return self._f_kind
 
     def set_kind(self, value: Field.Kind | int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_kind = value
@@ -742,6 +792,7 @@ class Field(_rt.Message):
         return self._f_cardinality
 
     def set_cardinality(self, value: Field.Cardinality | int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_cardinality = value
@@ -761,6 +812,7 @@ class Field(_rt.Message):
         return self._f_number
 
     def set_number(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 3, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_number = value
@@ -780,6 +832,7 @@ class Field(_rt.Message):
         return self._f_name
 
     def set_name(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 4, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_name = value
@@ -800,6 +853,7 @@ class Field(_rt.Message):
         return self._f_type_url
 
     def set_type_url(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 6, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_type_url = value
@@ -820,6 +874,7 @@ class Field(_rt.Message):
         return self._f_oneof_index
 
     def set_oneof_index(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_oneof_index = value
@@ -839,6 +894,7 @@ class Field(_rt.Message):
         return self._f_packed
 
     def set_packed(self, value: bool) -> None:
+        value = value if type(value) is bool else _rt.checked(self, 8, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_packed = value
@@ -860,7 +916,7 @@ class Field(_rt.Message):
     def set_options(self, value: _t.Iterable[Option]) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
-        self._f_options = list(value)
+        self._f_options = _rt.checked_list(self, 9, value, Option) if value else []
 
     def clear_options(self) -> None:
         if self._pb_unknown is not _pb_no_unknown:
@@ -877,6 +933,7 @@ class Field(_rt.Message):
         return self._f_json_name
 
     def set_json_name(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 10, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_json_name = value
@@ -896,6 +953,7 @@ class Field(_rt.Message):
         return self._f_default_value
 
     def set_default_value(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 11, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_default_value = value
@@ -1126,6 +1184,8 @@ class Field(_rt.Message):
 
         for _x9 in self._f_options:
             _out.append(74)
+            if type(_x9) is not Option:
+                _rt.check_message(Option, _x9)
             if _x9._pb_unknown is not _pb_no_unknown and _x9._pb_unknown and _x9._pb_unknown[0] == 0 and not _deterministic:
                 _rt.write_raw(_out, _rt.kept_bytes(_x9._pb_unknown))
             else:
@@ -1238,7 +1298,7 @@ class Field(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'kind': 1, 'cardinality': 2, 'number': 3, 'name': 4, 'typeUrl': 6, 'type_url': 6, 'oneofIndex': 7, 'oneof_index': 7, 'packed': 8, 'options': 9, 'jsonName': 10, 'json_name': 10, 'defaultValue': 11, 'default_value': 11}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'kind': 1, 'cardinality': 2, 'number': 3, 'name': 4, 'typeUrl': 6, 'oneofIndex': 7, 'packed': 8, 'options': 9, 'jsonName': 10, 'defaultValue': 11, 'type_url': 6, 'oneof_index': 7, 'json_name': 10, 'default_value': 11}
 
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -1420,12 +1480,24 @@ class Enum(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_name = '' if name is None else name
-        self._f_enumvalue = list(enumvalue)
-        self._f_options = list(options)
-        self._f_source_context = source_context
-        self._f_syntax = 0 if syntax is None else syntax
-        self._f_edition = '' if edition is None else edition
+        if name is None:
+            self._f_name = ''
+        else:
+            self._f_name = name if type(name) is str else _rt.checked(self, 1, name)
+        self._f_enumvalue = _rt.checked_list(self, 2, enumvalue, EnumValue) if enumvalue else []
+        self._f_options = _rt.checked_list(self, 3, options, Option) if options else []
+        if source_context is None:
+            self._f_source_context = None
+        else:
+            self._f_source_context = source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext or source_context is None else _rt.checked(self, 4, source_context)
+        if syntax is None:
+            self._f_syntax = 0
+        else:
+            self._f_syntax = syntax if type(syntax) is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 5, syntax)
+        if edition is None:
+            self._f_edition = ''
+        else:
+            self._f_edition = edition if type(edition) is str else _rt.checked(self, 6, edition)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1439,6 +1511,7 @@ class Enum(_rt.Message):
         return self._f_name
 
     def set_name(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_name = value
@@ -1460,7 +1533,7 @@ class Enum(_rt.Message):
     def set_enumvalue(self, value: _t.Iterable[EnumValue]) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
-        self._f_enumvalue = list(value)
+        self._f_enumvalue = _rt.checked_list(self, 2, value, EnumValue) if value else []
 
     def clear_enumvalue(self) -> None:
         if self._pb_unknown is not _pb_no_unknown:
@@ -1479,7 +1552,7 @@ class Enum(_rt.Message):
     def set_options(self, value: _t.Iterable[Option]) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
-        self._f_options = list(value)
+        self._f_options = _rt.checked_list(self, 3, value, Option) if value else []
 
     def clear_options(self) -> None:
         if self._pb_unknown is not _pb_no_unknown:
@@ -1496,6 +1569,7 @@ class Enum(_rt.Message):
         return self._f_source_context
 
     def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None) -> None:
+        value = value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext or value is None else _rt.checked(self, 4, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_source_context = value
@@ -1520,6 +1594,7 @@ class Enum(_rt.Message):
         return self._f_syntax
 
     def set_syntax(self, value: Syntax | int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 5, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_syntax = value
@@ -1539,6 +1614,7 @@ class Enum(_rt.Message):
         return self._f_edition
 
     def set_edition(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 6, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_edition = value
@@ -1680,6 +1756,8 @@ class Enum(_rt.Message):
 
         for _x2 in self._f_enumvalue:
             _out.append(18)
+            if type(_x2) is not EnumValue:
+                _rt.check_message(EnumValue, _x2)
             if _x2._pb_unknown is not _pb_no_unknown and _x2._pb_unknown and _x2._pb_unknown[0] == 0 and not _deterministic:
                 _rt.write_raw(_out, _rt.kept_bytes(_x2._pb_unknown))
             else:
@@ -1694,6 +1772,8 @@ class Enum(_rt.Message):
 
         for _x3 in self._f_options:
             _out.append(26)
+            if type(_x3) is not Option:
+                _rt.check_message(Option, _x3)
             if _x3._pb_unknown is not _pb_no_unknown and _x3._pb_unknown and _x3._pb_unknown[0] == 0 and not _deterministic:
                 _rt.write_raw(_out, _rt.kept_bytes(_x3._pb_unknown))
             else:
@@ -1709,6 +1789,8 @@ class Enum(_rt.Message):
         _x4 = self._f_source_context
         if _x4 is not None:
             _out.append(34)
+            if type(_x4) is not _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext:
+                _rt.check_message(_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext, _x4)
             _start = len(_out)
             _out.append(0)
             _x4._pb_encode(_out, _deterministic)
@@ -1797,7 +1879,7 @@ class Enum(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'enumvalue': 2, 'options': 3, 'sourceContext': 4, 'source_context': 4, 'syntax': 5, 'edition': 6}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'enumvalue': 2, 'options': 3, 'sourceContext': 4, 'syntax': 5, 'edition': 6, 'source_context': 4}
 
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -1934,9 +2016,15 @@ class EnumValue(_rt.Message):
         options: _t.Iterable[Option] = (),
     ) -> None:
         self._pb_unknown = b""
-        self._f_name = '' if name is None else name
-        self._f_number = 0 if number is None else number
-        self._f_options = list(options)
+        if name is None:
+            self._f_name = ''
+        else:
+            self._f_name = name if type(name) is str else _rt.checked(self, 1, name)
+        if number is None:
+            self._f_number = 0
+        else:
+            self._f_number = number if type(number) is int and -0x80000000 <= number <= 0x7FFFFFFF else _rt.checked(self, 2, number)
+        self._f_options = _rt.checked_list(self, 3, options, Option) if options else []
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1950,6 +2038,7 @@ class EnumValue(_rt.Message):
         return self._f_name
 
     def set_name(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_name = value
@@ -1969,6 +2058,7 @@ class EnumValue(_rt.Message):
         return self._f_number
 
     def set_number(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_number = value
@@ -1990,7 +2080,7 @@ class EnumValue(_rt.Message):
     def set_options(self, value: _t.Iterable[Option]) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
-        self._f_options = list(value)
+        self._f_options = _rt.checked_list(self, 3, value, Option) if value else []
 
     def clear_options(self) -> None:
         if self._pb_unknown is not _pb_no_unknown:
@@ -2095,6 +2185,8 @@ class EnumValue(_rt.Message):
 
         for _x3 in self._f_options:
             _out.append(26)
+            if type(_x3) is not Option:
+                _rt.check_message(Option, _x3)
             if _x3._pb_unknown is not _pb_no_unknown and _x3._pb_unknown and _x3._pb_unknown[0] == 0 and not _deterministic:
                 _rt.write_raw(_out, _rt.kept_bytes(_x3._pb_unknown))
             else:
@@ -2243,8 +2335,14 @@ class Option(_rt.Message):
         value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_name = '' if name is None else name
-        self._f_value = value
+        if name is None:
+            self._f_name = ''
+        else:
+            self._f_name = name if type(name) is str else _rt.checked(self, 1, name)
+        if value is None:
+            self._f_value = None
+        else:
+            self._f_value = value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any or value is None else _rt.checked(self, 2, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -2261,6 +2359,7 @@ class Option(_rt.Message):
         return self._f_name
 
     def set_name(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_name = value
@@ -2283,6 +2382,7 @@ class Option(_rt.Message):
         return self._f_value
 
     def set_value(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any | None) -> None:
+        value = value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any or value is None else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_value = value
@@ -2379,6 +2479,8 @@ class Option(_rt.Message):
         _x2 = self._f_value
         if _x2 is not None:
             _out.append(18)
+            if type(_x2) is not _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any:
+                _rt.check_message(_m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any, _x2)
             _start = len(_out)
             _out.append(0)
             _x2._pb_encode(_out, _deterministic)

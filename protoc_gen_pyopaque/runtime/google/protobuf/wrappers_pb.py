@@ -9,7 +9,7 @@ from __future__ import annotations
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('google/protobuf/wrappers.proto', b'\n\x1egoogle/protobuf/wrappers.proto\x12\x0fgoogle.protobuf"#\n\x0bDoubleValue\x12\x14\n\x05value\x18\x01 \x01(\x01R\x05value""\n\nFloatValue\x12\x14\n\x05value\x18\x01 \x01(\x02R\x05value""\n\nInt64Value\x12\x14\n\x05value\x18\x01 \x01(\x03R\x05value"#\n\x0bUInt64Value\x12\x14\n\x05value\x18\x01 \x01(\x04R\x05value""\n\nInt32Value\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value"#\n\x0bUInt32Value\x12\x14\n\x05value\x18\x01 \x01(\rR\x05value"!\n\tBoolValue\x12\x14\n\x05value\x18\x01 \x01(\x08R\x05value"#\n\x0bStringValue\x12\x14\n\x05value\x18\x01 \x01(\tR\x05value""\n\nBytesValue\x12\x14\n\x05value\x18\x01 \x01(\x0cR\x05valueB\x83\x01\n\x13com.google.protobufB\rWrappersProtoP\x01Z1google.golang.org/protobuf/types/known/wrapperspb\xf8\x01\x01\xa2\x02\x03GPB\xaa\x02\x1eGoogle.Protobuf.WellKnownTypesb\x06proto3', ())
@@ -41,10 +41,13 @@ class DoubleValue(_rt.Message):
     def __init__(
         self,
         *,
-        value: float = 0.0,
+        value: float | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = value
+        if value is None:
+            self.value = 0.0
+        else:
+            self.value = value if type(value) is float else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -56,6 +59,7 @@ class DoubleValue(_rt.Message):
         return self.value
 
     def set_value(self, value: float) -> None:
+        value = value if type(value) is float else _rt.checked(self, 1, value)
         self.value = value
 
     def clear_value(self) -> None:
@@ -152,10 +156,13 @@ class FloatValue(_rt.Message):
     def __init__(
         self,
         *,
-        value: float = 0.0,
+        value: float | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = value
+        if value is None:
+            self.value = 0.0
+        else:
+            self.value = _rt.round_f32(value) if type(value) is float else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -167,6 +174,7 @@ class FloatValue(_rt.Message):
         return self.value
 
     def set_value(self, value: float) -> None:
+        value = _rt.round_f32(value) if type(value) is float else _rt.checked(self, 1, value)
         self.value = value
 
     def clear_value(self) -> None:
@@ -263,10 +271,13 @@ class Int64Value(_rt.Message):
     def __init__(
         self,
         *,
-        value: int = 0,
+        value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = value
+        if value is None:
+            self.value = 0
+        else:
+            self.value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -278,6 +289,7 @@ class Int64Value(_rt.Message):
         return self.value
 
     def set_value(self, value: int) -> None:
+        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)
         self.value = value
 
     def clear_value(self) -> None:
@@ -382,10 +394,13 @@ class UInt64Value(_rt.Message):
     def __init__(
         self,
         *,
-        value: int = 0,
+        value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = value
+        if value is None:
+            self.value = 0
+        else:
+            self.value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -397,6 +412,7 @@ class UInt64Value(_rt.Message):
         return self.value
 
     def set_value(self, value: int) -> None:
+        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 1, value)
         self.value = value
 
     def clear_value(self) -> None:
@@ -501,10 +517,13 @@ class Int32Value(_rt.Message):
     def __init__(
         self,
         *,
-        value: int = 0,
+        value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = value
+        if value is None:
+            self.value = 0
+        else:
+            self.value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -516,6 +535,7 @@ class Int32Value(_rt.Message):
         return self.value
 
     def set_value(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self.value = value
 
     def clear_value(self) -> None:
@@ -620,10 +640,13 @@ class UInt32Value(_rt.Message):
     def __init__(
         self,
         *,
-        value: int = 0,
+        value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = value
+        if value is None:
+            self.value = 0
+        else:
+            self.value = value if type(value) is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -635,6 +658,7 @@ class UInt32Value(_rt.Message):
         return self.value
 
     def set_value(self, value: int) -> None:
+        value = value if type(value) is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 1, value)
         self.value = value
 
     def clear_value(self) -> None:
@@ -739,10 +763,13 @@ class BoolValue(_rt.Message):
     def __init__(
         self,
         *,
-        value: bool = False,
+        value: bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = value
+        if value is None:
+            self.value = False
+        else:
+            self.value = value if type(value) is bool else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -754,6 +781,7 @@ class BoolValue(_rt.Message):
         return self.value
 
     def set_value(self, value: bool) -> None:
+        value = value if type(value) is bool else _rt.checked(self, 1, value)
         self.value = value
 
     def clear_value(self) -> None:
@@ -853,10 +881,13 @@ class StringValue(_rt.Message):
     def __init__(
         self,
         *,
-        value: str = '',
+        value: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = value
+        if value is None:
+            self.value = ''
+        else:
+            self.value = value if type(value) is str else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -868,6 +899,7 @@ class StringValue(_rt.Message):
         return self.value
 
     def set_value(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 1, value)
         self.value = value
 
     def clear_value(self) -> None:
@@ -978,10 +1010,13 @@ class BytesValue(_rt.Message):
     def __init__(
         self,
         *,
-        value: bytes = b'',
+        value: bytes | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = value
+        if value is None:
+            self.value = b''
+        else:
+            self.value = value if type(value) is bytes else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -993,6 +1028,7 @@ class BytesValue(_rt.Message):
         return self.value
 
     def set_value(self, value: bytes) -> None:
+        value = value if type(value) is bytes else _rt.checked(self, 1, value)
         self.value = value
 
     def clear_value(self) -> None:

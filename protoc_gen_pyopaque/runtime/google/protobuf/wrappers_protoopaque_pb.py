@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('google/protobuf/wrappers.proto', b'\n\x1egoogle/protobuf/wrappers.proto\x12\x0fgoogle.protobuf"#\n\x0bDoubleValue\x12\x14\n\x05value\x18\x01 \x01(\x01R\x05value""\n\nFloatValue\x12\x14\n\x05value\x18\x01 \x01(\x02R\x05value""\n\nInt64Value\x12\x14\n\x05value\x18\x01 \x01(\x03R\x05value"#\n\x0bUInt64Value\x12\x14\n\x05value\x18\x01 \x01(\x04R\x05value""\n\nInt32Value\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value"#\n\x0bUInt32Value\x12\x14\n\x05value\x18\x01 \x01(\rR\x05value"!\n\tBoolValue\x12\x14\n\x05value\x18\x01 \x01(\x08R\x05value"#\n\x0bStringValue\x12\x14\n\x05value\x18\x01 \x01(\tR\x05value""\n\nBytesValue\x12\x14\n\x05value\x18\x01 \x01(\x0cR\x05valueB\x83\x01\n\x13com.google.protobufB\rWrappersProtoP\x01Z1google.golang.org/protobuf/types/known/wrapperspb\xf8\x01\x01\xa2\x02\x03GPB\xaa\x02\x1eGoogle.Protobuf.WellKnownTypesb\x06proto3', ())
@@ -33,7 +33,10 @@ class DoubleValue(_rt.Message):
         value: float | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = 0.0 if value is None else value
+        if value is None:
+            self._f_value = 0.0
+        else:
+            self._f_value = value if type(value) is float else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -47,6 +50,7 @@ class DoubleValue(_rt.Message):
         return self._f_value
 
     def set_value(self, value: float) -> None:
+        value = value if type(value) is float else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_value = value
@@ -171,7 +175,10 @@ class FloatValue(_rt.Message):
         value: float | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = 0.0 if value is None else value
+        if value is None:
+            self._f_value = 0.0
+        else:
+            self._f_value = _rt.round_f32(value) if type(value) is float else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -185,6 +192,7 @@ class FloatValue(_rt.Message):
         return self._f_value
 
     def set_value(self, value: float) -> None:
+        value = _rt.round_f32(value) if type(value) is float else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_value = value
@@ -309,7 +317,10 @@ class Int64Value(_rt.Message):
         value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = 0 if value is None else value
+        if value is None:
+            self._f_value = 0
+        else:
+            self._f_value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -323,6 +334,7 @@ class Int64Value(_rt.Message):
         return self._f_value
 
     def set_value(self, value: int) -> None:
+        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_value = value
@@ -455,7 +467,10 @@ class UInt64Value(_rt.Message):
         value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = 0 if value is None else value
+        if value is None:
+            self._f_value = 0
+        else:
+            self._f_value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -469,6 +484,7 @@ class UInt64Value(_rt.Message):
         return self._f_value
 
     def set_value(self, value: int) -> None:
+        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_value = value
@@ -601,7 +617,10 @@ class Int32Value(_rt.Message):
         value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = 0 if value is None else value
+        if value is None:
+            self._f_value = 0
+        else:
+            self._f_value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -615,6 +634,7 @@ class Int32Value(_rt.Message):
         return self._f_value
 
     def set_value(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_value = value
@@ -747,7 +767,10 @@ class UInt32Value(_rt.Message):
         value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = 0 if value is None else value
+        if value is None:
+            self._f_value = 0
+        else:
+            self._f_value = value if type(value) is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -761,6 +784,7 @@ class UInt32Value(_rt.Message):
         return self._f_value
 
     def set_value(self, value: int) -> None:
+        value = value if type(value) is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_value = value
@@ -893,7 +917,10 @@ class BoolValue(_rt.Message):
         value: bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = False if value is None else value
+        if value is None:
+            self._f_value = False
+        else:
+            self._f_value = value if type(value) is bool else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -907,6 +934,7 @@ class BoolValue(_rt.Message):
         return self._f_value
 
     def set_value(self, value: bool) -> None:
+        value = value if type(value) is bool else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_value = value
@@ -1034,7 +1062,10 @@ class StringValue(_rt.Message):
         value: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = '' if value is None else value
+        if value is None:
+            self._f_value = ''
+        else:
+            self._f_value = value if type(value) is str else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1048,6 +1079,7 @@ class StringValue(_rt.Message):
         return self._f_value
 
     def set_value(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_value = value
@@ -1186,7 +1218,10 @@ class BytesValue(_rt.Message):
         value: bytes | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = b'' if value is None else value
+        if value is None:
+            self._f_value = b''
+        else:
+            self._f_value = value if type(value) is bytes else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1200,6 +1235,7 @@ class BytesValue(_rt.Message):
         return self._f_value
 
     def set_value(self, value: bytes) -> None:
+        value = value if type(value) is bytes else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_value = value

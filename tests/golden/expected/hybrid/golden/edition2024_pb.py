@@ -9,7 +9,7 @@ from __future__ import annotations
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/edition2024.proto', b'\n\x18golden/edition2024.proto\x12\x06golden"\xac\x02\n\x08LogEntry\x12\x1c\n\ttimestamp\x18\x01 \x01(\x03R\ttimestamp\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\x123\n\x06detail\x18\x03 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x06detail\x12F\n\x10unchecked_detail\x18\x04 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02x\x01R\x0funcheckedDetail\x125\n\x07history\x18\x05 \x03(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x07history\x1a4\n\x06Detail\x12\x14\n\x05lines\x18\x01 \x03(\tR\x05lines\x12\x14\n\x05level\x18\x02 \x01(\x05R\x05level"F\n\x08Envelope\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12&\n\x05entry\x18\x02 \x01(\x0b2\x10.golden.LogEntryR\x05entry"q\n\x04Node\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value\x12"\n\x05child\x18\x02 \x01(\x0b2\x0c.golden.NodeR\x05child\x12/\n\nlazy_child\x18\x03 \x01(\x0b2\x0c.golden.NodeB\x02(\x01R\tlazyChildb\x08editionsp\xe9\x07', ())
@@ -37,8 +37,11 @@ class _c_LogEntry_Detail(_rt.Message):
         level: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.lines = list(lines)
-        self.level = level
+        self.lines = _rt.checked_list(self, 1, lines, str) if lines else []
+        if level is None:
+            self.level = None
+        else:
+            self.level = level if type(level) is int and -0x80000000 <= level <= 0x7FFFFFFF else _rt.checked(self, 2, level)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -47,7 +50,7 @@ class _c_LogEntry_Detail(_rt.Message):
         return self.lines
 
     def set_lines(self, value: _t.Iterable[str]) -> None:
-        self.lines = list(value)
+        self.lines = _rt.checked_list(self, 1, value, str) if value else []
 
     def clear_lines(self) -> None:
         self.lines = []
@@ -58,6 +61,7 @@ class _c_LogEntry_Detail(_rt.Message):
         return 0 if _value is None else _value
 
     def set_level(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
         self.level = value
 
     def has_level(self) -> bool:
@@ -246,11 +250,23 @@ class LogEntry(_rt.Message):
         history: _t.Iterable[LogEntry.Detail] = (),
     ) -> None:
         self._pb_unknown = b""
-        self.timestamp = timestamp
-        self.message = message
-        self.detail = detail
-        self.unchecked_detail = unchecked_detail
-        self.history = list(history)
+        if timestamp is None:
+            self.timestamp = None
+        else:
+            self.timestamp = timestamp if type(timestamp) is int and timestamp <= 0x3FFFFFFFFFFFFFFF and timestamp >= -0x4000000000000000 else _rt.checked(self, 1, timestamp)
+        if message is None:
+            self.message = None
+        else:
+            self.message = message if type(message) is str else _rt.checked(self, 2, message)
+        if detail is None:
+            self.detail = None
+        else:
+            self.detail = detail if type(detail) is _c_LogEntry_Detail or detail is None else _rt.checked(self, 3, detail)
+        if unchecked_detail is None:
+            self.unchecked_detail = None
+        else:
+            self.unchecked_detail = unchecked_detail if type(unchecked_detail) is _c_LogEntry_Detail or unchecked_detail is None else _rt.checked(self, 4, unchecked_detail)
+        self.history = _rt.checked_list(self, 5, history, _c_LogEntry_Detail) if history else []
 
     # -- accessors ---------------------------------------------------------------
 
@@ -260,6 +276,7 @@ class LogEntry(_rt.Message):
         return 0 if _value is None else _value
 
     def set_timestamp(self, value: int) -> None:
+        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)
         self.timestamp = value
 
     def has_timestamp(self) -> bool:
@@ -274,6 +291,7 @@ class LogEntry(_rt.Message):
         return '' if _value is None else _value
 
     def set_message(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 2, value)
         self.message = value
 
     def has_message(self) -> bool:
@@ -290,6 +308,7 @@ class LogEntry(_rt.Message):
         return self.detail
 
     def set_detail(self, value: LogEntry.Detail | None) -> None:
+        value = value if type(value) is _c_LogEntry_Detail or value is None else _rt.checked(self, 3, value)
         self.detail = value
 
     def has_detail(self) -> bool:
@@ -306,6 +325,7 @@ class LogEntry(_rt.Message):
         return self.unchecked_detail
 
     def set_unchecked_detail(self, value: LogEntry.Detail | None) -> None:
+        value = value if type(value) is _c_LogEntry_Detail or value is None else _rt.checked(self, 4, value)
         self.unchecked_detail = value
 
     def has_unchecked_detail(self) -> bool:
@@ -322,7 +342,7 @@ class LogEntry(_rt.Message):
         return self.history
 
     def set_history(self, value: _t.Iterable[LogEntry.Detail]) -> None:
-        self.history = list(value)
+        self.history = _rt.checked_list(self, 5, value, _c_LogEntry_Detail) if value else []
 
     def clear_history(self) -> None:
         self.history = []
@@ -450,6 +470,8 @@ class LogEntry(_rt.Message):
         _x3 = self.detail
         if _x3 is not None:
             _out.append(26)
+            if type(_x3) is not _c_LogEntry_Detail:
+                _rt.check_message(_c_LogEntry_Detail, _x3)
             _start = len(_out)
             _out.append(0)
             _x3._pb_encode(_out, _deterministic)
@@ -462,6 +484,8 @@ class LogEntry(_rt.Message):
         _x4 = self.unchecked_detail
         if _x4 is not None:
             _out.append(34)
+            if type(_x4) is not _c_LogEntry_Detail:
+                _rt.check_message(_c_LogEntry_Detail, _x4)
             _start = len(_out)
             _out.append(0)
             _x4._pb_encode(_out, _deterministic)
@@ -473,6 +497,8 @@ class LogEntry(_rt.Message):
 
         for _x5 in self.history:
             _out.append(42)
+            if type(_x5) is not _c_LogEntry_Detail:
+                _rt.check_message(_c_LogEntry_Detail, _x5)
             _start = len(_out)
             _out.append(0)
             _x5._pb_encode(_out, _deterministic)
@@ -519,7 +545,7 @@ class LogEntry(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'timestamp': 1, 'message': 2, 'detail': 3, 'uncheckedDetail': 4, 'unchecked_detail': 4, 'history': 5}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'timestamp': 1, 'message': 2, 'detail': 3, 'uncheckedDetail': 4, 'history': 5, 'unchecked_detail': 4}
 
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -623,8 +649,14 @@ class Envelope(_rt.Message):
         entry: LogEntry | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.name = name
-        self.entry = entry
+        if name is None:
+            self.name = None
+        else:
+            self.name = name if type(name) is str else _rt.checked(self, 1, name)
+        if entry is None:
+            self.entry = None
+        else:
+            self.entry = entry if type(entry) is LogEntry or entry is None else _rt.checked(self, 2, entry)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -634,6 +666,7 @@ class Envelope(_rt.Message):
         return '' if _value is None else _value
 
     def set_name(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 1, value)
         self.name = value
 
     def has_name(self) -> bool:
@@ -647,6 +680,7 @@ class Envelope(_rt.Message):
         return self.entry
 
     def set_entry(self, value: LogEntry | None) -> None:
+        value = value if type(value) is LogEntry or value is None else _rt.checked(self, 2, value)
         self.entry = value
 
     def has_entry(self) -> bool:
@@ -729,6 +763,8 @@ class Envelope(_rt.Message):
         _x2 = self.entry
         if _x2 is not None:
             _out.append(18)
+            if type(_x2) is not LogEntry:
+                _rt.check_message(LogEntry, _x2)
             _start = len(_out)
             _out.append(0)
             _x2._pb_encode(_out, _deterministic)
@@ -831,9 +867,18 @@ class Node(_rt.Message):
         lazy_child: Node | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = value
-        self.child = child
-        self.lazy_child = lazy_child
+        if value is None:
+            self.value = None
+        else:
+            self.value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+        if child is None:
+            self.child = None
+        else:
+            self.child = child if type(child) is Node or child is None else _rt.checked(self, 2, child)
+        if lazy_child is None:
+            self.lazy_child = None
+        else:
+            self.lazy_child = lazy_child if type(lazy_child) is Node or lazy_child is None else _rt.checked(self, 3, lazy_child)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -843,6 +888,7 @@ class Node(_rt.Message):
         return 0 if _value is None else _value
 
     def set_value(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self.value = value
 
     def has_value(self) -> bool:
@@ -856,6 +902,7 @@ class Node(_rt.Message):
         return self.child
 
     def set_child(self, value: Node | None) -> None:
+        value = value if type(value) is Node or value is None else _rt.checked(self, 2, value)
         self.child = value
 
     def has_child(self) -> bool:
@@ -869,6 +916,7 @@ class Node(_rt.Message):
         return self.lazy_child
 
     def set_lazy_child(self, value: Node | None) -> None:
+        value = value if type(value) is Node or value is None else _rt.checked(self, 3, value)
         self.lazy_child = value
 
     def has_lazy_child(self) -> bool:
@@ -961,6 +1009,8 @@ class Node(_rt.Message):
         _x2 = self.child
         if _x2 is not None:
             _out.append(18)
+            if type(_x2) is not Node:
+                _rt.check_message(Node, _x2)
             _start = len(_out)
             _out.append(0)
             _x2._pb_encode(_out, _deterministic)
@@ -973,6 +1023,8 @@ class Node(_rt.Message):
         _x3 = self.lazy_child
         if _x3 is not None:
             _out.append(26)
+            if type(_x3) is not Node:
+                _rt.check_message(Node, _x3)
             _start = len(_out)
             _out.append(0)
             _x3._pb_encode(_out, _deterministic)

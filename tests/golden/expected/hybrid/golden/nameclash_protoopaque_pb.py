@@ -30,7 +30,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/nameclash.proto', b'\n\x16golden/nameclash.proto\x12\x10golden.nameclash"\x13\n\x03buf\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02m4\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02i5\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x14\n\x04key6\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x15\n\x05class\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x05\n\x03len"\n\n\x08property"\x07\n\x05value"\r\n\x0bannotations"\x18\n\x08_Private\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\xfc\x05\n\x06Holder\x12*\n\x05f_buf\x18\x01 \x01(\x0b2\x15.golden.nameclash.bufR\x04fBuf\x12$\n\x02m4\x18\x04 \x03(\x0b2\x14.golden.nameclash.m4R\x02m4\x12*\n\x05items\x18\x05 \x03(\x0b2\x14.golden.nameclash.i5R\x05items\x127\n\x05by_id\x18\x06 \x03(\x0b2".golden.nameclash.Holder.ByIdEntryR\x04byId\x12(\n\x03one\x18\x07 \x01(\x0b2\x14.golden.nameclash.i5H\x00R\x03one\x12.\n\x05other\x18\x08 \x01(\x0b2\x16.golden.nameclash.key6H\x00R\x05other\x12*\n\x04four\x18\t \x01(\x0b2\x14.golden.nameclash.m4H\x00R\x04four\x12\x19\n\x08has_pick\x18\n \x01(\x05R\x07hasPick\x12\x10\n\x03foo\x18\x0b \x01(\x05R\x03foo\x12\x17\n\x07get_foo\x18\x0c \x01(\x05R\x06getFoo\x12\x10\n\x03int\x18\r \x01(\x05R\x03int\x12 \n\x0bclassmethod\x18\x0e \x01(\x05R\x0bclassmethod\x12\x14\n\x05parse\x18\x0f \x01(\x05R\x05parse\x12\x12\n\x04self\x18\x10 \x01(\x05R\x04self\x12\r\n\x02_x\x18\x11 \x01(\x05R\x01X\x12\x0e\n\x03__y\x18\x12 \x01(\x05R\x01Y\x12\x18\n\x08_pb_info\x18\x13 \x01(\x05R\x06PbInfo\x12\r\n\x02x_\x18\x14 \x01(\x05R\x01x\x12+\n\x03raw\x18\x15 \x01(\x0b2\x15.golden.nameclash.bufB\x02(\x01R\x03raw\x12\x10\n\x03buf\x18\x16 \x01(\x05R\x03buf\x1aO\n\tByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12,\n\x05value\x18\x02 \x01(\x0b2\x16.golden.nameclash.key6R\x05value:\x028\x01*\x05\x08d\x10\xc8\x012*\n\x03len\x12\x18.golden.nameclash.Holder\x18e \x01(\x05R\x03lenB\x06\n\x04pick"p\n\x05Enums\x12\'\n\x01e\x18\x01 \x01(\x0e2\x19.golden.nameclash.Enums.ER\x01e">\n\x01E\x12\x08\n\x04ZERO\x10\x00\x12\x08\n\x04name\x10\x01\x12\t\n\x05value\x10\x02\x12\x07\n\x03mro\x10\x03\x12\x08\n\x04None\x10\x04\x12\x07\n\x03_x_\x10\x05"O\n\x05Outer\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer.Inner_XR\x01x\x1a\x17\n\x07Inner_X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"O\n\x0bOuter_Inner\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer_Inner.XR\x01x\x1a\x11\n\x01X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a:,\n\x04data\x12\x18.golden.nameclash.Holder\x18d \x01(\x05R\x04data', ())
@@ -53,7 +53,7 @@ class buf(_rt.Message):
         if a is None:
             self._f_a = 0
         else:
-            self._f_a = a
+            self._f_a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -65,6 +65,7 @@ class buf(_rt.Message):
         return self._f_a
 
     def set_a(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_a = value
@@ -239,7 +240,7 @@ class m4(_rt.Message):
         if a is None:
             self._f_a = 0
         else:
-            self._f_a = a
+            self._f_a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -251,6 +252,7 @@ class m4(_rt.Message):
         return self._f_a
 
     def set_a(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_a = value
@@ -424,7 +426,7 @@ class i5(_rt.Message):
         if a is None:
             self._f_a = 0
         else:
-            self._f_a = a
+            self._f_a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -434,6 +436,7 @@ class i5(_rt.Message):
         return self._f_a
 
     def set_a(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self._f_a = value
         self._pb_p0 |= 1
 
@@ -580,7 +583,7 @@ class key6(_rt.Message):
         if a is None:
             self._f_a = 0
         else:
-            self._f_a = a
+            self._f_a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -590,6 +593,7 @@ class key6(_rt.Message):
         return self._f_a
 
     def set_a(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self._f_a = value
         self._pb_p0 |= 1
 
@@ -737,7 +741,7 @@ class class_(_rt.Message):
         if a is None:
             self._f_a = 0
         else:
-            self._f_a = a
+            self._f_a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -749,6 +753,7 @@ class class_(_rt.Message):
         return self._f_a
 
     def set_a(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_a = value
@@ -1375,7 +1380,7 @@ class Private_(_rt.Message):
         if a is None:
             self._f_a = 0
         else:
-            self._f_a = a
+            self._f_a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -1387,6 +1392,7 @@ class Private_(_rt.Message):
         return self._f_a
 
     def set_a(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_a = value
@@ -1600,79 +1606,85 @@ class Holder(_rt.ExtendableMessage):
         self._pb_p0 = 0
         self._oc_pick = 0
         self._ov_pick = None
-        self._f_f_buf = f_buf
-        self._f_m4 = list(m4_)
-        self._f_items = list(items)
-        self._f_by_id = {} if by_id is None else dict(by_id)
+        if f_buf is None:
+            self._f_f_buf = None
+        else:
+            self._f_f_buf = f_buf if type(f_buf) is buf or f_buf is None else _rt.checked(self, 1, f_buf)
+        self._f_m4 = _rt.checked_list(self, 4, m4_, m4) if m4_ else []
+        self._f_items = _rt.checked_list(self, 5, items, i5) if items else []
+        self._f_by_id = _rt.checked_map(self, 6, by_id, int, key6) if by_id else {}
         if one is not None:
+            self._ov_pick = one if type(one) is i5 or one is None else _rt.checked(self, 7, one)
             self._oc_pick = 7
-            self._ov_pick = one
         if other is not None:
+            self._ov_pick = other if type(other) is key6 or other is None else _rt.checked(self, 8, other)
             self._oc_pick = 8
-            self._ov_pick = other
         if four is not None:
+            self._ov_pick = four if type(four) is m4 or four is None else _rt.checked(self, 9, four)
             self._oc_pick = 9
-            self._ov_pick = four
         if has_pick_ is None:
             self._f_has_pick = 0
         else:
-            self._f_has_pick = has_pick_
+            self._f_has_pick = has_pick_ if type(has_pick_) is int and -0x80000000 <= has_pick_ <= 0x7FFFFFFF else _rt.checked(self, 10, has_pick_)
             self._pb_p0 |= 1
         if foo is None:
             self._f_foo = 0
         else:
-            self._f_foo = foo
+            self._f_foo = foo if type(foo) is int and -0x80000000 <= foo <= 0x7FFFFFFF else _rt.checked(self, 11, foo)
             self._pb_p0 |= 2
         if get_foo_ is None:
             self._f_get_foo = 0
         else:
-            self._f_get_foo = get_foo_
+            self._f_get_foo = get_foo_ if type(get_foo_) is int and -0x80000000 <= get_foo_ <= 0x7FFFFFFF else _rt.checked(self, 12, get_foo_)
             self._pb_p0 |= 4
         if int_ is None:
             self._f_int = 0
         else:
-            self._f_int = int_
+            self._f_int = int_ if type(int_) is int and -0x80000000 <= int_ <= 0x7FFFFFFF else _rt.checked(self, 13, int_)
             self._pb_p0 |= 8
         if classmethod_ is None:
             self._f_classmethod = 0
         else:
-            self._f_classmethod = classmethod_
+            self._f_classmethod = classmethod_ if type(classmethod_) is int and -0x80000000 <= classmethod_ <= 0x7FFFFFFF else _rt.checked(self, 14, classmethod_)
             self._pb_p0 |= 16
         if parse_ is None:
             self._f_parse = 0
         else:
-            self._f_parse = parse_
+            self._f_parse = parse_ if type(parse_) is int and -0x80000000 <= parse_ <= 0x7FFFFFFF else _rt.checked(self, 15, parse_)
             self._pb_p0 |= 32
         if self_ is None:
             self._f_self = 0
         else:
-            self._f_self = self_
+            self._f_self = self_ if type(self_) is int and -0x80000000 <= self_ <= 0x7FFFFFFF else _rt.checked(self, 16, self_)
             self._pb_p0 |= 64
         if x_ is None:
             self._f__x = 0
         else:
-            self._f__x = x_
+            self._f__x = x_ if type(x_) is int and -0x80000000 <= x_ <= 0x7FFFFFFF else _rt.checked(self, 17, x_)
             self._pb_p0 |= 128
         if y__ is None:
             self._f___y = 0
         else:
-            self._f___y = y__
+            self._f___y = y__ if type(y__) is int and -0x80000000 <= y__ <= 0x7FFFFFFF else _rt.checked(self, 18, y__)
             self._pb_p0 |= 256
         if pb_info_ is None:
             self._f__pb_info = 0
         else:
-            self._f__pb_info = pb_info_
+            self._f__pb_info = pb_info_ if type(pb_info_) is int and -0x80000000 <= pb_info_ <= 0x7FFFFFFF else _rt.checked(self, 19, pb_info_)
             self._pb_p0 |= 512
         if x__ is None:
             self._f_x_ = 0
         else:
-            self._f_x_ = x__
+            self._f_x_ = x__ if type(x__) is int and -0x80000000 <= x__ <= 0x7FFFFFFF else _rt.checked(self, 20, x__)
             self._pb_p0 |= 1024
-        self._f_raw = raw
+        if raw is None:
+            self._f_raw = None
+        else:
+            self._f_raw = raw if type(raw) is buf or raw is None else _rt.checked(self, 21, raw)
         if buf_ is None:
             self._f_buf = 0
         else:
-            self._f_buf = buf_
+            self._f_buf = buf_ if type(buf_) is int and -0x80000000 <= buf_ <= 0x7FFFFFFF else _rt.checked(self, 22, buf_)
             self._pb_p0 |= 2048
 
     # -- accessors ---------------------------------------------------------------
@@ -1682,6 +1694,7 @@ class Holder(_rt.ExtendableMessage):
         return self._f_f_buf
 
     def set_f_buf(self, value: buf | None) -> None:
+        value = value if type(value) is buf or value is None else _rt.checked(self, 1, value)
         self._f_f_buf = value
 
     def has_f_buf(self) -> bool:
@@ -1695,7 +1708,7 @@ class Holder(_rt.ExtendableMessage):
         return self._f_m4
 
     def set_m4(self, value: _t.Iterable[m4]) -> None:
-        self._f_m4 = list(value)
+        self._f_m4 = _rt.checked_list(self, 4, value, m4) if value else []
 
     def clear_m4(self) -> None:
         self._f_m4 = []
@@ -1709,7 +1722,7 @@ class Holder(_rt.ExtendableMessage):
         return self._f_items
 
     def set_items(self, value: _t.Iterable[i5]) -> None:
-        self._f_items = list(value)
+        self._f_items = _rt.checked_list(self, 5, value, i5) if value else []
 
     def clear_items(self) -> None:
         self._f_items = []
@@ -1719,7 +1732,7 @@ class Holder(_rt.ExtendableMessage):
         return self._f_by_id
 
     def set_by_id(self, value: _t.Mapping[int, key6]) -> None:
-        self._f_by_id = dict(value)
+        self._f_by_id = _rt.checked_map(self, 6, value, int, key6) if value else {}
 
     def clear_by_id(self) -> None:
         self._f_by_id = {}
@@ -1731,6 +1744,7 @@ class Holder(_rt.ExtendableMessage):
         return None
 
     def set_one(self, value: i5 | None) -> None:
+        value = value if type(value) is i5 or value is None else _rt.checked(self, 7, value)
         if value is None:
             self.clear_one()
             return
@@ -1752,6 +1766,7 @@ class Holder(_rt.ExtendableMessage):
         return None
 
     def set_other(self, value: key6 | None) -> None:
+        value = value if type(value) is key6 or value is None else _rt.checked(self, 8, value)
         if value is None:
             self.clear_other()
             return
@@ -1773,6 +1788,7 @@ class Holder(_rt.ExtendableMessage):
         return None
 
     def set_four(self, value: m4 | None) -> None:
+        value = value if type(value) is m4 or value is None else _rt.checked(self, 9, value)
         if value is None:
             self.clear_four()
             return
@@ -1792,6 +1808,7 @@ class Holder(_rt.ExtendableMessage):
         return self._f_has_pick
 
     def set_has_pick(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 10, value)
         self._f_has_pick = value
         self._pb_p0 |= 1
 
@@ -1807,6 +1824,7 @@ class Holder(_rt.ExtendableMessage):
         return self._f_foo
 
     def set_foo(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 11, value)
         self._f_foo = value
         self._pb_p0 |= 2
 
@@ -1822,6 +1840,7 @@ class Holder(_rt.ExtendableMessage):
         return self._f_get_foo
 
     def set_get_foo(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 12, value)
         self._f_get_foo = value
         self._pb_p0 |= 4
 
@@ -1837,6 +1856,7 @@ class Holder(_rt.ExtendableMessage):
         return self._f_int
 
     def set_int(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 13, value)
         self._f_int = value
         self._pb_p0 |= 8
 
@@ -1852,6 +1872,7 @@ class Holder(_rt.ExtendableMessage):
         return self._f_classmethod
 
     def set_classmethod(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 14, value)
         self._f_classmethod = value
         self._pb_p0 |= 16
 
@@ -1867,6 +1888,7 @@ class Holder(_rt.ExtendableMessage):
         return self._f_parse
 
     def set_parse(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 15, value)
         self._f_parse = value
         self._pb_p0 |= 32
 
@@ -1882,6 +1904,7 @@ class Holder(_rt.ExtendableMessage):
         return self._f_self
 
     def set_self(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 16, value)
         self._f_self = value
         self._pb_p0 |= 64
 
@@ -1897,6 +1920,7 @@ class Holder(_rt.ExtendableMessage):
         return self._f__x
 
     def set__x(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 17, value)
         self._f__x = value
         self._pb_p0 |= 128
 
@@ -1912,6 +1936,7 @@ class Holder(_rt.ExtendableMessage):
         return self._f___y
 
     def set___y(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 18, value)
         self._f___y = value
         self._pb_p0 |= 256
 
@@ -1927,6 +1952,7 @@ class Holder(_rt.ExtendableMessage):
         return self._f__pb_info
 
     def set__pb_info(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 19, value)
         self._f__pb_info = value
         self._pb_p0 |= 512
 
@@ -1942,6 +1968,7 @@ class Holder(_rt.ExtendableMessage):
         return self._f_x_
 
     def set_x_(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 20, value)
         self._f_x_ = value
         self._pb_p0 |= 1024
 
@@ -1962,6 +1989,7 @@ class Holder(_rt.ExtendableMessage):
         return self._f_raw
 
     def set_raw(self, value: buf | None) -> None:
+        value = value if type(value) is buf or value is None else _rt.checked(self, 21, value)
         if self._l_raw is not None:
             with _rt.LAZY_LOCK:
                 self._l_raw = None
@@ -1981,6 +2009,7 @@ class Holder(_rt.ExtendableMessage):
         return self._f_buf
 
     def set_buf(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 22, value)
         self._f_buf = value
         self._pb_p0 |= 2048
 
@@ -2362,6 +2391,8 @@ class Holder(_rt.ExtendableMessage):
         _x1 = self._f_f_buf
         if _x1 is not None:
             _out.append(10)
+            if type(_x1) is not buf:
+                _rt.check_message(buf, _x1)
             if _x1._pb_unknown is not _pb_no_unknown and _x1._pb_unknown and _x1._pb_unknown[0] == 0 and not _deterministic:
                 _rt.write_raw(_out, _rt.kept_bytes(_x1._pb_unknown))
             else:
@@ -2376,6 +2407,8 @@ class Holder(_rt.ExtendableMessage):
 
         for _x4 in self._f_m4:
             _out.append(34)
+            if type(_x4) is not m4:
+                _rt.check_message(m4, _x4)
             if _x4._pb_unknown is not _pb_no_unknown and _x4._pb_unknown and _x4._pb_unknown[0] == 0 and not _deterministic:
                 _rt.write_raw(_out, _rt.kept_bytes(_x4._pb_unknown))
             else:
@@ -2390,6 +2423,8 @@ class Holder(_rt.ExtendableMessage):
 
         for _x5 in self._f_items:
             _out.append(42)
+            if type(_x5) is not i5:
+                _rt.check_message(i5, _x5)
             _start = len(_out)
             _out.append(0)
             _x5._pb_encode(_out, _deterministic)
@@ -2415,6 +2450,8 @@ class Holder(_rt.ExtendableMessage):
                 else:
                     raise _rt.out_of_range(5, _k6)
                 _out.append(18)
+                if type(_v6) is not key6:
+                    _rt.check_message(key6, _v6)
                 _start = len(_out)
                 _out.append(0)
                 _v6._pb_encode(_out, _deterministic)
@@ -2434,6 +2471,8 @@ class Holder(_rt.ExtendableMessage):
         if _c == 7:
             _x7 = _t.cast(i5, self._ov_pick)
             _out.append(58)
+            if type(_x7) is not i5:
+                _rt.check_message(i5, _x7)
             _start = len(_out)
             _out.append(0)
             _x7._pb_encode(_out, _deterministic)
@@ -2445,6 +2484,8 @@ class Holder(_rt.ExtendableMessage):
         elif _c == 8:
             _x8 = _t.cast(key6, self._ov_pick)
             _out.append(66)
+            if type(_x8) is not key6:
+                _rt.check_message(key6, _x8)
             _start = len(_out)
             _out.append(0)
             _x8._pb_encode(_out, _deterministic)
@@ -2456,6 +2497,8 @@ class Holder(_rt.ExtendableMessage):
         elif _c == 9:
             _x9 = _t.cast(m4, self._ov_pick)
             _out.append(74)
+            if type(_x9) is not m4:
+                _rt.check_message(m4, _x9)
             if _x9._pb_unknown is not _pb_no_unknown and _x9._pb_unknown and _x9._pb_unknown[0] == 0 and not _deterministic:
                 _rt.write_raw(_out, _rt.kept_bytes(_x9._pb_unknown))
             else:
@@ -2589,6 +2632,8 @@ class Holder(_rt.ExtendableMessage):
             _x21 = self._f_raw
             if _x21 is not None:
                 _out.write(b'\xaa\x01')
+                if type(_x21) is not buf:
+                    _rt.check_message(buf, _x21)
                 if _x21._pb_unknown is not _pb_no_unknown and _x21._pb_unknown and _x21._pb_unknown[0] == 0 and not _deterministic:
                     _rt.write_raw(_out, _rt.kept_bytes(_x21._pb_unknown))
                 else:
@@ -2744,7 +2789,7 @@ class Holder(_rt.ExtendableMessage):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fBuf': 1, 'f_buf': 1, 'm4': 4, 'items': 5, 'byId': 6, 'by_id': 6, 'one': 7, 'other': 8, 'four': 9, 'hasPick': 10, 'has_pick': 10, 'foo': 11, 'getFoo': 12, 'get_foo': 12, 'int': 13, 'classmethod': 14, 'parse': 15, 'self': 16, 'X': 17, '_x': 17, 'Y': 18, '__y': 18, 'PbInfo': 19, '_pb_info': 19, 'x': 20, 'x_': 20, 'raw': 21, 'buf': 22}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fBuf': 1, 'm4': 4, 'items': 5, 'byId': 6, 'one': 7, 'other': 8, 'four': 9, 'hasPick': 10, 'foo': 11, 'getFoo': 12, 'int': 13, 'classmethod': 14, 'parse': 15, 'self': 16, 'X': 17, 'Y': 18, 'PbInfo': 19, 'x': 20, 'raw': 21, 'buf': 22, 'f_buf': 1, 'by_id': 6, 'has_pick': 10, 'get_foo': 12, '_x': 17, '__y': 18, '_pb_info': 19, 'x_': 20}
 
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -3085,7 +3130,7 @@ class Enums(_rt.Message):
         if e is None:
             self._f_e = 0
         else:
-            self._f_e = e
+            self._f_e = e if type(e) is int and -0x80000000 <= e <= 0x7FFFFFFF else _rt.checked(self, 1, e)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -3097,6 +3142,7 @@ class Enums(_rt.Message):
         return self._f_e
 
     def set_e(self, value: Enums.E | int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_e = value
@@ -3277,7 +3323,7 @@ class _c_Outer_Inner_X(_rt.Message):
         if a is None:
             self._f_a = 0
         else:
-            self._f_a = a
+            self._f_a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -3289,6 +3335,7 @@ class _c_Outer_Inner_X(_rt.Message):
         return self._f_a
 
     def set_a(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_a = value
@@ -3459,7 +3506,10 @@ class Outer(_rt.Message):
         x: Outer.Inner_X | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_x = x
+        if x is None:
+            self._f_x = None
+        else:
+            self._f_x = x if type(x) is _c_Outer_Inner_X or x is None else _rt.checked(self, 1, x)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -3470,6 +3520,7 @@ class Outer(_rt.Message):
         return self._f_x
 
     def set_x(self, value: Outer.Inner_X | None) -> None:
+        value = value if type(value) is _c_Outer_Inner_X or value is None else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_x = value
@@ -3542,6 +3593,8 @@ class Outer(_rt.Message):
         _x1 = self._f_x
         if _x1 is not None:
             _out.append(10)
+            if type(_x1) is not _c_Outer_Inner_X:
+                _rt.check_message(_c_Outer_Inner_X, _x1)
             if _x1._pb_unknown is not _pb_no_unknown and _x1._pb_unknown and _x1._pb_unknown[0] == 0 and not _deterministic:
                 _rt.write_raw(_out, _rt.kept_bytes(_x1._pb_unknown))
             else:
@@ -3652,7 +3705,7 @@ class _c_Outer_Inner_X_(_rt.Message):
         if a is None:
             self._f_a = 0
         else:
-            self._f_a = a
+            self._f_a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -3664,6 +3717,7 @@ class _c_Outer_Inner_X_(_rt.Message):
         return self._f_a
 
     def set_a(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_a = value
@@ -3834,7 +3888,10 @@ class Outer_Inner(_rt.Message):
         x: Outer_Inner.X | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_x = x
+        if x is None:
+            self._f_x = None
+        else:
+            self._f_x = x if type(x) is _c_Outer_Inner_X_ or x is None else _rt.checked(self, 1, x)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -3845,6 +3902,7 @@ class Outer_Inner(_rt.Message):
         return self._f_x
 
     def set_x(self, value: Outer_Inner.X | None) -> None:
+        value = value if type(value) is _c_Outer_Inner_X_ or value is None else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_x = value
@@ -3917,6 +3975,8 @@ class Outer_Inner(_rt.Message):
         _x1 = self._f_x
         if _x1 is not None:
             _out.append(10)
+            if type(_x1) is not _c_Outer_Inner_X_:
+                _rt.check_message(_c_Outer_Inner_X_, _x1)
             if _x1._pb_unknown is not _pb_no_unknown and _x1._pb_unknown and _x1._pb_unknown[0] == 0 and not _deterministic:
                 _rt.write_raw(_out, _rt.kept_bytes(_x1._pb_unknown))
             else:

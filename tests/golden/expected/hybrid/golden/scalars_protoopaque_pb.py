@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/scalars.proto', b'\n\x14golden/scalars.proto\x12\x06golden"\x81\x04\n\x07Scalars\x12\x19\n\x08f_double\x18\x01 \x01(\x01R\x07fDouble\x12\x17\n\x07f_float\x18\x02 \x01(\x02R\x06fFloat\x12\x17\n\x07f_int64\x18\x03 \x01(\x03R\x06fInt64\x12\x19\n\x08f_uint64\x18\x04 \x01(\x04R\x07fUint64\x12\x17\n\x07f_int32\x18\x05 \x01(\x05R\x06fInt32\x12\x1b\n\tf_fixed64\x18\x06 \x01(\x06R\x08fFixed64\x12\x1b\n\tf_fixed32\x18\x07 \x01(\x07R\x08fFixed32\x12\x15\n\x06f_bool\x18\x08 \x01(\x08R\x05fBool\x12\x19\n\x08f_string\x18\t \x01(\tR\x07fString\x12\x17\n\x07f_bytes\x18\n \x01(\x0cR\x06fBytes\x12\x19\n\x08f_uint32\x18\x0b \x01(\rR\x07fUint32\x12\x1d\n\nf_sfixed32\x18\x0c \x01(\x0fR\tfSfixed32\x12\x1d\n\nf_sfixed64\x18\r \x01(\x10R\tfSfixed64\x12\x19\n\x08f_sint32\x18\x0e \x01(\x11R\x07fSint32\x12\x19\n\x08f_sint64\x18\x0f \x01(\x12R\x07fSint64\x12 \n\topt_int32\x18\x10 \x01(\x05H\x00R\x08optInt32\x88\x01\x01\x12"\n\nopt_string\x18\x11 \x01(\tH\x01R\toptString\x88\x01\x01B\x0c\n\n_opt_int32B\r\n\x0b_opt_string"H\n\nFixedFirst\x12\x0e\n\x02id\x18\x01 \x01(\x06R\x02id\x12\x14\n\x05count\x18\x02 \x01(\x04R\x05count\x12\x14\n\x05small\x18\x03 \x01(\x07R\x05smallb\x06proto3', ())
@@ -60,30 +60,75 @@ class Scalars(_rt.Message):
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
-        self._f_f_double = 0.0 if f_double is None else f_double
-        self._f_f_float = 0.0 if f_float is None else f_float
-        self._f_f_int64 = 0 if f_int64 is None else f_int64
-        self._f_f_uint64 = 0 if f_uint64 is None else f_uint64
-        self._f_f_int32 = 0 if f_int32 is None else f_int32
-        self._f_f_fixed64 = 0 if f_fixed64 is None else f_fixed64
-        self._f_f_fixed32 = 0 if f_fixed32 is None else f_fixed32
-        self._f_f_bool = False if f_bool is None else f_bool
-        self._f_f_string = '' if f_string is None else f_string
-        self._f_f_bytes = b'' if f_bytes is None else f_bytes
-        self._f_f_uint32 = 0 if f_uint32 is None else f_uint32
-        self._f_f_sfixed32 = 0 if f_sfixed32 is None else f_sfixed32
-        self._f_f_sfixed64 = 0 if f_sfixed64 is None else f_sfixed64
-        self._f_f_sint32 = 0 if f_sint32 is None else f_sint32
-        self._f_f_sint64 = 0 if f_sint64 is None else f_sint64
+        if f_double is None:
+            self._f_f_double = 0.0
+        else:
+            self._f_f_double = f_double if type(f_double) is float else _rt.checked(self, 1, f_double)
+        if f_float is None:
+            self._f_f_float = 0.0
+        else:
+            self._f_f_float = _rt.round_f32(f_float) if type(f_float) is float else _rt.checked(self, 2, f_float)
+        if f_int64 is None:
+            self._f_f_int64 = 0
+        else:
+            self._f_f_int64 = f_int64 if type(f_int64) is int and f_int64 <= 0x3FFFFFFFFFFFFFFF and f_int64 >= -0x4000000000000000 else _rt.checked(self, 3, f_int64)
+        if f_uint64 is None:
+            self._f_f_uint64 = 0
+        else:
+            self._f_f_uint64 = f_uint64 if type(f_uint64) is int and f_uint64 <= 0x3FFFFFFFFFFFFFFF and f_uint64 >= 0 else _rt.checked(self, 4, f_uint64)
+        if f_int32 is None:
+            self._f_f_int32 = 0
+        else:
+            self._f_f_int32 = f_int32 if type(f_int32) is int and -0x80000000 <= f_int32 <= 0x7FFFFFFF else _rt.checked(self, 5, f_int32)
+        if f_fixed64 is None:
+            self._f_f_fixed64 = 0
+        else:
+            self._f_f_fixed64 = f_fixed64 if type(f_fixed64) is int and f_fixed64 <= 0x3FFFFFFFFFFFFFFF and f_fixed64 >= 0 else _rt.checked(self, 6, f_fixed64)
+        if f_fixed32 is None:
+            self._f_f_fixed32 = 0
+        else:
+            self._f_f_fixed32 = f_fixed32 if type(f_fixed32) is int and 0 <= f_fixed32 <= 0xFFFFFFFF else _rt.checked(self, 7, f_fixed32)
+        if f_bool is None:
+            self._f_f_bool = False
+        else:
+            self._f_f_bool = f_bool if type(f_bool) is bool else _rt.checked(self, 8, f_bool)
+        if f_string is None:
+            self._f_f_string = ''
+        else:
+            self._f_f_string = f_string if type(f_string) is str else _rt.checked(self, 9, f_string)
+        if f_bytes is None:
+            self._f_f_bytes = b''
+        else:
+            self._f_f_bytes = f_bytes if type(f_bytes) is bytes else _rt.checked(self, 10, f_bytes)
+        if f_uint32 is None:
+            self._f_f_uint32 = 0
+        else:
+            self._f_f_uint32 = f_uint32 if type(f_uint32) is int and 0 <= f_uint32 <= 0xFFFFFFFF else _rt.checked(self, 11, f_uint32)
+        if f_sfixed32 is None:
+            self._f_f_sfixed32 = 0
+        else:
+            self._f_f_sfixed32 = f_sfixed32 if type(f_sfixed32) is int and -0x80000000 <= f_sfixed32 <= 0x7FFFFFFF else _rt.checked(self, 12, f_sfixed32)
+        if f_sfixed64 is None:
+            self._f_f_sfixed64 = 0
+        else:
+            self._f_f_sfixed64 = f_sfixed64 if type(f_sfixed64) is int and f_sfixed64 <= 0x3FFFFFFFFFFFFFFF and f_sfixed64 >= -0x4000000000000000 else _rt.checked(self, 13, f_sfixed64)
+        if f_sint32 is None:
+            self._f_f_sint32 = 0
+        else:
+            self._f_f_sint32 = f_sint32 if type(f_sint32) is int and -0x80000000 <= f_sint32 <= 0x7FFFFFFF else _rt.checked(self, 14, f_sint32)
+        if f_sint64 is None:
+            self._f_f_sint64 = 0
+        else:
+            self._f_f_sint64 = f_sint64 if type(f_sint64) is int and f_sint64 <= 0x3FFFFFFFFFFFFFFF and f_sint64 >= -0x4000000000000000 else _rt.checked(self, 15, f_sint64)
         if opt_int32 is None:
             self._f_opt_int32 = 0
         else:
-            self._f_opt_int32 = opt_int32
+            self._f_opt_int32 = opt_int32 if type(opt_int32) is int and -0x80000000 <= opt_int32 <= 0x7FFFFFFF else _rt.checked(self, 16, opt_int32)
             self._pb_p0 |= 1
         if opt_string is None:
             self._f_opt_string = ''
         else:
-            self._f_opt_string = opt_string
+            self._f_opt_string = opt_string if type(opt_string) is str else _rt.checked(self, 17, opt_string)
             self._pb_p0 |= 2
 
     # -- accessors ---------------------------------------------------------------
@@ -95,6 +140,7 @@ class Scalars(_rt.Message):
         return self._f_f_double
 
     def set_f_double(self, value: float) -> None:
+        value = value if type(value) is float else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_f_double = value
@@ -111,6 +157,7 @@ class Scalars(_rt.Message):
         return self._f_f_float
 
     def set_f_float(self, value: float) -> None:
+        value = _rt.round_f32(value) if type(value) is float else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_f_float = value
@@ -127,6 +174,7 @@ class Scalars(_rt.Message):
         return self._f_f_int64
 
     def set_f_int64(self, value: int) -> None:
+        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 3, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_f_int64 = value
@@ -143,6 +191,7 @@ class Scalars(_rt.Message):
         return self._f_f_uint64
 
     def set_f_uint64(self, value: int) -> None:
+        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 4, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_f_uint64 = value
@@ -159,6 +208,7 @@ class Scalars(_rt.Message):
         return self._f_f_int32
 
     def set_f_int32(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 5, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_f_int32 = value
@@ -175,6 +225,7 @@ class Scalars(_rt.Message):
         return self._f_f_fixed64
 
     def set_f_fixed64(self, value: int) -> None:
+        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 6, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_f_fixed64 = value
@@ -191,6 +242,7 @@ class Scalars(_rt.Message):
         return self._f_f_fixed32
 
     def set_f_fixed32(self, value: int) -> None:
+        value = value if type(value) is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 7, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_f_fixed32 = value
@@ -207,6 +259,7 @@ class Scalars(_rt.Message):
         return self._f_f_bool
 
     def set_f_bool(self, value: bool) -> None:
+        value = value if type(value) is bool else _rt.checked(self, 8, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_f_bool = value
@@ -223,6 +276,7 @@ class Scalars(_rt.Message):
         return self._f_f_string
 
     def set_f_string(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 9, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_f_string = value
@@ -239,6 +293,7 @@ class Scalars(_rt.Message):
         return self._f_f_bytes
 
     def set_f_bytes(self, value: bytes) -> None:
+        value = value if type(value) is bytes else _rt.checked(self, 10, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_f_bytes = value
@@ -255,6 +310,7 @@ class Scalars(_rt.Message):
         return self._f_f_uint32
 
     def set_f_uint32(self, value: int) -> None:
+        value = value if type(value) is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 11, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_f_uint32 = value
@@ -271,6 +327,7 @@ class Scalars(_rt.Message):
         return self._f_f_sfixed32
 
     def set_f_sfixed32(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 12, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_f_sfixed32 = value
@@ -287,6 +344,7 @@ class Scalars(_rt.Message):
         return self._f_f_sfixed64
 
     def set_f_sfixed64(self, value: int) -> None:
+        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 13, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_f_sfixed64 = value
@@ -303,6 +361,7 @@ class Scalars(_rt.Message):
         return self._f_f_sint32
 
     def set_f_sint32(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 14, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_f_sint32 = value
@@ -319,6 +378,7 @@ class Scalars(_rt.Message):
         return self._f_f_sint64
 
     def set_f_sint64(self, value: int) -> None:
+        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 15, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_f_sint64 = value
@@ -338,6 +398,7 @@ class Scalars(_rt.Message):
         return self._f_opt_int32
 
     def set_opt_int32(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 16, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_opt_int32 = value
@@ -361,6 +422,7 @@ class Scalars(_rt.Message):
         return self._f_opt_string
 
     def set_opt_string(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 17, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_opt_string = value
@@ -828,7 +890,7 @@ class Scalars(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fDouble': 1, 'f_double': 1, 'fFloat': 2, 'f_float': 2, 'fInt64': 3, 'f_int64': 3, 'fUint64': 4, 'f_uint64': 4, 'fInt32': 5, 'f_int32': 5, 'fFixed64': 6, 'f_fixed64': 6, 'fFixed32': 7, 'f_fixed32': 7, 'fBool': 8, 'f_bool': 8, 'fString': 9, 'f_string': 9, 'fBytes': 10, 'f_bytes': 10, 'fUint32': 11, 'f_uint32': 11, 'fSfixed32': 12, 'f_sfixed32': 12, 'fSfixed64': 13, 'f_sfixed64': 13, 'fSint32': 14, 'f_sint32': 14, 'fSint64': 15, 'f_sint64': 15, 'optInt32': 16, 'opt_int32': 16, 'optString': 17, 'opt_string': 17}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fDouble': 1, 'fFloat': 2, 'fInt64': 3, 'fUint64': 4, 'fInt32': 5, 'fFixed64': 6, 'fFixed32': 7, 'fBool': 8, 'fString': 9, 'fBytes': 10, 'fUint32': 11, 'fSfixed32': 12, 'fSfixed64': 13, 'fSint32': 14, 'fSint64': 15, 'optInt32': 16, 'optString': 17, 'f_double': 1, 'f_float': 2, 'f_int64': 3, 'f_uint64': 4, 'f_int32': 5, 'f_fixed64': 6, 'f_fixed32': 7, 'f_bool': 8, 'f_string': 9, 'f_bytes': 10, 'f_uint32': 11, 'f_sfixed32': 12, 'f_sfixed64': 13, 'f_sint32': 14, 'f_sint64': 15, 'opt_int32': 16, 'opt_string': 17}
 
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -1082,9 +1144,18 @@ class FixedFirst(_rt.Message):
         small: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_id = 0 if id is None else id
-        self._f_count = 0 if count is None else count
-        self._f_small = 0 if small is None else small
+        if id is None:
+            self._f_id = 0
+        else:
+            self._f_id = id if type(id) is int and id <= 0x3FFFFFFFFFFFFFFF and id >= 0 else _rt.checked(self, 1, id)
+        if count is None:
+            self._f_count = 0
+        else:
+            self._f_count = count if type(count) is int and count <= 0x3FFFFFFFFFFFFFFF and count >= 0 else _rt.checked(self, 2, count)
+        if small is None:
+            self._f_small = 0
+        else:
+            self._f_small = small if type(small) is int and 0 <= small <= 0xFFFFFFFF else _rt.checked(self, 3, small)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1095,6 +1166,7 @@ class FixedFirst(_rt.Message):
         return self._f_id
 
     def set_id(self, value: int) -> None:
+        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_id = value
@@ -1111,6 +1183,7 @@ class FixedFirst(_rt.Message):
         return self._f_count
 
     def set_count(self, value: int) -> None:
+        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_count = value
@@ -1127,6 +1200,7 @@ class FixedFirst(_rt.Message):
         return self._f_small
 
     def set_small(self, value: int) -> None:
+        value = value if type(value) is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 3, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_small = value

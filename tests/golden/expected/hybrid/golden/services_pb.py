@@ -9,7 +9,7 @@ from __future__ import annotations
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/services.proto', b'\n\x15golden/services.proto\x12\x06golden\x1a\x14golden/scalars.proto"\x1b\n\x05Query\x12\x12\n\x04text\x18\x01 \x01(\tR\x04text2\xb0\x01\n\x06Search\x12&\n\x04Find\x12\r.golden.Query\x1a\x0f.golden.Scalars\x12)\n\x05Watch\x12\r.golden.Query\x1a\x0f.golden.Scalars0\x01\x12)\n\x05Batch\x12\r.golden.Query\x1a\x0f.golden.Scalars(\x01\x12(\n\x04Chat\x12\r.golden.Query\x1a\r.golden.Query(\x010\x01b\x06proto3', (('golden/scalars.proto', 'golden.scalars_pb'),))
@@ -31,10 +31,13 @@ class Query(_rt.Message):
     def __init__(
         self,
         *,
-        text: str = '',
+        text: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.text = text
+        if text is None:
+            self.text = ''
+        else:
+            self.text = text if type(text) is str else _rt.checked(self, 1, text)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -43,6 +46,7 @@ class Query(_rt.Message):
         return self.text
 
     def set_text(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 1, value)
         self.text = value
 
     def clear_text(self) -> None:

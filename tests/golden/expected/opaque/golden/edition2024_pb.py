@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/edition2024.proto', b'\n\x18golden/edition2024.proto\x12\x06golden"\xac\x02\n\x08LogEntry\x12\x1c\n\ttimestamp\x18\x01 \x01(\x03R\ttimestamp\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\x123\n\x06detail\x18\x03 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x06detail\x12F\n\x10unchecked_detail\x18\x04 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02x\x01R\x0funcheckedDetail\x125\n\x07history\x18\x05 \x03(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x07history\x1a4\n\x06Detail\x12\x14\n\x05lines\x18\x01 \x03(\tR\x05lines\x12\x14\n\x05level\x18\x02 \x01(\x05R\x05level"F\n\x08Envelope\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12&\n\x05entry\x18\x02 \x01(\x0b2\x10.golden.LogEntryR\x05entry"q\n\x04Node\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value\x12"\n\x05child\x18\x02 \x01(\x0b2\x0c.golden.NodeR\x05child\x12/\n\nlazy_child\x18\x03 \x01(\x0b2\x0c.golden.NodeB\x02(\x01R\tlazyChildb\x08editionsp\xe9\x07', ())
@@ -30,11 +30,11 @@ class _c_LogEntry_Detail(_rt.Message):
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
-        self._f_lines = list(lines)
+        self._f_lines = _rt.checked_list(self, 1, lines, str) if lines else []
         if level is None:
             self._f_level = 0
         else:
-            self._f_level = level
+            self._f_level = level if type(level) is int and -0x80000000 <= level <= 0x7FFFFFFF else _rt.checked(self, 2, level)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -48,7 +48,7 @@ class _c_LogEntry_Detail(_rt.Message):
     def set_lines(self, value: _t.Iterable[str]) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
-        self._f_lines = list(value)
+        self._f_lines = _rt.checked_list(self, 1, value, str) if value else []
 
     def clear_lines(self) -> None:
         if self._pb_unknown is not _pb_no_unknown:
@@ -62,6 +62,7 @@ class _c_LogEntry_Detail(_rt.Message):
         return self._f_level
 
     def set_level(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_level = value
@@ -288,16 +289,22 @@ class LogEntry(_rt.Message):
         if timestamp is None:
             self._f_timestamp = 0
         else:
-            self._f_timestamp = timestamp
+            self._f_timestamp = timestamp if type(timestamp) is int and timestamp <= 0x3FFFFFFFFFFFFFFF and timestamp >= -0x4000000000000000 else _rt.checked(self, 1, timestamp)
             self._pb_p0 |= 1
         if message is None:
             self._f_message = ''
         else:
-            self._f_message = message
+            self._f_message = message if type(message) is str else _rt.checked(self, 2, message)
             self._pb_p0 |= 2
-        self._f_detail = detail
-        self._f_unchecked_detail = unchecked_detail
-        self._f_history = list(history)
+        if detail is None:
+            self._f_detail = None
+        else:
+            self._f_detail = detail if type(detail) is _c_LogEntry_Detail or detail is None else _rt.checked(self, 3, detail)
+        if unchecked_detail is None:
+            self._f_unchecked_detail = None
+        else:
+            self._f_unchecked_detail = unchecked_detail if type(unchecked_detail) is _c_LogEntry_Detail or unchecked_detail is None else _rt.checked(self, 4, unchecked_detail)
+        self._f_history = _rt.checked_list(self, 5, history, _c_LogEntry_Detail) if history else []
 
     # -- accessors ---------------------------------------------------------------
 
@@ -308,6 +315,7 @@ class LogEntry(_rt.Message):
         return self._f_timestamp
 
     def set_timestamp(self, value: int) -> None:
+        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_timestamp = value
@@ -331,6 +339,7 @@ class LogEntry(_rt.Message):
         return self._f_message
 
     def set_message(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_message = value
@@ -359,6 +368,7 @@ class LogEntry(_rt.Message):
         return self._f_detail
 
     def set_detail(self, value: LogEntry.Detail | None) -> None:
+        value = value if type(value) is _c_LogEntry_Detail or value is None else _rt.checked(self, 3, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         if self._l_detail is not None:
@@ -391,6 +401,7 @@ class LogEntry(_rt.Message):
         return self._f_unchecked_detail
 
     def set_unchecked_detail(self, value: LogEntry.Detail | None) -> None:
+        value = value if type(value) is _c_LogEntry_Detail or value is None else _rt.checked(self, 4, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         if self._l_unchecked_detail is not None:
@@ -423,7 +434,7 @@ class LogEntry(_rt.Message):
     def set_history(self, value: _t.Iterable[LogEntry.Detail]) -> None:
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
-        self._f_history = list(value)
+        self._f_history = _rt.checked_list(self, 5, value, _c_LogEntry_Detail) if value else []
 
     def clear_history(self) -> None:
         if self._pb_unknown is not _pb_no_unknown:
@@ -610,6 +621,8 @@ class LogEntry(_rt.Message):
             _x3 = self._f_detail
             if _x3 is not None:
                 _out.append(26)
+                if type(_x3) is not _c_LogEntry_Detail:
+                    _rt.check_message(_c_LogEntry_Detail, _x3)
                 if _x3._pb_unknown is not _pb_no_unknown and _x3._pb_unknown and _x3._pb_unknown[0] == 0 and not _deterministic:
                     _rt.write_raw(_out, _rt.kept_bytes(_x3._pb_unknown))
                 else:
@@ -633,6 +646,8 @@ class LogEntry(_rt.Message):
             _x4 = self._f_unchecked_detail
             if _x4 is not None:
                 _out.append(34)
+                if type(_x4) is not _c_LogEntry_Detail:
+                    _rt.check_message(_c_LogEntry_Detail, _x4)
                 if _x4._pb_unknown is not _pb_no_unknown and _x4._pb_unknown and _x4._pb_unknown[0] == 0 and not _deterministic:
                     _rt.write_raw(_out, _rt.kept_bytes(_x4._pb_unknown))
                 else:
@@ -647,6 +662,8 @@ class LogEntry(_rt.Message):
 
         for _x5 in self._f_history:
             _out.append(42)
+            if type(_x5) is not _c_LogEntry_Detail:
+                _rt.check_message(_c_LogEntry_Detail, _x5)
             if _x5._pb_unknown is not _pb_no_unknown and _x5._pb_unknown and _x5._pb_unknown[0] == 0 and not _deterministic:
                 _rt.write_raw(_out, _rt.kept_bytes(_x5._pb_unknown))
             else:
@@ -727,7 +744,7 @@ class LogEntry(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'timestamp': 1, 'message': 2, 'detail': 3, 'uncheckedDetail': 4, 'unchecked_detail': 4, 'history': 5}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'timestamp': 1, 'message': 2, 'detail': 3, 'uncheckedDetail': 4, 'history': 5, 'unchecked_detail': 4}
 
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -862,9 +879,12 @@ class Envelope(_rt.Message):
         if name is None:
             self._f_name = ''
         else:
-            self._f_name = name
+            self._f_name = name if type(name) is str else _rt.checked(self, 1, name)
             self._pb_p0 |= 1
-        self._f_entry = entry
+        if entry is None:
+            self._f_entry = None
+        else:
+            self._f_entry = entry if type(entry) is LogEntry or entry is None else _rt.checked(self, 2, entry)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -875,6 +895,7 @@ class Envelope(_rt.Message):
         return self._f_name
 
     def set_name(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_name = value
@@ -898,6 +919,7 @@ class Envelope(_rt.Message):
         return self._f_entry
 
     def set_entry(self, value: LogEntry | None) -> None:
+        value = value if type(value) is LogEntry or value is None else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_entry = value
@@ -995,6 +1017,8 @@ class Envelope(_rt.Message):
         _x2 = self._f_entry
         if _x2 is not None:
             _out.append(18)
+            if type(_x2) is not LogEntry:
+                _rt.check_message(LogEntry, _x2)
             if _x2._pb_unknown is not _pb_no_unknown and _x2._pb_unknown and _x2._pb_unknown[0] == 0 and not _deterministic:
                 _rt.write_raw(_out, _rt.kept_bytes(_x2._pb_unknown))
             else:
@@ -1130,10 +1154,16 @@ class Node(_rt.Message):
         if value is None:
             self._f_value = 0
         else:
-            self._f_value = value
+            self._f_value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
             self._pb_p0 |= 1
-        self._f_child = child
-        self._f_lazy_child = lazy_child
+        if child is None:
+            self._f_child = None
+        else:
+            self._f_child = child if type(child) is Node or child is None else _rt.checked(self, 2, child)
+        if lazy_child is None:
+            self._f_lazy_child = None
+        else:
+            self._f_lazy_child = lazy_child if type(lazy_child) is Node or lazy_child is None else _rt.checked(self, 3, lazy_child)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1144,6 +1174,7 @@ class Node(_rt.Message):
         return self._f_value
 
     def set_value(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_value = value
@@ -1167,6 +1198,7 @@ class Node(_rt.Message):
         return self._f_child
 
     def set_child(self, value: Node | None) -> None:
+        value = value if type(value) is Node or value is None else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_child = value
@@ -1190,6 +1222,7 @@ class Node(_rt.Message):
         return self._f_lazy_child
 
     def set_lazy_child(self, value: Node | None) -> None:
+        value = value if type(value) is Node or value is None else _rt.checked(self, 3, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         if self._l_lazy_child is not None:
@@ -1321,6 +1354,8 @@ class Node(_rt.Message):
         _x2 = self._f_child
         if _x2 is not None:
             _out.append(18)
+            if type(_x2) is not Node:
+                _rt.check_message(Node, _x2)
             if _x2._pb_unknown is not _pb_no_unknown and _x2._pb_unknown and _x2._pb_unknown[0] == 0 and not _deterministic:
                 _rt.write_raw(_out, _rt.kept_bytes(_x2._pb_unknown))
             else:
@@ -1344,6 +1379,8 @@ class Node(_rt.Message):
             _x3 = self._f_lazy_child
             if _x3 is not None:
                 _out.append(26)
+                if type(_x3) is not Node:
+                    _rt.check_message(Node, _x3)
                 if _x3._pb_unknown is not _pb_no_unknown and _x3._pb_unknown and _x3._pb_unknown[0] == 0 and not _deterministic:
                     _rt.write_raw(_out, _rt.kept_bytes(_x3._pb_unknown))
                 else:

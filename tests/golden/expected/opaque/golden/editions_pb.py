@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/editions.proto', b'\n\x15golden/editions.proto\x12\x06golden"\xe7\x02\n\x0bEdition2023\x12.\n\x13explicit_by_default\x18\x01 \x01(\x05R\x11explicitByDefault\x12!\n\x08implicit\x18\x02 \x01(\x05B\x05\xaa\x01\x02\x08\x02R\x08implicit\x12.\n\x0frequired_legacy\x18\x03 \x01(\x05B\x05\xaa\x01\x02\x08\x03R\x0erequiredLegacy\x12!\n\x08expanded\x18\x04 \x03(\x05B\x05\xaa\x01\x02\x18\x02R\x08expanded\x12#\n\tunchecked\x18\x05 \x01(\tB\x05\xaa\x01\x02 \x03R\tunchecked\x12I\n\x0fdelimited_child\x18\x06 \x01(\x0b2\x19.golden.Edition2023.ChildB\x05\xaa\x01\x02(\x02R\x0edelimitedChild\x12#\n\x05state\x18\x07 \x01(\x0e2\r.golden.StateR\x05state\x1a\x1d\n\x05Child\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value*(\n\x05State\x12\x11\n\rSTATE_UNKNOWN\x10\x00\x12\x0c\n\x08STATE_ON\x10\x01B\x05\x92\x03\x02\x10\x02b\x08editionsp\xe8\x07', ())
@@ -37,7 +37,7 @@ class _c_Edition2023_Child(_rt.Message):
         if value is None:
             self._f_value = 0
         else:
-            self._f_value = value
+            self._f_value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -49,6 +49,7 @@ class _c_Edition2023_Child(_rt.Message):
         return self._f_value
 
     def set_value(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_value = value
@@ -235,25 +236,31 @@ class Edition2023(_rt.Message):
         if explicit_by_default is None:
             self._f_explicit_by_default = 0
         else:
-            self._f_explicit_by_default = explicit_by_default
+            self._f_explicit_by_default = explicit_by_default if type(explicit_by_default) is int and -0x80000000 <= explicit_by_default <= 0x7FFFFFFF else _rt.checked(self, 1, explicit_by_default)
             self._pb_p0 |= 1
-        self._f_implicit = 0 if implicit is None else implicit
+        if implicit is None:
+            self._f_implicit = 0
+        else:
+            self._f_implicit = implicit if type(implicit) is int and -0x80000000 <= implicit <= 0x7FFFFFFF else _rt.checked(self, 2, implicit)
         if required_legacy is None:
             self._f_required_legacy = 0
         else:
-            self._f_required_legacy = required_legacy
+            self._f_required_legacy = required_legacy if type(required_legacy) is int and -0x80000000 <= required_legacy <= 0x7FFFFFFF else _rt.checked(self, 3, required_legacy)
             self._pb_p0 |= 2
-        self._f_expanded = list(expanded)
+        self._f_expanded = _rt.checked_list(self, 4, expanded, int, -0x80000000, 0x7FFFFFFF) if expanded else []
         if unchecked is None:
             self._f_unchecked = ''
         else:
-            self._f_unchecked = unchecked
+            self._f_unchecked = unchecked if type(unchecked) is str else _rt.checked(self, 5, unchecked)
             self._pb_p0 |= 4
-        self._f_delimited_child = delimited_child
+        if delimited_child is None:
+            self._f_delimited_child = None
+        else:
+            self._f_delimited_child = delimited_child if type(delimited_child) is _c_Edition2023_Child or delimited_child is None else _rt.checked(self, 6, delimited_child)
         if state is None:
             self._f_state = 0
         else:
-            self._f_state = state
+            self._f_state = state if type(state) is int and -0x80000000 <= state <= 0x7FFFFFFF else _rt.checked(self, 7, state)
             self._pb_p0 |= 8
 
     # -- accessors ---------------------------------------------------------------
@@ -263,6 +270,7 @@ class Edition2023(_rt.Message):
         return self._f_explicit_by_default
 
     def set_explicit_by_default(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self._f_explicit_by_default = value
         self._pb_p0 |= 1
 
@@ -278,6 +286,7 @@ class Edition2023(_rt.Message):
         return self._f_implicit
 
     def set_implicit(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
         self._f_implicit = value
 
     def clear_implicit(self) -> None:
@@ -288,6 +297,7 @@ class Edition2023(_rt.Message):
         return self._f_required_legacy
 
     def set_required_legacy(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 3, value)
         self._f_required_legacy = value
         self._pb_p0 |= 2
 
@@ -303,7 +313,7 @@ class Edition2023(_rt.Message):
         return self._f_expanded
 
     def set_expanded(self, value: _t.Iterable[int]) -> None:
-        self._f_expanded = list(value)
+        self._f_expanded = _rt.checked_list(self, 4, value, int, -0x80000000, 0x7FFFFFFF) if value else []
 
     def clear_expanded(self) -> None:
         self._f_expanded = []
@@ -313,6 +323,7 @@ class Edition2023(_rt.Message):
         return self._f_unchecked
 
     def set_unchecked(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 5, value)
         self._f_unchecked = value
         self._pb_p0 |= 4
 
@@ -328,6 +339,7 @@ class Edition2023(_rt.Message):
         return self._f_delimited_child
 
     def set_delimited_child(self, value: Edition2023.Child | None) -> None:
+        value = value if type(value) is _c_Edition2023_Child or value is None else _rt.checked(self, 6, value)
         self._f_delimited_child = value
 
     def has_delimited_child(self) -> bool:
@@ -341,6 +353,7 @@ class Edition2023(_rt.Message):
         return self._f_state
 
     def set_state(self, value: State | int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
         self._f_state = value
         self._pb_p0 |= 8
 
@@ -514,6 +527,8 @@ class Edition2023(_rt.Message):
         _x6 = self._f_delimited_child
         if _x6 is not None:
             _out.append(51)
+            if type(_x6) is not _c_Edition2023_Child:
+                _rt.check_message(_c_Edition2023_Child, _x6)
             _x6._pb_encode(_out, _deterministic)
             _out.append(52)
 
@@ -584,7 +599,7 @@ class Edition2023(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'explicitByDefault': 1, 'explicit_by_default': 1, 'implicit': 2, 'requiredLegacy': 3, 'required_legacy': 3, 'expanded': 4, 'unchecked': 5, 'delimitedChild': 6, 'delimited_child': 6, 'state': 7}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'explicitByDefault': 1, 'implicit': 2, 'requiredLegacy': 3, 'expanded': 4, 'unchecked': 5, 'delimitedChild': 6, 'state': 7, 'explicit_by_default': 1, 'required_legacy': 3, 'delimited_child': 6}
 
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:

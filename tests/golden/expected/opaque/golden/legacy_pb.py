@@ -9,10 +9,10 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 
 _pb_no_unknown: _t.Final = b""
-_pb_descriptor: _t.Final = ('golden/legacy.proto', b'\n\x13golden/legacy.proto\x12\x06golden"\xff\x01\n\x06Legacy\x12\x0e\n\x02id\x18\x01 \x02(\x05R\x02id\x12)\n\x05label\x18\x02 \x01(\t:\x13none "quoted" \\ endR\x05label\x12)\n\x05level\x18\x03 \x01(\x0e2\r.golden.Level:\x04HIGHR\x05level\x12\x19\n\x05ratio\x18\x04 \x01(\x01:\x03infR\x05ratio\x12\x1c\n\x07samples\x18\x05 \x03(\x03B\x02\x10\x01R\x07samples\x12*\n\x05point\x18\x06 \x01(\n2\x14.golden.Legacy.PointR\x05point\x1a#\n\x05Point\x12\x0c\n\x01x\x18\x07 \x01(\x05R\x01x\x12\x0c\n\x01y\x18\x08 \x01(\x05R\x01y*\x05\x08d\x10\xc8\x01*\x1a\n\x05Level\x12\x07\n\x03LOW\x10\x01\x12\x08\n\x04HIGH\x10\x02:"\n\x04note\x12\x0e.golden.Legacy\x18d \x01(\tR\x04note:"\n\x04tags\x12\x0e.golden.Legacy\x18e \x03(\x05R\x04tags', ())
+_pb_descriptor: _t.Final = ('golden/legacy.proto', b'\n\x13golden/legacy.proto\x12\x06golden"\xff\x01\n\x06Legacy\x12\x0e\n\x02id\x18\x01 \x02(\x05R\x02id\x12)\n\x05label\x18\x02 \x01(\t:\x13none "quoted" \\ endR\x05label\x12)\n\x05level\x18\x03 \x01(\x0e2\r.golden.Level:\x04HIGHR\x05level\x12\x19\n\x05ratio\x18\x04 \x01(\x01:\x03infR\x05ratio\x12\x1c\n\x07samples\x18\x05 \x03(\x03B\x02\x10\x01R\x07samples\x12*\n\x05point\x18\x06 \x01(\n2\x14.golden.Legacy.PointR\x05point\x1a#\n\x05Point\x12\x0c\n\x01x\x18\x07 \x01(\x05R\x01x\x12\x0c\n\x01y\x18\x08 \x01(\x05R\x01y*\x05\x08d\x10\xc8\x01"F\n\x10ConflictJsonName\x12\x18\n\x05value\x18\x01 \x01(\x05R\told_value\x12\x18\n\tnew_value\x18\x02 \x01(\x05R\x05value*\x1a\n\x05Level\x12\x07\n\x03LOW\x10\x01\x12\x08\n\x04HIGH\x10\x02:"\n\x04note\x12\x0e.golden.Legacy\x18d \x01(\tR\x04note:"\n\x04tags\x12\x0e.golden.Legacy\x18e \x03(\x05R\x04tags', ())
 
 
 class Level(_enum.IntEnum):
@@ -39,12 +39,12 @@ class _c_Legacy_Point(_rt.Message):
         if x is None:
             self._f_x = 0
         else:
-            self._f_x = x
+            self._f_x = x if type(x) is int and -0x80000000 <= x <= 0x7FFFFFFF else _rt.checked(self, 7, x)
             self._pb_p0 |= 1
         if y is None:
             self._f_y = 0
         else:
-            self._f_y = y
+            self._f_y = y if type(y) is int and -0x80000000 <= y <= 0x7FFFFFFF else _rt.checked(self, 8, y)
             self._pb_p0 |= 2
 
     # -- accessors ---------------------------------------------------------------
@@ -56,6 +56,7 @@ class _c_Legacy_Point(_rt.Message):
         return self._f_x
 
     def set_x(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_x = value
@@ -79,6 +80,7 @@ class _c_Legacy_Point(_rt.Message):
         return self._f_y
 
     def set_y(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 8, value)
         if self._pb_unknown is not _pb_no_unknown:
             self._pb_load_raw()
         self._f_y = value
@@ -299,25 +301,28 @@ class Legacy(_rt.ExtendableMessage):
         if id is None:
             self._f_id = 0
         else:
-            self._f_id = id
+            self._f_id = id if type(id) is int and -0x80000000 <= id <= 0x7FFFFFFF else _rt.checked(self, 1, id)
             self._pb_p0 |= 1
         if label is None:
             self._f_label = 'none "quoted" \\ end'
         else:
-            self._f_label = label
+            self._f_label = label if type(label) is str else _rt.checked(self, 2, label)
             self._pb_p0 |= 2
         if level is None:
             self._f_level = 2
         else:
-            self._f_level = level
+            self._f_level = level if type(level) is int and -0x80000000 <= level <= 0x7FFFFFFF else _rt.checked(self, 3, level)
             self._pb_p0 |= 4
         if ratio is None:
             self._f_ratio = float("inf")
         else:
-            self._f_ratio = ratio
+            self._f_ratio = ratio if type(ratio) is float else _rt.checked(self, 4, ratio)
             self._pb_p0 |= 8
-        self._f_samples = list(samples)
-        self._f_point = point
+        self._f_samples = _rt.checked_list(self, 5, samples, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if samples else []
+        if point is None:
+            self._f_point = None
+        else:
+            self._f_point = point if type(point) is _c_Legacy_Point or point is None else _rt.checked(self, 6, point)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -326,6 +331,7 @@ class Legacy(_rt.ExtendableMessage):
         return self._f_id
 
     def set_id(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self._f_id = value
         self._pb_p0 |= 1
 
@@ -341,6 +347,7 @@ class Legacy(_rt.ExtendableMessage):
         return self._f_label
 
     def set_label(self, value: str) -> None:
+        value = value if type(value) is str else _rt.checked(self, 2, value)
         self._f_label = value
         self._pb_p0 |= 2
 
@@ -356,6 +363,7 @@ class Legacy(_rt.ExtendableMessage):
         return self._f_level
 
     def set_level(self, value: Level | int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 3, value)
         self._f_level = value
         self._pb_p0 |= 4
 
@@ -371,6 +379,7 @@ class Legacy(_rt.ExtendableMessage):
         return self._f_ratio
 
     def set_ratio(self, value: float) -> None:
+        value = value if type(value) is float else _rt.checked(self, 4, value)
         self._f_ratio = value
         self._pb_p0 |= 8
 
@@ -386,7 +395,7 @@ class Legacy(_rt.ExtendableMessage):
         return self._f_samples
 
     def set_samples(self, value: _t.Iterable[int]) -> None:
-        self._f_samples = list(value)
+        self._f_samples = _rt.checked_list(self, 5, value, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if value else []
 
     def clear_samples(self) -> None:
         self._f_samples = []
@@ -396,6 +405,7 @@ class Legacy(_rt.ExtendableMessage):
         return self._f_point
 
     def set_point(self, value: Legacy.Point | None) -> None:
+        value = value if type(value) is _c_Legacy_Point or value is None else _rt.checked(self, 6, value)
         self._f_point = value
 
     def has_point(self) -> bool:
@@ -560,6 +570,8 @@ class Legacy(_rt.ExtendableMessage):
         _x6 = self._f_point
         if _x6 is not None:
             _out.append(51)
+            if type(_x6) is not _c_Legacy_Point:
+                _rt.check_message(_c_Legacy_Point, _x6)
             _x6._pb_encode(_out, _deterministic)
             _out.append(52)
 
@@ -715,6 +727,266 @@ class Legacy(_rt.ExtendableMessage):
             raise _rt.nested_too_deep(self) from None
 
 
+class ConflictJsonName(_rt.Message):
+    """A field's proto name is another field's json_name (the shape of upb's JSON tests): on
+    input the json_name wins.
+    """
+    __slots__ = ("_f_value", "_f_new_value", "_pb_p0", )
+    __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _f_value: int
+    _f_new_value: int
+    _pb_p0: int
+
+    def __init__(
+        self,
+        *,
+        value: int | None = None,
+        new_value: int | None = None,
+    ) -> None:
+        self._pb_unknown = b""
+        self._pb_p0 = 0
+        if value is None:
+            self._f_value = 0
+        else:
+            self._f_value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+            self._pb_p0 |= 1
+        if new_value is None:
+            self._f_new_value = 0
+        else:
+            self._f_new_value = new_value if type(new_value) is int and -0x80000000 <= new_value <= 0x7FFFFFFF else _rt.checked(self, 2, new_value)
+            self._pb_p0 |= 2
+
+    # -- accessors ---------------------------------------------------------------
+
+    def get_value(self) -> int:
+        """Field: optional int32 value = 1;"""
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        return self._f_value
+
+    def set_value(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        self._f_value = value
+        self._pb_p0 |= 1
+
+    def has_value(self) -> bool:
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        return self._pb_p0 & 1 != 0
+
+    def clear_value(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        self._f_value = 0
+        self._pb_p0 &= ~1
+
+    def get_new_value(self) -> int:
+        """Field: optional int32 new_value = 2;"""
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        return self._f_new_value
+
+    def set_new_value(self, value: int) -> None:
+        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        self._f_new_value = value
+        self._pb_p0 |= 2
+
+    def has_new_value(self) -> bool:
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        return self._pb_p0 & 2 != 0
+
+    def clear_new_value(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        self._f_new_value = 0
+        self._pb_p0 &= ~2
+
+    # -- codec -------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
+              partial: bool = False) -> ConflictJsonName:
+        _m = ConflictJsonName() if cls is ConflictJsonName else cls()
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
+
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        _tag = 0
+        _iv: int
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                if _tag == 8:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
+                    else:
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    self._f_value = _iv
+                    self._pb_p0 |= 1
+
+                elif _tag == 16:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
+                    else:
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    self._f_new_value = _iv
+                    self._pb_p0 |= 2
+
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
+            if _deterministic:
+                self._pb_load_raw()
+            else:
+                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                return
+        if self._pb_p0 & 1:
+            _x1 = self._f_value
+            _out.append(8)
+            if 0 <= _x1 < 0x80:
+                _out.append(_x1)
+            elif -0x80000000 <= _x1 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x1)
+            else:
+                raise _rt.out_of_range(5, _x1)
+
+        if self._pb_p0 & 2:
+            _x2 = self._f_new_value
+            _out.append(16)
+            if 0 <= _x2 < 0x80:
+                _out.append(_x2)
+            elif -0x80000000 <= _x2 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x2)
+            else:
+                raise _rt.out_of_range(5, _x2)
+
+        if self._pb_unknown:
+            _out.write(self._pb_unknown)
+
+    def _pb_kept_input(self) -> bytes | None:
+        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(ConflictJsonName, _other)
+        self._f_value = _m._f_value
+        self._f_new_value = _m._f_new_value
+        self._pb_p0 = _m._pb_p0
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
+    # -- reflection --------------------------------------------------------------
+
+    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        _fields = self._pb_info.fields
+        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
+        if self._pb_p0 & 1:
+            _items.append((_fields[0], self._f_value))
+        if self._pb_p0 & 2:
+            _items.append((_fields[1], self._f_new_value))
+        return _items
+
+    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        _number = _field.number
+        if _number == 1:
+            self._f_value = _value
+            self._pb_p0 |= 1
+        elif _number == 2:
+            self._f_new_value = _value
+            self._pb_p0 |= 2
+        else:
+            raise KeyError(_field.name)
+
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'old_value': 1, 'value': 2, 'new_value': 2}
+
+    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        _p: list[str] = []
+        if self._pb_p0 & 1:
+            _x1 = self._f_value
+            _p.append('"old_value":' + str(_x1) if type(_x1) is int else '"old_value":' + _rt.json_out_int(_x1))
+        if self._pb_p0 & 2:
+            _x2 = self._f_new_value
+            _p.append('"value":' + str(_x2) if type(_x2) is int else '"value":' + _rt.json_out_int(_x2))
+        return "{" + ",".join(_p) + "}"
+
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        _keys = self._pb_json_keys
+        for _key, _v in _obj.items():
+            _n = _keys.get(_key, 0)
+            if _n == 1:
+                if _key != 'old_value' and 'old_value' in _obj:
+                    raise _rt.json_refuse()
+                if _v is None:
+                    continue
+                _x1 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                self._f_value = _x1
+                self._pb_p0 |= 1
+            elif _n == 2:
+                if _key != 'value' and 'value' in _obj:
+                    raise _rt.json_refuse()
+                if _v is None:
+                    continue
+                _x2 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                self._f_new_value = _x2
+                self._pb_p0 |= 2
+            else:
+                _rt.json_in_other(self, _key, _v, _ctx, _depth)
+
+
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, ConflictJsonName):
+            return NotImplemented
+        if self._pb_unknown is not _pb_no_unknown:
+            self._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown:
+            _other._pb_load_raw()
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._pb_p0 == _other._pb_p0
+                and self._f_value == _other._f_value
+                and self._f_new_value == _other._f_new_value
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
+
+
 _e_Level: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.Level', True, (('LOW', 1), ('HIGH', 2),), legacy_json=True)
 _rt.nest_class(Legacy, _c_Legacy_Point, "Legacy.Point")
 _c_Legacy_Point._pb_info = _rt.MessageInfo(
@@ -737,8 +1009,16 @@ Legacy._pb_info = _rt.MessageInfo(
     ),
     (), extension_ranges=((100, 200),), legacy_json=True,
 )
+ConflictJsonName._pb_info = _rt.MessageInfo(
+    'golden.ConflictJsonName',
+    (
+        _rt.FieldInfo(1, 'value', 'old_value', 'value', 5, presence=True, default=0),
+        _rt.FieldInfo(2, 'new_value', 'value', 'new_value', 5, presence=True, default=0),
+    ),
+    (), legacy_json=True,
+)
 note: _t.Final[_rt.ExtensionInfo] = _rt.ExtensionInfo('golden.note', _rt.FieldInfo(100, 'note', 'note', 'note', 9, presence=True, utf8=False, default=''), Legacy)
 tags: _t.Final[_rt.ExtensionInfo] = _rt.ExtensionInfo('golden.tags', _rt.FieldInfo(101, 'tags', 'tags', 'tags', 5, repeated=True), Legacy)
 _rt.register_extension(note)
 _rt.register_extension(tags)
-_rt.register_messages(_c_Legacy_Point, Legacy, )
+_rt.register_messages(_c_Legacy_Point, Legacy, ConflictJsonName, )

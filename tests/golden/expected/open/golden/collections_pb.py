@@ -9,11 +9,11 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 import golden.scalars_pb as _m_golden__scalars_pb
 
 _pb_no_unknown: _t.Final = b""
-_pb_descriptor: _t.Final = ('golden/collections.proto', b'\n\x18golden/collections.proto\x12\x06golden\x1a\x14golden/scalars.proto"\xd8\x06\n\x0bCollections\x12\x1f\n\x0bpacked_ints\x18\x01 \x03(\x05R\npackedInts\x12\x14\n\x05names\x18\x02 \x03(\tR\x05names\x12.\n\x05items\x18\x03 \x03(\x0b2\x18.golden.Collections.ItemR\x05items\x121\n\x06colors\x18\x04 \x03(\x0e2\x19.golden.Collections.ColorR\x06colors\x127\n\x06counts\x18\x05 \x03(\x0b2\x1f.golden.Collections.CountsEntryR\x06counts\x12B\n\x0bitems_by_id\x18\x06 \x03(\x0b2".golden.Collections.ItemsByIdEntryR\titemsById\x12H\n\rcolor_by_flag\x18\n \x03(\x0b2$.golden.Collections.ColorByFlagEntryR\x0bcolorByFlag\x12\x14\n\x04text\x18\x07 \x01(\tH\x00R\x04text\x12.\n\x04item\x18\x08 \x01(\x0b2\x18.golden.Collections.ItemH\x00R\x04item\x12+\n\x07scalars\x18\t \x01(\x0b2\x0f.golden.ScalarsH\x00R\x07scalars\x1aI\n\x04Item\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12/\n\x05color\x18\x02 \x01(\x0e2\x19.golden.Collections.ColorR\x05color\x1a9\n\x0bCountsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1aV\n\x0eItemsByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12.\n\x05value\x18\x02 \x01(\x0b2\x18.golden.Collections.ItemR\x05value:\x028\x01\x1aY\n\x10ColorByFlagEntry\x12\x10\n\x03key\x18\x01 \x01(\x08R\x03key\x12/\n\x05value\x18\x02 \x01(\x0e2\x19.golden.Collections.ColorR\x05value:\x028\x01"2\n\x05Color\x12\x15\n\x11COLOR_UNSPECIFIED\x10\x00\x12\x07\n\x03RED\x10\x01\x12\t\n\x05GREEN\x10\x02B\x08\n\x06choiceb\x06proto3', (('golden/scalars.proto', 'golden.scalars_pb'),))
+_pb_descriptor: _t.Final = ('golden/collections.proto', b'\n\x18golden/collections.proto\x12\x06golden\x1a\x14golden/scalars.proto"\xe8\x07\n\x0bCollections\x12\x1f\n\x0bpacked_ints\x18\x01 \x03(\x05R\npackedInts\x12\x14\n\x05names\x18\x02 \x03(\tR\x05names\x12.\n\x05items\x18\x03 \x03(\x0b2\x18.golden.Collections.ItemR\x05items\x121\n\x06colors\x18\x04 \x03(\x0e2\x19.golden.Collections.ColorR\x06colors\x127\n\x06counts\x18\x05 \x03(\x0b2\x1f.golden.Collections.CountsEntryR\x06counts\x12B\n\x0bitems_by_id\x18\x06 \x03(\x0b2".golden.Collections.ItemsByIdEntryR\titemsById\x12H\n\rcolor_by_flag\x18\n \x03(\x0b2$.golden.Collections.ColorByFlagEntryR\x0bcolorByFlag\x12\x16\n\x06ratios\x18\x0b \x03(\x02R\x06ratios\x12:\n\x07weights\x18\x0c \x03(\x0b2 .golden.Collections.WeightsEntryR\x07weights\x12\x14\n\x04text\x18\x07 \x01(\tH\x00R\x04text\x12.\n\x04item\x18\x08 \x01(\x0b2\x18.golden.Collections.ItemH\x00R\x04item\x12+\n\x07scalars\x18\t \x01(\x0b2\x0f.golden.ScalarsH\x00R\x07scalars\x1aI\n\x04Item\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12/\n\x05color\x18\x02 \x01(\x0e2\x19.golden.Collections.ColorR\x05color\x1a9\n\x0bCountsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1aV\n\x0eItemsByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12.\n\x05value\x18\x02 \x01(\x0b2\x18.golden.Collections.ItemR\x05value:\x028\x01\x1aY\n\x10ColorByFlagEntry\x12\x10\n\x03key\x18\x01 \x01(\x08R\x03key\x12/\n\x05value\x18\x02 \x01(\x0e2\x19.golden.Collections.ColorR\x05value:\x028\x01\x1a:\n\x0cWeightsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x02R\x05value:\x028\x01"2\n\x05Color\x12\x15\n\x11COLOR_UNSPECIFIED\x10\x00\x12\x07\n\x03RED\x10\x01\x12\t\n\x05GREEN\x10\x02B\x08\n\x06choiceb\x06proto3', (('golden/scalars.proto', 'golden.scalars_pb'),))
 
 
 class _c_Collections_Color(_enum.IntEnum):
@@ -33,12 +33,18 @@ class _c_Collections_Item(_rt.Message):
     def __init__(
         self,
         *,
-        key: str = '',
-        color: Collections.Color | int = 0,
+        key: str | None = None,
+        color: Collections.Color | int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.key = key
-        self.color = color
+        if key is None:
+            self.key = ''
+        else:
+            self.key = key if type(key) is str else _rt.checked(self, 1, key)
+        if color is None:
+            self.color = 0
+        else:
+            self.color = color if type(color) is int and -0x80000000 <= color <= 0x7FFFFFFF else _rt.checked(self, 2, color)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -201,7 +207,7 @@ class _c_Collections_Item(_rt.Message):
 class Collections(_rt.Message):
     Color: _t.TypeAlias = _c_Collections_Color
     Item: _t.TypeAlias = _c_Collections_Item
-    __slots__ = ("packed_ints", "names", "items", "colors", "counts", "items_by_id", "color_by_flag", "_oc_choice", "_ov_choice", )
+    __slots__ = ("packed_ints", "names", "items", "colors", "counts", "items_by_id", "color_by_flag", "ratios", "weights", "_oc_choice", "_ov_choice", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     packed_ints: list[int]
     """Field: repeated int32 packed_ints = 1;"""
@@ -220,6 +226,13 @@ class Collections(_rt.Message):
 
     Field: map<bool, golden.Collections.Color> color_by_flag = 10;
     """
+    ratios: list[float]
+    """float32 values, rounded when set
+
+    Field: repeated float ratios = 11;
+    """
+    weights: dict[str, float]
+    """Field: map<string, float> weights = 12;"""
     _oc_choice: int
     _ov_choice: object
 
@@ -233,6 +246,8 @@ class Collections(_rt.Message):
         counts: _t.Mapping[str, int] | None = None,
         items_by_id: _t.Mapping[int, Collections.Item] | None = None,
         color_by_flag: _t.Mapping[bool, int] | None = None,
+        ratios: _t.Iterable[float] = (),
+        weights: _t.Mapping[str, float] | None = None,
         text: str | None = None,
         item: Collections.Item | None = None,
         scalars: _m_golden__scalars_pb.Scalars | None = None,
@@ -240,22 +255,24 @@ class Collections(_rt.Message):
         self._pb_unknown = b""
         self._oc_choice = 0
         self._ov_choice = None
-        self.packed_ints = list(packed_ints)
-        self.names = list(names)
-        self.items = list(items)
-        self.colors = list(colors)
-        self.counts = {} if counts is None else dict(counts)
-        self.items_by_id = {} if items_by_id is None else dict(items_by_id)
-        self.color_by_flag = {} if color_by_flag is None else dict(color_by_flag)
+        self.packed_ints = _rt.checked_list(self, 1, packed_ints, int, -0x80000000, 0x7FFFFFFF) if packed_ints else []
+        self.names = _rt.checked_list(self, 2, names, str) if names else []
+        self.items = _rt.checked_list(self, 3, items, _c_Collections_Item) if items else []
+        self.colors = _rt.checked_list(self, 4, colors, int, -0x80000000, 0x7FFFFFFF) if colors else []
+        self.counts = _rt.checked_map(self, 5, counts, str, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if counts else {}
+        self.items_by_id = _rt.checked_map(self, 6, items_by_id, int, _c_Collections_Item) if items_by_id else {}
+        self.color_by_flag = _rt.checked_map(self, 10, color_by_flag, bool, int, -0x80000000, 0x7FFFFFFF) if color_by_flag else {}
+        self.ratios = _rt.checked_list(self, 11, ratios, None) if ratios else []
+        self.weights = _rt.checked_map(self, 12, weights, str, None) if weights else {}
         if text is not None:
+            self._ov_choice = text if type(text) is str else _rt.checked(self, 7, text)
             self._oc_choice = 7
-            self._ov_choice = text
         if item is not None:
+            self._ov_choice = item if type(item) is _c_Collections_Item or item is None else _rt.checked(self, 8, item)
             self._oc_choice = 8
-            self._ov_choice = item
         if scalars is not None:
+            self._ov_choice = scalars if type(scalars) is _m_golden__scalars_pb.Scalars or scalars is None else _rt.checked(self, 9, scalars)
             self._oc_choice = 9
-            self._ov_choice = scalars
 
     @property
     def text(self) -> str | None:
@@ -267,8 +284,8 @@ class Collections(_rt.Message):
     @text.setter
     def text(self, value: str | None) -> None:
         if value is not None:
+            self._ov_choice = value if type(value) is str else _rt.checked(self, 7, value)
             self._oc_choice = 7
-            self._ov_choice = value
         elif self._oc_choice == 7:
             self._oc_choice = 0
             self._ov_choice = None
@@ -283,8 +300,8 @@ class Collections(_rt.Message):
     @item.setter
     def item(self, value: Collections.Item | None) -> None:
         if value is not None:
+            self._ov_choice = value if type(value) is _c_Collections_Item or value is None else _rt.checked(self, 8, value)
             self._oc_choice = 8
-            self._ov_choice = value
         elif self._oc_choice == 8:
             self._oc_choice = 0
             self._ov_choice = None
@@ -299,8 +316,8 @@ class Collections(_rt.Message):
     @scalars.setter
     def scalars(self, value: _m_golden__scalars_pb.Scalars | None) -> None:
         if value is not None:
+            self._ov_choice = value if type(value) is _m_golden__scalars_pb.Scalars or value is None else _rt.checked(self, 9, value)
             self._oc_choice = 9
-            self._ov_choice = value
         elif self._oc_choice == 9:
             self._oc_choice = 0
             self._ov_choice = None
@@ -337,6 +354,17 @@ class Collections(_rt.Message):
         Field: map<bool, golden.Collections.Color> color_by_flag = 10;
         """
         return self.color_by_flag
+
+    def get_ratios(self) -> list[float]:
+        """float32 values, rounded when set
+
+        Field: repeated float ratios = 11;
+        """
+        return self.ratios
+
+    def get_weights(self) -> dict[str, float]:
+        """Field: map<string, float> weights = 12;"""
+        return self.weights
 
     def get_text(self) -> str:
         """Field: string text = 7;"""
@@ -386,7 +414,7 @@ class Collections(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
-                if _tag < 42:
+                if _tag < 50:
                     if _tag == 8:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -455,12 +483,7 @@ class Collections(_rt.Message):
 
                         _rt.dec_packed_enum(_buf, _pos, _e, self.colors)
                         _pos = _e
-                    else:
-                        if _tag == _end_tag:
-                            return _pos
-                        _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
-                else:
-                    if _tag == 42:
+                    elif _tag == 42:
                         _p5 = _pos
                         _n = _buf[_pos]
                         if _n < 0x80:
@@ -508,7 +531,12 @@ class Collections(_rt.Message):
                             _rt.merge_unknown(self, _buf, _tag, _p5, _ee, _depth)
                         else:
                             self.counts[_k5] = _v5
-                    elif _tag == 50:
+                    else:
+                        if _tag == _end_tag:
+                            return _pos
+                        _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
+                else:
+                    if _tag == 50:
                         _p6 = _pos
                         _n = _buf[_pos]
                         if _n < 0x80:
@@ -546,7 +574,7 @@ class Collections(_rt.Message):
                                 if _e > _ee:
                                     raise _rt.overrun(self, _tag, _pos, _n)
                                 if _v6 is None:
-                                    _v6 = Collections.Item()
+                                    _v6 = _c_Collections_Item()
                                 _v6._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                                 _pos = _e
                             else:
@@ -558,7 +586,7 @@ class Collections(_rt.Message):
                         if _raw6:
                             _rt.merge_unknown(self, _buf, _tag, _p6, _ee, _depth)
                         elif _v6 is None:
-                            self.items_by_id[_k6] = Collections.Item()
+                            self.items_by_id[_k6] = _c_Collections_Item()
                         else:
                             self.items_by_id[_k6] = _v6
                     elif _tag == 58:
@@ -656,6 +684,68 @@ class Collections(_rt.Message):
                             _rt.merge_unknown(self, _buf, _tag, _p10, _ee, _depth)
                         else:
                             self.color_by_flag[_k10] = _v10
+                    elif _tag == 90:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(self, _tag, _pos, _n)
+
+                        _rt.dec_packed_float(_buf, _pos, _e, self.ratios)
+                        _pos = _e
+                    elif _tag == 93:
+                        _fv = _rt.read_f32_le(_buf, _pos)
+                        _pos += 4
+                        self.ratios.append(_fv)
+
+                    elif _tag == 98:
+                        _p12 = _pos
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _ee = _pos + _n
+                        if _ee > _end:
+                            raise _rt.overrun(self, _tag, _pos, _n)
+                        _k12 = ''
+                        _v12 = 0.0
+                        _raw12 = False
+                        while _pos < _ee:
+                            _etag = _buf[_pos]
+                            if _etag < 0x80:
+                                _pos += 1
+                            else:
+                                _etag, _pos = _rt.dec_tag(_buf, _pos)
+                            if _etag == 10:
+                                _n = _buf[_pos]
+                                if _n < 0x80:
+                                    _pos += 1
+                                else:
+                                    _n, _pos = _rt.dec_len(_buf, _pos)
+                                _e = _pos + _n
+                                if _e > _ee:
+                                    raise _rt.overrun(self, _tag, _pos, _n)
+                                _sv = _buf[_pos:_e].decode()
+                                _pos = _e
+                                _k12 = _sv
+                            elif _etag == 21:
+                                _fv = _rt.read_f32_le(_buf, _pos)
+                                _pos += 4
+                                _v12 = _fv
+                            else:
+                                _rt.check_tag(_etag, _pos)
+                                _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                                _raw12 = True
+                        if _pos != _ee:
+                            raise _rt.bad_end(self, _pos, _ee, -1)
+                        if _raw12:
+                            _rt.merge_unknown(self, _buf, _tag, _p12, _ee, _depth)
+                        else:
+                            self.weights[_k12] = _v12
                     else:
                         if _tag == _end_tag:
                             return _pos
@@ -698,6 +788,8 @@ class Collections(_rt.Message):
 
         for _x3 in self.items:
             _out.append(26)
+            if type(_x3) is not _c_Collections_Item:
+                _rt.check_message(_c_Collections_Item, _x3)
             _start = len(_out)
             _out.append(0)
             _x3._pb_encode(_out, _deterministic)
@@ -768,6 +860,8 @@ class Collections(_rt.Message):
                 else:
                     raise _rt.out_of_range(5, _k6)
                 _out.append(18)
+                if type(_v6) is not _c_Collections_Item:
+                    _rt.check_message(_c_Collections_Item, _v6)
                 _start = len(_out)
                 _out.append(0)
                 _v6._pb_encode(_out, _deterministic)
@@ -797,6 +891,8 @@ class Collections(_rt.Message):
         elif _c == 8:
             _x8 = _t.cast(Collections.Item, self._ov_choice)
             _out.append(66)
+            if type(_x8) is not _c_Collections_Item:
+                _rt.check_message(_c_Collections_Item, _x8)
             _start = len(_out)
             _out.append(0)
             _x8._pb_encode(_out, _deterministic)
@@ -808,6 +904,8 @@ class Collections(_rt.Message):
         elif _c == 9:
             _x9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
             _out.append(74)
+            if type(_x9) is not _m_golden__scalars_pb.Scalars:
+                _rt.check_message(_m_golden__scalars_pb.Scalars, _x9)
             _start = len(_out)
             _out.append(0)
             _x9._pb_encode(_out, _deterministic)
@@ -838,6 +936,32 @@ class Collections(_rt.Message):
                 else:
                     raise _rt.out_of_range(14, _v10)
 
+        if self.ratios:
+            _out.append(90)
+            _rt.write_packed(_out, 2, self.ratios)
+
+        _d12 = self.weights
+        if _d12:
+            if _deterministic:
+                _d12 = dict(sorted(_d12.items()))
+            for _k12, _v12 in _d12.items():
+                _b1 = _k12.encode()
+                _l1 = len(_b1)
+                _n = (_l1 + 2 if _l1 < 0x80 else _l1 + 1 + _rt.varint_size(_l1)) + 5
+                _out.append(98)
+                if _n < 0x80:
+                    _out.append(_n)
+                else:
+                    _rt.write_varint(_out, _n)
+                _out.append(10)
+                if _l1 < 0x80:
+                    _out.append(_l1)
+                else:
+                    _rt.write_varint(_out, _l1)
+                _out.write(_b1)
+                _out.append(21)
+                _rt.write_f32_le(_out, _v12)
+
         if self._pb_unknown:
             _out.write(self._pb_unknown)
 
@@ -859,13 +983,17 @@ class Collections(_rt.Message):
         if self.items_by_id:
             _items.append((_fields[5], self.items_by_id))
         if self._oc_choice == 7:
-            _items.append((_fields[7], self._ov_choice))
-        if self._oc_choice == 8:
-            _items.append((_fields[8], self._ov_choice))
-        if self._oc_choice == 9:
             _items.append((_fields[9], self._ov_choice))
+        if self._oc_choice == 8:
+            _items.append((_fields[10], self._ov_choice))
+        if self._oc_choice == 9:
+            _items.append((_fields[11], self._ov_choice))
         if self.color_by_flag:
             _items.append((_fields[6], self.color_by_flag))
+        if self.ratios:
+            _items.append((_fields[7], self.ratios))
+        if self.weights:
+            _items.append((_fields[8], self.weights))
         return _items
 
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
@@ -884,6 +1012,10 @@ class Collections(_rt.Message):
             self.items_by_id = dict(_value)
         elif _number == 10:
             self.color_by_flag = dict(_value)
+        elif _number == 11:
+            self.ratios = list(_value)
+        elif _number == 12:
+            self.weights = dict(_value)
         elif _number == 7:
             self._oc_choice = 7
             self._ov_choice = _value
@@ -898,7 +1030,7 @@ class Collections(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'packedInts': 1, 'packed_ints': 1, 'names': 2, 'items': 3, 'colors': 4, 'counts': 5, 'itemsById': 6, 'items_by_id': 6, 'colorByFlag': 10, 'color_by_flag': 10, 'text': 7, 'item': 8, 'scalars': 9}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'packedInts': 1, 'names': 2, 'items': 3, 'colors': 4, 'counts': 5, 'itemsById': 6, 'colorByFlag': 10, 'ratios': 11, 'weights': 12, 'text': 7, 'item': 8, 'scalars': 9, 'packed_ints': 1, 'items_by_id': 6, 'color_by_flag': 10}
 
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -934,6 +1066,12 @@ class Collections(_rt.Message):
         _d10 = self.color_by_flag
         if _d10:
             _p.append('"colorByFlag":' + "{" + ",".join([('"true"' if _k else '"false"') + ":" + (_e_Collections_Color.json_names.get(_v) or _rt.json_out_enum(_e_Collections_Color, _v)) for _k, _v in _d10.items()]) + "}")
+        _x11 = self.ratios
+        if _x11:
+            _p.append('"ratios":' + "[" + ",".join([_rt.json_out_float(_y) for _y in _x11]) + "]")
+        _d12 = self.weights
+        if _d12:
+            _p.append('"weights":' + "{" + ",".join([_rt.json_out_str(_k) + ":" + _rt.json_out_float(_v) for _k, _v in _d12.items()]) + "}")
         return "{" + ",".join(_p) + "}"
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -943,7 +1081,7 @@ class Collections(_rt.Message):
         _oc_choice_seen = False
         for _key, _v in _obj.items():
             _n = _keys.get(_key, 0)
-            if _n < 6:
+            if _n < 7:
                 if _n == 1:
                     if _key != 'packedInts' and 'packedInts' in _obj:
                         raise _rt.json_refuse()
@@ -989,10 +1127,7 @@ class Collections(_rt.Message):
 
                         _d5[_kv5] = _xv5
                     self.counts = _d5
-                else:
-                    _rt.json_in_other(self, _key, _v, _ctx, _depth)
-            else:
-                if _n == 6:
+                elif _n == 6:
                     if _key != 'itemsById' and 'itemsById' in _obj:
                         raise _rt.json_refuse()
                     if _v is None:
@@ -1004,11 +1139,14 @@ class Collections(_rt.Message):
                         _kv6 = _rt.json_in_key(5, _k)
                         if _w is None:
                             raise _rt.json_refuse()
-                        _mv6 = Collections.Item()
+                        _mv6 = _c_Collections_Item()
                         _mv6._pb_json_merge(_w, _ctx, _depth + 2)
                         _d6[_kv6] = _mv6
                     self.items_by_id = _d6
-                elif _n == 7:
+                else:
+                    _rt.json_in_other(self, _key, _v, _ctx, _depth)
+            else:
+                if _n == 7:
                     if _v is None:
                         continue
                     if _oc_choice_seen:
@@ -1063,6 +1201,26 @@ class Collections(_rt.Message):
                             continue
                         _d10[_kv10] = _xv10
                     self.color_by_flag = _d10
+                elif _n == 11:
+                    if _v is None:
+                        continue
+                    if type(_v) is not list:
+                        raise _rt.json_refuse()
+                    self.ratios = [_rt.json_in_float(_y) for _y in _v]
+                elif _n == 12:
+                    if _v is None:
+                        continue
+                    if type(_v) is not dict:
+                        raise _rt.json_refuse()
+                    _d12: dict[str, float] = {}
+                    for _k, _w in _v.items():
+                        _kv12 = _k if _k.isascii() else _rt.json_in_str(_k)
+                        if _w is None:
+                            raise _rt.json_refuse()
+                        _xv12 = _rt.json_in_float(_w)
+
+                        _d12[_kv12] = _xv12
+                    self.weights = _d12
                 else:
                     _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
@@ -1080,6 +1238,8 @@ class Collections(_rt.Message):
                 and self.counts == _other.counts
                 and self.items_by_id == _other.items_by_id
                 and self.color_by_flag == _other.color_by_flag
+                and _rt.floats_eq(self.ratios, _other.ratios)
+                and _rt.float_values_eq(self.weights, _other.weights)
                 and self._oc_choice == _other._oc_choice
                 and _rt.value_eq(self._ov_choice, _other._ov_choice)
             )
@@ -1108,6 +1268,8 @@ Collections._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(5, 'counts', 'counts', 'counts', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 9, default=''), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 3, default=0)),
         _rt.FieldInfo(6, 'items_by_id', 'itemsById', 'items_by_id', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 5, default=0), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 11, message_type=Collections.Item)),
         _rt.FieldInfo(10, 'color_by_flag', 'colorByFlag', 'color_by_flag', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 8, default=False), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 14, enum=_e_Collections_Color, default=0)),
+        _rt.FieldInfo(11, 'ratios', 'ratios', 'ratios', 2, repeated=True, packed=True),
+        _rt.FieldInfo(12, 'weights', 'weights', 'weights', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 9, default=''), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 2, default=0.0)),
         _rt.FieldInfo(7, 'text', 'text', 'text', 9, presence=True, oneof='choice', default=''),
         _rt.FieldInfo(8, 'item', 'item', 'item', 11, presence=True, oneof='choice', message_type=Collections.Item),
         _rt.FieldInfo(9, 'scalars', 'scalars', 'scalars', 11, presence=True, oneof='choice', message_type=_m_golden__scalars_pb.Scalars),

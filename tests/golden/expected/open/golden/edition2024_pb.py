@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/edition2024.proto', b'\n\x18golden/edition2024.proto\x12\x06golden"\xac\x02\n\x08LogEntry\x12\x1c\n\ttimestamp\x18\x01 \x01(\x03R\ttimestamp\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\x123\n\x06detail\x18\x03 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x06detail\x12F\n\x10unchecked_detail\x18\x04 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02x\x01R\x0funcheckedDetail\x125\n\x07history\x18\x05 \x03(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x07history\x1a4\n\x06Detail\x12\x14\n\x05lines\x18\x01 \x03(\tR\x05lines\x12\x14\n\x05level\x18\x02 \x01(\x05R\x05level"F\n\x08Envelope\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12&\n\x05entry\x18\x02 \x01(\x0b2\x10.golden.LogEntryR\x05entry"q\n\x04Node\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value\x12"\n\x05child\x18\x02 \x01(\x0b2\x0c.golden.NodeR\x05child\x12/\n\nlazy_child\x18\x03 \x01(\x0b2\x0c.golden.NodeB\x02(\x01R\tlazyChildb\x08editionsp\xe9\x07', ())
@@ -29,8 +29,11 @@ class _c_LogEntry_Detail(_rt.Message):
         level: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.lines = list(lines)
-        self.level = level
+        self.lines = _rt.checked_list(self, 1, lines, str) if lines else []
+        if level is None:
+            self.level = None
+        else:
+            self.level = level if type(level) is int and -0x80000000 <= level <= 0x7FFFFFFF else _rt.checked(self, 2, level)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -223,11 +226,23 @@ class LogEntry(_rt.Message):
         history: _t.Iterable[LogEntry.Detail] = (),
     ) -> None:
         self._pb_unknown = b""
-        self.timestamp = timestamp
-        self.message = message
-        self.detail = detail
-        self.unchecked_detail = unchecked_detail
-        self.history = list(history)
+        if timestamp is None:
+            self.timestamp = None
+        else:
+            self.timestamp = timestamp if type(timestamp) is int and timestamp <= 0x3FFFFFFFFFFFFFFF and timestamp >= -0x4000000000000000 else _rt.checked(self, 1, timestamp)
+        if message is None:
+            self.message = None
+        else:
+            self.message = message if type(message) is str else _rt.checked(self, 2, message)
+        if detail is None:
+            self.detail = None
+        else:
+            self.detail = detail if type(detail) is _c_LogEntry_Detail or detail is None else _rt.checked(self, 3, detail)
+        if unchecked_detail is None:
+            self.unchecked_detail = None
+        else:
+            self.unchecked_detail = unchecked_detail if type(unchecked_detail) is _c_LogEntry_Detail or unchecked_detail is None else _rt.checked(self, 4, unchecked_detail)
+        self.history = _rt.checked_list(self, 5, history, _c_LogEntry_Detail) if history else []
 
     # -- accessors ---------------------------------------------------------------
 
@@ -385,6 +400,8 @@ class LogEntry(_rt.Message):
         _x3 = self.detail
         if _x3 is not None:
             _out.append(26)
+            if type(_x3) is not _c_LogEntry_Detail:
+                _rt.check_message(_c_LogEntry_Detail, _x3)
             _start = len(_out)
             _out.append(0)
             _x3._pb_encode(_out, _deterministic)
@@ -397,6 +414,8 @@ class LogEntry(_rt.Message):
         _x4 = self.unchecked_detail
         if _x4 is not None:
             _out.append(34)
+            if type(_x4) is not _c_LogEntry_Detail:
+                _rt.check_message(_c_LogEntry_Detail, _x4)
             _start = len(_out)
             _out.append(0)
             _x4._pb_encode(_out, _deterministic)
@@ -408,6 +427,8 @@ class LogEntry(_rt.Message):
 
         for _x5 in self.history:
             _out.append(42)
+            if type(_x5) is not _c_LogEntry_Detail:
+                _rt.check_message(_c_LogEntry_Detail, _x5)
             _start = len(_out)
             _out.append(0)
             _x5._pb_encode(_out, _deterministic)
@@ -454,7 +475,7 @@ class LogEntry(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'timestamp': 1, 'message': 2, 'detail': 3, 'uncheckedDetail': 4, 'unchecked_detail': 4, 'history': 5}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'timestamp': 1, 'message': 2, 'detail': 3, 'uncheckedDetail': 4, 'history': 5, 'unchecked_detail': 4}
 
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -558,8 +579,14 @@ class Envelope(_rt.Message):
         entry: LogEntry | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.name = name
-        self.entry = entry
+        if name is None:
+            self.name = None
+        else:
+            self.name = name if type(name) is str else _rt.checked(self, 1, name)
+        if entry is None:
+            self.entry = None
+        else:
+            self.entry = entry if type(entry) is LogEntry or entry is None else _rt.checked(self, 2, entry)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -646,6 +673,8 @@ class Envelope(_rt.Message):
         _x2 = self.entry
         if _x2 is not None:
             _out.append(18)
+            if type(_x2) is not LogEntry:
+                _rt.check_message(LogEntry, _x2)
             _start = len(_out)
             _out.append(0)
             _x2._pb_encode(_out, _deterministic)
@@ -748,9 +777,18 @@ class Node(_rt.Message):
         lazy_child: Node | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = value
-        self.child = child
-        self.lazy_child = lazy_child
+        if value is None:
+            self.value = None
+        else:
+            self.value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+        if child is None:
+            self.child = None
+        else:
+            self.child = child if type(child) is Node or child is None else _rt.checked(self, 2, child)
+        if lazy_child is None:
+            self.lazy_child = None
+        else:
+            self.lazy_child = lazy_child if type(lazy_child) is Node or lazy_child is None else _rt.checked(self, 3, lazy_child)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -851,6 +889,8 @@ class Node(_rt.Message):
         _x2 = self.child
         if _x2 is not None:
             _out.append(18)
+            if type(_x2) is not Node:
+                _rt.check_message(Node, _x2)
             _start = len(_out)
             _out.append(0)
             _x2._pb_encode(_out, _deterministic)
@@ -863,6 +903,8 @@ class Node(_rt.Message):
         _x3 = self.lazy_child
         if _x3 is not None:
             _out.append(26)
+            if type(_x3) is not Node:
+                _rt.check_message(Node, _x3)
             _start = len(_out)
             _out.append(0)
             _x3._pb_encode(_out, _deterministic)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/editions.proto', b'\n\x15golden/editions.proto\x12\x06golden"\xe7\x02\n\x0bEdition2023\x12.\n\x13explicit_by_default\x18\x01 \x01(\x05R\x11explicitByDefault\x12!\n\x08implicit\x18\x02 \x01(\x05B\x05\xaa\x01\x02\x08\x02R\x08implicit\x12.\n\x0frequired_legacy\x18\x03 \x01(\x05B\x05\xaa\x01\x02\x08\x03R\x0erequiredLegacy\x12!\n\x08expanded\x18\x04 \x03(\x05B\x05\xaa\x01\x02\x18\x02R\x08expanded\x12#\n\tunchecked\x18\x05 \x01(\tB\x05\xaa\x01\x02 \x03R\tunchecked\x12I\n\x0fdelimited_child\x18\x06 \x01(\x0b2\x19.golden.Edition2023.ChildB\x05\xaa\x01\x02(\x02R\x0edelimitedChild\x12#\n\x05state\x18\x07 \x01(\x0e2\r.golden.StateR\x05state\x1a\x1d\n\x05Child\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value*(\n\x05State\x12\x11\n\rSTATE_UNKNOWN\x10\x00\x12\x0c\n\x08STATE_ON\x10\x01B\x05\x92\x03\x02\x10\x02b\x08editionsp\xe8\x07', ())
@@ -32,7 +32,10 @@ class _c_Edition2023_Child(_rt.Message):
         value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = value
+        if value is None:
+            self.value = None
+        else:
+            self.value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -172,7 +175,7 @@ class Edition2023(_rt.Message):
         self,
         *,
         explicit_by_default: int | None = None,
-        implicit: int = 0,
+        implicit: int | None = None,
         required_legacy: int | None = None,
         expanded: _t.Iterable[int] = (),
         unchecked: str | None = None,
@@ -180,13 +183,31 @@ class Edition2023(_rt.Message):
         state: State | int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.explicit_by_default = explicit_by_default
-        self.implicit = implicit
-        self.required_legacy = required_legacy
-        self.expanded = list(expanded)
-        self.unchecked = unchecked
-        self.delimited_child = delimited_child
-        self.state = state
+        if explicit_by_default is None:
+            self.explicit_by_default = None
+        else:
+            self.explicit_by_default = explicit_by_default if type(explicit_by_default) is int and -0x80000000 <= explicit_by_default <= 0x7FFFFFFF else _rt.checked(self, 1, explicit_by_default)
+        if implicit is None:
+            self.implicit = 0
+        else:
+            self.implicit = implicit if type(implicit) is int and -0x80000000 <= implicit <= 0x7FFFFFFF else _rt.checked(self, 2, implicit)
+        if required_legacy is None:
+            self.required_legacy = None
+        else:
+            self.required_legacy = required_legacy if type(required_legacy) is int and -0x80000000 <= required_legacy <= 0x7FFFFFFF else _rt.checked(self, 3, required_legacy)
+        self.expanded = _rt.checked_list(self, 4, expanded, int, -0x80000000, 0x7FFFFFFF) if expanded else []
+        if unchecked is None:
+            self.unchecked = None
+        else:
+            self.unchecked = unchecked if type(unchecked) is str else _rt.checked(self, 5, unchecked)
+        if delimited_child is None:
+            self.delimited_child = None
+        else:
+            self.delimited_child = delimited_child if type(delimited_child) is _c_Edition2023_Child or delimited_child is None else _rt.checked(self, 6, delimited_child)
+        if state is None:
+            self.state = None
+        else:
+            self.state = state if type(state) is int and -0x80000000 <= state <= 0x7FFFFFFF else _rt.checked(self, 7, state)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -381,6 +402,8 @@ class Edition2023(_rt.Message):
         _x6 = self.delimited_child
         if _x6 is not None:
             _out.append(51)
+            if type(_x6) is not _c_Edition2023_Child:
+                _rt.check_message(_c_Edition2023_Child, _x6)
             _x6._pb_encode(_out, _deterministic)
             _out.append(52)
 
@@ -447,7 +470,7 @@ class Edition2023(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'explicitByDefault': 1, 'explicit_by_default': 1, 'implicit': 2, 'requiredLegacy': 3, 'required_legacy': 3, 'expanded': 4, 'unchecked': 5, 'delimitedChild': 6, 'delimited_child': 6, 'state': 7}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'explicitByDefault': 1, 'implicit': 2, 'requiredLegacy': 3, 'expanded': 4, 'unchecked': 5, 'delimitedChild': 6, 'state': 7, 'explicit_by_default': 1, 'required_legacy': 3, 'delimited_child': 6}
 
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:

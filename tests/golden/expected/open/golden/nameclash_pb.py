@@ -30,7 +30,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/nameclash.proto', b'\n\x16golden/nameclash.proto\x12\x10golden.nameclash"\x13\n\x03buf\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02m4\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02i5\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x14\n\x04key6\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x15\n\x05class\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x05\n\x03len"\n\n\x08property"\x07\n\x05value"\r\n\x0bannotations"\x18\n\x08_Private\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\xfc\x05\n\x06Holder\x12*\n\x05f_buf\x18\x01 \x01(\x0b2\x15.golden.nameclash.bufR\x04fBuf\x12$\n\x02m4\x18\x04 \x03(\x0b2\x14.golden.nameclash.m4R\x02m4\x12*\n\x05items\x18\x05 \x03(\x0b2\x14.golden.nameclash.i5R\x05items\x127\n\x05by_id\x18\x06 \x03(\x0b2".golden.nameclash.Holder.ByIdEntryR\x04byId\x12(\n\x03one\x18\x07 \x01(\x0b2\x14.golden.nameclash.i5H\x00R\x03one\x12.\n\x05other\x18\x08 \x01(\x0b2\x16.golden.nameclash.key6H\x00R\x05other\x12*\n\x04four\x18\t \x01(\x0b2\x14.golden.nameclash.m4H\x00R\x04four\x12\x19\n\x08has_pick\x18\n \x01(\x05R\x07hasPick\x12\x10\n\x03foo\x18\x0b \x01(\x05R\x03foo\x12\x17\n\x07get_foo\x18\x0c \x01(\x05R\x06getFoo\x12\x10\n\x03int\x18\r \x01(\x05R\x03int\x12 \n\x0bclassmethod\x18\x0e \x01(\x05R\x0bclassmethod\x12\x14\n\x05parse\x18\x0f \x01(\x05R\x05parse\x12\x12\n\x04self\x18\x10 \x01(\x05R\x04self\x12\r\n\x02_x\x18\x11 \x01(\x05R\x01X\x12\x0e\n\x03__y\x18\x12 \x01(\x05R\x01Y\x12\x18\n\x08_pb_info\x18\x13 \x01(\x05R\x06PbInfo\x12\r\n\x02x_\x18\x14 \x01(\x05R\x01x\x12+\n\x03raw\x18\x15 \x01(\x0b2\x15.golden.nameclash.bufB\x02(\x01R\x03raw\x12\x10\n\x03buf\x18\x16 \x01(\x05R\x03buf\x1aO\n\tByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12,\n\x05value\x18\x02 \x01(\x0b2\x16.golden.nameclash.key6R\x05value:\x028\x01*\x05\x08d\x10\xc8\x012*\n\x03len\x12\x18.golden.nameclash.Holder\x18e \x01(\x05R\x03lenB\x06\n\x04pick"p\n\x05Enums\x12\'\n\x01e\x18\x01 \x01(\x0e2\x19.golden.nameclash.Enums.ER\x01e">\n\x01E\x12\x08\n\x04ZERO\x10\x00\x12\x08\n\x04name\x10\x01\x12\t\n\x05value\x10\x02\x12\x07\n\x03mro\x10\x03\x12\x08\n\x04None\x10\x04\x12\x07\n\x03_x_\x10\x05"O\n\x05Outer\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer.Inner_XR\x01x\x1a\x17\n\x07Inner_X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"O\n\x0bOuter_Inner\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer_Inner.XR\x01x\x1a\x11\n\x01X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a:,\n\x04data\x12\x18.golden.nameclash.Holder\x18d \x01(\x05R\x04data', ())
@@ -48,7 +48,10 @@ class buf(_rt.Message):
         a: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = a
+        if a is None:
+            self.a = None
+        else:
+            self.a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -177,7 +180,10 @@ class m4(_rt.Message):
         a: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = a
+        if a is None:
+            self.a = None
+        else:
+            self.a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -306,7 +312,10 @@ class i5(_rt.Message):
         a: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = a
+        if a is None:
+            self.a = None
+        else:
+            self.a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -443,7 +452,10 @@ class key6(_rt.Message):
         a: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = a
+        if a is None:
+            self.a = None
+        else:
+            self.a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -580,7 +592,10 @@ class class_(_rt.Message):
         a: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = a
+        if a is None:
+            self.a = None
+        else:
+            self.a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1049,7 +1064,10 @@ class Private_(_rt.Message):
         a: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = a
+        if a is None:
+            self.a = None
+        else:
+            self.a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1242,32 +1260,74 @@ class Holder(_rt.ExtendableMessage):
         self._pb_ext = {}
         self._oc_pick = 0
         self._ov_pick = None
-        self.f_buf = f_buf
-        self.m4_ = list(m4_)
-        self.items = list(items)
-        self.by_id = {} if by_id is None else dict(by_id)
+        if f_buf is None:
+            self.f_buf = None
+        else:
+            self.f_buf = f_buf if type(f_buf) is buf or f_buf is None else _rt.checked(self, 1, f_buf)
+        self.m4_ = _rt.checked_list(self, 4, m4_, m4) if m4_ else []
+        self.items = _rt.checked_list(self, 5, items, i5) if items else []
+        self.by_id = _rt.checked_map(self, 6, by_id, int, key6) if by_id else {}
         if one is not None:
+            self._ov_pick = one if type(one) is i5 or one is None else _rt.checked(self, 7, one)
             self._oc_pick = 7
-            self._ov_pick = one
         if other is not None:
+            self._ov_pick = other if type(other) is key6 or other is None else _rt.checked(self, 8, other)
             self._oc_pick = 8
-            self._ov_pick = other
         if four is not None:
+            self._ov_pick = four if type(four) is m4 or four is None else _rt.checked(self, 9, four)
             self._oc_pick = 9
-            self._ov_pick = four
-        self.has_pick_ = has_pick_
-        self.foo = foo
-        self.get_foo_ = get_foo_
-        self.int_ = int_
-        self.classmethod_ = classmethod_
-        self.parse_ = parse_
-        self.self_ = self_
-        self.x_ = x_
-        self.y__ = y__
-        self.pb_info_ = pb_info_
-        self.x__ = x__
-        self.raw = raw
-        self.buf_ = buf_
+        if has_pick_ is None:
+            self.has_pick_ = None
+        else:
+            self.has_pick_ = has_pick_ if type(has_pick_) is int and -0x80000000 <= has_pick_ <= 0x7FFFFFFF else _rt.checked(self, 10, has_pick_)
+        if foo is None:
+            self.foo = None
+        else:
+            self.foo = foo if type(foo) is int and -0x80000000 <= foo <= 0x7FFFFFFF else _rt.checked(self, 11, foo)
+        if get_foo_ is None:
+            self.get_foo_ = None
+        else:
+            self.get_foo_ = get_foo_ if type(get_foo_) is int and -0x80000000 <= get_foo_ <= 0x7FFFFFFF else _rt.checked(self, 12, get_foo_)
+        if int_ is None:
+            self.int_ = None
+        else:
+            self.int_ = int_ if type(int_) is int and -0x80000000 <= int_ <= 0x7FFFFFFF else _rt.checked(self, 13, int_)
+        if classmethod_ is None:
+            self.classmethod_ = None
+        else:
+            self.classmethod_ = classmethod_ if type(classmethod_) is int and -0x80000000 <= classmethod_ <= 0x7FFFFFFF else _rt.checked(self, 14, classmethod_)
+        if parse_ is None:
+            self.parse_ = None
+        else:
+            self.parse_ = parse_ if type(parse_) is int and -0x80000000 <= parse_ <= 0x7FFFFFFF else _rt.checked(self, 15, parse_)
+        if self_ is None:
+            self.self_ = None
+        else:
+            self.self_ = self_ if type(self_) is int and -0x80000000 <= self_ <= 0x7FFFFFFF else _rt.checked(self, 16, self_)
+        if x_ is None:
+            self.x_ = None
+        else:
+            self.x_ = x_ if type(x_) is int and -0x80000000 <= x_ <= 0x7FFFFFFF else _rt.checked(self, 17, x_)
+        if y__ is None:
+            self.y__ = None
+        else:
+            self.y__ = y__ if type(y__) is int and -0x80000000 <= y__ <= 0x7FFFFFFF else _rt.checked(self, 18, y__)
+        if pb_info_ is None:
+            self.pb_info_ = None
+        else:
+            self.pb_info_ = pb_info_ if type(pb_info_) is int and -0x80000000 <= pb_info_ <= 0x7FFFFFFF else _rt.checked(self, 19, pb_info_)
+        if x__ is None:
+            self.x__ = None
+        else:
+            self.x__ = x__ if type(x__) is int and -0x80000000 <= x__ <= 0x7FFFFFFF else _rt.checked(self, 20, x__)
+        if raw is None:
+            self.raw = None
+        else:
+            self.raw = raw if type(raw) is buf or raw is None else _rt.checked(self, 21, raw)
+        if buf_ is None:
+            self.buf_ = None
+        else:
+            self.buf_ = buf_ if type(buf_) is int and -0x80000000 <= buf_ <= 0x7FFFFFFF else _rt.checked(self, 22, buf_)
 
     @property
     def one(self) -> i5 | None:
@@ -1279,8 +1339,8 @@ class Holder(_rt.ExtendableMessage):
     @one.setter
     def one(self, value: i5 | None) -> None:
         if value is not None:
+            self._ov_pick = value if type(value) is i5 or value is None else _rt.checked(self, 7, value)
             self._oc_pick = 7
-            self._ov_pick = value
         elif self._oc_pick == 7:
             self._oc_pick = 0
             self._ov_pick = None
@@ -1295,8 +1355,8 @@ class Holder(_rt.ExtendableMessage):
     @other.setter
     def other(self, value: key6 | None) -> None:
         if value is not None:
+            self._ov_pick = value if type(value) is key6 or value is None else _rt.checked(self, 8, value)
             self._oc_pick = 8
-            self._ov_pick = value
         elif self._oc_pick == 8:
             self._oc_pick = 0
             self._ov_pick = None
@@ -1311,8 +1371,8 @@ class Holder(_rt.ExtendableMessage):
     @four.setter
     def four(self, value: m4 | None) -> None:
         if value is not None:
+            self._ov_pick = value if type(value) is m4 or value is None else _rt.checked(self, 9, value)
             self._oc_pick = 9
-            self._ov_pick = value
         elif self._oc_pick == 9:
             self._oc_pick = 0
             self._ov_pick = None
@@ -1758,6 +1818,8 @@ class Holder(_rt.ExtendableMessage):
         _x1 = self.f_buf
         if _x1 is not None:
             _out.append(10)
+            if type(_x1) is not buf:
+                _rt.check_message(buf, _x1)
             _start = len(_out)
             _out.append(0)
             _x1._pb_encode(_out, _deterministic)
@@ -1769,6 +1831,8 @@ class Holder(_rt.ExtendableMessage):
 
         for _x4 in self.m4_:
             _out.append(34)
+            if type(_x4) is not m4:
+                _rt.check_message(m4, _x4)
             _start = len(_out)
             _out.append(0)
             _x4._pb_encode(_out, _deterministic)
@@ -1780,6 +1844,8 @@ class Holder(_rt.ExtendableMessage):
 
         for _x5 in self.items:
             _out.append(42)
+            if type(_x5) is not i5:
+                _rt.check_message(i5, _x5)
             _start = len(_out)
             _out.append(0)
             _x5._pb_encode(_out, _deterministic)
@@ -1805,6 +1871,8 @@ class Holder(_rt.ExtendableMessage):
                 else:
                     raise _rt.out_of_range(5, _k6)
                 _out.append(18)
+                if type(_v6) is not key6:
+                    _rt.check_message(key6, _v6)
                 _start = len(_out)
                 _out.append(0)
                 _v6._pb_encode(_out, _deterministic)
@@ -1824,6 +1892,8 @@ class Holder(_rt.ExtendableMessage):
         if _c == 7:
             _x7 = _t.cast(i5, self._ov_pick)
             _out.append(58)
+            if type(_x7) is not i5:
+                _rt.check_message(i5, _x7)
             _start = len(_out)
             _out.append(0)
             _x7._pb_encode(_out, _deterministic)
@@ -1835,6 +1905,8 @@ class Holder(_rt.ExtendableMessage):
         elif _c == 8:
             _x8 = _t.cast(key6, self._ov_pick)
             _out.append(66)
+            if type(_x8) is not key6:
+                _rt.check_message(key6, _x8)
             _start = len(_out)
             _out.append(0)
             _x8._pb_encode(_out, _deterministic)
@@ -1846,6 +1918,8 @@ class Holder(_rt.ExtendableMessage):
         elif _c == 9:
             _x9 = _t.cast(m4, self._ov_pick)
             _out.append(74)
+            if type(_x9) is not m4:
+                _rt.check_message(m4, _x9)
             _start = len(_out)
             _out.append(0)
             _x9._pb_encode(_out, _deterministic)
@@ -1968,6 +2042,8 @@ class Holder(_rt.ExtendableMessage):
         _x21 = self.raw
         if _x21 is not None:
             _out.write(b'\xaa\x01')
+            if type(_x21) is not buf:
+                _rt.check_message(buf, _x21)
             _start = len(_out)
             _out.append(0)
             _x21._pb_encode(_out, _deterministic)
@@ -2103,7 +2179,7 @@ class Holder(_rt.ExtendableMessage):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fBuf': 1, 'f_buf': 1, 'm4': 4, 'items': 5, 'byId': 6, 'by_id': 6, 'one': 7, 'other': 8, 'four': 9, 'hasPick': 10, 'has_pick': 10, 'foo': 11, 'getFoo': 12, 'get_foo': 12, 'int': 13, 'classmethod': 14, 'parse': 15, 'self': 16, 'X': 17, '_x': 17, 'Y': 18, '__y': 18, 'PbInfo': 19, '_pb_info': 19, 'x': 20, 'x_': 20, 'raw': 21, 'buf': 22}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fBuf': 1, 'm4': 4, 'items': 5, 'byId': 6, 'one': 7, 'other': 8, 'four': 9, 'hasPick': 10, 'foo': 11, 'getFoo': 12, 'int': 13, 'classmethod': 14, 'parse': 15, 'self': 16, 'X': 17, 'Y': 18, 'PbInfo': 19, 'x': 20, 'raw': 21, 'buf': 22, 'f_buf': 1, 'by_id': 6, 'has_pick': 10, 'get_foo': 12, '_x': 17, '__y': 18, '_pb_info': 19, 'x_': 20}
 
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -2418,7 +2494,10 @@ class Enums(_rt.Message):
         e: Enums.E | int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.e = e
+        if e is None:
+            self.e = None
+        else:
+            self.e = e if type(e) is int and -0x80000000 <= e <= 0x7FFFFFFF else _rt.checked(self, 1, e)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -2553,7 +2632,10 @@ class _c_Outer_Inner_X(_rt.Message):
         a: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = a
+        if a is None:
+            self.a = None
+        else:
+            self.a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -2683,7 +2765,10 @@ class Outer(_rt.Message):
         x: Outer.Inner_X | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.x = x
+        if x is None:
+            self.x = None
+        else:
+            self.x = x if type(x) is _c_Outer_Inner_X or x is None else _rt.checked(self, 1, x)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -2741,6 +2826,8 @@ class Outer(_rt.Message):
         _x1 = self.x
         if _x1 is not None:
             _out.append(10)
+            if type(_x1) is not _c_Outer_Inner_X:
+                _rt.check_message(_c_Outer_Inner_X, _x1)
             _start = len(_out)
             _out.append(0)
             _x1._pb_encode(_out, _deterministic)
@@ -2823,7 +2910,10 @@ class _c_Outer_Inner_X_(_rt.Message):
         a: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = a
+        if a is None:
+            self.a = None
+        else:
+            self.a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -2953,7 +3043,10 @@ class Outer_Inner(_rt.Message):
         x: Outer_Inner.X | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.x = x
+        if x is None:
+            self.x = None
+        else:
+            self.x = x if type(x) is _c_Outer_Inner_X_ or x is None else _rt.checked(self, 1, x)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -3011,6 +3104,8 @@ class Outer_Inner(_rt.Message):
         _x1 = self.x
         if _x1 is not None:
             _out.append(10)
+            if type(_x1) is not _c_Outer_Inner_X_:
+                _rt.check_message(_c_Outer_Inner_X_, _x1)
             _start = len(_out)
             _out.append(0)
             _x1._pb_encode(_out, _deterministic)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v6 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/scalars.proto', b'\n\x14golden/scalars.proto\x12\x06golden"\x81\x04\n\x07Scalars\x12\x19\n\x08f_double\x18\x01 \x01(\x01R\x07fDouble\x12\x17\n\x07f_float\x18\x02 \x01(\x02R\x06fFloat\x12\x17\n\x07f_int64\x18\x03 \x01(\x03R\x06fInt64\x12\x19\n\x08f_uint64\x18\x04 \x01(\x04R\x07fUint64\x12\x17\n\x07f_int32\x18\x05 \x01(\x05R\x06fInt32\x12\x1b\n\tf_fixed64\x18\x06 \x01(\x06R\x08fFixed64\x12\x1b\n\tf_fixed32\x18\x07 \x01(\x07R\x08fFixed32\x12\x15\n\x06f_bool\x18\x08 \x01(\x08R\x05fBool\x12\x19\n\x08f_string\x18\t \x01(\tR\x07fString\x12\x17\n\x07f_bytes\x18\n \x01(\x0cR\x06fBytes\x12\x19\n\x08f_uint32\x18\x0b \x01(\rR\x07fUint32\x12\x1d\n\nf_sfixed32\x18\x0c \x01(\x0fR\tfSfixed32\x12\x1d\n\nf_sfixed64\x18\r \x01(\x10R\tfSfixed64\x12\x19\n\x08f_sint32\x18\x0e \x01(\x11R\x07fSint32\x12\x19\n\x08f_sint64\x18\x0f \x01(\x12R\x07fSint64\x12 \n\topt_int32\x18\x10 \x01(\x05H\x00R\x08optInt32\x88\x01\x01\x12"\n\nopt_string\x18\x11 \x01(\tH\x01R\toptString\x88\x01\x01B\x0c\n\n_opt_int32B\r\n\x0b_opt_string"H\n\nFixedFirst\x12\x0e\n\x02id\x18\x01 \x01(\x06R\x02id\x12\x14\n\x05count\x18\x02 \x01(\x04R\x05count\x12\x14\n\x05small\x18\x03 \x01(\x07R\x05smallb\x06proto3', ())
@@ -58,42 +58,93 @@ class Scalars(_rt.Message):
     def __init__(
         self,
         *,
-        f_double: float = 0.0,
-        f_float: float = 0.0,
-        f_int64: int = 0,
-        f_uint64: int = 0,
-        f_int32: int = 0,
-        f_fixed64: int = 0,
-        f_fixed32: int = 0,
-        f_bool: bool = False,
-        f_string: str = '',
-        f_bytes: bytes = b'',
-        f_uint32: int = 0,
-        f_sfixed32: int = 0,
-        f_sfixed64: int = 0,
-        f_sint32: int = 0,
-        f_sint64: int = 0,
+        f_double: float | None = None,
+        f_float: float | None = None,
+        f_int64: int | None = None,
+        f_uint64: int | None = None,
+        f_int32: int | None = None,
+        f_fixed64: int | None = None,
+        f_fixed32: int | None = None,
+        f_bool: bool | None = None,
+        f_string: str | None = None,
+        f_bytes: bytes | None = None,
+        f_uint32: int | None = None,
+        f_sfixed32: int | None = None,
+        f_sfixed64: int | None = None,
+        f_sint32: int | None = None,
+        f_sint64: int | None = None,
         opt_int32: int | None = None,
         opt_string: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.f_double = f_double
-        self.f_float = f_float
-        self.f_int64 = f_int64
-        self.f_uint64 = f_uint64
-        self.f_int32 = f_int32
-        self.f_fixed64 = f_fixed64
-        self.f_fixed32 = f_fixed32
-        self.f_bool = f_bool
-        self.f_string = f_string
-        self.f_bytes = f_bytes
-        self.f_uint32 = f_uint32
-        self.f_sfixed32 = f_sfixed32
-        self.f_sfixed64 = f_sfixed64
-        self.f_sint32 = f_sint32
-        self.f_sint64 = f_sint64
-        self.opt_int32 = opt_int32
-        self.opt_string = opt_string
+        if f_double is None:
+            self.f_double = 0.0
+        else:
+            self.f_double = f_double if type(f_double) is float else _rt.checked(self, 1, f_double)
+        if f_float is None:
+            self.f_float = 0.0
+        else:
+            self.f_float = _rt.round_f32(f_float) if type(f_float) is float else _rt.checked(self, 2, f_float)
+        if f_int64 is None:
+            self.f_int64 = 0
+        else:
+            self.f_int64 = f_int64 if type(f_int64) is int and f_int64 <= 0x3FFFFFFFFFFFFFFF and f_int64 >= -0x4000000000000000 else _rt.checked(self, 3, f_int64)
+        if f_uint64 is None:
+            self.f_uint64 = 0
+        else:
+            self.f_uint64 = f_uint64 if type(f_uint64) is int and f_uint64 <= 0x3FFFFFFFFFFFFFFF and f_uint64 >= 0 else _rt.checked(self, 4, f_uint64)
+        if f_int32 is None:
+            self.f_int32 = 0
+        else:
+            self.f_int32 = f_int32 if type(f_int32) is int and -0x80000000 <= f_int32 <= 0x7FFFFFFF else _rt.checked(self, 5, f_int32)
+        if f_fixed64 is None:
+            self.f_fixed64 = 0
+        else:
+            self.f_fixed64 = f_fixed64 if type(f_fixed64) is int and f_fixed64 <= 0x3FFFFFFFFFFFFFFF and f_fixed64 >= 0 else _rt.checked(self, 6, f_fixed64)
+        if f_fixed32 is None:
+            self.f_fixed32 = 0
+        else:
+            self.f_fixed32 = f_fixed32 if type(f_fixed32) is int and 0 <= f_fixed32 <= 0xFFFFFFFF else _rt.checked(self, 7, f_fixed32)
+        if f_bool is None:
+            self.f_bool = False
+        else:
+            self.f_bool = f_bool if type(f_bool) is bool else _rt.checked(self, 8, f_bool)
+        if f_string is None:
+            self.f_string = ''
+        else:
+            self.f_string = f_string if type(f_string) is str else _rt.checked(self, 9, f_string)
+        if f_bytes is None:
+            self.f_bytes = b''
+        else:
+            self.f_bytes = f_bytes if type(f_bytes) is bytes else _rt.checked(self, 10, f_bytes)
+        if f_uint32 is None:
+            self.f_uint32 = 0
+        else:
+            self.f_uint32 = f_uint32 if type(f_uint32) is int and 0 <= f_uint32 <= 0xFFFFFFFF else _rt.checked(self, 11, f_uint32)
+        if f_sfixed32 is None:
+            self.f_sfixed32 = 0
+        else:
+            self.f_sfixed32 = f_sfixed32 if type(f_sfixed32) is int and -0x80000000 <= f_sfixed32 <= 0x7FFFFFFF else _rt.checked(self, 12, f_sfixed32)
+        if f_sfixed64 is None:
+            self.f_sfixed64 = 0
+        else:
+            self.f_sfixed64 = f_sfixed64 if type(f_sfixed64) is int and f_sfixed64 <= 0x3FFFFFFFFFFFFFFF and f_sfixed64 >= -0x4000000000000000 else _rt.checked(self, 13, f_sfixed64)
+        if f_sint32 is None:
+            self.f_sint32 = 0
+        else:
+            self.f_sint32 = f_sint32 if type(f_sint32) is int and -0x80000000 <= f_sint32 <= 0x7FFFFFFF else _rt.checked(self, 14, f_sint32)
+        if f_sint64 is None:
+            self.f_sint64 = 0
+        else:
+            self.f_sint64 = f_sint64 if type(f_sint64) is int and f_sint64 <= 0x3FFFFFFFFFFFFFFF and f_sint64 >= -0x4000000000000000 else _rt.checked(self, 15, f_sint64)
+        if opt_int32 is None:
+            self.opt_int32 = None
+        else:
+            self.opt_int32 = opt_int32 if type(opt_int32) is int and -0x80000000 <= opt_int32 <= 0x7FFFFFFF else _rt.checked(self, 16, opt_int32)
+        if opt_string is None:
+            self.opt_string = None
+        else:
+            self.opt_string = opt_string if type(opt_string) is str else _rt.checked(self, 17, opt_string)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -580,7 +631,7 @@ class Scalars(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fDouble': 1, 'f_double': 1, 'fFloat': 2, 'f_float': 2, 'fInt64': 3, 'f_int64': 3, 'fUint64': 4, 'f_uint64': 4, 'fInt32': 5, 'f_int32': 5, 'fFixed64': 6, 'f_fixed64': 6, 'fFixed32': 7, 'f_fixed32': 7, 'fBool': 8, 'f_bool': 8, 'fString': 9, 'f_string': 9, 'fBytes': 10, 'f_bytes': 10, 'fUint32': 11, 'f_uint32': 11, 'fSfixed32': 12, 'f_sfixed32': 12, 'fSfixed64': 13, 'f_sfixed64': 13, 'fSint32': 14, 'f_sint32': 14, 'fSint64': 15, 'f_sint64': 15, 'optInt32': 16, 'opt_int32': 16, 'optString': 17, 'opt_string': 17}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fDouble': 1, 'fFloat': 2, 'fInt64': 3, 'fUint64': 4, 'fInt32': 5, 'fFixed64': 6, 'fFixed32': 7, 'fBool': 8, 'fString': 9, 'fBytes': 10, 'fUint32': 11, 'fSfixed32': 12, 'fSfixed64': 13, 'fSint32': 14, 'fSint64': 15, 'optInt32': 16, 'optString': 17, 'f_double': 1, 'f_float': 2, 'f_int64': 3, 'f_uint64': 4, 'f_int32': 5, 'f_fixed64': 6, 'f_fixed32': 7, 'f_bool': 8, 'f_string': 9, 'f_bytes': 10, 'f_uint32': 11, 'f_sfixed32': 12, 'f_sfixed64': 13, 'f_sint32': 14, 'f_sint64': 15, 'opt_int32': 16, 'opt_string': 17}
 
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -820,14 +871,23 @@ class FixedFirst(_rt.Message):
     def __init__(
         self,
         *,
-        id: int = 0,
-        count: int = 0,
-        small: int = 0,
+        id: int | None = None,
+        count: int | None = None,
+        small: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.id = id
-        self.count = count
-        self.small = small
+        if id is None:
+            self.id = 0
+        else:
+            self.id = id if type(id) is int and id <= 0x3FFFFFFFFFFFFFFF and id >= 0 else _rt.checked(self, 1, id)
+        if count is None:
+            self.count = 0
+        else:
+            self.count = count if type(count) is int and count <= 0x3FFFFFFFFFFFFFFF and count >= 0 else _rt.checked(self, 2, count)
+        if small is None:
+            self.small = 0
+        else:
+            self.small = small if type(small) is int and 0 <= small <= 0xFFFFFFFF else _rt.checked(self, 3, small)
 
     # -- accessors ---------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Surface 6: the one module generated code imports from the runtime (as ``_rt``).
+"""Surface 7 (6 + the value checks of _values): the one module generated code imports from the runtime (as ``_rt``).
 
 Only re-exports, so that the runtime can change behind them. A generated module imports the
 surface it was generated for, ``_gen_v<N>``: a runtime without it fails that import, naming
@@ -35,6 +35,7 @@ from ._packed import (
     dec_packed_uint64, write_packed, write_varint64,
 )
 from ._registry import nest_class, register_extension, register_messages
+from ._values import check_message, checked, checked_list, checked_map, round_f32
 from ._wire import (
     BytesWriter, check_tag, dec_int32, dec_int64, dec_len, dec_sint32, dec_sint64, dec_tag, dec_uint32,
     dec_varint, read_f32_le, read_f64_le, read_i32_le, read_i64_le, skip_field, varint_size, write_f32_le,
@@ -52,8 +53,8 @@ __all__ = [
     "AnyBase", "Buffer", "BytesWriter", "DEFAULT_MAX_DEPTH", "DecodeError", "DurationBase", "EncodeError",
     "EnumInfo", "ExtendableMessage", "ExtensionInfo", "FieldInfo", "FieldMaskBase", "JSON_MAX_DEPTH",
     "JsonCtx", "JsonError", "LAZY_LOCK", "ListValueBase", "Message", "MessageInfo", "OneofInfo",
-    "StructBase", "TimestampBase", "ValueBase", "add_unknown_varint", "bad_end", "check_structure",
-    "check_tag", "copysign", "dec_int32", "dec_int64", "dec_len", "dec_packed", "dec_packed_bool",
+    "StructBase", "TimestampBase", "ValueBase", "add_unknown_varint", "bad_end", "check_message", "check_structure",
+    "check_tag", "checked", "checked_list", "checked_map", "copysign", "dec_int32", "dec_int64", "dec_len", "dec_packed", "dec_packed_bool",
     "dec_packed_closed_enum", "dec_packed_double", "dec_packed_enum", "dec_packed_fixed32",
     "dec_packed_fixed64", "dec_packed_float", "dec_packed_int32", "dec_packed_int64", "dec_packed_sfixed32",
     "dec_packed_sfixed64", "dec_packed_sint32", "dec_packed_sint64", "dec_packed_uint32",
@@ -65,7 +66,7 @@ __all__ = [
     "json_out_int", "json_out_int64", "json_out_str", "json_refuse", "keep_fields", "kept_bytes",
     "merge_extension", "merge_unknown", "nest_class", "nested_too_deep", "out_of_range", "overrun", "protoopaque_selected",
     "read_f32_le", "read_f64_le", "read_i32_le", "read_i64_le", "register_extension", "register_messages",
-    "skip_field", "splices", "struct_error", "too_deep", "value_eq", "varint_size", "write_extensions",
+    "round_f32", "skip_field", "splices", "struct_error", "too_deep", "value_eq", "varint_size", "write_extensions",
     "write_f32_le", "write_f64_le", "write_fixed32", "write_fixed64", "write_i32_le", "write_i64_le",
     "write_packed", "write_raw", "write_span", "write_varint", "write_varint64",
 ]

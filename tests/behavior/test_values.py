@@ -1,0 +1,244 @@
+"""The values fields accept: checked when set (TypeError, ValueError naming the field), as upb
+checks them; floats as the wire keeps them; what serialize checks again; parse's argument."""
+
+from __future__ import annotations
+
+import copy
+import math
+import pickle
+from typing import Any
+
+import pytest
+
+from protoc_gen_pyopaque.runtime import EncodeError
+from tests.behavior.conftest import Modules
+
+
+def set_field(mods: Modules, msg: Any, field: str, value: object) -> None:
+    """Set ``field`` the way the style offers: its setter, else its attribute."""
+    if mods.accessors:
+        getattr(msg, f"set_{field}")(value)
+    else:
+        setattr(msg, field, value)
+
+
+WRONG_TYPES = [
+    ("f_int32", True, "int", "bool"), ("f_int32", 1.0, "int", "float"), ("f_int64", "1", "int", "str"),
+    ("f_uint32", [1], "int", "list"), ("f_fixed64", 1.5, "int", "float"), ("f_bool", 1, "bool", "int"),
+    ("f_bool", "x", "bool", "str"), ("f_string", b"x", "str", "bytes"), ("f_bytes", "x", "bytes", "str"),
+    ("f_bytes", bytearray(b"x"), "bytes", "bytearray"), ("f_double", "1", "float", "str"),
+    ("f_float", None, "float", "NoneType"), ("opt_string", 5, "str", "int"),
+]
+
+
+# what serialize writes from an open attribute as it would the right value: the truth of any
+# value in a bool field (a bool in an int field is the int it is), the bytes of a bytearray
+SERIALIZED_FROM_ATTRIBUTES = {("int", "bool"), ("bool", "int"), ("bool", "str"), ("bytes", "bytearray")}
+
+
+@pytest.mark.parametrize(("field", "value", "expected", "got"), WRONG_TYPES)
+def test_a_value_of_the_wrong_type_raises_type_error_when_set(
+        mods: Modules, field: str, value: object, expected: str, got: str) -> None:
+    Scalars = mods.load("scalars").Scalars
+    error = rf"golden\.Scalars\.{field}: expected {expected}, got {got}$"
+    if value is not None:  # None given to a constructor means "not set"
+        if mods.compiled and got == "bool":  # a native int parameter takes a bool as the int it is
+            return
+        with pytest.raises(TypeError, match=None if mods.compiled else error):  # compiled: mypyc's own words
+            Scalars(**{field: value})
+    m = Scalars()
+    if mods.accessors:
+        with pytest.raises(TypeError, match=None if mods.compiled else error):
+            getattr(m, f"set_{field}")(value)
+        assert m == Scalars()  # nothing was set
+    elif not mods.compiled and value is not None and (expected, got) not in SERIALIZED_FROM_ATTRIBUTES:
+        setattr(m, field, value)  # open attributes are plain slots: serialize checks them
+        with pytest.raises(EncodeError, match=rf"golden\.Scalars\.{field}: expected {expected}, got {got}$"):
+            m.serialize()
+
+
+def test_values_are_converted_as_the_field_holds_them(mods: Modules) -> None:
+    Scalars = mods.load("scalars").Scalars
+    C = mods.load("collections").Collections
+    m = Scalars(f_double=1, f_int32=C.Color.GREEN)  # an int to a double field, an IntEnum member to an int field
+    assert type(m.get_f_double()) is float and m.get_f_double() == 1.0
+    assert type(m.get_f_int32()) is int and m.get_f_int32() == 2
+    item = C.Item(color=C.Color.RED)
+    assert type(item.get_color()) is int
+    assert Scalars.parse(m.serialize()) == m
+
+
+@pytest.mark.parametrize(("field", "low", "high"), [
+    ("f_int32", -(2**31), 2**31 - 1), ("f_uint32", 0, 2**32 - 1), ("f_int64", -(2**63), 2**63 - 1),
+    ("f_uint64", 0, 2**64 - 1), ("f_sint32", -(2**31), 2**31 - 1), ("f_sint64", -(2**63), 2**63 - 1),
+    ("f_fixed32", 0, 2**32 - 1), ("f_fixed64", 0, 2**64 - 1), ("f_sfixed32", -(2**31), 2**31 - 1),
+    ("f_sfixed64", -(2**63), 2**63 - 1), ("opt_int32", -(2**31), 2**31 - 1),
+])
+def test_integers_beyond_their_kind_raise_value_error_when_set(mods: Modules, field: str, low: int, high: int) -> None:
+    Scalars = mods.load("scalars").Scalars
+    kind = field.removeprefix("f_").removeprefix("opt_")
+    for value in (low, high):  # the bounds are set, written and read back
+        assert getattr(Scalars.parse(Scalars(**{field: value}).serialize()), f"get_{field}")() == value
+        m = Scalars()
+        set_field(mods, m, field, value)
+        assert getattr(m, f"get_{field}")() == value
+    for value in (low - 1, high + 1, 2**100):  # beyond: an error naming the field, not another number
+        error = rf"golden\.Scalars\.{field}: {value} is out of range for {kind}$"
+        with pytest.raises(ValueError, match=error):
+            Scalars(**{field: value})
+        m = Scalars()
+        if mods.accessors:
+            with pytest.raises(ValueError, match=error):
+                getattr(m, f"set_{field}")(value)
+        else:  # an open attribute: serialize refuses it
+            setattr(m, field, value)
+            with pytest.raises(EncodeError, match=error):
+                m.serialize()
+
+
+def test_a_sub_message_of_another_class_is_refused(mods: Modules) -> None:
+    """Never another schema's fields under this one's numbers: TypeError when set, EncodeError
+    at serialize for what is not checked when set (list elements, map values, open attributes)."""
+    Scalars = mods.load("scalars").Scalars
+    C = mods.load("collections").Collections
+    Envelope = mods.load("edition2024").Envelope
+    wrong = Scalars(f_int32=5)
+    for make in (lambda: C(item=wrong), lambda: Envelope(entry=wrong), lambda: C(items=[C.Item(), wrong]),
+                 lambda: C(items_by_id={1: wrong})):
+        with pytest.raises(TypeError, match=None if mods.compiled else r"expected (Collections\.Item|LogEntry), got Scalars"):
+            make()
+    if mods.accessors:
+        for setter in (C().set_item, Envelope().set_entry):
+            with pytest.raises(TypeError, match=None if mods.compiled else r"expected (Collections\.Item|LogEntry), got Scalars"):
+                setter(wrong)
+    if mods.attributes:
+        c = C()
+        with pytest.raises(TypeError, match=r"golden\.Collections\.item: expected Collections\.Item, got Scalars"):
+            c.item = wrong  # a oneof member is a property
+    cases: list[tuple[Any, str]] = []
+    c = C()
+    c.get_items().append(wrong)  # lists and dicts are not checked when they change
+    cases.append((c, r"golden\.Collections\.items\[0\]: expected Collections\.Item, got Scalars"))
+    c = C()
+    c.get_items_by_id()[7] = wrong
+    cases.append((c, r"golden\.Collections\.items_by_id\[7\]: expected Collections\.Item, got Scalars"))
+    if mods.attributes and not mods.compiled:
+        e = Envelope()
+        e.entry = wrong  # an open attribute is a plain slot
+        cases.append((e, r"golden\.Envelope\.entry: expected LogEntry, got Scalars"))
+    for msg, error in cases:
+        with pytest.raises((EncodeError, TypeError), match=None if mods.compiled else error):
+            msg.serialize()
+
+
+def test_containers_are_checked_when_set(mods: Modules) -> None:
+    C = mods.load("collections").Collections
+    Legacy = mods.load("legacy").Legacy
+    bad: list[tuple[dict[str, Any], type[Exception], str]] = [
+        ({"packed_ints": [1, True]}, TypeError, r"packed_ints\[1\]: expected int, got bool"),
+        ({"packed_ints": [1, 2**31]}, ValueError, r"packed_ints\[1\]: 2147483648 is out of range for int32"),
+        ({"names": ["a", b"b"]}, TypeError, r"names\[1\]: expected str, got bytes"),
+        ({"colors": [1, "RED"]}, TypeError, r"colors\[1\]: expected int, got str"),
+        ({"counts": {"a": 1.5}}, TypeError, r"counts\['a'\]: expected int, got float"),
+        ({"counts": {1: 1}}, TypeError, r"counts key 1: expected str, got int"),
+        ({"color_by_flag": {True: 2**40}}, ValueError, r"color_by_flag\[True\]: 1099511627776 is out of range"),
+    ]
+    for kwargs, error, text in bad:
+        with pytest.raises(error, match=r"golden\.Collections\." + text):
+            C(**kwargs)
+        if mods.accessors:
+            m = C()
+            ((field, value),) = kwargs.items()
+            with pytest.raises(error, match=r"golden\.Collections\." + text):
+                getattr(m, f"set_{field}")(value)
+            assert m == C()
+    with pytest.raises(ValueError, match=r"golden\.Legacy\.samples\[0\]: 9223372036854775808 is out of range"):
+        Legacy(samples=[2**63])
+    c = C(packed_ints=(i for i in range(3)), colors=[C.Color.RED], counts={"a": 2**63 - 1})
+    assert c.get_packed_ints() == [0, 1, 2] and type(c.get_colors()[0]) is int
+    c.get_packed_ints().append(2**31)  # appended later: serialize refuses it, naming it
+    with pytest.raises(EncodeError, match=r"golden\.Collections\.packed_ints\[3\]: 2147483648 is out of range for int32"):
+        c.serialize()
+
+
+def test_float_fields_round_to_float32_when_set(mods: Modules) -> None:
+    """A float field holds what the wire keeps: a message equals its parse, copy and pickle."""
+    Scalars = mods.load("scalars").Scalars
+    f32 = 0.10000000149011612  # 0.1 rounded to float32
+    m = Scalars(f_float=0.1, f_double=0.1)
+    assert m.get_f_float() == f32 and m.get_f_double() == 0.1
+    assert m == Scalars.parse(m.serialize()) == copy.copy(m) == copy.deepcopy(m) == pickle.loads(pickle.dumps(m))
+    set_field(mods, m, "f_float", 1 / 3)
+    if mods.accessors:
+        assert m.get_f_float() == 0.3333333432674408
+        assert m == Scalars.parse(m.serialize())
+    for big, inf in ((1e40, math.inf), (-1e40, -math.inf), (2**200, math.inf)):  # beyond float32: infinity, as in C
+        assert Scalars(f_float=big).get_f_float() == inf
+    assert math.isnan(Scalars(f_float=math.nan).get_f_float())
+    assert Scalars(f_float=3).get_f_float() == 3.0
+
+
+def test_repeated_and_map_float_values_round_to_float32_when_set(mods: Modules) -> None:
+    C = mods.load("collections").Collections
+    f32 = 0.10000000149011612
+    m = C(ratios=[0.1, 2, 1e40], weights={"a": 0.1})
+    assert m.get_ratios() == [f32, 2.0, math.inf] and m.get_weights() == {"a": f32}
+    assert m == C.parse(m.serialize())
+    if mods.accessors:
+        m.set_ratios([0.1])
+        m.set_weights({"b": 0.1})
+        assert m.get_ratios() == [f32] and m.get_weights() == {"b": f32}
+    with pytest.raises(TypeError, match=r"golden\.Collections\.ratios\[1\]: expected float, got str"):
+        C(ratios=[0.5, "x"])
+    with pytest.raises(TypeError, match=r"golden\.Collections\.weights\['a'\]: expected float, got NoneType"):
+        C(weights={"a": None})
+
+
+def test_zero_and_negative_zero_differ_nan_equals_nan(mods: Modules) -> None:
+    """As upb: -0.0 is written even without presence (0.0 is not), so the messages differ."""
+    Scalars = mods.load("scalars").Scalars
+    C = mods.load("collections").Collections
+    assert Scalars(f_double=-0.0) != Scalars(f_double=0.0)
+    assert Scalars(f_float=-0.0) != Scalars()
+    assert Scalars(f_double=-0.0) == Scalars.parse(Scalars(f_double=-0.0).serialize())
+    assert Scalars(f_double=math.nan) == Scalars(f_double=math.nan)
+    assert C(scalars=Scalars(f_double=-0.0)) != C(scalars=Scalars())
+
+
+@pytest.mark.parametrize("data", [5, "text", None, [1, 2], 1.5])
+def test_parse_takes_bytes_only(mods: Modules, data: Any) -> None:
+    Scalars = mods.load("scalars").Scalars
+    with pytest.raises(TypeError, match=None if mods.compiled else f"expected bytes, bytearray or memoryview, got {type(data).__name__}"):
+        Scalars.parse(data)
+    with pytest.raises(TypeError):
+        Scalars.parse(data, lazy=True)
+    with pytest.raises(TypeError):
+        Scalars().merge_from_bytes(data)
+    kept = Scalars(f_int32=5)
+    with pytest.raises(TypeError):
+        kept.parse_from_bytes(data)
+    assert kept == Scalars(f_int32=5)
+    if not isinstance(data, str):
+        with pytest.raises(TypeError):
+            Scalars.from_json(data)
+        with pytest.raises(TypeError):
+            Scalars.from_text(data)
+
+
+def test_parse_takes_any_buffer(mods: Modules) -> None:
+    Scalars = mods.load("scalars").Scalars
+    data = Scalars(f_int32=5).serialize()
+    for buf in (bytearray(data), memoryview(data), memoryview(b"xx" + data)[2:]):
+        assert Scalars.parse(buf) == Scalars(f_int32=5) == Scalars.parse(buf, lazy=True)
+
+
+def test_extension_values_are_checked_when_set(mods: Modules) -> None:
+    legacy = mods.load("legacy")
+    m = legacy.Legacy(id=1)
+    with pytest.raises(TypeError, match=r"golden\.note: expected str, got int"):
+        m.set_extension(legacy.note, 5)
+    with pytest.raises(ValueError, match=r"golden\.tags\[1\]: 4294967296 is out of range for int32"):
+        m.set_extension(legacy.tags, [1, 2**32])
+    assert not m.has_extension(legacy.note) and not m.has_extension(legacy.tags)
+    m.set_extension(legacy.tags, (i for i in (1, 2)))
+    assert m.get_extension(legacy.tags) == [1, 2]
