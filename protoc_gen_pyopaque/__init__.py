@@ -1,3 +1,5 @@
 """protoc-gen-pyopaque: a protoc plugin for typed Python messages (open, hybrid, opaque)."""
 
-__version__ = "0.1.0"  # the package version (pyproject.toml reads it); generated modules name it
+from ._version import __version__
+
+__all__ = ["__version__"]

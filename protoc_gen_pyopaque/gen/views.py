@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
-from .. import __version__ as PLUGIN_VERSION
+from .._version import __version__ as PLUGIN_VERSION
 from ..plugin.schema import Field
 from . import pyexpr
 
