@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterator
-from typing import Any, ClassVar, Final, TypeVar, cast
+from typing import Any, ClassVar, Final, TypeVar
 
 from . import _codec, _json, _json_gen, _kept, _output, json_format
 from ._values import check_buffer, checked_extension
@@ -96,6 +96,12 @@ class Message:
 
     def _pb_set(self, field: FieldInfo, value: Any) -> None:
         """Set ``field`` to ``value`` (a list or dict for repeated and map fields)."""
+        raise NotImplementedError
+
+    def _pb_reset(self) -> None:
+        """Reset every field to its default and drop the unknown fields, in place (generated:
+        it calls the class's own ``__init__`` by name; compiled, ``type(self).__init__(self)``
+        would be object's, which leaves every attribute as it was)."""
         raise NotImplementedError
 
     def _pb_checks_required(self) -> bool:
@@ -302,13 +308,13 @@ class Message:
     def clear(self, name: str | None = None) -> None:
         """Clear the field or oneof ``name``, or, without a name, every field and the unknown fields."""
         if name is None:
-            cast(Any, type(self)).__init__(self)  # looked up dynamically, as in _pb_load_raw
+            self._pb_reset()
             return
         numbers = self._pb_numbers(name)
         self._pb_touch()
         keep = [(f, v) for f, v in self._pb_items() if f.number not in numbers]
         unknown = self._pb_unknown
-        cast(Any, type(self)).__init__(self)
+        self._pb_reset()
         for field, value in keep:
             self._pb_set(field, value)
         self._pb_unknown = unknown

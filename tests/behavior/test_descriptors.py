@@ -65,7 +65,7 @@ def test_message_factory_bridge(mods: Modules) -> None:
     assert Collections.parse(official.SerializeToString()) == m
 
 
-def test_file_descriptor_set_needs_no_protobuf(mods: Modules) -> None:
+def test_file_descriptor_set_needs_no_protobuf(mods: Modules, tmp_path: Path) -> None:
     code = (
         "import sys\n"
         "sys.modules['google.protobuf'] = None  # any import of protobuf fails\n"
@@ -81,7 +81,10 @@ def test_file_descriptor_set_needs_no_protobuf(mods: Modules) -> None:
         "    raise AssertionError('a pool without protobuf')\n"
     )
     env = {"PYTHONPATH": str(mods.root)}  # the package itself: installed
-    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
+    # run in an empty folder: `-c` puts the working folder first on sys.path, and the
+    # repository's would put the pure runtime ahead of a compiled build's overlay
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False,
+                            cwd=tmp_path)
     assert result.returncode == 0, result.stderr
 
 

@@ -271,6 +271,9 @@ class Any(_rt.AnyBase):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        Any.__init__(self)
+
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Any):
             return NotImplemented

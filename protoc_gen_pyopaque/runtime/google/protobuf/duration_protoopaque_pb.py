@@ -256,6 +256,9 @@ class Duration(_rt.DurationBase):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        Duration.__init__(self)
+
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Duration):
             return NotImplemented

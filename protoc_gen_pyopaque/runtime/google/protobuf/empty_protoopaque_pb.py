@@ -97,6 +97,9 @@ class Empty(_rt.Message):
         _number = _field.number
         raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        Empty.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {}

@@ -325,6 +325,9 @@ class FieldMask(_rt.FieldMaskBase):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        FieldMask.__init__(self)
+
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, FieldMask):
             return NotImplemented

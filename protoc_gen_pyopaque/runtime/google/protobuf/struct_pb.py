@@ -226,6 +226,9 @@ class Struct(_rt.StructBase):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        Struct.__init__(self)
+
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Struct):
             return NotImplemented
@@ -774,6 +777,9 @@ class Value(_rt.ValueBase):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        Value.__init__(self)
+
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Value):
             return NotImplemented
@@ -897,6 +903,9 @@ class ListValue(_rt.ListValueBase):
             self.values = list(_value)
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        ListValue.__init__(self)
 
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, ListValue):

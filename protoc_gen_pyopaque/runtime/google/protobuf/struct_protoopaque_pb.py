@@ -244,6 +244,9 @@ class Struct(_rt.StructBase):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        Struct.__init__(self)
+
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Struct):
             return NotImplemented
@@ -761,6 +764,9 @@ class Value(_rt.ValueBase):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        Value.__init__(self)
+
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Value):
             return NotImplemented
@@ -914,6 +920,9 @@ class ListValue(_rt.ListValueBase):
             self._f_values = list(_value)
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        ListValue.__init__(self)
 
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, ListValue):

@@ -286,6 +286,9 @@ class Timestamp(_rt.TimestampBase):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        Timestamp.__init__(self)
+
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Timestamp):
             return NotImplemented

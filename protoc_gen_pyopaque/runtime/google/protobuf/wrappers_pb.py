@@ -125,6 +125,9 @@ class DoubleValue(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        DoubleValue.__init__(self)
+
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, DoubleValue):
             return NotImplemented
@@ -239,6 +242,9 @@ class FloatValue(_rt.Message):
             self.value = _value
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        FloatValue.__init__(self)
 
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, FloatValue):
@@ -363,6 +369,9 @@ class Int64Value(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        Int64Value.__init__(self)
+
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Int64Value):
             return NotImplemented
@@ -485,6 +494,9 @@ class UInt64Value(_rt.Message):
             self.value = _value
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        UInt64Value.__init__(self)
 
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, UInt64Value):
@@ -609,6 +621,9 @@ class Int32Value(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        Int32Value.__init__(self)
+
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Int32Value):
             return NotImplemented
@@ -732,6 +747,9 @@ class UInt32Value(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        UInt32Value.__init__(self)
+
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, UInt32Value):
             return NotImplemented
@@ -849,6 +867,9 @@ class BoolValue(_rt.Message):
             self.value = _value
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        BoolValue.__init__(self)
 
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, BoolValue):
@@ -979,6 +1000,9 @@ class StringValue(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        StringValue.__init__(self)
+
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, StringValue):
             return NotImplemented
@@ -1107,6 +1131,9 @@ class BytesValue(_rt.Message):
             self.value = _value
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        BytesValue.__init__(self)
 
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, BytesValue):

@@ -140,6 +140,9 @@ class DoubleValue(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        DoubleValue.__init__(self)
+
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, DoubleValue):
             return NotImplemented
@@ -281,6 +284,9 @@ class FloatValue(_rt.Message):
             self._f_value = _value
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        FloatValue.__init__(self)
 
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, FloatValue):
@@ -432,6 +438,9 @@ class Int64Value(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        Int64Value.__init__(self)
+
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Int64Value):
             return NotImplemented
@@ -581,6 +590,9 @@ class UInt64Value(_rt.Message):
             self._f_value = _value
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        UInt64Value.__init__(self)
 
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, UInt64Value):
@@ -732,6 +744,9 @@ class Int32Value(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        Int32Value.__init__(self)
+
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Int32Value):
             return NotImplemented
@@ -882,6 +897,9 @@ class UInt32Value(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        UInt32Value.__init__(self)
+
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, UInt32Value):
             return NotImplemented
@@ -1026,6 +1044,9 @@ class BoolValue(_rt.Message):
             self._f_value = _value
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        BoolValue.__init__(self)
 
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, BoolValue):
@@ -1183,6 +1204,9 @@ class StringValue(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        StringValue.__init__(self)
+
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, StringValue):
             return NotImplemented
@@ -1338,6 +1362,9 @@ class BytesValue(_rt.Message):
             self._f_value = _value
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        BytesValue.__init__(self)
 
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, BytesValue):

@@ -165,6 +165,9 @@ class _c_LogEntry_Detail(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        _c_LogEntry_Detail.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'lines': 1, 'level': 2}
@@ -543,6 +546,9 @@ class LogEntry(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        LogEntry.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'timestamp': 1, 'message': 2, 'detail': 3, 'uncheckedDetail': 4, 'history': 5, 'unchecked_detail': 4}
@@ -796,6 +802,9 @@ class Envelope(_rt.Message):
             self.entry = _value
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        Envelope.__init__(self)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
@@ -1060,6 +1069,9 @@ class Node(_rt.Message):
             self.lazy_child = _value
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        Node.__init__(self)
 
     # -- ProtoJSON -----------------------------------------------------------------
 

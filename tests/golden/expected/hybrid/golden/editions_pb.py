@@ -130,6 +130,9 @@ class _c_Edition2023_Child(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        _c_Edition2023_Child.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'value': 1}
@@ -540,6 +543,9 @@ class Edition2023(_rt.Message):
             self.state = _value
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        Edition2023.__init__(self)
 
     def _pb_checks_required(self) -> bool:
         return True

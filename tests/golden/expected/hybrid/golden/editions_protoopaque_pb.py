@@ -157,6 +157,9 @@ class _c_Edition2023_Child(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        _c_Edition2023_Child.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'value': 1}
@@ -588,6 +591,9 @@ class Edition2023(_rt.Message):
             self._pb_p0 |= 8
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        Edition2023.__init__(self)
 
     def _pb_checks_required(self) -> bool:
         return True

@@ -146,6 +146,9 @@ class buf(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        buf.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
@@ -288,6 +291,9 @@ class m4(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        m4.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
@@ -429,6 +435,9 @@ class i5(_rt.Message):
             self.a = _value
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        i5.__init__(self)
 
     def _pb_checks_required(self) -> bool:
         return True
@@ -580,6 +589,9 @@ class key6(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        key6.__init__(self)
+
     def _pb_checks_required(self) -> bool:
         return True
 
@@ -730,6 +742,9 @@ class class_(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        class_.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
@@ -825,6 +840,9 @@ class len_(_rt.Message):
         _number = _field.number
         raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        len_.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {}
@@ -909,6 +927,9 @@ class property_(_rt.Message):
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
         _number = _field.number
         raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        property_.__init__(self)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
@@ -995,6 +1016,9 @@ class value_(_rt.Message):
         _number = _field.number
         raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        value_.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {}
@@ -1079,6 +1103,9 @@ class annotations_(_rt.Message):
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
         _number = _field.number
         raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        annotations_.__init__(self)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
@@ -1211,6 +1238,9 @@ class Private_(_rt.Message):
             self.a = _value
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        Private_.__init__(self)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
@@ -2444,6 +2474,9 @@ class Holder(_rt.ExtendableMessage):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        Holder.__init__(self)
+
     def _pb_checks_required(self) -> bool:
         return True
 
@@ -2868,6 +2901,9 @@ class Enums(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        Enums.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'e': 1}
@@ -3012,6 +3048,9 @@ class _c_Outer_Inner_X(_rt.Message):
             self.a = _value
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        _c_Outer_Inner_X.__init__(self)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
@@ -3167,6 +3206,9 @@ class Outer(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        Outer.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'x': 1}
@@ -3310,6 +3352,9 @@ class _c_Outer_Inner_X_(_rt.Message):
             self.a = _value
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        _c_Outer_Inner_X_.__init__(self)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
@@ -3464,6 +3509,9 @@ class Outer_Inner(_rt.Message):
             self.x = _value
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        Outer_Inner.__init__(self)
 
     # -- ProtoJSON -----------------------------------------------------------------
 

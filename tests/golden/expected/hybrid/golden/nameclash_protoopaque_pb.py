@@ -173,6 +173,9 @@ class buf(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        buf.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
@@ -360,6 +363,9 @@ class m4(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        m4.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
@@ -517,6 +523,9 @@ class i5(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        i5.__init__(self)
+
     def _pb_checks_required(self) -> bool:
         return True
 
@@ -673,6 +682,9 @@ class key6(_rt.Message):
             self._pb_p0 |= 1
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        key6.__init__(self)
 
     def _pb_checks_required(self) -> bool:
         return True
@@ -861,6 +873,9 @@ class class_(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        class_.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
@@ -986,6 +1001,9 @@ class len_(_rt.Message):
         _number = _field.number
         raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        len_.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {}
@@ -1098,6 +1116,9 @@ class property_(_rt.Message):
             self._pb_load_raw()
         _number = _field.number
         raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        property_.__init__(self)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
@@ -1212,6 +1233,9 @@ class value_(_rt.Message):
         _number = _field.number
         raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        value_.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {}
@@ -1324,6 +1348,9 @@ class annotations_(_rt.Message):
             self._pb_load_raw()
         _number = _field.number
         raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        annotations_.__init__(self)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
@@ -1499,6 +1526,9 @@ class Private_(_rt.Message):
             self._pb_p0 |= 1
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        Private_.__init__(self)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
@@ -2773,6 +2803,9 @@ class Holder(_rt.ExtendableMessage):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        Holder.__init__(self)
+
     def _pb_checks_required(self) -> bool:
         return True
 
@@ -3253,6 +3286,9 @@ class Enums(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        Enums.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'e': 1}
@@ -3442,6 +3478,9 @@ class _c_Outer_Inner_X(_rt.Message):
             self._pb_p0 |= 1
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        _c_Outer_Inner_X.__init__(self)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
@@ -3638,6 +3677,9 @@ class Outer(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        Outer.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'x': 1}
@@ -3824,6 +3866,9 @@ class _c_Outer_Inner_X_(_rt.Message):
             self._pb_p0 |= 1
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        _c_Outer_Inner_X_.__init__(self)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
@@ -4019,6 +4064,9 @@ class Outer_Inner(_rt.Message):
             self._f_x = _value
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        Outer_Inner.__init__(self)
 
     # -- ProtoJSON -----------------------------------------------------------------
 

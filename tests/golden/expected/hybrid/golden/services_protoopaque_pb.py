@@ -144,6 +144,9 @@ class Query(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        Query.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'text': 1}

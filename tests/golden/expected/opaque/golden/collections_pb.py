@@ -198,6 +198,9 @@ class _c_Collections_Item(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        _c_Collections_Item.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'key': 1, 'color': 2}
@@ -1251,6 +1254,9 @@ class Collections(_rt.Message):
             self._ov_choice = _value
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        Collections.__init__(self)
 
     # -- ProtoJSON -----------------------------------------------------------------
 

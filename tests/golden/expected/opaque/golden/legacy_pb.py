@@ -213,6 +213,9 @@ class _c_Legacy_Point(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        _c_Legacy_Point.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'x': 7, 'y': 8}
@@ -620,6 +623,9 @@ class Legacy(_rt.ExtendableMessage):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        Legacy.__init__(self)
+
     def _pb_checks_required(self) -> bool:
         return True
 
@@ -922,6 +928,9 @@ class ConflictJsonName(_rt.Message):
             self._pb_p0 |= 2
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        ConflictJsonName.__init__(self)
 
     # -- ProtoJSON -----------------------------------------------------------------
 

@@ -128,6 +128,9 @@ class buf(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        buf.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
@@ -260,6 +263,9 @@ class m4(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        m4.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
@@ -391,6 +397,9 @@ class i5(_rt.Message):
             self.a = _value
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        i5.__init__(self)
 
     def _pb_checks_required(self) -> bool:
         return True
@@ -532,6 +541,9 @@ class key6(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        key6.__init__(self)
+
     def _pb_checks_required(self) -> bool:
         return True
 
@@ -672,6 +684,9 @@ class class_(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        class_.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
@@ -767,6 +782,9 @@ class len_(_rt.Message):
         _number = _field.number
         raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        len_.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {}
@@ -851,6 +869,9 @@ class property_(_rt.Message):
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
         _number = _field.number
         raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        property_.__init__(self)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
@@ -937,6 +958,9 @@ class value_(_rt.Message):
         _number = _field.number
         raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        value_.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {}
@@ -1021,6 +1045,9 @@ class annotations_(_rt.Message):
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
         _number = _field.number
         raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        annotations_.__init__(self)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
@@ -1143,6 +1170,9 @@ class Private_(_rt.Message):
             self.a = _value
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        Private_.__init__(self)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
@@ -2163,6 +2193,9 @@ class Holder(_rt.ExtendableMessage):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        Holder.__init__(self)
+
     def _pb_checks_required(self) -> bool:
         return True
 
@@ -2577,6 +2610,9 @@ class Enums(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        Enums.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'e': 1}
@@ -2711,6 +2747,9 @@ class _c_Outer_Inner_X(_rt.Message):
             self.a = _value
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        _c_Outer_Inner_X.__init__(self)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
@@ -2856,6 +2895,9 @@ class Outer(_rt.Message):
         else:
             raise KeyError(_field.name)
 
+    def _pb_reset(self) -> None:
+        Outer.__init__(self)
+
     # -- ProtoJSON -----------------------------------------------------------------
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'x': 1}
@@ -2989,6 +3031,9 @@ class _c_Outer_Inner_X_(_rt.Message):
             self.a = _value
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        _c_Outer_Inner_X_.__init__(self)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
@@ -3133,6 +3178,9 @@ class Outer_Inner(_rt.Message):
             self.x = _value
         else:
             raise KeyError(_field.name)
+
+    def _pb_reset(self) -> None:
+        Outer_Inner.__init__(self)
 
     # -- ProtoJSON -----------------------------------------------------------------
 
