@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import pickle
-from typing import Any
 
 import pytest
 
