@@ -308,6 +308,7 @@ class _Builder:
             checks_required=msg.full_name in self.needs_required,
             lazy_capable=lazy_capable, lazy_fields=[f for f in fields if f.lazy],
             wide_tags=any(f.number >= 16 for f in fields),
+            ctor_checks_inline=not any(f.attr in pyexpr.INLINE_TEST_CALLS for f in fields),
             info_expr=pyexpr.message_info(msg, [f.info_expr for f in fields],
                                           [(o.name, [f.number for f in o.fields]) for o in oneofs]),
             comment=docstring(msg.comment, indent=4),

@@ -50,11 +50,18 @@ _SET_RANGE_TESTS: Final = {
     **{kind: _INT64_TEST for kind in (k.TYPE_INT64, k.TYPE_SINT64, k.TYPE_SFIXED64)},
     **{kind: _UINT64_TEST for kind in (k.TYPE_UINT64, k.TYPE_FIXED64)},
 }
-def checked_value(kind: int, number: int, py_type: str, message_ref: str, x: str) -> str:
+# the builtins the inline tests below call (the types they name are reserved as field names): a
+# constructor with a field parameter of such a name checks every value through the runtime
+INLINE_TEST_CALLS: Final = frozenset({"type"})
+
+
+def checked_value(kind: int, number: int, py_type: str, message_ref: str, x: str, inline: bool = True) -> str:
     """The value in ``x`` as a singular field of ``kind`` holds it: ``x`` itself when of the exact
     type the field holds (an integer in range), else what the runtime's ``checked`` makes of it
     or raises (a float32 is rounded: ``round_f32``)."""
     slow = f"_rt.checked(self, {number}, {x})"
+    if not inline:
+        return slow
     if kind == k.TYPE_FLOAT:
         return f"_rt.round_f32({x}) if type({x}) is float else {slow}"
     if message_ref:

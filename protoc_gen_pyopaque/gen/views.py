@@ -130,8 +130,8 @@ class FieldView:
     def one_byte_test(self, x: str) -> str:
         return pyexpr.one_byte_test(self.codec.wide, x)
 
-    def checked_value(self, x: str) -> str:
-        return pyexpr.checked_value(self.model.kind, self.number, self.codec.py_type, self.message_ref, x)
+    def checked_value(self, x: str, inline: bool = True) -> str:
+        return pyexpr.checked_value(self.model.kind, self.number, self.codec.py_type, self.message_ref, x, inline)
 
     @property
     def exact_type(self) -> str:
@@ -194,6 +194,7 @@ class MessageView:
     lazy_fields: list[FieldView]
     info_expr: str
     comment: str
+    ctor_checks_inline: bool = True  # no constructor parameter shadows a builtin the inline checks call
     json_fast: bool = False  # generated JSON printer and parser (not a special form, no key clash)
     json_keys: list[tuple[str, int]] = field(default_factory=list)  # (key literal, field number)
     json_dispatch: DispatchNode | None = None  # over field numbers

@@ -75,6 +75,10 @@ def test_generated_code_names_only_reserved_builtins(path: Path) -> None:
                                 if isinstance(n, ast.Name)}
     builtin_names = {name for name in dir(builtins) if not name.startswith("__")}
     assert loaded & builtin_names <= names.CLASS_BUILTINS | names.BODY_BUILTINS
+    for fn in _functions(tree):  # keyword parameters (__init__'s: the fields) may shadow builtins: none is called
+        params = {a.arg for a in fn.args.kwonlyargs}
+        called = {n.func.id for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        assert not called & params, (fn.name, called & params)
     assert in_class_bodies & builtin_names <= names.CLASS_BUILTINS
 
 
@@ -133,13 +137,15 @@ def test_nameclash_rules(nameclash: tuple[str, Any]) -> None:
         "f_buf": "f_buf", "m4": "m4_", "items": "items", "by_id": "by_id", "one": "one", "other": "other",
         "four": "four", "has_pick": "has_pick_", "foo": "foo", "get_foo": "get_foo_", "int": "int_",
         "classmethod": "classmethod_", "parse": "parse_", "self": "self_", "_x": "x_", "__y": "y__",
-        "_pb_info": "pb_info_", "x_": "x__", "raw": "raw", "buf": "buf_",
+        "_pb_info": "pb_info_", "x_": "x__", "raw": "raw", "buf": "buf_", "type": "type",
     }
     assert mod.Holder.len.full_name == "golden.nameclash.Holder.len"
     assert list(mod.Enums.E.__members__) == ["ZERO", "name_", "value_", "mro_", "None_", "x__"]
     assert mod.Outer.Inner_X.__name__ == "Inner_X" and mod.Outer_Inner.X.__name__ == "X"
     assert mod.Outer.Inner_X is mod._c_Outer_Inner_X and mod.Outer_Inner.X is mod._c_Outer_Inner_X_
-    msg = mod.Holder(foo=1, get_foo_=2, x_=3, y__=4, x__=5, self_=6, classmethod_=7)
+    msg = mod.Holder(foo=1, get_foo_=2, x_=3, y__=4, x__=5, self_=6, classmethod_=7, type=10)
+    with pytest.raises(TypeError, match="type"):
+        mod.Holder(type=1.5)
     msg.set_extension(mod.data_, 8)
     msg.set_extension(mod.Holder.len, 9)
     again = mod.Holder.parse(msg.serialize())

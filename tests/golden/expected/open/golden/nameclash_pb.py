@@ -33,7 +33,7 @@ import typing as _t
 from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
 
 _pb_no_unknown: _t.Final = b""
-_pb_descriptor: _t.Final = ('golden/nameclash.proto', b'\n\x16golden/nameclash.proto\x12\x10golden.nameclash"\x13\n\x03buf\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02m4\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02i5\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x14\n\x04key6\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x15\n\x05class\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x05\n\x03len"\n\n\x08property"\x07\n\x05value"\r\n\x0bannotations"\x18\n\x08_Private\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\xfc\x05\n\x06Holder\x12*\n\x05f_buf\x18\x01 \x01(\x0b2\x15.golden.nameclash.bufR\x04fBuf\x12$\n\x02m4\x18\x04 \x03(\x0b2\x14.golden.nameclash.m4R\x02m4\x12*\n\x05items\x18\x05 \x03(\x0b2\x14.golden.nameclash.i5R\x05items\x127\n\x05by_id\x18\x06 \x03(\x0b2".golden.nameclash.Holder.ByIdEntryR\x04byId\x12(\n\x03one\x18\x07 \x01(\x0b2\x14.golden.nameclash.i5H\x00R\x03one\x12.\n\x05other\x18\x08 \x01(\x0b2\x16.golden.nameclash.key6H\x00R\x05other\x12*\n\x04four\x18\t \x01(\x0b2\x14.golden.nameclash.m4H\x00R\x04four\x12\x19\n\x08has_pick\x18\n \x01(\x05R\x07hasPick\x12\x10\n\x03foo\x18\x0b \x01(\x05R\x03foo\x12\x17\n\x07get_foo\x18\x0c \x01(\x05R\x06getFoo\x12\x10\n\x03int\x18\r \x01(\x05R\x03int\x12 \n\x0bclassmethod\x18\x0e \x01(\x05R\x0bclassmethod\x12\x14\n\x05parse\x18\x0f \x01(\x05R\x05parse\x12\x12\n\x04self\x18\x10 \x01(\x05R\x04self\x12\r\n\x02_x\x18\x11 \x01(\x05R\x01X\x12\x0e\n\x03__y\x18\x12 \x01(\x05R\x01Y\x12\x18\n\x08_pb_info\x18\x13 \x01(\x05R\x06PbInfo\x12\r\n\x02x_\x18\x14 \x01(\x05R\x01x\x12+\n\x03raw\x18\x15 \x01(\x0b2\x15.golden.nameclash.bufB\x02(\x01R\x03raw\x12\x10\n\x03buf\x18\x16 \x01(\x05R\x03buf\x1aO\n\tByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12,\n\x05value\x18\x02 \x01(\x0b2\x16.golden.nameclash.key6R\x05value:\x028\x01*\x05\x08d\x10\xc8\x012*\n\x03len\x12\x18.golden.nameclash.Holder\x18e \x01(\x05R\x03lenB\x06\n\x04pick"p\n\x05Enums\x12\'\n\x01e\x18\x01 \x01(\x0e2\x19.golden.nameclash.Enums.ER\x01e">\n\x01E\x12\x08\n\x04ZERO\x10\x00\x12\x08\n\x04name\x10\x01\x12\t\n\x05value\x10\x02\x12\x07\n\x03mro\x10\x03\x12\x08\n\x04None\x10\x04\x12\x07\n\x03_x_\x10\x05"O\n\x05Outer\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer.Inner_XR\x01x\x1a\x17\n\x07Inner_X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"O\n\x0bOuter_Inner\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer_Inner.XR\x01x\x1a\x11\n\x01X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a:,\n\x04data\x12\x18.golden.nameclash.Holder\x18d \x01(\x05R\x04data', ())
+_pb_descriptor: _t.Final = ('golden/nameclash.proto', b'\n\x16golden/nameclash.proto\x12\x10golden.nameclash"\x13\n\x03buf\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02m4\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02i5\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x14\n\x04key6\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x15\n\x05class\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x05\n\x03len"\n\n\x08property"\x07\n\x05value"\r\n\x0bannotations"\x18\n\x08_Private\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x90\x06\n\x06Holder\x12*\n\x05f_buf\x18\x01 \x01(\x0b2\x15.golden.nameclash.bufR\x04fBuf\x12$\n\x02m4\x18\x04 \x03(\x0b2\x14.golden.nameclash.m4R\x02m4\x12*\n\x05items\x18\x05 \x03(\x0b2\x14.golden.nameclash.i5R\x05items\x127\n\x05by_id\x18\x06 \x03(\x0b2".golden.nameclash.Holder.ByIdEntryR\x04byId\x12(\n\x03one\x18\x07 \x01(\x0b2\x14.golden.nameclash.i5H\x00R\x03one\x12.\n\x05other\x18\x08 \x01(\x0b2\x16.golden.nameclash.key6H\x00R\x05other\x12*\n\x04four\x18\t \x01(\x0b2\x14.golden.nameclash.m4H\x00R\x04four\x12\x19\n\x08has_pick\x18\n \x01(\x05R\x07hasPick\x12\x10\n\x03foo\x18\x0b \x01(\x05R\x03foo\x12\x17\n\x07get_foo\x18\x0c \x01(\x05R\x06getFoo\x12\x10\n\x03int\x18\r \x01(\x05R\x03int\x12 \n\x0bclassmethod\x18\x0e \x01(\x05R\x0bclassmethod\x12\x14\n\x05parse\x18\x0f \x01(\x05R\x05parse\x12\x12\n\x04self\x18\x10 \x01(\x05R\x04self\x12\r\n\x02_x\x18\x11 \x01(\x05R\x01X\x12\x0e\n\x03__y\x18\x12 \x01(\x05R\x01Y\x12\x18\n\x08_pb_info\x18\x13 \x01(\x05R\x06PbInfo\x12\r\n\x02x_\x18\x14 \x01(\x05R\x01x\x12+\n\x03raw\x18\x15 \x01(\x0b2\x15.golden.nameclash.bufB\x02(\x01R\x03raw\x12\x10\n\x03buf\x18\x16 \x01(\x05R\x03buf\x12\x12\n\x04type\x18\x17 \x01(\x05R\x04type\x1aO\n\tByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12,\n\x05value\x18\x02 \x01(\x0b2\x16.golden.nameclash.key6R\x05value:\x028\x01*\x05\x08d\x10\xc8\x012*\n\x03len\x12\x18.golden.nameclash.Holder\x18e \x01(\x05R\x03lenB\x06\n\x04pick"p\n\x05Enums\x12\'\n\x01e\x18\x01 \x01(\x0e2\x19.golden.nameclash.Enums.ER\x01e">\n\x01E\x12\x08\n\x04ZERO\x10\x00\x12\x08\n\x04name\x10\x01\x12\t\n\x05value\x10\x02\x12\x07\n\x03mro\x10\x03\x12\x08\n\x04None\x10\x04\x12\x07\n\x03_x_\x10\x05"O\n\x05Outer\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer.Inner_XR\x01x\x1a\x17\n\x07Inner_X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"O\n\x0bOuter_Inner\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer_Inner.XR\x01x\x1a\x11\n\x01X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a:,\n\x04data\x12\x18.golden.nameclash.Holder\x18d \x01(\x05R\x04data', ())
 
 
 class buf(_rt.Message):
@@ -1215,7 +1215,7 @@ class Private_(_rt.Message):
 
 
 class Holder(_rt.ExtendableMessage):
-    __slots__ = ("f_buf", "m4_", "items", "by_id", "has_pick_", "foo", "get_foo_", "int_", "classmethod_", "parse_", "self_", "x_", "y__", "pb_info_", "x__", "raw", "buf_", "_oc_pick", "_ov_pick", )
+    __slots__ = ("f_buf", "m4_", "items", "by_id", "has_pick_", "foo", "get_foo_", "int_", "classmethod_", "parse_", "self_", "x_", "y__", "pb_info_", "x__", "raw", "buf_", "type", "_oc_pick", "_ov_pick", )
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     f_buf: buf | None
     """Field: optional golden.nameclash.buf f_buf = 1;"""
@@ -1258,6 +1258,11 @@ class Holder(_rt.ExtendableMessage):
     """
     buf_: int | None
     """Field: optional int32 buf = 22;"""
+    type: int | None
+    """A constructor parameter that shadows the builtin type(): its value is checked without it.
+
+    Field: optional int32 type = 23;
+    """
     _oc_pick: int
     _ov_pick: object
     len: _t.ClassVar[_rt.ExtensionInfo]
@@ -1285,6 +1290,7 @@ class Holder(_rt.ExtendableMessage):
         x__: int | None = None,
         raw: buf | None = None,
         buf_: int | None = None,
+        type: int | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._pb_ext = {}
@@ -1293,71 +1299,75 @@ class Holder(_rt.ExtendableMessage):
         if f_buf is None:
             self.f_buf = None
         else:
-            self.f_buf = f_buf if type(f_buf) is buf or f_buf is None else _rt.checked(self, 1, f_buf)
+            self.f_buf = _rt.checked(self, 1, f_buf)
         self.m4_ = _rt.checked_list(self, 4, m4_, m4) if m4_ else []
         self.items = _rt.checked_list(self, 5, items, i5) if items else []
         self.by_id = _rt.checked_map(self, 6, by_id, int, key6) if by_id else {}
         if one is not None:
-            self._ov_pick = one if type(one) is i5 or one is None else _rt.checked(self, 7, one)
+            self._ov_pick = _rt.checked(self, 7, one)
             self._oc_pick = 7
         if other is not None:
-            self._ov_pick = other if type(other) is key6 or other is None else _rt.checked(self, 8, other)
+            self._ov_pick = _rt.checked(self, 8, other)
             self._oc_pick = 8
         if four is not None:
-            self._ov_pick = four if type(four) is m4 or four is None else _rt.checked(self, 9, four)
+            self._ov_pick = _rt.checked(self, 9, four)
             self._oc_pick = 9
         if has_pick_ is None:
             self.has_pick_ = None
         else:
-            self.has_pick_ = has_pick_ if type(has_pick_) is int and -0x80000000 <= has_pick_ <= 0x7FFFFFFF else _rt.checked(self, 10, has_pick_)
+            self.has_pick_ = _rt.checked(self, 10, has_pick_)
         if foo is None:
             self.foo = None
         else:
-            self.foo = foo if type(foo) is int and -0x80000000 <= foo <= 0x7FFFFFFF else _rt.checked(self, 11, foo)
+            self.foo = _rt.checked(self, 11, foo)
         if get_foo_ is None:
             self.get_foo_ = None
         else:
-            self.get_foo_ = get_foo_ if type(get_foo_) is int and -0x80000000 <= get_foo_ <= 0x7FFFFFFF else _rt.checked(self, 12, get_foo_)
+            self.get_foo_ = _rt.checked(self, 12, get_foo_)
         if int_ is None:
             self.int_ = None
         else:
-            self.int_ = int_ if type(int_) is int and -0x80000000 <= int_ <= 0x7FFFFFFF else _rt.checked(self, 13, int_)
+            self.int_ = _rt.checked(self, 13, int_)
         if classmethod_ is None:
             self.classmethod_ = None
         else:
-            self.classmethod_ = classmethod_ if type(classmethod_) is int and -0x80000000 <= classmethod_ <= 0x7FFFFFFF else _rt.checked(self, 14, classmethod_)
+            self.classmethod_ = _rt.checked(self, 14, classmethod_)
         if parse_ is None:
             self.parse_ = None
         else:
-            self.parse_ = parse_ if type(parse_) is int and -0x80000000 <= parse_ <= 0x7FFFFFFF else _rt.checked(self, 15, parse_)
+            self.parse_ = _rt.checked(self, 15, parse_)
         if self_ is None:
             self.self_ = None
         else:
-            self.self_ = self_ if type(self_) is int and -0x80000000 <= self_ <= 0x7FFFFFFF else _rt.checked(self, 16, self_)
+            self.self_ = _rt.checked(self, 16, self_)
         if x_ is None:
             self.x_ = None
         else:
-            self.x_ = x_ if type(x_) is int and -0x80000000 <= x_ <= 0x7FFFFFFF else _rt.checked(self, 17, x_)
+            self.x_ = _rt.checked(self, 17, x_)
         if y__ is None:
             self.y__ = None
         else:
-            self.y__ = y__ if type(y__) is int and -0x80000000 <= y__ <= 0x7FFFFFFF else _rt.checked(self, 18, y__)
+            self.y__ = _rt.checked(self, 18, y__)
         if pb_info_ is None:
             self.pb_info_ = None
         else:
-            self.pb_info_ = pb_info_ if type(pb_info_) is int and -0x80000000 <= pb_info_ <= 0x7FFFFFFF else _rt.checked(self, 19, pb_info_)
+            self.pb_info_ = _rt.checked(self, 19, pb_info_)
         if x__ is None:
             self.x__ = None
         else:
-            self.x__ = x__ if type(x__) is int and -0x80000000 <= x__ <= 0x7FFFFFFF else _rt.checked(self, 20, x__)
+            self.x__ = _rt.checked(self, 20, x__)
         if raw is None:
             self.raw = None
         else:
-            self.raw = raw if type(raw) is buf or raw is None else _rt.checked(self, 21, raw)
+            self.raw = _rt.checked(self, 21, raw)
         if buf_ is None:
             self.buf_ = None
         else:
-            self.buf_ = buf_ if type(buf_) is int and -0x80000000 <= buf_ <= 0x7FFFFFFF else _rt.checked(self, 22, buf_)
+            self.buf_ = _rt.checked(self, 22, buf_)
+        if type is None:
+            self.type = None
+        else:
+            self.type = _rt.checked(self, 23, type)
 
     @property
     def one(self) -> i5 | None:
@@ -1512,6 +1522,14 @@ class Holder(_rt.ExtendableMessage):
     def get_buf(self) -> int:
         """Field: optional int32 buf = 22;"""
         _value = self.buf_
+        return 0 if _value is None else _value
+
+    def get_type(self) -> int:
+        """A constructor parameter that shadows the builtin type(): its value is checked without it.
+
+        Field: optional int32 type = 23;
+        """
+        _value = self.type
         return 0 if _value is None else _value
 
     def which_pick(self) -> str | None:
@@ -1833,6 +1851,14 @@ class Holder(_rt.ExtendableMessage):
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.buf_ = _iv
 
+                        elif _tag == 184:
+                            _iv = _buf[_pos]
+                            if _iv < 0x80:
+                                _pos += 1
+                            else:
+                                _iv, _pos = _rt.dec_int32(_buf, _pos)
+                            self.type = _iv
+
                         else:
                             if _tag == _end_tag:
                                 return _pos
@@ -2093,6 +2119,16 @@ class Holder(_rt.ExtendableMessage):
             else:
                 raise _rt.out_of_range(5, _x22)
 
+        _x23 = self.type
+        if _x23 is not None:
+            _out.write(b'\xb8\x01')
+            if 0 <= _x23 < 0x80:
+                _out.append(_x23)
+            elif -0x80000000 <= _x23 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x23)
+            else:
+                raise _rt.out_of_range(5, _x23)
+
         if self._pb_ext:
             _rt.write_extensions(self, _out, _deterministic)
         if self._pb_unknown:
@@ -2143,6 +2179,8 @@ class Holder(_rt.ExtendableMessage):
             _items.append((_fields[18], self.raw))
         if self.buf_ is not None:
             _items.append((_fields[19], self.buf_))
+        if self.type is not None:
+            _items.append((_fields[20], self.type))
         return _items
 
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
@@ -2190,6 +2228,8 @@ class Holder(_rt.ExtendableMessage):
             self.raw = _value
         elif _number == 22:
             self.buf_ = _value
+        elif _number == 23:
+            self.type = _value
         else:
             raise KeyError(_field.name)
 
@@ -2212,7 +2252,7 @@ class Holder(_rt.ExtendableMessage):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fBuf': 1, 'm4': 4, 'items': 5, 'byId': 6, 'one': 7, 'other': 8, 'four': 9, 'hasPick': 10, 'foo': 11, 'getFoo': 12, 'int': 13, 'classmethod': 14, 'parse': 15, 'self': 16, 'X': 17, 'Y': 18, 'PbInfo': 19, 'x': 20, 'raw': 21, 'buf': 22, 'f_buf': 1, 'by_id': 6, 'has_pick': 10, 'get_foo': 12, '_x': 17, '__y': 18, '_pb_info': 19, 'x_': 20}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fBuf': 1, 'm4': 4, 'items': 5, 'byId': 6, 'one': 7, 'other': 8, 'four': 9, 'hasPick': 10, 'foo': 11, 'getFoo': 12, 'int': 13, 'classmethod': 14, 'parse': 15, 'self': 16, 'X': 17, 'Y': 18, 'PbInfo': 19, 'x': 20, 'raw': 21, 'buf': 22, 'type': 23, 'f_buf': 1, 'by_id': 6, 'has_pick': 10, 'get_foo': 12, '_x': 17, '__y': 18, '_pb_info': 19, 'x_': 20}
 
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -2278,6 +2318,9 @@ class Holder(_rt.ExtendableMessage):
         _x22 = self.buf_
         if _x22 is not None:
             _p.append('"buf":' + str(_x22) if type(_x22) is int else '"buf":' + _rt.json_out_int(_x22))
+        _x23 = self.type
+        if _x23 is not None:
+            _p.append('"type":' + str(_x23) if type(_x23) is int else '"type":' + _rt.json_out_int(_x23))
         if self._pb_ext:
             _p += _rt.json_out_extensions(self, _ctx, _depth)
         return "{" + ",".join(_p) + "}"
@@ -2470,6 +2513,11 @@ class Holder(_rt.ExtendableMessage):
                             continue
                         _x22 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
                         self.buf_ = _x22
+                    elif _n == 23:
+                        if _v is None:
+                            continue
+                        _x23 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                        self.type = _x23
                     else:
                         _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
@@ -2498,6 +2546,7 @@ class Holder(_rt.ExtendableMessage):
                 and self.x__ == _other.x__
                 and self.raw == _other.raw
                 and self.buf_ == _other.buf_
+                and self.type == _other.type
                 and self._oc_pick == _other._oc_pick
                 and _rt.value_eq(self._ov_pick, _other._ov_pick)
             )
@@ -3317,6 +3366,7 @@ Holder._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(20, 'x_', 'x', 'x__', 5, presence=True, default=0),
         _rt.FieldInfo(21, 'raw', 'raw', 'raw', 11, presence=True, message_type=buf),
         _rt.FieldInfo(22, 'buf', 'buf', 'buf_', 5, presence=True, default=0),
+        _rt.FieldInfo(23, 'type', 'type', 'type', 5, presence=True, default=0),
     ),
     (_rt.OneofInfo('pick', (7, 8, 9, )), ), extension_ranges=((100, 200),), legacy_json=True,
 )
