@@ -53,10 +53,11 @@ def test_installed_wheel_generates_code(wheel: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()
     result = protoc([f"-I{PROTOS}", f"-I{grpc_include()}", f"--plugin=protoc-gen-pyopaque={plugin}",
+                     "--pyopaque_opt=default_api_level=API_OPEN",  # the parameter the golden's header records
                      f"--pyopaque_out={out}", *proto_files()])
     assert result.returncode == 0, result.stderr
     generated = out / "golden" / "scalars_pb.py"
-    assert generated.read_text() == (EXPECTED / "open" / "golden" / "scalars_pb.py").read_text()  # its default style
+    assert generated.read_text() == (EXPECTED / "open" / "golden" / "scalars_pb.py").read_text()
     include = subprocess.run([sys.executable, "-m", "protoc_gen_pyopaque.cli", "--include"],
                              env={"PYTHONPATH": str(site)}, capture_output=True, text=True, check=True)
     assert Path(include.stdout.strip(), "pyopaque", "options.proto").is_file()
