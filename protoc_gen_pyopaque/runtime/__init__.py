@@ -17,7 +17,8 @@ Public API, exported here:
 
 Public modules: ``errors``, ``message``, ``reflect`` (also the field kinds ``TYPE_*``),
 ``json_format`` and ``text_format`` (ProtoJSON and the text format, which Message's methods
-wrap), ``descriptors`` (google.protobuf descriptors of generated messages), ``wkt`` (the helper
+wrap), ``descriptors`` (google.protobuf descriptors of generated messages), ``grpc_reflection``
+(gRPC server reflection from them), ``connect`` (Connect codecs), ``wkt`` (the helper
 bases of the well-known types) and ``google.protobuf`` (the well-known types). Modules whose
 names start with an underscore are private: generated code reaches them through its versioned
 surface (``_gen_v<N>``; gRPC modules ``_grpc_v<N>``), and users not at all.
