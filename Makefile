@@ -56,7 +56,8 @@ wkt: $(STAMP)
 ## (and the object floor: bench/floor.py, what making the decoded objects alone costs)
 ## and plugin speed, on a synthetic monorepo of 5,000 .proto files against protoc's --python_out
 ## (a few minutes; writes bench/RESULTS.md and its chart bench/RESULTS.svg); bench-quick: the same in under a minute per program
-## (a monorepo of 500 files)
+## (a monorepo of 500 files); both end with a large schema's first import (bench/large_schema.py:
+## compute.proto's size, 400 messages in quick mode) next to --python_out's
 ## bench-lazy: lazy decoding against eager and upb (bench/lazy.py; its "Lazy decoding" section of
 ## bench/RESULTS.md, which `make bench` regenerates too, after bench/run.py); bench-lazy-quick: < 1 minute
 ## `make bench` also times hostile inputs of 1, 4 and 16 MB per style against upb (bench/adversarial.py,

@@ -437,9 +437,11 @@ def main() -> int:
 
     body = tables(runs, sizes) + targets(runs)
     if mode_name != "tiny":
+        from large_schema import section as large_schema
         from plugin_speed import measure as plugin_speed
 
         body += "\n" + (plugin_speed() if mode_name == "full" else plugin_speed(2, "quick"))
+        body += large_schema(mode_name)
     print(body)
     if args.no_write:
         return 0
