@@ -7,9 +7,15 @@ and every module the tests generate is compiled (tests/unit/_support.py) or impo
 from __future__ import annotations
 
 from functools import lru_cache
+from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import jinja2
+from jinja2 import nodes
+from jinja2.compiler import CodeGenerator, Frame, MacroRef, optimizeconst
+from jinja2.runtime import Macro
+from jinja2.utils import missing
 
 from .grpc_views import GrpcFileView
 from .views import FileView
@@ -24,11 +30,75 @@ def templates_dir() -> Path:
     raise FileNotFoundError(f"templates not found next to {here}")
 
 
+class _DirectMacro(Macro):
+    """A macro that takes no caller, ``varargs`` or ``kwargs`` (none of the templates' does) runs
+    its function directly: Jinja's argument matching cost more than most macro bodies. The
+    function gives missing arguments their defaults itself."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self._direct = not (self.catch_kwargs or self.catch_varargs or self.caller)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> str:
+        if self._direct and len(args) <= self._argument_count:
+            if len(args) < self._argument_count:
+                args += tuple(kwargs.pop(name, missing) for name in self.arguments[len(args):])
+            if not kwargs:
+                return self._func(*args)
+        return super().__call__(*args, **kwargs)
+
+
+class _CodeGenerator(CodeGenerator):
+    """Jinja's code generator, writing plain Python where these templates need no more: attributes
+    read as Python reads them (no fallback to ``obj["name"]``: a missing one raises), calls made
+    directly (the templates call no function that takes Jinja's context), macros made as
+    _DirectMacro. The rendered text is the same."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._tested: set[int] = set()  # ``x.y is defined``: these attributes read as Jinja reads them
+
+    def visit_Test(self, node: nodes.Test, frame: Frame) -> None:
+        if node.name in ("defined", "undefined") and isinstance(node.node, nodes.Getattr):
+            self._tested.add(id(node.node))
+        super().visit_Test(node, frame)
+
+    @optimizeconst
+    def visit_Getattr(self, node: nodes.Getattr, frame: Frame) -> None:
+        if id(node) in self._tested:
+            super().visit_Getattr(node, frame)
+            return
+        self.write("(")
+        self.visit(node.node, frame)
+        self.write(f").{node.attr}")
+
+    @optimizeconst
+    def visit_Call(self, node: nodes.Call, frame: Frame, forward_caller: bool = False) -> None:
+        self.visit(node.node, frame)
+        stream, self.stream = self.stream, StringIO()  # signature() puts ", " before each argument
+        self.signature(node, frame, {"caller": "caller"} if forward_caller else None)
+        arguments, self.stream = self.stream.getvalue(), stream
+        self.write(f"({arguments.removeprefix(', ')})")
+
+    def macro_def(self, macro_ref: MacroRef, frame: Frame) -> None:
+        stream, self.stream = self.stream, StringIO()
+        super().macro_def(macro_ref, frame)
+        definition, self.stream = self.stream.getvalue(), stream
+        self.write("environment.macro_class" + definition.removeprefix("Macro"))
+
+
+class _Environment(jinja2.Environment):
+    code_generator_class = _CodeGenerator
+    macro_class = _DirectMacro
+
+
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    """The one Jinja2 environment: strict about undefined names, trims block whitespace."""
-    env = jinja2.Environment(
+    """The one Jinja2 environment: strict about undefined names, trims block whitespace; templates
+    compiled once (not checked for changes on every use)."""
+    env = _Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
+        auto_reload=False,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

@@ -1,0 +1,41 @@
+"""gen/render.py's Jinja environment renders as stock Jinja does, with plain Python attribute reads,
+calls and macro calls."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import jinja2
+import pytest
+
+from protoc_gen_pyopaque.gen.render import environment
+
+TEMPLATE = """\
+{% macro pair(a, b="B", c=none) %}{{ a }}-{{ b }}-{{ c }}{% endmacro %}
+{{ pair(1, 2, 3) }} {{ pair(1) }} {{ pair(1, c=3) }} {{ pair(a=1, b=2) }}
+{{ x.name }} {{ x.upper() }} {{ "y" if x.other is defined else "n" }} {{ x.items|length }}
+{% for i in x.items %}{{ loop.index }}:{{ i }}{{ "," if not loop.last }}{% endfor %}
+"""
+
+
+def render(env: jinja2.Environment, source: str, **context: object) -> str:
+    return env.from_string(source).render(**context)
+
+
+def test_renders_as_stock_jinja() -> None:
+    x = SimpleNamespace(name="n", upper=lambda: "U", items=[4, 5])
+    stock = jinja2.Environment(undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    assert render(environment(), TEMPLATE, x=x) == render(stock, TEMPLATE, x=x) == (
+        "1-2-3 1-B-None 1-B-3 1-2-None\nn U n 2\n1:4,2:5")
+
+
+def test_wrong_macro_calls_and_missing_attributes_still_fail() -> None:
+    env = environment()
+    with pytest.raises(TypeError, match="no keyword argument 'd'"):
+        render(env, '{% macro m(a, b="") %}{% endmacro %}{{ m(1, d=2) }}')
+    with pytest.raises(TypeError, match="not more than 1"):
+        render(env, "{% macro m(a) %}{% endmacro %}{{ m(1, 2) }}")
+    with pytest.raises(jinja2.UndefinedError, match="'a' was not provided"):
+        render(env, "{% macro m(a) %}{{ a }}{% endmacro %}{{ m() }}")
+    with pytest.raises(AttributeError, match="other"):
+        render(env, "{{ x.other }}", x=SimpleNamespace())
