@@ -102,9 +102,9 @@ def build_ours_native(out: Path, files: list[str], options: str) -> None:
     """Generate ``files`` into ``out`` and compile them with mypyc (raise RuntimeError(reason) if
     that fails), unless ``out`` holds such a build from the same sources: a compile takes minutes."""
     sys.path.insert(0, str(REPO))
-    from tests.support.builds import build_cached, compile_generated, toolchain
-    from tests.support.generate import generate as ours_generate
-    from tests.support.generate import source_digest
+    from tools.builds import build_cached, compile_generated, toolchain
+    from tools.generate import generate as ours_generate
+    from tools.generate import source_digest
 
     def build(folder: Path) -> None:
         ours_generate(files, [PROTOS], folder, options=options)
@@ -120,7 +120,7 @@ def build_floor(out: Path) -> None:
     """Compile bench/floor.py with mypyc into ``out`` (raise RuntimeError(reason) if that fails),
     unless ``out`` holds such a build from the same source."""
     sys.path.insert(0, str(REPO))
-    from tests.support.builds import build_cached, toolchain
+    from tools.builds import build_cached, toolchain
 
     source = BENCH / "floor.py"
 
@@ -147,7 +147,7 @@ def generate(gen_dir: str) -> None:
             build_ours_native(BUILD / gen_dir, FILES, options)
             return
         sys.path.insert(0, str(REPO))
-        from tests.support.generate import generate as ours_generate
+        from tools.generate import generate as ours_generate
 
         ours_generate(FILES, [PROTOS], _fresh(BUILD / gen_dir), options=options)
         return

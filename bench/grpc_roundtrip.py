@@ -33,7 +33,7 @@ sys.path.insert(0, str(REPO))
 import grpc  # noqa: E402
 
 from tests.grpc.conftest import GREET, PROTOS  # noqa: E402
-from tests.support.generate import BUILD, generate, grpc_include, protoc  # noqa: E402
+from tools.generate import BUILD, generate, grpc_include, protoc  # noqa: E402
 
 BENCH = REPO / "bench"
 SECTION = "## gRPC round trips"

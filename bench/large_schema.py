@@ -26,7 +26,7 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 sys.path.insert(0, str(REPO))
 
-from tests.support.generate import generate as ours_generate, protoc  # noqa: E402
+from tools.generate import generate as ours_generate, protoc  # noqa: E402
 
 MESSAGES = 2000
 PROTO = "large/compute.proto"

@@ -112,7 +112,7 @@ def generate(native: bool) -> str | None:
     """Generate our code (and compile it with mypyc if ``native``) and upb's; return why the
     compiled build failed, if it did."""
     sys.path.insert(0, str(REPO))
-    from tests.support.generate import generate as ours_generate
+    from tools.generate import generate as ours_generate
 
     for sub in ("ours", "google"):
         shutil.rmtree(LAZY_BUILD / sub, ignore_errors=True)

@@ -13,7 +13,7 @@ from types import ModuleType
 from common import PROTOS, build, load
 from google.protobuf import json_format
 
-from tests.support.generate import BUILD, grpc_include, protoc
+from tools.generate import BUILD, grpc_include, protoc
 
 FILES = ["example/addressbook.proto"]
 RUBY_READS = """

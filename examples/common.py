@@ -11,7 +11,7 @@ from types import ModuleType
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.support.generate import BUILD, generate, grpc_include, plugin_command  # noqa: E402
+from tools.generate import BUILD, generate, grpc_include, plugin_command  # noqa: E402
 
 PROTOS = REPO / "examples" / "protos"
 

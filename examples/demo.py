@@ -17,7 +17,7 @@ import greeter
 import logentry
 from common import build, load
 
-from tests.support.generate import BUILD
+from tools.generate import BUILD
 
 FILES = ["example/addressbook.proto", "example/logs.proto"]
 STORIES = (logentry, addressbook_interop, embed_blob, greeter)

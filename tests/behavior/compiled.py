@@ -30,15 +30,15 @@ from pathlib import Path
 import pytest
 
 from tests.golden.golden import EXPECTED
-from tests.support.builds import build_cached, compile_generated, toolchain
-from tests.support.generate import BUILD, REPO, source_digest
+from tools.builds import build_cached, compile_generated, toolchain
+from tools.generate import BUILD, REPO, source_digest
 
 COMPILED_STYLES = ("opaque", "open")
 DEFAULT_STYLES = ("opaque", "open")
 COMPILED_ENV = "PYOPAQUE_TEST_COMPILED"
 # the users of the ``mods`` fixture, the tests of the well-known types (compiled in every build)
 # and the bounded fuzzing
-COMPILED_TESTS = ["tests/behavior", "tests/json", "tests/text", "tests/wkt", "tests/fuzz"]
+COMPILED_TESTS = ["tests/behavior", "tests/fuzz"]
 
 
 def compiled_golden(style: str) -> Path:

@@ -14,7 +14,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from protoc_gen_pyopaque.runtime import descriptors
 from tests.behavior.conftest import COMPILED_STYLE, Modules
 from tests.golden.golden import PROTOS
-from tests.support.generate import generate
+from tools.generate import generate
 from tests.unit._support import descriptor_set
 
 

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from tests.golden.golden import EXPECTED
-from tests.support.generate import env_with_path
+from tools.generate import env_with_path
 
 HYBRID = "from golden.collections_pb import Collections\n"
 TWIN = "import golden.collections_protoopaque_pb as twin\n"

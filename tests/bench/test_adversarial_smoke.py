@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.adversarial import BINARY
+from tools.adversarial import BINARY
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from tests.support.builds import build_cached, compile_generated, toolchain
-from tests.support.generate import BUILD, REPO, generate, source_digest
+from tools.builds import build_cached, compile_generated, toolchain
+from tools.generate import BUILD, REPO, generate, source_digest
 
 RUNNER_ENV: Final = "CONFORMANCE_RUNNER"
 SHARED_RUNNER: Final = REPO.parent / "shared" / "conformance" / "runner"

@@ -35,7 +35,7 @@ from tests.conformance.harness import (
     SetupError,
     find_runner,
 )
-from tests.support.generate import REPO
+from tools.generate import REPO
 
 TESTEE = HERE / "testee"
 RUNNER_FLAGS = ("--enforce_recommended", "--maximum_edition", "2024")

@@ -42,7 +42,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 from tests.differential.json_oracle import JsonResult, run_json
 from tests.differential.oracle import OursResult, check_ours
-from tests.support.generate import BUILD, REPO, env_with_path, generate, protoc, source_digest
+from tools.generate import BUILD, REPO, env_with_path, generate, protoc, source_digest
 
 HERE = Path(__file__).resolve().parent
 OWN_PROTOS = HERE / "protos"
@@ -141,7 +141,7 @@ def _locked() -> Iterator[None]:
 
 def _generate_all(include: Path | None, stamp: str) -> None:
     """Generate every style and the descriptor set afresh."""
-    from tests.support.generate import grpc_include
+    from tools.generate import grpc_include
 
     jobs: list[tuple[list[str], list[Path]]] = [(_own_files(), [OWN_PROTOS])]
     if include is not None:

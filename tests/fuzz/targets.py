@@ -41,8 +41,8 @@ def style_root(style: str) -> Path:
         return REPO / "tests" / "golden" / "expected" / "hybrid"
     if style == "lazy":  # opaque with every message field lazy, as the conformance suite's lazy style
         from tests.golden.golden import PROTOS, proto_files
-        from tests.support.builds import build_cached
-        from tests.support.generate import BUILD, generate, source_digest
+        from tools.builds import build_cached
+        from tools.generate import BUILD, generate, source_digest
 
         options = "default_api_level=API_OPAQUE,lazy_all=true"
         digest = "\n".join([source_digest(*(PROTOS / p for p in proto_files())), options])

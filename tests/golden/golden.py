@@ -6,7 +6,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from tests.support.generate import generate
+from tools.generate import generate
 
 HERE = Path(__file__).resolve().parent
 PROTOS = HERE / "protos"

@@ -14,7 +14,7 @@ from types import ModuleType
 
 import pytest
 
-from tests.support.generate import generate, grpc_include, protoc
+from tools.generate import generate, grpc_include, protoc
 
 PROTOS = Path(__file__).resolve().parent / "protos"
 GREET = "greet/v1/greet.proto"

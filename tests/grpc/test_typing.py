@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.grpc.conftest import AWKWARD, GREET, PROTOS
-from tests.support.generate import generate
+from tools.generate import generate
 
 USER_CODE = '''
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tests.support.generate import REPO
+from tools.generate import REPO
 
 
 def test_demo_runs_every_example() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.generate import REPO, grpc_include, plugin_command, protoc
+from tools.generate import REPO, grpc_include, plugin_command, protoc
 
 PROTO = """\
 syntax = "proto3";

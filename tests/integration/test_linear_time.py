@@ -1,4 +1,4 @@
-"""Every adversarial input shape (tests/support/adversarial.py) parses in time linear in its size,
+"""Every adversarial input shape (tools/adversarial.py) parses in time linear in its size,
 in every interpreted style: binary (eager, and parse(lazy=True) with a first access), text
 format and ProtoJSON.
 
@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from tests.support import adversarial
-from tests.support.generate import REPO, generate
+from tools import adversarial
+from tools.generate import REPO, generate
 
 SMALL = 32 << 10
 LARGE = SMALL * 16

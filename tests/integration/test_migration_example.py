@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.support.generate import REPO, env_with_path, generate, grpc_include, protoc
+from tools.generate import REPO, env_with_path, generate, grpc_include, protoc
 
 EXAMPLE = REPO / "examples" / "migration"
 PROTOS = REPO / "examples" / "protos"

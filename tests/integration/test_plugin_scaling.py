@@ -20,8 +20,8 @@ from google.protobuf import descriptor_pb2
 from google.protobuf.compiler import plugin_pb2
 
 from protoc_gen_pyopaque.plugin.run import run
-from tests.support.generate import grpc_include
-from tests.support.monorepo import write_monorepo
+from tools.generate import grpc_include
+from tools.monorepo import write_monorepo
 
 pytest.importorskip("grpc_tools")
 

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.support.generate import generate
+from tools.generate import generate
 
 
 def test_opaque_module_over_a_dependency_generated_open_earlier(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.generate import generate, grpc_include, protoc
+from tools.generate import generate, grpc_include, protoc
 
 PROTOS = Path(__file__).resolve().parent / "protos"
 FILES = ["shop/order.proto", "shop/legacy.proto"]

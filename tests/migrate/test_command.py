@@ -11,7 +11,7 @@ import pytest
 
 from protoc_gen_pyopaque.cli import include_dir
 from protoc_gen_pyopaque.command import SUBCOMMANDS, main
-from tests.support.generate import env_with_path
+from tools.generate import env_with_path
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "open"
 

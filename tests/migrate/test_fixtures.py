@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from protoc_gen_pyopaque.migrate import Level, Options, Schema, Site, migrate_source
-from tests.support.generate import env_with_path
+from tools.generate import env_with_path
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 DIALECTS = {"open": "open", "pb2": "pb2"}

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from protoc_gen_pyopaque.compile import MANIFEST, generated_modules
-from tests.support.generate import generate
+from tools.generate import generate
 
 REPO = Path(__file__).resolve().parents[2]
 BENCH_PROTOS = REPO / "bench" / "protos"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.golden.golden import EXPECTED, PROTOS, proto_files
-from tests.support.generate import REPO, grpc_include, protoc
+from tools.generate import REPO, grpc_include, protoc
 
 
 @pytest.fixture(scope="module")

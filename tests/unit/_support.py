@@ -19,7 +19,7 @@ from protoc_gen_pyopaque.cli import include_dir
 from protoc_gen_pyopaque.plugin import run
 from protoc_gen_pyopaque.runtime import reflect as k
 from protoc_gen_pyopaque.runtime.message import Message
-from tests.support.generate import REPO, grpc_include
+from tools.generate import REPO, grpc_include
 
 PROTOS = REPO / "tests" / "protos"
 OPTIONS_INCLUDE = include_dir()

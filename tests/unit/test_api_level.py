@@ -24,7 +24,7 @@ from protoc_gen_pyopaque.cli import include_dir
 from protoc_gen_pyopaque.plugin import features
 from protoc_gen_pyopaque.plugin.names import module_for
 from protoc_gen_pyopaque.runtime._wire import varint_bytes
-from tests.support.generate import generate as protoc_generate
+from tools.generate import generate as protoc_generate
 
 from ._support import PROTOS, descriptor_set, generate, generate_files, imported, make_request
 

@@ -365,7 +365,7 @@ def test_hostile_modules_pass_mypy_strict(tmp_path: Path, style: str,
     import subprocess
     import sys
 
-    from tests.support.generate import REPO
+    from tools.generate import REPO
 
     generate_files(requests_by_style[style], tmp_path)
     env = {**os.environ, "MYPYPATH": str(REPO)}

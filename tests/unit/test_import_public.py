@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.generate import REPO, STYLES, generate
+from tools.generate import REPO, STYLES, generate
 
 PROTOS = REPO / "tests" / "protos"
 FILES = ["public/base.proto", "public/mid.proto", "public/top.proto", "public/user.proto"]

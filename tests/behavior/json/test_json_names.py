@@ -10,7 +10,7 @@ import pytest
 
 from protoc_gen_pyopaque.runtime import JsonError
 from tests.behavior.conftest import Modules, mods  # noqa: F401  (the per-style fixture)
-from tests.json.test_json_format import _official
+from tests.behavior.json.test_json_format import _official
 
 # key -> (value, new_value) read from it: "value" is new_value's json_name and value's proto name
 INPUTS = {

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.support.generate import REPO
+from tools.generate import REPO
 
 DIGEST_FILE = ".digest"
 
