@@ -233,18 +233,15 @@ class FieldMask(_rt.FieldMaskBase):
 
         Field: repeated string paths = 1;
         """
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_paths
 
     def set_paths(self, value: _t.Iterable[str]) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_paths = _rt.checked_list(self, 1, value, str) if value else []
 
     def clear_paths(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_paths = []
 
     # -- codec -------------------------------------------------------------------
@@ -257,8 +254,7 @@ class FieldMask(_rt.FieldMaskBase):
         return _m
 
     def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _tag = 0
         _iv: int
         try:
@@ -323,8 +319,7 @@ class FieldMask(_rt.FieldMaskBase):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _fields = self._pb_info.fields
         _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_paths:
@@ -332,8 +327,7 @@ class FieldMask(_rt.FieldMaskBase):
         return _items
 
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _number = _field.number
         if _number == 1:
             self._f_paths = list(_value)
@@ -346,10 +340,8 @@ class FieldMask(_rt.FieldMaskBase):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, FieldMask):
             return NotImplemented
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if _other._pb_unknown is not _pb_no_unknown:
-            _other._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown: _other._pb_load_raw()
         try:  # a message built in code may nest deeper than the stack
             return (
                 self._pb_unknown == _other._pb_unknown

@@ -42,19 +42,16 @@ class SourceContext(_rt.Message):
 
         Field: string file_name = 1;
         """
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_file_name
 
     def set_file_name(self, value: str) -> None:
         value = value if type(value) is str else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_file_name = value
 
     def clear_file_name(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_file_name = ''
 
     # -- codec -------------------------------------------------------------------
@@ -67,8 +64,7 @@ class SourceContext(_rt.Message):
         return _m
 
     def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _tag = 0
         _iv: int
         try:
@@ -134,8 +130,7 @@ class SourceContext(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _fields = self._pb_info.fields
         _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_file_name:
@@ -143,8 +138,7 @@ class SourceContext(_rt.Message):
         return _items
 
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _number = _field.number
         if _number == 1:
             self._f_file_name = _value
@@ -161,8 +155,7 @@ class SourceContext(_rt.Message):
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _p: list[str] = []
         _x1 = self._f_file_name
         if _x1:
@@ -172,8 +165,7 @@ class SourceContext(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
         for _key, _v in _obj.items():
             _n = _keys.get(_key, 0)
@@ -191,10 +183,8 @@ class SourceContext(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, SourceContext):
             return NotImplemented
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if _other._pb_unknown is not _pb_no_unknown:
-            _other._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown: _other._pb_load_raw()
         try:  # a message built in code may nest deeper than the stack
             return (
                 self._pb_unknown == _other._pb_unknown

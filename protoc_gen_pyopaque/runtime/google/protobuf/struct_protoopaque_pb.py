@@ -65,18 +65,15 @@ class Struct(_rt.StructBase):
 
         Field: map<string, google.protobuf.Value> fields = 1;
         """
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_fields
 
     def set_fields(self, value: _t.Mapping[str, Value]) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_fields = _rt.checked_map(self, 1, value, str, Value) if value else {}
 
     def clear_fields(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_fields = {}
 
     # -- codec -------------------------------------------------------------------
@@ -89,8 +86,7 @@ class Struct(_rt.StructBase):
         return _m
 
     def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _tag = 0
         _iv: int
         try:
@@ -227,8 +223,7 @@ class Struct(_rt.StructBase):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _fields = self._pb_info.fields
         _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_fields:
@@ -236,8 +231,7 @@ class Struct(_rt.StructBase):
         return _items
 
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _number = _field.number
         if _number == 1:
             self._f_fields = dict(_value)
@@ -250,10 +244,8 @@ class Struct(_rt.StructBase):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Struct):
             return NotImplemented
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if _other._pb_unknown is not _pb_no_unknown:
-            _other._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown: _other._pb_load_raw()
         try:  # a message built in code may nest deeper than the stack
             return (
                 self._pb_unknown == _other._pb_unknown
@@ -316,27 +308,23 @@ class Value(_rt.ValueBase):
 
         Field: google.protobuf.NullValue null_value = 1;
         """
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._oc_kind == 1:
             return _t.cast(int, self._ov_kind)
         return 0
 
     def set_null_value(self, value: NullValue | int) -> None:
         value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._oc_kind = 1
         self._ov_kind = value
 
     def has_null_value(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._oc_kind == 1
 
     def clear_null_value(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._oc_kind == 1:
             self._oc_kind = 0
             self._ov_kind = None
@@ -349,27 +337,23 @@ class Value(_rt.ValueBase):
 
         Field: double number_value = 2;
         """
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._oc_kind == 2:
             return _t.cast(float, self._ov_kind)
         return 0.0
 
     def set_number_value(self, value: float) -> None:
         value = value if type(value) is float else _rt.checked(self, 2, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._oc_kind = 2
         self._ov_kind = value
 
     def has_number_value(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._oc_kind == 2
 
     def clear_number_value(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._oc_kind == 2:
             self._oc_kind = 0
             self._ov_kind = None
@@ -379,27 +363,23 @@ class Value(_rt.ValueBase):
 
         Field: string string_value = 3;
         """
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._oc_kind == 3:
             return _t.cast(str, self._ov_kind)
         return ''
 
     def set_string_value(self, value: str) -> None:
         value = value if type(value) is str else _rt.checked(self, 3, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._oc_kind = 3
         self._ov_kind = value
 
     def has_string_value(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._oc_kind == 3
 
     def clear_string_value(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._oc_kind == 3:
             self._oc_kind = 0
             self._ov_kind = None
@@ -409,27 +389,23 @@ class Value(_rt.ValueBase):
 
         Field: bool bool_value = 4;
         """
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._oc_kind == 4:
             return _t.cast(bool, self._ov_kind)
         return False
 
     def set_bool_value(self, value: bool) -> None:
         value = value if type(value) is bool else _rt.checked(self, 4, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._oc_kind = 4
         self._ov_kind = value
 
     def has_bool_value(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._oc_kind == 4
 
     def clear_bool_value(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._oc_kind == 4:
             self._oc_kind = 0
             self._ov_kind = None
@@ -439,16 +415,14 @@ class Value(_rt.ValueBase):
 
         Field: google.protobuf.Struct struct_value = 5;
         """
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._oc_kind == 5:
             return _t.cast(Struct, self._ov_kind)
         return None
 
     def set_struct_value(self, value: Struct | None) -> None:
         value = value if type(value) is Struct or value is None else _rt.checked(self, 5, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if value is None:
             self.clear_struct_value()
             return
@@ -456,13 +430,11 @@ class Value(_rt.ValueBase):
         self._ov_kind = value
 
     def has_struct_value(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._oc_kind == 5
 
     def clear_struct_value(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._oc_kind == 5:
             self._oc_kind = 0
             self._ov_kind = None
@@ -472,16 +444,14 @@ class Value(_rt.ValueBase):
 
         Field: google.protobuf.ListValue list_value = 6;
         """
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._oc_kind == 6:
             return _t.cast(ListValue, self._ov_kind)
         return None
 
     def set_list_value(self, value: ListValue | None) -> None:
         value = value if type(value) is ListValue or value is None else _rt.checked(self, 6, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if value is None:
             self.clear_list_value()
             return
@@ -489,21 +459,18 @@ class Value(_rt.ValueBase):
         self._ov_kind = value
 
     def has_list_value(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._oc_kind == 6
 
     def clear_list_value(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._oc_kind == 6:
             self._oc_kind = 0
             self._ov_kind = None
 
     def which_kind(self) -> str | None:
         """Name the member of oneof kind that is set, or None."""
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _c = self._oc_kind
         if _c == 1:
             return "null_value"
@@ -520,13 +487,11 @@ class Value(_rt.ValueBase):
         return None
 
     def has_kind(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._oc_kind != 0
 
     def clear_kind(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._oc_kind = 0
         self._ov_kind = None
 
@@ -540,8 +505,7 @@ class Value(_rt.ValueBase):
         return _m
 
     def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _tag = 0
         _iv: int
         try:
@@ -721,8 +685,7 @@ class Value(_rt.ValueBase):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _fields = self._pb_info.fields
         _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._oc_kind == 1:
@@ -740,8 +703,7 @@ class Value(_rt.ValueBase):
         return _items
 
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _number = _field.number
         if _number == 1:
             self._oc_kind = 1
@@ -770,10 +732,8 @@ class Value(_rt.ValueBase):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Value):
             return NotImplemented
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if _other._pb_unknown is not _pb_no_unknown:
-            _other._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown: _other._pb_load_raw()
         try:  # a message built in code may nest deeper than the stack
             return (
                 self._pb_unknown == _other._pb_unknown
@@ -806,18 +766,15 @@ class ListValue(_rt.ListValueBase):
 
         Field: repeated google.protobuf.Value values = 1;
         """
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_values
 
     def set_values(self, value: _t.Iterable[Value]) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_values = _rt.checked_list(self, 1, value, Value) if value else []
 
     def clear_values(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_values = []
 
     # -- codec -------------------------------------------------------------------
@@ -830,8 +787,7 @@ class ListValue(_rt.ListValueBase):
         return _m
 
     def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _tag = 0
         _iv: int
         try:
@@ -904,8 +860,7 @@ class ListValue(_rt.ListValueBase):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _fields = self._pb_info.fields
         _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_values:
@@ -913,8 +868,7 @@ class ListValue(_rt.ListValueBase):
         return _items
 
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _number = _field.number
         if _number == 1:
             self._f_values = list(_value)
@@ -927,10 +881,8 @@ class ListValue(_rt.ListValueBase):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, ListValue):
             return NotImplemented
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if _other._pb_unknown is not _pb_no_unknown:
-            _other._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown: _other._pb_load_raw()
         try:  # a message built in code may nest deeper than the stack
             return (
                 self._pb_unknown == _other._pb_unknown

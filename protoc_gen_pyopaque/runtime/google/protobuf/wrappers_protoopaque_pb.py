@@ -45,19 +45,16 @@ class DoubleValue(_rt.Message):
 
         Field: double value = 1;
         """
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: float) -> None:
         value = value if type(value) is float else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = 0.0
 
     # -- codec -------------------------------------------------------------------
@@ -70,8 +67,7 @@ class DoubleValue(_rt.Message):
         return _m
 
     def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _tag = 0
         _iv: int
         try:
@@ -123,8 +119,7 @@ class DoubleValue(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _fields = self._pb_info.fields
         _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_value or _rt.copysign(1.0, self._f_value) < 0.0:
@@ -132,8 +127,7 @@ class DoubleValue(_rt.Message):
         return _items
 
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _number = _field.number
         if _number == 1:
             self._f_value = _value
@@ -146,10 +140,8 @@ class DoubleValue(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, DoubleValue):
             return NotImplemented
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if _other._pb_unknown is not _pb_no_unknown:
-            _other._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown: _other._pb_load_raw()
         try:  # a message built in code may nest deeper than the stack
             return (
                 self._pb_unknown == _other._pb_unknown
@@ -190,19 +182,16 @@ class FloatValue(_rt.Message):
 
         Field: float value = 1;
         """
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: float) -> None:
         value = _rt.round_f32(value) if type(value) is float else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = 0.0
 
     # -- codec -------------------------------------------------------------------
@@ -215,8 +204,7 @@ class FloatValue(_rt.Message):
         return _m
 
     def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _tag = 0
         _iv: int
         try:
@@ -268,8 +256,7 @@ class FloatValue(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _fields = self._pb_info.fields
         _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_value or _rt.copysign(1.0, self._f_value) < 0.0:
@@ -277,8 +264,7 @@ class FloatValue(_rt.Message):
         return _items
 
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _number = _field.number
         if _number == 1:
             self._f_value = _value
@@ -291,10 +277,8 @@ class FloatValue(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, FloatValue):
             return NotImplemented
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if _other._pb_unknown is not _pb_no_unknown:
-            _other._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown: _other._pb_load_raw()
         try:  # a message built in code may nest deeper than the stack
             return (
                 self._pb_unknown == _other._pb_unknown
@@ -335,19 +319,16 @@ class Int64Value(_rt.Message):
 
         Field: int64 value = 1;
         """
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: int) -> None:
         value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = 0
 
     # -- codec -------------------------------------------------------------------
@@ -360,8 +341,7 @@ class Int64Value(_rt.Message):
         return _m
 
     def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _tag = 0
         _iv: int
         try:
@@ -421,8 +401,7 @@ class Int64Value(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _fields = self._pb_info.fields
         _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_value:
@@ -430,8 +409,7 @@ class Int64Value(_rt.Message):
         return _items
 
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _number = _field.number
         if _number == 1:
             self._f_value = _value
@@ -444,10 +422,8 @@ class Int64Value(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Int64Value):
             return NotImplemented
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if _other._pb_unknown is not _pb_no_unknown:
-            _other._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown: _other._pb_load_raw()
         try:  # a message built in code may nest deeper than the stack
             return (
                 self._pb_unknown == _other._pb_unknown
@@ -488,19 +464,16 @@ class UInt64Value(_rt.Message):
 
         Field: uint64 value = 1;
         """
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: int) -> None:
         value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = 0
 
     # -- codec -------------------------------------------------------------------
@@ -513,8 +486,7 @@ class UInt64Value(_rt.Message):
         return _m
 
     def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _tag = 0
         _iv: int
         try:
@@ -574,8 +546,7 @@ class UInt64Value(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _fields = self._pb_info.fields
         _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_value:
@@ -583,8 +554,7 @@ class UInt64Value(_rt.Message):
         return _items
 
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _number = _field.number
         if _number == 1:
             self._f_value = _value
@@ -597,10 +567,8 @@ class UInt64Value(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, UInt64Value):
             return NotImplemented
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if _other._pb_unknown is not _pb_no_unknown:
-            _other._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown: _other._pb_load_raw()
         try:  # a message built in code may nest deeper than the stack
             return (
                 self._pb_unknown == _other._pb_unknown
@@ -641,19 +609,16 @@ class Int32Value(_rt.Message):
 
         Field: int32 value = 1;
         """
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: int) -> None:
         value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = 0
 
     # -- codec -------------------------------------------------------------------
@@ -666,8 +631,7 @@ class Int32Value(_rt.Message):
         return _m
 
     def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _tag = 0
         _iv: int
         try:
@@ -727,8 +691,7 @@ class Int32Value(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _fields = self._pb_info.fields
         _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_value:
@@ -736,8 +699,7 @@ class Int32Value(_rt.Message):
         return _items
 
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _number = _field.number
         if _number == 1:
             self._f_value = _value
@@ -750,10 +712,8 @@ class Int32Value(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Int32Value):
             return NotImplemented
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if _other._pb_unknown is not _pb_no_unknown:
-            _other._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown: _other._pb_load_raw()
         try:  # a message built in code may nest deeper than the stack
             return (
                 self._pb_unknown == _other._pb_unknown
@@ -794,19 +754,16 @@ class UInt32Value(_rt.Message):
 
         Field: uint32 value = 1;
         """
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: int) -> None:
         value = value if type(value) is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = 0
 
     # -- codec -------------------------------------------------------------------
@@ -819,8 +776,7 @@ class UInt32Value(_rt.Message):
         return _m
 
     def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _tag = 0
         _iv: int
         try:
@@ -880,8 +836,7 @@ class UInt32Value(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _fields = self._pb_info.fields
         _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_value:
@@ -889,8 +844,7 @@ class UInt32Value(_rt.Message):
         return _items
 
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _number = _field.number
         if _number == 1:
             self._f_value = _value
@@ -903,10 +857,8 @@ class UInt32Value(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, UInt32Value):
             return NotImplemented
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if _other._pb_unknown is not _pb_no_unknown:
-            _other._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown: _other._pb_load_raw()
         try:  # a message built in code may nest deeper than the stack
             return (
                 self._pb_unknown == _other._pb_unknown
@@ -947,19 +899,16 @@ class BoolValue(_rt.Message):
 
         Field: bool value = 1;
         """
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: bool) -> None:
         value = value if type(value) is bool else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = False
 
     # -- codec -------------------------------------------------------------------
@@ -972,8 +921,7 @@ class BoolValue(_rt.Message):
         return _m
 
     def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _tag = 0
         _iv: int
         try:
@@ -1028,8 +976,7 @@ class BoolValue(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _fields = self._pb_info.fields
         _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_value:
@@ -1037,8 +984,7 @@ class BoolValue(_rt.Message):
         return _items
 
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _number = _field.number
         if _number == 1:
             self._f_value = _value
@@ -1051,10 +997,8 @@ class BoolValue(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, BoolValue):
             return NotImplemented
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if _other._pb_unknown is not _pb_no_unknown:
-            _other._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown: _other._pb_load_raw()
         try:  # a message built in code may nest deeper than the stack
             return (
                 self._pb_unknown == _other._pb_unknown
@@ -1095,19 +1039,16 @@ class StringValue(_rt.Message):
 
         Field: string value = 1;
         """
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: str) -> None:
         value = value if type(value) is str else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = ''
 
     # -- codec -------------------------------------------------------------------
@@ -1120,8 +1061,7 @@ class StringValue(_rt.Message):
         return _m
 
     def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _tag = 0
         _iv: int
         try:
@@ -1187,8 +1127,7 @@ class StringValue(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _fields = self._pb_info.fields
         _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_value:
@@ -1196,8 +1135,7 @@ class StringValue(_rt.Message):
         return _items
 
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _number = _field.number
         if _number == 1:
             self._f_value = _value
@@ -1210,10 +1148,8 @@ class StringValue(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, StringValue):
             return NotImplemented
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if _other._pb_unknown is not _pb_no_unknown:
-            _other._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown: _other._pb_load_raw()
         try:  # a message built in code may nest deeper than the stack
             return (
                 self._pb_unknown == _other._pb_unknown
@@ -1254,19 +1190,16 @@ class BytesValue(_rt.Message):
 
         Field: bytes value = 1;
         """
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: bytes) -> None:
         value = value if type(value) is bytes else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = value
 
     def clear_value(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = b''
 
     # -- codec -------------------------------------------------------------------
@@ -1279,8 +1212,7 @@ class BytesValue(_rt.Message):
         return _m
 
     def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _tag = 0
         _iv: int
         try:
@@ -1346,8 +1278,7 @@ class BytesValue(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _fields = self._pb_info.fields
         _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_value:
@@ -1355,8 +1286,7 @@ class BytesValue(_rt.Message):
         return _items
 
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _number = _field.number
         if _number == 1:
             self._f_value = _value
@@ -1369,10 +1299,8 @@ class BytesValue(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, BytesValue):
             return NotImplemented
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if _other._pb_unknown is not _pb_no_unknown:
-            _other._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown: _other._pb_load_raw()
         try:  # a message built in code may nest deeper than the stack
             return (
                 self._pb_unknown == _other._pb_unknown

@@ -49,36 +49,30 @@ class _c_Collections_Item(_rt.Message):
 
     def get_key(self) -> str:
         """Field: string key = 1;"""
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_key
 
     def set_key(self, value: str) -> None:
         value = value if type(value) is str else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_key = value
 
     def clear_key(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_key = ''
 
     def get_color(self) -> int:
         """Field: golden.Collections.Color color = 2;"""
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_color
 
     def set_color(self, value: Collections.Color | int) -> None:
         value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_color = value
 
     def clear_color(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_color = 0
 
     # -- codec -------------------------------------------------------------------
@@ -91,8 +85,7 @@ class _c_Collections_Item(_rt.Message):
         return _m
 
     def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _tag = 0
         _iv: int
         try:
@@ -177,8 +170,7 @@ class _c_Collections_Item(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _fields = self._pb_info.fields
         _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_key:
@@ -188,8 +180,7 @@ class _c_Collections_Item(_rt.Message):
         return _items
 
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _number = _field.number
         if _number == 1:
             self._f_key = _value
@@ -208,8 +199,7 @@ class _c_Collections_Item(_rt.Message):
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _p: list[str] = []
         _x1 = self._f_key
         if _x1:
@@ -222,8 +212,7 @@ class _c_Collections_Item(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
         for _key, _v in _obj.items():
             _n = _keys.get(_key, 0)
@@ -247,10 +236,8 @@ class _c_Collections_Item(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, _c_Collections_Item):
             return NotImplemented
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if _other._pb_unknown is not _pb_no_unknown:
-            _other._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown: _other._pb_load_raw()
         try:  # a message built in code may nest deeper than the stack
             return (
                 self._pb_unknown == _other._pb_unknown
@@ -321,98 +308,80 @@ class Collections(_rt.Message):
 
     def get_packed_ints(self) -> list[int]:
         """Field: repeated int32 packed_ints = 1;"""
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_packed_ints
 
     def set_packed_ints(self, value: _t.Iterable[int]) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_packed_ints = _rt.checked_list(self, 1, value, int, -0x80000000, 0x7FFFFFFF) if value else []
 
     def clear_packed_ints(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_packed_ints = []
 
     def get_names(self) -> list[str]:
         """Field: repeated string names = 2;"""
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_names
 
     def set_names(self, value: _t.Iterable[str]) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_names = _rt.checked_list(self, 2, value, str) if value else []
 
     def clear_names(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_names = []
 
     def get_items(self) -> list[Collections.Item]:
         """Field: repeated golden.Collections.Item items = 3;"""
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_items
 
     def set_items(self, value: _t.Iterable[Collections.Item]) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_items = _rt.checked_list(self, 3, value, _c_Collections_Item) if value else []
 
     def clear_items(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_items = []
 
     def get_colors(self) -> list[int]:
         """Field: repeated golden.Collections.Color colors = 4;"""
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_colors
 
     def set_colors(self, value: _t.Iterable[Collections.Color | int]) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_colors = _rt.checked_list(self, 4, value, int, -0x80000000, 0x7FFFFFFF) if value else []
 
     def clear_colors(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_colors = []
 
     def get_counts(self) -> dict[str, int]:
         """Field: map<string, int64> counts = 5;"""
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_counts
 
     def set_counts(self, value: _t.Mapping[str, int]) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_counts = _rt.checked_map(self, 5, value, str, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if value else {}
 
     def clear_counts(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_counts = {}
 
     def get_items_by_id(self) -> dict[int, Collections.Item]:
         """Field: map<int32, golden.Collections.Item> items_by_id = 6;"""
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_items_by_id
 
     def set_items_by_id(self, value: _t.Mapping[int, Collections.Item]) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_items_by_id = _rt.checked_map(self, 6, value, int, _c_Collections_Item) if value else {}
 
     def clear_items_by_id(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_items_by_id = {}
 
     def get_color_by_flag(self) -> dict[bool, int]:
@@ -420,18 +389,15 @@ class Collections(_rt.Message):
 
         Field: map<bool, golden.Collections.Color> color_by_flag = 10;
         """
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_color_by_flag
 
     def set_color_by_flag(self, value: _t.Mapping[bool, int]) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_color_by_flag = _rt.checked_map(self, 10, value, bool, int, -0x80000000, 0x7FFFFFFF) if value else {}
 
     def clear_color_by_flag(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_color_by_flag = {}
 
     def get_ratios(self) -> list[float]:
@@ -439,75 +405,63 @@ class Collections(_rt.Message):
 
         Field: repeated float ratios = 11;
         """
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_ratios
 
     def set_ratios(self, value: _t.Iterable[float]) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_ratios = _rt.checked_list(self, 11, value, None) if value else []
 
     def clear_ratios(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_ratios = []
 
     def get_weights(self) -> dict[str, float]:
         """Field: map<string, float> weights = 12;"""
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_weights
 
     def set_weights(self, value: _t.Mapping[str, float]) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_weights = _rt.checked_map(self, 12, value, str, None) if value else {}
 
     def clear_weights(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_weights = {}
 
     def get_text(self) -> str:
         """Field: string text = 7;"""
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._oc_choice == 7:
             return _t.cast(str, self._ov_choice)
         return ''
 
     def set_text(self, value: str) -> None:
         value = value if type(value) is str else _rt.checked(self, 7, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._oc_choice = 7
         self._ov_choice = value
 
     def has_text(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._oc_choice == 7
 
     def clear_text(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._oc_choice == 7:
             self._oc_choice = 0
             self._ov_choice = None
 
     def get_item(self) -> Collections.Item | None:
         """Field: golden.Collections.Item item = 8;"""
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._oc_choice == 8:
             return _t.cast(Collections.Item, self._ov_choice)
         return None
 
     def set_item(self, value: Collections.Item | None) -> None:
         value = value if type(value) is _c_Collections_Item or value is None else _rt.checked(self, 8, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if value is None:
             self.clear_item()
             return
@@ -515,29 +469,25 @@ class Collections(_rt.Message):
         self._ov_choice = value
 
     def has_item(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._oc_choice == 8
 
     def clear_item(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._oc_choice == 8:
             self._oc_choice = 0
             self._ov_choice = None
 
     def get_scalars(self) -> _m_golden__scalars_protoopaque_pb.Scalars | None:
         """Field: golden.Scalars scalars = 9;"""
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._oc_choice == 9:
             return _t.cast(_m_golden__scalars_protoopaque_pb.Scalars, self._ov_choice)
         return None
 
     def set_scalars(self, value: _m_golden__scalars_protoopaque_pb.Scalars | None) -> None:
         value = value if type(value) is _m_golden__scalars_protoopaque_pb.Scalars or value is None else _rt.checked(self, 9, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if value is None:
             self.clear_scalars()
             return
@@ -545,21 +495,18 @@ class Collections(_rt.Message):
         self._ov_choice = value
 
     def has_scalars(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._oc_choice == 9
 
     def clear_scalars(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._oc_choice == 9:
             self._oc_choice = 0
             self._ov_choice = None
 
     def which_choice(self) -> str | None:
         """Name the member of oneof choice that is set, or None."""
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _c = self._oc_choice
         if _c == 7:
             return "text"
@@ -570,13 +517,11 @@ class Collections(_rt.Message):
         return None
 
     def has_choice(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._oc_choice != 0
 
     def clear_choice(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._oc_choice = 0
         self._ov_choice = None
 
@@ -590,8 +535,7 @@ class Collections(_rt.Message):
         return _m
 
     def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _tag = 0
         _iv: int
         try:
@@ -1188,8 +1132,7 @@ class Collections(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _fields = self._pb_info.fields
         _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_packed_ints:
@@ -1219,8 +1162,7 @@ class Collections(_rt.Message):
         return _items
 
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _number = _field.number
         if _number == 1:
             self._f_packed_ints = list(_value)
@@ -1262,8 +1204,7 @@ class Collections(_rt.Message):
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _p: list[str] = []
         _x1 = self._f_packed_ints
         if _x1:
@@ -1306,8 +1247,7 @@ class Collections(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
         _oc_choice_seen = False
         for _key, _v in _obj.items():
@@ -1459,10 +1399,8 @@ class Collections(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Collections):
             return NotImplemented
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if _other._pb_unknown is not _pb_no_unknown:
-            _other._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown: _other._pb_load_raw()
         try:  # a message built in code may nest deeper than the stack
             return (
                 self._pb_unknown == _other._pb_unknown

@@ -41,41 +41,34 @@ class _c_LogEntry_Detail(_rt.Message):
 
     def get_lines(self) -> list[str]:
         """Field: repeated string lines = 1;"""
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_lines
 
     def set_lines(self, value: _t.Iterable[str]) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_lines = _rt.checked_list(self, 1, value, str) if value else []
 
     def clear_lines(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_lines = []
 
     def get_level(self) -> int:
         """Field: int32 level = 2;"""
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_level
 
     def set_level(self, value: int) -> None:
         value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_level = value
         self._pb_p0 |= 1
 
     def has_level(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._pb_p0 & 1 != 0
 
     def clear_level(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_level = 0
         self._pb_p0 &= ~1
 
@@ -89,8 +82,7 @@ class _c_LogEntry_Detail(_rt.Message):
         return _m
 
     def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _tag = 0
         _iv: int
         try:
@@ -176,8 +168,7 @@ class _c_LogEntry_Detail(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _fields = self._pb_info.fields
         _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_lines:
@@ -187,8 +178,7 @@ class _c_LogEntry_Detail(_rt.Message):
         return _items
 
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _number = _field.number
         if _number == 1:
             self._f_lines = list(_value)
@@ -208,8 +198,7 @@ class _c_LogEntry_Detail(_rt.Message):
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _p: list[str] = []
         _x1 = self._f_lines
         if _x1:
@@ -222,8 +211,7 @@ class _c_LogEntry_Detail(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
         for _key, _v in _obj.items():
             _n = _keys.get(_key, 0)
@@ -246,10 +234,8 @@ class _c_LogEntry_Detail(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, _c_LogEntry_Detail):
             return NotImplemented
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if _other._pb_unknown is not _pb_no_unknown:
-            _other._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown: _other._pb_load_raw()
         try:  # a message built in code may nest deeper than the stack
             return (
                 self._pb_unknown == _other._pb_unknown
@@ -313,49 +299,41 @@ class LogEntry(_rt.Message):
 
     def get_timestamp(self) -> int:
         """Field: int64 timestamp = 1;"""
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_timestamp
 
     def set_timestamp(self, value: int) -> None:
         value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_timestamp = value
         self._pb_p0 |= 1
 
     def has_timestamp(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._pb_p0 & 1 != 0
 
     def clear_timestamp(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_timestamp = 0
         self._pb_p0 &= ~1
 
     def get_message(self) -> str:
         """Field: string message = 2;"""
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_message
 
     def set_message(self, value: str) -> None:
         value = value if type(value) is str else _rt.checked(self, 2, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_message = value
         self._pb_p0 |= 2
 
     def has_message(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._pb_p0 & 2 != 0
 
     def clear_message(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_message = ''
         self._pb_p0 &= ~2
 
@@ -364,29 +342,24 @@ class LogEntry(_rt.Message):
 
         Field: golden.LogEntry.Detail detail = 3;
         """
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if self._l_detail is not None:
-            self._load_detail()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._l_detail is not None: self._load_detail()
         return self._f_detail
 
     def set_detail(self, value: LogEntry.Detail | None) -> None:
         value = value if type(value) is _c_LogEntry_Detail or value is None else _rt.checked(self, 3, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._l_detail is not None:
             with _rt.LAZY_LOCK:
                 self._l_detail = None
         self._f_detail = value
 
     def has_detail(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._l_detail is not None or self._f_detail is not None  # in the order a decode clears them
 
     def clear_detail(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._l_detail is not None:
             with _rt.LAZY_LOCK:
                 self._l_detail = None
@@ -397,29 +370,24 @@ class LogEntry(_rt.Message):
 
         Field: golden.LogEntry.Detail unchecked_detail = 4;
         """
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if self._l_unchecked_detail is not None:
-            self._load_unchecked_detail()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._l_unchecked_detail is not None: self._load_unchecked_detail()
         return self._f_unchecked_detail
 
     def set_unchecked_detail(self, value: LogEntry.Detail | None) -> None:
         value = value if type(value) is _c_LogEntry_Detail or value is None else _rt.checked(self, 4, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._l_unchecked_detail is not None:
             with _rt.LAZY_LOCK:
                 self._l_unchecked_detail = None
         self._f_unchecked_detail = value
 
     def has_unchecked_detail(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._l_unchecked_detail is not None or self._f_unchecked_detail is not None  # in the order a decode clears them
 
     def clear_unchecked_detail(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._l_unchecked_detail is not None:
             with _rt.LAZY_LOCK:
                 self._l_unchecked_detail = None
@@ -430,18 +398,15 @@ class LogEntry(_rt.Message):
 
         Field: repeated golden.LogEntry.Detail history = 5;
         """
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_history
 
     def set_history(self, value: _t.Iterable[LogEntry.Detail]) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_history = _rt.checked_list(self, 5, value, _c_LogEntry_Detail) if value else []
 
     def clear_history(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_history = []
 
     def _load_detail(self) -> None:
@@ -478,8 +443,7 @@ class LogEntry(_rt.Message):
         return _m
 
     def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _tag = 0
         _iv: int
         try:
@@ -700,12 +664,9 @@ class LogEntry(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if self._l_detail is not None:
-            self._load_detail()
-        if self._l_unchecked_detail is not None:
-            self._load_unchecked_detail()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._l_detail is not None: self._load_detail()
+        if self._l_unchecked_detail is not None: self._load_unchecked_detail()
         _fields = self._pb_info.fields
         _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._pb_p0 & 1:
@@ -721,8 +682,7 @@ class LogEntry(_rt.Message):
         return _items
 
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _number = _field.number
         if _number == 1:
             self._f_timestamp = _value
@@ -755,12 +715,9 @@ class LogEntry(_rt.Message):
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if self._l_detail is not None:
-            self._load_detail()
-        if self._l_unchecked_detail is not None:
-            self._load_unchecked_detail()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._l_detail is not None: self._load_detail()
+        if self._l_unchecked_detail is not None: self._load_unchecked_detail()
         _p: list[str] = []
         if self._pb_p0 & 1:
             _x1 = self._f_timestamp
@@ -782,12 +739,9 @@ class LogEntry(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if self._l_detail is not None:
-            self._load_detail()
-        if self._l_unchecked_detail is not None:
-            self._load_unchecked_detail()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._l_detail is not None: self._load_detail()
+        if self._l_unchecked_detail is not None: self._load_unchecked_detail()
         _keys = self._pb_json_keys
         for _key, _v in _obj.items():
             _n = _keys.get(_key, 0)
@@ -839,18 +793,12 @@ class LogEntry(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, LogEntry):
             return NotImplemented
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if self._l_detail is not None:
-            self._load_detail()
-        if self._l_unchecked_detail is not None:
-            self._load_unchecked_detail()
-        if _other._pb_unknown is not _pb_no_unknown:
-            _other._pb_load_raw()
-        if _other._l_detail is not None:
-            _other._load_detail()
-        if _other._l_unchecked_detail is not None:
-            _other._load_unchecked_detail()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._l_detail is not None: self._load_detail()
+        if self._l_unchecked_detail is not None: self._load_unchecked_detail()
+        if _other._pb_unknown is not _pb_no_unknown: _other._pb_load_raw()
+        if _other._l_detail is not None: _other._load_detail()
+        if _other._l_unchecked_detail is not None: _other._load_unchecked_detail()
         try:  # a message built in code may nest deeper than the stack
             return (
                 self._pb_unknown == _other._pb_unknown
@@ -896,48 +844,40 @@ class Envelope(_rt.Message):
 
     def get_name(self) -> str:
         """Field: string name = 1;"""
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_name
 
     def set_name(self, value: str) -> None:
         value = value if type(value) is str else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_name = value
         self._pb_p0 |= 1
 
     def has_name(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._pb_p0 & 1 != 0
 
     def clear_name(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_name = ''
         self._pb_p0 &= ~1
 
     def get_entry(self) -> LogEntry | None:
         """Field: golden.LogEntry entry = 2;"""
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_entry
 
     def set_entry(self, value: LogEntry | None) -> None:
         value = value if type(value) is LogEntry or value is None else _rt.checked(self, 2, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_entry = value
 
     def has_entry(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_entry is not None
 
     def clear_entry(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_entry = None
 
     # -- codec -------------------------------------------------------------------
@@ -950,8 +890,7 @@ class Envelope(_rt.Message):
         return _m
 
     def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _tag = 0
         _iv: int
         try:
@@ -1053,8 +992,7 @@ class Envelope(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _fields = self._pb_info.fields
         _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._pb_p0 & 1:
@@ -1064,8 +1002,7 @@ class Envelope(_rt.Message):
         return _items
 
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _number = _field.number
         if _number == 1:
             self._f_name = _value
@@ -1085,8 +1022,7 @@ class Envelope(_rt.Message):
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _p: list[str] = []
         if self._pb_p0 & 1:
             _x1 = self._f_name
@@ -1099,8 +1035,7 @@ class Envelope(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
         for _key, _v in _obj.items():
             _n = _keys.get(_key, 0)
@@ -1124,10 +1059,8 @@ class Envelope(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Envelope):
             return NotImplemented
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if _other._pb_unknown is not _pb_no_unknown:
-            _other._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown: _other._pb_load_raw()
         try:  # a message built in code may nest deeper than the stack
             return (
                 self._pb_unknown == _other._pb_unknown
@@ -1178,75 +1111,62 @@ class Node(_rt.Message):
 
     def get_value(self) -> int:
         """Field: int32 value = 1;"""
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: int) -> None:
         value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = value
         self._pb_p0 |= 1
 
     def has_value(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._pb_p0 & 1 != 0
 
     def clear_value(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = 0
         self._pb_p0 &= ~1
 
     def get_child(self) -> Node | None:
         """Field: golden.Node child = 2;"""
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_child
 
     def set_child(self, value: Node | None) -> None:
         value = value if type(value) is Node or value is None else _rt.checked(self, 2, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_child = value
 
     def has_child(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_child is not None
 
     def clear_child(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_child = None
 
     def get_lazy_child(self) -> Node | None:
         """Field: golden.Node lazy_child = 3;"""
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if self._l_lazy_child is not None:
-            self._load_lazy_child()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._l_lazy_child is not None: self._load_lazy_child()
         return self._f_lazy_child
 
     def set_lazy_child(self, value: Node | None) -> None:
         value = value if type(value) is Node or value is None else _rt.checked(self, 3, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._l_lazy_child is not None:
             with _rt.LAZY_LOCK:
                 self._l_lazy_child = None
         self._f_lazy_child = value
 
     def has_lazy_child(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._l_lazy_child is not None or self._f_lazy_child is not None  # in the order a decode clears them
 
     def clear_lazy_child(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._l_lazy_child is not None:
             with _rt.LAZY_LOCK:
                 self._l_lazy_child = None
@@ -1274,8 +1194,7 @@ class Node(_rt.Message):
         return _m
 
     def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _tag = 0
         _iv: int
         try:
@@ -1420,10 +1339,8 @@ class Node(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if self._l_lazy_child is not None:
-            self._load_lazy_child()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._l_lazy_child is not None: self._load_lazy_child()
         _fields = self._pb_info.fields
         _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._pb_p0 & 1:
@@ -1435,8 +1352,7 @@ class Node(_rt.Message):
         return _items
 
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _number = _field.number
         if _number == 1:
             self._f_value = _value
@@ -1461,10 +1377,8 @@ class Node(_rt.Message):
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if self._l_lazy_child is not None:
-            self._load_lazy_child()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._l_lazy_child is not None: self._load_lazy_child()
         _p: list[str] = []
         if self._pb_p0 & 1:
             _x1 = self._f_value
@@ -1480,10 +1394,8 @@ class Node(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if self._l_lazy_child is not None:
-            self._load_lazy_child()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._l_lazy_child is not None: self._load_lazy_child()
         _keys = self._pb_json_keys
         for _key, _v in _obj.items():
             _n = _keys.get(_key, 0)
@@ -1516,14 +1428,10 @@ class Node(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Node):
             return NotImplemented
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if self._l_lazy_child is not None:
-            self._load_lazy_child()
-        if _other._pb_unknown is not _pb_no_unknown:
-            _other._pb_load_raw()
-        if _other._l_lazy_child is not None:
-            _other._load_lazy_child()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._l_lazy_child is not None: self._load_lazy_child()
+        if _other._pb_unknown is not _pb_no_unknown: _other._pb_load_raw()
+        if _other._l_lazy_child is not None: _other._load_lazy_child()
         try:  # a message built in code may nest deeper than the stack
             return (
                 self._pb_unknown == _other._pb_unknown

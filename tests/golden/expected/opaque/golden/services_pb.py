@@ -35,19 +35,16 @@ class Query(_rt.Message):
 
     def get_text(self) -> str:
         """Field: string text = 1;"""
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_text
 
     def set_text(self, value: str) -> None:
         value = value if type(value) is str else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_text = value
 
     def clear_text(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_text = ''
 
     # -- codec -------------------------------------------------------------------
@@ -60,8 +57,7 @@ class Query(_rt.Message):
         return _m
 
     def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _tag = 0
         _iv: int
         try:
@@ -127,8 +123,7 @@ class Query(_rt.Message):
     # -- reflection --------------------------------------------------------------
 
     def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _fields = self._pb_info.fields
         _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
         if self._f_text:
@@ -136,8 +131,7 @@ class Query(_rt.Message):
         return _items
 
     def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _number = _field.number
         if _number == 1:
             self._f_text = _value
@@ -154,8 +148,7 @@ class Query(_rt.Message):
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _p: list[str] = []
         _x1 = self._f_text
         if _x1:
@@ -165,8 +158,7 @@ class Query(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
         for _key, _v in _obj.items():
             _n = _keys.get(_key, 0)
@@ -182,10 +174,8 @@ class Query(_rt.Message):
     def __eq__(self, _other: object) -> bool:
         if not isinstance(_other, Query):
             return NotImplemented
-        if self._pb_unknown is not _pb_no_unknown:
-            self._pb_load_raw()
-        if _other._pb_unknown is not _pb_no_unknown:
-            _other._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown: _other._pb_load_raw()
         try:  # a message built in code may nest deeper than the stack
             return (
                 self._pb_unknown == _other._pb_unknown
