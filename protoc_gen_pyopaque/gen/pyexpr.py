@@ -4,6 +4,7 @@ literals, docstrings, tags, range tests, and the ``_rt.*Info(...)`` tables of ev
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Final, Protocol
 
 from ..plugin.schema import Enum, Field, Message
@@ -100,6 +101,7 @@ def tag_bytes(number: int, wire: int) -> bytes:
     return varint_bytes((number << 3) | wire)
 
 
+@lru_cache(maxsize=1024)  # every field asks for three; most numbers are small
 def tag_write(number: int, wire: int) -> str:
     """The statement that appends the encoded tag to ``_out``: one byte, or a literal."""
     tag = tag_bytes(number, wire)

@@ -43,7 +43,7 @@ class KindCodec:
         return self.shape in ("varint", "zigzag", "bool")
 
 
-@dataclass
+@dataclass(slots=True)
 class OneofView:
     name: str
     case_slot: str
@@ -55,7 +55,7 @@ class OneofView:
     comment: str = ""
 
 
-@dataclass
+@dataclass(slots=True)
 class FieldView:
     """A field of a message, or the key or value of a map entry (which hold only the first part:
     their value and how it is read and written; the rest keeps its defaults)."""
@@ -142,14 +142,14 @@ class FieldView:
         return pyexpr.range_args(self.model.kind)
 
 
-@dataclass
+@dataclass(slots=True)
 class ExtensionView:
     attr: str
     owner: str  # "" for module level, else the module-level name of the class
     info_expr: str
 
 
-@dataclass
+@dataclass(slots=True)
 class EnumView:
     class_name: str
     qualname: str
@@ -160,7 +160,7 @@ class EnumView:
     comment: str
 
 
-@dataclass
+@dataclass(slots=True)
 class DispatchNode:
     cases: list[tuple[int, FieldView, str]]  # (tag, field, mode) in a leaf
     pivot: int = 0
@@ -168,7 +168,7 @@ class DispatchNode:
     high: DispatchNode | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class MessageView:
     class_name: str
     qualname: str
@@ -200,7 +200,7 @@ class MessageView:
     json_dispatch: DispatchNode | None = None  # over field numbers
 
 
-@dataclass
+@dataclass(slots=True)
 class FileView:
     proto: str
     edition: str

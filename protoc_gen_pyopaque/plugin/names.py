@@ -130,6 +130,7 @@ def enum_scope() -> Scope:
 # -- module paths ------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=1 << 16)  # every file importing a file asks for its module
 def module_for(proto_path: str, suffix: str = MODULE_SUFFIX) -> str:
     """``foo/bar.proto`` → ``foo.bar_pb`` (the import path of its generated module).
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field as dc_field, replace
+from functools import cached_property
 
 
 class ApiLevel(enum.Enum):
@@ -140,7 +141,7 @@ class File:
     dependencies: tuple[str, ...] = ()  # the .proto files it imports, in its order
     public_dependencies: tuple[str, ...] = ()  # those imported with ``import public``
 
-    @property
+    @cached_property  # asked for every reference to the file's types
     def is_hybrid(self) -> bool:
         """Say whether any message of the file is hybrid (the file then gets an opaque twin)."""
         return any(m.api_level is ApiLevel.HYBRID for m in walk_messages(self.messages))
