@@ -310,7 +310,8 @@ class _Builder:
             wide_tags=any(f.number >= 16 for f in fields),
             ctor_checks_inline=not any(f.attr in pyexpr.INLINE_TEST_CALLS for f in fields),
             info_expr=pyexpr.message_info(msg, [f.info_expr for f in fields],
-                                          [(o.name, [f.number for f in o.fields]) for o in oneofs]),
+                                          [(o.name, [f.number for f in o.fields]) for o in oneofs],
+                                          self.file.edition),
             comment=docstring(msg.comment, indent=4),
         )
         keys = _json_keys(fields)

@@ -184,11 +184,18 @@ def field_info(f: Field, attr: str, oneof_name: str, refs: TypeRefs) -> str:
     return f"_rt.FieldInfo({', '.join(args + kw)})"
 
 
-def message_info(msg: Message, field_infos: list[str], oneofs: list[tuple[str, list[int]]]) -> str:
-    """The ``_rt.MessageInfo(...)`` of ``msg``: its fields' infos, its oneofs' names and members."""
-    fields = "".join(f"\n        {info}," for info in field_infos)
-    oneof_infos = "".join(
-        f"_rt.OneofInfo({name!r}, ({''.join(f'{number}, ' for number in numbers)})), " for name, numbers in oneofs)
+def tuple_expr(items: list[str]) -> str:
+    """A tuple display of the expressions ``items``: ``()``, ``(a,)``, ``(a, b)``."""
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+
+def message_info(msg: Message, field_infos: list[str], oneofs: list[tuple[str, list[int]]], edition: str) -> str:
+    """The ``_rt.MessageInfo(...)`` of ``msg``: its fields' infos (each followed by the field's
+    declaration, which spells out the info's kind number), its oneofs' names and members."""
+    fields = "".join(f"\n        {info},  # {declaration(f, edition)}"
+                     for f, info in zip(msg.fields, field_infos, strict=True))
+    oneof_infos = tuple_expr([f"_rt.OneofInfo({name!r}, {tuple_expr([str(n) for n in numbers])})"
+                              for name, numbers in oneofs])
     extra = ""
     if msg.extension_ranges:
         extra += f", extension_ranges={msg.extension_ranges!r}"
@@ -199,7 +206,7 @@ def message_info(msg: Message, field_infos: list[str], oneofs: list[tuple[str, l
     if msg.legacy_json:
         extra += ", legacy_json=True"
     return (f"_rt.MessageInfo(\n    {msg.full_name!r},\n    ({fields}\n    ),\n"
-            f"    ({oneof_infos}){extra},\n)")
+            f"    {oneof_infos}{extra},\n)")
 
 
 def enum_info(enum: Enum) -> str:

@@ -1,5 +1,7 @@
-"""The one surface generated gRPC modules (``foo/bar_grpc.py``) use (its VERSION).
+"""Surface 1 of generated gRPC modules (``foo/bar_grpc.py``): the one runtime module they import.
 
+A gRPC module imports the surface it was generated for, ``_grpc_v<N>``: a runtime without it fails
+that import, naming the surface, as ``_gen_v<N>`` does for message modules (so no version check).
 Only those modules import it, and they import grpcio themselves; the message runtime
 never imports grpcio.
 """
@@ -17,25 +19,15 @@ from .errors import DecodeError
 from .message import Message
 
 __all__ = [
-    "REGISTERED", "VERSION", "add_aio_handlers", "add_handlers", "check_version", "lazy_parser",
-    "unimplemented",
+    "REGISTERED", "add_aio_handlers", "add_handlers", "lazy_parser", "unimplemented",
 ]
 
-VERSION: Final = 1
 M = TypeVar("M", bound=Message)
 
 # Passed to a channel's multi-callable factories, as grpcio's own generated code does: the
 # call then takes grpcio's registered-method path. A dict, because types-grpcio does not
 # declare the private keyword and a literal one fails type checking.
 REGISTERED: Final[dict[str, Any]] = {"_registered_method": True}
-
-
-def check_version(version: int) -> None:
-    """Fail at import when a generated gRPC module needs another surface than this one."""
-    if version > VERSION:
-        raise ImportError(
-            f"this gRPC module was generated for version {version} of the gRPC runtime surface, "
-            f"but the installed protoc_gen_pyopaque runtime provides version {VERSION}: upgrade it")
 
 
 def lazy_parser(cls: type[M]) -> Callable[[bytes], M]:

@@ -80,7 +80,12 @@ class EnumInfo:
 
 
 class FieldInfo:
-    """One field of a message (or a map entry's key/value, or an extension)."""
+    """One field of a message (or a map entry's key/value, or an extension).
+
+    Generated modules pass number, name, json_name, attr and kind (descriptor.proto's
+    FieldDescriptorProto.Type number: the TYPE_* constants) by position, each followed by a
+    comment holding the field's declaration, and the rest by keyword: keywords would cost
+    import time (about 0.5 µs a field)."""
 
     __slots__ = (
         "number", "name", "json_name", "attr", "kind", "repeated", "packed", "presence",

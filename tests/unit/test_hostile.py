@@ -29,6 +29,7 @@ import json
 import keyword
 import io
 import math
+import re
 import tokenize
 from pathlib import Path
 from types import ModuleType
@@ -70,6 +71,11 @@ def generated(request: pytest.FixtureRequest, tmp_path: Path,
 # -- the source: hostile text only inside string literals -----------------------------
 
 
+# the comment after each FieldInfo: a field's declaration, made of identifiers (which a field may
+# name "import") and numbers only
+FIELD_DECLARATION = re.compile(r"# (?:(?:optional|required|repeated) )?(?:map<[\w.]+, [\w.]+>|[\w.]+) \w+ = \d+;")
+
+
 def test_hostile_text_stays_inside_string_literals(generated: Any) -> None:
     _, files, _ = generated
     assert len(files) >= 2
@@ -78,7 +84,7 @@ def test_hostile_text_stays_inside_string_literals(generated: Any) -> None:
         for tok in tokens:
             if tok.type == tokenize.NAME:
                 assert tok.string not in ("os", "system"), (name, tok)
-            if tok.type == tokenize.COMMENT:
+            if tok.type == tokenize.COMMENT and not FIELD_DECLARATION.fullmatch(tok.string):
                 assert "os" not in tok.string.split() and "import" not in tok.string, (name, tok)
         tree = ast.parse(source)
         for node in ast.walk(tree):

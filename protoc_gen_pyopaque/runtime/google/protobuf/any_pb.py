@@ -54,7 +54,7 @@ class Any(_rt.AnyBase):
     whose name is the type URL in brackets. For example, an `Any` containing a
     `foo.Bar` message may be written `[type.googleapis.com/foo.Bar] { a: 2 }`.
     """
-    __slots__ = ("type_url", "value", )
+    __slots__ = ("type_url", "value")
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     type_url: str
     """Identifies the type of the serialized Protobuf message with a URI reference
@@ -290,12 +290,12 @@ class Any(_rt.AnyBase):
 Any._pb_info = _rt.MessageInfo(
     'google.protobuf.Any',
     (
-        _rt.FieldInfo(1, 'type_url', 'typeUrl', 'type_url', 9, default=''),
-        _rt.FieldInfo(2, 'value', 'value', 'value', 12, default=b''),
+        _rt.FieldInfo(1, 'type_url', 'typeUrl', 'type_url', 9, default=''),  # string type_url = 1;
+        _rt.FieldInfo(2, 'value', 'value', 'value', 12, default=b''),  # bytes value = 2;
     ),
     (),
 )
 
 # Registrations belong to the classes this module serves: its twin's when selected.
 if not _rt.protoopaque_selected():
-    _rt.register_messages(Any, )
+    _rt.register_messages(Any)

@@ -46,7 +46,7 @@ class Any(_rt.AnyBase):
     whose name is the type URL in brackets. For example, an `Any` containing a
     `foo.Bar` message may be written `[type.googleapis.com/foo.Bar] { a: 2 }`.
     """
-    __slots__ = ("_f_type_url", "_f_value", )
+    __slots__ = ("_f_type_url", "_f_value")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_type_url: str
@@ -273,9 +273,9 @@ class Any(_rt.AnyBase):
 Any._pb_info = _rt.MessageInfo(
     'google.protobuf.Any',
     (
-        _rt.FieldInfo(1, 'type_url', 'typeUrl', 'type_url', 9, default=''),
-        _rt.FieldInfo(2, 'value', 'value', 'value', 12, default=b''),
+        _rt.FieldInfo(1, 'type_url', 'typeUrl', 'type_url', 9, default=''),  # string type_url = 1;
+        _rt.FieldInfo(2, 'value', 'value', 'value', 12, default=b''),  # bytes value = 2;
     ),
     (),
 )
-_rt.register_messages(Any, )
+_rt.register_messages(Any)

@@ -40,7 +40,8 @@ class Api(_rt.Message):
     information necessary to model the schema and preserve semantics. Instead
     make use of FileDescriptorSet which preserves the necessary information.
     """
-    __slots__ = ("name", "methods", "options", "version", "source_context", "mixins", "syntax", "edition", )
+    __slots__ = ("name", "methods", "options", "version", "source_context", "mixins", "syntax",
+                 "edition")
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     name: str
     """The fully qualified name of this interface, including package name
@@ -701,7 +702,8 @@ class Method(_rt.Message):
     information necessary to model the schema and preserve semantics. Instead
     make use of FileDescriptorSet which preserves the necessary information.
     """
-    __slots__ = ("name", "request_type_url", "request_streaming", "response_type_url", "response_streaming", "options", "syntax", "edition", )
+    __slots__ = ("name", "request_type_url", "request_streaming", "response_type_url",
+                 "response_streaming", "options", "syntax", "edition")
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     name: str
     """The simple name of this method.
@@ -1363,7 +1365,7 @@ class Mixin(_rt.Message):
           ...
         }
     """
-    __slots__ = ("name", "root", )
+    __slots__ = ("name", "root")
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     name: str
     """The fully qualified name of the interface which is included.
@@ -1581,40 +1583,40 @@ class Mixin(_rt.Message):
 Api._pb_info = _rt.MessageInfo(
     'google.protobuf.Api',
     (
-        _rt.FieldInfo(1, 'name', 'name', 'name', 9, default=''),
-        _rt.FieldInfo(2, 'methods', 'methods', 'methods', 11, repeated=True, message_type=Method),
-        _rt.FieldInfo(3, 'options', 'options', 'options', 11, repeated=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option),
-        _rt.FieldInfo(4, 'version', 'version', 'version', 9, default=''),
-        _rt.FieldInfo(5, 'source_context', 'sourceContext', 'source_context', 11, presence=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext),
-        _rt.FieldInfo(6, 'mixins', 'mixins', 'mixins', 11, repeated=True, message_type=Mixin),
-        _rt.FieldInfo(7, 'syntax', 'syntax', 'syntax', 14, enum=_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, default=0),
-        _rt.FieldInfo(8, 'edition', 'edition', 'edition', 9, default=''),
+        _rt.FieldInfo(1, 'name', 'name', 'name', 9, default=''),  # string name = 1;
+        _rt.FieldInfo(2, 'methods', 'methods', 'methods', 11, repeated=True, message_type=Method),  # repeated google.protobuf.Method methods = 2;
+        _rt.FieldInfo(3, 'options', 'options', 'options', 11, repeated=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option),  # repeated google.protobuf.Option options = 3;
+        _rt.FieldInfo(4, 'version', 'version', 'version', 9, default=''),  # string version = 4;
+        _rt.FieldInfo(5, 'source_context', 'sourceContext', 'source_context', 11, presence=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext),  # google.protobuf.SourceContext source_context = 5;
+        _rt.FieldInfo(6, 'mixins', 'mixins', 'mixins', 11, repeated=True, message_type=Mixin),  # repeated google.protobuf.Mixin mixins = 6;
+        _rt.FieldInfo(7, 'syntax', 'syntax', 'syntax', 14, enum=_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, default=0),  # google.protobuf.Syntax syntax = 7;
+        _rt.FieldInfo(8, 'edition', 'edition', 'edition', 9, default=''),  # string edition = 8;
     ),
     (),
 )
 Method._pb_info = _rt.MessageInfo(
     'google.protobuf.Method',
     (
-        _rt.FieldInfo(1, 'name', 'name', 'name', 9, default=''),
-        _rt.FieldInfo(2, 'request_type_url', 'requestTypeUrl', 'request_type_url', 9, default=''),
-        _rt.FieldInfo(3, 'request_streaming', 'requestStreaming', 'request_streaming', 8, default=False),
-        _rt.FieldInfo(4, 'response_type_url', 'responseTypeUrl', 'response_type_url', 9, default=''),
-        _rt.FieldInfo(5, 'response_streaming', 'responseStreaming', 'response_streaming', 8, default=False),
-        _rt.FieldInfo(6, 'options', 'options', 'options', 11, repeated=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option),
-        _rt.FieldInfo(7, 'syntax', 'syntax', 'syntax', 14, enum=_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, default=0),
-        _rt.FieldInfo(8, 'edition', 'edition', 'edition', 9, default=''),
+        _rt.FieldInfo(1, 'name', 'name', 'name', 9, default=''),  # string name = 1;
+        _rt.FieldInfo(2, 'request_type_url', 'requestTypeUrl', 'request_type_url', 9, default=''),  # string request_type_url = 2;
+        _rt.FieldInfo(3, 'request_streaming', 'requestStreaming', 'request_streaming', 8, default=False),  # bool request_streaming = 3;
+        _rt.FieldInfo(4, 'response_type_url', 'responseTypeUrl', 'response_type_url', 9, default=''),  # string response_type_url = 4;
+        _rt.FieldInfo(5, 'response_streaming', 'responseStreaming', 'response_streaming', 8, default=False),  # bool response_streaming = 5;
+        _rt.FieldInfo(6, 'options', 'options', 'options', 11, repeated=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option),  # repeated google.protobuf.Option options = 6;
+        _rt.FieldInfo(7, 'syntax', 'syntax', 'syntax', 14, enum=_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, default=0),  # google.protobuf.Syntax syntax = 7;
+        _rt.FieldInfo(8, 'edition', 'edition', 'edition', 9, default=''),  # string edition = 8;
     ),
     (),
 )
 Mixin._pb_info = _rt.MessageInfo(
     'google.protobuf.Mixin',
     (
-        _rt.FieldInfo(1, 'name', 'name', 'name', 9, default=''),
-        _rt.FieldInfo(2, 'root', 'root', 'root', 9, default=''),
+        _rt.FieldInfo(1, 'name', 'name', 'name', 9, default=''),  # string name = 1;
+        _rt.FieldInfo(2, 'root', 'root', 'root', 9, default=''),  # string root = 2;
     ),
     (),
 )
 
 # Registrations belong to the classes this module serves: its twin's when selected.
 if not _rt.protoopaque_selected():
-    _rt.register_messages(Api, Method, Mixin, )
+    _rt.register_messages(Api, Method, Mixin)

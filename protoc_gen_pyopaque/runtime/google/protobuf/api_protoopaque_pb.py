@@ -32,7 +32,8 @@ class Api(_rt.Message):
     information necessary to model the schema and preserve semantics. Instead
     make use of FileDescriptorSet which preserves the necessary information.
     """
-    __slots__ = ("_f_name", "_f_methods", "_f_options", "_f_version", "_f_source_context", "_f_mixins", "_f_syntax", "_f_edition", )
+    __slots__ = ("_f_name", "_f_methods", "_f_options", "_f_version", "_f_source_context",
+                 "_f_mixins", "_f_syntax", "_f_edition")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
@@ -701,7 +702,8 @@ class Method(_rt.Message):
     information necessary to model the schema and preserve semantics. Instead
     make use of FileDescriptorSet which preserves the necessary information.
     """
-    __slots__ = ("_f_name", "_f_request_type_url", "_f_request_streaming", "_f_response_type_url", "_f_response_streaming", "_f_options", "_f_syntax", "_f_edition", )
+    __slots__ = ("_f_name", "_f_request_type_url", "_f_request_streaming", "_f_response_type_url",
+                 "_f_response_streaming", "_f_options", "_f_syntax", "_f_edition")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
@@ -1378,7 +1380,7 @@ class Mixin(_rt.Message):
           ...
         }
     """
-    __slots__ = ("_f_name", "_f_root", )
+    __slots__ = ("_f_name", "_f_root")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
@@ -1616,37 +1618,37 @@ class Mixin(_rt.Message):
 Api._pb_info = _rt.MessageInfo(
     'google.protobuf.Api',
     (
-        _rt.FieldInfo(1, 'name', 'name', 'name', 9, default=''),
-        _rt.FieldInfo(2, 'methods', 'methods', 'methods', 11, repeated=True, message_type=Method),
-        _rt.FieldInfo(3, 'options', 'options', 'options', 11, repeated=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option),
-        _rt.FieldInfo(4, 'version', 'version', 'version', 9, default=''),
-        _rt.FieldInfo(5, 'source_context', 'sourceContext', 'source_context', 11, presence=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext),
-        _rt.FieldInfo(6, 'mixins', 'mixins', 'mixins', 11, repeated=True, message_type=Mixin),
-        _rt.FieldInfo(7, 'syntax', 'syntax', 'syntax', 14, enum=_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb._e_Syntax, default=0),
-        _rt.FieldInfo(8, 'edition', 'edition', 'edition', 9, default=''),
+        _rt.FieldInfo(1, 'name', 'name', 'name', 9, default=''),  # string name = 1;
+        _rt.FieldInfo(2, 'methods', 'methods', 'methods', 11, repeated=True, message_type=Method),  # repeated google.protobuf.Method methods = 2;
+        _rt.FieldInfo(3, 'options', 'options', 'options', 11, repeated=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option),  # repeated google.protobuf.Option options = 3;
+        _rt.FieldInfo(4, 'version', 'version', 'version', 9, default=''),  # string version = 4;
+        _rt.FieldInfo(5, 'source_context', 'sourceContext', 'source_context', 11, presence=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext),  # google.protobuf.SourceContext source_context = 5;
+        _rt.FieldInfo(6, 'mixins', 'mixins', 'mixins', 11, repeated=True, message_type=Mixin),  # repeated google.protobuf.Mixin mixins = 6;
+        _rt.FieldInfo(7, 'syntax', 'syntax', 'syntax', 14, enum=_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb._e_Syntax, default=0),  # google.protobuf.Syntax syntax = 7;
+        _rt.FieldInfo(8, 'edition', 'edition', 'edition', 9, default=''),  # string edition = 8;
     ),
     (),
 )
 Method._pb_info = _rt.MessageInfo(
     'google.protobuf.Method',
     (
-        _rt.FieldInfo(1, 'name', 'name', 'name', 9, default=''),
-        _rt.FieldInfo(2, 'request_type_url', 'requestTypeUrl', 'request_type_url', 9, default=''),
-        _rt.FieldInfo(3, 'request_streaming', 'requestStreaming', 'request_streaming', 8, default=False),
-        _rt.FieldInfo(4, 'response_type_url', 'responseTypeUrl', 'response_type_url', 9, default=''),
-        _rt.FieldInfo(5, 'response_streaming', 'responseStreaming', 'response_streaming', 8, default=False),
-        _rt.FieldInfo(6, 'options', 'options', 'options', 11, repeated=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option),
-        _rt.FieldInfo(7, 'syntax', 'syntax', 'syntax', 14, enum=_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb._e_Syntax, default=0),
-        _rt.FieldInfo(8, 'edition', 'edition', 'edition', 9, default=''),
+        _rt.FieldInfo(1, 'name', 'name', 'name', 9, default=''),  # string name = 1;
+        _rt.FieldInfo(2, 'request_type_url', 'requestTypeUrl', 'request_type_url', 9, default=''),  # string request_type_url = 2;
+        _rt.FieldInfo(3, 'request_streaming', 'requestStreaming', 'request_streaming', 8, default=False),  # bool request_streaming = 3;
+        _rt.FieldInfo(4, 'response_type_url', 'responseTypeUrl', 'response_type_url', 9, default=''),  # string response_type_url = 4;
+        _rt.FieldInfo(5, 'response_streaming', 'responseStreaming', 'response_streaming', 8, default=False),  # bool response_streaming = 5;
+        _rt.FieldInfo(6, 'options', 'options', 'options', 11, repeated=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option),  # repeated google.protobuf.Option options = 6;
+        _rt.FieldInfo(7, 'syntax', 'syntax', 'syntax', 14, enum=_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb._e_Syntax, default=0),  # google.protobuf.Syntax syntax = 7;
+        _rt.FieldInfo(8, 'edition', 'edition', 'edition', 9, default=''),  # string edition = 8;
     ),
     (),
 )
 Mixin._pb_info = _rt.MessageInfo(
     'google.protobuf.Mixin',
     (
-        _rt.FieldInfo(1, 'name', 'name', 'name', 9, default=''),
-        _rt.FieldInfo(2, 'root', 'root', 'root', 9, default=''),
+        _rt.FieldInfo(1, 'name', 'name', 'name', 9, default=''),  # string name = 1;
+        _rt.FieldInfo(2, 'root', 'root', 'root', 9, default=''),  # string root = 2;
     ),
     (),
 )
-_rt.register_messages(Api, Method, Mixin, )
+_rt.register_messages(Api, Method, Mixin)

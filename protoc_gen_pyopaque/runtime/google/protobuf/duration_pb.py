@@ -82,7 +82,7 @@ class Duration(_rt.DurationBase):
     be expressed in JSON format as "3.000000001s", and 3 seconds and 1
     microsecond should be expressed in JSON format as "3.000001s".
     """
-    __slots__ = ("seconds", "nanos", )
+    __slots__ = ("seconds", "nanos")
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     seconds: int
     """Signed seconds of the span of time. Must be from -315,576,000,000
@@ -264,12 +264,12 @@ class Duration(_rt.DurationBase):
 Duration._pb_info = _rt.MessageInfo(
     'google.protobuf.Duration',
     (
-        _rt.FieldInfo(1, 'seconds', 'seconds', 'seconds', 3, default=0),
-        _rt.FieldInfo(2, 'nanos', 'nanos', 'nanos', 5, default=0),
+        _rt.FieldInfo(1, 'seconds', 'seconds', 'seconds', 3, default=0),  # int64 seconds = 1;
+        _rt.FieldInfo(2, 'nanos', 'nanos', 'nanos', 5, default=0),  # int32 nanos = 2;
     ),
     (),
 )
 
 # Registrations belong to the classes this module serves: its twin's when selected.
 if not _rt.protoopaque_selected():
-    _rt.register_messages(Duration, )
+    _rt.register_messages(Duration)

@@ -74,7 +74,7 @@ class Duration(_rt.DurationBase):
     be expressed in JSON format as "3.000000001s", and 3 seconds and 1
     microsecond should be expressed in JSON format as "3.000001s".
     """
-    __slots__ = ("_f_seconds", "_f_nanos", )
+    __slots__ = ("_f_seconds", "_f_nanos")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_seconds: int
@@ -268,9 +268,9 @@ class Duration(_rt.DurationBase):
 Duration._pb_info = _rt.MessageInfo(
     'google.protobuf.Duration',
     (
-        _rt.FieldInfo(1, 'seconds', 'seconds', 'seconds', 3, default=0),
-        _rt.FieldInfo(2, 'nanos', 'nanos', 'nanos', 5, default=0),
+        _rt.FieldInfo(1, 'seconds', 'seconds', 'seconds', 3, default=0),  # int64 seconds = 1;
+        _rt.FieldInfo(2, 'nanos', 'nanos', 'nanos', 5, default=0),  # int32 nanos = 2;
     ),
     (),
 )
-_rt.register_messages(Duration, )
+_rt.register_messages(Duration)

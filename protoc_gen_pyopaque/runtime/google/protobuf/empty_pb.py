@@ -127,4 +127,4 @@ Empty._pb_info = _rt.MessageInfo(
 
 # Registrations belong to the classes this module serves: its twin's when selected.
 if not _rt.protoopaque_selected():
-    _rt.register_messages(Empty, )
+    _rt.register_messages(Empty)

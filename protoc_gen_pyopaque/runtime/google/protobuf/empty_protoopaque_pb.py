@@ -137,4 +137,4 @@ Empty._pb_info = _rt.MessageInfo(
     ),
     (),
 )
-_rt.register_messages(Empty, )
+_rt.register_messages(Empty)

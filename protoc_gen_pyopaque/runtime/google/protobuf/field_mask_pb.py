@@ -221,7 +221,7 @@ class FieldMask(_rt.FieldMaskBase):
     request should verify the included field paths, and return an
     `INVALID_ARGUMENT` error if any path is unmappable.
     """
-    __slots__ = ("paths", )
+    __slots__ = ("paths",)
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     paths: list[str]
     """The set of field mask paths.
@@ -343,11 +343,11 @@ class FieldMask(_rt.FieldMaskBase):
 FieldMask._pb_info = _rt.MessageInfo(
     'google.protobuf.FieldMask',
     (
-        _rt.FieldInfo(1, 'paths', 'paths', 'paths', 9, repeated=True),
+        _rt.FieldInfo(1, 'paths', 'paths', 'paths', 9, repeated=True),  # repeated string paths = 1;
     ),
     (),
 )
 
 # Registrations belong to the classes this module serves: its twin's when selected.
 if not _rt.protoopaque_selected():
-    _rt.register_messages(FieldMask, )
+    _rt.register_messages(FieldMask)

@@ -213,7 +213,7 @@ class FieldMask(_rt.FieldMaskBase):
     request should verify the included field paths, and return an
     `INVALID_ARGUMENT` error if any path is unmappable.
     """
-    __slots__ = ("_f_paths", )
+    __slots__ = ("_f_paths",)
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_paths: list[str]
@@ -354,8 +354,8 @@ class FieldMask(_rt.FieldMaskBase):
 FieldMask._pb_info = _rt.MessageInfo(
     'google.protobuf.FieldMask',
     (
-        _rt.FieldInfo(1, 'paths', 'paths', 'paths', 9, repeated=True),
+        _rt.FieldInfo(1, 'paths', 'paths', 'paths', 9, repeated=True),  # repeated string paths = 1;
     ),
     (),
 )
-_rt.register_messages(FieldMask, )
+_rt.register_messages(FieldMask)

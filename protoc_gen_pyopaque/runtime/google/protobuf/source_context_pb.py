@@ -26,7 +26,7 @@ class SourceContext(_rt.Message):
     """`SourceContext` represents information about the source of a
     protobuf element, like the file in which it is defined.
     """
-    __slots__ = ("file_name", )
+    __slots__ = ("file_name",)
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     file_name: str
     """The path-qualified name of the .proto file that contained the associated
@@ -185,11 +185,11 @@ class SourceContext(_rt.Message):
 SourceContext._pb_info = _rt.MessageInfo(
     'google.protobuf.SourceContext',
     (
-        _rt.FieldInfo(1, 'file_name', 'fileName', 'file_name', 9, default=''),
+        _rt.FieldInfo(1, 'file_name', 'fileName', 'file_name', 9, default=''),  # string file_name = 1;
     ),
     (),
 )
 
 # Registrations belong to the classes this module serves: its twin's when selected.
 if not _rt.protoopaque_selected():
-    _rt.register_messages(SourceContext, )
+    _rt.register_messages(SourceContext)

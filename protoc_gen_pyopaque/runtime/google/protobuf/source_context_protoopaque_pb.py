@@ -18,7 +18,7 @@ class SourceContext(_rt.Message):
     """`SourceContext` represents information about the source of a
     protobuf element, like the file in which it is defined.
     """
-    __slots__ = ("_f_file_name", )
+    __slots__ = ("_f_file_name",)
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_file_name: str
@@ -197,8 +197,8 @@ class SourceContext(_rt.Message):
 SourceContext._pb_info = _rt.MessageInfo(
     'google.protobuf.SourceContext',
     (
-        _rt.FieldInfo(1, 'file_name', 'fileName', 'file_name', 9, default=''),
+        _rt.FieldInfo(1, 'file_name', 'fileName', 'file_name', 9, default=''),  # string file_name = 1;
     ),
     (),
 )
-_rt.register_messages(SourceContext, )
+_rt.register_messages(SourceContext)

@@ -53,7 +53,7 @@ class Struct(_rt.StructBase):
     If you do not intend to parse arbitrary JSON into your message, a custom
     typed message should be preferred instead of using this type.
     """
-    __slots__ = ("fields", )
+    __slots__ = ("fields",)
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     fields: dict[str, Value]
     """Unordered map of dynamically typed values.
@@ -249,7 +249,7 @@ class Value(_rt.ValueBase):
     list of values. A producer of value is expected to set one of these
     variants. Absence of any variant is an invalid state.
     """
-    __slots__ = ("_oc_kind", "_ov_kind", )
+    __slots__ = ("_oc_kind", "_ov_kind")
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     _oc_kind: int
     _ov_kind: object
@@ -795,7 +795,7 @@ class Value(_rt.ValueBase):
 
 class ListValue(_rt.ListValueBase):
     """Represents a JSON array."""
-    __slots__ = ("values", )
+    __slots__ = ("values",)
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     values: list[Value]
     """Repeated field of dynamically typed values.
@@ -923,30 +923,30 @@ _e_NullValue: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('google.protobuf.NullValue',
 Struct._pb_info = _rt.MessageInfo(
     'google.protobuf.Struct',
     (
-        _rt.FieldInfo(1, 'fields', 'fields', 'fields', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 9, default=''), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 11, message_type=Value)),
+        _rt.FieldInfo(1, 'fields', 'fields', 'fields', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 9, default=''), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 11, message_type=Value)),  # map<string, google.protobuf.Value> fields = 1;
     ),
     (),
 )
 Value._pb_info = _rt.MessageInfo(
     'google.protobuf.Value',
     (
-        _rt.FieldInfo(1, 'null_value', 'nullValue', 'null_value', 14, presence=True, oneof='kind', enum=_e_NullValue, default=0),
-        _rt.FieldInfo(2, 'number_value', 'numberValue', 'number_value', 1, presence=True, oneof='kind', default=0.0),
-        _rt.FieldInfo(3, 'string_value', 'stringValue', 'string_value', 9, presence=True, oneof='kind', default=''),
-        _rt.FieldInfo(4, 'bool_value', 'boolValue', 'bool_value', 8, presence=True, oneof='kind', default=False),
-        _rt.FieldInfo(5, 'struct_value', 'structValue', 'struct_value', 11, presence=True, oneof='kind', message_type=Struct),
-        _rt.FieldInfo(6, 'list_value', 'listValue', 'list_value', 11, presence=True, oneof='kind', message_type=ListValue),
+        _rt.FieldInfo(1, 'null_value', 'nullValue', 'null_value', 14, presence=True, oneof='kind', enum=_e_NullValue, default=0),  # google.protobuf.NullValue null_value = 1;
+        _rt.FieldInfo(2, 'number_value', 'numberValue', 'number_value', 1, presence=True, oneof='kind', default=0.0),  # double number_value = 2;
+        _rt.FieldInfo(3, 'string_value', 'stringValue', 'string_value', 9, presence=True, oneof='kind', default=''),  # string string_value = 3;
+        _rt.FieldInfo(4, 'bool_value', 'boolValue', 'bool_value', 8, presence=True, oneof='kind', default=False),  # bool bool_value = 4;
+        _rt.FieldInfo(5, 'struct_value', 'structValue', 'struct_value', 11, presence=True, oneof='kind', message_type=Struct),  # google.protobuf.Struct struct_value = 5;
+        _rt.FieldInfo(6, 'list_value', 'listValue', 'list_value', 11, presence=True, oneof='kind', message_type=ListValue),  # google.protobuf.ListValue list_value = 6;
     ),
-    (_rt.OneofInfo('kind', (1, 2, 3, 4, 5, 6, )), ),
+    (_rt.OneofInfo('kind', (1, 2, 3, 4, 5, 6)),),
 )
 ListValue._pb_info = _rt.MessageInfo(
     'google.protobuf.ListValue',
     (
-        _rt.FieldInfo(1, 'values', 'values', 'values', 11, repeated=True, message_type=Value),
+        _rt.FieldInfo(1, 'values', 'values', 'values', 11, repeated=True, message_type=Value),  # repeated google.protobuf.Value values = 1;
     ),
     (),
 )
 
 # Registrations belong to the classes this module serves: its twin's when selected.
 if not _rt.protoopaque_selected():
-    _rt.register_messages(Struct, Value, ListValue, )
+    _rt.register_messages(Struct, Value, ListValue)

@@ -113,7 +113,7 @@ class Timestamp(_rt.TimestampBase):
     http://joda-time.sourceforge.net/apidocs/org/joda/time/format/ISODateTimeFormat.html#dateTime()
     ) to obtain a formatter capable of generating timestamps in this format.
     """
-    __slots__ = ("seconds", "nanos", )
+    __slots__ = ("seconds", "nanos")
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     seconds: int
     """Represents seconds of UTC time since Unix epoch 1970-01-01T00:00:00Z. Must
@@ -293,12 +293,12 @@ class Timestamp(_rt.TimestampBase):
 Timestamp._pb_info = _rt.MessageInfo(
     'google.protobuf.Timestamp',
     (
-        _rt.FieldInfo(1, 'seconds', 'seconds', 'seconds', 3, default=0),
-        _rt.FieldInfo(2, 'nanos', 'nanos', 'nanos', 5, default=0),
+        _rt.FieldInfo(1, 'seconds', 'seconds', 'seconds', 3, default=0),  # int64 seconds = 1;
+        _rt.FieldInfo(2, 'nanos', 'nanos', 'nanos', 5, default=0),  # int32 nanos = 2;
     ),
     (),
 )
 
 # Registrations belong to the classes this module serves: its twin's when selected.
 if not _rt.protoopaque_selected():
-    _rt.register_messages(Timestamp, )
+    _rt.register_messages(Timestamp)

@@ -105,7 +105,7 @@ class Timestamp(_rt.TimestampBase):
     http://joda-time.sourceforge.net/apidocs/org/joda/time/format/ISODateTimeFormat.html#dateTime()
     ) to obtain a formatter capable of generating timestamps in this format.
     """
-    __slots__ = ("_f_seconds", "_f_nanos", )
+    __slots__ = ("_f_seconds", "_f_nanos")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_seconds: int
@@ -298,9 +298,9 @@ class Timestamp(_rt.TimestampBase):
 Timestamp._pb_info = _rt.MessageInfo(
     'google.protobuf.Timestamp',
     (
-        _rt.FieldInfo(1, 'seconds', 'seconds', 'seconds', 3, default=0),
-        _rt.FieldInfo(2, 'nanos', 'nanos', 'nanos', 5, default=0),
+        _rt.FieldInfo(1, 'seconds', 'seconds', 'seconds', 3, default=0),  # int64 seconds = 1;
+        _rt.FieldInfo(2, 'nanos', 'nanos', 'nanos', 5, default=0),  # int32 nanos = 2;
     ),
     (),
 )
-_rt.register_messages(Timestamp, )
+_rt.register_messages(Timestamp)

@@ -43,7 +43,7 @@ class Type(_rt.Message):
     necessary to model the schema and preserve semantics. Instead make use of
     FileDescriptorSet which preserves the necessary information.
     """
-    __slots__ = ("name", "fields", "oneofs", "options", "source_context", "syntax", "edition", )
+    __slots__ = ("name", "fields", "oneofs", "options", "source_context", "syntax", "edition")
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     name: str
     """The fully qualified message name.
@@ -647,7 +647,8 @@ class Field(_rt.Message):
     """
     Kind: _t.TypeAlias = _c_Field_Kind
     Cardinality: _t.TypeAlias = _c_Field_Cardinality
-    __slots__ = ("kind", "cardinality", "number", "name", "type_url", "oneof_index", "packed", "options", "json_name", "default_value", )
+    __slots__ = ("kind", "cardinality", "number", "name", "type_url", "oneof_index", "packed",
+                 "options", "json_name", "default_value")
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     kind: int
     """The field type.
@@ -1357,7 +1358,7 @@ class Enum(_rt.Message):
     information necessary to model the schema and preserve semantics. Instead
     make use of FileDescriptorSet which preserves the necessary information.
     """
-    __slots__ = ("name", "enumvalue", "options", "source_context", "syntax", "edition", )
+    __slots__ = ("name", "enumvalue", "options", "source_context", "syntax", "edition")
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     name: str
     """Enum type name.
@@ -1848,7 +1849,7 @@ class EnumValue(_rt.Message):
     information necessary to model the schema and preserve semantics. Instead
     make use of FileDescriptorSet which preserves the necessary information.
     """
-    __slots__ = ("name", "number", "options", )
+    __slots__ = ("name", "number", "options")
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     name: str
     """Enum value name.
@@ -2132,7 +2133,7 @@ class Option(_rt.Message):
     FieldOptions, EnumOptions, EnumValueOptions, ServiceOptions, or MethodOptions
     are strongly discouraged.
     """
-    __slots__ = ("name", "value", )
+    __slots__ = ("name", "value")
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     name: str
     """The option's name. For protobuf built-in options (options defined in
@@ -2376,62 +2377,62 @@ _rt.nest_class(Field, _c_Field_Cardinality, "Field.Cardinality")
 Type._pb_info = _rt.MessageInfo(
     'google.protobuf.Type',
     (
-        _rt.FieldInfo(1, 'name', 'name', 'name', 9, default=''),
-        _rt.FieldInfo(2, 'fields', 'fields', 'fields', 11, repeated=True, message_type=Field),
-        _rt.FieldInfo(3, 'oneofs', 'oneofs', 'oneofs', 9, repeated=True),
-        _rt.FieldInfo(4, 'options', 'options', 'options', 11, repeated=True, message_type=Option),
-        _rt.FieldInfo(5, 'source_context', 'sourceContext', 'source_context', 11, presence=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext),
-        _rt.FieldInfo(6, 'syntax', 'syntax', 'syntax', 14, enum=_e_Syntax, default=0),
-        _rt.FieldInfo(7, 'edition', 'edition', 'edition', 9, default=''),
+        _rt.FieldInfo(1, 'name', 'name', 'name', 9, default=''),  # string name = 1;
+        _rt.FieldInfo(2, 'fields', 'fields', 'fields', 11, repeated=True, message_type=Field),  # repeated google.protobuf.Field fields = 2;
+        _rt.FieldInfo(3, 'oneofs', 'oneofs', 'oneofs', 9, repeated=True),  # repeated string oneofs = 3;
+        _rt.FieldInfo(4, 'options', 'options', 'options', 11, repeated=True, message_type=Option),  # repeated google.protobuf.Option options = 4;
+        _rt.FieldInfo(5, 'source_context', 'sourceContext', 'source_context', 11, presence=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext),  # google.protobuf.SourceContext source_context = 5;
+        _rt.FieldInfo(6, 'syntax', 'syntax', 'syntax', 14, enum=_e_Syntax, default=0),  # google.protobuf.Syntax syntax = 6;
+        _rt.FieldInfo(7, 'edition', 'edition', 'edition', 9, default=''),  # string edition = 7;
     ),
     (),
 )
 Field._pb_info = _rt.MessageInfo(
     'google.protobuf.Field',
     (
-        _rt.FieldInfo(1, 'kind', 'kind', 'kind', 14, enum=_e_Field_Kind, default=0),
-        _rt.FieldInfo(2, 'cardinality', 'cardinality', 'cardinality', 14, enum=_e_Field_Cardinality, default=0),
-        _rt.FieldInfo(3, 'number', 'number', 'number', 5, default=0),
-        _rt.FieldInfo(4, 'name', 'name', 'name', 9, default=''),
-        _rt.FieldInfo(6, 'type_url', 'typeUrl', 'type_url', 9, default=''),
-        _rt.FieldInfo(7, 'oneof_index', 'oneofIndex', 'oneof_index', 5, default=0),
-        _rt.FieldInfo(8, 'packed', 'packed', 'packed', 8, default=False),
-        _rt.FieldInfo(9, 'options', 'options', 'options', 11, repeated=True, message_type=Option),
-        _rt.FieldInfo(10, 'json_name', 'jsonName', 'json_name', 9, default=''),
-        _rt.FieldInfo(11, 'default_value', 'defaultValue', 'default_value', 9, default=''),
+        _rt.FieldInfo(1, 'kind', 'kind', 'kind', 14, enum=_e_Field_Kind, default=0),  # google.protobuf.Field.Kind kind = 1;
+        _rt.FieldInfo(2, 'cardinality', 'cardinality', 'cardinality', 14, enum=_e_Field_Cardinality, default=0),  # google.protobuf.Field.Cardinality cardinality = 2;
+        _rt.FieldInfo(3, 'number', 'number', 'number', 5, default=0),  # int32 number = 3;
+        _rt.FieldInfo(4, 'name', 'name', 'name', 9, default=''),  # string name = 4;
+        _rt.FieldInfo(6, 'type_url', 'typeUrl', 'type_url', 9, default=''),  # string type_url = 6;
+        _rt.FieldInfo(7, 'oneof_index', 'oneofIndex', 'oneof_index', 5, default=0),  # int32 oneof_index = 7;
+        _rt.FieldInfo(8, 'packed', 'packed', 'packed', 8, default=False),  # bool packed = 8;
+        _rt.FieldInfo(9, 'options', 'options', 'options', 11, repeated=True, message_type=Option),  # repeated google.protobuf.Option options = 9;
+        _rt.FieldInfo(10, 'json_name', 'jsonName', 'json_name', 9, default=''),  # string json_name = 10;
+        _rt.FieldInfo(11, 'default_value', 'defaultValue', 'default_value', 9, default=''),  # string default_value = 11;
     ),
     (),
 )
 Enum._pb_info = _rt.MessageInfo(
     'google.protobuf.Enum',
     (
-        _rt.FieldInfo(1, 'name', 'name', 'name', 9, default=''),
-        _rt.FieldInfo(2, 'enumvalue', 'enumvalue', 'enumvalue', 11, repeated=True, message_type=EnumValue),
-        _rt.FieldInfo(3, 'options', 'options', 'options', 11, repeated=True, message_type=Option),
-        _rt.FieldInfo(4, 'source_context', 'sourceContext', 'source_context', 11, presence=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext),
-        _rt.FieldInfo(5, 'syntax', 'syntax', 'syntax', 14, enum=_e_Syntax, default=0),
-        _rt.FieldInfo(6, 'edition', 'edition', 'edition', 9, default=''),
+        _rt.FieldInfo(1, 'name', 'name', 'name', 9, default=''),  # string name = 1;
+        _rt.FieldInfo(2, 'enumvalue', 'enumvalue', 'enumvalue', 11, repeated=True, message_type=EnumValue),  # repeated google.protobuf.EnumValue enumvalue = 2;
+        _rt.FieldInfo(3, 'options', 'options', 'options', 11, repeated=True, message_type=Option),  # repeated google.protobuf.Option options = 3;
+        _rt.FieldInfo(4, 'source_context', 'sourceContext', 'source_context', 11, presence=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext),  # google.protobuf.SourceContext source_context = 4;
+        _rt.FieldInfo(5, 'syntax', 'syntax', 'syntax', 14, enum=_e_Syntax, default=0),  # google.protobuf.Syntax syntax = 5;
+        _rt.FieldInfo(6, 'edition', 'edition', 'edition', 9, default=''),  # string edition = 6;
     ),
     (),
 )
 EnumValue._pb_info = _rt.MessageInfo(
     'google.protobuf.EnumValue',
     (
-        _rt.FieldInfo(1, 'name', 'name', 'name', 9, default=''),
-        _rt.FieldInfo(2, 'number', 'number', 'number', 5, default=0),
-        _rt.FieldInfo(3, 'options', 'options', 'options', 11, repeated=True, message_type=Option),
+        _rt.FieldInfo(1, 'name', 'name', 'name', 9, default=''),  # string name = 1;
+        _rt.FieldInfo(2, 'number', 'number', 'number', 5, default=0),  # int32 number = 2;
+        _rt.FieldInfo(3, 'options', 'options', 'options', 11, repeated=True, message_type=Option),  # repeated google.protobuf.Option options = 3;
     ),
     (),
 )
 Option._pb_info = _rt.MessageInfo(
     'google.protobuf.Option',
     (
-        _rt.FieldInfo(1, 'name', 'name', 'name', 9, default=''),
-        _rt.FieldInfo(2, 'value', 'value', 'value', 11, presence=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any),
+        _rt.FieldInfo(1, 'name', 'name', 'name', 9, default=''),  # string name = 1;
+        _rt.FieldInfo(2, 'value', 'value', 'value', 11, presence=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any),  # google.protobuf.Any value = 2;
     ),
     (),
 )
 
 # Registrations belong to the classes this module serves: its twin's when selected.
 if not _rt.protoopaque_selected():
-    _rt.register_messages(Type, Field, Enum, EnumValue, Option, )
+    _rt.register_messages(Type, Field, Enum, EnumValue, Option)

@@ -30,7 +30,7 @@ class DoubleValue(_rt.Message):
     Not recommended for use in new APIs, but still useful for legacy APIs and
     has no plan to be removed.
     """
-    __slots__ = ("value", )
+    __slots__ = ("value",)
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     value: float
     """The double value.
@@ -148,7 +148,7 @@ class FloatValue(_rt.Message):
     Not recommended for use in new APIs, but still useful for legacy APIs and
     has no plan to be removed.
     """
-    __slots__ = ("value", )
+    __slots__ = ("value",)
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     value: float
     """The float value.
@@ -266,7 +266,7 @@ class Int64Value(_rt.Message):
     Not recommended for use in new APIs, but still useful for legacy APIs and
     has no plan to be removed.
     """
-    __slots__ = ("value", )
+    __slots__ = ("value",)
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     value: int
     """The int64 value.
@@ -392,7 +392,7 @@ class UInt64Value(_rt.Message):
     Not recommended for use in new APIs, but still useful for legacy APIs and
     has no plan to be removed.
     """
-    __slots__ = ("value", )
+    __slots__ = ("value",)
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     value: int
     """The uint64 value.
@@ -518,7 +518,7 @@ class Int32Value(_rt.Message):
     Not recommended for use in new APIs, but still useful for legacy APIs and
     has no plan to be removed.
     """
-    __slots__ = ("value", )
+    __slots__ = ("value",)
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     value: int
     """The int32 value.
@@ -644,7 +644,7 @@ class UInt32Value(_rt.Message):
     Not recommended for use in new APIs, but still useful for legacy APIs and
     has no plan to be removed.
     """
-    __slots__ = ("value", )
+    __slots__ = ("value",)
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     value: int
     """The uint32 value.
@@ -770,7 +770,7 @@ class BoolValue(_rt.Message):
     Not recommended for use in new APIs, but still useful for legacy APIs and
     has no plan to be removed.
     """
-    __slots__ = ("value", )
+    __slots__ = ("value",)
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     value: bool
     """The bool value.
@@ -891,7 +891,7 @@ class StringValue(_rt.Message):
     Not recommended for use in new APIs, but still useful for legacy APIs and
     has no plan to be removed.
     """
-    __slots__ = ("value", )
+    __slots__ = ("value",)
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     value: str
     """The string value.
@@ -1023,7 +1023,7 @@ class BytesValue(_rt.Message):
     Not recommended for use in new APIs, but still useful for legacy APIs and
     has no plan to be removed.
     """
-    __slots__ = ("value", )
+    __slots__ = ("value",)
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     value: bytes
     """The bytes value.
@@ -1150,67 +1150,68 @@ class BytesValue(_rt.Message):
 DoubleValue._pb_info = _rt.MessageInfo(
     'google.protobuf.DoubleValue',
     (
-        _rt.FieldInfo(1, 'value', 'value', 'value', 1, default=0.0),
+        _rt.FieldInfo(1, 'value', 'value', 'value', 1, default=0.0),  # double value = 1;
     ),
     (),
 )
 FloatValue._pb_info = _rt.MessageInfo(
     'google.protobuf.FloatValue',
     (
-        _rt.FieldInfo(1, 'value', 'value', 'value', 2, default=0.0),
+        _rt.FieldInfo(1, 'value', 'value', 'value', 2, default=0.0),  # float value = 1;
     ),
     (),
 )
 Int64Value._pb_info = _rt.MessageInfo(
     'google.protobuf.Int64Value',
     (
-        _rt.FieldInfo(1, 'value', 'value', 'value', 3, default=0),
+        _rt.FieldInfo(1, 'value', 'value', 'value', 3, default=0),  # int64 value = 1;
     ),
     (),
 )
 UInt64Value._pb_info = _rt.MessageInfo(
     'google.protobuf.UInt64Value',
     (
-        _rt.FieldInfo(1, 'value', 'value', 'value', 4, default=0),
+        _rt.FieldInfo(1, 'value', 'value', 'value', 4, default=0),  # uint64 value = 1;
     ),
     (),
 )
 Int32Value._pb_info = _rt.MessageInfo(
     'google.protobuf.Int32Value',
     (
-        _rt.FieldInfo(1, 'value', 'value', 'value', 5, default=0),
+        _rt.FieldInfo(1, 'value', 'value', 'value', 5, default=0),  # int32 value = 1;
     ),
     (),
 )
 UInt32Value._pb_info = _rt.MessageInfo(
     'google.protobuf.UInt32Value',
     (
-        _rt.FieldInfo(1, 'value', 'value', 'value', 13, default=0),
+        _rt.FieldInfo(1, 'value', 'value', 'value', 13, default=0),  # uint32 value = 1;
     ),
     (),
 )
 BoolValue._pb_info = _rt.MessageInfo(
     'google.protobuf.BoolValue',
     (
-        _rt.FieldInfo(1, 'value', 'value', 'value', 8, default=False),
+        _rt.FieldInfo(1, 'value', 'value', 'value', 8, default=False),  # bool value = 1;
     ),
     (),
 )
 StringValue._pb_info = _rt.MessageInfo(
     'google.protobuf.StringValue',
     (
-        _rt.FieldInfo(1, 'value', 'value', 'value', 9, default=''),
+        _rt.FieldInfo(1, 'value', 'value', 'value', 9, default=''),  # string value = 1;
     ),
     (),
 )
 BytesValue._pb_info = _rt.MessageInfo(
     'google.protobuf.BytesValue',
     (
-        _rt.FieldInfo(1, 'value', 'value', 'value', 12, default=b''),
+        _rt.FieldInfo(1, 'value', 'value', 'value', 12, default=b''),  # bytes value = 1;
     ),
     (),
 )
 
 # Registrations belong to the classes this module serves: its twin's when selected.
 if not _rt.protoopaque_selected():
-    _rt.register_messages(DoubleValue, FloatValue, Int64Value, UInt64Value, Int32Value, UInt32Value, BoolValue, StringValue, BytesValue, )
+    _rt.register_messages(DoubleValue, FloatValue, Int64Value, UInt64Value, Int32Value, UInt32Value,
+                          BoolValue, StringValue, BytesValue)

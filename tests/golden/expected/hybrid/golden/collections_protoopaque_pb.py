@@ -23,7 +23,7 @@ class _c_Collections_Color(_enum.IntEnum):
 
 
 class _c_Collections_Item(_rt.Message):
-    __slots__ = ("_f_key", "_f_color", )
+    __slots__ = ("_f_key", "_f_color")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_key: str
@@ -251,7 +251,9 @@ class _c_Collections_Item(_rt.Message):
 class Collections(_rt.Message):
     Color: _t.TypeAlias = _c_Collections_Color
     Item: _t.TypeAlias = _c_Collections_Item
-    __slots__ = ("_f_packed_ints", "_f_names", "_f_items", "_f_colors", "_f_counts", "_f_items_by_id", "_f_color_by_flag", "_f_ratios", "_f_weights", "_oc_choice", "_ov_choice", )
+    __slots__ = ("_f_packed_ints", "_f_names", "_f_items", "_f_colors", "_f_counts",
+                 "_f_items_by_id", "_f_color_by_flag", "_f_ratios", "_f_weights", "_oc_choice",
+                 "_ov_choice")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_packed_ints: list[int]
@@ -1426,27 +1428,27 @@ _rt.nest_class(Collections, _c_Collections_Item, "Collections.Item")
 _c_Collections_Item._pb_info = _rt.MessageInfo(
     'golden.Collections.Item',
     (
-        _rt.FieldInfo(1, 'key', 'key', 'key', 9, default=''),
-        _rt.FieldInfo(2, 'color', 'color', 'color', 14, enum=_e_Collections_Color, default=0),
+        _rt.FieldInfo(1, 'key', 'key', 'key', 9, default=''),  # string key = 1;
+        _rt.FieldInfo(2, 'color', 'color', 'color', 14, enum=_e_Collections_Color, default=0),  # golden.Collections.Color color = 2;
     ),
     (),
 )
 Collections._pb_info = _rt.MessageInfo(
     'golden.Collections',
     (
-        _rt.FieldInfo(1, 'packed_ints', 'packedInts', 'packed_ints', 5, repeated=True, packed=True),
-        _rt.FieldInfo(2, 'names', 'names', 'names', 9, repeated=True),
-        _rt.FieldInfo(3, 'items', 'items', 'items', 11, repeated=True, message_type=Collections.Item),
-        _rt.FieldInfo(4, 'colors', 'colors', 'colors', 14, repeated=True, packed=True, enum=_e_Collections_Color),
-        _rt.FieldInfo(5, 'counts', 'counts', 'counts', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 9, default=''), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 3, default=0)),
-        _rt.FieldInfo(6, 'items_by_id', 'itemsById', 'items_by_id', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 5, default=0), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 11, message_type=Collections.Item)),
-        _rt.FieldInfo(10, 'color_by_flag', 'colorByFlag', 'color_by_flag', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 8, default=False), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 14, enum=_e_Collections_Color, default=0)),
-        _rt.FieldInfo(11, 'ratios', 'ratios', 'ratios', 2, repeated=True, packed=True),
-        _rt.FieldInfo(12, 'weights', 'weights', 'weights', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 9, default=''), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 2, default=0.0)),
-        _rt.FieldInfo(7, 'text', 'text', 'text', 9, presence=True, oneof='choice', default=''),
-        _rt.FieldInfo(8, 'item', 'item', 'item', 11, presence=True, oneof='choice', message_type=Collections.Item),
-        _rt.FieldInfo(9, 'scalars', 'scalars', 'scalars', 11, presence=True, oneof='choice', message_type=_m_golden__scalars_protoopaque_pb.Scalars),
+        _rt.FieldInfo(1, 'packed_ints', 'packedInts', 'packed_ints', 5, repeated=True, packed=True),  # repeated int32 packed_ints = 1;
+        _rt.FieldInfo(2, 'names', 'names', 'names', 9, repeated=True),  # repeated string names = 2;
+        _rt.FieldInfo(3, 'items', 'items', 'items', 11, repeated=True, message_type=Collections.Item),  # repeated golden.Collections.Item items = 3;
+        _rt.FieldInfo(4, 'colors', 'colors', 'colors', 14, repeated=True, packed=True, enum=_e_Collections_Color),  # repeated golden.Collections.Color colors = 4;
+        _rt.FieldInfo(5, 'counts', 'counts', 'counts', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 9, default=''), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 3, default=0)),  # map<string, int64> counts = 5;
+        _rt.FieldInfo(6, 'items_by_id', 'itemsById', 'items_by_id', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 5, default=0), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 11, message_type=Collections.Item)),  # map<int32, golden.Collections.Item> items_by_id = 6;
+        _rt.FieldInfo(10, 'color_by_flag', 'colorByFlag', 'color_by_flag', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 8, default=False), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 14, enum=_e_Collections_Color, default=0)),  # map<bool, golden.Collections.Color> color_by_flag = 10;
+        _rt.FieldInfo(11, 'ratios', 'ratios', 'ratios', 2, repeated=True, packed=True),  # repeated float ratios = 11;
+        _rt.FieldInfo(12, 'weights', 'weights', 'weights', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 9, default=''), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 2, default=0.0)),  # map<string, float> weights = 12;
+        _rt.FieldInfo(7, 'text', 'text', 'text', 9, presence=True, oneof='choice', default=''),  # string text = 7;
+        _rt.FieldInfo(8, 'item', 'item', 'item', 11, presence=True, oneof='choice', message_type=Collections.Item),  # golden.Collections.Item item = 8;
+        _rt.FieldInfo(9, 'scalars', 'scalars', 'scalars', 11, presence=True, oneof='choice', message_type=_m_golden__scalars_protoopaque_pb.Scalars),  # golden.Scalars scalars = 9;
     ),
-    (_rt.OneofInfo('choice', (7, 8, 9, )), ),
+    (_rt.OneofInfo('choice', (7, 8, 9)),),
 )
-_rt.register_messages(_c_Collections_Item, Collections, )
+_rt.register_messages(_c_Collections_Item, Collections)

@@ -29,7 +29,7 @@ class State(_enum.IntEnum):
 
 
 class _c_Edition2023_Child(_rt.Message):
-    __slots__ = ("value", )
+    __slots__ = ("value",)
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     value: int | None
     """Field: int32 value = 1;"""
@@ -175,7 +175,8 @@ class _c_Edition2023_Child(_rt.Message):
 
 class Edition2023(_rt.Message):
     Child: _t.TypeAlias = _c_Edition2023_Child
-    __slots__ = ("explicit_by_default", "implicit", "required_legacy", "expanded", "unchecked", "delimited_child", "state", )
+    __slots__ = ("explicit_by_default", "implicit", "required_legacy", "expanded", "unchecked",
+                 "delimited_child", "state")
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     explicit_by_default: int | None
     """Field: int32 explicit_by_default = 1;"""
@@ -666,24 +667,24 @@ _rt.nest_class(Edition2023, _c_Edition2023_Child, "Edition2023.Child")
 _c_Edition2023_Child._pb_info = _rt.MessageInfo(
     'golden.Edition2023.Child',
     (
-        _rt.FieldInfo(1, 'value', 'value', 'value', 5, presence=True, default=0),
+        _rt.FieldInfo(1, 'value', 'value', 'value', 5, presence=True, default=0),  # int32 value = 1;
     ),
     (),
 )
 Edition2023._pb_info = _rt.MessageInfo(
     'golden.Edition2023',
     (
-        _rt.FieldInfo(1, 'explicit_by_default', 'explicitByDefault', 'explicit_by_default', 5, presence=True, default=0),
-        _rt.FieldInfo(2, 'implicit', 'implicit', 'implicit', 5, default=0),
-        _rt.FieldInfo(3, 'required_legacy', 'requiredLegacy', 'required_legacy', 5, presence=True, required=True, default=0),
-        _rt.FieldInfo(4, 'expanded', 'expanded', 'expanded', 5, repeated=True),
-        _rt.FieldInfo(5, 'unchecked', 'unchecked', 'unchecked', 9, presence=True, utf8=False, default=''),
-        _rt.FieldInfo(6, 'delimited_child', 'delimitedChild', 'delimited_child', 10, presence=True, message_type=Edition2023.Child),
-        _rt.FieldInfo(7, 'state', 'state', 'state', 14, presence=True, enum=_e_State, default=0),
+        _rt.FieldInfo(1, 'explicit_by_default', 'explicitByDefault', 'explicit_by_default', 5, presence=True, default=0),  # int32 explicit_by_default = 1;
+        _rt.FieldInfo(2, 'implicit', 'implicit', 'implicit', 5, default=0),  # int32 implicit = 2;
+        _rt.FieldInfo(3, 'required_legacy', 'requiredLegacy', 'required_legacy', 5, presence=True, required=True, default=0),  # int32 required_legacy = 3;
+        _rt.FieldInfo(4, 'expanded', 'expanded', 'expanded', 5, repeated=True),  # repeated int32 expanded = 4;
+        _rt.FieldInfo(5, 'unchecked', 'unchecked', 'unchecked', 9, presence=True, utf8=False, default=''),  # string unchecked = 5;
+        _rt.FieldInfo(6, 'delimited_child', 'delimitedChild', 'delimited_child', 10, presence=True, message_type=Edition2023.Child),  # golden.Edition2023.Child delimited_child = 6;
+        _rt.FieldInfo(7, 'state', 'state', 'state', 14, presence=True, enum=_e_State, default=0),  # golden.State state = 7;
     ),
     (),
 )
 
 # Registrations belong to the classes this module serves: its twin's when selected.
 if not _rt.protoopaque_selected():
-    _rt.register_messages(_c_Edition2023_Child, Edition2023, )
+    _rt.register_messages(_c_Edition2023_Child, Edition2023)

@@ -23,7 +23,7 @@ if _rt.protoopaque_selected():
 
 
 class Query(_rt.Message):
-    __slots__ = ("text", )
+    __slots__ = ("text",)
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     text: str
     """Field: string text = 1;"""
@@ -172,11 +172,11 @@ class Query(_rt.Message):
 Query._pb_info = _rt.MessageInfo(
     'golden.Query',
     (
-        _rt.FieldInfo(1, 'text', 'text', 'text', 9, default=''),
+        _rt.FieldInfo(1, 'text', 'text', 'text', 9, default=''),  # string text = 1;
     ),
     (),
 )
 
 # Registrations belong to the classes this module serves: its twin's when selected.
 if not _rt.protoopaque_selected():
-    _rt.register_messages(Query, )
+    _rt.register_messages(Query)

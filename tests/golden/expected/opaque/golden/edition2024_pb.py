@@ -15,7 +15,7 @@ _pb_descriptor: _t.Final = ('golden/edition2024.proto', b'\n\x18golden/edition20
 
 
 class _c_LogEntry_Detail(_rt.Message):
-    __slots__ = ("_f_lines", "_f_level", "_pb_p0", )
+    __slots__ = ("_f_lines", "_f_level", "_pb_p0")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_lines: list[str]
@@ -250,7 +250,8 @@ class _c_LogEntry_Detail(_rt.Message):
 class LogEntry(_rt.Message):
     """A log entry with a lazily decoded payload."""
     Detail: _t.TypeAlias = _c_LogEntry_Detail
-    __slots__ = ("_f_timestamp", "_f_message", "_f_detail", "_f_unchecked_detail", "_f_history", "_pb_p0", "_l_detail", "_l_unchecked_detail", )
+    __slots__ = ("_f_timestamp", "_f_message", "_f_detail", "_f_unchecked_detail", "_f_history",
+                 "_pb_p0", "_l_detail", "_l_unchecked_detail")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_timestamp: int
@@ -815,7 +816,7 @@ class LogEntry(_rt.Message):
 
 class Envelope(_rt.Message):
     """A request that embeds a pre-serialized log entry."""
-    __slots__ = ("_f_name", "_f_entry", "_pb_p0", )
+    __slots__ = ("_f_name", "_f_entry", "_pb_p0")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
@@ -1074,7 +1075,7 @@ class Envelope(_rt.Message):
 
 class Node(_rt.Message):
     """A tree of any depth: one child decoded at parse, one on first access."""
-    __slots__ = ("_f_value", "_f_child", "_f_lazy_child", "_pb_p0", "_l_lazy_child", )
+    __slots__ = ("_f_value", "_f_child", "_f_lazy_child", "_pb_p0", "_l_lazy_child")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: int
@@ -1448,37 +1449,37 @@ _rt.nest_class(LogEntry, _c_LogEntry_Detail, "LogEntry.Detail")
 _c_LogEntry_Detail._pb_info = _rt.MessageInfo(
     'golden.LogEntry.Detail',
     (
-        _rt.FieldInfo(1, 'lines', 'lines', 'lines', 9, repeated=True),
-        _rt.FieldInfo(2, 'level', 'level', 'level', 5, presence=True, default=0),
+        _rt.FieldInfo(1, 'lines', 'lines', 'lines', 9, repeated=True),  # repeated string lines = 1;
+        _rt.FieldInfo(2, 'level', 'level', 'level', 5, presence=True, default=0),  # int32 level = 2;
     ),
     (),
 )
 LogEntry._pb_info = _rt.MessageInfo(
     'golden.LogEntry',
     (
-        _rt.FieldInfo(1, 'timestamp', 'timestamp', 'timestamp', 3, presence=True, default=0),
-        _rt.FieldInfo(2, 'message', 'message', 'message', 9, presence=True, default=''),
-        _rt.FieldInfo(3, 'detail', 'detail', 'detail', 11, presence=True, message_type=LogEntry.Detail),
-        _rt.FieldInfo(4, 'unchecked_detail', 'uncheckedDetail', 'unchecked_detail', 11, presence=True, message_type=LogEntry.Detail),
-        _rt.FieldInfo(5, 'history', 'history', 'history', 11, repeated=True, message_type=LogEntry.Detail),
+        _rt.FieldInfo(1, 'timestamp', 'timestamp', 'timestamp', 3, presence=True, default=0),  # int64 timestamp = 1;
+        _rt.FieldInfo(2, 'message', 'message', 'message', 9, presence=True, default=''),  # string message = 2;
+        _rt.FieldInfo(3, 'detail', 'detail', 'detail', 11, presence=True, message_type=LogEntry.Detail),  # golden.LogEntry.Detail detail = 3;
+        _rt.FieldInfo(4, 'unchecked_detail', 'uncheckedDetail', 'unchecked_detail', 11, presence=True, message_type=LogEntry.Detail),  # golden.LogEntry.Detail unchecked_detail = 4;
+        _rt.FieldInfo(5, 'history', 'history', 'history', 11, repeated=True, message_type=LogEntry.Detail),  # repeated golden.LogEntry.Detail history = 5;
     ),
     (),
 )
 Envelope._pb_info = _rt.MessageInfo(
     'golden.Envelope',
     (
-        _rt.FieldInfo(1, 'name', 'name', 'name', 9, presence=True, default=''),
-        _rt.FieldInfo(2, 'entry', 'entry', 'entry', 11, presence=True, message_type=LogEntry),
+        _rt.FieldInfo(1, 'name', 'name', 'name', 9, presence=True, default=''),  # string name = 1;
+        _rt.FieldInfo(2, 'entry', 'entry', 'entry', 11, presence=True, message_type=LogEntry),  # golden.LogEntry entry = 2;
     ),
     (),
 )
 Node._pb_info = _rt.MessageInfo(
     'golden.Node',
     (
-        _rt.FieldInfo(1, 'value', 'value', 'value', 5, presence=True, default=0),
-        _rt.FieldInfo(2, 'child', 'child', 'child', 11, presence=True, message_type=Node),
-        _rt.FieldInfo(3, 'lazy_child', 'lazyChild', 'lazy_child', 11, presence=True, message_type=Node),
+        _rt.FieldInfo(1, 'value', 'value', 'value', 5, presence=True, default=0),  # int32 value = 1;
+        _rt.FieldInfo(2, 'child', 'child', 'child', 11, presence=True, message_type=Node),  # golden.Node child = 2;
+        _rt.FieldInfo(3, 'lazy_child', 'lazyChild', 'lazy_child', 11, presence=True, message_type=Node),  # golden.Node lazy_child = 3;
     ),
     (),
 )
-_rt.register_messages(_c_LogEntry_Detail, LogEntry, Envelope, Node, )
+_rt.register_messages(_c_LogEntry_Detail, LogEntry, Envelope, Node)

@@ -21,7 +21,7 @@ class State(_enum.IntEnum):
 
 
 class _c_Edition2023_Child(_rt.Message):
-    __slots__ = ("_f_value", "_pb_p0", )
+    __slots__ = ("_f_value", "_pb_p0")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: int
@@ -201,7 +201,8 @@ class _c_Edition2023_Child(_rt.Message):
 
 class Edition2023(_rt.Message):
     Child: _t.TypeAlias = _c_Edition2023_Child
-    __slots__ = ("_f_explicit_by_default", "_f_implicit", "_f_required_legacy", "_f_expanded", "_f_unchecked", "_f_delimited_child", "_f_state", "_pb_p0", )
+    __slots__ = ("_f_explicit_by_default", "_f_implicit", "_f_required_legacy", "_f_expanded",
+                 "_f_unchecked", "_f_delimited_child", "_f_state", "_pb_p0")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _f_explicit_by_default: int
     _f_implicit: int
@@ -708,21 +709,21 @@ _rt.nest_class(Edition2023, _c_Edition2023_Child, "Edition2023.Child")
 _c_Edition2023_Child._pb_info = _rt.MessageInfo(
     'golden.Edition2023.Child',
     (
-        _rt.FieldInfo(1, 'value', 'value', 'value', 5, presence=True, default=0),
+        _rt.FieldInfo(1, 'value', 'value', 'value', 5, presence=True, default=0),  # int32 value = 1;
     ),
     (),
 )
 Edition2023._pb_info = _rt.MessageInfo(
     'golden.Edition2023',
     (
-        _rt.FieldInfo(1, 'explicit_by_default', 'explicitByDefault', 'explicit_by_default', 5, presence=True, default=0),
-        _rt.FieldInfo(2, 'implicit', 'implicit', 'implicit', 5, default=0),
-        _rt.FieldInfo(3, 'required_legacy', 'requiredLegacy', 'required_legacy', 5, presence=True, required=True, default=0),
-        _rt.FieldInfo(4, 'expanded', 'expanded', 'expanded', 5, repeated=True),
-        _rt.FieldInfo(5, 'unchecked', 'unchecked', 'unchecked', 9, presence=True, utf8=False, default=''),
-        _rt.FieldInfo(6, 'delimited_child', 'delimitedChild', 'delimited_child', 10, presence=True, message_type=Edition2023.Child),
-        _rt.FieldInfo(7, 'state', 'state', 'state', 14, presence=True, enum=_e_State, default=0),
+        _rt.FieldInfo(1, 'explicit_by_default', 'explicitByDefault', 'explicit_by_default', 5, presence=True, default=0),  # int32 explicit_by_default = 1;
+        _rt.FieldInfo(2, 'implicit', 'implicit', 'implicit', 5, default=0),  # int32 implicit = 2;
+        _rt.FieldInfo(3, 'required_legacy', 'requiredLegacy', 'required_legacy', 5, presence=True, required=True, default=0),  # int32 required_legacy = 3;
+        _rt.FieldInfo(4, 'expanded', 'expanded', 'expanded', 5, repeated=True),  # repeated int32 expanded = 4;
+        _rt.FieldInfo(5, 'unchecked', 'unchecked', 'unchecked', 9, presence=True, utf8=False, default=''),  # string unchecked = 5;
+        _rt.FieldInfo(6, 'delimited_child', 'delimitedChild', 'delimited_child', 10, presence=True, message_type=Edition2023.Child),  # golden.Edition2023.Child delimited_child = 6;
+        _rt.FieldInfo(7, 'state', 'state', 'state', 14, presence=True, enum=_e_State, default=0),  # golden.State state = 7;
     ),
     (),
 )
-_rt.register_messages(_c_Edition2023_Child, Edition2023, )
+_rt.register_messages(_c_Edition2023_Child, Edition2023)

@@ -21,7 +21,7 @@ class Level(_enum.IntEnum):
 
 
 class _c_Legacy_Point(_rt.Message):
-    __slots__ = ("_f_x", "_f_y", "_pb_p0", )
+    __slots__ = ("_f_x", "_f_y", "_pb_p0")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_x: int
@@ -263,7 +263,7 @@ class _c_Legacy_Point(_rt.Message):
 
 class Legacy(_rt.ExtendableMessage):
     Point: _t.TypeAlias = _c_Legacy_Point
-    __slots__ = ("_f_id", "_f_label", "_f_level", "_f_ratio", "_f_samples", "_f_point", "_pb_p0", )
+    __slots__ = ("_f_id", "_f_label", "_f_level", "_f_ratio", "_f_samples", "_f_point", "_pb_p0")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _f_id: int
     _f_label: str
@@ -722,7 +722,7 @@ class ConflictJsonName(_rt.Message):
     """A field's proto name is another field's json_name (the shape of upb's JSON tests): on
     input the json_name wins.
     """
-    __slots__ = ("_f_value", "_f_new_value", "_pb_p0", )
+    __slots__ = ("_f_value", "_f_new_value", "_pb_p0")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: int
@@ -971,28 +971,28 @@ _rt.nest_class(Legacy, _c_Legacy_Point, "Legacy.Point")
 _c_Legacy_Point._pb_info = _rt.MessageInfo(
     'golden.Legacy.Point',
     (
-        _rt.FieldInfo(7, 'x', 'x', 'x', 5, presence=True, default=0),
-        _rt.FieldInfo(8, 'y', 'y', 'y', 5, presence=True, default=0),
+        _rt.FieldInfo(7, 'x', 'x', 'x', 5, presence=True, default=0),  # optional int32 x = 7;
+        _rt.FieldInfo(8, 'y', 'y', 'y', 5, presence=True, default=0),  # optional int32 y = 8;
     ),
     (), legacy_json=True,
 )
 Legacy._pb_info = _rt.MessageInfo(
     'golden.Legacy',
     (
-        _rt.FieldInfo(1, 'id', 'id', 'id', 5, presence=True, required=True, default=0),
-        _rt.FieldInfo(2, 'label', 'label', 'label', 9, presence=True, utf8=False, default='none "quoted" \\ end'),
-        _rt.FieldInfo(3, 'level', 'level', 'level', 14, presence=True, enum=_e_Level, default=2),
-        _rt.FieldInfo(4, 'ratio', 'ratio', 'ratio', 1, presence=True, default=float("inf")),
-        _rt.FieldInfo(5, 'samples', 'samples', 'samples', 3, repeated=True, packed=True),
-        _rt.FieldInfo(6, 'point', 'point', 'point', 10, presence=True, message_type=Legacy.Point),
+        _rt.FieldInfo(1, 'id', 'id', 'id', 5, presence=True, required=True, default=0),  # required int32 id = 1;
+        _rt.FieldInfo(2, 'label', 'label', 'label', 9, presence=True, utf8=False, default='none "quoted" \\ end'),  # optional string label = 2;
+        _rt.FieldInfo(3, 'level', 'level', 'level', 14, presence=True, enum=_e_Level, default=2),  # optional golden.Level level = 3;
+        _rt.FieldInfo(4, 'ratio', 'ratio', 'ratio', 1, presence=True, default=float("inf")),  # optional double ratio = 4;
+        _rt.FieldInfo(5, 'samples', 'samples', 'samples', 3, repeated=True, packed=True),  # repeated int64 samples = 5;
+        _rt.FieldInfo(6, 'point', 'point', 'point', 10, presence=True, message_type=Legacy.Point),  # optional golden.Legacy.Point point = 6;
     ),
     (), extension_ranges=((100, 200),), legacy_json=True,
 )
 ConflictJsonName._pb_info = _rt.MessageInfo(
     'golden.ConflictJsonName',
     (
-        _rt.FieldInfo(1, 'value', 'old_value', 'value', 5, presence=True, default=0),
-        _rt.FieldInfo(2, 'new_value', 'value', 'new_value', 5, presence=True, default=0),
+        _rt.FieldInfo(1, 'value', 'old_value', 'value', 5, presence=True, default=0),  # optional int32 value = 1;
+        _rt.FieldInfo(2, 'new_value', 'value', 'new_value', 5, presence=True, default=0),  # optional int32 new_value = 2;
     ),
     (), legacy_json=True,
 )
@@ -1000,4 +1000,4 @@ note: _t.Final[_rt.ExtensionInfo] = _rt.ExtensionInfo('golden.note', _rt.FieldIn
 tags: _t.Final[_rt.ExtensionInfo] = _rt.ExtensionInfo('golden.tags', _rt.FieldInfo(101, 'tags', 'tags', 'tags', 5, repeated=True), Legacy)
 _rt.register_extension(note)
 _rt.register_extension(tags)
-_rt.register_messages(_c_Legacy_Point, Legacy, ConflictJsonName, )
+_rt.register_messages(_c_Legacy_Point, Legacy, ConflictJsonName)

@@ -15,7 +15,10 @@ _pb_descriptor: _t.Final = ('golden/scalars.proto', b'\n\x14golden/scalars.proto
 
 
 class Scalars(_rt.Message):
-    __slots__ = ("_f_f_double", "_f_f_float", "_f_f_int64", "_f_f_uint64", "_f_f_int32", "_f_f_fixed64", "_f_f_fixed32", "_f_f_bool", "_f_f_string", "_f_f_bytes", "_f_f_uint32", "_f_f_sfixed32", "_f_f_sfixed64", "_f_f_sint32", "_f_f_sint64", "_f_opt_int32", "_f_opt_string", "_pb_p0", )
+    __slots__ = ("_f_f_double", "_f_f_float", "_f_f_int64", "_f_f_uint64", "_f_f_int32",
+                 "_f_f_fixed64", "_f_f_fixed32", "_f_f_bool", "_f_f_string", "_f_f_bytes",
+                 "_f_f_uint32", "_f_f_sfixed32", "_f_f_sfixed64", "_f_f_sint32", "_f_f_sint64",
+                 "_f_opt_int32", "_f_opt_string", "_pb_p0")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_f_double: float
@@ -1072,7 +1075,7 @@ class FixedFirst(_rt.Message):
     """The first value its parser reads is fixed-width: compiled, librt's reader returns a
     64-bit native int, which must not become the type of the local every integer goes through.
     """
-    __slots__ = ("_f_id", "_f_count", "_f_small", )
+    __slots__ = ("_f_id", "_f_count", "_f_small")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_id: int
@@ -1331,33 +1334,33 @@ class FixedFirst(_rt.Message):
 Scalars._pb_info = _rt.MessageInfo(
     'golden.Scalars',
     (
-        _rt.FieldInfo(1, 'f_double', 'fDouble', 'f_double', 1, default=0.0),
-        _rt.FieldInfo(2, 'f_float', 'fFloat', 'f_float', 2, default=0.0),
-        _rt.FieldInfo(3, 'f_int64', 'fInt64', 'f_int64', 3, default=0),
-        _rt.FieldInfo(4, 'f_uint64', 'fUint64', 'f_uint64', 4, default=0),
-        _rt.FieldInfo(5, 'f_int32', 'fInt32', 'f_int32', 5, default=0),
-        _rt.FieldInfo(6, 'f_fixed64', 'fFixed64', 'f_fixed64', 6, default=0),
-        _rt.FieldInfo(7, 'f_fixed32', 'fFixed32', 'f_fixed32', 7, default=0),
-        _rt.FieldInfo(8, 'f_bool', 'fBool', 'f_bool', 8, default=False),
-        _rt.FieldInfo(9, 'f_string', 'fString', 'f_string', 9, default=''),
-        _rt.FieldInfo(10, 'f_bytes', 'fBytes', 'f_bytes', 12, default=b''),
-        _rt.FieldInfo(11, 'f_uint32', 'fUint32', 'f_uint32', 13, default=0),
-        _rt.FieldInfo(12, 'f_sfixed32', 'fSfixed32', 'f_sfixed32', 15, default=0),
-        _rt.FieldInfo(13, 'f_sfixed64', 'fSfixed64', 'f_sfixed64', 16, default=0),
-        _rt.FieldInfo(14, 'f_sint32', 'fSint32', 'f_sint32', 17, default=0),
-        _rt.FieldInfo(15, 'f_sint64', 'fSint64', 'f_sint64', 18, default=0),
-        _rt.FieldInfo(16, 'opt_int32', 'optInt32', 'opt_int32', 5, presence=True, default=0),
-        _rt.FieldInfo(17, 'opt_string', 'optString', 'opt_string', 9, presence=True, default=''),
+        _rt.FieldInfo(1, 'f_double', 'fDouble', 'f_double', 1, default=0.0),  # double f_double = 1;
+        _rt.FieldInfo(2, 'f_float', 'fFloat', 'f_float', 2, default=0.0),  # float f_float = 2;
+        _rt.FieldInfo(3, 'f_int64', 'fInt64', 'f_int64', 3, default=0),  # int64 f_int64 = 3;
+        _rt.FieldInfo(4, 'f_uint64', 'fUint64', 'f_uint64', 4, default=0),  # uint64 f_uint64 = 4;
+        _rt.FieldInfo(5, 'f_int32', 'fInt32', 'f_int32', 5, default=0),  # int32 f_int32 = 5;
+        _rt.FieldInfo(6, 'f_fixed64', 'fFixed64', 'f_fixed64', 6, default=0),  # fixed64 f_fixed64 = 6;
+        _rt.FieldInfo(7, 'f_fixed32', 'fFixed32', 'f_fixed32', 7, default=0),  # fixed32 f_fixed32 = 7;
+        _rt.FieldInfo(8, 'f_bool', 'fBool', 'f_bool', 8, default=False),  # bool f_bool = 8;
+        _rt.FieldInfo(9, 'f_string', 'fString', 'f_string', 9, default=''),  # string f_string = 9;
+        _rt.FieldInfo(10, 'f_bytes', 'fBytes', 'f_bytes', 12, default=b''),  # bytes f_bytes = 10;
+        _rt.FieldInfo(11, 'f_uint32', 'fUint32', 'f_uint32', 13, default=0),  # uint32 f_uint32 = 11;
+        _rt.FieldInfo(12, 'f_sfixed32', 'fSfixed32', 'f_sfixed32', 15, default=0),  # sfixed32 f_sfixed32 = 12;
+        _rt.FieldInfo(13, 'f_sfixed64', 'fSfixed64', 'f_sfixed64', 16, default=0),  # sfixed64 f_sfixed64 = 13;
+        _rt.FieldInfo(14, 'f_sint32', 'fSint32', 'f_sint32', 17, default=0),  # sint32 f_sint32 = 14;
+        _rt.FieldInfo(15, 'f_sint64', 'fSint64', 'f_sint64', 18, default=0),  # sint64 f_sint64 = 15;
+        _rt.FieldInfo(16, 'opt_int32', 'optInt32', 'opt_int32', 5, presence=True, default=0),  # optional int32 opt_int32 = 16;
+        _rt.FieldInfo(17, 'opt_string', 'optString', 'opt_string', 9, presence=True, default=''),  # optional string opt_string = 17;
     ),
     (),
 )
 FixedFirst._pb_info = _rt.MessageInfo(
     'golden.FixedFirst',
     (
-        _rt.FieldInfo(1, 'id', 'id', 'id', 6, default=0),
-        _rt.FieldInfo(2, 'count', 'count', 'count', 4, default=0),
-        _rt.FieldInfo(3, 'small', 'small', 'small', 7, default=0),
+        _rt.FieldInfo(1, 'id', 'id', 'id', 6, default=0),  # fixed64 id = 1;
+        _rt.FieldInfo(2, 'count', 'count', 'count', 4, default=0),  # uint64 count = 2;
+        _rt.FieldInfo(3, 'small', 'small', 'small', 7, default=0),  # fixed32 small = 3;
     ),
     (),
 )
-_rt.register_messages(Scalars, FixedFirst, )
+_rt.register_messages(Scalars, FixedFirst)

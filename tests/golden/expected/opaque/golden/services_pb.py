@@ -15,7 +15,7 @@ _pb_descriptor: _t.Final = ('golden/services.proto', b'\n\x15golden/services.pro
 
 
 class Query(_rt.Message):
-    __slots__ = ("_f_text", )
+    __slots__ = ("_f_text",)
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_text: str
@@ -188,8 +188,8 @@ class Query(_rt.Message):
 Query._pb_info = _rt.MessageInfo(
     'golden.Query',
     (
-        _rt.FieldInfo(1, 'text', 'text', 'text', 9, default=''),
+        _rt.FieldInfo(1, 'text', 'text', 'text', 9, default=''),  # string text = 1;
     ),
     (),
 )
-_rt.register_messages(Query, )
+_rt.register_messages(Query)

@@ -15,7 +15,7 @@ _pb_descriptor: _t.Final = ('golden/edition2024.proto', b'\n\x18golden/edition20
 
 
 class _c_LogEntry_Detail(_rt.Message):
-    __slots__ = ("lines", "level", )
+    __slots__ = ("lines", "level")
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     lines: list[str]
     """Field: repeated string lines = 1;"""
@@ -197,7 +197,7 @@ class _c_LogEntry_Detail(_rt.Message):
 class LogEntry(_rt.Message):
     """A log entry with a lazily decoded payload."""
     Detail: _t.TypeAlias = _c_LogEntry_Detail
-    __slots__ = ("timestamp", "message", "detail", "unchecked_detail", "history", )
+    __slots__ = ("timestamp", "message", "detail", "unchecked_detail", "history")
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     timestamp: int | None
     """Field: int64 timestamp = 1;"""
@@ -571,7 +571,7 @@ class LogEntry(_rt.Message):
 
 class Envelope(_rt.Message):
     """A request that embeds a pre-serialized log entry."""
-    __slots__ = ("name", "entry", )
+    __slots__ = ("name", "entry")
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     name: str | None
     """Field: string name = 1;"""
@@ -769,7 +769,7 @@ class Envelope(_rt.Message):
 
 class Node(_rt.Message):
     """A tree of any depth: one child decoded at parse, one on first access."""
-    __slots__ = ("value", "child", "lazy_child", )
+    __slots__ = ("value", "child", "lazy_child")
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     value: int | None
     """Field: int32 value = 1;"""
@@ -1021,37 +1021,37 @@ _rt.nest_class(LogEntry, _c_LogEntry_Detail, "LogEntry.Detail")
 _c_LogEntry_Detail._pb_info = _rt.MessageInfo(
     'golden.LogEntry.Detail',
     (
-        _rt.FieldInfo(1, 'lines', 'lines', 'lines', 9, repeated=True),
-        _rt.FieldInfo(2, 'level', 'level', 'level', 5, presence=True, default=0),
+        _rt.FieldInfo(1, 'lines', 'lines', 'lines', 9, repeated=True),  # repeated string lines = 1;
+        _rt.FieldInfo(2, 'level', 'level', 'level', 5, presence=True, default=0),  # int32 level = 2;
     ),
     (),
 )
 LogEntry._pb_info = _rt.MessageInfo(
     'golden.LogEntry',
     (
-        _rt.FieldInfo(1, 'timestamp', 'timestamp', 'timestamp', 3, presence=True, default=0),
-        _rt.FieldInfo(2, 'message', 'message', 'message', 9, presence=True, default=''),
-        _rt.FieldInfo(3, 'detail', 'detail', 'detail', 11, presence=True, message_type=LogEntry.Detail),
-        _rt.FieldInfo(4, 'unchecked_detail', 'uncheckedDetail', 'unchecked_detail', 11, presence=True, message_type=LogEntry.Detail),
-        _rt.FieldInfo(5, 'history', 'history', 'history', 11, repeated=True, message_type=LogEntry.Detail),
+        _rt.FieldInfo(1, 'timestamp', 'timestamp', 'timestamp', 3, presence=True, default=0),  # int64 timestamp = 1;
+        _rt.FieldInfo(2, 'message', 'message', 'message', 9, presence=True, default=''),  # string message = 2;
+        _rt.FieldInfo(3, 'detail', 'detail', 'detail', 11, presence=True, message_type=LogEntry.Detail),  # golden.LogEntry.Detail detail = 3;
+        _rt.FieldInfo(4, 'unchecked_detail', 'uncheckedDetail', 'unchecked_detail', 11, presence=True, message_type=LogEntry.Detail),  # golden.LogEntry.Detail unchecked_detail = 4;
+        _rt.FieldInfo(5, 'history', 'history', 'history', 11, repeated=True, message_type=LogEntry.Detail),  # repeated golden.LogEntry.Detail history = 5;
     ),
     (),
 )
 Envelope._pb_info = _rt.MessageInfo(
     'golden.Envelope',
     (
-        _rt.FieldInfo(1, 'name', 'name', 'name', 9, presence=True, default=''),
-        _rt.FieldInfo(2, 'entry', 'entry', 'entry', 11, presence=True, message_type=LogEntry),
+        _rt.FieldInfo(1, 'name', 'name', 'name', 9, presence=True, default=''),  # string name = 1;
+        _rt.FieldInfo(2, 'entry', 'entry', 'entry', 11, presence=True, message_type=LogEntry),  # golden.LogEntry entry = 2;
     ),
     (),
 )
 Node._pb_info = _rt.MessageInfo(
     'golden.Node',
     (
-        _rt.FieldInfo(1, 'value', 'value', 'value', 5, presence=True, default=0),
-        _rt.FieldInfo(2, 'child', 'child', 'child', 11, presence=True, message_type=Node),
-        _rt.FieldInfo(3, 'lazy_child', 'lazyChild', 'lazy_child', 11, presence=True, message_type=Node),
+        _rt.FieldInfo(1, 'value', 'value', 'value', 5, presence=True, default=0),  # int32 value = 1;
+        _rt.FieldInfo(2, 'child', 'child', 'child', 11, presence=True, message_type=Node),  # golden.Node child = 2;
+        _rt.FieldInfo(3, 'lazy_child', 'lazyChild', 'lazy_child', 11, presence=True, message_type=Node),  # golden.Node lazy_child = 3;
     ),
     (),
 )
-_rt.register_messages(_c_LogEntry_Detail, LogEntry, Envelope, Node, )
+_rt.register_messages(_c_LogEntry_Detail, LogEntry, Envelope, Node)

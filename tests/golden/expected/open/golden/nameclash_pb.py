@@ -37,7 +37,7 @@ _pb_descriptor: _t.Final = ('golden/nameclash.proto', b'\n\x16golden/nameclash.p
 
 
 class buf(_rt.Message):
-    __slots__ = ("a", )
+    __slots__ = ("a",)
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     a: int | None
     """Field: optional int32 a = 1;"""
@@ -172,7 +172,7 @@ class buf(_rt.Message):
 
 
 class m4(_rt.Message):
-    __slots__ = ("a", )
+    __slots__ = ("a",)
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     a: int | None
     """Field: optional int32 a = 1;"""
@@ -307,7 +307,7 @@ class m4(_rt.Message):
 
 
 class i5(_rt.Message):
-    __slots__ = ("a", )
+    __slots__ = ("a",)
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     a: int | None
     """Field: required int32 a = 1;"""
@@ -450,7 +450,7 @@ class i5(_rt.Message):
 
 
 class key6(_rt.Message):
-    __slots__ = ("a", )
+    __slots__ = ("a",)
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     a: int | None
     """Field: required int32 a = 1;"""
@@ -593,7 +593,7 @@ class key6(_rt.Message):
 
 
 class class_(_rt.Message):
-    __slots__ = ("a", )
+    __slots__ = ("a",)
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     a: int | None
     """Field: optional int32 a = 1;"""
@@ -1080,7 +1080,7 @@ class annotations_(_rt.Message):
 
 
 class Private_(_rt.Message):
-    __slots__ = ("a", )
+    __slots__ = ("a",)
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     a: int | None
     """Field: optional int32 a = 1;"""
@@ -1215,7 +1215,9 @@ class Private_(_rt.Message):
 
 
 class Holder(_rt.ExtendableMessage):
-    __slots__ = ("f_buf", "m4_", "items", "by_id", "has_pick_", "foo", "get_foo_", "int_", "classmethod_", "parse_", "self_", "x_", "y__", "pb_info_", "x__", "raw", "buf_", "type", "_oc_pick", "_ov_pick", )
+    __slots__ = ("f_buf", "m4_", "items", "by_id", "has_pick_", "foo", "get_foo_", "int_",
+                 "classmethod_", "parse_", "self_", "x_", "y__", "pb_info_", "x__", "raw", "buf_",
+                 "type", "_oc_pick", "_ov_pick")
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     f_buf: buf | None
     """Field: optional golden.nameclash.buf f_buf = 1;"""
@@ -2565,7 +2567,7 @@ class _c_Enums_E(_enum.IntEnum):
 
 class Enums(_rt.Message):
     E: _t.TypeAlias = _c_Enums_E
-    __slots__ = ("e", )
+    __slots__ = ("e",)
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     e: int | None
     """Field: optional golden.nameclash.Enums.E e = 1;"""
@@ -2706,7 +2708,7 @@ class Enums(_rt.Message):
 
 
 class _c_Outer_Inner_X(_rt.Message):
-    __slots__ = ("a", )
+    __slots__ = ("a",)
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     a: int | None
     """Field: optional int32 a = 1;"""
@@ -2842,7 +2844,7 @@ class _c_Outer_Inner_X(_rt.Message):
 
 class Outer(_rt.Message):
     Inner_X: _t.TypeAlias = _c_Outer_Inner_X
-    __slots__ = ("x", )
+    __slots__ = ("x",)
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     x: Outer.Inner_X | None
     """Field: optional golden.nameclash.Outer.Inner_X x = 1;"""
@@ -2990,7 +2992,7 @@ class Outer(_rt.Message):
 
 
 class _c_Outer_Inner_X_(_rt.Message):
-    __slots__ = ("a", )
+    __slots__ = ("a",)
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     a: int | None
     """Field: optional int32 a = 1;"""
@@ -3126,7 +3128,7 @@ class _c_Outer_Inner_X_(_rt.Message):
 
 class Outer_Inner(_rt.Message):
     X: _t.TypeAlias = _c_Outer_Inner_X_
-    __slots__ = ("x", )
+    __slots__ = ("x",)
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     x: Outer_Inner.X | None
     """Field: optional golden.nameclash.Outer_Inner.X x = 1;"""
@@ -3280,35 +3282,35 @@ _rt.nest_class(Outer_Inner, _c_Outer_Inner_X_, "Outer_Inner.X")
 buf._pb_info = _rt.MessageInfo(
     'golden.nameclash.buf',
     (
-        _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, default=0),
+        _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, default=0),  # optional int32 a = 1;
     ),
     (), legacy_json=True,
 )
 m4._pb_info = _rt.MessageInfo(
     'golden.nameclash.m4',
     (
-        _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, default=0),
+        _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, default=0),  # optional int32 a = 1;
     ),
     (), legacy_json=True,
 )
 i5._pb_info = _rt.MessageInfo(
     'golden.nameclash.i5',
     (
-        _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, required=True, default=0),
+        _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, required=True, default=0),  # required int32 a = 1;
     ),
     (), legacy_json=True,
 )
 key6._pb_info = _rt.MessageInfo(
     'golden.nameclash.key6',
     (
-        _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, required=True, default=0),
+        _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, required=True, default=0),  # required int32 a = 1;
     ),
     (), legacy_json=True,
 )
 class_._pb_info = _rt.MessageInfo(
     'golden.nameclash.class',
     (
-        _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, default=0),
+        _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, default=0),  # optional int32 a = 1;
     ),
     (), legacy_json=True,
 )
@@ -3339,69 +3341,69 @@ annotations_._pb_info = _rt.MessageInfo(
 Private_._pb_info = _rt.MessageInfo(
     'golden.nameclash._Private',
     (
-        _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, default=0),
+        _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, default=0),  # optional int32 a = 1;
     ),
     (), legacy_json=True,
 )
 Holder._pb_info = _rt.MessageInfo(
     'golden.nameclash.Holder',
     (
-        _rt.FieldInfo(1, 'f_buf', 'fBuf', 'f_buf', 11, presence=True, message_type=buf),
-        _rt.FieldInfo(4, 'm4', 'm4', 'm4_', 11, repeated=True, message_type=m4),
-        _rt.FieldInfo(5, 'items', 'items', 'items', 11, repeated=True, message_type=i5),
-        _rt.FieldInfo(6, 'by_id', 'byId', 'by_id', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 5, default=0), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 11, message_type=key6)),
-        _rt.FieldInfo(7, 'one', 'one', 'one', 11, presence=True, oneof='pick', message_type=i5),
-        _rt.FieldInfo(8, 'other', 'other', 'other', 11, presence=True, oneof='pick', message_type=key6),
-        _rt.FieldInfo(9, 'four', 'four', 'four', 11, presence=True, oneof='pick', message_type=m4),
-        _rt.FieldInfo(10, 'has_pick', 'hasPick', 'has_pick_', 5, presence=True, default=0),
-        _rt.FieldInfo(11, 'foo', 'foo', 'foo', 5, presence=True, default=0),
-        _rt.FieldInfo(12, 'get_foo', 'getFoo', 'get_foo_', 5, presence=True, default=0),
-        _rt.FieldInfo(13, 'int', 'int', 'int_', 5, presence=True, default=0),
-        _rt.FieldInfo(14, 'classmethod', 'classmethod', 'classmethod_', 5, presence=True, default=0),
-        _rt.FieldInfo(15, 'parse', 'parse', 'parse_', 5, presence=True, default=0),
-        _rt.FieldInfo(16, 'self', 'self', 'self_', 5, presence=True, default=0),
-        _rt.FieldInfo(17, '_x', 'X', 'x_', 5, presence=True, default=0),
-        _rt.FieldInfo(18, '__y', 'Y', 'y__', 5, presence=True, default=0),
-        _rt.FieldInfo(19, '_pb_info', 'PbInfo', 'pb_info_', 5, presence=True, default=0),
-        _rt.FieldInfo(20, 'x_', 'x', 'x__', 5, presence=True, default=0),
-        _rt.FieldInfo(21, 'raw', 'raw', 'raw', 11, presence=True, message_type=buf),
-        _rt.FieldInfo(22, 'buf', 'buf', 'buf_', 5, presence=True, default=0),
-        _rt.FieldInfo(23, 'type', 'type', 'type', 5, presence=True, default=0),
+        _rt.FieldInfo(1, 'f_buf', 'fBuf', 'f_buf', 11, presence=True, message_type=buf),  # optional golden.nameclash.buf f_buf = 1;
+        _rt.FieldInfo(4, 'm4', 'm4', 'm4_', 11, repeated=True, message_type=m4),  # repeated golden.nameclash.m4 m4 = 4;
+        _rt.FieldInfo(5, 'items', 'items', 'items', 11, repeated=True, message_type=i5),  # repeated golden.nameclash.i5 items = 5;
+        _rt.FieldInfo(6, 'by_id', 'byId', 'by_id', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 5, default=0), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 11, message_type=key6)),  # map<int32, golden.nameclash.key6> by_id = 6;
+        _rt.FieldInfo(7, 'one', 'one', 'one', 11, presence=True, oneof='pick', message_type=i5),  # golden.nameclash.i5 one = 7;
+        _rt.FieldInfo(8, 'other', 'other', 'other', 11, presence=True, oneof='pick', message_type=key6),  # golden.nameclash.key6 other = 8;
+        _rt.FieldInfo(9, 'four', 'four', 'four', 11, presence=True, oneof='pick', message_type=m4),  # golden.nameclash.m4 four = 9;
+        _rt.FieldInfo(10, 'has_pick', 'hasPick', 'has_pick_', 5, presence=True, default=0),  # optional int32 has_pick = 10;
+        _rt.FieldInfo(11, 'foo', 'foo', 'foo', 5, presence=True, default=0),  # optional int32 foo = 11;
+        _rt.FieldInfo(12, 'get_foo', 'getFoo', 'get_foo_', 5, presence=True, default=0),  # optional int32 get_foo = 12;
+        _rt.FieldInfo(13, 'int', 'int', 'int_', 5, presence=True, default=0),  # optional int32 int = 13;
+        _rt.FieldInfo(14, 'classmethod', 'classmethod', 'classmethod_', 5, presence=True, default=0),  # optional int32 classmethod = 14;
+        _rt.FieldInfo(15, 'parse', 'parse', 'parse_', 5, presence=True, default=0),  # optional int32 parse = 15;
+        _rt.FieldInfo(16, 'self', 'self', 'self_', 5, presence=True, default=0),  # optional int32 self = 16;
+        _rt.FieldInfo(17, '_x', 'X', 'x_', 5, presence=True, default=0),  # optional int32 _x = 17;
+        _rt.FieldInfo(18, '__y', 'Y', 'y__', 5, presence=True, default=0),  # optional int32 __y = 18;
+        _rt.FieldInfo(19, '_pb_info', 'PbInfo', 'pb_info_', 5, presence=True, default=0),  # optional int32 _pb_info = 19;
+        _rt.FieldInfo(20, 'x_', 'x', 'x__', 5, presence=True, default=0),  # optional int32 x_ = 20;
+        _rt.FieldInfo(21, 'raw', 'raw', 'raw', 11, presence=True, message_type=buf),  # optional golden.nameclash.buf raw = 21;
+        _rt.FieldInfo(22, 'buf', 'buf', 'buf_', 5, presence=True, default=0),  # optional int32 buf = 22;
+        _rt.FieldInfo(23, 'type', 'type', 'type', 5, presence=True, default=0),  # optional int32 type = 23;
     ),
-    (_rt.OneofInfo('pick', (7, 8, 9, )), ), extension_ranges=((100, 200),), legacy_json=True,
+    (_rt.OneofInfo('pick', (7, 8, 9)),), extension_ranges=((100, 200),), legacy_json=True,
 )
 Enums._pb_info = _rt.MessageInfo(
     'golden.nameclash.Enums',
     (
-        _rt.FieldInfo(1, 'e', 'e', 'e', 14, presence=True, enum=_e_Enums_E, default=0),
+        _rt.FieldInfo(1, 'e', 'e', 'e', 14, presence=True, enum=_e_Enums_E, default=0),  # optional golden.nameclash.Enums.E e = 1;
     ),
     (), legacy_json=True,
 )
 _c_Outer_Inner_X._pb_info = _rt.MessageInfo(
     'golden.nameclash.Outer.Inner_X',
     (
-        _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, default=0),
+        _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, default=0),  # optional int32 a = 1;
     ),
     (), legacy_json=True,
 )
 Outer._pb_info = _rt.MessageInfo(
     'golden.nameclash.Outer',
     (
-        _rt.FieldInfo(1, 'x', 'x', 'x', 11, presence=True, message_type=Outer.Inner_X),
+        _rt.FieldInfo(1, 'x', 'x', 'x', 11, presence=True, message_type=Outer.Inner_X),  # optional golden.nameclash.Outer.Inner_X x = 1;
     ),
     (), legacy_json=True,
 )
 _c_Outer_Inner_X_._pb_info = _rt.MessageInfo(
     'golden.nameclash.Outer_Inner.X',
     (
-        _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, default=0),
+        _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, default=0),  # optional int32 a = 1;
     ),
     (), legacy_json=True,
 )
 Outer_Inner._pb_info = _rt.MessageInfo(
     'golden.nameclash.Outer_Inner',
     (
-        _rt.FieldInfo(1, 'x', 'x', 'x', 11, presence=True, message_type=Outer_Inner.X),
+        _rt.FieldInfo(1, 'x', 'x', 'x', 11, presence=True, message_type=Outer_Inner.X),  # optional golden.nameclash.Outer_Inner.X x = 1;
     ),
     (), legacy_json=True,
 )
@@ -3409,4 +3411,5 @@ data_: _t.Final[_rt.ExtensionInfo] = _rt.ExtensionInfo('golden.nameclash.data', 
 Holder.len = _rt.ExtensionInfo('golden.nameclash.Holder.len', _rt.FieldInfo(101, 'len', 'len', 'len', 5, presence=True, default=0), Holder)
 _rt.register_extension(data_)
 _rt.register_extension(Holder.len)
-_rt.register_messages(buf, m4, i5, key6, class_, len_, property_, value_, annotations_, Private_, Holder, Enums, _c_Outer_Inner_X, Outer, _c_Outer_Inner_X_, Outer_Inner, )
+_rt.register_messages(buf, m4, i5, key6, class_, len_, property_, value_, annotations_, Private_,
+                      Holder, Enums, _c_Outer_Inner_X, Outer, _c_Outer_Inner_X_, Outer_Inner)

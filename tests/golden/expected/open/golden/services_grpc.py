@@ -12,8 +12,6 @@ from protoc_gen_pyopaque.runtime import _grpc_v1 as _rt
 import golden.scalars_pb as _m_golden__scalars_pb
 import golden.services_pb as _m_golden__services_pb
 
-_rt.check_version(1)
-
 
 SERVICE_Search: _t.Final = "golden.Search"
 METHOD_Search_Find: _t.Final = "/golden.Search/Find"
