@@ -19,7 +19,6 @@ figure is the best of bench/worker.py's timing loops (preempted loops discarded)
 from __future__ import annotations
 
 import datetime
-import json
 import os
 import shutil
 import subprocess
@@ -37,6 +36,7 @@ sys.path.insert(0, str(BENCH))
 from contenders import (  # noqa: E402
     BUILD, PROTOS, REPO, _grpc_include, build_ours_native, publish_section, section_command_line,
 )
+from channel import WorkerChannel, serve  # noqa: E402
 
 sys.path.insert(0, str(REPO))
 from tools.adversarial import BINARY, PROTO  # noqa: E402
@@ -132,44 +132,23 @@ def parser(name: str, message: str) -> Callable[[bytes], Any]:
 def worker_main(name: str) -> None:
     from worker import measure  # bench/worker.py's timing loop
 
-    out = sys.stdout
-    sys.stdout = sys.stderr
+    def handle(cmd: dict[str, Any]) -> dict[str, Any]:
+        message, build = BINARY[cmd["shape"]]
+        parse = parser(name, message)
+        data = build(cmd["size"])
+        return {**measure(partial(parse, data), 1, cmd["budget_ns"], cmd["repeats"]), "bytes": len(data)}
 
-    def reply(obj: Any) -> None:
-        out.write(json.dumps(obj) + "\n")
-        out.flush()
-
-    reply({"ready": True})
-    for line in sys.stdin:
-        cmd = json.loads(line)
-        if cmd["cmd"] == "quit":
-            return
-        try:
-            message, build = BINARY[cmd["shape"]]
-            parse = parser(name, message)
-            data = build(cmd["size"])
-            reply({**measure(partial(parse, data), 1, cmd["budget_ns"], cmd["repeats"]), "bytes": len(data)})
-        except Exception as exc:  # noqa: BLE001 - a contender's failure is a result
-            reply({"error": f"{type(exc).__name__}: {exc}"[:200]})
+    serve(lambda: ({}, handle))
 
 
 # -- coordinator ---------------------------------------------------------------------------
 
 @dataclass
-class Running:
+class Running(WorkerChannel):
     name: str
     proc: subprocess.Popen[str] | None = None
     unavailable: str | None = None
     results: dict[tuple[str, int], str] = field(default_factory=dict)  # cell text
-
-    def ask(self, cmd: dict[str, Any]) -> dict[str, Any]:
-        assert self.proc and self.proc.stdin and self.proc.stdout
-        self.proc.stdin.write(json.dumps(cmd) + "\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError(f"{self.name}: worker exited")
-        return json.loads(line)  # type: ignore[no-any-return]
 
 
 def spawn(name: str, verbose: bool) -> Running:
@@ -178,12 +157,8 @@ def spawn(name: str, verbose: bool) -> Running:
     env["PYTHONPATH"] = os.pathsep.join([str(ADV_BUILD / CONTENDERS[name][1]), str(BENCH), str(REPO),
                                          env.get("PYTHONPATH", "")])
     r = Running(name)
-    r.proc = subprocess.Popen([sys.executable, __file__, "--worker", name], env=env, text=True,
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=None if verbose else subprocess.DEVNULL)
-    line = r.proc.stdout.readline() if r.proc.stdout else ""
-    if not line:
-        r.unavailable = "worker exited during set-up"
+    r.start([__file__, "--worker", name], env, verbose)
+    r.unavailable = r.ready().get("error")
     return r
 
 
@@ -210,10 +185,7 @@ def run(mode: Mode, names: list[str], no_native: str | None, verbose: bool, bega
             log(f"[{time.monotonic() - began:5.1f}s] {shape} done")
     finally:
         for r in live:
-            if r.proc and r.proc.stdin:
-                r.proc.stdin.write(json.dumps({"cmd": "quit"}) + "\n")
-                r.proc.stdin.close()
-                r.proc.wait(timeout=60)
+            r.stop()
     return runs
 
 

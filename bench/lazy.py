@@ -48,6 +48,7 @@ sys.path.insert(0, str(BENCH))
 from contenders import (  # noqa: E402
     BUILD, PROTOS, REPO, _grpc_include, build_ours_native, publish_section, section_command_line,
 )
+from channel import WorkerChannel, serve  # noqa: E402
 
 LAZY_BUILD = BUILD / "lazy"
 DATA = LAZY_BUILD / "data"
@@ -357,34 +358,17 @@ class Cases:
 def worker_main(name: str) -> None:
     from worker import measure  # bench/worker.py's timing loop
 
-    out = sys.stdout
-    sys.stdout = sys.stderr
-
-    def reply(obj: Any) -> None:
-        out.write(json.dumps(obj) + "\n")
-        out.flush()
-
-    try:
+    def setup() -> tuple[dict[str, Any], Callable[[dict[str, Any]], dict[str, Any]]]:
         cases = Cases(name)
-    except Exception as exc:  # noqa: BLE001 - reported as unavailable
-        import traceback
 
-        traceback.print_exc()
-        reply({"error": f"{type(exc).__name__}: {exc}".splitlines()[0][:200]})
-        return
-    reply({"ready": True, "version": cases.version, "check": cases.check, "records": cases.n})
-    for line in sys.stdin:
-        cmd = json.loads(line)
-        try:
-            if cmd["cmd"] == "quit":
-                reply({"bye": True})
-                return
+        def handle(cmd: dict[str, Any]) -> dict[str, Any]:
             if cmd["cmd"] == "alloc":
-                reply({"alloc": cases.allocations()})
-            elif cmd["cmd"] == "measure":
-                reply(measure(cases.fns[cmd["case"]], cmd["target_ns"], cmd["budget_ns"], cmd["repeats"]))
-        except Exception as exc:  # noqa: BLE001
-            reply({"error": f"{type(exc).__name__}: {exc}"[:200]})
+                return {"alloc": cases.allocations()}
+            return measure(cases.fns[cmd["case"]], cmd["target_ns"], cmd["budget_ns"], cmd["repeats"])
+
+        return {"version": cases.version, "check": cases.check, "records": cases.n}, handle
+
+    serve(setup)
 
 
 # -- workload 2: one embedding in a fresh process -----------------------------------------
@@ -461,7 +445,7 @@ def embed_main(name: str, size: int, repeats: int) -> None:
 # -- coordinator ---------------------------------------------------------------------------
 
 @dataclass
-class Running:
+class Running(WorkerChannel):
     name: str
     proc: subprocess.Popen[str] | None = None
     info: dict[str, Any] = field(default_factory=dict)
@@ -470,15 +454,6 @@ class Running:
     clean: dict[str, list[bool]] = field(default_factory=dict)
     alloc: dict[str, Any] = field(default_factory=dict)
     loops: list[int] = field(default_factory=lambda: [0, 0])
-
-    def ask(self, cmd: dict[str, Any]) -> dict[str, Any]:
-        assert self.proc and self.proc.stdin and self.proc.stdout
-        self.proc.stdin.write(json.dumps(cmd) + "\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError(f"{self.name}: worker exited")
-        return json.loads(line)  # type: ignore[no-any-return]
 
 
 def child_env(name: str) -> dict[str, str]:
@@ -492,9 +467,7 @@ def child_env(name: str) -> dict[str, str]:
 
 def spawn(name: str, verbose: bool) -> Running:
     r = Running(name)
-    r.proc = subprocess.Popen([sys.executable, __file__, "--worker", name], env=child_env(name), text=True,
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=None if verbose else subprocess.DEVNULL)
+    r.start([__file__, "--worker", name], child_env(name), verbose)
     return r
 
 
@@ -532,13 +505,9 @@ def run_workers(mode: Mode, info: dict[str, Any], names: list[str], no_native: s
     for r in runs:
         if r.unavailable:
             continue
-        assert r.proc and r.proc.stdout
-        line = r.proc.stdout.readline()
-        hello = json.loads(line) if line else {"error": "worker exited during set-up"}
+        hello = r.ready()
         if "error" in hello:
             r.unavailable = hello["error"]
-            r.proc.wait()
-            r.proc = None
             continue
         r.info = hello
         if hello["check"]["deep"] != info["deep"]:
@@ -568,12 +537,7 @@ def run_workers(mode: Mode, info: dict[str, Any], names: list[str], no_native: s
             log(f"[{time.monotonic() - began:5.1f}s] round {rnd + 1}/{mode.rounds} of the pipeline and chain done")
     finally:
         for r in live:
-            if r.proc:
-                try:
-                    r.ask({"cmd": "quit"})
-                except (OSError, RuntimeError):
-                    pass
-                r.proc.wait(timeout=30)
+            r.stop()
     return runs, problems
 
 

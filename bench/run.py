@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
 import platform
 import shlex
@@ -31,6 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import payloads  # noqa: E402
+from channel import WorkerChannel  # noqa: E402
 from chart import bar_chart  # noqa: E402
 from contenders import BENCH, BUILD, BY_NAME, CONTENDERS, DATA, OPS, REPO, WORKLOADS, Contender, generate, missing_requirement  # noqa: E402
 
@@ -60,7 +60,7 @@ MODES = {
 
 
 @dataclass
-class Running:
+class Running(WorkerChannel):
     c: Contender
     proc: subprocess.Popen[str] | None = None
     info: dict[str, Any] = field(default_factory=dict)
@@ -73,21 +73,9 @@ class Running:
     clean: dict[tuple[str, str], list[bool]] = field(default_factory=dict)
     loops: list[int] = field(default_factory=lambda: [0, 0])  # clean, discarded
 
-    def ask(self, cmd: dict[str, Any]) -> dict[str, Any]:
-        self.send(cmd)
-        return self.receive()
-
-    def send(self, cmd: dict[str, Any]) -> None:
-        assert self.proc and self.proc.stdin
-        self.proc.stdin.write(json.dumps(cmd) + "\n")
-        self.proc.stdin.flush()
-
-    def receive(self) -> dict[str, Any]:
-        assert self.proc and self.proc.stdout
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError(f"{self.c.name}: worker exited")
-        return json.loads(line)  # type: ignore[no-any-return]
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.c.name
 
 
 def log(msg: str) -> None:
@@ -99,19 +87,13 @@ def spawn(r: Running, quiet: bool) -> None:
     env.pop("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION", None)
     env.update(r.c.env)
     env["PYTHONPATH"] = os.pathsep.join([str(BENCH), str(REPO), env.get("PYTHONPATH", "")])
-    r.proc = subprocess.Popen([sys.executable, str(BENCH / "worker.py"), r.c.name], env=env, text=True,
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL if quiet else None)
+    r.start([str(BENCH / "worker.py"), r.c.name], env, verbose=not quiet)
 
 
 def await_ready(r: Running) -> None:
-    assert r.proc and r.proc.stdout
-    line = r.proc.stdout.readline()
-    hello = json.loads(line) if line else {"error": "worker exited during set-up"}
+    hello = r.ready()
     if "error" in hello:
         r.unavailable = hello["error"]
-        r.proc.wait()
-        r.proc = None
         return
     r.info = hello
 
@@ -428,12 +410,7 @@ def main() -> int:
             log(f"[{time.monotonic() - began:5.1f}s] round {rnd + 1}/{mode.rounds} done")
     finally:
         for r in live:
-            if r.proc:
-                try:
-                    r.ask({"cmd": "quit"})
-                except (OSError, RuntimeError):
-                    pass
-                r.proc.wait(timeout=30)
+            r.stop()
 
     body = tables(runs, sizes) + targets(runs)
     if mode_name != "tiny":

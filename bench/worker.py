@@ -1,7 +1,7 @@
 """One contender's benchmark process: `python bench/worker.py CONTENDER`.
 
-Speaks JSON lines with bench/run.py: one reply line on stdout per command line on
-stdin. Commands: memory (first, while the heap is fresh), measure, quit.
+Speaks JSON lines with bench/run.py (bench/channel.py). Commands: memory (first, while the
+heap is fresh), measure, quit.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import json
 import os
 import sys
 import time
-import traceback
 from collections.abc import Callable
 from typing import Any
 
+from channel import serve
 from contenders import BY_NAME, DATA, OPS, REPO, WORKLOADS, load_adapter, make_reader
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -197,38 +197,21 @@ def main() -> None:
     for mod in c.block_modules:
         sys.modules[mod] = None  # type: ignore[assignment]
     sys.path.insert(1, str(REPO))
-    proto_out = sys.stdout
-    sys.stdout = sys.stderr  # nothing but replies on the protocol channel
 
-    def reply(obj: Any) -> None:
-        proto_out.write(json.dumps(obj) + "\n")
-        proto_out.flush()
-
-    try:
+    def setup() -> tuple[dict[str, Any], Callable[[dict[str, Any]], dict[str, Any]]]:
         worker = Worker(name)
-    except Exception as exc:  # noqa: BLE001 - reported as "unavailable"
-        traceback.print_exc()
-        reply({"error": f"{type(exc).__name__}: {exc}".splitlines()[0][:200]})
-        return
-    reply({"ready": True, "version": worker.version, "status": worker.status,
-           "pid": os.getpid(), "python": sys.version.split()[0]})
-    for line in sys.stdin:
-        cmd = json.loads(line)
-        try:
-            if cmd["cmd"] == "quit":
-                reply({"bye": True})
-                return
-            if cmd["cmd"] == "memory":
-                reply({"memory": worker.memory(cmd["counts"], cmd["traced"])})
-            elif cmd["cmd"] == "measure":
-                reply(worker.measure(cmd["workload"], cmd["op"], cmd["target_ns"],
-                                     cmd["budget_ns"], cmd["repeats"]))
-            else:
-                reply({"error": f"unknown command {cmd['cmd']}"})
-        except Exception as exc:  # noqa: BLE001
-            traceback.print_exc()
-            reply({"error": f"{type(exc).__name__}: {exc}"[:200]})
 
+        def handle(cmd: dict[str, Any]) -> dict[str, Any]:
+            if cmd["cmd"] == "memory":
+                return {"memory": worker.memory(cmd["counts"], cmd["traced"])}
+            if cmd["cmd"] == "measure":
+                return worker.measure(cmd["workload"], cmd["op"], cmd["target_ns"], cmd["budget_ns"], cmd["repeats"])
+            return {"error": f"unknown command {cmd['cmd']}"}
+
+        return {"version": worker.version, "status": worker.status, "pid": os.getpid(),
+                "python": sys.version.split()[0]}, handle
+
+    serve(setup)
 
 if __name__ == "__main__":
     main()
