@@ -6,6 +6,7 @@ and every module the tests generate is compiled (tests/unit/_support.py) or impo
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from io import StringIO
 from pathlib import Path
@@ -50,16 +51,16 @@ class _DirectMacro(Macro):
 
 class _CodeGenerator(CodeGenerator):
     """Jinja's code generator, writing plain Python where these templates need no more: attributes
-    read as Python reads them (no fallback to ``obj["name"]``: a missing one raises), calls made
-    directly (the templates call no function that takes Jinja's context), macros made as
-    _DirectMacro. The rendered text is the same."""
+    and items read as Python reads them (no fallback from one to the other: a missing one raises),
+    calls made directly (the templates call no function that takes Jinja's context), macros made
+    as _DirectMacro. The rendered text is the same."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._tested: set[int] = set()  # ``x.y is defined``: these attributes read as Jinja reads them
+        self._tested: set[int] = set()  # ``x.y is defined``: these read as Jinja reads them
 
     def visit_Test(self, node: nodes.Test, frame: Frame) -> None:
-        if node.name in ("defined", "undefined") and isinstance(node.node, nodes.Getattr):
+        if node.name in ("defined", "undefined") and isinstance(node.node, (nodes.Getattr, nodes.Getitem)):
             self._tested.add(id(node.node))
         super().visit_Test(node, frame)
 
@@ -71,6 +72,17 @@ class _CodeGenerator(CodeGenerator):
         self.write("(")
         self.visit(node.node, frame)
         self.write(f").{node.attr}")
+
+    @optimizeconst
+    def visit_Getitem(self, node: nodes.Getitem, frame: Frame) -> None:
+        if id(node) in self._tested:
+            super().visit_Getitem(node, frame)
+            return
+        self.write("(")
+        self.visit(node.node, frame)
+        self.write(")[")
+        self.visit(node.arg, frame)
+        self.write("]")
 
     @optimizeconst
     def visit_Call(self, node: nodes.Call, frame: Frame, forward_caller: bool = False) -> None:
@@ -106,7 +118,15 @@ def environment() -> jinja2.Environment:
         autoescape=False,
     )
     env.filters["indent"] = indent
+    env.filters["tojson"] = tojson
     return env
+
+
+def tojson(value: object) -> str:
+    """Jinja's own filter (JSON, keys sorted, with <, >, & and ' escaped), without its markup
+    wrapper; a string, the common case, through json.dumps' cached encoder."""
+    text = json.dumps(value) if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").replace("'", "\\u0027")
 
 
 def indent(text: str, width: int = 4) -> str:

@@ -15,6 +15,7 @@ TEMPLATE = """\
 {{ pair(1, 2, 3) }} {{ pair(1) }} {{ pair(1, c=3) }} {{ pair(a=1, b=2) }}
 {{ x.name }} {{ x.upper() }} {{ "y" if x.other is defined else "n" }} {{ x.items|length }}
 {% for i in x.items %}{{ loop.index }}:{{ i }}{{ "," if not loop.last }}{% endfor %}
+100% {{ "%s" }} {{ x.items[0] }}%{{ none }} {{ x.name|tojson }} {{ "<a & 'b'>"|tojson }} {{ x.json|tojson }}
 """
 
 
@@ -23,10 +24,12 @@ def render(env: jinja2.Environment, source: str, **context: object) -> str:
 
 
 def test_renders_as_stock_jinja() -> None:
-    x = SimpleNamespace(name="n", upper=lambda: "U", items=[4, 5])
-    stock = jinja2.Environment(undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    x = SimpleNamespace(name="n", upper=lambda: "U", items=[4, 5], json={"b": ["é", 1.5], "a": None})
+    stock = jinja2.Environment(undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                               keep_trailing_newline=True)
     assert render(environment(), TEMPLATE, x=x) == render(stock, TEMPLATE, x=x) == (
-        "1-2-3 1-B-None 1-B-3 1-2-None\nn U n 2\n1:4,2:5")
+        "1-2-3 1-B-None 1-B-3 1-2-None\nn U n 2\n1:4,2:5"
+        '100% %s 4%None "n" "\\u003ca \\u0026 \\u0027b\\u0027\\u003e" {"a": null, "b": ["\\u00e9", 1.5]}\n')
 
 
 def test_wrong_macro_calls_and_missing_attributes_still_fail() -> None:
