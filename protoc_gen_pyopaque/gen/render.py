@@ -7,13 +7,16 @@ and every module the tests generate is compiled (tests/unit/_support.py) or impo
 from __future__ import annotations
 
 import json
+import os
 from functools import lru_cache
+from hashlib import sha1
 from io import StringIO
 from pathlib import Path
 from typing import Any
 
 import jinja2
 from jinja2 import nodes
+from jinja2.bccache import Bucket
 from jinja2.compiler import CodeGenerator, Frame, MacroRef, optimizeconst
 from jinja2.runtime import Macro
 from jinja2.utils import missing
@@ -99,6 +102,41 @@ class _CodeGenerator(CodeGenerator):
         self.write("environment.macro_class" + definition.removeprefix("Macro"))
 
 
+class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
+    """Compiled templates kept between runs (compiling them cost a small run more than the run):
+    in the user's cache folder, valid for the template's source compiled by this module with this
+    Jinja; a folder that cannot be written or a damaged entry is no error."""
+
+    def __init__(self, directory: Path) -> None:
+        super().__init__(str(directory), "%s.jinja")
+        self._compiler = sha1(Path(__file__).read_bytes() + jinja2.__version__.encode()).hexdigest()
+
+    def get_source_checksum(self, source: str) -> str:
+        return super().get_source_checksum(f"{source}\0{self._compiler}")
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except Exception:  # damaged: compiled again and replaced
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        try:
+            os.makedirs(self.directory, mode=0o700, exist_ok=True)
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
+
+def _cache_dir() -> Path | None:
+    """The folder of compiled templates, if the user has a cache folder."""
+    try:
+        root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    except RuntimeError:  # no home
+        return None
+    return root / "protoc-gen-pyopaque" / "templates"
+
+
 class _Environment(jinja2.Environment):
     code_generator_class = _CodeGenerator
     macro_class = _DirectMacro
@@ -106,11 +144,18 @@ class _Environment(jinja2.Environment):
 
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    """The one Jinja2 environment: strict about undefined names, trims block whitespace; templates
-    compiled once (not checked for changes on every use)."""
+    """The one Jinja2 environment of the process."""
+    return make_environment(_cache_dir())
+
+
+def make_environment(cache: Path | None) -> jinja2.Environment:
+    """A Jinja2 environment of the templates: strict about undefined names, trims block
+    whitespace; templates compiled once (not checked for changes on every use), and kept in
+    ``cache`` between runs."""
     env = _Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         auto_reload=False,
+        bytecode_cache=_CompiledTemplates(cache) if cache is not None else None,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

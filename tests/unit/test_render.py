@@ -3,12 +3,13 @@ calls and macro calls."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import jinja2
 import pytest
 
-from protoc_gen_pyopaque.gen.render import environment
+from protoc_gen_pyopaque.gen.render import environment, make_environment
 
 TEMPLATE = """\
 {% macro pair(a, b="B", c=none) %}{{ a }}-{{ b }}-{{ c }}{% endmacro %}
@@ -42,3 +43,24 @@ def test_wrong_macro_calls_and_missing_attributes_still_fail() -> None:
         render(env, "{% macro m(a) %}{{ a }}{% endmacro %}{{ m() }}")
     with pytest.raises(AttributeError, match="other"):
         render(env, "{{ x.other }}", x=SimpleNamespace())
+
+
+def test_compiled_templates_are_kept_between_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first environment compiles and keeps the templates; the next loads them (compiling
+    nothing) and renders the same; a damaged entry is compiled again; an unwritable folder is
+    no error."""
+    cache = tmp_path / "cache"
+    first = make_environment(cache).get_template("_message.py.j2").module
+    kept = sorted(cache.iterdir())
+    assert kept
+    with monkeypatch.context() as patch:
+        patch.setattr(jinja2.Environment, "compile", lambda *args, **kwargs: pytest.fail("compiled again"))
+        again = make_environment(cache).get_template("_message.py.j2").module
+    assert dir(again) == dir(first)
+    damaged = {entry: entry.read_bytes()[:200] for entry in kept}  # cut short after the header
+    for entry, data in damaged.items():
+        entry.write_bytes(data)
+    make_environment(cache).get_template("_message.py.j2").module
+    assert all(entry.read_bytes() != data for entry, data in damaged.items())
+    (tmp_path / "file").write_text("")
+    make_environment(tmp_path / "file" / "cache").get_template("_message.py.j2")
