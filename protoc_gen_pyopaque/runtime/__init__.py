@@ -3,7 +3,8 @@
 Dependencies: librt (mypyc's runtime library: BytesWriter, the output buffer of serialize(),
 and its fixed-width reads and writes) and mypy_extensions (mypyc_attr, which librt needs too);
 the rest is the standard library. Optional: protobuf, imported by ``descriptors`` when its
-descriptor pool is first built, and grpcio, imported by generated gRPC modules' surface.
+descriptor pool is first built, grpcio, imported by generated gRPC modules' surface, and
+pydantic_core, imported when pydantic asks a message class for its schema.
 
 Public API, exported here:
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import threading
 from collections.abc import Iterator
@@ -10,7 +11,7 @@ from typing import Any, ClassVar, Final, TypeVar
 from . import _codec, _json, _json_gen, _kept, _output, json_format
 from ._values import check_buffer, checked_extension
 from .descriptors import DescriptorProperty
-from .errors import DecodeError, EncodeError
+from .errors import DecodeError, EncodeError, ProtobufError
 from .reflect import MAX_DEPTH, ExtensionInfo, FieldInfo, MessageInfo
 from ._wire import BytesWriter
 
@@ -285,6 +286,32 @@ class Message:
 
     def __str__(self) -> str:
         return self.to_text()
+
+    # -- pydantic (v2): a message class as the type of a model's field -----------------
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        """Validate and serialize fields of this type as ProtoJSON: an instance is taken as is,
+        any other value is the field's JSON value as from_dict reads it (a dict; a string for a
+        Timestamp, etc.), and the field serializes as to_dict() in both of pydantic's modes, so
+        that model_validate(model.model_dump()) and model_validate_json(model.model_dump_json())
+        give the model back. pydantic_core is imported here, by pydantic, and only then."""
+        schema = importlib.import_module("pydantic_core.core_schema")
+
+        def validate(value: Any) -> Any:
+            if isinstance(value, cls):
+                return value
+            try:
+                return cls.from_dict(value)
+            except (ProtobufError, TypeError) as exc:
+                raise ValueError(str(exc)) from exc  # pydantic reports a ValueError as a ValidationError
+
+        return schema.chain_schema(
+            # after any_schema: model_json_schema() says "any JSON value" instead of failing
+            [schema.any_schema(), schema.no_info_plain_validator_function(validate)],
+            serialization=schema.plain_serializer_function_ser_schema(
+                Message.to_dict, info_arg=False, return_schema=schema.any_schema()),
+        )
 
     # -- unknown fields -------------------------------------------------------------
 
