@@ -33,6 +33,10 @@ JSON_SPECIAL_FORMS: Final = frozenset(f"google.protobuf.{name}" for name in (
 JSON_NULL_VALUE: Final = "google.protobuf.NullValue"  # prints null; null parses as its value
 JSON_VALUE: Final = "google.protobuf.Value"  # null parses as a Value (null_value)
 PRESENCE_WORD_BITS: Final = 60  # bits per presence word: small ints stay unboxed under mypyc
+# Lines of generated lists end before column 100: __slots__ = (... in a class body, and
+# _rt.register_messages(... at the top level
+SLOTS_WIDTH: Final = 83
+REGISTERED_WIDTH: Final = 78
 DISPATCH_LEAF_SIZE: Final = 8  # tag cases tested linearly before splitting by value
 # How the values of each field kind are typed and read and written, in binary and in ProtoJSON
 # (templates/_codec.py.j2 branches on the shape, templates/_json.py.j2 on the JSON form).
@@ -298,13 +302,15 @@ class _Builder:
             slots += [o.case_slot, o.value_slot]
         extendable = bool(msg.extension_ranges)
         nested_ext = [self.extension(x, py) for x in msg.extensions]
+        by_number = sorted(fields, key=lambda f: f.number)
         view = MessageView(
             class_name=qual.rsplit(".", 1)[-1], qualname=qual, py_name=py,
             style=level.name.lower(), is_open=level is ApiLevel.OPEN, is_opaque=level is ApiLevel.OPAQUE,
             base=WKT_BASES.get(msg.full_name, "_rt.ExtendableMessage" if extendable else "_rt.Message"),
-            slots=slots, fields=fields, plain_fields=plain, oneofs=oneofs, presence_words=words,
+            slots=slots, slots_literal=pyexpr.wrapped_list([json.dumps(s) for s in slots], SLOTS_WIDTH)
+            + ("," if len(slots) == 1 else ""), fields=fields, fields_by_number=by_number, plain_fields=plain, oneofs=oneofs, presence_words=words,
             messages=nested, enums=enums, nested_extensions=nested_ext,
-            dispatch=_dispatch(fields), encode_order=_encode_order(fields), extendable=extendable,
+            dispatch=_dispatch(fields), encode_order=_encode_order(by_number), extendable=extendable,
             checks_required=msg.full_name in self.needs_required,
             lazy_capable=lazy_capable, lazy_fields=[f for f in fields if f.lazy],
             wide_tags=any(f.number >= 16 for f in fields),
@@ -346,6 +352,7 @@ class _Builder:
             reexports=[(name, self.names.imports[module]) for name, module in self.names.reexports.items()],
             messages=messages, enums=enums,
             all_messages=self.all_messages, all_enums=self.all_enums, extensions=extensions,
+            registered=pyexpr.wrapped_list([m.py_name for m in self.all_messages], REGISTERED_WIDTH),
             twin_module=twin, is_twin=self.is_twin, comment=docstring(file.comment),
             uses_enum=bool(self.all_enums),
             descriptor=repr((file.name, file.descriptor,
@@ -393,10 +400,10 @@ def _json_keys(fields: list[FieldView]) -> list[tuple[str, int]] | None:
     return [(repr(key), number) for key, number in keys.items()]
 
 
-def _encode_order(fields: list[FieldView]) -> list[FieldView | OneofView]:
+def _encode_order(by_number: list[FieldView]) -> list[FieldView | OneofView]:
     order: list[FieldView | OneofView] = []
     placed: set[str] = set()  # oneof names: a set, as a message may have thousands of oneofs
-    for f in sorted(fields, key=lambda f: f.number):
+    for f in by_number:
         if f.oneof is None:
             order.append(f)
         elif f.oneof.name not in placed:

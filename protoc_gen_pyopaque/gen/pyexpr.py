@@ -218,3 +218,19 @@ def enum_info(enum: Enum) -> str:
 def extension_info(full_name: str, field: str, extendee: str) -> str:
     """The ``_rt.ExtensionInfo(...)`` of an extension, from its field's info and extended class."""
     return f"_rt.ExtensionInfo({full_name!r}, {field}, {extendee})"
+
+
+def wrapped_list(items: list[str], width: int) -> str:
+    """``items`` (without spaces) joined by ", " and broken into lines of at most ``width``
+    characters, as textwrap fills them; an item longer than a line stands alone on one."""
+    lines: list[str] = []
+    line = ""
+    for i, item in enumerate(items):
+        word = item if i == len(items) - 1 else item + ","
+        if line and len(line) + 1 + len(word) <= width:
+            line += " " + word
+        else:
+            if line:
+                lines.append(line)
+            line = word
+    return "\n".join([*lines, line]) if line else ""

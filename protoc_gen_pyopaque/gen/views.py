@@ -178,7 +178,9 @@ class MessageView:
     is_opaque: bool
     base: str
     slots: list[str]
+    slots_literal: str  # the __slots__ tuple's items, wrapped (continuation lines unindented)
     fields: list[FieldView]
+    fields_by_number: list[FieldView]
     plain_fields: list[FieldView]
     oneofs: list[OneofView]
     presence_words: list[str]
@@ -210,6 +212,7 @@ class FileView:
     messages: list[MessageView]
     enums: list[EnumView]
     all_messages: list[MessageView]
+    registered: str  # the arguments of register_messages: every class's module-level name, wrapped
     all_enums: list[EnumView]
     extensions: list[ExtensionView]
     twin_module: str  # hybrid files: the opaque twin's module

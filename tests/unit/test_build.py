@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import random
+import textwrap
 from dataclasses import replace
 
 import pytest
@@ -115,3 +117,13 @@ SCALAR = Field(name="x", number=1, json_name="x", kind=k.TYPE_INT32, repeated=Fa
 def test_field_types(field: Field, opaque: bool, types: tuple[str, ...]) -> None:
     value_type = "M" if field.message else "int"
     assert tuple(field_types(field, value_type, "str, M", opaque)) == types
+
+
+def test_wrapped_list_fills_lines_as_textwrap() -> None:
+    """Generated lists (__slots__, register_messages) wrap as textwrap.fill wraps their text."""
+    rng = random.Random(7)
+    for _ in range(2000):
+        items = ["x" * rng.randrange(1, 30) for _ in range(rng.randrange(0, 12))]
+        width = rng.randrange(10, 60)
+        expected = textwrap.fill(", ".join(items), width=width, break_long_words=False, break_on_hyphens=False)
+        assert pyexpr.wrapped_list(items, width) == expected
