@@ -111,8 +111,9 @@ def build_request(files: list[str], include: list[Path], work: Path,
 
 
 def plugin_process(data: bytes, work: Path) -> tuple[Path, dict[str, float]]:
-    """One whole plugin process as protoc starts it (interpreter start-up, imports, template
-    compilation and the run): the response's file, and the process's usage."""
+    """One whole plugin process as protoc starts it (interpreter start-up, imports, loading the
+    compiled templates, which the first run in a user's cache compiles, and the run): the
+    response's file, and the process's usage."""
     request, response = work / "request.pb", work / "response.pb"
     request.write_bytes(data)
     return response, child_usage("protoc_gen_pyopaque.cli", [], request, response)
@@ -237,7 +238,7 @@ views, render, encode the response), in the hybrid style (each file
 becomes two modules); protoc's own time is not included. Plugin time is the thread CPU time of the
 fastest of {repeats} runs (wall time next to it; other processes on the machine inflate it). The last
 column is what one protoc invocation costs: the CPU time of a whole plugin process (interpreter
-start-up, imports, template compilation, the run), the fastest of 3.
+start-up, imports, the templates loaded compiled from the user's cache, the run), the fastest of 3.
 
 | input | files | messages / fields | modules | lines | MiB | plugin CPU time | wall | whole process, CPU |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|

@@ -42,13 +42,15 @@ class _DirectMacro(Macro):
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self._direct = not (self.catch_kwargs or self.catch_varargs or self.caller)
+        self._missing = (missing,) * self._argument_count
 
     def __call__(self, *args: Any, **kwargs: Any) -> str:
         if self._direct and len(args) <= self._argument_count:
-            if len(args) < self._argument_count:
+            if kwargs:
                 args += tuple(kwargs.pop(name, missing) for name in self.arguments[len(args):])
-            if not kwargs:
-                return self._func(*args)
+                if kwargs:  # not an argument of the macro: Jinja's error
+                    return super().__call__(*args, **kwargs)
+            return self._func(*args, *self._missing[len(args):])
         return super().__call__(*args, **kwargs)
 
 
@@ -177,10 +179,9 @@ def tojson(value: object) -> str:
 def indent(text: str, width: int = 4) -> str:
     """Indent every line but the first by ``width`` spaces, as Jinja2's own filter does, at a
     fraction of its cost (it was a quarter of rendering); blank lines get spaces, which _tidy strips."""
-    pad = "\n" + " " * width
-    if text.endswith("\n"):
-        return text[:-1].replace("\n", pad) + "\n"
-    return text.replace("\n", pad)
+    indented = text.replace("\n", "\n" + " " * width)
+    # a last newline ends the text: no spaces after it
+    return indented[:-width] if width and text.endswith("\n") else indented
 
 
 def render_module(view: FileView) -> str:
