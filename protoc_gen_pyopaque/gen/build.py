@@ -81,11 +81,12 @@ def field_types(f: Field, value_type: str, entry_types: str, opaque: bool, param
     """Decide the types of field ``f`` whose values are ``value_type`` (maps: ``entry_types``,
     the key's and the value's, as ``K, V``), in the opaque layout or not. ``param_type``: what
     the setter and constructor take, if it says more than ``value_type`` (enums: ``Color | int``,
-    to the same effect for a type checker, but an IDE offers the members)."""
-    param_type = param_type or value_type
+    to the same effect for a type checker, but an IDE offers the members; maps: ``K, V`` too)."""
     if f.map is not None:
-        return FieldTypes(f"dict[{entry_types}]", f"dict[{entry_types}]", f"_t.Mapping[{entry_types}] | None",
-                          "None", f"_t.Mapping[{entry_types}]", "{}")
+        param_type = param_type or entry_types
+        return FieldTypes(f"dict[{entry_types}]", f"dict[{entry_types}]", f"_t.Mapping[{param_type}] | None",
+                          "None", f"_t.Mapping[{param_type}]", "{}")
+    param_type = param_type or value_type
     if f.repeated:
         return FieldTypes(f"list[{value_type}]", f"list[{value_type}]", f"_t.Iterable[{param_type}]", "()",
                           f"_t.Iterable[{param_type}]", "[]")
@@ -187,8 +188,13 @@ class _Builder:
         is_message = f.message is not None and f.map is None
         lazy = self.is_lazy(f, msg, self.needs_required)
         entry_types = f"{self.value_type(f.map.key)}, {self.value_type(f.map.value)}" if f.map is not None else ""
-        # an open enum's field holds unknown values as ints: the enum types parameters only
-        param_type = f"{self.refs.enum(f.enum)} | int" if f.enum is not None and f.map is None else ""
+        # an open enum's field holds unknown values as ints: the enum types parameters only (of
+        # maps: the values')
+        param_type = ""
+        if f.map is not None and f.map.value.enum is not None:
+            param_type = f"{self.value_type(f.map.key)}, {self.refs.enum(f.map.value.enum)} | int"
+        elif f.enum is not None and f.map is None:
+            param_type = f"{self.refs.enum(f.enum)} | int"
         types = field_types(f, value_type, entry_types, opaque, param_type)
         bit_word, bit_mask = "", 0
         if bit is not None:

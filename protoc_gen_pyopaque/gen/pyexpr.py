@@ -56,17 +56,19 @@ _SET_RANGE_TESTS: Final = {
 INLINE_TEST_CALLS: Final = frozenset({"type"})
 
 
-def checked_value(kind: int, number: int, py_type: str, message_ref: str, x: str, inline: bool = True) -> str:
+def checked_value(kind: int, number: int, py_type: str, message_ref: str, x: str, inline: bool = True,
+                  nullable: bool = False) -> str:
     """The value in ``x`` as a singular field of ``kind`` holds it: ``x`` itself when of the exact
     type the field holds (an integer in range), else what the runtime's ``checked`` makes of it
-    or raises (a float32 is rounded: ``round_f32``)."""
+    or raises (a float32 is rounded: ``round_f32``). ``nullable``: ``x`` may be None (a message
+    setter's), which passes (a test of None where the type says otherwise fails pyright)."""
     slow = f"_rt.checked(self, {number}, {x})"
     if not inline:
         return slow
     if kind == k.TYPE_FLOAT:
         return f"_rt.round_f32({x}) if type({x}) is float else {slow}"
     if message_ref:
-        test = f"type({x}) is {message_ref} or {x} is None"
+        test = f"type({x}) is {message_ref}" + (f" or {x} is None" if nullable else "")
     elif kind in _SET_RANGE_TESTS:
         test = f"type({x}) is int and {_SET_RANGE_TESTS[kind].format(x=x)}"
     else:

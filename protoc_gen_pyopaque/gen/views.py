@@ -130,8 +130,9 @@ class FieldView:
     def one_byte_test(self, x: str) -> str:
         return pyexpr.one_byte_test(self.codec.wide, x)
 
-    def checked_value(self, x: str, inline: bool = True) -> str:
-        return pyexpr.checked_value(self.model.kind, self.number, self.codec.py_type, self.message_ref, x, inline)
+    def checked_value(self, x: str, inline: bool = True, nullable: bool = False) -> str:
+        return pyexpr.checked_value(self.model.kind, self.number, self.codec.py_type, self.message_ref, x, inline,
+                                    nullable)
 
     @property
     def exact_type(self) -> str:

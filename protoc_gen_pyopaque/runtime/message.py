@@ -74,14 +74,14 @@ class Message:
 
     # -- generated per class ---------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool, /) -> int:
         """Merge the fields in ``buf[pos:end]`` (up to ``end_tag`` for a group); return the end.
 
         ``lazy``: fields declared lazy keep their bytes instead of being decoded.
         """
         raise NotImplementedError
 
-    def _pb_encode(self, out: BytesWriter, deterministic: bool) -> None:
+    def _pb_encode(self, out: BytesWriter, deterministic: bool, /) -> None:
         raise NotImplementedError
 
     def _pb_kept_input(self) -> bytes | None:
@@ -95,7 +95,7 @@ class Message:
         """Return the fields that are set (non-empty, non-default without presence), by number."""
         raise NotImplementedError
 
-    def _pb_set(self, field: FieldInfo, value: Any) -> None:
+    def _pb_set(self, field: FieldInfo, value: Any, /) -> None:
         """Set ``field`` to ``value`` (a list or dict for repeated and map fields)."""
         raise NotImplementedError
 
@@ -110,14 +110,14 @@ class Message:
         method, because compiled code reads a class attribute by a dictionary lookup per call."""
         return False
 
-    def _pb_missing(self, prefix: str, out: list[str]) -> None:
+    def _pb_missing(self, prefix: str, out: list[str], /) -> None:
         """Append the paths of required fields that are not set (recursively)."""
 
-    def _pb_json_text(self, ctx: _json.JsonCtx, depth: int) -> str:
+    def _pb_json_text(self, ctx: _json.JsonCtx, depth: int, /) -> str:
         """Return this message as compact ProtoJSON (generated, except for special JSON forms)."""
         return _json_gen.json_text_reflective(self, ctx, depth)
 
-    def _pb_json_merge(self, obj: Any, ctx: _json.JsonCtx, depth: int) -> None:
+    def _pb_json_merge(self, obj: Any, ctx: _json.JsonCtx, depth: int, /) -> None:
         """Merge the ProtoJSON value ``obj`` (generated, except for special JSON forms)."""
         _json_gen.json_merge_reflective(self, obj, ctx, depth)
 
@@ -213,7 +213,7 @@ class Message:
             decoded._pb_merge(buf, start, len(buf), depth, -1, True)
             self._pb_adopt(decoded)
 
-    def _pb_adopt(self, other: Message) -> None:
+    def _pb_adopt(self, other: Message, /) -> None:
         """Take the fields of ``other``, a new message of this class, ``_pb_unknown`` last
         (generated for the classes that can keep input)."""
         raise NotImplementedError

@@ -2,6 +2,7 @@
 # source: "google/protobuf/any.proto" (proto3; style opaque, opaque twin)
 # parameter: "default_api_level=API_HYBRID,bootstrap_wkt=true"
 # ruff: noqa
+# pyright: reportPrivateUsage=false
 """Generated protobuf messages."""
 
 from __future__ import annotations

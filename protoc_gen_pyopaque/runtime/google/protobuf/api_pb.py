@@ -2,6 +2,7 @@
 # source: "google/protobuf/api.proto" (proto3; style hybrid)
 # parameter: "default_api_level=API_HYBRID,bootstrap_wkt=true"
 # ruff: noqa
+# pyright: reportPrivateUsage=false
 """Generated protobuf messages."""
 
 from __future__ import annotations
@@ -130,7 +131,7 @@ class Api(_rt.Message):
         if source_context is None:
             self.source_context = None
         else:
-            self.source_context = source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext or source_context is None else _rt.checked(self, 5, source_context)
+            self.source_context = source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext else _rt.checked(self, 5, source_context)
         self.mixins = _rt.checked_list(self, 6, mixins, Mixin) if mixins else []
         if syntax is None:
             self.syntax = 0
@@ -598,7 +599,7 @@ class Api(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -611,7 +612,7 @@ class Api(_rt.Message):
                 if type(_v) is not list:
                     raise _rt.json_refuse()
                 _l2: list[Method] = []
-                for _w in _v:
+                for _w in _t.cast("list[object]", _v):
                     if _w is None:
                         raise _rt.json_refuse()
                     _m2 = Method()
@@ -624,7 +625,7 @@ class Api(_rt.Message):
                 if type(_v) is not list:
                     raise _rt.json_refuse()
                 _l3: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option] = []
-                for _w in _v:
+                for _w in _t.cast("list[object]", _v):
                     if _w is None:
                         raise _rt.json_refuse()
                     _m3 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option()
@@ -651,7 +652,7 @@ class Api(_rt.Message):
                 if type(_v) is not list:
                     raise _rt.json_refuse()
                 _l6: list[Mixin] = []
-                for _w in _v:
+                for _w in _t.cast("list[object]", _v):
                     if _w is None:
                         raise _rt.json_refuse()
                     _m6 = Mixin()
@@ -1201,7 +1202,7 @@ class Method(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -1242,7 +1243,7 @@ class Method(_rt.Message):
                 if type(_v) is not list:
                     raise _rt.json_refuse()
                 _l6: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option] = []
-                for _w in _v:
+                for _w in _t.cast("list[object]", _v):
                     if _w is None:
                         raise _rt.json_refuse()
                     _m6 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option()
@@ -1551,7 +1552,7 @@ class Mixin(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:

@@ -2,6 +2,7 @@
 # source: "google/protobuf/api.proto" (proto3; style opaque, opaque twin)
 # parameter: "default_api_level=API_HYBRID,bootstrap_wkt=true"
 # ruff: noqa
+# pyright: reportPrivateUsage=false
 """Generated protobuf messages."""
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ class Api(_rt.Message):
         if source_context is None:
             self._f_source_context = None
         else:
-            self._f_source_context = source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext or source_context is None else _rt.checked(self, 5, source_context)
+            self._f_source_context = source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext else _rt.checked(self, 5, source_context)
         self._f_mixins = _rt.checked_list(self, 6, mixins, Mixin) if mixins else []
         if syntax is None:
             self._f_syntax = 0
@@ -596,7 +597,7 @@ class Api(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -609,7 +610,7 @@ class Api(_rt.Message):
                 if type(_v) is not list:
                     raise _rt.json_refuse()
                 _l2: list[Method] = []
-                for _w in _v:
+                for _w in _t.cast("list[object]", _v):
                     if _w is None:
                         raise _rt.json_refuse()
                     _m2 = Method()
@@ -622,7 +623,7 @@ class Api(_rt.Message):
                 if type(_v) is not list:
                     raise _rt.json_refuse()
                 _l3: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option] = []
-                for _w in _v:
+                for _w in _t.cast("list[object]", _v):
                     if _w is None:
                         raise _rt.json_refuse()
                     _m3 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option()
@@ -649,7 +650,7 @@ class Api(_rt.Message):
                 if type(_v) is not list:
                     raise _rt.json_refuse()
                 _l6: list[Mixin] = []
-                for _w in _v:
+                for _w in _t.cast("list[object]", _v):
                     if _w is None:
                         raise _rt.json_refuse()
                     _m6 = Mixin()
@@ -1214,7 +1215,7 @@ class Method(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -1255,7 +1256,7 @@ class Method(_rt.Message):
                 if type(_v) is not list:
                     raise _rt.json_refuse()
                 _l6: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option] = []
-                for _w in _v:
+                for _w in _t.cast("list[object]", _v):
                     if _w is None:
                         raise _rt.json_refuse()
                     _m6 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option()
@@ -1584,7 +1585,7 @@ class Mixin(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:

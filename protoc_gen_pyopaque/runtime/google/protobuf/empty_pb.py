@@ -2,6 +2,7 @@
 # source: "google/protobuf/empty.proto" (proto3; style hybrid)
 # parameter: "default_api_level=API_HYBRID,bootstrap_wkt=true"
 # ruff: noqa
+# pyright: reportPrivateUsage=false
 """Generated protobuf messages."""
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ class Empty(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             _rt.json_in_other(self, _key, _v, _ctx, _depth)
 

@@ -2,6 +2,7 @@
 # source: "google/protobuf/empty.proto" (proto3; style opaque, opaque twin)
 # parameter: "default_api_level=API_HYBRID,bootstrap_wkt=true"
 # ruff: noqa
+# pyright: reportPrivateUsage=false
 """Generated protobuf messages."""
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ class Empty(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             _rt.json_in_other(self, _key, _v, _ctx, _depth)
 

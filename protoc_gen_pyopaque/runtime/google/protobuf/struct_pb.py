@@ -2,6 +2,7 @@
 # source: "google/protobuf/struct.proto" (proto3; style hybrid)
 # parameter: "default_api_level=API_HYBRID,bootstrap_wkt=true"
 # ruff: noqa
+# pyright: reportPrivateUsage=false
 """Generated protobuf messages."""
 
 from __future__ import annotations
@@ -280,10 +281,10 @@ class Value(_rt.ValueBase):
             self._ov_kind = bool_value if type(bool_value) is bool else _rt.checked(self, 4, bool_value)
             self._oc_kind = 4
         if struct_value is not None:
-            self._ov_kind = struct_value if type(struct_value) is Struct or struct_value is None else _rt.checked(self, 5, struct_value)
+            self._ov_kind = struct_value if type(struct_value) is Struct else _rt.checked(self, 5, struct_value)
             self._oc_kind = 5
         if list_value is not None:
-            self._ov_kind = list_value if type(list_value) is ListValue or list_value is None else _rt.checked(self, 6, list_value)
+            self._ov_kind = list_value if type(list_value) is ListValue else _rt.checked(self, 6, list_value)
             self._oc_kind = 6
 
     @property
@@ -378,7 +379,7 @@ class Value(_rt.ValueBase):
     @struct_value.setter
     def struct_value(self, value: Struct | None) -> None:
         if value is not None:
-            self._ov_kind = value if type(value) is Struct or value is None else _rt.checked(self, 5, value)
+            self._ov_kind = value if type(value) is Struct else _rt.checked(self, 5, value)
             self._oc_kind = 5
         elif self._oc_kind == 5:
             self._oc_kind = 0
@@ -397,7 +398,7 @@ class Value(_rt.ValueBase):
     @list_value.setter
     def list_value(self, value: ListValue | None) -> None:
         if value is not None:
-            self._ov_kind = value if type(value) is ListValue or value is None else _rt.checked(self, 6, value)
+            self._ov_kind = value if type(value) is ListValue else _rt.checked(self, 6, value)
             self._oc_kind = 6
         elif self._oc_kind == 6:
             self._oc_kind = 0
@@ -546,7 +547,7 @@ class Value(_rt.ValueBase):
             self._oc_kind = 0
             self._ov_kind = None
 
-    def which_kind(self) -> str | None:
+    def which_kind(self) -> _t.Literal["null_value", "number_value", "string_value", "bool_value", "struct_value", "list_value"] | None:
         """Name the member of oneof kind that is set, or None."""
         _c = self._oc_kind
         if _c == 1:

@@ -2,6 +2,7 @@
 # source: "google/protobuf/struct.proto" (proto3; style opaque, opaque twin)
 # parameter: "default_api_level=API_HYBRID,bootstrap_wkt=true"
 # ruff: noqa
+# pyright: reportPrivateUsage=false
 """Generated protobuf messages."""
 
 from __future__ import annotations
@@ -295,10 +296,10 @@ class Value(_rt.ValueBase):
             self._ov_kind = bool_value if type(bool_value) is bool else _rt.checked(self, 4, bool_value)
             self._oc_kind = 4
         if struct_value is not None:
-            self._ov_kind = struct_value if type(struct_value) is Struct or struct_value is None else _rt.checked(self, 5, struct_value)
+            self._ov_kind = struct_value if type(struct_value) is Struct else _rt.checked(self, 5, struct_value)
             self._oc_kind = 5
         if list_value is not None:
-            self._ov_kind = list_value if type(list_value) is ListValue or list_value is None else _rt.checked(self, 6, list_value)
+            self._ov_kind = list_value if type(list_value) is ListValue else _rt.checked(self, 6, list_value)
             self._oc_kind = 6
 
     # -- accessors ---------------------------------------------------------------
@@ -468,7 +469,7 @@ class Value(_rt.ValueBase):
             self._oc_kind = 0
             self._ov_kind = None
 
-    def which_kind(self) -> str | None:
+    def which_kind(self) -> _t.Literal["null_value", "number_value", "string_value", "bool_value", "struct_value", "list_value"] | None:
         """Name the member of oneof kind that is set, or None."""
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _c = self._oc_kind

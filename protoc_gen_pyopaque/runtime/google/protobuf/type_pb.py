@@ -2,6 +2,7 @@
 # source: "google/protobuf/type.proto" (proto3; style hybrid)
 # parameter: "default_api_level=API_HYBRID,bootstrap_wkt=true"
 # ruff: noqa
+# pyright: reportPrivateUsage=false
 """Generated protobuf messages."""
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ class Type(_rt.Message):
         if source_context is None:
             self.source_context = None
         else:
-            self.source_context = source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext or source_context is None else _rt.checked(self, 5, source_context)
+            self.source_context = source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext else _rt.checked(self, 5, source_context)
         if syntax is None:
             self.syntax = 0
         else:
@@ -500,7 +501,7 @@ class Type(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -513,7 +514,7 @@ class Type(_rt.Message):
                 if type(_v) is not list:
                     raise _rt.json_refuse()
                 _l2: list[Field] = []
-                for _w in _v:
+                for _w in _t.cast("list[object]", _v):
                     if _w is None:
                         raise _rt.json_refuse()
                     _m2 = Field()
@@ -525,14 +526,14 @@ class Type(_rt.Message):
                     continue
                 if type(_v) is not list:
                     raise _rt.json_refuse()
-                self.oneofs = [_y if type(_y) is str and _y.isascii() else _rt.json_in_str(_y) for _y in _v]
+                self.oneofs = [_y if type(_y) is str and _y.isascii() else _rt.json_in_str(_y) for _y in _t.cast("list[object]", _v)]
             elif _n == 4:
                 if _v is None:
                     continue
                 if type(_v) is not list:
                     raise _rt.json_refuse()
                 _l4: list[Option] = []
-                for _w in _v:
+                for _w in _t.cast("list[object]", _v):
                     if _w is None:
                         raise _rt.json_refuse()
                     _m4 = Option()
@@ -1247,7 +1248,7 @@ class Field(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n < 7:
                 if _n == 1:
@@ -1304,7 +1305,7 @@ class Field(_rt.Message):
                     if type(_v) is not list:
                         raise _rt.json_refuse()
                     _l9: list[Option] = []
-                    for _w in _v:
+                    for _w in _t.cast("list[object]", _v):
                         if _w is None:
                             raise _rt.json_refuse()
                         _m9 = Option()
@@ -1411,7 +1412,7 @@ class Enum(_rt.Message):
         if source_context is None:
             self.source_context = None
         else:
-            self.source_context = source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext or source_context is None else _rt.checked(self, 4, source_context)
+            self.source_context = source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext else _rt.checked(self, 4, source_context)
         if syntax is None:
             self.syntax = 0
         else:
@@ -1765,7 +1766,7 @@ class Enum(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -1778,7 +1779,7 @@ class Enum(_rt.Message):
                 if type(_v) is not list:
                     raise _rt.json_refuse()
                 _l2: list[EnumValue] = []
-                for _w in _v:
+                for _w in _t.cast("list[object]", _v):
                     if _w is None:
                         raise _rt.json_refuse()
                     _m2 = EnumValue()
@@ -1791,7 +1792,7 @@ class Enum(_rt.Message):
                 if type(_v) is not list:
                     raise _rt.json_refuse()
                 _l3: list[Option] = []
-                for _w in _v:
+                for _w in _t.cast("list[object]", _v):
                     if _w is None:
                         raise _rt.json_refuse()
                     _m3 = Option()
@@ -2082,7 +2083,7 @@ class EnumValue(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -2100,7 +2101,7 @@ class EnumValue(_rt.Message):
                 if type(_v) is not list:
                     raise _rt.json_refuse()
                 _l3: list[Option] = []
-                for _w in _v:
+                for _w in _t.cast("list[object]", _v):
                     if _w is None:
                         raise _rt.json_refuse()
                     _m3 = Option()
@@ -2166,7 +2167,7 @@ class Option(_rt.Message):
         if value is None:
             self.value = None
         else:
-            self.value = value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any or value is None else _rt.checked(self, 2, value)
+            self.value = value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any else _rt.checked(self, 2, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -2338,7 +2339,7 @@ class Option(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:

@@ -2,6 +2,7 @@
 # source: "google/protobuf/type.proto" (proto3; style opaque, opaque twin)
 # parameter: "default_api_level=API_HYBRID,bootstrap_wkt=true"
 # ruff: noqa
+# pyright: reportPrivateUsage=false
 """Generated protobuf messages."""
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ class Type(_rt.Message):
         if source_context is None:
             self._f_source_context = None
         else:
-            self._f_source_context = source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext or source_context is None else _rt.checked(self, 5, source_context)
+            self._f_source_context = source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext else _rt.checked(self, 5, source_context)
         if syntax is None:
             self._f_syntax = 0
         else:
@@ -519,7 +520,7 @@ class Type(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -532,7 +533,7 @@ class Type(_rt.Message):
                 if type(_v) is not list:
                     raise _rt.json_refuse()
                 _l2: list[Field] = []
-                for _w in _v:
+                for _w in _t.cast("list[object]", _v):
                     if _w is None:
                         raise _rt.json_refuse()
                     _m2 = Field()
@@ -544,14 +545,14 @@ class Type(_rt.Message):
                     continue
                 if type(_v) is not list:
                     raise _rt.json_refuse()
-                self._f_oneofs = [_y if type(_y) is str and _y.isascii() else _rt.json_in_str(_y) for _y in _v]
+                self._f_oneofs = [_y if type(_y) is str and _y.isascii() else _rt.json_in_str(_y) for _y in _t.cast("list[object]", _v)]
             elif _n == 4:
                 if _v is None:
                     continue
                 if type(_v) is not list:
                     raise _rt.json_refuse()
                 _l4: list[Option] = []
-                for _w in _v:
+                for _w in _t.cast("list[object]", _v):
                     if _w is None:
                         raise _rt.json_refuse()
                     _m4 = Option()
@@ -1288,7 +1289,7 @@ class Field(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n < 7:
                 if _n == 1:
@@ -1345,7 +1346,7 @@ class Field(_rt.Message):
                     if type(_v) is not list:
                         raise _rt.json_refuse()
                     _l9: list[Option] = []
-                    for _w in _v:
+                    for _w in _t.cast("list[object]", _v):
                         if _w is None:
                             raise _rt.json_refuse()
                         _m9 = Option()
@@ -1432,7 +1433,7 @@ class Enum(_rt.Message):
         if source_context is None:
             self._f_source_context = None
         else:
-            self._f_source_context = source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext or source_context is None else _rt.checked(self, 4, source_context)
+            self._f_source_context = source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext else _rt.checked(self, 4, source_context)
         if syntax is None:
             self._f_syntax = 0
         else:
@@ -1835,7 +1836,7 @@ class Enum(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -1848,7 +1849,7 @@ class Enum(_rt.Message):
                 if type(_v) is not list:
                     raise _rt.json_refuse()
                 _l2: list[EnumValue] = []
-                for _w in _v:
+                for _w in _t.cast("list[object]", _v):
                     if _w is None:
                         raise _rt.json_refuse()
                     _m2 = EnumValue()
@@ -1861,7 +1862,7 @@ class Enum(_rt.Message):
                 if type(_v) is not list:
                     raise _rt.json_refuse()
                 _l3: list[Option] = []
-                for _w in _v:
+                for _w in _t.cast("list[object]", _v):
                     if _w is None:
                         raise _rt.json_refuse()
                     _m3 = Option()
@@ -2176,7 +2177,7 @@ class EnumValue(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -2194,7 +2195,7 @@ class EnumValue(_rt.Message):
                 if type(_v) is not list:
                     raise _rt.json_refuse()
                 _l3: list[Option] = []
-                for _w in _v:
+                for _w in _t.cast("list[object]", _v):
                     if _w is None:
                         raise _rt.json_refuse()
                     _m3 = Option()
@@ -2249,7 +2250,7 @@ class Option(_rt.Message):
         if value is None:
             self._f_value = None
         else:
-            self._f_value = value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any or value is None else _rt.checked(self, 2, value)
+            self._f_value = value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any else _rt.checked(self, 2, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -2448,7 +2449,7 @@ class Option(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:

@@ -2,6 +2,7 @@
 # source: "golden/collections.proto" (proto3; style hybrid)
 # parameter: "default_api_level=API_HYBRID"
 # ruff: noqa
+# pyright: reportPrivateUsage=false
 """Repeated fields (packed and not), maps, oneofs and nested types."""
 
 from __future__ import annotations
@@ -197,7 +198,7 @@ class _c_Collections_Item(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -271,7 +272,7 @@ class Collections(_rt.Message):
         colors: _t.Iterable[Collections.Color | int] = (),
         counts: _t.Mapping[str, int] | None = None,
         items_by_id: _t.Mapping[int, Collections.Item] | None = None,
-        color_by_flag: _t.Mapping[bool, int] | None = None,
+        color_by_flag: _t.Mapping[bool, Collections.Color | int] | None = None,
         ratios: _t.Iterable[float] = (),
         weights: _t.Mapping[str, float] | None = None,
         text: str | None = None,
@@ -294,10 +295,10 @@ class Collections(_rt.Message):
             self._ov_choice = text if type(text) is str else _rt.checked(self, 7, text)
             self._oc_choice = 7
         if item is not None:
-            self._ov_choice = item if type(item) is _c_Collections_Item or item is None else _rt.checked(self, 8, item)
+            self._ov_choice = item if type(item) is _c_Collections_Item else _rt.checked(self, 8, item)
             self._oc_choice = 8
         if scalars is not None:
-            self._ov_choice = scalars if type(scalars) is _m_golden__scalars_pb.Scalars or scalars is None else _rt.checked(self, 9, scalars)
+            self._ov_choice = scalars if type(scalars) is _m_golden__scalars_pb.Scalars else _rt.checked(self, 9, scalars)
             self._oc_choice = 9
 
     @property
@@ -326,7 +327,7 @@ class Collections(_rt.Message):
     @item.setter
     def item(self, value: Collections.Item | None) -> None:
         if value is not None:
-            self._ov_choice = value if type(value) is _c_Collections_Item or value is None else _rt.checked(self, 8, value)
+            self._ov_choice = value if type(value) is _c_Collections_Item else _rt.checked(self, 8, value)
             self._oc_choice = 8
         elif self._oc_choice == 8:
             self._oc_choice = 0
@@ -342,7 +343,7 @@ class Collections(_rt.Message):
     @scalars.setter
     def scalars(self, value: _m_golden__scalars_pb.Scalars | None) -> None:
         if value is not None:
-            self._ov_choice = value if type(value) is _m_golden__scalars_pb.Scalars or value is None else _rt.checked(self, 9, value)
+            self._ov_choice = value if type(value) is _m_golden__scalars_pb.Scalars else _rt.checked(self, 9, value)
             self._oc_choice = 9
         elif self._oc_choice == 9:
             self._oc_choice = 0
@@ -417,7 +418,7 @@ class Collections(_rt.Message):
         """
         return self.color_by_flag
 
-    def set_color_by_flag(self, value: _t.Mapping[bool, int]) -> None:
+    def set_color_by_flag(self, value: _t.Mapping[bool, Collections.Color | int]) -> None:
         self.color_by_flag = _rt.checked_map(self, 10, value, bool, int, -0x80000000, 0x7FFFFFFF) if value else {}
 
     def clear_color_by_flag(self) -> None:
@@ -509,7 +510,7 @@ class Collections(_rt.Message):
             self._oc_choice = 0
             self._ov_choice = None
 
-    def which_choice(self) -> str | None:
+    def which_choice(self) -> _t.Literal["text", "item", "scalars"] | None:
         """Name the member of oneof choice that is set, or None."""
         _c = self._oc_choice
         if _c == 7:
@@ -1214,7 +1215,7 @@ class Collections(_rt.Message):
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
         _oc_choice_seen = False
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n < 7:
                 if _n == 1:
@@ -1224,20 +1225,20 @@ class Collections(_rt.Message):
                         continue
                     if type(_v) is not list:
                         raise _rt.json_refuse()
-                    self.packed_ints = [_y if type(_y) is int and -2147483648 <= _y <= 2147483647 else _rt.json_in_int(5, _y) for _y in _v]
+                    self.packed_ints = [_y if type(_y) is int and -2147483648 <= _y <= 2147483647 else _rt.json_in_int(5, _y) for _y in _t.cast("list[object]", _v)]
                 elif _n == 2:
                     if _v is None:
                         continue
                     if type(_v) is not list:
                         raise _rt.json_refuse()
-                    self.names = [_y if type(_y) is str and _y.isascii() else _rt.json_in_str(_y) for _y in _v]
+                    self.names = [_y if type(_y) is str and _y.isascii() else _rt.json_in_str(_y) for _y in _t.cast("list[object]", _v)]
                 elif _n == 3:
                     if _v is None:
                         continue
                     if type(_v) is not list:
                         raise _rt.json_refuse()
                     _l3: list[Collections.Item] = []
-                    for _w in _v:
+                    for _w in _t.cast("list[object]", _v):
                         if _w is None:
                             raise _rt.json_refuse()
                         _m3 = _c_Collections_Item()
@@ -1254,7 +1255,7 @@ class Collections(_rt.Message):
                     if type(_v) is not dict:
                         raise _rt.json_refuse()
                     _d5: dict[str, int] = {}
-                    for _k, _w in _v.items():
+                    for _k, _w in _t.cast("dict[str, object]", _v).items():
                         _kv5 = _k if _k.isascii() else _rt.json_in_str(_k)
                         if _w is None:
                             raise _rt.json_refuse()
@@ -1270,7 +1271,7 @@ class Collections(_rt.Message):
                     if type(_v) is not dict:
                         raise _rt.json_refuse()
                     _d6: dict[int, Collections.Item] = {}
-                    for _k, _w in _v.items():
+                    for _k, _w in _t.cast("dict[str, object]", _v).items():
                         _kv6 = _rt.json_in_key(5, _k)
                         if _w is None:
                             raise _rt.json_refuse()
@@ -1324,7 +1325,7 @@ class Collections(_rt.Message):
                     if type(_v) is not dict:
                         raise _rt.json_refuse()
                     _d10: dict[bool, int] = {}
-                    for _k, _w in _v.items():
+                    for _k, _w in _t.cast("dict[str, object]", _v).items():
                         _kv10 = _rt.json_in_key(8, _k)
                         if _w is None:
                             raise _rt.json_refuse()
@@ -1341,14 +1342,14 @@ class Collections(_rt.Message):
                         continue
                     if type(_v) is not list:
                         raise _rt.json_refuse()
-                    self.ratios = [_rt.json_in_float(_y) for _y in _v]
+                    self.ratios = [_rt.json_in_float(_y) for _y in _t.cast("list[object]", _v)]
                 elif _n == 12:
                     if _v is None:
                         continue
                     if type(_v) is not dict:
                         raise _rt.json_refuse()
                     _d12: dict[str, float] = {}
-                    for _k, _w in _v.items():
+                    for _k, _w in _t.cast("dict[str, object]", _v).items():
                         _kv12 = _k if _k.isascii() else _rt.json_in_str(_k)
                         if _w is None:
                             raise _rt.json_refuse()

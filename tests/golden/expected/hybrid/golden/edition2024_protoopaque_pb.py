@@ -2,6 +2,7 @@
 # source: "golden/edition2024.proto" (2024; style opaque, opaque twin)
 # parameter: "default_api_level=API_HYBRID"
 # ruff: noqa
+# pyright: reportPrivateUsage=false
 """Edition 2024: the opaque API is the default style."""
 
 from __future__ import annotations
@@ -213,14 +214,14 @@ class _c_LogEntry_Detail(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
                     continue
                 if type(_v) is not list:
                     raise _rt.json_refuse()
-                self._f_lines = [_y if type(_y) is str and _y.isascii() else _rt.json_in_str(_y) for _y in _v]
+                self._f_lines = [_y if type(_y) is str and _y.isascii() else _rt.json_in_str(_y) for _y in _t.cast("list[object]", _v)]
             elif _n == 2:
                 if _v is None:
                     continue
@@ -289,11 +290,11 @@ class LogEntry(_rt.Message):
         if detail is None:
             self._f_detail = None
         else:
-            self._f_detail = detail if type(detail) is _c_LogEntry_Detail or detail is None else _rt.checked(self, 3, detail)
+            self._f_detail = detail if type(detail) is _c_LogEntry_Detail else _rt.checked(self, 3, detail)
         if unchecked_detail is None:
             self._f_unchecked_detail = None
         else:
-            self._f_unchecked_detail = unchecked_detail if type(unchecked_detail) is _c_LogEntry_Detail or unchecked_detail is None else _rt.checked(self, 4, unchecked_detail)
+            self._f_unchecked_detail = unchecked_detail if type(unchecked_detail) is _c_LogEntry_Detail else _rt.checked(self, 4, unchecked_detail)
         self._f_history = _rt.checked_list(self, 5, history, _c_LogEntry_Detail) if history else []
 
     # -- accessors ---------------------------------------------------------------
@@ -744,7 +745,7 @@ class LogEntry(_rt.Message):
         if self._l_detail is not None: self._load_detail()
         if self._l_unchecked_detail is not None: self._load_unchecked_detail()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -780,7 +781,7 @@ class LogEntry(_rt.Message):
                 if type(_v) is not list:
                     raise _rt.json_refuse()
                 _l5: list[LogEntry.Detail] = []
-                for _w in _v:
+                for _w in _t.cast("list[object]", _v):
                     if _w is None:
                         raise _rt.json_refuse()
                     _m5 = _c_LogEntry_Detail()
@@ -839,7 +840,7 @@ class Envelope(_rt.Message):
         if entry is None:
             self._f_entry = None
         else:
-            self._f_entry = entry if type(entry) is LogEntry or entry is None else _rt.checked(self, 2, entry)
+            self._f_entry = entry if type(entry) is LogEntry else _rt.checked(self, 2, entry)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1038,7 +1039,7 @@ class Envelope(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -1102,11 +1103,11 @@ class Node(_rt.Message):
         if child is None:
             self._f_child = None
         else:
-            self._f_child = child if type(child) is Node or child is None else _rt.checked(self, 2, child)
+            self._f_child = child if type(child) is Node else _rt.checked(self, 2, child)
         if lazy_child is None:
             self._f_lazy_child = None
         else:
-            self._f_lazy_child = lazy_child if type(lazy_child) is Node or lazy_child is None else _rt.checked(self, 3, lazy_child)
+            self._f_lazy_child = lazy_child if type(lazy_child) is Node else _rt.checked(self, 3, lazy_child)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1398,7 +1399,7 @@ class Node(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._l_lazy_child is not None: self._load_lazy_child()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:

@@ -2,6 +2,7 @@
 # source: "golden/nameclash.proto" (proto2; style hybrid)
 # parameter: "default_api_level=API_HYBRID"
 # ruff: noqa
+# pyright: reportPrivateUsage=false
 """Names that clash, one case per naming rule (plugin/names.py allocates them once per file).
 
 The generator's own names start with "_" and a letter: runtime internals (_pb_...), slots
@@ -166,7 +167,7 @@ class buf(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -311,7 +312,7 @@ class m4(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -464,7 +465,7 @@ class i5(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -617,7 +618,7 @@ class key6(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -762,7 +763,7 @@ class class_(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -857,7 +858,7 @@ class len_(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
@@ -945,7 +946,7 @@ class property_(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
@@ -1033,7 +1034,7 @@ class value_(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
@@ -1121,7 +1122,7 @@ class annotations_(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
@@ -1259,7 +1260,7 @@ class Private_(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -1449,7 +1450,7 @@ class Holder(_rt.ExtendableMessage):
     @one.setter
     def one(self, value: i5 | None) -> None:
         if value is not None:
-            self._ov_pick = value if type(value) is i5 or value is None else _rt.checked(self, 7, value)
+            self._ov_pick = value if type(value) is i5 else _rt.checked(self, 7, value)
             self._oc_pick = 7
         elif self._oc_pick == 7:
             self._oc_pick = 0
@@ -1465,7 +1466,7 @@ class Holder(_rt.ExtendableMessage):
     @other.setter
     def other(self, value: key6 | None) -> None:
         if value is not None:
-            self._ov_pick = value if type(value) is key6 or value is None else _rt.checked(self, 8, value)
+            self._ov_pick = value if type(value) is key6 else _rt.checked(self, 8, value)
             self._oc_pick = 8
         elif self._oc_pick == 8:
             self._oc_pick = 0
@@ -1481,7 +1482,7 @@ class Holder(_rt.ExtendableMessage):
     @four.setter
     def four(self, value: m4 | None) -> None:
         if value is not None:
-            self._ov_pick = value if type(value) is m4 or value is None else _rt.checked(self, 9, value)
+            self._ov_pick = value if type(value) is m4 else _rt.checked(self, 9, value)
             self._oc_pick = 9
         elif self._oc_pick == 9:
             self._oc_pick = 0
@@ -1818,7 +1819,7 @@ class Holder(_rt.ExtendableMessage):
     def clear_type(self) -> None:
         self.type = None
 
-    def which_pick(self) -> str | None:
+    def which_pick(self) -> _t.Literal["one", "other", "four"] | None:
         """Name the member of oneof pick that is set, or None."""
         _c = self._oc_pick
         if _c == 7:
@@ -2623,7 +2624,7 @@ class Holder(_rt.ExtendableMessage):
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
         _oc_pick_seen = False
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n < 13:
                 if _n < 8:
@@ -2642,7 +2643,7 @@ class Holder(_rt.ExtendableMessage):
                         if type(_v) is not list:
                             raise _rt.json_refuse()
                         _l4: list[m4] = []
-                        for _w in _v:
+                        for _w in _t.cast("list[object]", _v):
                             if _w is None:
                                 raise _rt.json_refuse()
                             _m4 = m4()
@@ -2655,7 +2656,7 @@ class Holder(_rt.ExtendableMessage):
                         if type(_v) is not list:
                             raise _rt.json_refuse()
                         _l5: list[i5] = []
-                        for _w in _v:
+                        for _w in _t.cast("list[object]", _v):
                             if _w is None:
                                 raise _rt.json_refuse()
                             _m5 = i5()
@@ -2670,7 +2671,7 @@ class Holder(_rt.ExtendableMessage):
                         if type(_v) is not dict:
                             raise _rt.json_refuse()
                         _d6: dict[int, key6] = {}
-                        for _k, _w in _v.items():
+                        for _k, _w in _t.cast("dict[str, object]", _v).items():
                             _kv6 = _rt.json_in_key(5, _k)
                             if _w is None:
                                 raise _rt.json_refuse()
@@ -2982,7 +2983,7 @@ class Enums(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -3130,7 +3131,7 @@ class _c_Outer_Inner_X(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -3169,7 +3170,7 @@ class Outer(_rt.Message):
         if x is None:
             self.x = None
         else:
-            self.x = x if type(x) is _c_Outer_Inner_X or x is None else _rt.checked(self, 1, x)
+            self.x = x if type(x) is _c_Outer_Inner_X else _rt.checked(self, 1, x)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -3287,7 +3288,7 @@ class Outer(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -3434,7 +3435,7 @@ class _c_Outer_Inner_X_(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -3473,7 +3474,7 @@ class Outer_Inner(_rt.Message):
         if x is None:
             self.x = None
         else:
-            self.x = x if type(x) is _c_Outer_Inner_X_ or x is None else _rt.checked(self, 1, x)
+            self.x = x if type(x) is _c_Outer_Inner_X_ else _rt.checked(self, 1, x)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -3591,7 +3592,7 @@ class Outer_Inner(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:

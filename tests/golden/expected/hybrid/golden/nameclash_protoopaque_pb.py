@@ -2,6 +2,7 @@
 # source: "golden/nameclash.proto" (proto2; style opaque, opaque twin)
 # parameter: "default_api_level=API_HYBRID"
 # ruff: noqa
+# pyright: reportPrivateUsage=false
 """Names that clash, one case per naming rule (plugin/names.py allocates them once per file).
 
 The generator's own names start with "_" and a letter: runtime internals (_pb_...), slots
@@ -188,7 +189,7 @@ class buf(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -367,7 +368,7 @@ class m4(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -529,7 +530,7 @@ class i5(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -689,7 +690,7 @@ class key6(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -866,7 +867,7 @@ class class_(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -984,7 +985,7 @@ class len_(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
@@ -1093,7 +1094,7 @@ class property_(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
@@ -1202,7 +1203,7 @@ class value_(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
@@ -1311,7 +1312,7 @@ class annotations_(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
@@ -1481,7 +1482,7 @@ class Private_(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -2006,7 +2007,7 @@ class Holder(_rt.ExtendableMessage):
         self._f_type = 0
         self._pb_p0 &= ~4096
 
-    def which_pick(self) -> str | None:
+    def which_pick(self) -> _t.Literal["one", "other", "four"] | None:
         """Name the member of oneof pick that is set, or None."""
         _c = self._oc_pick
         if _c == 7:
@@ -2881,7 +2882,7 @@ class Holder(_rt.ExtendableMessage):
         if self._l_raw is not None: self._load_raw()
         _keys = self._pb_json_keys
         _oc_pick_seen = False
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n < 13:
                 if _n < 8:
@@ -2900,7 +2901,7 @@ class Holder(_rt.ExtendableMessage):
                         if type(_v) is not list:
                             raise _rt.json_refuse()
                         _l4: list[m4] = []
-                        for _w in _v:
+                        for _w in _t.cast("list[object]", _v):
                             if _w is None:
                                 raise _rt.json_refuse()
                             _m4 = m4()
@@ -2913,7 +2914,7 @@ class Holder(_rt.ExtendableMessage):
                         if type(_v) is not list:
                             raise _rt.json_refuse()
                         _l5: list[i5] = []
-                        for _w in _v:
+                        for _w in _t.cast("list[object]", _v):
                             if _w is None:
                                 raise _rt.json_refuse()
                             _m5 = i5()
@@ -2928,7 +2929,7 @@ class Holder(_rt.ExtendableMessage):
                         if type(_v) is not dict:
                             raise _rt.json_refuse()
                         _d6: dict[int, key6] = {}
-                        for _k, _w in _v.items():
+                        for _k, _w in _t.cast("dict[str, object]", _v).items():
                             _kv6 = _rt.json_in_key(5, _k)
                             if _w is None:
                                 raise _rt.json_refuse()
@@ -3286,7 +3287,7 @@ class Enums(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -3468,7 +3469,7 @@ class _c_Outer_Inner_X(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -3511,7 +3512,7 @@ class Outer(_rt.Message):
         if x is None:
             self._f_x = None
         else:
-            self._f_x = x if type(x) is _c_Outer_Inner_X or x is None else _rt.checked(self, 1, x)
+            self._f_x = x if type(x) is _c_Outer_Inner_X else _rt.checked(self, 1, x)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -3655,7 +3656,7 @@ class Outer(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -3834,7 +3835,7 @@ class _c_Outer_Inner_X_(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -3877,7 +3878,7 @@ class Outer_Inner(_rt.Message):
         if x is None:
             self._f_x = None
         else:
-            self._f_x = x if type(x) is _c_Outer_Inner_X_ or x is None else _rt.checked(self, 1, x)
+            self._f_x = x if type(x) is _c_Outer_Inner_X_ else _rt.checked(self, 1, x)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -4021,7 +4022,7 @@ class Outer_Inner(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:

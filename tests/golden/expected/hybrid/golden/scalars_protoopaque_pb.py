@@ -2,6 +2,7 @@
 # source: "golden/scalars.proto" (proto3; style opaque, opaque twin)
 # parameter: "default_api_level=API_HYBRID"
 # ruff: noqa
+# pyright: reportPrivateUsage=false
 """Every scalar kind with implicit presence, plus proto3 optional."""
 
 from __future__ import annotations
@@ -905,7 +906,7 @@ class Scalars(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n < 9:
                 if _n == 1:
@@ -1294,7 +1295,7 @@ class FixedFirst(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:

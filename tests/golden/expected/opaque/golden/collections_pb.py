@@ -2,6 +2,7 @@
 # source: "golden/collections.proto" (proto3; style opaque)
 # parameter: "default_api_level=API_OPAQUE"
 # ruff: noqa
+# pyright: reportPrivateUsage=false
 """Repeated fields (packed and not), maps, oneofs and nested types."""
 
 from __future__ import annotations
@@ -214,7 +215,7 @@ class _c_Collections_Item(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -277,7 +278,7 @@ class Collections(_rt.Message):
         colors: _t.Iterable[Collections.Color | int] = (),
         counts: _t.Mapping[str, int] | None = None,
         items_by_id: _t.Mapping[int, Collections.Item] | None = None,
-        color_by_flag: _t.Mapping[bool, int] | None = None,
+        color_by_flag: _t.Mapping[bool, Collections.Color | int] | None = None,
         ratios: _t.Iterable[float] = (),
         weights: _t.Mapping[str, float] | None = None,
         text: str | None = None,
@@ -300,10 +301,10 @@ class Collections(_rt.Message):
             self._ov_choice = text if type(text) is str else _rt.checked(self, 7, text)
             self._oc_choice = 7
         if item is not None:
-            self._ov_choice = item if type(item) is _c_Collections_Item or item is None else _rt.checked(self, 8, item)
+            self._ov_choice = item if type(item) is _c_Collections_Item else _rt.checked(self, 8, item)
             self._oc_choice = 8
         if scalars is not None:
-            self._ov_choice = scalars if type(scalars) is _m_golden__scalars_pb.Scalars or scalars is None else _rt.checked(self, 9, scalars)
+            self._ov_choice = scalars if type(scalars) is _m_golden__scalars_pb.Scalars else _rt.checked(self, 9, scalars)
             self._oc_choice = 9
 
     # -- accessors ---------------------------------------------------------------
@@ -394,7 +395,7 @@ class Collections(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_color_by_flag
 
-    def set_color_by_flag(self, value: _t.Mapping[bool, int]) -> None:
+    def set_color_by_flag(self, value: _t.Mapping[bool, Collections.Color | int]) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_color_by_flag = _rt.checked_map(self, 10, value, bool, int, -0x80000000, 0x7FFFFFFF) if value else {}
 
@@ -506,7 +507,7 @@ class Collections(_rt.Message):
             self._oc_choice = 0
             self._ov_choice = None
 
-    def which_choice(self) -> str | None:
+    def which_choice(self) -> _t.Literal["text", "item", "scalars"] | None:
         """Name the member of oneof choice that is set, or None."""
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _c = self._oc_choice
@@ -1255,7 +1256,7 @@ class Collections(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
         _oc_choice_seen = False
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n < 7:
                 if _n == 1:
@@ -1265,20 +1266,20 @@ class Collections(_rt.Message):
                         continue
                     if type(_v) is not list:
                         raise _rt.json_refuse()
-                    self._f_packed_ints = [_y if type(_y) is int and -2147483648 <= _y <= 2147483647 else _rt.json_in_int(5, _y) for _y in _v]
+                    self._f_packed_ints = [_y if type(_y) is int and -2147483648 <= _y <= 2147483647 else _rt.json_in_int(5, _y) for _y in _t.cast("list[object]", _v)]
                 elif _n == 2:
                     if _v is None:
                         continue
                     if type(_v) is not list:
                         raise _rt.json_refuse()
-                    self._f_names = [_y if type(_y) is str and _y.isascii() else _rt.json_in_str(_y) for _y in _v]
+                    self._f_names = [_y if type(_y) is str and _y.isascii() else _rt.json_in_str(_y) for _y in _t.cast("list[object]", _v)]
                 elif _n == 3:
                     if _v is None:
                         continue
                     if type(_v) is not list:
                         raise _rt.json_refuse()
                     _l3: list[Collections.Item] = []
-                    for _w in _v:
+                    for _w in _t.cast("list[object]", _v):
                         if _w is None:
                             raise _rt.json_refuse()
                         _m3 = _c_Collections_Item()
@@ -1295,7 +1296,7 @@ class Collections(_rt.Message):
                     if type(_v) is not dict:
                         raise _rt.json_refuse()
                     _d5: dict[str, int] = {}
-                    for _k, _w in _v.items():
+                    for _k, _w in _t.cast("dict[str, object]", _v).items():
                         _kv5 = _k if _k.isascii() else _rt.json_in_str(_k)
                         if _w is None:
                             raise _rt.json_refuse()
@@ -1311,7 +1312,7 @@ class Collections(_rt.Message):
                     if type(_v) is not dict:
                         raise _rt.json_refuse()
                     _d6: dict[int, Collections.Item] = {}
-                    for _k, _w in _v.items():
+                    for _k, _w in _t.cast("dict[str, object]", _v).items():
                         _kv6 = _rt.json_in_key(5, _k)
                         if _w is None:
                             raise _rt.json_refuse()
@@ -1365,7 +1366,7 @@ class Collections(_rt.Message):
                     if type(_v) is not dict:
                         raise _rt.json_refuse()
                     _d10: dict[bool, int] = {}
-                    for _k, _w in _v.items():
+                    for _k, _w in _t.cast("dict[str, object]", _v).items():
                         _kv10 = _rt.json_in_key(8, _k)
                         if _w is None:
                             raise _rt.json_refuse()
@@ -1382,14 +1383,14 @@ class Collections(_rt.Message):
                         continue
                     if type(_v) is not list:
                         raise _rt.json_refuse()
-                    self._f_ratios = [_rt.json_in_float(_y) for _y in _v]
+                    self._f_ratios = [_rt.json_in_float(_y) for _y in _t.cast("list[object]", _v)]
                 elif _n == 12:
                     if _v is None:
                         continue
                     if type(_v) is not dict:
                         raise _rt.json_refuse()
                     _d12: dict[str, float] = {}
-                    for _k, _w in _v.items():
+                    for _k, _w in _t.cast("dict[str, object]", _v).items():
                         _kv12 = _k if _k.isascii() else _rt.json_in_str(_k)
                         if _w is None:
                             raise _rt.json_refuse()

@@ -2,6 +2,7 @@
 # source: "golden/editions.proto" (2023; style opaque)
 # parameter: "default_api_level=API_OPAQUE"
 # ruff: noqa
+# pyright: reportPrivateUsage=false
 """Edition 2023 features: explicit presence by default, field overrides, delimited."""
 
 from __future__ import annotations
@@ -172,7 +173,7 @@ class _c_Edition2023_Child(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -249,7 +250,7 @@ class Edition2023(_rt.Message):
         if delimited_child is None:
             self._f_delimited_child = None
         else:
-            self._f_delimited_child = delimited_child if type(delimited_child) is _c_Edition2023_Child or delimited_child is None else _rt.checked(self, 6, delimited_child)
+            self._f_delimited_child = delimited_child if type(delimited_child) is _c_Edition2023_Child else _rt.checked(self, 6, delimited_child)
         if state is None:
             self._f_state = 0
         else:
@@ -628,7 +629,7 @@ class Edition2023(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _key != 'explicitByDefault' and 'explicitByDefault' in _obj:
@@ -656,7 +657,7 @@ class Edition2023(_rt.Message):
                     continue
                 if type(_v) is not list:
                     raise _rt.json_refuse()
-                self._f_expanded = [_y if type(_y) is int and -2147483648 <= _y <= 2147483647 else _rt.json_in_int(5, _y) for _y in _v]
+                self._f_expanded = [_y if type(_y) is int and -2147483648 <= _y <= 2147483647 else _rt.json_in_int(5, _y) for _y in _t.cast("list[object]", _v)]
             elif _n == 5:
                 if _v is None:
                     continue

@@ -2,6 +2,7 @@
 # source: "golden/services.proto" (proto3; style opaque)
 # parameter: "default_api_level=API_OPAQUE"
 # ruff: noqa
+# pyright: reportPrivateUsage=false
 """A service of every kind of RPC (the gRPC plugin's golden output)."""
 
 from __future__ import annotations
@@ -160,7 +161,7 @@ class Query(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:

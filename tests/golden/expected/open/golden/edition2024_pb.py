@@ -2,6 +2,7 @@
 # source: "golden/edition2024.proto" (2024; style open)
 # parameter: "default_api_level=API_OPEN"
 # ruff: noqa
+# pyright: reportPrivateUsage=false
 """Edition 2024: the opaque API is the default style."""
 
 from __future__ import annotations
@@ -164,14 +165,14 @@ class _c_LogEntry_Detail(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
                     continue
                 if type(_v) is not list:
                     raise _rt.json_refuse()
-                self.lines = [_y if type(_y) is str and _y.isascii() else _rt.json_in_str(_y) for _y in _v]
+                self.lines = [_y if type(_y) is str and _y.isascii() else _rt.json_in_str(_y) for _y in _t.cast("list[object]", _v)]
             elif _n == 2:
                 if _v is None:
                     continue
@@ -240,11 +241,11 @@ class LogEntry(_rt.Message):
         if detail is None:
             self.detail = None
         else:
-            self.detail = detail if type(detail) is _c_LogEntry_Detail or detail is None else _rt.checked(self, 3, detail)
+            self.detail = detail if type(detail) is _c_LogEntry_Detail else _rt.checked(self, 3, detail)
         if unchecked_detail is None:
             self.unchecked_detail = None
         else:
-            self.unchecked_detail = unchecked_detail if type(unchecked_detail) is _c_LogEntry_Detail or unchecked_detail is None else _rt.checked(self, 4, unchecked_detail)
+            self.unchecked_detail = unchecked_detail if type(unchecked_detail) is _c_LogEntry_Detail else _rt.checked(self, 4, unchecked_detail)
         self.history = _rt.checked_list(self, 5, history, _c_LogEntry_Detail) if history else []
 
     # -- accessors ---------------------------------------------------------------
@@ -508,7 +509,7 @@ class LogEntry(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -542,7 +543,7 @@ class LogEntry(_rt.Message):
                 if type(_v) is not list:
                     raise _rt.json_refuse()
                 _l5: list[LogEntry.Detail] = []
-                for _w in _v:
+                for _w in _t.cast("list[object]", _v):
                     if _w is None:
                         raise _rt.json_refuse()
                     _m5 = _c_LogEntry_Detail()
@@ -592,7 +593,7 @@ class Envelope(_rt.Message):
         if entry is None:
             self.entry = None
         else:
-            self.entry = entry if type(entry) is LogEntry or entry is None else _rt.checked(self, 2, entry)
+            self.entry = entry if type(entry) is LogEntry else _rt.checked(self, 2, entry)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -736,7 +737,7 @@ class Envelope(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -793,11 +794,11 @@ class Node(_rt.Message):
         if child is None:
             self.child = None
         else:
-            self.child = child if type(child) is Node or child is None else _rt.checked(self, 2, child)
+            self.child = child if type(child) is Node else _rt.checked(self, 2, child)
         if lazy_child is None:
             self.lazy_child = None
         else:
-            self.lazy_child = lazy_child if type(lazy_child) is Node or lazy_child is None else _rt.checked(self, 3, lazy_child)
+            self.lazy_child = lazy_child if type(lazy_child) is Node else _rt.checked(self, 3, lazy_child)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -976,7 +977,7 @@ class Node(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:

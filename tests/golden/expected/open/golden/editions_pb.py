@@ -2,6 +2,7 @@
 # source: "golden/editions.proto" (2023; style open)
 # parameter: "default_api_level=API_OPEN"
 # ruff: noqa
+# pyright: reportPrivateUsage=false
 """Edition 2023 features: explicit presence by default, field overrides, delimited."""
 
 from __future__ import annotations
@@ -132,7 +133,7 @@ class _c_Edition2023_Child(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -207,7 +208,7 @@ class Edition2023(_rt.Message):
         if delimited_child is None:
             self.delimited_child = None
         else:
-            self.delimited_child = delimited_child if type(delimited_child) is _c_Edition2023_Child or delimited_child is None else _rt.checked(self, 6, delimited_child)
+            self.delimited_child = delimited_child if type(delimited_child) is _c_Edition2023_Child else _rt.checked(self, 6, delimited_child)
         if state is None:
             self.state = None
         else:
@@ -510,7 +511,7 @@ class Edition2023(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _key != 'explicitByDefault' and 'explicitByDefault' in _obj:
@@ -536,7 +537,7 @@ class Edition2023(_rt.Message):
                     continue
                 if type(_v) is not list:
                     raise _rt.json_refuse()
-                self.expanded = [_y if type(_y) is int and -2147483648 <= _y <= 2147483647 else _rt.json_in_int(5, _y) for _y in _v]
+                self.expanded = [_y if type(_y) is int and -2147483648 <= _y <= 2147483647 else _rt.json_in_int(5, _y) for _y in _t.cast("list[object]", _v)]
             elif _n == 5:
                 if _v is None:
                     continue

@@ -2,6 +2,7 @@
 # source: "golden/legacy.proto" (proto2; style open)
 # parameter: "default_api_level=API_OPEN"
 # ruff: noqa
+# pyright: reportPrivateUsage=false
 """proto2: defaults, required fields, groups, closed enums, extensions."""
 
 from __future__ import annotations
@@ -169,7 +170,7 @@ class _c_Legacy_Point(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 7:
                 if _v is None:
@@ -247,7 +248,7 @@ class Legacy(_rt.ExtendableMessage):
         if point is None:
             self.point = None
         else:
-            self.point = point if type(point) is _c_Legacy_Point or point is None else _rt.checked(self, 6, point)
+            self.point = point if type(point) is _c_Legacy_Point else _rt.checked(self, 6, point)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -522,7 +523,7 @@ class Legacy(_rt.ExtendableMessage):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -552,7 +553,7 @@ class Legacy(_rt.ExtendableMessage):
                     continue
                 if type(_v) is not list:
                     raise _rt.json_refuse()
-                self.samples = [int(_y) if type(_y) is str and _y.isdigit() and _y.isascii() and _y[0] != "0" and len(_y) < 19 else _rt.json_in_int(3, _y) for _y in _v]
+                self.samples = [int(_y) if type(_y) is str and _y.isdigit() and _y.isascii() and _y[0] != "0" and len(_y) < 19 else _rt.json_in_int(3, _y) for _y in _t.cast("list[object]", _v)]
             elif _n == 6:
                 if _v is None:
                     continue
@@ -734,7 +735,7 @@ class ConflictJsonName(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _key != 'old_value' and 'old_value' in _obj:

@@ -2,6 +2,7 @@
 # source: "golden/nameclash.proto" (proto2; style open)
 # parameter: "default_api_level=API_OPEN"
 # ruff: noqa
+# pyright: reportPrivateUsage=false
 """Names that clash, one case per naming rule (plugin/names.py allocates them once per file).
 
 The generator's own names start with "_" and a letter: runtime internals (_pb_...), slots
@@ -148,7 +149,7 @@ class buf(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -283,7 +284,7 @@ class m4(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -426,7 +427,7 @@ class i5(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -569,7 +570,7 @@ class key6(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -704,7 +705,7 @@ class class_(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -799,7 +800,7 @@ class len_(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
@@ -887,7 +888,7 @@ class property_(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
@@ -975,7 +976,7 @@ class value_(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
@@ -1063,7 +1064,7 @@ class annotations_(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
@@ -1191,7 +1192,7 @@ class Private_(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -1381,7 +1382,7 @@ class Holder(_rt.ExtendableMessage):
     @one.setter
     def one(self, value: i5 | None) -> None:
         if value is not None:
-            self._ov_pick = value if type(value) is i5 or value is None else _rt.checked(self, 7, value)
+            self._ov_pick = value if type(value) is i5 else _rt.checked(self, 7, value)
             self._oc_pick = 7
         elif self._oc_pick == 7:
             self._oc_pick = 0
@@ -1397,7 +1398,7 @@ class Holder(_rt.ExtendableMessage):
     @other.setter
     def other(self, value: key6 | None) -> None:
         if value is not None:
-            self._ov_pick = value if type(value) is key6 or value is None else _rt.checked(self, 8, value)
+            self._ov_pick = value if type(value) is key6 else _rt.checked(self, 8, value)
             self._oc_pick = 8
         elif self._oc_pick == 8:
             self._oc_pick = 0
@@ -1413,7 +1414,7 @@ class Holder(_rt.ExtendableMessage):
     @four.setter
     def four(self, value: m4 | None) -> None:
         if value is not None:
-            self._ov_pick = value if type(value) is m4 or value is None else _rt.checked(self, 9, value)
+            self._ov_pick = value if type(value) is m4 else _rt.checked(self, 9, value)
             self._oc_pick = 9
         elif self._oc_pick == 9:
             self._oc_pick = 0
@@ -1534,7 +1535,7 @@ class Holder(_rt.ExtendableMessage):
         _value = self.type
         return 0 if _value is None else _value
 
-    def which_pick(self) -> str | None:
+    def which_pick(self) -> _t.Literal["one", "other", "four"] | None:
         """Name the member of oneof pick that is set, or None."""
         _c = self._oc_pick
         if _c == 7:
@@ -2332,7 +2333,7 @@ class Holder(_rt.ExtendableMessage):
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
         _oc_pick_seen = False
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n < 13:
                 if _n < 8:
@@ -2351,7 +2352,7 @@ class Holder(_rt.ExtendableMessage):
                         if type(_v) is not list:
                             raise _rt.json_refuse()
                         _l4: list[m4] = []
-                        for _w in _v:
+                        for _w in _t.cast("list[object]", _v):
                             if _w is None:
                                 raise _rt.json_refuse()
                             _m4 = m4()
@@ -2364,7 +2365,7 @@ class Holder(_rt.ExtendableMessage):
                         if type(_v) is not list:
                             raise _rt.json_refuse()
                         _l5: list[i5] = []
-                        for _w in _v:
+                        for _w in _t.cast("list[object]", _v):
                             if _w is None:
                                 raise _rt.json_refuse()
                             _m5 = i5()
@@ -2379,7 +2380,7 @@ class Holder(_rt.ExtendableMessage):
                         if type(_v) is not dict:
                             raise _rt.json_refuse()
                         _d6: dict[int, key6] = {}
-                        for _k, _w in _v.items():
+                        for _k, _w in _t.cast("dict[str, object]", _v).items():
                             _kv6 = _rt.json_in_key(5, _k)
                             if _w is None:
                                 raise _rt.json_refuse()
@@ -2681,7 +2682,7 @@ class Enums(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -2819,7 +2820,7 @@ class _c_Outer_Inner_X(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -2858,7 +2859,7 @@ class Outer(_rt.Message):
         if x is None:
             self.x = None
         else:
-            self.x = x if type(x) is _c_Outer_Inner_X or x is None else _rt.checked(self, 1, x)
+            self.x = x if type(x) is _c_Outer_Inner_X else _rt.checked(self, 1, x)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -2966,7 +2967,7 @@ class Outer(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -3103,7 +3104,7 @@ class _c_Outer_Inner_X_(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
@@ -3142,7 +3143,7 @@ class Outer_Inner(_rt.Message):
         if x is None:
             self.x = None
         else:
-            self.x = x if type(x) is _c_Outer_Inner_X_ or x is None else _rt.checked(self, 1, x)
+            self.x = x if type(x) is _c_Outer_Inner_X_ else _rt.checked(self, 1, x)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -3250,7 +3251,7 @@ class Outer_Inner(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:

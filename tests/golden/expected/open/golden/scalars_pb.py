@@ -2,6 +2,7 @@
 # source: "golden/scalars.proto" (proto3; style open)
 # parameter: "default_api_level=API_OPEN"
 # ruff: noqa
+# pyright: reportPrivateUsage=false
 """Every scalar kind with implicit presence, plus proto3 optional."""
 
 from __future__ import annotations
@@ -699,7 +700,7 @@ class Scalars(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n < 9:
                 if _n == 1:
@@ -1034,7 +1035,7 @@ class FixedFirst(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:

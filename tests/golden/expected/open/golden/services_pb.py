@@ -2,6 +2,7 @@
 # source: "golden/services.proto" (proto3; style open)
 # parameter: "default_api_level=API_OPEN"
 # ruff: noqa
+# pyright: reportPrivateUsage=false
 """A service of every kind of RPC (the gRPC plugin's golden output)."""
 
 from __future__ import annotations
@@ -131,7 +132,7 @@ class Query(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _keys = self._pb_json_keys
-        for _key, _v in _obj.items():
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
                 if _v is None:
