@@ -323,10 +323,11 @@ class _Builder:
             ctor_checks_inline=not any(f.attr in pyexpr.INLINE_TEST_CALLS for f in fields),
             info_expr=pyexpr.message_info(msg, [f.info_expr for f in fields],
                                           [(o.name, [f.number for f in o.fields]) for o in oneofs],
-                                          self.file.edition),
+                                          self.file.edition, [_layout_entry(f) for f in fields]),
             comment=docstring(msg.comment, indent=4),
         )
         keys = _json_keys(fields)
+        view.inline_reflection = msg.full_name in JSON_SPECIAL_FORMS
         if msg.full_name not in JSON_SPECIAL_FORMS and keys is not None:
             view.json_fast = True
             view.json_keys = keys
@@ -373,6 +374,18 @@ def presence_bits(msg: Message) -> dict[str, int]:
         return {}
     holders = [f.name for f in msg.fields if f.presence and f.message is None and f.oneof is None]
     return {name: bit for bit, name in enumerate(holders)}
+
+
+def _layout_entry(f: FieldView) -> str | tuple[str, str] | tuple[str, str, int | str]:
+    """Where field ``f`` lives, for runtime/_layout.py: its slot, with the oneof's case slot, its
+    presence word and mask, or its lazy bytes' slot and loader."""
+    if f.oneof is not None:
+        return (f.oneof.value_slot, f.oneof.case_slot)
+    if f.bit_word:
+        return (f.slot, f.bit_word, f.bit_mask)
+    if f.lazy:
+        return (f.slot, f.lazy_slot, f.loader)
+    return f.slot
 
 
 def _dispatch(fields: list[FieldView]) -> DispatchNode:

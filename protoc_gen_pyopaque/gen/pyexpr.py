@@ -4,6 +4,7 @@ literals, docstrings, tags, range tests, and the ``_rt.*Info(...)`` tables of ev
 
 from __future__ import annotations
 
+import textwrap
 from functools import lru_cache
 from typing import Final, Protocol
 
@@ -191,9 +192,11 @@ def tuple_expr(items: list[str]) -> str:
     return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
 
 
-def message_info(msg: Message, field_infos: list[str], oneofs: list[tuple[str, list[int]]], edition: str) -> str:
+def message_info(msg: Message, field_infos: list[str], oneofs: list[tuple[str, list[int]]], edition: str,
+                 layout: list[str | tuple[str, str] | tuple[str, str, int | str]]) -> str:
     """The ``_rt.MessageInfo(...)`` of ``msg``: its fields' infos (each followed by the field's
-    declaration, which spells out the info's kind number), its oneofs' names and members."""
+    declaration, which spells out the info's kind number), its oneofs' names and members, and
+    where each field lives (``layout``, in field order: runtime/_layout.py reads it)."""
     fields = "".join(f"\n        {info},  # {declaration(f, edition)}"
                      for f, info in zip(msg.fields, field_infos, strict=True))
     oneof_infos = tuple_expr([f"_rt.OneofInfo({name!r}, {tuple_expr([str(n) for n in numbers])})"
@@ -207,6 +210,10 @@ def message_info(msg: Message, field_infos: list[str], oneofs: list[tuple[str, l
         extra += f", reserved_names={msg.reserved_names!r}"
     if msg.legacy_json:
         extra += ", legacy_json=True"
+    if layout:
+        text = tuple_expr([repr(entry) for entry in layout])
+        extra += ",\n" + "\n".join(textwrap.wrap(text, 100, initial_indent="    layout=", subsequent_indent=" " * 12,
+                                                break_long_words=False, break_on_hyphens=False))
     return (f"_rt.MessageInfo(\n    {msg.full_name!r},\n    ({fields}\n    ),\n"
             f"    {oneof_infos}{extra},\n)")
 

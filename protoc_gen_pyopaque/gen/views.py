@@ -199,6 +199,9 @@ class MessageView:
     comment: str
     ctor_checks_inline: bool = True  # no constructor parameter shadows a builtin the inline checks call
     json_fast: bool = False  # generated JSON printer and parser (not a special form, no key clash)
+    # generated _pb_items and _pb_set, for the well-known types whose special JSON forms read and
+    # write through them (other classes inherit runtime/_layout.py's, driven by the layout)
+    inline_reflection: bool = False
     json_keys: list[tuple[str, int]] = field(default_factory=list)  # (key literal, field number)
     json_dispatch: DispatchNode | None = None  # over field numbers
 

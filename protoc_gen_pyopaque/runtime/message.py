@@ -8,7 +8,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any, ClassVar, Final, TypeVar
 
-from . import _codec, _json, _json_gen, _kept, _output, json_format
+from . import _codec, _json, _json_gen, _kept, _layout, _output, json_format
 from ._values import check_buffer, checked_extension
 from .descriptors import DescriptorProperty
 from .errors import DecodeError, EncodeError, ProtobufError
@@ -93,11 +93,11 @@ class Message:
 
     def _pb_items(self) -> list[tuple[FieldInfo, Any]]:
         """Return the fields that are set (non-empty, non-default without presence), by number."""
-        raise NotImplementedError
+        return _layout.items(self)
 
     def _pb_set(self, field: FieldInfo, value: Any, /) -> None:
         """Set ``field`` to ``value`` (a list or dict for repeated and map fields)."""
-        raise NotImplementedError
+        _layout.set_field(self, field, value)
 
     def _pb_reset(self) -> None:
         """Reset every field to its default and drop the unknown fields, in place (generated:

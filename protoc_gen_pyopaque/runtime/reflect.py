@@ -6,7 +6,9 @@ more flexible does.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
+
+from ._layout import FieldLayout
 
 __all__ = [
     "FieldInfo", "OneofInfo", "MessageInfo", "EnumInfo", "ExtensionInfo", "message_info",
@@ -157,13 +159,14 @@ class MessageInfo:
     __slots__ = (
         "full_name", "fields", "oneofs", "by_number", "by_name", "by_json_name",
         "extension_ranges", "extensions", "message_set", "legacy_json", "is_map_entry",
-        "reserved_names",
+        "reserved_names", "layout_by_order", "layout_by_number", "lazy_layout",
     )
 
     def __init__(
         self, full_name: str, fields: tuple[FieldInfo, ...], oneofs: tuple[OneofInfo, ...] = (),
         *, extension_ranges: tuple[tuple[int, int], ...] = (), message_set: bool = False,
         legacy_json: bool = False, reserved_names: tuple[str, ...] = (),
+        layout: tuple[str | tuple[Any, ...], ...] = (),
     ) -> None:
         self.full_name = full_name
         self.fields = fields
@@ -181,6 +184,11 @@ class MessageInfo:
         self.legacy_json = legacy_json
         # names of removed fields: the text format skips them instead of failing
         self.reserved_names = frozenset(reserved_names)
+        # generated classes: each field's slot and presence, in the order of ``fields`` (_layout)
+        entries = [FieldLayout(f, entry) for f, entry in zip(fields, layout)]
+        self.layout_by_order = sorted(entries, key=lambda e: e.field.number)
+        self.layout_by_number = {e.field.number: e for e in entries}
+        self.lazy_layout = [e for e in entries if e.lazy]
 
     def in_extension_range(self, number: int) -> bool:
         """Say whether ``number`` lies in one of the declared extension ranges."""

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from protoc_gen_pyopaque.runtime import _layout
+from protoc_gen_pyopaque.runtime.google.protobuf import struct_pb, timestamp_pb
+from protoc_gen_pyopaque.runtime.reflect import FieldInfo, message_info as info_of
 from tests.behavior.conftest import Modules
 
 
@@ -127,3 +130,33 @@ def test_json_accepts_the_official_option_spelling(mods: Modules) -> None:
     assert m.to_json(preserving_proto_field_name=True) == m.to_json(preserving_proto_field_names=True)
     assert '"f_int32"' in m.to_json(preserving_proto_field_name=True)
     assert m.to_dict(preserving_proto_field_name=True) == {"f_int32": 1}
+
+
+def test_set_fields_read_and_written_through_the_layout(mods: Modules) -> None:
+    """iter_set_fields and _pb_set (runtime/_layout.py) for each way a field records that it is set:
+    implicit presence (-0.0 counts), a presence bit or None, a oneof case, repeated and map fields,
+    lazy bytes (decoded first), and the shipped well-known types' generated reflection alike."""
+    Collections, Item = _collections(mods)
+    Scalars = mods.load("scalars").Scalars
+    s = Scalars(f_double=-0.0, f_float=0.0, opt_int32=0, f_int32=3)
+    assert [(f.name, v) for f, v in s.iter_set_fields()] == [("f_double", -0.0), ("f_int32", 3), ("opt_int32", 0)]
+    m = Collections(names=["a"], counts={}, item=Item(key="k"))
+    assert [f.name for f, _ in m.iter_set_fields()] == ["names", "item"]
+    info = info_of(m)
+    m._pb_set(info.by_name["text"], "t")  # another member of the oneof
+    m._pb_set(info.by_name["counts"], {"x": 2})
+    assert m.which("choice") == "text" and dict(m.iter_set_fields())[info.by_name["counts"]] == {"x": 2}
+    with pytest.raises(KeyError):
+        m._pb_set(FieldInfo(999, "nope", "nope", "nope", 9), "x")
+    edition = mods.load("edition2024")
+    entry = edition.LogEntry(detail=edition.LogEntry.Detail(level=2), timestamp=5)
+    lazy = edition.LogEntry.parse(entry.serialize())  # detail keeps its bytes until read (the
+    # default, where the style is opaque); then iter_set_fields decodes them
+    detail = entry.detail if mods.attributes else entry.get_detail()
+    assert [(f.name, v) for f, v in lazy.iter_set_fields()] == [("timestamp", 5), ("detail", detail)]
+    lazy = edition.LogEntry.parse(entry.serialize())
+    lazy._pb_set(info_of(lazy).by_name["detail"], edition.LogEntry.Detail(level=7))  # the kept bytes dropped
+    assert (lazy.detail if mods.attributes else lazy.get_detail()) == edition.LogEntry.Detail(level=7)
+    for wkt in (struct_pb.Value.from_json('[1, "x", {"a": null}]'), struct_pb.Struct.from_json('{"a": 1}'),
+                timestamp_pb.Timestamp.from_json('"2025-01-02T03:04:05.5Z"')):
+        assert _layout.items(wkt) == wkt._pb_items()

@@ -362,6 +362,8 @@ def test_reserved_names_are_skipped_when_the_table_lists_them(mods: Modules) -> 
     info = MessageInfo(old.full_name, old.fields, old.oneofs, extension_ranges=old.extension_ranges,
                        message_set=old.message_set, legacy_json=old.legacy_json, reserved_names=("gone",))
     info.extensions = old.extensions
+    info.layout_by_order, info.layout_by_number = old.layout_by_order, old.layout_by_number
+    info.lazy_layout = old.lazy_layout
     cls._pb_info = info
     try:
         text = ('gone: 1 gone: -2.5 gone: "s" \'t\' gone: ENUM gone { a: [1, 2] b < c: x > [x.y]: 1 } '

@@ -295,6 +295,7 @@ Any._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(2, 'value', 'value', 'value', 12, default=b''),  # bytes value = 2;
     ),
     (),
+    layout=('type_url', 'value'),
 )
 
 # Registrations belong to the classes this module serves: its twin's when selected.

@@ -278,5 +278,6 @@ Any._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(2, 'value', 'value', 'value', 12, default=b''),  # bytes value = 2;
     ),
     (),
+    layout=('_f_type_url', '_f_value'),
 )
 _rt.register_messages(Any)

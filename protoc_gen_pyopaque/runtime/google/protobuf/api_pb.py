@@ -516,48 +516,6 @@ class Api(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.name:
-            _items.append((_fields[0], self.name))
-        if self.methods:
-            _items.append((_fields[1], self.methods))
-        if self.options:
-            _items.append((_fields[2], self.options))
-        if self.version:
-            _items.append((_fields[3], self.version))
-        if self.source_context is not None:
-            _items.append((_fields[4], self.source_context))
-        if self.mixins:
-            _items.append((_fields[5], self.mixins))
-        if self.syntax:
-            _items.append((_fields[6], self.syntax))
-        if self.edition:
-            _items.append((_fields[7], self.edition))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.name = _value
-        elif _number == 2:
-            self.methods = list(_value)
-        elif _number == 3:
-            self.options = list(_value)
-        elif _number == 4:
-            self.version = _value
-        elif _number == 5:
-            self.source_context = _value
-        elif _number == 6:
-            self.mixins = list(_value)
-        elif _number == 7:
-            self.syntax = _value
-        elif _number == 8:
-            self.edition = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Api.__init__(self)
 
@@ -1119,48 +1077,6 @@ class Method(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.name:
-            _items.append((_fields[0], self.name))
-        if self.request_type_url:
-            _items.append((_fields[1], self.request_type_url))
-        if self.request_streaming:
-            _items.append((_fields[2], self.request_streaming))
-        if self.response_type_url:
-            _items.append((_fields[3], self.response_type_url))
-        if self.response_streaming:
-            _items.append((_fields[4], self.response_streaming))
-        if self.options:
-            _items.append((_fields[5], self.options))
-        if self.syntax:
-            _items.append((_fields[6], self.syntax))
-        if self.edition:
-            _items.append((_fields[7], self.edition))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.name = _value
-        elif _number == 2:
-            self.request_type_url = _value
-        elif _number == 3:
-            self.request_streaming = _value
-        elif _number == 4:
-            self.response_type_url = _value
-        elif _number == 5:
-            self.response_streaming = _value
-        elif _number == 6:
-            self.options = list(_value)
-        elif _number == 7:
-            self.syntax = _value
-        elif _number == 8:
-            self.edition = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Method.__init__(self)
 
@@ -1511,24 +1427,6 @@ class Mixin(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.name:
-            _items.append((_fields[0], self.name))
-        if self.root:
-            _items.append((_fields[1], self.root))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.name = _value
-        elif _number == 2:
-            self.root = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Mixin.__init__(self)
 
@@ -1594,6 +1492,8 @@ Api._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(8, 'edition', 'edition', 'edition', 9, default=''),  # string edition = 8;
     ),
     (),
+    layout=('name', 'methods', 'options', 'version', 'source_context', 'mixins', 'syntax',
+            'edition'),
 )
 Method._pb_info = _rt.MessageInfo(
     'google.protobuf.Method',
@@ -1608,6 +1508,8 @@ Method._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(8, 'edition', 'edition', 'edition', 9, default=''),  # string edition = 8;
     ),
     (),
+    layout=('name', 'request_type_url', 'request_streaming', 'response_type_url',
+            'response_streaming', 'options', 'syntax', 'edition'),
 )
 Mixin._pb_info = _rt.MessageInfo(
     'google.protobuf.Mixin',
@@ -1616,6 +1518,7 @@ Mixin._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(2, 'root', 'root', 'root', 9, default=''),  # string root = 2;
     ),
     (),
+    layout=('name', 'root'),
 )
 
 # Registrations belong to the classes this module serves: its twin's when selected.

@@ -510,50 +510,6 @@ class Api(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._f_name:
-            _items.append((_fields[0], self._f_name))
-        if self._f_methods:
-            _items.append((_fields[1], self._f_methods))
-        if self._f_options:
-            _items.append((_fields[2], self._f_options))
-        if self._f_version:
-            _items.append((_fields[3], self._f_version))
-        if self._f_source_context is not None:
-            _items.append((_fields[4], self._f_source_context))
-        if self._f_mixins:
-            _items.append((_fields[5], self._f_mixins))
-        if self._f_syntax:
-            _items.append((_fields[6], self._f_syntax))
-        if self._f_edition:
-            _items.append((_fields[7], self._f_edition))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_name = _value
-        elif _number == 2:
-            self._f_methods = list(_value)
-        elif _number == 3:
-            self._f_options = list(_value)
-        elif _number == 4:
-            self._f_version = _value
-        elif _number == 5:
-            self._f_source_context = _value
-        elif _number == 6:
-            self._f_mixins = list(_value)
-        elif _number == 7:
-            self._f_syntax = _value
-        elif _number == 8:
-            self._f_edition = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Api.__init__(self)
 
@@ -1128,50 +1084,6 @@ class Method(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._f_name:
-            _items.append((_fields[0], self._f_name))
-        if self._f_request_type_url:
-            _items.append((_fields[1], self._f_request_type_url))
-        if self._f_request_streaming:
-            _items.append((_fields[2], self._f_request_streaming))
-        if self._f_response_type_url:
-            _items.append((_fields[3], self._f_response_type_url))
-        if self._f_response_streaming:
-            _items.append((_fields[4], self._f_response_streaming))
-        if self._f_options:
-            _items.append((_fields[5], self._f_options))
-        if self._f_syntax:
-            _items.append((_fields[6], self._f_syntax))
-        if self._f_edition:
-            _items.append((_fields[7], self._f_edition))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_name = _value
-        elif _number == 2:
-            self._f_request_type_url = _value
-        elif _number == 3:
-            self._f_request_streaming = _value
-        elif _number == 4:
-            self._f_response_type_url = _value
-        elif _number == 5:
-            self._f_response_streaming = _value
-        elif _number == 6:
-            self._f_options = list(_value)
-        elif _number == 7:
-            self._f_syntax = _value
-        elif _number == 8:
-            self._f_edition = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Method.__init__(self)
 
@@ -1540,26 +1452,6 @@ class Mixin(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._f_name:
-            _items.append((_fields[0], self._f_name))
-        if self._f_root:
-            _items.append((_fields[1], self._f_root))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_name = _value
-        elif _number == 2:
-            self._f_root = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Mixin.__init__(self)
 
@@ -1629,6 +1521,8 @@ Api._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(8, 'edition', 'edition', 'edition', 9, default=''),  # string edition = 8;
     ),
     (),
+    layout=('_f_name', '_f_methods', '_f_options', '_f_version', '_f_source_context', '_f_mixins',
+            '_f_syntax', '_f_edition'),
 )
 Method._pb_info = _rt.MessageInfo(
     'google.protobuf.Method',
@@ -1643,6 +1537,8 @@ Method._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(8, 'edition', 'edition', 'edition', 9, default=''),  # string edition = 8;
     ),
     (),
+    layout=('_f_name', '_f_request_type_url', '_f_request_streaming', '_f_response_type_url',
+            '_f_response_streaming', '_f_options', '_f_syntax', '_f_edition'),
 )
 Mixin._pb_info = _rt.MessageInfo(
     'google.protobuf.Mixin',
@@ -1651,5 +1547,6 @@ Mixin._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(2, 'root', 'root', 'root', 9, default=''),  # string root = 2;
     ),
     (),
+    layout=('_f_name', '_f_root'),
 )
 _rt.register_messages(Api, Method, Mixin)

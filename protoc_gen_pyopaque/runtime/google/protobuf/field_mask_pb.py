@@ -347,6 +347,7 @@ FieldMask._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'paths', 'paths', 'paths', 9, repeated=True),  # repeated string paths = 1;
     ),
     (),
+    layout=('paths',),
 )
 
 # Registrations belong to the classes this module serves: its twin's when selected.

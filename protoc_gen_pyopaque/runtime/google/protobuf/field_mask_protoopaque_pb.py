@@ -358,5 +358,6 @@ FieldMask._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'paths', 'paths', 'paths', 9, repeated=True),  # repeated string paths = 1;
     ),
     (),
+    layout=('_f_paths',),
 )
 _rt.register_messages(FieldMask)

@@ -124,20 +124,6 @@ class SourceContext(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.file_name:
-            _items.append((_fields[0], self.file_name))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.file_name = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         SourceContext.__init__(self)
 
@@ -189,6 +175,7 @@ SourceContext._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'file_name', 'fileName', 'file_name', 9, default=''),  # string file_name = 1;
     ),
     (),
+    layout=('file_name',),
 )
 
 # Registrations belong to the classes this module serves: its twin's when selected.

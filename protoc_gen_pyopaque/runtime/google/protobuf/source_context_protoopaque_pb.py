@@ -130,22 +130,6 @@ class SourceContext(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._f_file_name:
-            _items.append((_fields[0], self._f_file_name))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_file_name = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         SourceContext.__init__(self)
 
@@ -201,5 +185,6 @@ SourceContext._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'file_name', 'fileName', 'file_name', 9, default=''),  # string file_name = 1;
     ),
     (),
+    layout=('_f_file_name',),
 )
 _rt.register_messages(SourceContext)

@@ -927,6 +927,7 @@ Struct._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'fields', 'fields', 'fields', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 9, default=''), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 11, message_type=Value)),  # map<string, google.protobuf.Value> fields = 1;
     ),
     (),
+    layout=('fields',),
 )
 Value._pb_info = _rt.MessageInfo(
     'google.protobuf.Value',
@@ -939,6 +940,8 @@ Value._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(6, 'list_value', 'listValue', 'list_value', 11, presence=True, oneof='kind', message_type=ListValue),  # google.protobuf.ListValue list_value = 6;
     ),
     (_rt.OneofInfo('kind', (1, 2, 3, 4, 5, 6)),),
+    layout=(('_ov_kind', '_oc_kind'), ('_ov_kind', '_oc_kind'), ('_ov_kind', '_oc_kind'),
+            ('_ov_kind', '_oc_kind'), ('_ov_kind', '_oc_kind'), ('_ov_kind', '_oc_kind')),
 )
 ListValue._pb_info = _rt.MessageInfo(
     'google.protobuf.ListValue',
@@ -946,6 +949,7 @@ ListValue._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'values', 'values', 'values', 11, repeated=True, message_type=Value),  # repeated google.protobuf.Value values = 1;
     ),
     (),
+    layout=('values',),
 )
 
 # Registrations belong to the classes this module serves: its twin's when selected.

@@ -900,6 +900,7 @@ Struct._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'fields', 'fields', 'fields', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 9, default=''), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 11, message_type=Value)),  # map<string, google.protobuf.Value> fields = 1;
     ),
     (),
+    layout=('_f_fields',),
 )
 Value._pb_info = _rt.MessageInfo(
     'google.protobuf.Value',
@@ -912,6 +913,8 @@ Value._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(6, 'list_value', 'listValue', 'list_value', 11, presence=True, oneof='kind', message_type=ListValue),  # google.protobuf.ListValue list_value = 6;
     ),
     (_rt.OneofInfo('kind', (1, 2, 3, 4, 5, 6)),),
+    layout=(('_ov_kind', '_oc_kind'), ('_ov_kind', '_oc_kind'), ('_ov_kind', '_oc_kind'),
+            ('_ov_kind', '_oc_kind'), ('_ov_kind', '_oc_kind'), ('_ov_kind', '_oc_kind')),
 )
 ListValue._pb_info = _rt.MessageInfo(
     'google.protobuf.ListValue',
@@ -919,5 +922,6 @@ ListValue._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'values', 'values', 'values', 11, repeated=True, message_type=Value),  # repeated google.protobuf.Value values = 1;
     ),
     (),
+    layout=('_f_values',),
 )
 _rt.register_messages(Struct, Value, ListValue)

@@ -298,6 +298,7 @@ Timestamp._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(2, 'nanos', 'nanos', 'nanos', 5, default=0),  # int32 nanos = 2;
     ),
     (),
+    layout=('seconds', 'nanos'),
 )
 
 # Registrations belong to the classes this module serves: its twin's when selected.

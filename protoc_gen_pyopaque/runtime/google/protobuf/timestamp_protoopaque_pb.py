@@ -303,5 +303,6 @@ Timestamp._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(2, 'nanos', 'nanos', 'nanos', 5, default=0),  # int32 nanos = 2;
     ),
     (),
+    layout=('_f_seconds', '_f_nanos'),
 )
 _rt.register_messages(Timestamp)

@@ -425,44 +425,6 @@ class Type(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.name:
-            _items.append((_fields[0], self.name))
-        if self.fields:
-            _items.append((_fields[1], self.fields))
-        if self.oneofs:
-            _items.append((_fields[2], self.oneofs))
-        if self.options:
-            _items.append((_fields[3], self.options))
-        if self.source_context is not None:
-            _items.append((_fields[4], self.source_context))
-        if self.syntax:
-            _items.append((_fields[5], self.syntax))
-        if self.edition:
-            _items.append((_fields[6], self.edition))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.name = _value
-        elif _number == 2:
-            self.fields = list(_value)
-        elif _number == 3:
-            self.oneofs = list(_value)
-        elif _number == 4:
-            self.options = list(_value)
-        elif _number == 5:
-            self.source_context = _value
-        elif _number == 6:
-            self.syntax = _value
-        elif _number == 7:
-            self.edition = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Type.__init__(self)
 
@@ -1151,56 +1113,6 @@ class Field(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.kind:
-            _items.append((_fields[0], self.kind))
-        if self.cardinality:
-            _items.append((_fields[1], self.cardinality))
-        if self.number:
-            _items.append((_fields[2], self.number))
-        if self.name:
-            _items.append((_fields[3], self.name))
-        if self.type_url:
-            _items.append((_fields[4], self.type_url))
-        if self.oneof_index:
-            _items.append((_fields[5], self.oneof_index))
-        if self.packed:
-            _items.append((_fields[6], self.packed))
-        if self.options:
-            _items.append((_fields[7], self.options))
-        if self.json_name:
-            _items.append((_fields[8], self.json_name))
-        if self.default_value:
-            _items.append((_fields[9], self.default_value))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.kind = _value
-        elif _number == 2:
-            self.cardinality = _value
-        elif _number == 3:
-            self.number = _value
-        elif _number == 4:
-            self.name = _value
-        elif _number == 6:
-            self.type_url = _value
-        elif _number == 7:
-            self.oneof_index = _value
-        elif _number == 8:
-            self.packed = _value
-        elif _number == 9:
-            self.options = list(_value)
-        elif _number == 10:
-            self.json_name = _value
-        elif _number == 11:
-            self.default_value = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Field.__init__(self)
 
@@ -1697,40 +1609,6 @@ class Enum(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.name:
-            _items.append((_fields[0], self.name))
-        if self.enumvalue:
-            _items.append((_fields[1], self.enumvalue))
-        if self.options:
-            _items.append((_fields[2], self.options))
-        if self.source_context is not None:
-            _items.append((_fields[3], self.source_context))
-        if self.syntax:
-            _items.append((_fields[4], self.syntax))
-        if self.edition:
-            _items.append((_fields[5], self.edition))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.name = _value
-        elif _number == 2:
-            self.enumvalue = list(_value)
-        elif _number == 3:
-            self.options = list(_value)
-        elif _number == 4:
-            self.source_context = _value
-        elif _number == 5:
-            self.syntax = _value
-        elif _number == 6:
-            self.edition = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Enum.__init__(self)
 
@@ -2035,28 +1913,6 @@ class EnumValue(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.name:
-            _items.append((_fields[0], self.name))
-        if self.number:
-            _items.append((_fields[1], self.number))
-        if self.options:
-            _items.append((_fields[2], self.options))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.name = _value
-        elif _number == 2:
-            self.number = _value
-        elif _number == 3:
-            self.options = list(_value)
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         EnumValue.__init__(self)
 
@@ -2298,24 +2154,6 @@ class Option(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.name:
-            _items.append((_fields[0], self.name))
-        if self.value is not None:
-            _items.append((_fields[1], self.value))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.name = _value
-        elif _number == 2:
-            self.value = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Option.__init__(self)
 
@@ -2387,6 +2225,7 @@ Type._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(7, 'edition', 'edition', 'edition', 9, default=''),  # string edition = 7;
     ),
     (),
+    layout=('name', 'fields', 'oneofs', 'options', 'source_context', 'syntax', 'edition'),
 )
 Field._pb_info = _rt.MessageInfo(
     'google.protobuf.Field',
@@ -2403,6 +2242,8 @@ Field._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(11, 'default_value', 'defaultValue', 'default_value', 9, default=''),  # string default_value = 11;
     ),
     (),
+    layout=('kind', 'cardinality', 'number', 'name', 'type_url', 'oneof_index', 'packed', 'options',
+            'json_name', 'default_value'),
 )
 Enum._pb_info = _rt.MessageInfo(
     'google.protobuf.Enum',
@@ -2415,6 +2256,7 @@ Enum._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(6, 'edition', 'edition', 'edition', 9, default=''),  # string edition = 6;
     ),
     (),
+    layout=('name', 'enumvalue', 'options', 'source_context', 'syntax', 'edition'),
 )
 EnumValue._pb_info = _rt.MessageInfo(
     'google.protobuf.EnumValue',
@@ -2424,6 +2266,7 @@ EnumValue._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(3, 'options', 'options', 'options', 11, repeated=True, message_type=Option),  # repeated google.protobuf.Option options = 3;
     ),
     (),
+    layout=('name', 'number', 'options'),
 )
 Option._pb_info = _rt.MessageInfo(
     'google.protobuf.Option',
@@ -2432,6 +2275,7 @@ Option._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(2, 'value', 'value', 'value', 11, presence=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any),  # google.protobuf.Any value = 2;
     ),
     (),
+    layout=('name', 'value'),
 )
 
 # Registrations belong to the classes this module serves: its twin's when selected.

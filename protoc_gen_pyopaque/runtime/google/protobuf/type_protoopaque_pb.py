@@ -440,46 +440,6 @@ class Type(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._f_name:
-            _items.append((_fields[0], self._f_name))
-        if self._f_fields:
-            _items.append((_fields[1], self._f_fields))
-        if self._f_oneofs:
-            _items.append((_fields[2], self._f_oneofs))
-        if self._f_options:
-            _items.append((_fields[3], self._f_options))
-        if self._f_source_context is not None:
-            _items.append((_fields[4], self._f_source_context))
-        if self._f_syntax:
-            _items.append((_fields[5], self._f_syntax))
-        if self._f_edition:
-            _items.append((_fields[6], self._f_edition))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_name = _value
-        elif _number == 2:
-            self._f_fields = list(_value)
-        elif _number == 3:
-            self._f_oneofs = list(_value)
-        elif _number == 4:
-            self._f_options = list(_value)
-        elif _number == 5:
-            self._f_source_context = _value
-        elif _number == 6:
-            self._f_syntax = _value
-        elif _number == 7:
-            self._f_edition = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Type.__init__(self)
 
@@ -1188,58 +1148,6 @@ class Field(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._f_kind:
-            _items.append((_fields[0], self._f_kind))
-        if self._f_cardinality:
-            _items.append((_fields[1], self._f_cardinality))
-        if self._f_number:
-            _items.append((_fields[2], self._f_number))
-        if self._f_name:
-            _items.append((_fields[3], self._f_name))
-        if self._f_type_url:
-            _items.append((_fields[4], self._f_type_url))
-        if self._f_oneof_index:
-            _items.append((_fields[5], self._f_oneof_index))
-        if self._f_packed:
-            _items.append((_fields[6], self._f_packed))
-        if self._f_options:
-            _items.append((_fields[7], self._f_options))
-        if self._f_json_name:
-            _items.append((_fields[8], self._f_json_name))
-        if self._f_default_value:
-            _items.append((_fields[9], self._f_default_value))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_kind = _value
-        elif _number == 2:
-            self._f_cardinality = _value
-        elif _number == 3:
-            self._f_number = _value
-        elif _number == 4:
-            self._f_name = _value
-        elif _number == 6:
-            self._f_type_url = _value
-        elif _number == 7:
-            self._f_oneof_index = _value
-        elif _number == 8:
-            self._f_packed = _value
-        elif _number == 9:
-            self._f_options = list(_value)
-        elif _number == 10:
-            self._f_json_name = _value
-        elif _number == 11:
-            self._f_default_value = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Field.__init__(self)
 
@@ -1763,42 +1671,6 @@ class Enum(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._f_name:
-            _items.append((_fields[0], self._f_name))
-        if self._f_enumvalue:
-            _items.append((_fields[1], self._f_enumvalue))
-        if self._f_options:
-            _items.append((_fields[2], self._f_options))
-        if self._f_source_context is not None:
-            _items.append((_fields[3], self._f_source_context))
-        if self._f_syntax:
-            _items.append((_fields[4], self._f_syntax))
-        if self._f_edition:
-            _items.append((_fields[5], self._f_edition))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_name = _value
-        elif _number == 2:
-            self._f_enumvalue = list(_value)
-        elif _number == 3:
-            self._f_options = list(_value)
-        elif _number == 4:
-            self._f_source_context = _value
-        elif _number == 5:
-            self._f_syntax = _value
-        elif _number == 6:
-            self._f_edition = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Enum.__init__(self)
 
@@ -2125,30 +1997,6 @@ class EnumValue(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._f_name:
-            _items.append((_fields[0], self._f_name))
-        if self._f_number:
-            _items.append((_fields[1], self._f_number))
-        if self._f_options:
-            _items.append((_fields[2], self._f_options))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_name = _value
-        elif _number == 2:
-            self._f_number = _value
-        elif _number == 3:
-            self._f_options = list(_value)
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         EnumValue.__init__(self)
 
@@ -2404,26 +2252,6 @@ class Option(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._f_name:
-            _items.append((_fields[0], self._f_name))
-        if self._f_value is not None:
-            _items.append((_fields[1], self._f_value))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_name = _value
-        elif _number == 2:
-            self._f_value = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Option.__init__(self)
 
@@ -2499,6 +2327,8 @@ Type._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(7, 'edition', 'edition', 'edition', 9, default=''),  # string edition = 7;
     ),
     (),
+    layout=('_f_name', '_f_fields', '_f_oneofs', '_f_options', '_f_source_context', '_f_syntax',
+            '_f_edition'),
 )
 Field._pb_info = _rt.MessageInfo(
     'google.protobuf.Field',
@@ -2515,6 +2345,8 @@ Field._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(11, 'default_value', 'defaultValue', 'default_value', 9, default=''),  # string default_value = 11;
     ),
     (),
+    layout=('_f_kind', '_f_cardinality', '_f_number', '_f_name', '_f_type_url', '_f_oneof_index',
+            '_f_packed', '_f_options', '_f_json_name', '_f_default_value'),
 )
 Enum._pb_info = _rt.MessageInfo(
     'google.protobuf.Enum',
@@ -2527,6 +2359,7 @@ Enum._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(6, 'edition', 'edition', 'edition', 9, default=''),  # string edition = 6;
     ),
     (),
+    layout=('_f_name', '_f_enumvalue', '_f_options', '_f_source_context', '_f_syntax', '_f_edition'),
 )
 EnumValue._pb_info = _rt.MessageInfo(
     'google.protobuf.EnumValue',
@@ -2536,6 +2369,7 @@ EnumValue._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(3, 'options', 'options', 'options', 11, repeated=True, message_type=Option),  # repeated google.protobuf.Option options = 3;
     ),
     (),
+    layout=('_f_name', '_f_number', '_f_options'),
 )
 Option._pb_info = _rt.MessageInfo(
     'google.protobuf.Option',
@@ -2544,5 +2378,6 @@ Option._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(2, 'value', 'value', 'value', 11, presence=True, message_type=_m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any),  # google.protobuf.Any value = 2;
     ),
     (),
+    layout=('_f_name', '_f_value'),
 )
 _rt.register_messages(Type, Field, Enum, EnumValue, Option)

@@ -1154,6 +1154,7 @@ DoubleValue._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'value', 'value', 'value', 1, default=0.0),  # double value = 1;
     ),
     (),
+    layout=('value',),
 )
 FloatValue._pb_info = _rt.MessageInfo(
     'google.protobuf.FloatValue',
@@ -1161,6 +1162,7 @@ FloatValue._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'value', 'value', 'value', 2, default=0.0),  # float value = 1;
     ),
     (),
+    layout=('value',),
 )
 Int64Value._pb_info = _rt.MessageInfo(
     'google.protobuf.Int64Value',
@@ -1168,6 +1170,7 @@ Int64Value._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'value', 'value', 'value', 3, default=0),  # int64 value = 1;
     ),
     (),
+    layout=('value',),
 )
 UInt64Value._pb_info = _rt.MessageInfo(
     'google.protobuf.UInt64Value',
@@ -1175,6 +1178,7 @@ UInt64Value._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'value', 'value', 'value', 4, default=0),  # uint64 value = 1;
     ),
     (),
+    layout=('value',),
 )
 Int32Value._pb_info = _rt.MessageInfo(
     'google.protobuf.Int32Value',
@@ -1182,6 +1186,7 @@ Int32Value._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'value', 'value', 'value', 5, default=0),  # int32 value = 1;
     ),
     (),
+    layout=('value',),
 )
 UInt32Value._pb_info = _rt.MessageInfo(
     'google.protobuf.UInt32Value',
@@ -1189,6 +1194,7 @@ UInt32Value._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'value', 'value', 'value', 13, default=0),  # uint32 value = 1;
     ),
     (),
+    layout=('value',),
 )
 BoolValue._pb_info = _rt.MessageInfo(
     'google.protobuf.BoolValue',
@@ -1196,6 +1202,7 @@ BoolValue._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'value', 'value', 'value', 8, default=False),  # bool value = 1;
     ),
     (),
+    layout=('value',),
 )
 StringValue._pb_info = _rt.MessageInfo(
     'google.protobuf.StringValue',
@@ -1203,6 +1210,7 @@ StringValue._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'value', 'value', 'value', 9, default=''),  # string value = 1;
     ),
     (),
+    layout=('value',),
 )
 BytesValue._pb_info = _rt.MessageInfo(
     'google.protobuf.BytesValue',
@@ -1210,6 +1218,7 @@ BytesValue._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'value', 'value', 'value', 12, default=b''),  # bytes value = 1;
     ),
     (),
+    layout=('value',),
 )
 
 # Registrations belong to the classes this module serves: its twin's when selected.

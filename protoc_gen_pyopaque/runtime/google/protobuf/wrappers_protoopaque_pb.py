@@ -1317,6 +1317,7 @@ DoubleValue._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'value', 'value', 'value', 1, default=0.0),  # double value = 1;
     ),
     (),
+    layout=('_f_value',),
 )
 FloatValue._pb_info = _rt.MessageInfo(
     'google.protobuf.FloatValue',
@@ -1324,6 +1325,7 @@ FloatValue._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'value', 'value', 'value', 2, default=0.0),  # float value = 1;
     ),
     (),
+    layout=('_f_value',),
 )
 Int64Value._pb_info = _rt.MessageInfo(
     'google.protobuf.Int64Value',
@@ -1331,6 +1333,7 @@ Int64Value._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'value', 'value', 'value', 3, default=0),  # int64 value = 1;
     ),
     (),
+    layout=('_f_value',),
 )
 UInt64Value._pb_info = _rt.MessageInfo(
     'google.protobuf.UInt64Value',
@@ -1338,6 +1341,7 @@ UInt64Value._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'value', 'value', 'value', 4, default=0),  # uint64 value = 1;
     ),
     (),
+    layout=('_f_value',),
 )
 Int32Value._pb_info = _rt.MessageInfo(
     'google.protobuf.Int32Value',
@@ -1345,6 +1349,7 @@ Int32Value._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'value', 'value', 'value', 5, default=0),  # int32 value = 1;
     ),
     (),
+    layout=('_f_value',),
 )
 UInt32Value._pb_info = _rt.MessageInfo(
     'google.protobuf.UInt32Value',
@@ -1352,6 +1357,7 @@ UInt32Value._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'value', 'value', 'value', 13, default=0),  # uint32 value = 1;
     ),
     (),
+    layout=('_f_value',),
 )
 BoolValue._pb_info = _rt.MessageInfo(
     'google.protobuf.BoolValue',
@@ -1359,6 +1365,7 @@ BoolValue._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'value', 'value', 'value', 8, default=False),  # bool value = 1;
     ),
     (),
+    layout=('_f_value',),
 )
 StringValue._pb_info = _rt.MessageInfo(
     'google.protobuf.StringValue',
@@ -1366,6 +1373,7 @@ StringValue._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'value', 'value', 'value', 9, default=''),  # string value = 1;
     ),
     (),
+    layout=('_f_value',),
 )
 BytesValue._pb_info = _rt.MessageInfo(
     'google.protobuf.BytesValue',
@@ -1373,6 +1381,7 @@ BytesValue._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'value', 'value', 'value', 12, default=b''),  # bytes value = 1;
     ),
     (),
+    layout=('_f_value',),
 )
 _rt.register_messages(DoubleValue, FloatValue, Int64Value, UInt64Value, Int32Value, UInt32Value,
                       BoolValue, StringValue, BytesValue)

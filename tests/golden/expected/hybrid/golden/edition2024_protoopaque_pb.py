@@ -168,27 +168,6 @@ class _c_LogEntry_Detail(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._f_lines:
-            _items.append((_fields[0], self._f_lines))
-        if self._pb_p0 & 1:
-            _items.append((_fields[1], self._f_level))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_lines = list(_value)
-        elif _number == 2:
-            self._f_level = _value
-            self._pb_p0 |= 1
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         _c_LogEntry_Detail.__init__(self)
 
@@ -665,48 +644,6 @@ class LogEntry(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        if self._l_detail is not None: self._load_detail()
-        if self._l_unchecked_detail is not None: self._load_unchecked_detail()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._pb_p0 & 1:
-            _items.append((_fields[0], self._f_timestamp))
-        if self._pb_p0 & 2:
-            _items.append((_fields[1], self._f_message))
-        if self._f_detail is not None:
-            _items.append((_fields[2], self._f_detail))
-        if self._f_unchecked_detail is not None:
-            _items.append((_fields[3], self._f_unchecked_detail))
-        if self._f_history:
-            _items.append((_fields[4], self._f_history))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_timestamp = _value
-            self._pb_p0 |= 1
-        elif _number == 2:
-            self._f_message = _value
-            self._pb_p0 |= 2
-        elif _number == 3:
-            if self._l_detail is not None:
-                with _rt.LAZY_LOCK:
-                    self._l_detail = None
-            self._f_detail = _value
-        elif _number == 4:
-            if self._l_unchecked_detail is not None:
-                with _rt.LAZY_LOCK:
-                    self._l_unchecked_detail = None
-            self._f_unchecked_detail = _value
-        elif _number == 5:
-            self._f_history = list(_value)
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         LogEntry.__init__(self)
 
@@ -992,27 +929,6 @@ class Envelope(_rt.Message):
         self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
 
     # -- reflection --------------------------------------------------------------
-
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._pb_p0 & 1:
-            _items.append((_fields[0], self._f_name))
-        if self._f_entry is not None:
-            _items.append((_fields[1], self._f_entry))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_name = _value
-            self._pb_p0 |= 1
-        elif _number == 2:
-            self._f_entry = _value
-        else:
-            raise KeyError(_field.name)
 
     def _pb_reset(self) -> None:
         Envelope.__init__(self)
@@ -1340,35 +1256,6 @@ class Node(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        if self._l_lazy_child is not None: self._load_lazy_child()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._pb_p0 & 1:
-            _items.append((_fields[0], self._f_value))
-        if self._f_child is not None:
-            _items.append((_fields[1], self._f_child))
-        if self._f_lazy_child is not None:
-            _items.append((_fields[2], self._f_lazy_child))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_value = _value
-            self._pb_p0 |= 1
-        elif _number == 2:
-            self._f_child = _value
-        elif _number == 3:
-            if self._l_lazy_child is not None:
-                with _rt.LAZY_LOCK:
-                    self._l_lazy_child = None
-            self._f_lazy_child = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Node.__init__(self)
 
@@ -1454,6 +1341,7 @@ _c_LogEntry_Detail._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(2, 'level', 'level', 'level', 5, presence=True, default=0),  # int32 level = 2;
     ),
     (),
+    layout=('_f_lines', ('_f_level', '_pb_p0', 1)),
 )
 LogEntry._pb_info = _rt.MessageInfo(
     'golden.LogEntry',
@@ -1465,6 +1353,9 @@ LogEntry._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(5, 'history', 'history', 'history', 11, repeated=True, message_type=LogEntry.Detail),  # repeated golden.LogEntry.Detail history = 5;
     ),
     (),
+    layout=(('_f_timestamp', '_pb_p0', 1), ('_f_message', '_pb_p0', 2), ('_f_detail', '_l_detail',
+            '_load_detail'), ('_f_unchecked_detail', '_l_unchecked_detail',
+            '_load_unchecked_detail'), '_f_history'),
 )
 Envelope._pb_info = _rt.MessageInfo(
     'golden.Envelope',
@@ -1473,6 +1364,7 @@ Envelope._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(2, 'entry', 'entry', 'entry', 11, presence=True, message_type=LogEntry),  # golden.LogEntry entry = 2;
     ),
     (),
+    layout=(('_f_name', '_pb_p0', 1), '_f_entry'),
 )
 Node._pb_info = _rt.MessageInfo(
     'golden.Node',
@@ -1482,5 +1374,7 @@ Node._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(3, 'lazy_child', 'lazyChild', 'lazy_child', 11, presence=True, message_type=Node),  # golden.Node lazy_child = 3;
     ),
     (),
+    layout=(('_f_value', '_pb_p0', 1), '_f_child', ('_f_lazy_child', '_l_lazy_child',
+            '_load_lazy_child')),
 )
 _rt.register_messages(_c_LogEntry_Detail, LogEntry, Envelope, Node)

@@ -134,23 +134,6 @@ class _c_Edition2023_Child(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._pb_p0 & 1:
-            _items.append((_fields[0], self._f_value))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_value = _value
-            self._pb_p0 |= 1
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         _c_Edition2023_Child.__init__(self)
 
@@ -541,48 +524,6 @@ class Edition2023(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._pb_p0 & 1:
-            _items.append((_fields[0], self._f_explicit_by_default))
-        if self._f_implicit:
-            _items.append((_fields[1], self._f_implicit))
-        if self._pb_p0 & 2:
-            _items.append((_fields[2], self._f_required_legacy))
-        if self._f_expanded:
-            _items.append((_fields[3], self._f_expanded))
-        if self._pb_p0 & 4:
-            _items.append((_fields[4], self._f_unchecked))
-        if self._f_delimited_child is not None:
-            _items.append((_fields[5], self._f_delimited_child))
-        if self._pb_p0 & 8:
-            _items.append((_fields[6], self._f_state))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self._f_explicit_by_default = _value
-            self._pb_p0 |= 1
-        elif _number == 2:
-            self._f_implicit = _value
-        elif _number == 3:
-            self._f_required_legacy = _value
-            self._pb_p0 |= 2
-        elif _number == 4:
-            self._f_expanded = list(_value)
-        elif _number == 5:
-            self._f_unchecked = _value
-            self._pb_p0 |= 4
-        elif _number == 6:
-            self._f_delimited_child = _value
-        elif _number == 7:
-            self._f_state = _value
-            self._pb_p0 |= 8
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Edition2023.__init__(self)
 
@@ -713,6 +654,7 @@ _c_Edition2023_Child._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'value', 'value', 'value', 5, presence=True, default=0),  # int32 value = 1;
     ),
     (),
+    layout=(('_f_value', '_pb_p0', 1),),
 )
 Edition2023._pb_info = _rt.MessageInfo(
     'golden.Edition2023',
@@ -726,5 +668,8 @@ Edition2023._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(7, 'state', 'state', 'state', 14, presence=True, enum=_e_State, default=0),  # golden.State state = 7;
     ),
     (),
+    layout=(('_f_explicit_by_default', '_pb_p0', 1), '_f_implicit', ('_f_required_legacy', '_pb_p0',
+            2), '_f_expanded', ('_f_unchecked', '_pb_p0', 4), '_f_delimited_child', ('_f_state',
+            '_pb_p0', 8)),
 )
 _rt.register_messages(_c_Edition2023_Child, Edition2023)

@@ -157,24 +157,6 @@ class _c_Legacy_Point(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.x is not None:
-            _items.append((_fields[0], self.x))
-        if self.y is not None:
-            _items.append((_fields[1], self.y))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 7:
-            self.x = _value
-        elif _number == 8:
-            self.y = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         _c_Legacy_Point.__init__(self)
 
@@ -528,40 +510,6 @@ class Legacy(_rt.ExtendableMessage):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.id is not None:
-            _items.append((_fields[0], self.id))
-        if self.label is not None:
-            _items.append((_fields[1], self.label))
-        if self.level is not None:
-            _items.append((_fields[2], self.level))
-        if self.ratio is not None:
-            _items.append((_fields[3], self.ratio))
-        if self.samples:
-            _items.append((_fields[4], self.samples))
-        if self.point is not None:
-            _items.append((_fields[5], self.point))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.id = _value
-        elif _number == 2:
-            self.label = _value
-        elif _number == 3:
-            self.level = _value
-        elif _number == 4:
-            self.ratio = _value
-        elif _number == 5:
-            self.samples = list(_value)
-        elif _number == 6:
-            self.point = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Legacy.__init__(self)
 
@@ -798,24 +746,6 @@ class ConflictJsonName(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.value is not None:
-            _items.append((_fields[0], self.value))
-        if self.new_value is not None:
-            _items.append((_fields[1], self.new_value))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.value = _value
-        elif _number == 2:
-            self.new_value = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         ConflictJsonName.__init__(self)
 
@@ -881,6 +811,7 @@ _c_Legacy_Point._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(8, 'y', 'y', 'y', 5, presence=True, default=0),  # optional int32 y = 8;
     ),
     (), legacy_json=True,
+    layout=('x', 'y'),
 )
 Legacy._pb_info = _rt.MessageInfo(
     'golden.Legacy',
@@ -893,6 +824,7 @@ Legacy._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(6, 'point', 'point', 'point', 10, presence=True, message_type=Legacy.Point),  # optional golden.Legacy.Point point = 6;
     ),
     (), extension_ranges=((100, 200),), legacy_json=True,
+    layout=('id', 'label', 'level', 'ratio', 'samples', 'point'),
 )
 ConflictJsonName._pb_info = _rt.MessageInfo(
     'golden.ConflictJsonName',
@@ -901,6 +833,7 @@ ConflictJsonName._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(2, 'new_value', 'value', 'new_value', 5, presence=True, default=0),  # optional int32 new_value = 2;
     ),
     (), legacy_json=True,
+    layout=('value', 'new_value'),
 )
 note: _t.Final[_rt.ExtensionInfo] = _rt.ExtensionInfo('golden.note', _rt.FieldInfo(100, 'note', 'note', 'note', 9, presence=True, utf8=False, default=''), Legacy)
 tags: _t.Final[_rt.ExtensionInfo] = _rt.ExtensionInfo('golden.tags', _rt.FieldInfo(101, 'tags', 'tags', 'tags', 5, repeated=True), Legacy)

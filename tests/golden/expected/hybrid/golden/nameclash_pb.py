@@ -133,20 +133,6 @@ class buf(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.a is not None:
-            _items.append((_fields[0], self.a))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.a = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         buf.__init__(self)
 
@@ -278,20 +264,6 @@ class m4(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.a is not None:
-            _items.append((_fields[0], self.a))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.a = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         m4.__init__(self)
 
@@ -422,20 +394,6 @@ class i5(_rt.Message):
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
-
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.a is not None:
-            _items.append((_fields[0], self.a))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.a = _value
-        else:
-            raise KeyError(_field.name)
 
     def _pb_reset(self) -> None:
         i5.__init__(self)
@@ -576,20 +534,6 @@ class key6(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.a is not None:
-            _items.append((_fields[0], self.a))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.a = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         key6.__init__(self)
 
@@ -729,20 +673,6 @@ class class_(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.a is not None:
-            _items.append((_fields[0], self.a))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.a = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         class_.__init__(self)
 
@@ -832,15 +762,6 @@ class len_(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         len_.__init__(self)
 
@@ -919,15 +840,6 @@ class property_(_rt.Message):
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
-
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        raise KeyError(_field.name)
 
     def _pb_reset(self) -> None:
         property_.__init__(self)
@@ -1008,15 +920,6 @@ class value_(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         value_.__init__(self)
 
@@ -1095,15 +998,6 @@ class annotations_(_rt.Message):
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
-
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        raise KeyError(_field.name)
 
     def _pb_reset(self) -> None:
         annotations_.__init__(self)
@@ -1225,20 +1119,6 @@ class Private_(_rt.Message):
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
-
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.a is not None:
-            _items.append((_fields[0], self.a))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.a = _value
-        else:
-            raise KeyError(_field.name)
 
     def _pb_reset(self) -> None:
         Private_.__init__(self)
@@ -2430,103 +2310,6 @@ class Holder(_rt.ExtendableMessage):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.f_buf is not None:
-            _items.append((_fields[0], self.f_buf))
-        if self.m4_:
-            _items.append((_fields[1], self.m4_))
-        if self.items:
-            _items.append((_fields[2], self.items))
-        if self.by_id:
-            _items.append((_fields[3], self.by_id))
-        if self._oc_pick == 7:
-            _items.append((_fields[4], self._ov_pick))
-        if self._oc_pick == 8:
-            _items.append((_fields[5], self._ov_pick))
-        if self._oc_pick == 9:
-            _items.append((_fields[6], self._ov_pick))
-        if self.has_pick_ is not None:
-            _items.append((_fields[7], self.has_pick_))
-        if self.foo is not None:
-            _items.append((_fields[8], self.foo))
-        if self.get_foo_ is not None:
-            _items.append((_fields[9], self.get_foo_))
-        if self.int_ is not None:
-            _items.append((_fields[10], self.int_))
-        if self.classmethod_ is not None:
-            _items.append((_fields[11], self.classmethod_))
-        if self.parse_ is not None:
-            _items.append((_fields[12], self.parse_))
-        if self.self_ is not None:
-            _items.append((_fields[13], self.self_))
-        if self.x_ is not None:
-            _items.append((_fields[14], self.x_))
-        if self.y__ is not None:
-            _items.append((_fields[15], self.y__))
-        if self.pb_info_ is not None:
-            _items.append((_fields[16], self.pb_info_))
-        if self.x__ is not None:
-            _items.append((_fields[17], self.x__))
-        if self.raw is not None:
-            _items.append((_fields[18], self.raw))
-        if self.buf_ is not None:
-            _items.append((_fields[19], self.buf_))
-        if self.type is not None:
-            _items.append((_fields[20], self.type))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.f_buf = _value
-        elif _number == 4:
-            self.m4_ = list(_value)
-        elif _number == 5:
-            self.items = list(_value)
-        elif _number == 6:
-            self.by_id = dict(_value)
-        elif _number == 7:
-            self._oc_pick = 7
-            self._ov_pick = _value
-        elif _number == 8:
-            self._oc_pick = 8
-            self._ov_pick = _value
-        elif _number == 9:
-            self._oc_pick = 9
-            self._ov_pick = _value
-        elif _number == 10:
-            self.has_pick_ = _value
-        elif _number == 11:
-            self.foo = _value
-        elif _number == 12:
-            self.get_foo_ = _value
-        elif _number == 13:
-            self.int_ = _value
-        elif _number == 14:
-            self.classmethod_ = _value
-        elif _number == 15:
-            self.parse_ = _value
-        elif _number == 16:
-            self.self_ = _value
-        elif _number == 17:
-            self.x_ = _value
-        elif _number == 18:
-            self.y__ = _value
-        elif _number == 19:
-            self.pb_info_ = _value
-        elif _number == 20:
-            self.x__ = _value
-        elif _number == 21:
-            self.raw = _value
-        elif _number == 22:
-            self.buf_ = _value
-        elif _number == 23:
-            self.type = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Holder.__init__(self)
 
@@ -2949,20 +2732,6 @@ class Enums(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.e is not None:
-            _items.append((_fields[0], self.e))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.e = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Enums.__init__(self)
 
@@ -3096,20 +2865,6 @@ class _c_Outer_Inner_X(_rt.Message):
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
-
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.a is not None:
-            _items.append((_fields[0], self.a))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.a = _value
-        else:
-            raise KeyError(_field.name)
 
     def _pb_reset(self) -> None:
         _c_Outer_Inner_X.__init__(self)
@@ -3254,20 +3009,6 @@ class Outer(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.x is not None:
-            _items.append((_fields[0], self.x))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.x = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Outer.__init__(self)
 
@@ -3400,20 +3141,6 @@ class _c_Outer_Inner_X_(_rt.Message):
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
-
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.a is not None:
-            _items.append((_fields[0], self.a))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.a = _value
-        else:
-            raise KeyError(_field.name)
 
     def _pb_reset(self) -> None:
         _c_Outer_Inner_X_.__init__(self)
@@ -3558,20 +3285,6 @@ class Outer_Inner(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.x is not None:
-            _items.append((_fields[0], self.x))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.x = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Outer_Inner.__init__(self)
 
@@ -3627,6 +3340,7 @@ buf._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, default=0),  # optional int32 a = 1;
     ),
     (), legacy_json=True,
+    layout=('a',),
 )
 m4._pb_info = _rt.MessageInfo(
     'golden.nameclash.m4',
@@ -3634,6 +3348,7 @@ m4._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, default=0),  # optional int32 a = 1;
     ),
     (), legacy_json=True,
+    layout=('a',),
 )
 i5._pb_info = _rt.MessageInfo(
     'golden.nameclash.i5',
@@ -3641,6 +3356,7 @@ i5._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, required=True, default=0),  # required int32 a = 1;
     ),
     (), legacy_json=True,
+    layout=('a',),
 )
 key6._pb_info = _rt.MessageInfo(
     'golden.nameclash.key6',
@@ -3648,6 +3364,7 @@ key6._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, required=True, default=0),  # required int32 a = 1;
     ),
     (), legacy_json=True,
+    layout=('a',),
 )
 class_._pb_info = _rt.MessageInfo(
     'golden.nameclash.class',
@@ -3655,6 +3372,7 @@ class_._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, default=0),  # optional int32 a = 1;
     ),
     (), legacy_json=True,
+    layout=('a',),
 )
 len_._pb_info = _rt.MessageInfo(
     'golden.nameclash.len',
@@ -3686,6 +3404,7 @@ Private_._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, default=0),  # optional int32 a = 1;
     ),
     (), legacy_json=True,
+    layout=('a',),
 )
 Holder._pb_info = _rt.MessageInfo(
     'golden.nameclash.Holder',
@@ -3713,6 +3432,9 @@ Holder._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(23, 'type', 'type', 'type', 5, presence=True, default=0),  # optional int32 type = 23;
     ),
     (_rt.OneofInfo('pick', (7, 8, 9)),), extension_ranges=((100, 200),), legacy_json=True,
+    layout=('f_buf', 'm4_', 'items', 'by_id', ('_ov_pick', '_oc_pick'), ('_ov_pick', '_oc_pick'),
+            ('_ov_pick', '_oc_pick'), 'has_pick_', 'foo', 'get_foo_', 'int_', 'classmethod_',
+            'parse_', 'self_', 'x_', 'y__', 'pb_info_', 'x__', 'raw', 'buf_', 'type'),
 )
 Enums._pb_info = _rt.MessageInfo(
     'golden.nameclash.Enums',
@@ -3720,6 +3442,7 @@ Enums._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'e', 'e', 'e', 14, presence=True, enum=_e_Enums_E, default=0),  # optional golden.nameclash.Enums.E e = 1;
     ),
     (), legacy_json=True,
+    layout=('e',),
 )
 _c_Outer_Inner_X._pb_info = _rt.MessageInfo(
     'golden.nameclash.Outer.Inner_X',
@@ -3727,6 +3450,7 @@ _c_Outer_Inner_X._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, default=0),  # optional int32 a = 1;
     ),
     (), legacy_json=True,
+    layout=('a',),
 )
 Outer._pb_info = _rt.MessageInfo(
     'golden.nameclash.Outer',
@@ -3734,6 +3458,7 @@ Outer._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'x', 'x', 'x', 11, presence=True, message_type=Outer.Inner_X),  # optional golden.nameclash.Outer.Inner_X x = 1;
     ),
     (), legacy_json=True,
+    layout=('x',),
 )
 _c_Outer_Inner_X_._pb_info = _rt.MessageInfo(
     'golden.nameclash.Outer_Inner.X',
@@ -3741,6 +3466,7 @@ _c_Outer_Inner_X_._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, default=0),  # optional int32 a = 1;
     ),
     (), legacy_json=True,
+    layout=('a',),
 )
 Outer_Inner._pb_info = _rt.MessageInfo(
     'golden.nameclash.Outer_Inner',
@@ -3748,6 +3474,7 @@ Outer_Inner._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'x', 'x', 'x', 11, presence=True, message_type=Outer_Inner.X),  # optional golden.nameclash.Outer_Inner.X x = 1;
     ),
     (), legacy_json=True,
+    layout=('x',),
 )
 data_: _t.Final[_rt.ExtensionInfo] = _rt.ExtensionInfo('golden.nameclash.data', _rt.FieldInfo(100, 'data', 'data', 'data_', 5, presence=True, default=0), Holder)
 Holder.len = _rt.ExtensionInfo('golden.nameclash.Holder.len', _rt.FieldInfo(101, 'len', 'len', 'len', 5, presence=True, default=0), Holder)

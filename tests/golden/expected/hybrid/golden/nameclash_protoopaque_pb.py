@@ -150,23 +150,6 @@ class buf(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._pb_p0 & 1:
-            _items.append((_fields[0], self._f_a))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_a = _value
-            self._pb_p0 |= 1
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         buf.__init__(self)
 
@@ -329,23 +312,6 @@ class m4(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._pb_p0 & 1:
-            _items.append((_fields[0], self._f_a))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_a = _value
-            self._pb_p0 |= 1
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         m4.__init__(self)
 
@@ -486,21 +452,6 @@ class i5(_rt.Message):
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
-
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._pb_p0 & 1:
-            _items.append((_fields[0], self._f_a))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self._f_a = _value
-            self._pb_p0 |= 1
-        else:
-            raise KeyError(_field.name)
 
     def _pb_reset(self) -> None:
         i5.__init__(self)
@@ -646,21 +597,6 @@ class key6(_rt.Message):
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
-
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._pb_p0 & 1:
-            _items.append((_fields[0], self._f_a))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self._f_a = _value
-            self._pb_p0 |= 1
-        else:
-            raise KeyError(_field.name)
 
     def _pb_reset(self) -> None:
         key6.__init__(self)
@@ -828,23 +764,6 @@ class class_(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._pb_p0 & 1:
-            _items.append((_fields[0], self._f_a))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_a = _value
-            self._pb_p0 |= 1
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         class_.__init__(self)
 
@@ -955,17 +874,6 @@ class len_(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         len_.__init__(self)
 
@@ -1063,17 +971,6 @@ class property_(_rt.Message):
         self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
 
     # -- reflection --------------------------------------------------------------
-
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        raise KeyError(_field.name)
 
     def _pb_reset(self) -> None:
         property_.__init__(self)
@@ -1173,17 +1070,6 @@ class value_(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         value_.__init__(self)
 
@@ -1281,17 +1167,6 @@ class annotations_(_rt.Message):
         self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
 
     # -- reflection --------------------------------------------------------------
-
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        raise KeyError(_field.name)
 
     def _pb_reset(self) -> None:
         annotations_.__init__(self)
@@ -1442,23 +1317,6 @@ class Private_(_rt.Message):
         self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
 
     # -- reflection --------------------------------------------------------------
-
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._pb_p0 & 1:
-            _items.append((_fields[0], self._f_a))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_a = _value
-            self._pb_p0 |= 1
-        else:
-            raise KeyError(_field.name)
 
     def _pb_reset(self) -> None:
         Private_.__init__(self)
@@ -2669,120 +2527,6 @@ class Holder(_rt.ExtendableMessage):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._l_raw is not None: self._load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._f_f_buf is not None:
-            _items.append((_fields[0], self._f_f_buf))
-        if self._f_m4:
-            _items.append((_fields[1], self._f_m4))
-        if self._f_items:
-            _items.append((_fields[2], self._f_items))
-        if self._f_by_id:
-            _items.append((_fields[3], self._f_by_id))
-        if self._oc_pick == 7:
-            _items.append((_fields[4], self._ov_pick))
-        if self._oc_pick == 8:
-            _items.append((_fields[5], self._ov_pick))
-        if self._oc_pick == 9:
-            _items.append((_fields[6], self._ov_pick))
-        if self._pb_p0 & 1:
-            _items.append((_fields[7], self._f_has_pick))
-        if self._pb_p0 & 2:
-            _items.append((_fields[8], self._f_foo))
-        if self._pb_p0 & 4:
-            _items.append((_fields[9], self._f_get_foo))
-        if self._pb_p0 & 8:
-            _items.append((_fields[10], self._f_int))
-        if self._pb_p0 & 16:
-            _items.append((_fields[11], self._f_classmethod))
-        if self._pb_p0 & 32:
-            _items.append((_fields[12], self._f_parse))
-        if self._pb_p0 & 64:
-            _items.append((_fields[13], self._f_self))
-        if self._pb_p0 & 128:
-            _items.append((_fields[14], self._f__x))
-        if self._pb_p0 & 256:
-            _items.append((_fields[15], self._f___y))
-        if self._pb_p0 & 512:
-            _items.append((_fields[16], self._f__pb_info))
-        if self._pb_p0 & 1024:
-            _items.append((_fields[17], self._f_x_))
-        if self._f_raw is not None:
-            _items.append((_fields[18], self._f_raw))
-        if self._pb_p0 & 2048:
-            _items.append((_fields[19], self._f_buf))
-        if self._pb_p0 & 4096:
-            _items.append((_fields[20], self._f_type))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self._f_f_buf = _value
-        elif _number == 4:
-            self._f_m4 = list(_value)
-        elif _number == 5:
-            self._f_items = list(_value)
-        elif _number == 6:
-            self._f_by_id = dict(_value)
-        elif _number == 7:
-            self._oc_pick = 7
-            self._ov_pick = _value
-        elif _number == 8:
-            self._oc_pick = 8
-            self._ov_pick = _value
-        elif _number == 9:
-            self._oc_pick = 9
-            self._ov_pick = _value
-        elif _number == 10:
-            self._f_has_pick = _value
-            self._pb_p0 |= 1
-        elif _number == 11:
-            self._f_foo = _value
-            self._pb_p0 |= 2
-        elif _number == 12:
-            self._f_get_foo = _value
-            self._pb_p0 |= 4
-        elif _number == 13:
-            self._f_int = _value
-            self._pb_p0 |= 8
-        elif _number == 14:
-            self._f_classmethod = _value
-            self._pb_p0 |= 16
-        elif _number == 15:
-            self._f_parse = _value
-            self._pb_p0 |= 32
-        elif _number == 16:
-            self._f_self = _value
-            self._pb_p0 |= 64
-        elif _number == 17:
-            self._f__x = _value
-            self._pb_p0 |= 128
-        elif _number == 18:
-            self._f___y = _value
-            self._pb_p0 |= 256
-        elif _number == 19:
-            self._f__pb_info = _value
-            self._pb_p0 |= 512
-        elif _number == 20:
-            self._f_x_ = _value
-            self._pb_p0 |= 1024
-        elif _number == 21:
-            if self._l_raw is not None:
-                with _rt.LAZY_LOCK:
-                    self._l_raw = None
-            self._f_raw = _value
-        elif _number == 22:
-            self._f_buf = _value
-            self._pb_p0 |= 2048
-        elif _number == 23:
-            self._f_type = _value
-            self._pb_p0 |= 4096
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Holder.__init__(self)
 
@@ -3248,23 +2992,6 @@ class Enums(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._pb_p0 & 1:
-            _items.append((_fields[0], self._f_e))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_e = _value
-            self._pb_p0 |= 1
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Enums.__init__(self)
 
@@ -3429,23 +3156,6 @@ class _c_Outer_Inner_X(_rt.Message):
         self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
 
     # -- reflection --------------------------------------------------------------
-
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._pb_p0 & 1:
-            _items.append((_fields[0], self._f_a))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_a = _value
-            self._pb_p0 |= 1
-        else:
-            raise KeyError(_field.name)
 
     def _pb_reset(self) -> None:
         _c_Outer_Inner_X.__init__(self)
@@ -3618,22 +3328,6 @@ class Outer(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._f_x is not None:
-            _items.append((_fields[0], self._f_x))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_x = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Outer.__init__(self)
 
@@ -3795,23 +3489,6 @@ class _c_Outer_Inner_X_(_rt.Message):
         self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
 
     # -- reflection --------------------------------------------------------------
-
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._pb_p0 & 1:
-            _items.append((_fields[0], self._f_a))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_a = _value
-            self._pb_p0 |= 1
-        else:
-            raise KeyError(_field.name)
 
     def _pb_reset(self) -> None:
         _c_Outer_Inner_X_.__init__(self)
@@ -3984,22 +3661,6 @@ class Outer_Inner(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._f_x is not None:
-            _items.append((_fields[0], self._f_x))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_x = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Outer_Inner.__init__(self)
 
@@ -4059,6 +3720,7 @@ buf._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, default=0),  # optional int32 a = 1;
     ),
     (), legacy_json=True,
+    layout=(('_f_a', '_pb_p0', 1),),
 )
 m4._pb_info = _rt.MessageInfo(
     'golden.nameclash.m4',
@@ -4066,6 +3728,7 @@ m4._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, default=0),  # optional int32 a = 1;
     ),
     (), legacy_json=True,
+    layout=(('_f_a', '_pb_p0', 1),),
 )
 i5._pb_info = _rt.MessageInfo(
     'golden.nameclash.i5',
@@ -4073,6 +3736,7 @@ i5._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, required=True, default=0),  # required int32 a = 1;
     ),
     (), legacy_json=True,
+    layout=(('_f_a', '_pb_p0', 1),),
 )
 key6._pb_info = _rt.MessageInfo(
     'golden.nameclash.key6',
@@ -4080,6 +3744,7 @@ key6._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, required=True, default=0),  # required int32 a = 1;
     ),
     (), legacy_json=True,
+    layout=(('_f_a', '_pb_p0', 1),),
 )
 class_._pb_info = _rt.MessageInfo(
     'golden.nameclash.class',
@@ -4087,6 +3752,7 @@ class_._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, default=0),  # optional int32 a = 1;
     ),
     (), legacy_json=True,
+    layout=(('_f_a', '_pb_p0', 1),),
 )
 len_._pb_info = _rt.MessageInfo(
     'golden.nameclash.len',
@@ -4118,6 +3784,7 @@ Private_._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, default=0),  # optional int32 a = 1;
     ),
     (), legacy_json=True,
+    layout=(('_f_a', '_pb_p0', 1),),
 )
 Holder._pb_info = _rt.MessageInfo(
     'golden.nameclash.Holder',
@@ -4145,6 +3812,13 @@ Holder._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(23, 'type', 'type', 'type', 5, presence=True, default=0),  # optional int32 type = 23;
     ),
     (_rt.OneofInfo('pick', (7, 8, 9)),), extension_ranges=((100, 200),), legacy_json=True,
+    layout=('_f_f_buf', '_f_m4', '_f_items', '_f_by_id', ('_ov_pick', '_oc_pick'), ('_ov_pick',
+            '_oc_pick'), ('_ov_pick', '_oc_pick'), ('_f_has_pick', '_pb_p0', 1), ('_f_foo',
+            '_pb_p0', 2), ('_f_get_foo', '_pb_p0', 4), ('_f_int', '_pb_p0', 8), ('_f_classmethod',
+            '_pb_p0', 16), ('_f_parse', '_pb_p0', 32), ('_f_self', '_pb_p0', 64), ('_f__x',
+            '_pb_p0', 128), ('_f___y', '_pb_p0', 256), ('_f__pb_info', '_pb_p0', 512), ('_f_x_',
+            '_pb_p0', 1024), ('_f_raw', '_l_raw', '_load_raw'), ('_f_buf', '_pb_p0', 2048),
+            ('_f_type', '_pb_p0', 4096)),
 )
 Enums._pb_info = _rt.MessageInfo(
     'golden.nameclash.Enums',
@@ -4152,6 +3826,7 @@ Enums._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'e', 'e', 'e', 14, presence=True, enum=_e_Enums_E, default=0),  # optional golden.nameclash.Enums.E e = 1;
     ),
     (), legacy_json=True,
+    layout=(('_f_e', '_pb_p0', 1),),
 )
 _c_Outer_Inner_X._pb_info = _rt.MessageInfo(
     'golden.nameclash.Outer.Inner_X',
@@ -4159,6 +3834,7 @@ _c_Outer_Inner_X._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, default=0),  # optional int32 a = 1;
     ),
     (), legacy_json=True,
+    layout=(('_f_a', '_pb_p0', 1),),
 )
 Outer._pb_info = _rt.MessageInfo(
     'golden.nameclash.Outer',
@@ -4166,6 +3842,7 @@ Outer._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'x', 'x', 'x', 11, presence=True, message_type=Outer.Inner_X),  # optional golden.nameclash.Outer.Inner_X x = 1;
     ),
     (), legacy_json=True,
+    layout=('_f_x',),
 )
 _c_Outer_Inner_X_._pb_info = _rt.MessageInfo(
     'golden.nameclash.Outer_Inner.X',
@@ -4173,6 +3850,7 @@ _c_Outer_Inner_X_._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'a', 'a', 'a', 5, presence=True, default=0),  # optional int32 a = 1;
     ),
     (), legacy_json=True,
+    layout=(('_f_a', '_pb_p0', 1),),
 )
 Outer_Inner._pb_info = _rt.MessageInfo(
     'golden.nameclash.Outer_Inner',
@@ -4180,6 +3858,7 @@ Outer_Inner._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'x', 'x', 'x', 11, presence=True, message_type=Outer_Inner.X),  # optional golden.nameclash.Outer_Inner.X x = 1;
     ),
     (), legacy_json=True,
+    layout=('_f_x',),
 )
 data_: _t.Final[_rt.ExtensionInfo] = _rt.ExtensionInfo('golden.nameclash.data', _rt.FieldInfo(100, 'data', 'data', 'data_', 5, presence=True, default=0), Holder)
 Holder.len = _rt.ExtensionInfo('golden.nameclash.Holder.len', _rt.FieldInfo(101, 'len', 'len', 'len', 5, presence=True, default=0), Holder)

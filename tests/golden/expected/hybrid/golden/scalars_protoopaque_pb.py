@@ -754,88 +754,6 @@ class Scalars(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._f_f_double or _rt.copysign(1.0, self._f_f_double) < 0.0:
-            _items.append((_fields[0], self._f_f_double))
-        if self._f_f_float or _rt.copysign(1.0, self._f_f_float) < 0.0:
-            _items.append((_fields[1], self._f_f_float))
-        if self._f_f_int64:
-            _items.append((_fields[2], self._f_f_int64))
-        if self._f_f_uint64:
-            _items.append((_fields[3], self._f_f_uint64))
-        if self._f_f_int32:
-            _items.append((_fields[4], self._f_f_int32))
-        if self._f_f_fixed64:
-            _items.append((_fields[5], self._f_f_fixed64))
-        if self._f_f_fixed32:
-            _items.append((_fields[6], self._f_f_fixed32))
-        if self._f_f_bool:
-            _items.append((_fields[7], self._f_f_bool))
-        if self._f_f_string:
-            _items.append((_fields[8], self._f_f_string))
-        if self._f_f_bytes:
-            _items.append((_fields[9], self._f_f_bytes))
-        if self._f_f_uint32:
-            _items.append((_fields[10], self._f_f_uint32))
-        if self._f_f_sfixed32:
-            _items.append((_fields[11], self._f_f_sfixed32))
-        if self._f_f_sfixed64:
-            _items.append((_fields[12], self._f_f_sfixed64))
-        if self._f_f_sint32:
-            _items.append((_fields[13], self._f_f_sint32))
-        if self._f_f_sint64:
-            _items.append((_fields[14], self._f_f_sint64))
-        if self._pb_p0 & 1:
-            _items.append((_fields[15], self._f_opt_int32))
-        if self._pb_p0 & 2:
-            _items.append((_fields[16], self._f_opt_string))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_f_double = _value
-        elif _number == 2:
-            self._f_f_float = _value
-        elif _number == 3:
-            self._f_f_int64 = _value
-        elif _number == 4:
-            self._f_f_uint64 = _value
-        elif _number == 5:
-            self._f_f_int32 = _value
-        elif _number == 6:
-            self._f_f_fixed64 = _value
-        elif _number == 7:
-            self._f_f_fixed32 = _value
-        elif _number == 8:
-            self._f_f_bool = _value
-        elif _number == 9:
-            self._f_f_string = _value
-        elif _number == 10:
-            self._f_f_bytes = _value
-        elif _number == 11:
-            self._f_f_uint32 = _value
-        elif _number == 12:
-            self._f_f_sfixed32 = _value
-        elif _number == 13:
-            self._f_f_sfixed64 = _value
-        elif _number == 14:
-            self._f_f_sint32 = _value
-        elif _number == 15:
-            self._f_f_sint64 = _value
-        elif _number == 16:
-            self._f_opt_int32 = _value
-            self._pb_p0 |= 1
-        elif _number == 17:
-            self._f_opt_string = _value
-            self._pb_p0 |= 2
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Scalars.__init__(self)
 
@@ -1243,30 +1161,6 @@ class FixedFirst(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._f_id:
-            _items.append((_fields[0], self._f_id))
-        if self._f_count:
-            _items.append((_fields[1], self._f_count))
-        if self._f_small:
-            _items.append((_fields[2], self._f_small))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_id = _value
-        elif _number == 2:
-            self._f_count = _value
-        elif _number == 3:
-            self._f_small = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         FixedFirst.__init__(self)
 
@@ -1354,6 +1248,10 @@ Scalars._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(17, 'opt_string', 'optString', 'opt_string', 9, presence=True, default=''),  # optional string opt_string = 17;
     ),
     (),
+    layout=('_f_f_double', '_f_f_float', '_f_f_int64', '_f_f_uint64', '_f_f_int32', '_f_f_fixed64',
+            '_f_f_fixed32', '_f_f_bool', '_f_f_string', '_f_f_bytes', '_f_f_uint32',
+            '_f_f_sfixed32', '_f_f_sfixed64', '_f_f_sint32', '_f_f_sint64', ('_f_opt_int32',
+            '_pb_p0', 1), ('_f_opt_string', '_pb_p0', 2)),
 )
 FixedFirst._pb_info = _rt.MessageInfo(
     'golden.FixedFirst',
@@ -1363,5 +1261,6 @@ FixedFirst._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(3, 'small', 'small', 'small', 7, default=0),  # fixed32 small = 3;
     ),
     (),
+    layout=('_f_id', '_f_count', '_f_small'),
 )
 _rt.register_messages(Scalars, FixedFirst)

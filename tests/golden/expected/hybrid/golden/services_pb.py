@@ -113,20 +113,6 @@ class Query(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.text:
-            _items.append((_fields[0], self.text))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.text = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Query.__init__(self)
 
@@ -176,6 +162,7 @@ Query._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'text', 'text', 'text', 9, default=''),  # string text = 1;
     ),
     (),
+    layout=('text',),
 )
 
 # Registrations belong to the classes this module serves: its twin's when selected.

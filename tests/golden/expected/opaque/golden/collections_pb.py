@@ -170,26 +170,6 @@ class _c_Collections_Item(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._f_key:
-            _items.append((_fields[0], self._f_key))
-        if self._f_color:
-            _items.append((_fields[1], self._f_color))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_key = _value
-        elif _number == 2:
-            self._f_color = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         _c_Collections_Item.__init__(self)
 
@@ -1137,69 +1117,6 @@ class Collections(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._f_packed_ints:
-            _items.append((_fields[0], self._f_packed_ints))
-        if self._f_names:
-            _items.append((_fields[1], self._f_names))
-        if self._f_items:
-            _items.append((_fields[2], self._f_items))
-        if self._f_colors:
-            _items.append((_fields[3], self._f_colors))
-        if self._f_counts:
-            _items.append((_fields[4], self._f_counts))
-        if self._f_items_by_id:
-            _items.append((_fields[5], self._f_items_by_id))
-        if self._oc_choice == 7:
-            _items.append((_fields[9], self._ov_choice))
-        if self._oc_choice == 8:
-            _items.append((_fields[10], self._ov_choice))
-        if self._oc_choice == 9:
-            _items.append((_fields[11], self._ov_choice))
-        if self._f_color_by_flag:
-            _items.append((_fields[6], self._f_color_by_flag))
-        if self._f_ratios:
-            _items.append((_fields[7], self._f_ratios))
-        if self._f_weights:
-            _items.append((_fields[8], self._f_weights))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_packed_ints = list(_value)
-        elif _number == 2:
-            self._f_names = list(_value)
-        elif _number == 3:
-            self._f_items = list(_value)
-        elif _number == 4:
-            self._f_colors = list(_value)
-        elif _number == 5:
-            self._f_counts = dict(_value)
-        elif _number == 6:
-            self._f_items_by_id = dict(_value)
-        elif _number == 10:
-            self._f_color_by_flag = dict(_value)
-        elif _number == 11:
-            self._f_ratios = list(_value)
-        elif _number == 12:
-            self._f_weights = dict(_value)
-        elif _number == 7:
-            self._oc_choice = 7
-            self._ov_choice = _value
-        elif _number == 8:
-            self._oc_choice = 8
-            self._ov_choice = _value
-        elif _number == 9:
-            self._oc_choice = 9
-            self._ov_choice = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Collections.__init__(self)
 
@@ -1436,6 +1353,7 @@ _c_Collections_Item._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(2, 'color', 'color', 'color', 14, enum=_e_Collections_Color, default=0),  # golden.Collections.Color color = 2;
     ),
     (),
+    layout=('_f_key', '_f_color'),
 )
 Collections._pb_info = _rt.MessageInfo(
     'golden.Collections',
@@ -1454,5 +1372,8 @@ Collections._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(9, 'scalars', 'scalars', 'scalars', 11, presence=True, oneof='choice', message_type=_m_golden__scalars_pb.Scalars),  # golden.Scalars scalars = 9;
     ),
     (_rt.OneofInfo('choice', (7, 8, 9)),),
+    layout=('_f_packed_ints', '_f_names', '_f_items', '_f_colors', '_f_counts', '_f_items_by_id',
+            '_f_color_by_flag', '_f_ratios', '_f_weights', ('_ov_choice', '_oc_choice'),
+            ('_ov_choice', '_oc_choice'), ('_ov_choice', '_oc_choice')),
 )
 _rt.register_messages(_c_Collections_Item, Collections)

@@ -181,28 +181,6 @@ class _c_Legacy_Point(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._pb_p0 & 1:
-            _items.append((_fields[0], self._f_x))
-        if self._pb_p0 & 2:
-            _items.append((_fields[1], self._f_y))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 7:
-            self._f_x = _value
-            self._pb_p0 |= 1
-        elif _number == 8:
-            self._f_y = _value
-            self._pb_p0 |= 2
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         _c_Legacy_Point.__init__(self)
 
@@ -571,44 +549,6 @@ class Legacy(_rt.ExtendableMessage):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._pb_p0 & 1:
-            _items.append((_fields[0], self._f_id))
-        if self._pb_p0 & 2:
-            _items.append((_fields[1], self._f_label))
-        if self._pb_p0 & 4:
-            _items.append((_fields[2], self._f_level))
-        if self._pb_p0 & 8:
-            _items.append((_fields[3], self._f_ratio))
-        if self._f_samples:
-            _items.append((_fields[4], self._f_samples))
-        if self._f_point is not None:
-            _items.append((_fields[5], self._f_point))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self._f_id = _value
-            self._pb_p0 |= 1
-        elif _number == 2:
-            self._f_label = _value
-            self._pb_p0 |= 2
-        elif _number == 3:
-            self._f_level = _value
-            self._pb_p0 |= 4
-        elif _number == 4:
-            self._f_ratio = _value
-            self._pb_p0 |= 8
-        elif _number == 5:
-            self._f_samples = list(_value)
-        elif _number == 6:
-            self._f_point = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Legacy.__init__(self)
 
@@ -882,28 +822,6 @@ class ConflictJsonName(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._pb_p0 & 1:
-            _items.append((_fields[0], self._f_value))
-        if self._pb_p0 & 2:
-            _items.append((_fields[1], self._f_new_value))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_value = _value
-            self._pb_p0 |= 1
-        elif _number == 2:
-            self._f_new_value = _value
-            self._pb_p0 |= 2
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         ConflictJsonName.__init__(self)
 
@@ -976,6 +894,7 @@ _c_Legacy_Point._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(8, 'y', 'y', 'y', 5, presence=True, default=0),  # optional int32 y = 8;
     ),
     (), legacy_json=True,
+    layout=(('_f_x', '_pb_p0', 1), ('_f_y', '_pb_p0', 2)),
 )
 Legacy._pb_info = _rt.MessageInfo(
     'golden.Legacy',
@@ -988,6 +907,8 @@ Legacy._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(6, 'point', 'point', 'point', 10, presence=True, message_type=Legacy.Point),  # optional golden.Legacy.Point point = 6;
     ),
     (), extension_ranges=((100, 200),), legacy_json=True,
+    layout=(('_f_id', '_pb_p0', 1), ('_f_label', '_pb_p0', 2), ('_f_level', '_pb_p0', 4),
+            ('_f_ratio', '_pb_p0', 8), '_f_samples', '_f_point'),
 )
 ConflictJsonName._pb_info = _rt.MessageInfo(
     'golden.ConflictJsonName',
@@ -996,6 +917,7 @@ ConflictJsonName._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(2, 'new_value', 'value', 'new_value', 5, presence=True, default=0),  # optional int32 new_value = 2;
     ),
     (), legacy_json=True,
+    layout=(('_f_value', '_pb_p0', 1), ('_f_new_value', '_pb_p0', 2)),
 )
 note: _t.Final[_rt.ExtensionInfo] = _rt.ExtensionInfo('golden.note', _rt.FieldInfo(100, 'note', 'note', 'note', 9, presence=True, utf8=False, default=''), Legacy)
 tags: _t.Final[_rt.ExtensionInfo] = _rt.ExtensionInfo('golden.tags', _rt.FieldInfo(101, 'tags', 'tags', 'tags', 5, repeated=True), Legacy)

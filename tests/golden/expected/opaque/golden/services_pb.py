@@ -123,22 +123,6 @@ class Query(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self._f_text:
-            _items.append((_fields[0], self._f_text))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _number = _field.number
-        if _number == 1:
-            self._f_text = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Query.__init__(self)
 
@@ -192,5 +176,6 @@ Query._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'text', 'text', 'text', 9, default=''),  # string text = 1;
     ),
     (),
+    layout=('_f_text',),
 )
 _rt.register_messages(Query)

@@ -135,24 +135,6 @@ class _c_Collections_Item(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.key:
-            _items.append((_fields[0], self.key))
-        if self.color:
-            _items.append((_fields[1], self.color))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.key = _value
-        elif _number == 2:
-            self.color = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         _c_Collections_Item.__init__(self)
 
@@ -972,67 +954,6 @@ class Collections(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.packed_ints:
-            _items.append((_fields[0], self.packed_ints))
-        if self.names:
-            _items.append((_fields[1], self.names))
-        if self.items:
-            _items.append((_fields[2], self.items))
-        if self.colors:
-            _items.append((_fields[3], self.colors))
-        if self.counts:
-            _items.append((_fields[4], self.counts))
-        if self.items_by_id:
-            _items.append((_fields[5], self.items_by_id))
-        if self._oc_choice == 7:
-            _items.append((_fields[9], self._ov_choice))
-        if self._oc_choice == 8:
-            _items.append((_fields[10], self._ov_choice))
-        if self._oc_choice == 9:
-            _items.append((_fields[11], self._ov_choice))
-        if self.color_by_flag:
-            _items.append((_fields[6], self.color_by_flag))
-        if self.ratios:
-            _items.append((_fields[7], self.ratios))
-        if self.weights:
-            _items.append((_fields[8], self.weights))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.packed_ints = list(_value)
-        elif _number == 2:
-            self.names = list(_value)
-        elif _number == 3:
-            self.items = list(_value)
-        elif _number == 4:
-            self.colors = list(_value)
-        elif _number == 5:
-            self.counts = dict(_value)
-        elif _number == 6:
-            self.items_by_id = dict(_value)
-        elif _number == 10:
-            self.color_by_flag = dict(_value)
-        elif _number == 11:
-            self.ratios = list(_value)
-        elif _number == 12:
-            self.weights = dict(_value)
-        elif _number == 7:
-            self._oc_choice = 7
-            self._ov_choice = _value
-        elif _number == 8:
-            self._oc_choice = 8
-            self._ov_choice = _value
-        elif _number == 9:
-            self._oc_choice = 9
-            self._ov_choice = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Collections.__init__(self)
 
@@ -1265,6 +1186,7 @@ _c_Collections_Item._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(2, 'color', 'color', 'color', 14, enum=_e_Collections_Color, default=0),  # golden.Collections.Color color = 2;
     ),
     (),
+    layout=('key', 'color'),
 )
 Collections._pb_info = _rt.MessageInfo(
     'golden.Collections',
@@ -1283,5 +1205,8 @@ Collections._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(9, 'scalars', 'scalars', 'scalars', 11, presence=True, oneof='choice', message_type=_m_golden__scalars_pb.Scalars),  # golden.Scalars scalars = 9;
     ),
     (_rt.OneofInfo('choice', (7, 8, 9)),),
+    layout=('packed_ints', 'names', 'items', 'colors', 'counts', 'items_by_id', 'color_by_flag',
+            'ratios', 'weights', ('_ov_choice', '_oc_choice'), ('_ov_choice', '_oc_choice'),
+            ('_ov_choice', '_oc_choice')),
 )
 _rt.register_messages(_c_Collections_Item, Collections)

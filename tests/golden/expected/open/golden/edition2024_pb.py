@@ -124,24 +124,6 @@ class _c_LogEntry_Detail(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.lines:
-            _items.append((_fields[0], self.lines))
-        if self.level is not None:
-            _items.append((_fields[1], self.level))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.lines = list(_value)
-        elif _number == 2:
-            self.level = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         _c_LogEntry_Detail.__init__(self)
 
@@ -447,36 +429,6 @@ class LogEntry(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.timestamp is not None:
-            _items.append((_fields[0], self.timestamp))
-        if self.message is not None:
-            _items.append((_fields[1], self.message))
-        if self.detail is not None:
-            _items.append((_fields[2], self.detail))
-        if self.unchecked_detail is not None:
-            _items.append((_fields[3], self.unchecked_detail))
-        if self.history:
-            _items.append((_fields[4], self.history))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.timestamp = _value
-        elif _number == 2:
-            self.message = _value
-        elif _number == 3:
-            self.detail = _value
-        elif _number == 4:
-            self.unchecked_detail = _value
-        elif _number == 5:
-            self.history = list(_value)
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         LogEntry.__init__(self)
 
@@ -696,24 +648,6 @@ class Envelope(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.name is not None:
-            _items.append((_fields[0], self.name))
-        if self.entry is not None:
-            _items.append((_fields[1], self.entry))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.name = _value
-        elif _number == 2:
-            self.entry = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Envelope.__init__(self)
 
@@ -929,28 +863,6 @@ class Node(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.value is not None:
-            _items.append((_fields[0], self.value))
-        if self.child is not None:
-            _items.append((_fields[1], self.child))
-        if self.lazy_child is not None:
-            _items.append((_fields[2], self.lazy_child))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.value = _value
-        elif _number == 2:
-            self.child = _value
-        elif _number == 3:
-            self.lazy_child = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Node.__init__(self)
 
@@ -1026,6 +938,7 @@ _c_LogEntry_Detail._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(2, 'level', 'level', 'level', 5, presence=True, default=0),  # int32 level = 2;
     ),
     (),
+    layout=('lines', 'level'),
 )
 LogEntry._pb_info = _rt.MessageInfo(
     'golden.LogEntry',
@@ -1037,6 +950,7 @@ LogEntry._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(5, 'history', 'history', 'history', 11, repeated=True, message_type=LogEntry.Detail),  # repeated golden.LogEntry.Detail history = 5;
     ),
     (),
+    layout=('timestamp', 'message', 'detail', 'unchecked_detail', 'history'),
 )
 Envelope._pb_info = _rt.MessageInfo(
     'golden.Envelope',
@@ -1045,6 +959,7 @@ Envelope._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(2, 'entry', 'entry', 'entry', 11, presence=True, message_type=LogEntry),  # golden.LogEntry entry = 2;
     ),
     (),
+    layout=('name', 'entry'),
 )
 Node._pb_info = _rt.MessageInfo(
     'golden.Node',
@@ -1054,5 +969,6 @@ Node._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(3, 'lazy_child', 'lazyChild', 'lazy_child', 11, presence=True, message_type=Node),  # golden.Node lazy_child = 3;
     ),
     (),
+    layout=('value', 'child', 'lazy_child'),
 )
 _rt.register_messages(_c_LogEntry_Detail, LogEntry, Envelope, Node)

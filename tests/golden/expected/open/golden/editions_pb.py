@@ -99,20 +99,6 @@ class _c_Edition2023_Child(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.value is not None:
-            _items.append((_fields[0], self.value))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.value = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         _c_Edition2023_Child.__init__(self)
 
@@ -427,44 +413,6 @@ class Edition2023(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.explicit_by_default is not None:
-            _items.append((_fields[0], self.explicit_by_default))
-        if self.implicit:
-            _items.append((_fields[1], self.implicit))
-        if self.required_legacy is not None:
-            _items.append((_fields[2], self.required_legacy))
-        if self.expanded:
-            _items.append((_fields[3], self.expanded))
-        if self.unchecked is not None:
-            _items.append((_fields[4], self.unchecked))
-        if self.delimited_child is not None:
-            _items.append((_fields[5], self.delimited_child))
-        if self.state is not None:
-            _items.append((_fields[6], self.state))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.explicit_by_default = _value
-        elif _number == 2:
-            self.implicit = _value
-        elif _number == 3:
-            self.required_legacy = _value
-        elif _number == 4:
-            self.expanded = list(_value)
-        elif _number == 5:
-            self.unchecked = _value
-        elif _number == 6:
-            self.delimited_child = _value
-        elif _number == 7:
-            self.state = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Edition2023.__init__(self)
 
@@ -590,6 +538,7 @@ _c_Edition2023_Child._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'value', 'value', 'value', 5, presence=True, default=0),  # int32 value = 1;
     ),
     (),
+    layout=('value',),
 )
 Edition2023._pb_info = _rt.MessageInfo(
     'golden.Edition2023',
@@ -603,5 +552,7 @@ Edition2023._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(7, 'state', 'state', 'state', 14, presence=True, enum=_e_State, default=0),  # golden.State state = 7;
     ),
     (),
+    layout=('explicit_by_default', 'implicit', 'required_legacy', 'expanded', 'unchecked',
+            'delimited_child', 'state'),
 )
 _rt.register_messages(_c_Edition2023_Child, Edition2023)

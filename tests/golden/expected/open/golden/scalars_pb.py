@@ -554,84 +554,6 @@ class Scalars(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.f_double or _rt.copysign(1.0, self.f_double) < 0.0:
-            _items.append((_fields[0], self.f_double))
-        if self.f_float or _rt.copysign(1.0, self.f_float) < 0.0:
-            _items.append((_fields[1], self.f_float))
-        if self.f_int64:
-            _items.append((_fields[2], self.f_int64))
-        if self.f_uint64:
-            _items.append((_fields[3], self.f_uint64))
-        if self.f_int32:
-            _items.append((_fields[4], self.f_int32))
-        if self.f_fixed64:
-            _items.append((_fields[5], self.f_fixed64))
-        if self.f_fixed32:
-            _items.append((_fields[6], self.f_fixed32))
-        if self.f_bool:
-            _items.append((_fields[7], self.f_bool))
-        if self.f_string:
-            _items.append((_fields[8], self.f_string))
-        if self.f_bytes:
-            _items.append((_fields[9], self.f_bytes))
-        if self.f_uint32:
-            _items.append((_fields[10], self.f_uint32))
-        if self.f_sfixed32:
-            _items.append((_fields[11], self.f_sfixed32))
-        if self.f_sfixed64:
-            _items.append((_fields[12], self.f_sfixed64))
-        if self.f_sint32:
-            _items.append((_fields[13], self.f_sint32))
-        if self.f_sint64:
-            _items.append((_fields[14], self.f_sint64))
-        if self.opt_int32 is not None:
-            _items.append((_fields[15], self.opt_int32))
-        if self.opt_string is not None:
-            _items.append((_fields[16], self.opt_string))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.f_double = _value
-        elif _number == 2:
-            self.f_float = _value
-        elif _number == 3:
-            self.f_int64 = _value
-        elif _number == 4:
-            self.f_uint64 = _value
-        elif _number == 5:
-            self.f_int32 = _value
-        elif _number == 6:
-            self.f_fixed64 = _value
-        elif _number == 7:
-            self.f_fixed32 = _value
-        elif _number == 8:
-            self.f_bool = _value
-        elif _number == 9:
-            self.f_string = _value
-        elif _number == 10:
-            self.f_bytes = _value
-        elif _number == 11:
-            self.f_uint32 = _value
-        elif _number == 12:
-            self.f_sfixed32 = _value
-        elif _number == 13:
-            self.f_sfixed64 = _value
-        elif _number == 14:
-            self.f_sint32 = _value
-        elif _number == 15:
-            self.f_sint64 = _value
-        elif _number == 16:
-            self.opt_int32 = _value
-        elif _number == 17:
-            self.opt_string = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         Scalars.__init__(self)
 
@@ -987,28 +909,6 @@ class FixedFirst(_rt.Message):
 
     # -- reflection --------------------------------------------------------------
 
-    def _pb_items(self) -> list[tuple[_rt.FieldInfo, _t.Any]]:
-        _fields = self._pb_info.fields
-        _items: list[tuple[_rt.FieldInfo, _t.Any]] = []
-        if self.id:
-            _items.append((_fields[0], self.id))
-        if self.count:
-            _items.append((_fields[1], self.count))
-        if self.small:
-            _items.append((_fields[2], self.small))
-        return _items
-
-    def _pb_set(self, _field: _rt.FieldInfo, _value: _t.Any) -> None:
-        _number = _field.number
-        if _number == 1:
-            self.id = _value
-        elif _number == 2:
-            self.count = _value
-        elif _number == 3:
-            self.small = _value
-        else:
-            raise KeyError(_field.name)
-
     def _pb_reset(self) -> None:
         FixedFirst.__init__(self)
 
@@ -1092,6 +992,9 @@ Scalars._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(17, 'opt_string', 'optString', 'opt_string', 9, presence=True, default=''),  # optional string opt_string = 17;
     ),
     (),
+    layout=('f_double', 'f_float', 'f_int64', 'f_uint64', 'f_int32', 'f_fixed64', 'f_fixed32',
+            'f_bool', 'f_string', 'f_bytes', 'f_uint32', 'f_sfixed32', 'f_sfixed64', 'f_sint32',
+            'f_sint64', 'opt_int32', 'opt_string'),
 )
 FixedFirst._pb_info = _rt.MessageInfo(
     'golden.FixedFirst',
@@ -1101,5 +1004,6 @@ FixedFirst._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(3, 'small', 'small', 'small', 7, default=0),  # fixed32 small = 3;
     ),
     (),
+    layout=('id', 'count', 'small'),
 )
 _rt.register_messages(Scalars, FixedFirst)
