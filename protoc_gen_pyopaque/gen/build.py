@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring
 from dataclasses import replace
 from typing import Any, Final, NamedTuple
 
@@ -243,7 +244,8 @@ class _Builder:
         view.json_kind = CODECS[f.kind].json
         if f.enum == JSON_NULL_VALUE:
             view.json_kind = "null"
-        view.json_key = repr(json.dumps(f.json_name, ensure_ascii=False) + ":")
+        # json.dumps(name, ensure_ascii=False) without making an encoder for each field
+        view.json_key = repr(encode_basestring(f.json_name) + ":")
         view.json_name = repr(f.json_name)
         view.json_alias = f.name != f.json_name
         view.json_null = f.enum == JSON_NULL_VALUE or (f.message == JSON_VALUE and f.map is None)
