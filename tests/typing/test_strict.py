@@ -1,0 +1,159 @@
+"""Generated modules, and user code written against them, pass `mypy --strict` and pyright's
+strict mode, in every style; user code gets precise types, and mistakes fail both checkers.
+
+One checker run per style and checker covers the golden protos (the hostile names of
+nameclash.proto and the gRPC modules of services.proto among them), the examples and user
+code; the shipped well-known types join the open run (pyright: mypy checks them with the
+package, test_project_passes_mypy_strict).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.golden.golden import EXPECTED, PROTOS, proto_files
+from tools.generate import REPO, generate
+
+EXAMPLES = REPO / "examples" / "protos"
+WKT = REPO / "protoc_gen_pyopaque" / "runtime" / "google" / "protobuf"
+PYRIGHT = Path(sys.executable).parent / "pyright"
+
+# style: (plugin options, the golden folder that holds its output, or None: generated here)
+STYLES = {
+    "open": ("default_api_level=API_OPEN", "open"),
+    "hybrid": ("default_api_level=API_HYBRID", "hybrid"),  # with the opaque twins
+    "opaque": ("default_api_level=API_OPAQUE", "opaque"),
+    "lazy": ("default_api_level=API_OPAQUE,lazy_all=true", None),
+}
+
+# What every style's user code asserts: the precise types of whole-message operations, oneof
+# names as Literal, and enum values accepted where fields and map values hold enums.
+COMMON = '''
+from typing import Literal, assert_type
+
+from example.addressbook_pb import AddressBook, Person
+from golden.collections_pb import Collections
+from golden.scalars_pb import Scalars
+
+c = Collections(items=[Collections.Item(key="k", color=Collections.Color.RED)],
+                colors=[Collections.Color.GREEN, 7], color_by_flag={True: Collections.Color.RED, False: 9})
+assert_type(c.which_choice(), Literal["text", "item", "scalars"] | None)
+assert_type(Collections.parse(c.serialize()), Collections)
+assert_type(Collections.from_json(c.to_json()), Collections)
+assert_type(Scalars.from_dict({}), Scalars)
+assert_type(AddressBook.parse(b"").get_people(), list[Person])
+'''
+
+USER_CODE = {
+    "open": COMMON + '''
+m = Scalars(f_int32=3, opt_string="x")
+assert_type(m.f_int32, int)
+assert_type(m.opt_string, str | None)
+assert_type(m.get_opt_string(), str)
+c.counts["a"] = 1
+c.text = "t"
+assert_type(c.item, Collections.Item | None)
+assert_type(c.color_by_flag, dict[bool, int])
+''',
+    "hybrid": COMMON + '''
+m = Scalars(f_int32=3)
+m.f_int32 = 4
+m.set_opt_string("y")
+assert_type(m.has_opt_string(), bool)
+c.set_item(Collections.Item(key="k"))
+c.set_color_by_flag({True: Collections.Color.GREEN})
+''',
+    "opaque": COMMON + '''
+m = Scalars(f_int32=3)
+m.set_f_int32(4)
+assert_type(m.get_f_int32(), int)
+m.set_opt_string("y")
+assert_type(m.has_opt_string(), bool)
+m.clear_opt_string()
+c.set_item(Collections.Item(key="k"))
+c.get_counts()["a"] = 1
+assert_type(c.get_item(), Collections.Item | None)
+c.set_color_by_flag({True: Collections.Color.GREEN})
+''',
+}
+USER_CODE["lazy"] = USER_CODE["opaque"]
+
+# Mistakes each checker must report (one file each): a misspelt oneof member compared with
+# which_<oneof>()'s Literal, a value of the wrong type, and, opaque, a hidden field written.
+COLLECTIONS = "from golden.collections_pb import Collections\n"
+WRONG = {
+    "which_name": COLLECTIONS + 'def f(c: Collections) -> bool:\n    return c.which_choice() == "txt"\n',
+    "value_type": COLLECTIONS + 'Collections(color_by_flag={True: "RED"})\n',
+    "opaque_field": "from golden.scalars_pb import Scalars\nScalars().f_int32 = 3\n",
+}
+WRONG_IN = {"which_name": STYLES, "value_type": STYLES, "opaque_field": ("opaque", "lazy")}
+
+
+def mypy(root: Path, files: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--explicit-package-bases",
+         "--cache-dir=/dev/null", *files],
+        cwd=root, capture_output=True, text=True, check=False)
+
+
+def pyright(root: Path, files: list[str]) -> subprocess.CompletedProcess[str]:
+    (root / "pyrightconfig.json").write_text(json.dumps({"typeCheckingMode": "strict", "pythonVersion": "3.11"}))
+    return subprocess.run([str(PYRIGHT), "--pythonpath", sys.executable, *files],
+                          cwd=root, capture_output=True, text=True, check=False)
+
+
+CHECKERS = {"mypy": mypy, "pyright": pyright}
+
+
+@pytest.fixture(scope="module", params=sorted(STYLES))
+def style_root(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """The golden protos and the examples generated in one style (the gRPC modules with the
+    open and opaque ones), under one folder."""
+    style: str = request.param
+    options, golden = STYLES[style]
+    root = tmp_path_factory.mktemp(f"strict-{style}")
+    grpc = "" if style in ("open", "opaque") else None
+    if golden is not None:
+        shutil.copytree(EXPECTED / golden, root, dirs_exist_ok=True)
+    else:
+        generate(proto_files(), [PROTOS], root, options=options)
+    examples = [str(p.relative_to(EXAMPLES)) for p in sorted(EXAMPLES.rglob("*.proto"))]
+    generate(examples, [EXAMPLES], root, options=options, grpc_options=grpc)
+    return style, root
+
+
+@pytest.mark.parametrize("checker", sorted(CHECKERS))
+def test_generated_and_user_code_pass_strict(style_root: tuple[str, Path], checker: str) -> None:
+    style, root = style_root
+    (root / "user_code.py").write_text(USER_CODE[style])
+    files = [str(p.relative_to(root)) for p in sorted(root.rglob("*.py"))
+             if not p.name.startswith("wrong_")]
+    if checker == "pyright" and style == "open":
+        files += [str(p) for p in sorted(WKT.glob("*_pb.py"))]
+    result = CHECKERS[checker](root, files)
+    assert result.returncode == 0, result.stdout[-20000:] + result.stderr
+
+
+@pytest.mark.parametrize("checker", sorted(CHECKERS))
+def test_mistakes_fail_strict(style_root: tuple[str, Path], checker: str) -> None:
+    style, root = style_root
+    files = []
+    for name, source in WRONG.items():
+        if style in WRONG_IN[name]:
+            (root / f"wrong_{name}.py").write_text(source)
+            files.append(f"wrong_{name}.py")
+    result = CHECKERS[checker](root, files)
+    assert result.returncode == 1, result.stdout + result.stderr
+    for f in files:  # every mistake reported, and nothing else
+        assert result.stdout.count(f"{f}:") == 1, result.stdout
+
+
+def test_project_passes_mypy_strict() -> None:
+    result = mypy(REPO, ["protoc_gen_pyopaque"])
+    assert result.returncode == 0, result.stdout + result.stderr
