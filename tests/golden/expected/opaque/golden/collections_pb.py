@@ -947,12 +947,12 @@ class Collections(_rt.Message):
             for _k5, _v5 in _d5.items():
                 _b1 = _k5.encode()
                 _l1 = len(_b1)
-                _n = (_l1 + 2 if _l1 < 0x80 else _l1 + 1 + _rt.varint_size(_l1)) + (2 if _v5 < 0x80 and _v5 >= 0 else 1 + _rt.varint_size(_v5))
+                _n5 = (_l1 + 2 if _l1 < 0x80 else _l1 + 1 + _rt.varint_size(_l1)) + (2 if _v5 < 0x80 and _v5 >= 0 else 1 + _rt.varint_size(_v5))
                 _out.append(42)
-                if _n < 0x80:
-                    _out.append(_n)
+                if _n5 < 0x80:
+                    _out.append(_n5)
                 else:
-                    _rt.write_varint(_out, _n)
+                    _rt.write_varint(_out, _n5)
                 _out.append(10)
                 if _l1 < 0x80:
                     _out.append(_l1)
@@ -1052,12 +1052,12 @@ class Collections(_rt.Message):
             if _deterministic:
                 _d10 = dict(sorted(_d10.items()))
             for _k10, _v10 in _d10.items():
-                _n = 2 + (2 if 0 <= _v10 < 0x80 else 1 + _rt.varint_size(_v10))
+                _n10 = 2 + (2 if 0 <= _v10 < 0x80 else 1 + _rt.varint_size(_v10))
                 _out.append(82)
-                if _n < 0x80:
-                    _out.append(_n)
+                if _n10 < 0x80:
+                    _out.append(_n10)
                 else:
-                    _rt.write_varint(_out, _n)
+                    _rt.write_varint(_out, _n10)
                 _out.append(8)
                 _out.append(1 if _k10 else 0)
                 _out.append(16)
@@ -1079,12 +1079,12 @@ class Collections(_rt.Message):
             for _k12, _v12 in _d12.items():
                 _b1 = _k12.encode()
                 _l1 = len(_b1)
-                _n = (_l1 + 2 if _l1 < 0x80 else _l1 + 1 + _rt.varint_size(_l1)) + 5
+                _n12 = (_l1 + 2 if _l1 < 0x80 else _l1 + 1 + _rt.varint_size(_l1)) + 5
                 _out.append(98)
-                if _n < 0x80:
-                    _out.append(_n)
+                if _n12 < 0x80:
+                    _out.append(_n12)
                 else:
-                    _rt.write_varint(_out, _n)
+                    _rt.write_varint(_out, _n12)
                 _out.append(10)
                 if _l1 < 0x80:
                     _out.append(_l1)
