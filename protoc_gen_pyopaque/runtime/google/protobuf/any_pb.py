@@ -103,14 +103,8 @@ class Any(_rt.AnyBase):
         value: bytes | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if type_url is None:
-            self.type_url = ''
-        else:
-            self.type_url = type_url if type(type_url) is str else _rt.checked(self, 1, type_url)
-        if value is None:
-            self.value = b''
-        else:
-            self.value = value if type(value) is bytes else _rt.checked(self, 2, value)
+        self.type_url = (type_url if type(type_url) is str else _rt.checked(self, 1, type_url)) if type_url is not None else ''
+        self.value = (value if type(value) is bytes else _rt.checked(self, 2, value)) if value is not None else b''
 
     # -- accessors ---------------------------------------------------------------
 

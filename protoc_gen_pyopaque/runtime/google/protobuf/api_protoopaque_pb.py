@@ -59,29 +59,14 @@ class Api(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if name is None:
-            self._f_name = ''
-        else:
-            self._f_name = name if type(name) is str else _rt.checked(self, 1, name)
+        self._f_name = (name if type(name) is str else _rt.checked(self, 1, name)) if name is not None else ''
         self._f_methods = _rt.checked_list(self, 2, methods, Method) if methods else []
         self._f_options = _rt.checked_list(self, 3, options, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option) if options else []
-        if version is None:
-            self._f_version = ''
-        else:
-            self._f_version = version if type(version) is str else _rt.checked(self, 4, version)
-        if source_context is None:
-            self._f_source_context = None
-        else:
-            self._f_source_context = source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext else _rt.checked(self, 5, source_context)
+        self._f_version = (version if type(version) is str else _rt.checked(self, 4, version)) if version is not None else ''
+        self._f_source_context = (source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext else _rt.checked(self, 5, source_context)) if source_context is not None else None
         self._f_mixins = _rt.checked_list(self, 6, mixins, Mixin) if mixins else []
-        if syntax is None:
-            self._f_syntax = 0
-        else:
-            self._f_syntax = syntax if type(syntax) is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)
-        if edition is None:
-            self._f_edition = ''
-        else:
-            self._f_edition = edition if type(edition) is str else _rt.checked(self, 8, edition)
+        self._f_syntax = (syntax if type(syntax) is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)) if syntax is not None else 0
+        self._f_edition = (edition if type(edition) is str else _rt.checked(self, 8, edition)) if edition is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -685,35 +670,14 @@ class Method(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if name is None:
-            self._f_name = ''
-        else:
-            self._f_name = name if type(name) is str else _rt.checked(self, 1, name)
-        if request_type_url is None:
-            self._f_request_type_url = ''
-        else:
-            self._f_request_type_url = request_type_url if type(request_type_url) is str else _rt.checked(self, 2, request_type_url)
-        if request_streaming is None:
-            self._f_request_streaming = False
-        else:
-            self._f_request_streaming = request_streaming if type(request_streaming) is bool else _rt.checked(self, 3, request_streaming)
-        if response_type_url is None:
-            self._f_response_type_url = ''
-        else:
-            self._f_response_type_url = response_type_url if type(response_type_url) is str else _rt.checked(self, 4, response_type_url)
-        if response_streaming is None:
-            self._f_response_streaming = False
-        else:
-            self._f_response_streaming = response_streaming if type(response_streaming) is bool else _rt.checked(self, 5, response_streaming)
+        self._f_name = (name if type(name) is str else _rt.checked(self, 1, name)) if name is not None else ''
+        self._f_request_type_url = (request_type_url if type(request_type_url) is str else _rt.checked(self, 2, request_type_url)) if request_type_url is not None else ''
+        self._f_request_streaming = (request_streaming if type(request_streaming) is bool else _rt.checked(self, 3, request_streaming)) if request_streaming is not None else False
+        self._f_response_type_url = (response_type_url if type(response_type_url) is str else _rt.checked(self, 4, response_type_url)) if response_type_url is not None else ''
+        self._f_response_streaming = (response_streaming if type(response_streaming) is bool else _rt.checked(self, 5, response_streaming)) if response_streaming is not None else False
         self._f_options = _rt.checked_list(self, 6, options, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option) if options else []
-        if syntax is None:
-            self._f_syntax = 0
-        else:
-            self._f_syntax = syntax if type(syntax) is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)
-        if edition is None:
-            self._f_edition = ''
-        else:
-            self._f_edition = edition if type(edition) is str else _rt.checked(self, 8, edition)
+        self._f_syntax = (syntax if type(syntax) is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)) if syntax is not None else 0
+        self._f_edition = (edition if type(edition) is str else _rt.checked(self, 8, edition)) if edition is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1306,14 +1270,8 @@ class Mixin(_rt.Message):
         root: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if name is None:
-            self._f_name = ''
-        else:
-            self._f_name = name if type(name) is str else _rt.checked(self, 1, name)
-        if root is None:
-            self._f_root = ''
-        else:
-            self._f_root = root if type(root) is str else _rt.checked(self, 2, root)
+        self._f_name = (name if type(name) is str else _rt.checked(self, 1, name)) if name is not None else ''
+        self._f_root = (root if type(root) is str else _rt.checked(self, 2, root)) if root is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 

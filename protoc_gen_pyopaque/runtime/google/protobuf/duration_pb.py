@@ -110,14 +110,8 @@ class Duration(_rt.DurationBase):
         nanos: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if seconds is None:
-            self.seconds = 0
-        else:
-            self.seconds = seconds if type(seconds) is int and seconds <= 0x3FFFFFFFFFFFFFFF and seconds >= -0x4000000000000000 else _rt.checked(self, 1, seconds)
-        if nanos is None:
-            self.nanos = 0
-        else:
-            self.nanos = nanos if type(nanos) is int and -0x80000000 <= nanos <= 0x7FFFFFFF else _rt.checked(self, 2, nanos)
+        self.seconds = (seconds if type(seconds) is int and seconds <= 0x3FFFFFFFFFFFFFFF and seconds >= -0x4000000000000000 else _rt.checked(self, 1, seconds)) if seconds is not None else 0
+        self.nanos = (nanos if type(nanos) is int and -0x80000000 <= nanos <= 0x7FFFFFFF else _rt.checked(self, 2, nanos)) if nanos is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 

@@ -30,10 +30,7 @@ class SourceContext(_rt.Message):
         file_name: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if file_name is None:
-            self._f_file_name = ''
-        else:
-            self._f_file_name = file_name if type(file_name) is str else _rt.checked(self, 1, file_name)
+        self._f_file_name = (file_name if type(file_name) is str else _rt.checked(self, 1, file_name)) if file_name is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 

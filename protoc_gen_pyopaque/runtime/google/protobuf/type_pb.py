@@ -94,25 +94,13 @@ class Type(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if name is None:
-            self.name = ''
-        else:
-            self.name = name if type(name) is str else _rt.checked(self, 1, name)
+        self.name = (name if type(name) is str else _rt.checked(self, 1, name)) if name is not None else ''
         self.fields = _rt.checked_list(self, 2, fields, Field) if fields else []
         self.oneofs = _rt.checked_list(self, 3, oneofs, str) if oneofs else []
         self.options = _rt.checked_list(self, 4, options, Option) if options else []
-        if source_context is None:
-            self.source_context = None
-        else:
-            self.source_context = source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext else _rt.checked(self, 5, source_context)
-        if syntax is None:
-            self.syntax = 0
-        else:
-            self.syntax = syntax if type(syntax) is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 6, syntax)
-        if edition is None:
-            self.edition = ''
-        else:
-            self.edition = edition if type(edition) is str else _rt.checked(self, 7, edition)
+        self.source_context = (source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext else _rt.checked(self, 5, source_context)) if source_context is not None else None
+        self.syntax = (syntax if type(syntax) is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 6, syntax)) if syntax is not None else 0
+        self.edition = (edition if type(edition) is str else _rt.checked(self, 7, edition)) if edition is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -681,43 +669,16 @@ class Field(_rt.Message):
         default_value: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if kind is None:
-            self.kind = 0
-        else:
-            self.kind = kind if type(kind) is int and -0x80000000 <= kind <= 0x7FFFFFFF else _rt.checked(self, 1, kind)
-        if cardinality is None:
-            self.cardinality = 0
-        else:
-            self.cardinality = cardinality if type(cardinality) is int and -0x80000000 <= cardinality <= 0x7FFFFFFF else _rt.checked(self, 2, cardinality)
-        if number is None:
-            self.number = 0
-        else:
-            self.number = number if type(number) is int and -0x80000000 <= number <= 0x7FFFFFFF else _rt.checked(self, 3, number)
-        if name is None:
-            self.name = ''
-        else:
-            self.name = name if type(name) is str else _rt.checked(self, 4, name)
-        if type_url is None:
-            self.type_url = ''
-        else:
-            self.type_url = type_url if type(type_url) is str else _rt.checked(self, 6, type_url)
-        if oneof_index is None:
-            self.oneof_index = 0
-        else:
-            self.oneof_index = oneof_index if type(oneof_index) is int and -0x80000000 <= oneof_index <= 0x7FFFFFFF else _rt.checked(self, 7, oneof_index)
-        if packed is None:
-            self.packed = False
-        else:
-            self.packed = packed if type(packed) is bool else _rt.checked(self, 8, packed)
+        self.kind = (kind if type(kind) is int and -0x80000000 <= kind <= 0x7FFFFFFF else _rt.checked(self, 1, kind)) if kind is not None else 0
+        self.cardinality = (cardinality if type(cardinality) is int and -0x80000000 <= cardinality <= 0x7FFFFFFF else _rt.checked(self, 2, cardinality)) if cardinality is not None else 0
+        self.number = (number if type(number) is int and -0x80000000 <= number <= 0x7FFFFFFF else _rt.checked(self, 3, number)) if number is not None else 0
+        self.name = (name if type(name) is str else _rt.checked(self, 4, name)) if name is not None else ''
+        self.type_url = (type_url if type(type_url) is str else _rt.checked(self, 6, type_url)) if type_url is not None else ''
+        self.oneof_index = (oneof_index if type(oneof_index) is int and -0x80000000 <= oneof_index <= 0x7FFFFFFF else _rt.checked(self, 7, oneof_index)) if oneof_index is not None else 0
+        self.packed = (packed if type(packed) is bool else _rt.checked(self, 8, packed)) if packed is not None else False
         self.options = _rt.checked_list(self, 9, options, Option) if options else []
-        if json_name is None:
-            self.json_name = ''
-        else:
-            self.json_name = json_name if type(json_name) is str else _rt.checked(self, 10, json_name)
-        if default_value is None:
-            self.default_value = ''
-        else:
-            self.default_value = default_value if type(default_value) is str else _rt.checked(self, 11, default_value)
+        self.json_name = (json_name if type(json_name) is str else _rt.checked(self, 10, json_name)) if json_name is not None else ''
+        self.default_value = (default_value if type(default_value) is str else _rt.checked(self, 11, default_value)) if default_value is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1315,24 +1276,12 @@ class Enum(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if name is None:
-            self.name = ''
-        else:
-            self.name = name if type(name) is str else _rt.checked(self, 1, name)
+        self.name = (name if type(name) is str else _rt.checked(self, 1, name)) if name is not None else ''
         self.enumvalue = _rt.checked_list(self, 2, enumvalue, EnumValue) if enumvalue else []
         self.options = _rt.checked_list(self, 3, options, Option) if options else []
-        if source_context is None:
-            self.source_context = None
-        else:
-            self.source_context = source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext else _rt.checked(self, 4, source_context)
-        if syntax is None:
-            self.syntax = 0
-        else:
-            self.syntax = syntax if type(syntax) is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 5, syntax)
-        if edition is None:
-            self.edition = ''
-        else:
-            self.edition = edition if type(edition) is str else _rt.checked(self, 6, edition)
+        self.source_context = (source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext else _rt.checked(self, 4, source_context)) if source_context is not None else None
+        self.syntax = (syntax if type(syntax) is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 5, syntax)) if syntax is not None else 0
+        self.edition = (edition if type(edition) is str else _rt.checked(self, 6, edition)) if edition is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1754,14 +1703,8 @@ class EnumValue(_rt.Message):
         options: _t.Iterable[Option] = (),
     ) -> None:
         self._pb_unknown = b""
-        if name is None:
-            self.name = ''
-        else:
-            self.name = name if type(name) is str else _rt.checked(self, 1, name)
-        if number is None:
-            self.number = 0
-        else:
-            self.number = number if type(number) is int and -0x80000000 <= number <= 0x7FFFFFFF else _rt.checked(self, 2, number)
+        self.name = (name if type(name) is str else _rt.checked(self, 1, name)) if name is not None else ''
+        self.number = (number if type(number) is int and -0x80000000 <= number <= 0x7FFFFFFF else _rt.checked(self, 2, number)) if number is not None else 0
         self.options = _rt.checked_list(self, 3, options, Option) if options else []
 
     # -- accessors ---------------------------------------------------------------
@@ -2016,14 +1959,8 @@ class Option(_rt.Message):
         value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if name is None:
-            self.name = ''
-        else:
-            self.name = name if type(name) is str else _rt.checked(self, 1, name)
-        if value is None:
-            self.value = None
-        else:
-            self.value = value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any else _rt.checked(self, 2, value)
+        self.name = (name if type(name) is str else _rt.checked(self, 1, name)) if name is not None else ''
+        self.value = (value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any else _rt.checked(self, 2, value)) if value is not None else None
 
     # -- accessors ---------------------------------------------------------------
 

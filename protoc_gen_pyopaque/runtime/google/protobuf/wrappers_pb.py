@@ -45,10 +45,7 @@ class DoubleValue(_rt.Message):
         value: float | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if value is None:
-            self.value = 0.0
-        else:
-            self.value = value if type(value) is float else _rt.checked(self, 1, value)
+        self.value = (value if type(value) is float else _rt.checked(self, 1, value)) if value is not None else 0.0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -163,10 +160,7 @@ class FloatValue(_rt.Message):
         value: float | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if value is None:
-            self.value = 0.0
-        else:
-            self.value = _rt.round_f32(value) if type(value) is float else _rt.checked(self, 1, value)
+        self.value = (_rt.round_f32(value) if type(value) is float else _rt.checked(self, 1, value)) if value is not None else 0.0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -281,10 +275,7 @@ class Int64Value(_rt.Message):
         value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if value is None:
-            self.value = 0
-        else:
-            self.value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)
+        self.value = (value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)) if value is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -407,10 +398,7 @@ class UInt64Value(_rt.Message):
         value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if value is None:
-            self.value = 0
-        else:
-            self.value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 1, value)
+        self.value = (value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 1, value)) if value is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -533,10 +521,7 @@ class Int32Value(_rt.Message):
         value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if value is None:
-            self.value = 0
-        else:
-            self.value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+        self.value = (value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if value is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -659,10 +644,7 @@ class UInt32Value(_rt.Message):
         value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if value is None:
-            self.value = 0
-        else:
-            self.value = value if type(value) is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 1, value)
+        self.value = (value if type(value) is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 1, value)) if value is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -785,10 +767,7 @@ class BoolValue(_rt.Message):
         value: bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if value is None:
-            self.value = False
-        else:
-            self.value = value if type(value) is bool else _rt.checked(self, 1, value)
+        self.value = (value if type(value) is bool else _rt.checked(self, 1, value)) if value is not None else False
 
     # -- accessors ---------------------------------------------------------------
 
@@ -906,10 +885,7 @@ class StringValue(_rt.Message):
         value: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if value is None:
-            self.value = ''
-        else:
-            self.value = value if type(value) is str else _rt.checked(self, 1, value)
+        self.value = (value if type(value) is str else _rt.checked(self, 1, value)) if value is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1038,10 +1014,7 @@ class BytesValue(_rt.Message):
         value: bytes | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if value is None:
-            self.value = b''
-        else:
-            self.value = value if type(value) is bytes else _rt.checked(self, 1, value)
+        self.value = (value if type(value) is bytes else _rt.checked(self, 1, value)) if value is not None else b''
 
     # -- accessors ---------------------------------------------------------------
 

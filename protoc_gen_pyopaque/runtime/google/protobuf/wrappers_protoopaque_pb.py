@@ -34,10 +34,7 @@ class DoubleValue(_rt.Message):
         value: float | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if value is None:
-            self._f_value = 0.0
-        else:
-            self._f_value = value if type(value) is float else _rt.checked(self, 1, value)
+        self._f_value = (value if type(value) is float else _rt.checked(self, 1, value)) if value is not None else 0.0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -171,10 +168,7 @@ class FloatValue(_rt.Message):
         value: float | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if value is None:
-            self._f_value = 0.0
-        else:
-            self._f_value = _rt.round_f32(value) if type(value) is float else _rt.checked(self, 1, value)
+        self._f_value = (_rt.round_f32(value) if type(value) is float else _rt.checked(self, 1, value)) if value is not None else 0.0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -308,10 +302,7 @@ class Int64Value(_rt.Message):
         value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if value is None:
-            self._f_value = 0
-        else:
-            self._f_value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)
+        self._f_value = (value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)) if value is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -453,10 +444,7 @@ class UInt64Value(_rt.Message):
         value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if value is None:
-            self._f_value = 0
-        else:
-            self._f_value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 1, value)
+        self._f_value = (value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 1, value)) if value is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -598,10 +586,7 @@ class Int32Value(_rt.Message):
         value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if value is None:
-            self._f_value = 0
-        else:
-            self._f_value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+        self._f_value = (value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if value is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -743,10 +728,7 @@ class UInt32Value(_rt.Message):
         value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if value is None:
-            self._f_value = 0
-        else:
-            self._f_value = value if type(value) is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 1, value)
+        self._f_value = (value if type(value) is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 1, value)) if value is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -888,10 +870,7 @@ class BoolValue(_rt.Message):
         value: bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if value is None:
-            self._f_value = False
-        else:
-            self._f_value = value if type(value) is bool else _rt.checked(self, 1, value)
+        self._f_value = (value if type(value) is bool else _rt.checked(self, 1, value)) if value is not None else False
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1028,10 +1007,7 @@ class StringValue(_rt.Message):
         value: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if value is None:
-            self._f_value = ''
-        else:
-            self._f_value = value if type(value) is str else _rt.checked(self, 1, value)
+        self._f_value = (value if type(value) is str else _rt.checked(self, 1, value)) if value is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1179,10 +1155,7 @@ class BytesValue(_rt.Message):
         value: bytes | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if value is None:
-            self._f_value = b''
-        else:
-            self._f_value = value if type(value) is bytes else _rt.checked(self, 1, value)
+        self._f_value = (value if type(value) is bytes else _rt.checked(self, 1, value)) if value is not None else b''
 
     # -- accessors ---------------------------------------------------------------
 

@@ -266,14 +266,8 @@ class LogEntry(_rt.Message):
         else:
             self._f_message = message if type(message) is str else _rt.checked(self, 2, message)
             self._pb_p0 |= 2
-        if detail is None:
-            self._f_detail = None
-        else:
-            self._f_detail = detail if type(detail) is _c_LogEntry_Detail else _rt.checked(self, 3, detail)
-        if unchecked_detail is None:
-            self._f_unchecked_detail = None
-        else:
-            self._f_unchecked_detail = unchecked_detail if type(unchecked_detail) is _c_LogEntry_Detail else _rt.checked(self, 4, unchecked_detail)
+        self._f_detail = (detail if type(detail) is _c_LogEntry_Detail else _rt.checked(self, 3, detail)) if detail is not None else None
+        self._f_unchecked_detail = (unchecked_detail if type(unchecked_detail) is _c_LogEntry_Detail else _rt.checked(self, 4, unchecked_detail)) if unchecked_detail is not None else None
         self._f_history = _rt.checked_list(self, 5, history, _c_LogEntry_Detail) if history else []
 
     # -- accessors ---------------------------------------------------------------
@@ -774,10 +768,7 @@ class Envelope(_rt.Message):
         else:
             self._f_name = name if type(name) is str else _rt.checked(self, 1, name)
             self._pb_p0 |= 1
-        if entry is None:
-            self._f_entry = None
-        else:
-            self._f_entry = entry if type(entry) is LogEntry else _rt.checked(self, 2, entry)
+        self._f_entry = (entry if type(entry) is LogEntry else _rt.checked(self, 2, entry)) if entry is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1016,14 +1007,8 @@ class Node(_rt.Message):
         else:
             self._f_value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
             self._pb_p0 |= 1
-        if child is None:
-            self._f_child = None
-        else:
-            self._f_child = child if type(child) is Node else _rt.checked(self, 2, child)
-        if lazy_child is None:
-            self._f_lazy_child = None
-        else:
-            self._f_lazy_child = lazy_child if type(lazy_child) is Node else _rt.checked(self, 3, lazy_child)
+        self._f_child = (child if type(child) is Node else _rt.checked(self, 2, child)) if child is not None else None
+        self._f_lazy_child = (lazy_child if type(lazy_child) is Node else _rt.checked(self, 3, lazy_child)) if lazy_child is not None else None
 
     # -- accessors ---------------------------------------------------------------
 

@@ -286,10 +286,7 @@ class Legacy(_rt.ExtendableMessage):
             self._f_ratio = ratio if type(ratio) is float else _rt.checked(self, 4, ratio)
             self._pb_p0 |= 8
         self._f_samples = _rt.checked_list(self, 5, samples, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if samples else []
-        if point is None:
-            self._f_point = None
-        else:
-            self._f_point = point if type(point) is _c_Legacy_Point else _rt.checked(self, 6, point)
+        self._f_point = (point if type(point) is _c_Legacy_Point else _rt.checked(self, 6, point)) if point is not None else None
 
     # -- accessors ---------------------------------------------------------------
 

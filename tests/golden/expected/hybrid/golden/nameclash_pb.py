@@ -57,10 +57,7 @@ class buf(_rt.Message):
         a: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if a is None:
-            self.a = None
-        else:
-            self.a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
+        self.a = (a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -188,10 +185,7 @@ class m4(_rt.Message):
         a: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if a is None:
-            self.a = None
-        else:
-            self.a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
+        self.a = (a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -319,10 +313,7 @@ class i5(_rt.Message):
         a: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if a is None:
-            self.a = None
-        else:
-            self.a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
+        self.a = (a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -458,10 +449,7 @@ class key6(_rt.Message):
         a: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if a is None:
-            self.a = None
-        else:
-            self.a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
+        self.a = (a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -597,10 +585,7 @@ class class_(_rt.Message):
         a: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if a is None:
-            self.a = None
-        else:
-            self.a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
+        self.a = (a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1044,10 +1029,7 @@ class Private_(_rt.Message):
         a: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if a is None:
-            self.a = None
-        else:
-            self.a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
+        self.a = (a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1247,10 +1229,7 @@ class Holder(_rt.ExtendableMessage):
         self._pb_ext = {}
         self._oc_pick = 0
         self._ov_pick = None
-        if f_buf is None:
-            self.f_buf = None
-        else:
-            self.f_buf = _rt.checked(self, 1, f_buf)
+        self.f_buf = (_rt.checked(self, 1, f_buf)) if f_buf is not None else None
         self.m4_ = _rt.checked_list(self, 4, m4_, m4) if m4_ else []
         self.items = _rt.checked_list(self, 5, items, i5) if items else []
         self.by_id = _rt.checked_map(self, 6, by_id, int, key6) if by_id else {}
@@ -1263,62 +1242,20 @@ class Holder(_rt.ExtendableMessage):
         if four is not None:
             self._ov_pick = _rt.checked(self, 9, four)
             self._oc_pick = 9
-        if has_pick_ is None:
-            self.has_pick_ = None
-        else:
-            self.has_pick_ = _rt.checked(self, 10, has_pick_)
-        if foo is None:
-            self.foo = None
-        else:
-            self.foo = _rt.checked(self, 11, foo)
-        if get_foo_ is None:
-            self.get_foo_ = None
-        else:
-            self.get_foo_ = _rt.checked(self, 12, get_foo_)
-        if int_ is None:
-            self.int_ = None
-        else:
-            self.int_ = _rt.checked(self, 13, int_)
-        if classmethod_ is None:
-            self.classmethod_ = None
-        else:
-            self.classmethod_ = _rt.checked(self, 14, classmethod_)
-        if parse_ is None:
-            self.parse_ = None
-        else:
-            self.parse_ = _rt.checked(self, 15, parse_)
-        if self_ is None:
-            self.self_ = None
-        else:
-            self.self_ = _rt.checked(self, 16, self_)
-        if x_ is None:
-            self.x_ = None
-        else:
-            self.x_ = _rt.checked(self, 17, x_)
-        if y__ is None:
-            self.y__ = None
-        else:
-            self.y__ = _rt.checked(self, 18, y__)
-        if pb_info_ is None:
-            self.pb_info_ = None
-        else:
-            self.pb_info_ = _rt.checked(self, 19, pb_info_)
-        if x__ is None:
-            self.x__ = None
-        else:
-            self.x__ = _rt.checked(self, 20, x__)
-        if raw is None:
-            self.raw = None
-        else:
-            self.raw = _rt.checked(self, 21, raw)
-        if buf_ is None:
-            self.buf_ = None
-        else:
-            self.buf_ = _rt.checked(self, 22, buf_)
-        if type is None:
-            self.type = None
-        else:
-            self.type = _rt.checked(self, 23, type)
+        self.has_pick_ = (_rt.checked(self, 10, has_pick_)) if has_pick_ is not None else None
+        self.foo = (_rt.checked(self, 11, foo)) if foo is not None else None
+        self.get_foo_ = (_rt.checked(self, 12, get_foo_)) if get_foo_ is not None else None
+        self.int_ = (_rt.checked(self, 13, int_)) if int_ is not None else None
+        self.classmethod_ = (_rt.checked(self, 14, classmethod_)) if classmethod_ is not None else None
+        self.parse_ = (_rt.checked(self, 15, parse_)) if parse_ is not None else None
+        self.self_ = (_rt.checked(self, 16, self_)) if self_ is not None else None
+        self.x_ = (_rt.checked(self, 17, x_)) if x_ is not None else None
+        self.y__ = (_rt.checked(self, 18, y__)) if y__ is not None else None
+        self.pb_info_ = (_rt.checked(self, 19, pb_info_)) if pb_info_ is not None else None
+        self.x__ = (_rt.checked(self, 20, x__)) if x__ is not None else None
+        self.raw = (_rt.checked(self, 21, raw)) if raw is not None else None
+        self.buf_ = (_rt.checked(self, 22, buf_)) if buf_ is not None else None
+        self.type = (_rt.checked(self, 23, type)) if type is not None else None
 
     @property
     def one(self) -> i5 | None:
@@ -2653,10 +2590,7 @@ class Enums(_rt.Message):
         e: Enums.E | int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if e is None:
-            self.e = None
-        else:
-            self.e = e if type(e) is int and -0x80000000 <= e <= 0x7FFFFFFF else _rt.checked(self, 1, e)
+        self.e = (e if type(e) is int and -0x80000000 <= e <= 0x7FFFFFFF else _rt.checked(self, 1, e)) if e is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -2790,10 +2724,7 @@ class _c_Outer_Inner_X(_rt.Message):
         a: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if a is None:
-            self.a = None
-        else:
-            self.a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
+        self.a = (a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -2922,10 +2853,7 @@ class Outer(_rt.Message):
         x: Outer.Inner_X | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if x is None:
-            self.x = None
-        else:
-            self.x = x if type(x) is _c_Outer_Inner_X else _rt.checked(self, 1, x)
+        self.x = (x if type(x) is _c_Outer_Inner_X else _rt.checked(self, 1, x)) if x is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -3066,10 +2994,7 @@ class _c_Outer_Inner_X_(_rt.Message):
         a: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if a is None:
-            self.a = None
-        else:
-            self.a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
+        self.a = (a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -3198,10 +3123,7 @@ class Outer_Inner(_rt.Message):
         x: Outer_Inner.X | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if x is None:
-            self.x = None
-        else:
-            self.x = x if type(x) is _c_Outer_Inner_X_ else _rt.checked(self, 1, x)
+        self.x = (x if type(x) is _c_Outer_Inner_X_ else _rt.checked(self, 1, x)) if x is not None else None
 
     # -- accessors ---------------------------------------------------------------
 

@@ -1428,10 +1428,7 @@ class Holder(_rt.ExtendableMessage):
         self._pb_p0 = 0
         self._oc_pick = 0
         self._ov_pick = None
-        if f_buf is None:
-            self._f_f_buf = None
-        else:
-            self._f_f_buf = _rt.checked(self, 1, f_buf)
+        self._f_f_buf = (_rt.checked(self, 1, f_buf)) if f_buf is not None else None
         self._f_m4 = _rt.checked_list(self, 4, m4_, m4) if m4_ else []
         self._f_items = _rt.checked_list(self, 5, items, i5) if items else []
         self._f_by_id = _rt.checked_map(self, 6, by_id, int, key6) if by_id else {}
@@ -1499,10 +1496,7 @@ class Holder(_rt.ExtendableMessage):
         else:
             self._f_x_ = _rt.checked(self, 20, x__)
             self._pb_p0 |= 1024
-        if raw is None:
-            self._f_raw = None
-        else:
-            self._f_raw = _rt.checked(self, 21, raw)
+        self._f_raw = (_rt.checked(self, 21, raw)) if raw is not None else None
         if buf_ is None:
             self._f_buf = 0
         else:
@@ -3219,10 +3213,7 @@ class Outer(_rt.Message):
         x: Outer.Inner_X | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if x is None:
-            self._f_x = None
-        else:
-            self._f_x = x if type(x) is _c_Outer_Inner_X else _rt.checked(self, 1, x)
+        self._f_x = (x if type(x) is _c_Outer_Inner_X else _rt.checked(self, 1, x)) if x is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -3552,10 +3543,7 @@ class Outer_Inner(_rt.Message):
         x: Outer_Inner.X | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if x is None:
-            self._f_x = None
-        else:
-            self._f_x = x if type(x) is _c_Outer_Inner_X_ else _rt.checked(self, 1, x)
+        self._f_x = (x if type(x) is _c_Outer_Inner_X_ else _rt.checked(self, 1, x)) if x is not None else None
 
     # -- accessors ---------------------------------------------------------------
 

@@ -215,10 +215,7 @@ class Edition2023(_rt.Message):
         else:
             self._f_explicit_by_default = explicit_by_default if type(explicit_by_default) is int and -0x80000000 <= explicit_by_default <= 0x7FFFFFFF else _rt.checked(self, 1, explicit_by_default)
             self._pb_p0 |= 1
-        if implicit is None:
-            self._f_implicit = 0
-        else:
-            self._f_implicit = implicit if type(implicit) is int and -0x80000000 <= implicit <= 0x7FFFFFFF else _rt.checked(self, 2, implicit)
+        self._f_implicit = (implicit if type(implicit) is int and -0x80000000 <= implicit <= 0x7FFFFFFF else _rt.checked(self, 2, implicit)) if implicit is not None else 0
         if required_legacy is None:
             self._f_required_legacy = 0
         else:
@@ -230,10 +227,7 @@ class Edition2023(_rt.Message):
         else:
             self._f_unchecked = unchecked if type(unchecked) is str else _rt.checked(self, 5, unchecked)
             self._pb_p0 |= 4
-        if delimited_child is None:
-            self._f_delimited_child = None
-        else:
-            self._f_delimited_child = delimited_child if type(delimited_child) is _c_Edition2023_Child else _rt.checked(self, 6, delimited_child)
+        self._f_delimited_child = (delimited_child if type(delimited_child) is _c_Edition2023_Child else _rt.checked(self, 6, delimited_child)) if delimited_child is not None else None
         if state is None:
             self._f_state = 0
         else:

@@ -64,66 +64,21 @@ class Scalars(_rt.Message):
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
-        if f_double is None:
-            self._f_f_double = 0.0
-        else:
-            self._f_f_double = f_double if type(f_double) is float else _rt.checked(self, 1, f_double)
-        if f_float is None:
-            self._f_f_float = 0.0
-        else:
-            self._f_f_float = _rt.round_f32(f_float) if type(f_float) is float else _rt.checked(self, 2, f_float)
-        if f_int64 is None:
-            self._f_f_int64 = 0
-        else:
-            self._f_f_int64 = f_int64 if type(f_int64) is int and f_int64 <= 0x3FFFFFFFFFFFFFFF and f_int64 >= -0x4000000000000000 else _rt.checked(self, 3, f_int64)
-        if f_uint64 is None:
-            self._f_f_uint64 = 0
-        else:
-            self._f_f_uint64 = f_uint64 if type(f_uint64) is int and f_uint64 <= 0x3FFFFFFFFFFFFFFF and f_uint64 >= 0 else _rt.checked(self, 4, f_uint64)
-        if f_int32 is None:
-            self._f_f_int32 = 0
-        else:
-            self._f_f_int32 = f_int32 if type(f_int32) is int and -0x80000000 <= f_int32 <= 0x7FFFFFFF else _rt.checked(self, 5, f_int32)
-        if f_fixed64 is None:
-            self._f_f_fixed64 = 0
-        else:
-            self._f_f_fixed64 = f_fixed64 if type(f_fixed64) is int and f_fixed64 <= 0x3FFFFFFFFFFFFFFF and f_fixed64 >= 0 else _rt.checked(self, 6, f_fixed64)
-        if f_fixed32 is None:
-            self._f_f_fixed32 = 0
-        else:
-            self._f_f_fixed32 = f_fixed32 if type(f_fixed32) is int and 0 <= f_fixed32 <= 0xFFFFFFFF else _rt.checked(self, 7, f_fixed32)
-        if f_bool is None:
-            self._f_f_bool = False
-        else:
-            self._f_f_bool = f_bool if type(f_bool) is bool else _rt.checked(self, 8, f_bool)
-        if f_string is None:
-            self._f_f_string = ''
-        else:
-            self._f_f_string = f_string if type(f_string) is str else _rt.checked(self, 9, f_string)
-        if f_bytes is None:
-            self._f_f_bytes = b''
-        else:
-            self._f_f_bytes = f_bytes if type(f_bytes) is bytes else _rt.checked(self, 10, f_bytes)
-        if f_uint32 is None:
-            self._f_f_uint32 = 0
-        else:
-            self._f_f_uint32 = f_uint32 if type(f_uint32) is int and 0 <= f_uint32 <= 0xFFFFFFFF else _rt.checked(self, 11, f_uint32)
-        if f_sfixed32 is None:
-            self._f_f_sfixed32 = 0
-        else:
-            self._f_f_sfixed32 = f_sfixed32 if type(f_sfixed32) is int and -0x80000000 <= f_sfixed32 <= 0x7FFFFFFF else _rt.checked(self, 12, f_sfixed32)
-        if f_sfixed64 is None:
-            self._f_f_sfixed64 = 0
-        else:
-            self._f_f_sfixed64 = f_sfixed64 if type(f_sfixed64) is int and f_sfixed64 <= 0x3FFFFFFFFFFFFFFF and f_sfixed64 >= -0x4000000000000000 else _rt.checked(self, 13, f_sfixed64)
-        if f_sint32 is None:
-            self._f_f_sint32 = 0
-        else:
-            self._f_f_sint32 = f_sint32 if type(f_sint32) is int and -0x80000000 <= f_sint32 <= 0x7FFFFFFF else _rt.checked(self, 14, f_sint32)
-        if f_sint64 is None:
-            self._f_f_sint64 = 0
-        else:
-            self._f_f_sint64 = f_sint64 if type(f_sint64) is int and f_sint64 <= 0x3FFFFFFFFFFFFFFF and f_sint64 >= -0x4000000000000000 else _rt.checked(self, 15, f_sint64)
+        self._f_f_double = (f_double if type(f_double) is float else _rt.checked(self, 1, f_double)) if f_double is not None else 0.0
+        self._f_f_float = (_rt.round_f32(f_float) if type(f_float) is float else _rt.checked(self, 2, f_float)) if f_float is not None else 0.0
+        self._f_f_int64 = (f_int64 if type(f_int64) is int and f_int64 <= 0x3FFFFFFFFFFFFFFF and f_int64 >= -0x4000000000000000 else _rt.checked(self, 3, f_int64)) if f_int64 is not None else 0
+        self._f_f_uint64 = (f_uint64 if type(f_uint64) is int and f_uint64 <= 0x3FFFFFFFFFFFFFFF and f_uint64 >= 0 else _rt.checked(self, 4, f_uint64)) if f_uint64 is not None else 0
+        self._f_f_int32 = (f_int32 if type(f_int32) is int and -0x80000000 <= f_int32 <= 0x7FFFFFFF else _rt.checked(self, 5, f_int32)) if f_int32 is not None else 0
+        self._f_f_fixed64 = (f_fixed64 if type(f_fixed64) is int and f_fixed64 <= 0x3FFFFFFFFFFFFFFF and f_fixed64 >= 0 else _rt.checked(self, 6, f_fixed64)) if f_fixed64 is not None else 0
+        self._f_f_fixed32 = (f_fixed32 if type(f_fixed32) is int and 0 <= f_fixed32 <= 0xFFFFFFFF else _rt.checked(self, 7, f_fixed32)) if f_fixed32 is not None else 0
+        self._f_f_bool = (f_bool if type(f_bool) is bool else _rt.checked(self, 8, f_bool)) if f_bool is not None else False
+        self._f_f_string = (f_string if type(f_string) is str else _rt.checked(self, 9, f_string)) if f_string is not None else ''
+        self._f_f_bytes = (f_bytes if type(f_bytes) is bytes else _rt.checked(self, 10, f_bytes)) if f_bytes is not None else b''
+        self._f_f_uint32 = (f_uint32 if type(f_uint32) is int and 0 <= f_uint32 <= 0xFFFFFFFF else _rt.checked(self, 11, f_uint32)) if f_uint32 is not None else 0
+        self._f_f_sfixed32 = (f_sfixed32 if type(f_sfixed32) is int and -0x80000000 <= f_sfixed32 <= 0x7FFFFFFF else _rt.checked(self, 12, f_sfixed32)) if f_sfixed32 is not None else 0
+        self._f_f_sfixed64 = (f_sfixed64 if type(f_sfixed64) is int and f_sfixed64 <= 0x3FFFFFFFFFFFFFFF and f_sfixed64 >= -0x4000000000000000 else _rt.checked(self, 13, f_sfixed64)) if f_sfixed64 is not None else 0
+        self._f_f_sint32 = (f_sint32 if type(f_sint32) is int and -0x80000000 <= f_sint32 <= 0x7FFFFFFF else _rt.checked(self, 14, f_sint32)) if f_sint32 is not None else 0
+        self._f_f_sint64 = (f_sint64 if type(f_sint64) is int and f_sint64 <= 0x3FFFFFFFFFFFFFFF and f_sint64 >= -0x4000000000000000 else _rt.checked(self, 15, f_sint64)) if f_sint64 is not None else 0
         if opt_int32 is None:
             self._f_opt_int32 = 0
         else:
@@ -1009,18 +964,9 @@ class FixedFirst(_rt.Message):
         small: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if id is None:
-            self._f_id = 0
-        else:
-            self._f_id = id if type(id) is int and id <= 0x3FFFFFFFFFFFFFFF and id >= 0 else _rt.checked(self, 1, id)
-        if count is None:
-            self._f_count = 0
-        else:
-            self._f_count = count if type(count) is int and count <= 0x3FFFFFFFFFFFFFFF and count >= 0 else _rt.checked(self, 2, count)
-        if small is None:
-            self._f_small = 0
-        else:
-            self._f_small = small if type(small) is int and 0 <= small <= 0xFFFFFFFF else _rt.checked(self, 3, small)
+        self._f_id = (id if type(id) is int and id <= 0x3FFFFFFFFFFFFFFF and id >= 0 else _rt.checked(self, 1, id)) if id is not None else 0
+        self._f_count = (count if type(count) is int and count <= 0x3FFFFFFFFFFFFFFF and count >= 0 else _rt.checked(self, 2, count)) if count is not None else 0
+        self._f_small = (small if type(small) is int and 0 <= small <= 0xFFFFFFFF else _rt.checked(self, 3, small)) if small is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 

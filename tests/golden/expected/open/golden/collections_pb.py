@@ -38,14 +38,8 @@ class _c_Collections_Item(_rt.Message):
         color: Collections.Color | int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if key is None:
-            self.key = ''
-        else:
-            self.key = key if type(key) is str else _rt.checked(self, 1, key)
-        if color is None:
-            self.color = 0
-        else:
-            self.color = color if type(color) is int and -0x80000000 <= color <= 0x7FFFFFFF else _rt.checked(self, 2, color)
+        self.key = (key if type(key) is str else _rt.checked(self, 1, key)) if key is not None else ''
+        self.color = (color if type(color) is int and -0x80000000 <= color <= 0x7FFFFFFF else _rt.checked(self, 2, color)) if color is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 

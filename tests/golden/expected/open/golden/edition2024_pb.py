@@ -31,10 +31,7 @@ class _c_LogEntry_Detail(_rt.Message):
     ) -> None:
         self._pb_unknown = b""
         self.lines = _rt.checked_list(self, 1, lines, str) if lines else []
-        if level is None:
-            self.level = None
-        else:
-            self.level = level if type(level) is int and -0x80000000 <= level <= 0x7FFFFFFF else _rt.checked(self, 2, level)
+        self.level = (level if type(level) is int and -0x80000000 <= level <= 0x7FFFFFFF else _rt.checked(self, 2, level)) if level is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -212,22 +209,10 @@ class LogEntry(_rt.Message):
         history: _t.Iterable[LogEntry.Detail] = (),
     ) -> None:
         self._pb_unknown = b""
-        if timestamp is None:
-            self.timestamp = None
-        else:
-            self.timestamp = timestamp if type(timestamp) is int and timestamp <= 0x3FFFFFFFFFFFFFFF and timestamp >= -0x4000000000000000 else _rt.checked(self, 1, timestamp)
-        if message is None:
-            self.message = None
-        else:
-            self.message = message if type(message) is str else _rt.checked(self, 2, message)
-        if detail is None:
-            self.detail = None
-        else:
-            self.detail = detail if type(detail) is _c_LogEntry_Detail else _rt.checked(self, 3, detail)
-        if unchecked_detail is None:
-            self.unchecked_detail = None
-        else:
-            self.unchecked_detail = unchecked_detail if type(unchecked_detail) is _c_LogEntry_Detail else _rt.checked(self, 4, unchecked_detail)
+        self.timestamp = (timestamp if type(timestamp) is int and timestamp <= 0x3FFFFFFFFFFFFFFF and timestamp >= -0x4000000000000000 else _rt.checked(self, 1, timestamp)) if timestamp is not None else None
+        self.message = (message if type(message) is str else _rt.checked(self, 2, message)) if message is not None else None
+        self.detail = (detail if type(detail) is _c_LogEntry_Detail else _rt.checked(self, 3, detail)) if detail is not None else None
+        self.unchecked_detail = (unchecked_detail if type(unchecked_detail) is _c_LogEntry_Detail else _rt.checked(self, 4, unchecked_detail)) if unchecked_detail is not None else None
         self.history = _rt.checked_list(self, 5, history, _c_LogEntry_Detail) if history else []
 
     # -- accessors ---------------------------------------------------------------
@@ -538,14 +523,8 @@ class Envelope(_rt.Message):
         entry: LogEntry | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if name is None:
-            self.name = None
-        else:
-            self.name = name if type(name) is str else _rt.checked(self, 1, name)
-        if entry is None:
-            self.entry = None
-        else:
-            self.entry = entry if type(entry) is LogEntry else _rt.checked(self, 2, entry)
+        self.name = (name if type(name) is str else _rt.checked(self, 1, name)) if name is not None else None
+        self.entry = (entry if type(entry) is LogEntry else _rt.checked(self, 2, entry)) if entry is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -721,18 +700,9 @@ class Node(_rt.Message):
         lazy_child: Node | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if value is None:
-            self.value = None
-        else:
-            self.value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
-        if child is None:
-            self.child = None
-        else:
-            self.child = child if type(child) is Node else _rt.checked(self, 2, child)
-        if lazy_child is None:
-            self.lazy_child = None
-        else:
-            self.lazy_child = lazy_child if type(lazy_child) is Node else _rt.checked(self, 3, lazy_child)
+        self.value = (value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if value is not None else None
+        self.child = (child if type(child) is Node else _rt.checked(self, 2, child)) if child is not None else None
+        self.lazy_child = (lazy_child if type(lazy_child) is Node else _rt.checked(self, 3, lazy_child)) if lazy_child is not None else None
 
     # -- accessors ---------------------------------------------------------------
 

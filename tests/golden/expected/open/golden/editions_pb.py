@@ -33,10 +33,7 @@ class _c_Edition2023_Child(_rt.Message):
         value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if value is None:
-            self.value = None
-        else:
-            self.value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+        self.value = (value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if value is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -174,31 +171,13 @@ class Edition2023(_rt.Message):
         state: State | int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if explicit_by_default is None:
-            self.explicit_by_default = None
-        else:
-            self.explicit_by_default = explicit_by_default if type(explicit_by_default) is int and -0x80000000 <= explicit_by_default <= 0x7FFFFFFF else _rt.checked(self, 1, explicit_by_default)
-        if implicit is None:
-            self.implicit = 0
-        else:
-            self.implicit = implicit if type(implicit) is int and -0x80000000 <= implicit <= 0x7FFFFFFF else _rt.checked(self, 2, implicit)
-        if required_legacy is None:
-            self.required_legacy = None
-        else:
-            self.required_legacy = required_legacy if type(required_legacy) is int and -0x80000000 <= required_legacy <= 0x7FFFFFFF else _rt.checked(self, 3, required_legacy)
+        self.explicit_by_default = (explicit_by_default if type(explicit_by_default) is int and -0x80000000 <= explicit_by_default <= 0x7FFFFFFF else _rt.checked(self, 1, explicit_by_default)) if explicit_by_default is not None else None
+        self.implicit = (implicit if type(implicit) is int and -0x80000000 <= implicit <= 0x7FFFFFFF else _rt.checked(self, 2, implicit)) if implicit is not None else 0
+        self.required_legacy = (required_legacy if type(required_legacy) is int and -0x80000000 <= required_legacy <= 0x7FFFFFFF else _rt.checked(self, 3, required_legacy)) if required_legacy is not None else None
         self.expanded = _rt.checked_list(self, 4, expanded, int, -0x80000000, 0x7FFFFFFF) if expanded else []
-        if unchecked is None:
-            self.unchecked = None
-        else:
-            self.unchecked = unchecked if type(unchecked) is str else _rt.checked(self, 5, unchecked)
-        if delimited_child is None:
-            self.delimited_child = None
-        else:
-            self.delimited_child = delimited_child if type(delimited_child) is _c_Edition2023_Child else _rt.checked(self, 6, delimited_child)
-        if state is None:
-            self.state = None
-        else:
-            self.state = state if type(state) is int and -0x80000000 <= state <= 0x7FFFFFFF else _rt.checked(self, 7, state)
+        self.unchecked = (unchecked if type(unchecked) is str else _rt.checked(self, 5, unchecked)) if unchecked is not None else None
+        self.delimited_child = (delimited_child if type(delimited_child) is _c_Edition2023_Child else _rt.checked(self, 6, delimited_child)) if delimited_child is not None else None
+        self.state = (state if type(state) is int and -0x80000000 <= state <= 0x7FFFFFFF else _rt.checked(self, 7, state)) if state is not None else None
 
     # -- accessors ---------------------------------------------------------------
 

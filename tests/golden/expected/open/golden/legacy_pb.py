@@ -36,14 +36,8 @@ class _c_Legacy_Point(_rt.Message):
         y: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if x is None:
-            self.x = None
-        else:
-            self.x = x if type(x) is int and -0x80000000 <= x <= 0x7FFFFFFF else _rt.checked(self, 7, x)
-        if y is None:
-            self.y = None
-        else:
-            self.y = y if type(y) is int and -0x80000000 <= y <= 0x7FFFFFFF else _rt.checked(self, 8, y)
+        self.x = (x if type(x) is int and -0x80000000 <= x <= 0x7FFFFFFF else _rt.checked(self, 7, x)) if x is not None else None
+        self.y = (y if type(y) is int and -0x80000000 <= y <= 0x7FFFFFFF else _rt.checked(self, 8, y)) if y is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -210,27 +204,12 @@ class Legacy(_rt.ExtendableMessage):
     ) -> None:
         self._pb_unknown = b""
         self._pb_ext = {}
-        if id is None:
-            self.id = None
-        else:
-            self.id = id if type(id) is int and -0x80000000 <= id <= 0x7FFFFFFF else _rt.checked(self, 1, id)
-        if label is None:
-            self.label = None
-        else:
-            self.label = label if type(label) is str else _rt.checked(self, 2, label)
-        if level is None:
-            self.level = None
-        else:
-            self.level = level if type(level) is int and -0x80000000 <= level <= 0x7FFFFFFF else _rt.checked(self, 3, level)
-        if ratio is None:
-            self.ratio = None
-        else:
-            self.ratio = ratio if type(ratio) is float else _rt.checked(self, 4, ratio)
+        self.id = (id if type(id) is int and -0x80000000 <= id <= 0x7FFFFFFF else _rt.checked(self, 1, id)) if id is not None else None
+        self.label = (label if type(label) is str else _rt.checked(self, 2, label)) if label is not None else None
+        self.level = (level if type(level) is int and -0x80000000 <= level <= 0x7FFFFFFF else _rt.checked(self, 3, level)) if level is not None else None
+        self.ratio = (ratio if type(ratio) is float else _rt.checked(self, 4, ratio)) if ratio is not None else None
         self.samples = _rt.checked_list(self, 5, samples, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if samples else []
-        if point is None:
-            self.point = None
-        else:
-            self.point = point if type(point) is _c_Legacy_Point else _rt.checked(self, 6, point)
+        self.point = (point if type(point) is _c_Legacy_Point else _rt.checked(self, 6, point)) if point is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -549,14 +528,8 @@ class ConflictJsonName(_rt.Message):
         new_value: int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if value is None:
-            self.value = None
-        else:
-            self.value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
-        if new_value is None:
-            self.new_value = None
-        else:
-            self.new_value = new_value if type(new_value) is int and -0x80000000 <= new_value <= 0x7FFFFFFF else _rt.checked(self, 2, new_value)
+        self.value = (value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if value is not None else None
+        self.new_value = (new_value if type(new_value) is int and -0x80000000 <= new_value <= 0x7FFFFFFF else _rt.checked(self, 2, new_value)) if new_value is not None else None
 
     # -- accessors ---------------------------------------------------------------
 

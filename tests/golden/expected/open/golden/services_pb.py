@@ -27,10 +27,7 @@ class Query(_rt.Message):
         text: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        if text is None:
-            self.text = ''
-        else:
-            self.text = text if type(text) is str else _rt.checked(self, 1, text)
+        self.text = (text if type(text) is str else _rt.checked(self, 1, text)) if text is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
