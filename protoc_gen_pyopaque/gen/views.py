@@ -15,7 +15,7 @@ from . import pyexpr
 
 # The runtime surface generated code imports (as _rt): RUNTIME_PACKAGE._gen_v<N>, surface N.
 RUNTIME_PACKAGE: Final = "protoc_gen_pyopaque.runtime"
-RUNTIME_SURFACE: Final = "_gen_v7"
+RUNTIME_SURFACE: Final = "_gen_v8"
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from typing import Final, cast
 
 from mypy_extensions import mypyc_attr
@@ -11,9 +12,17 @@ from . import _wire as wire
 from ._codec import WIRE_OF_KIND, read_len, struct_error
 from ._codec_errors import field_label, too_deep
 from .errors import DecodeError
-from .reflect import TYPE_GROUP, TYPE_MESSAGE, MessageInfo
+from .reflect import TYPE_GROUP, TYPE_MESSAGE, ExtensionInfo, MessageInfo
 
-__all__ = ["check_structure", "check_nesting", "nesting_bound", "UNBOUNDED", "KeptInput", "keep_input", "keep_fields", "kept_fields", "kept_bytes"]
+__all__ = ["check_structure", "nesting_bound", "UNBOUNDED", "NESTING_CHECKED", "KeptInput",
+           "keep_input", "keep_fields", "kept_fields", "kept_bytes"]
+
+# The ``lazy`` argument of _pb_merge: false decodes everything; true keeps [lazy] fields' bytes,
+# checking a verified field's structure and the nesting depth of everything inside it;
+# NESTING_CHECKED does the same inside bytes whose nesting an enclosing check already covered
+# (the decode of kept bytes), so that only each level's own structure is checked again: every
+# byte is walked for nesting once, not once per enclosing lazy level.
+NESTING_CHECKED: Final = 2
 
 # one-byte tag -> 0 (the general path: bad number or wire type, groups) or wire type + 1
 _ONE_BYTE_TAG: Final = bytes(
@@ -29,155 +38,201 @@ _VARINT: Final = re.compile(b"[\\x80-\\xff]{0,9}[\\x00-\\x7f]")
 
 
 def check_structure(msg: object, buf: bytes, tag: int, pos: int, end: int, depth: int,
-                    cls: type | None = None) -> None:
+                    cls: type | None = None, lazy: int = True) -> None:
     """Check the wire structure of ``buf[pos:end]`` without decoding it (verified lazy fields).
 
     Tags, wire types, varints, lengths and group nesting are checked at this level, and,
-    given ``cls`` (the class those bytes encode), the nesting depth of the messages inside
-    (check_nesting); what else needs the schema (UTF-8, nested messages' other contents) is
-    checked on decode. Common one-byte tags take inline paths; the rest goes through skip_field.
+    given ``cls`` (the class those bytes encode), the nesting depth of the messages inside,
+    unless ``lazy`` (_pb_merge's) says an enclosing check covered it; what else needs the
+    schema (UTF-8, nested messages' other contents) is checked on decode.
     """
-    start = pos
-    kinds = _ONE_BYTE_TAG
-    varint_end = _VARINT.match
+    nesting = None
+    if cls is not None and lazy != NESTING_CHECKED and end - pos >= 2 * depth + 2:  # long enough
+        nesting = _nesting(cls)
+        if nesting.bound <= depth:  # of too shallow a schema to nest too deep
+            nesting = None
     try:
-        while pos < end:
-            kind = kinds[buf[pos]]
-            if kind == _SKIP_LEN:
-                n = buf[pos + 1]
-                if n < 0x80:
-                    pos += 2 + n
-                elif buf[pos + 2] < 0x80:
-                    n = (n & 0x7F) | (buf[pos + 2] << 7)
-                    pos += 3 + n
-                else:
-                    n, pos = wire.dec_len(buf, pos + 1)
-                    pos += n
-                if pos > end:
-                    raise DecodeError(f"length {n} runs past the end of the message")
-                continue
-            if kind == _SKIP_VARINT:
-                if buf[pos + 1] < 0x80:
-                    pos += 2
-                    continue
-                if not wire.NATIVE:  # compiled, skip_field's loop is faster than a regex call
-                    varint = varint_end(buf, pos + 1, end)
-                    if varint is not None:
-                        pos = varint.end()
-                        continue
-            elif kind == _SKIP_FIXED64:
-                pos += 9
-                continue
-            elif kind == _SKIP_FIXED32:
-                pos += 5
-                continue
-            # multi-byte tags, groups, bad tags, a varint over 10 bytes, a value past the end
-            inner, pos = wire.dec_tag(buf, pos)
-            wire.check_tag(inner, pos)
-            pos = wire.skip_field(buf, inner, pos, end, depth)
-    except IndexError:
-        raise DecodeError(f"{field_label(msg, tag)}: input truncated at offset {pos}") from None
+        _check_fields(nesting, buf, pos, end, depth, -1)
     except DecodeError as exc:
-        raise DecodeError(f"{field_label(msg, tag)} (lazy, offset {start}): {exc}") from None
-    if pos != end:
-        raise DecodeError(f"{field_label(msg, tag)}: field runs past the end of the message (offset {pos})")
-    if cls is not None and end - start >= 2 * depth + 2 and nesting_bound(cls) > depth:
-        check_nesting(cls, buf, start, end, depth, -1)  # could nest too deep: long and deep enough
+        raise DecodeError(f"{field_label(msg, tag)} (lazy, offset {pos}): {exc}") from None
+    except RecursionError:  # a max_depth beyond the Python stack
+        raise DecodeError(f"{field_label(msg, tag)} (lazy, offset {pos}): nesting too deep for the Python stack") from None
 
 
-# message class -> {tag: (class of the message it holds, whether a map entry holds it)}
-_nesting_tables: Final[dict[type, dict[int, tuple[type, bool]]]] = {}
-# message class -> the most messages its fields can nest (UNBOUNDED: recursive or extendable)
-_nesting_bounds: Final[dict[type, int]] = {}
 UNBOUNDED: Final = 1 << 62
 
 
-def _nesting_table(cls: type) -> dict[int, tuple[type, bool]]:
-    table = _nesting_tables.get(cls)
-    if table is None:
-        table = {}
+class _Nesting:
+    """What the nesting check needs of a message class ``cls``: ``table``, tag -> (the
+    _Nesting of the message a field of that tag holds, whether a map entry holds it); its
+    extensions (registered later too); ``bound``, the most levels of messages its fields can
+    nest, one below another (UNBOUNDED: recursive or extendable). Built under a lock and
+    published complete, with those of the classes it reaches."""
+
+    def __init__(self, cls: type, extensions: dict[int, ExtensionInfo]) -> None:
+        self.cls: Final = cls
+        self.extensions: Final = extensions
+        self.table: Final[dict[int, tuple[_Nesting, bool]]] = {}
+        self.bound = UNBOUNDED  # while computed: a cycle is unbounded
+
+
+_nestings: Final[dict[type, _Nesting]] = {}  # complete ones only: read without a lock
+_nestings_lock: Final = threading.Lock()
+_NO_TABLE: Final[dict[int, tuple[_Nesting, bool]]] = {}
+_NO_EXTENSIONS: Final[dict[int, ExtensionInfo]] = {}
+
+
+def _nesting(cls: type) -> _Nesting:
+    nesting = _nestings.get(cls)
+    if nesting is None:
+        with _nestings_lock:
+            building: dict[type, _Nesting] = {}
+            nesting = _build_nesting(cls, building)
+            _nestings.update(building)
+    return nesting
+
+
+def _build_nesting(cls: type, building: dict[type, _Nesting]) -> _Nesting:
+    nesting = _nestings.get(cls) or building.get(cls)
+    if nesting is None:
         info: MessageInfo = getattr(cls, "_pb_info")
+        nesting = building[cls] = _Nesting(cls, info.extensions)
+        bound = UNBOUNDED if info.extension_ranges else 0
         for field in info.fields:
             value = field.map_value
             if value is not None and value.message_type is not None:
-                table[field.number << 3 | wire.WIRE_LEN] = (value.message_type, True)
-            elif field.message_type is not None and field.kind == TYPE_MESSAGE:
-                table[field.number << 3 | wire.WIRE_LEN] = (field.message_type, False)
-            elif field.message_type is not None and field.kind == TYPE_GROUP:
-                table[field.number << 3 | wire.WIRE_START_GROUP] = (field.message_type, False)
-        _nesting_tables[cls] = table
-    return table
+                tag, child, in_map_entry = field.number << 3 | wire.WIRE_LEN, value.message_type, True
+            elif field.message_type is not None and field.kind in (TYPE_MESSAGE, TYPE_GROUP):
+                wire_type = wire.WIRE_LEN if field.kind == TYPE_MESSAGE else wire.WIRE_START_GROUP
+                tag, child, in_map_entry = field.number << 3 | wire_type, field.message_type, False
+            else:
+                continue
+            child_nesting = _build_nesting(child, building)
+            nesting.table[tag] = (child_nesting, in_map_entry)
+            bound = max(bound, min(UNBOUNDED, 1 + child_nesting.bound))
+        nesting.bound = bound
+    return nesting
 
 
 def nesting_bound(cls: type) -> int:
     """The most levels of messages the schema lets a ``cls`` message hold, one below another."""
-    bound = _nesting_bounds.get(cls)
-    if bound is None:
-        _nesting_bounds[cls] = UNBOUNDED  # while computed: a cycle is unbounded
-        bound = UNBOUNDED if getattr(cls, "_pb_info").extension_ranges else 0
-        for child, _ in _nesting_table(cls).values():
-            bound = max(bound, min(UNBOUNDED, 1 + nesting_bound(child)))
-        _nesting_bounds[cls] = bound
-    return bound
+    return _nesting(cls).bound
 
 
-def check_nesting(cls: type, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
-    """Check that the messages encoded in ``buf[pos:end]`` (fields of a ``cls`` message, up to
-    ``end_tag`` for a group) nest no deeper than ``depth`` allows, as decoding them would;
-    return the end. A nesting level takes at least two bytes, so sub-messages too short or of
-    too shallow a schema to reach the limit are skipped by their length.
+def _check_fields(nesting: _Nesting | None, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
+    """Check the structure of the fields in ``buf[pos:end]`` (up to ``end_tag`` for a group)
+    and return the end; given ``nesting``, that of their message class, check also that the
+    messages inside nest no deeper than ``depth`` allows, as decoding them would, walking
+    each in one pass with this level. A nesting level takes at least two bytes, so
+    sub-messages too short or of too shallow a schema to reach the limit are skipped by
+    their length.
+
+    Common one-byte tags take inline paths; the rest goes through skip_field.
     """
-    table = _nesting_table(cls)
-    info: MessageInfo = getattr(cls, "_pb_info")
-    extensions = info.extensions
+    table = _NO_TABLE
+    extensions = _NO_EXTENSIONS
+    cls: type | None = None
+    if nesting is not None:
+        table = nesting.table
+        extensions = nesting.extensions
+        cls = nesting.cls
+    kinds = _ONE_BYTE_TAG
+    varint_end = _VARINT.match
     try:
         while pos < end:
-            tag, pos = wire.dec_tag(buf, pos)
-            if tag == end_tag:
-                return pos
-            entry = table.get(tag)
-            if entry is None and extensions:
-                ext = extensions.get(tag >> 3)
-                if ext is not None and ext.field.message_type is not None \
-                        and tag & 7 == WIRE_OF_KIND[ext.field.kind]:
-                    entry = (ext.field.message_type, False)
-            if entry is None:
+            tag = buf[pos]
+            kind = kinds[tag]
+            if kind == _SKIP_LEN:
+                n = buf[pos + 1]
+                if n < 0x80:
+                    start = pos + 2
+                elif buf[pos + 2] < 0x80:
+                    n = (n & 0x7F) | (buf[pos + 2] << 7)
+                    start = pos + 3
+                else:
+                    n, start = wire.dec_len(buf, pos + 1)
+                pos = start + n
+                if pos > end:
+                    raise DecodeError(f"length {n} at offset {start} runs past the end of the message")
+                if nesting is None:
+                    continue
+                entry = table.get(tag)
+                if entry is None:
+                    entry = _extension_entry(extensions, tag) if extensions else None
+                    if entry is None:
+                        continue
+            else:
+                if kind == _SKIP_VARINT:
+                    if buf[pos + 1] < 0x80:
+                        pos += 2
+                        continue
+                    if not wire.NATIVE:  # compiled, skip_field's loop is faster than a regex call
+                        varint = varint_end(buf, pos + 1, end)
+                        if varint is not None:
+                            pos = varint.end()
+                            continue
+                elif kind == _SKIP_FIXED64:
+                    pos += 9
+                    continue
+                elif kind == _SKIP_FIXED32:
+                    pos += 5
+                    continue
+                # multi-byte tags, groups, bad tags, a varint over 10 bytes, a value past the end
+                tag, pos = wire.dec_tag(buf, pos)
+                if tag == end_tag:
+                    return pos
                 wire.check_tag(tag, pos)
-                pos = wire.skip_field(buf, tag, pos, end, depth)
-                continue
+                entry = table.get(tag)
+                if entry is None and extensions:
+                    entry = _extension_entry(extensions, tag)
+                if entry is None:
+                    pos = wire.skip_field(buf, tag, pos, end, depth)
+                    continue
+                if tag & 7 == wire.WIRE_START_GROUP:
+                    if depth <= 0:
+                        raise too_deep(cls, tag, pos)
+                    pos = _check_fields(entry[0], buf, pos, end, depth - 1, (tag & ~7) | wire.WIRE_END_GROUP)
+                    continue
+                start, pos = read_len(cls, buf, tag, pos, end)
+            # a message field (or map entry holding one) in buf[start:pos]: one level deeper
             child, in_map_entry = entry
-            if tag & 7 == wire.WIRE_START_GROUP:
-                if depth <= 0:
-                    raise too_deep(cls, tag, pos)
-                pos = check_nesting(child, buf, pos, end, depth - 1, (tag & ~7) | wire.WIRE_END_GROUP)
-                continue
-            start, stop = read_len(cls, buf, tag, pos, end)
             if depth <= 0:
                 raise too_deep(cls, tag, start)
-            if stop - start >= 2 * depth and nesting_bound(child) >= depth:  # room for `depth` more levels
-                if in_map_entry:
-                    _check_entry_nesting(child, buf, start, stop, depth)
+            if pos - start >= 2 * depth and child.bound >= depth:  # room for `depth` more levels
+                if in_map_entry:  # its value (field 2) holds the message
+                    _check_entry(child, buf, start, pos, depth)
                 else:
-                    check_nesting(child, buf, start, stop, depth - 1, -1)
-            pos = stop
+                    _check_fields(child, buf, start, pos, depth - 1, -1)
     except (IndexError, struct_error):
-        raise DecodeError(f"{info.full_name}: input truncated at offset {pos}") from None
-    if pos != end or end_tag >= 0:
-        raise DecodeError(f"{info.full_name}: field runs past the end of the message (offset {pos})")
+        raise DecodeError(f"input truncated at offset {pos}") from None
+    if end_tag >= 0:
+        raise DecodeError(f"group of field {end_tag >> 3} is not terminated")
+    if pos != end:
+        raise DecodeError(f"field runs past the end of the message (offset {pos})")
     return pos
 
 
-def _check_entry_nesting(child: type, buf: bytes, pos: int, end: int, depth: int) -> None:
-    """check_nesting for the message value (field 2) of one map entry."""
+def _extension_entry(extensions: dict[int, ExtensionInfo], tag: int) -> tuple[_Nesting, bool] | None:
+    """The nesting table entry of a registered extension of ``tag`` that holds a message."""
+    ext = extensions.get(tag >> 3)
+    if ext is not None and ext.field.message_type is not None and tag & 7 == WIRE_OF_KIND[ext.field.kind]:
+        return _nesting(ext.field.message_type), False
+    return None
+
+
+def _check_entry(child: _Nesting, buf: bytes, pos: int, end: int, depth: int) -> None:
+    """_check_fields for one map entry whose value (field 2) is a ``child`` message."""
     while pos < end:
         tag, pos = wire.dec_tag(buf, pos)
         if tag == 2 << 3 | wire.WIRE_LEN:
-            start, stop = read_len(child, buf, tag, pos, end)
-            check_nesting(child, buf, start, stop, depth - 1, -1)
+            start, stop = read_len(child.cls, buf, tag, pos, end)
+            _check_fields(child, buf, start, stop, depth - 1, -1)
             pos = stop
         else:
             wire.check_tag(tag, pos)
             pos = wire.skip_field(buf, tag, pos, end, depth)
+    if pos != end:
+        raise DecodeError(f"field runs past the end of the message (offset {pos})")
 
 
 # ----------------------------------------------------------------------------- length prefixes
@@ -189,7 +244,8 @@ def _check_entry_nesting(child: type, buf: bytes, pos: int, end: int, depth: int
 # code tests `u is not _pb_no_unknown and u and u[0] == 0` (_pb_no_unknown: the module's b"",
 # the shared empty bytes): compiled, the common case is one pointer comparison. A lazy element
 # keeps a copy, `0, depth limit (varint), its fields`; parse(lazy=True) keeps its input by
-# reference in a one-byte KeptInput.
+# reference in a one-byte KeptInput. The depth limit is kept doubled, plus 1 when the nesting
+# inside was checked at parse (a verified [lazy] element, and parse(lazy=True) always).
 
 
 @mypyc_attr(native_class=False)  # mypyc compiles no subclass of bytes as a native class
@@ -201,7 +257,7 @@ class KeptInput(bytes):
     max_depth: int
 
 
-_DEPTH_PREFIXES: Final = tuple(bytes((0, d)) for d in range(0x80))
+_DEPTH_PREFIXES: Final = tuple(b"\0" + wire.varint_bytes(d) for d in range(0x200))
 
 
 def keep_input(data: bytes, max_depth: int) -> bytes:
@@ -212,22 +268,25 @@ def keep_input(data: bytes, max_depth: int) -> bytes:
     return kept  # typed as bytes: compiled code would check a KeptInput by its exact type
 
 
-def keep_fields(buf: bytes, pos: int, end: int, depth: int) -> bytes:
-    """Return what a lazy element keeps of ``buf[pos:end]``, to decode with the depth limit ``depth``."""
-    prefix = _DEPTH_PREFIXES[depth] if 0 <= depth < 0x80 else b"\0" + wire.varint_bytes(depth)
+def keep_fields(buf: bytes, pos: int, end: int, depth: int, nesting_checked: bool = False) -> bytes:
+    """Return what a lazy element keeps of ``buf[pos:end]``, to decode with the depth limit
+    ``depth``; ``nesting_checked``: check_structure checked the nesting inside."""
+    limit = depth << 1 | nesting_checked
+    prefix = _DEPTH_PREFIXES[limit] if 0 <= limit < 0x200 else b"\0" + wire.varint_bytes(limit)
     return prefix + buf[pos:end]
 
 
-def kept_fields(kept: bytes | bytearray) -> tuple[bytes, int, int]:
-    """Return ``(buffer, start, depth limit)`` of kept input: its fields are ``buffer[start:]``."""
+def kept_fields(kept: bytes | bytearray) -> tuple[bytes, int, int, int]:
+    """Return ``(buffer, start, depth limit, lazy)`` of kept input: its fields are
+    ``buffer[start:]``, to decode with _pb_merge's ``lazy`` argument ``lazy``."""
     if type(kept) is KeptInput:
-        return kept.input, 0, kept.max_depth
+        return kept.input, 0, kept.max_depth, NESTING_CHECKED
     fields = cast(bytes, kept)  # kept input is bytes (only unknown fields grow into a bytearray)
-    depth, start = wire.dec_varint(fields, 1)
-    return fields, start, depth
+    limit, start = wire.dec_varint(fields, 1)
+    return fields, start, limit >> 1, NESTING_CHECKED if limit & 1 else True
 
 
 def kept_bytes(kept: bytes | bytearray) -> bytes:
     """Return the encoded fields of kept input, as they were read."""
-    buf, start, _ = kept_fields(kept)
+    buf, start, _, _ = kept_fields(kept)
     return buf[start:] if start else buf

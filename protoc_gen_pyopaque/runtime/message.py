@@ -74,10 +74,11 @@ class Message:
 
     # -- generated per class ---------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: bool, /) -> int:
+    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: int, /) -> int:
         """Merge the fields in ``buf[pos:end]`` (up to ``end_tag`` for a group); return the end.
 
-        ``lazy``: fields declared lazy keep their bytes instead of being decoded.
+        ``lazy``: fields declared lazy keep their bytes instead of being decoded
+        (_kept.NESTING_CHECKED: inside bytes whose nesting a check at parse covered).
         """
         raise NotImplementedError
 
@@ -155,8 +156,8 @@ class Message:
 
     def _pb_merge_checked(self, data: Buffer, max_depth: int, partial: bool, lazy: bool) -> None:
         buf = data if type(data) is bytes else check_buffer(data)
-        try:
-            self._pb_merge(buf, 0, len(buf), max_depth, -1, lazy)
+        try:  # lazy as a bool: no caller's value passes for NESTING_CHECKED
+            self._pb_merge(buf, 0, len(buf), max_depth, -1, True if lazy else False)
         except RecursionError:
             raise DecodeError(f"{self._pb_info.full_name}: nesting too deep for the Python stack") from None
         if not partial and self._pb_checks_required():
@@ -208,9 +209,9 @@ class Message:
             kept = self._pb_unknown
             if not kept or kept[0] != 0:  # decoded meanwhile by another thread
                 return
-            buf, start, depth = _kept.kept_fields(kept)
+            buf, start, depth, lazy = _kept.kept_fields(kept)
             decoded = type(self)()
-            decoded._pb_merge(buf, start, len(buf), depth, -1, True)
+            decoded._pb_merge(buf, start, len(buf), depth, -1, lazy)
             self._pb_adopt(decoded)
 
     def _pb_adopt(self, other: Message, /) -> None:

@@ -89,17 +89,18 @@ def test_varint_reader_any_value(v: int) -> None:
     assert read(data) == (v, len(data))
 
 
-@pytest.mark.parametrize("depth", [0, 1, 0x7F, 0x80, 300, 2**20])
+@pytest.mark.parametrize("depth", [0, 1, 0x7F, 0x80, 0xFF, 0x100, 300, 2**20])
 def test_kept_input_carries_its_depth_limit(depth: int) -> None:
     fields = b"\x08\x01"
-    kept = _kept.keep_fields(b"ab" + fields + b"cd", 2, 4, depth)  # a lazy element: a copy
-    assert kept[0] == 0  # the mark: unknown fields never start with a 0 byte
-    buf, start, limit = _kept.kept_fields(kept)
-    assert (buf[start:], limit) == (fields, depth)
-    assert _kept.kept_bytes(kept) == fields
+    for checked, lazy in ((False, True), (True, _kept.NESTING_CHECKED)):
+        kept = _kept.keep_fields(b"ab" + fields + b"cd", 2, 4, depth, checked)  # a lazy element: a copy
+        assert kept[0] == 0  # the mark: unknown fields never start with a 0 byte
+        buf, start, limit, decode_lazy = _kept.kept_fields(kept)
+        assert (buf[start:], limit, decode_lazy) == (fields, depth, lazy)
+        assert _kept.kept_bytes(kept) == fields
     data = bytes(fields)
     whole = _kept.keep_input(data, depth)  # parse(lazy=True): the input itself, not a copy
-    assert whole[0] == 0 and _kept.kept_fields(whole) == (data, 0, depth)
+    assert whole[0] == 0 and _kept.kept_fields(whole) == (data, 0, depth, _kept.NESTING_CHECKED)
     assert _kept.kept_bytes(whole) is data
 
 

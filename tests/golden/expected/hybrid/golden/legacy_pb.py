@@ -11,7 +11,7 @@ import enum as _enum
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v7 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v8 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/legacy.proto', b'\n\x13golden/legacy.proto\x12\x06golden"\xff\x01\n\x06Legacy\x12\x0e\n\x02id\x18\x01 \x02(\x05R\x02id\x12)\n\x05label\x18\x02 \x01(\t:\x13none "quoted" \\ endR\x05label\x12)\n\x05level\x18\x03 \x01(\x0e2\r.golden.Level:\x04HIGHR\x05level\x12\x19\n\x05ratio\x18\x04 \x01(\x01:\x03infR\x05ratio\x12\x1c\n\x07samples\x18\x05 \x03(\x03B\x02\x10\x01R\x07samples\x12*\n\x05point\x18\x06 \x01(\n2\x14.golden.Legacy.PointR\x05point\x1a#\n\x05Point\x12\x0c\n\x01x\x18\x07 \x01(\x05R\x01x\x12\x0c\n\x01y\x18\x08 \x01(\x05R\x01y*\x05\x08d\x10\xc8\x01"F\n\x10ConflictJsonName\x12\x18\n\x05value\x18\x01 \x01(\x05R\told_value\x12\x18\n\tnew_value\x18\x02 \x01(\x05R\x05value*\x1a\n\x05Level\x12\x07\n\x03LOW\x10\x01\x12\x08\n\x04HIGH\x10\x02:"\n\x04note\x12\x0e.golden.Legacy\x18d \x01(\tR\x04note:"\n\x04tags\x12\x0e.golden.Legacy\x18e \x03(\x05R\x04tags', ())
@@ -88,7 +88,7 @@ class _c_Legacy_Point(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
         _tag = 0
         _iv: int
         try:
@@ -334,7 +334,7 @@ class Legacy(_rt.ExtendableMessage):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
         _tag = 0
         _iv: int
         try:
@@ -656,7 +656,7 @@ class ConflictJsonName(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: bool) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
         _tag = 0
         _iv: int
         try:

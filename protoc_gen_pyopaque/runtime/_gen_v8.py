@@ -1,4 +1,4 @@
-"""Surface 7 (6 + the value checks of _values): the one module generated code imports from the runtime (as ``_rt``).
+"""Surface 8 (7 + NESTING_CHECKED, the lazy mode of decoding checked kept bytes): the one module generated code imports from the runtime (as ``_rt``).
 
 Only re-exports, so that the runtime can change behind them. A generated module imports the
 surface it was generated for, ``_gen_v<N>``: a runtime without it fails that import, naming
@@ -26,7 +26,7 @@ from ._json_gen import (
     json_in_key, json_in_other, json_in_str, json_out_bytes, json_out_double, json_out_enum,
     json_out_extensions, json_out_float, json_out_int, json_out_int64, json_out_str,
 )
-from ._kept import check_structure, keep_fields, kept_bytes
+from ._kept import NESTING_CHECKED, check_structure, keep_fields, kept_bytes
 from ._output import finish_len, splices, write_raw, write_span
 from ._packed import (
     dec_packed, dec_packed_bool, dec_packed_closed_enum, dec_packed_double, dec_packed_enum,
@@ -52,7 +52,7 @@ from .wkt import AnyBase, DurationBase, FieldMaskBase, ListValueBase, StructBase
 __all__ = [
     "AnyBase", "Buffer", "BytesWriter", "DEFAULT_MAX_DEPTH", "DecodeError", "DurationBase", "EncodeError",
     "EnumInfo", "ExtendableMessage", "ExtensionInfo", "FieldInfo", "FieldMaskBase", "JSON_MAX_DEPTH",
-    "JsonCtx", "JsonError", "LAZY_LOCK", "ListValueBase", "Message", "MessageInfo", "OneofInfo",
+    "JsonCtx", "JsonError", "LAZY_LOCK", "ListValueBase", "Message", "MessageInfo", "NESTING_CHECKED", "OneofInfo",
     "StructBase", "TimestampBase", "ValueBase", "add_unknown_varint", "bad_end", "check_message", "check_structure",
     "check_tag", "checked", "checked_list", "checked_map", "copysign", "dec_int32", "dec_int64", "dec_len", "dec_packed", "dec_packed_bool",
     "dec_packed_closed_enum", "dec_packed_double", "dec_packed_enum", "dec_packed_fixed32",
