@@ -196,6 +196,12 @@ class _Builder:
             param_type = f"{self.value_type(f.map.key)}, {self.refs.enum(f.map.value.enum)} | int"
         elif f.enum is not None and f.map is None:
             param_type = f"{self.refs.enum(f.enum)} | int"
+        elif f.kind in k.INT_RANGES and f.map is None and not f.repeated:
+            # the same type to a checker (a bool is an int), but compiled with mypyc a union
+            # parameter stays the object given, so that a setter's check refuses a bool (an
+            # int parameter turns it into 0 or 1 before the check; so does a constructor's
+            # test for None, which narrows the parameter to a native int)
+            param_type = "int | bool"
         types = field_types(f, value_type, entry_types, opaque, param_type)
         bit_word, bit_mask = "", 0
         if bit is not None:
@@ -322,7 +328,6 @@ class _Builder:
             checks_required=msg.full_name in self.needs_required,
             lazy_capable=lazy_capable, lazy_fields=[f for f in fields if f.lazy],
             wide_tags=any(f.number >= 16 for f in fields),
-            ctor_checks_inline=not any(f.attr in pyexpr.INLINE_TEST_CALLS for f in fields),
             info_expr=pyexpr.message_info(msg, [f.info_expr for f in fields],
                                           [(o.name, [f.number for f in o.fields]) for o in oneofs],
                                           self.file.edition, [_layout_entry(f) for f in fields]),

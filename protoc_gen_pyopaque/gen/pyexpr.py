@@ -52,37 +52,38 @@ _SET_RANGE_TESTS: Final = {
     **{kind: _INT64_TEST for kind in (k.TYPE_INT64, k.TYPE_SINT64, k.TYPE_SFIXED64)},
     **{kind: _UINT64_TEST for kind in (k.TYPE_UINT64, k.TYPE_FIXED64)},
 }
-# the builtins the inline tests below call (the types they name are reserved as field names): a
-# constructor with a field parameter of such a name checks every value through the runtime
-INLINE_TEST_CALLS: Final = frozenset({"type"})
 
 
-def checked_value(kind: int, number: int, py_type: str, message_ref: str, x: str, inline: bool = True,
+def checked_value(kind: int, number: int, py_type: str, message_ref: str, closed_enum_ref: str, x: str,
                   nullable: bool = False) -> str:
     """The value in ``x`` as a singular field of ``kind`` holds it: ``x`` itself when of the exact
-    type the field holds (an integer in range), else what the runtime's ``checked`` makes of it
-    or raises (a float32 is rounded: ``round_f32``). ``nullable``: ``x`` may be None (a message
-    setter's), which passes (a test of None where the type says otherwise fails pyright)."""
+    type the field holds (an integer in range, a closed enum's number: in ``closed_enum_ref``),
+    else what the runtime's ``checked`` makes of it or raises (a float32 is rounded:
+    ``round_f32``). ``nullable``: ``x`` may be None (a message setter's), which passes (a test
+    of None where the type says otherwise fails pyright). The class is read as
+    ``x.__class__``: a constructor's parameters are named after the fields, and one named
+    ``type`` would shadow the builtin."""
     slow = f"_rt.checked(self, {number}, {x})"
-    if not inline:
-        return slow
     if kind == k.TYPE_FLOAT:
-        return f"_rt.round_f32({x}) if type({x}) is float else {slow}"
+        return f"_rt.round_f32({x}) if {x}.__class__ is float else {slow}"
     if message_ref:
-        test = f"type({x}) is {message_ref}" + (f" or {x} is None" if nullable else "")
+        test = f"{x}.__class__ is {message_ref}" + (f" or {x} is None" if nullable else "")
+    elif closed_enum_ref:
+        test = f"{x}.__class__ is int and {x} in {closed_enum_ref}.numbers"
     elif kind in _SET_RANGE_TESTS:
-        test = f"type({x}) is int and {_SET_RANGE_TESTS[kind].format(x=x)}"
+        test = f"{x}.__class__ is int and {_SET_RANGE_TESTS[kind].format(x=x)}"
     else:
-        test = f"type({x}) is {py_type}"
+        test = f"{x}.__class__ is {py_type}"
     return f"{x} if {test} else {slow}"
 
 
-def exact_type(kind: int, py_type: str, message_ref: str) -> str:
+def exact_type(kind: int, py_type: str, message_ref: str, closed_enum: bool = False) -> str:
     """The exact Python type of the values of a field of ``kind``, for the runtime's checks of
-    lists and dicts (None: each value is converted, as a float32 is rounded)."""
+    lists and dicts (None: each value is converted and checked, as a float32 is rounded and a
+    closed enum's number looked up)."""
     if message_ref:
         return message_ref
-    return "None" if kind == k.TYPE_FLOAT else py_type
+    return "None" if kind == k.TYPE_FLOAT or closed_enum else py_type
 
 
 def range_args(kind: int) -> str:

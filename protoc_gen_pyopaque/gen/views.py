@@ -130,17 +130,17 @@ class FieldView:
     def one_byte_test(self, x: str) -> str:
         return pyexpr.one_byte_test(self.codec.wide, x)
 
-    def checked_value(self, x: str, inline: bool = True, nullable: bool = False) -> str:
-        return pyexpr.checked_value(self.model.kind, self.number, self.codec.py_type, self.message_ref, x, inline,
-                                    nullable)
+    def checked_value(self, x: str, nullable: bool = False) -> str:
+        return pyexpr.checked_value(self.model.kind, self.number, self.codec.py_type, self.message_ref,
+                                    self.enum_info_ref if self.closed_enum else "", x, nullable)
 
     @property
     def exact_type(self) -> str:
-        return pyexpr.exact_type(self.model.kind, self.codec.py_type, self.message_ref)
+        return pyexpr.exact_type(self.model.kind, self.codec.py_type, self.message_ref, self.closed_enum)
 
     @property
     def range_args(self) -> str:
-        return pyexpr.range_args(self.model.kind)
+        return "" if self.closed_enum else pyexpr.range_args(self.model.kind)
 
 
 @dataclass(slots=True)
@@ -197,7 +197,6 @@ class MessageView:
     lazy_fields: list[FieldView]
     info_expr: str
     comment: str
-    ctor_checks_inline: bool = True  # no constructor parameter shadows a builtin the inline checks call
     json_fast: bool = False  # generated JSON printer and parser (not a special form, no key clash)
     # generated _pb_items and _pb_set, for the well-known types whose special JSON forms read and
     # write through them (other classes inherit runtime/_layout.py's, driven by the layout)

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from math import copysign
 from typing import TYPE_CHECKING, Any, Final
 
+from ._wire import NATIVE
 from .reflect import (
     INT_RANGES, KIND_NAMES, TYPE_BOOL, TYPE_BYTES, TYPE_DOUBLE, TYPE_ENUM, TYPE_FLOAT, TYPE_GROUP,
     TYPE_INT32, TYPE_MESSAGE, TYPE_STRING, ExtensionInfo, FieldInfo,
@@ -33,7 +34,12 @@ __all__ = [
 ]
 
 _F32: Final = struct.Struct("<f")
+_pack_f32: Final = _F32.pack
+_unpack_f32: Final = _F32.unpack
 _INF: Final = float("inf")
+_F32_MAX: Final = 3.4028234663852886e38  # the largest float32
+_F32_MIN: Final = 1.1754943508222875e-38  # the smallest normal float32 (2**-126)
+_SPLIT: Final = 536870913.0  # 2**29 + 1: Veltkamp's split of a double into 24 + 29 bits
 # the exact Python type of the values of the kinds other than integers and messages
 _VALUE_TYPES: Final[dict[int, type]] = {
     TYPE_BOOL: bool, TYPE_STRING: str, TYPE_BYTES: bytes, TYPE_DOUBLE: float, TYPE_FLOAT: float}
@@ -41,9 +47,20 @@ _VALUE_TYPES: Final[dict[int, type]] = {
 
 def round_f32(value: float) -> float:
     """``value`` as a float field holds it: rounded to the nearest 32-bit float (what the
-    wire keeps), beyond the float32 range an infinity as in C."""
+    wire keeps), beyond the float32 range an infinity as in C.
+
+    Compiled, a value that is a float32 already (24 significant bits: the high part of
+    Veltkamp's split; in the normal range, or zero) is returned as it is, without the round
+    trip through struct: the test is plain float arithmetic. Interpreted, the test would
+    cost about what the round trip does.
+    """
+    if NATIVE:
+        split = value * _SPLIT
+        if split - (split - value) == value and (_F32_MIN <= value <= _F32_MAX or -_F32_MAX <= value <= -_F32_MIN
+                                                  or value == 0.0):
+            return value
     try:
-        rounded: float = _F32.unpack(_F32.pack(value))[0]
+        rounded: float = _unpack_f32(_pack_f32(value))[0]
         return rounded
     except OverflowError:
         return copysign(_INF, value)
@@ -153,6 +170,9 @@ def _check(field: FieldInfo, value: Any) -> Any:
         low, high = INT_RANGES[TYPE_INT32 if kind == TYPE_ENUM else kind]
         if not low <= value <= high:
             raise ValueError(f"{value} is out of range for {KIND_NAMES[kind]}")
+        enum = field.enum
+        if enum is not None and enum.closed and value not in enum.numbers:  # as upb refuses it
+            raise ValueError(f"{value} is not a value of the closed enum {enum.full_name}")
         return int(value)  # an IntEnum member becomes the plain int the field holds
     raise TypeError(f"expected {(exact or int).__name__}, got {type(value).__qualname__}")
 

@@ -6,11 +6,15 @@ from __future__ import annotations
 import copy
 import math
 import pickle
+import struct
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from protoc_gen_pyopaque.runtime import EncodeError
+from protoc_gen_pyopaque.runtime._values import round_f32
 from tests.behavior.conftest import Modules
 
 
@@ -41,9 +45,9 @@ def test_a_value_of_the_wrong_type_raises_type_error_when_set(
         mods: Modules, field: str, value: object, expected: str, got: str) -> None:
     Scalars = mods.load("scalars").Scalars
     error = rf"golden\.Scalars\.{field}: expected {expected}, got {got}$"
-    if value is not None:  # None given to a constructor means "not set"
-        if mods.compiled and got == "bool":  # a native int parameter takes a bool as the int it is
-            return
+    # None given to a constructor means "not set"; compiled, its None test narrows the
+    # parameter to a native int, which takes a bool as 0 or 1 before the check (docs/mypyc.md)
+    if value is not None and not (mods.compiled and got == "bool"):
         with pytest.raises(TypeError, match=None if mods.compiled else error):  # compiled: mypyc's own words
             Scalars(**{field: value})
     m = Scalars()
@@ -55,6 +59,38 @@ def test_a_value_of_the_wrong_type_raises_type_error_when_set(
         setattr(m, field, value)  # open attributes are plain slots: serialize checks them
         with pytest.raises(EncodeError, match=rf"golden\.Scalars\.{field}: expected {expected}, got {got}$"):
             m.serialize()
+
+
+def test_a_closed_enum_refuses_a_number_it_does_not_name(mods: Modules) -> None:
+    """A closed enum's field (proto2, editions' CLOSED) holds only its enum's values, as upb
+    refuses another ("invalid enumerator"): ValueError naming the field; an open enum's field
+    keeps any int32."""
+    Legacy = mods.load("legacy").Legacy
+    Edition2023 = mods.load("editions").Edition2023
+    for cls, field, enum in ((Legacy, "level", "golden.Level"), (Edition2023, "state", "golden.State")):
+        error = rf"golden\.{cls.__name__}\.{field}: 7 is not a value of the closed enum {enum}$"
+        with pytest.raises(ValueError, match=error):
+            cls(**{field: 7})
+        m = cls(**{field: 1})
+        if mods.accessors:
+            with pytest.raises(ValueError, match=error):
+                getattr(m, f"set_{field}")(7)
+            assert getattr(m, f"get_{field}")() == 1  # nothing was set
+    bad: list[tuple[dict[str, Any], str]] = [
+        ({"states": [1, 7]}, r"states\[1\]: 7 is not a value"),
+        ({"state_by_name": {"a": 0, "b": 7}}, r"state_by_name\['b'\]: 7 is not a value"),
+    ]
+    for kwargs, error in bad:
+        with pytest.raises(ValueError, match=rf"golden\.Edition2023\.{error} of the closed enum golden\.State$"):
+            Edition2023(**kwargs)
+        if mods.accessors:
+            (field, value), = kwargs.items()
+            with pytest.raises(ValueError, match=error):
+                getattr(Edition2023(), f"set_{field}")(value)
+    m = Edition2023(required_legacy=1, states=[0, 1], state_by_name={"a": 1})
+    assert Edition2023.parse(m.serialize()) == m
+    C = mods.load("collections").Collections
+    assert C.Item(color=7).serialize() == b"\x10\x07"  # open: an unknown value is kept
 
 
 def test_values_are_converted_as_the_field_holds_them(mods: Modules) -> None:
@@ -176,6 +212,23 @@ def test_float_fields_round_to_float32_when_set(mods: Modules) -> None:
         assert Scalars(f_float=big).get_f_float() == inf
     assert math.isnan(Scalars(f_float=math.nan).get_f_float())
     assert Scalars(f_float=3).get_f_float() == 3.0
+
+
+F32_EDGES = [0.0, -0.0, 2.0**-126, 2.0**-127, 2.0**-149, 2.0**-150, 3.4028234663852886e38, 3.4028235677973366e38,
+             1 + 2.0**-23, 1 + 2.0**-24, 1 + 3 * 2.0**-24, 16777217.0, 0.1, math.inf, -math.inf]
+
+
+@given(st.floats(width=32) | st.floats() | st.sampled_from(F32_EDGES + [-x for x in F32_EDGES]))
+def test_float32_rounding_is_what_the_wire_keeps(value: float) -> None:
+    """round_f32 returns a float32 as it is and rounds anything else as struct's "<f" does (ties
+    to even, subnormals, an infinity past the largest float32): its shortcut changes nothing."""
+    try:
+        expected = struct.unpack("<f", struct.pack("<f", value))[0]
+    except OverflowError:
+        expected = math.copysign(math.inf, value)
+    got = round_f32(value)
+    assert got == expected or (math.isnan(got) and math.isnan(expected))
+    assert math.copysign(1, got) == math.copysign(1, expected)
 
 
 def test_repeated_and_map_float_values_round_to_float32_when_set(mods: Modules) -> None:

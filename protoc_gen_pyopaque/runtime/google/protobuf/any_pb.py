@@ -103,8 +103,8 @@ class Any(_rt.AnyBase):
         value: bytes | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.type_url = (type_url if type(type_url) is str else _rt.checked(self, 1, type_url)) if type_url is not None else ''
-        self.value = (value if type(value) is bytes else _rt.checked(self, 2, value)) if value is not None else b''
+        self.type_url = (type_url if type_url.__class__ is str else _rt.checked(self, 1, type_url)) if type_url is not None else ''
+        self.value = (value if value.__class__ is bytes else _rt.checked(self, 2, value)) if value is not None else b''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -144,7 +144,7 @@ class Any(_rt.AnyBase):
         return self.type_url
 
     def set_type_url(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         self.type_url = value
 
     def clear_type_url(self) -> None:
@@ -158,7 +158,7 @@ class Any(_rt.AnyBase):
         return self.value
 
     def set_value(self, value: bytes) -> None:
-        value = value if type(value) is bytes else _rt.checked(self, 2, value)
+        value = value if value.__class__ is bytes else _rt.checked(self, 2, value)
         self.value = value
 
     def clear_value(self) -> None:

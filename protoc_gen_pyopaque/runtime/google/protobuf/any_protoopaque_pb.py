@@ -60,8 +60,8 @@ class Any(_rt.AnyBase):
         value: bytes | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_type_url = (type_url if type(type_url) is str else _rt.checked(self, 1, type_url)) if type_url is not None else ''
-        self._f_value = (value if type(value) is bytes else _rt.checked(self, 2, value)) if value is not None else b''
+        self._f_type_url = (type_url if type_url.__class__ is str else _rt.checked(self, 1, type_url)) if type_url is not None else ''
+        self._f_value = (value if value.__class__ is bytes else _rt.checked(self, 2, value)) if value is not None else b''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -102,7 +102,7 @@ class Any(_rt.AnyBase):
         return self._f_type_url
 
     def set_type_url(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_type_url = value
 
@@ -119,7 +119,7 @@ class Any(_rt.AnyBase):
         return self._f_value
 
     def set_value(self, value: bytes) -> None:
-        value = value if type(value) is bytes else _rt.checked(self, 2, value)
+        value = value if value.__class__ is bytes else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = value
 

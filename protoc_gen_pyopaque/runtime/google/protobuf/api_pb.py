@@ -118,14 +118,14 @@ class Api(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.name = (name if type(name) is str else _rt.checked(self, 1, name)) if name is not None else ''
+        self.name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
         self.methods = _rt.checked_list(self, 2, methods, Method) if methods else []
         self.options = _rt.checked_list(self, 3, options, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option) if options else []
-        self.version = (version if type(version) is str else _rt.checked(self, 4, version)) if version is not None else ''
-        self.source_context = (source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext else _rt.checked(self, 5, source_context)) if source_context is not None else None
+        self.version = (version if version.__class__ is str else _rt.checked(self, 4, version)) if version is not None else ''
+        self.source_context = (source_context if source_context.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext else _rt.checked(self, 5, source_context)) if source_context is not None else None
         self.mixins = _rt.checked_list(self, 6, mixins, Mixin) if mixins else []
-        self.syntax = (syntax if type(syntax) is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)) if syntax is not None else 0
-        self.edition = (edition if type(edition) is str else _rt.checked(self, 8, edition)) if edition is not None else ''
+        self.syntax = (syntax if syntax.__class__ is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)) if syntax is not None else 0
+        self.edition = (edition if edition.__class__ is str else _rt.checked(self, 8, edition)) if edition is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -138,7 +138,7 @@ class Api(_rt.Message):
         return self.name
 
     def set_name(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         self.name = value
 
     def clear_name(self) -> None:
@@ -196,7 +196,7 @@ class Api(_rt.Message):
         return self.version
 
     def set_version(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 4, value)
+        value = value if value.__class__ is str else _rt.checked(self, 4, value)
         self.version = value
 
     def clear_version(self) -> None:
@@ -211,7 +211,7 @@ class Api(_rt.Message):
         return self.source_context
 
     def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None) -> None:
-        value = value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext or value is None else _rt.checked(self, 5, value)
+        value = value if value.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext or value is None else _rt.checked(self, 5, value)
         self.source_context = value
 
     def has_source_context(self) -> bool:
@@ -241,7 +241,7 @@ class Api(_rt.Message):
         return self.syntax
 
     def set_syntax(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Syntax | int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
         self.syntax = value
 
     def clear_syntax(self) -> None:
@@ -255,7 +255,7 @@ class Api(_rt.Message):
         return self.edition
 
     def set_edition(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 8, value)
+        value = value if value.__class__ is str else _rt.checked(self, 8, value)
         self.edition = value
 
     def clear_edition(self) -> None:
@@ -709,14 +709,14 @@ class Method(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.name = (name if type(name) is str else _rt.checked(self, 1, name)) if name is not None else ''
-        self.request_type_url = (request_type_url if type(request_type_url) is str else _rt.checked(self, 2, request_type_url)) if request_type_url is not None else ''
-        self.request_streaming = (request_streaming if type(request_streaming) is bool else _rt.checked(self, 3, request_streaming)) if request_streaming is not None else False
-        self.response_type_url = (response_type_url if type(response_type_url) is str else _rt.checked(self, 4, response_type_url)) if response_type_url is not None else ''
-        self.response_streaming = (response_streaming if type(response_streaming) is bool else _rt.checked(self, 5, response_streaming)) if response_streaming is not None else False
+        self.name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
+        self.request_type_url = (request_type_url if request_type_url.__class__ is str else _rt.checked(self, 2, request_type_url)) if request_type_url is not None else ''
+        self.request_streaming = (request_streaming if request_streaming.__class__ is bool else _rt.checked(self, 3, request_streaming)) if request_streaming is not None else False
+        self.response_type_url = (response_type_url if response_type_url.__class__ is str else _rt.checked(self, 4, response_type_url)) if response_type_url is not None else ''
+        self.response_streaming = (response_streaming if response_streaming.__class__ is bool else _rt.checked(self, 5, response_streaming)) if response_streaming is not None else False
         self.options = _rt.checked_list(self, 6, options, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option) if options else []
-        self.syntax = (syntax if type(syntax) is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)) if syntax is not None else 0
-        self.edition = (edition if type(edition) is str else _rt.checked(self, 8, edition)) if edition is not None else ''
+        self.syntax = (syntax if syntax.__class__ is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)) if syntax is not None else 0
+        self.edition = (edition if edition.__class__ is str else _rt.checked(self, 8, edition)) if edition is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -728,7 +728,7 @@ class Method(_rt.Message):
         return self.name
 
     def set_name(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         self.name = value
 
     def clear_name(self) -> None:
@@ -742,7 +742,7 @@ class Method(_rt.Message):
         return self.request_type_url
 
     def set_request_type_url(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 2, value)
+        value = value if value.__class__ is str else _rt.checked(self, 2, value)
         self.request_type_url = value
 
     def clear_request_type_url(self) -> None:
@@ -756,7 +756,7 @@ class Method(_rt.Message):
         return self.request_streaming
 
     def set_request_streaming(self, value: bool) -> None:
-        value = value if type(value) is bool else _rt.checked(self, 3, value)
+        value = value if value.__class__ is bool else _rt.checked(self, 3, value)
         self.request_streaming = value
 
     def clear_request_streaming(self) -> None:
@@ -770,7 +770,7 @@ class Method(_rt.Message):
         return self.response_type_url
 
     def set_response_type_url(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 4, value)
+        value = value if value.__class__ is str else _rt.checked(self, 4, value)
         self.response_type_url = value
 
     def clear_response_type_url(self) -> None:
@@ -784,7 +784,7 @@ class Method(_rt.Message):
         return self.response_streaming
 
     def set_response_streaming(self, value: bool) -> None:
-        value = value if type(value) is bool else _rt.checked(self, 5, value)
+        value = value if value.__class__ is bool else _rt.checked(self, 5, value)
         self.response_streaming = value
 
     def clear_response_streaming(self) -> None:
@@ -814,7 +814,7 @@ class Method(_rt.Message):
         return self.syntax
 
     def set_syntax(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Syntax | int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
         self.syntax = value
 
     def clear_syntax(self) -> None:
@@ -831,7 +831,7 @@ class Method(_rt.Message):
         return self.edition
 
     def set_edition(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 8, value)
+        value = value if value.__class__ is str else _rt.checked(self, 8, value)
         self.edition = value
 
     def clear_edition(self) -> None:
@@ -1267,8 +1267,8 @@ class Mixin(_rt.Message):
         root: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.name = (name if type(name) is str else _rt.checked(self, 1, name)) if name is not None else ''
-        self.root = (root if type(root) is str else _rt.checked(self, 2, root)) if root is not None else ''
+        self.name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
+        self.root = (root if root.__class__ is str else _rt.checked(self, 2, root)) if root is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1280,7 +1280,7 @@ class Mixin(_rt.Message):
         return self.name
 
     def set_name(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         self.name = value
 
     def clear_name(self) -> None:
@@ -1295,7 +1295,7 @@ class Mixin(_rt.Message):
         return self.root
 
     def set_root(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 2, value)
+        value = value if value.__class__ is str else _rt.checked(self, 2, value)
         self.root = value
 
     def clear_root(self) -> None:

@@ -59,14 +59,14 @@ class Api(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_name = (name if type(name) is str else _rt.checked(self, 1, name)) if name is not None else ''
+        self._f_name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
         self._f_methods = _rt.checked_list(self, 2, methods, Method) if methods else []
         self._f_options = _rt.checked_list(self, 3, options, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option) if options else []
-        self._f_version = (version if type(version) is str else _rt.checked(self, 4, version)) if version is not None else ''
-        self._f_source_context = (source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext else _rt.checked(self, 5, source_context)) if source_context is not None else None
+        self._f_version = (version if version.__class__ is str else _rt.checked(self, 4, version)) if version is not None else ''
+        self._f_source_context = (source_context if source_context.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext else _rt.checked(self, 5, source_context)) if source_context is not None else None
         self._f_mixins = _rt.checked_list(self, 6, mixins, Mixin) if mixins else []
-        self._f_syntax = (syntax if type(syntax) is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)) if syntax is not None else 0
-        self._f_edition = (edition if type(edition) is str else _rt.checked(self, 8, edition)) if edition is not None else ''
+        self._f_syntax = (syntax if syntax.__class__ is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)) if syntax is not None else 0
+        self._f_edition = (edition if edition.__class__ is str else _rt.checked(self, 8, edition)) if edition is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -80,7 +80,7 @@ class Api(_rt.Message):
         return self._f_name
 
     def set_name(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_name = value
 
@@ -147,7 +147,7 @@ class Api(_rt.Message):
         return self._f_version
 
     def set_version(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 4, value)
+        value = value if value.__class__ is str else _rt.checked(self, 4, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_version = value
 
@@ -165,7 +165,7 @@ class Api(_rt.Message):
         return self._f_source_context
 
     def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None) -> None:
-        value = value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext or value is None else _rt.checked(self, 5, value)
+        value = value if value.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext or value is None else _rt.checked(self, 5, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_source_context = value
 
@@ -202,7 +202,7 @@ class Api(_rt.Message):
         return self._f_syntax
 
     def set_syntax(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Syntax | int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_syntax = value
 
@@ -219,7 +219,7 @@ class Api(_rt.Message):
         return self._f_edition
 
     def set_edition(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 8, value)
+        value = value if value.__class__ is str else _rt.checked(self, 8, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_edition = value
 
@@ -670,14 +670,14 @@ class Method(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_name = (name if type(name) is str else _rt.checked(self, 1, name)) if name is not None else ''
-        self._f_request_type_url = (request_type_url if type(request_type_url) is str else _rt.checked(self, 2, request_type_url)) if request_type_url is not None else ''
-        self._f_request_streaming = (request_streaming if type(request_streaming) is bool else _rt.checked(self, 3, request_streaming)) if request_streaming is not None else False
-        self._f_response_type_url = (response_type_url if type(response_type_url) is str else _rt.checked(self, 4, response_type_url)) if response_type_url is not None else ''
-        self._f_response_streaming = (response_streaming if type(response_streaming) is bool else _rt.checked(self, 5, response_streaming)) if response_streaming is not None else False
+        self._f_name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
+        self._f_request_type_url = (request_type_url if request_type_url.__class__ is str else _rt.checked(self, 2, request_type_url)) if request_type_url is not None else ''
+        self._f_request_streaming = (request_streaming if request_streaming.__class__ is bool else _rt.checked(self, 3, request_streaming)) if request_streaming is not None else False
+        self._f_response_type_url = (response_type_url if response_type_url.__class__ is str else _rt.checked(self, 4, response_type_url)) if response_type_url is not None else ''
+        self._f_response_streaming = (response_streaming if response_streaming.__class__ is bool else _rt.checked(self, 5, response_streaming)) if response_streaming is not None else False
         self._f_options = _rt.checked_list(self, 6, options, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option) if options else []
-        self._f_syntax = (syntax if type(syntax) is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)) if syntax is not None else 0
-        self._f_edition = (edition if type(edition) is str else _rt.checked(self, 8, edition)) if edition is not None else ''
+        self._f_syntax = (syntax if syntax.__class__ is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)) if syntax is not None else 0
+        self._f_edition = (edition if edition.__class__ is str else _rt.checked(self, 8, edition)) if edition is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -690,7 +690,7 @@ class Method(_rt.Message):
         return self._f_name
 
     def set_name(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_name = value
 
@@ -707,7 +707,7 @@ class Method(_rt.Message):
         return self._f_request_type_url
 
     def set_request_type_url(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 2, value)
+        value = value if value.__class__ is str else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_request_type_url = value
 
@@ -724,7 +724,7 @@ class Method(_rt.Message):
         return self._f_request_streaming
 
     def set_request_streaming(self, value: bool) -> None:
-        value = value if type(value) is bool else _rt.checked(self, 3, value)
+        value = value if value.__class__ is bool else _rt.checked(self, 3, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_request_streaming = value
 
@@ -741,7 +741,7 @@ class Method(_rt.Message):
         return self._f_response_type_url
 
     def set_response_type_url(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 4, value)
+        value = value if value.__class__ is str else _rt.checked(self, 4, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_response_type_url = value
 
@@ -758,7 +758,7 @@ class Method(_rt.Message):
         return self._f_response_streaming
 
     def set_response_streaming(self, value: bool) -> None:
-        value = value if type(value) is bool else _rt.checked(self, 5, value)
+        value = value if value.__class__ is bool else _rt.checked(self, 5, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_response_streaming = value
 
@@ -794,7 +794,7 @@ class Method(_rt.Message):
         return self._f_syntax
 
     def set_syntax(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Syntax | int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_syntax = value
 
@@ -814,7 +814,7 @@ class Method(_rt.Message):
         return self._f_edition
 
     def set_edition(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 8, value)
+        value = value if value.__class__ is str else _rt.checked(self, 8, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_edition = value
 
@@ -1270,8 +1270,8 @@ class Mixin(_rt.Message):
         root: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_name = (name if type(name) is str else _rt.checked(self, 1, name)) if name is not None else ''
-        self._f_root = (root if type(root) is str else _rt.checked(self, 2, root)) if root is not None else ''
+        self._f_name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
+        self._f_root = (root if root.__class__ is str else _rt.checked(self, 2, root)) if root is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1284,7 +1284,7 @@ class Mixin(_rt.Message):
         return self._f_name
 
     def set_name(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_name = value
 
@@ -1302,7 +1302,7 @@ class Mixin(_rt.Message):
         return self._f_root
 
     def set_root(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 2, value)
+        value = value if value.__class__ is str else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_root = value
 

@@ -106,12 +106,12 @@ class Duration(_rt.DurationBase):
     def __init__(
         self,
         *,
-        seconds: int | None = None,
-        nanos: int | None = None,
+        seconds: int | bool | None = None,
+        nanos: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.seconds = (seconds if type(seconds) is int and seconds <= 0x3FFFFFFFFFFFFFFF and seconds >= -0x4000000000000000 else _rt.checked(self, 1, seconds)) if seconds is not None else 0
-        self.nanos = (nanos if type(nanos) is int and -0x80000000 <= nanos <= 0x7FFFFFFF else _rt.checked(self, 2, nanos)) if nanos is not None else 0
+        self.seconds = (seconds if seconds.__class__ is int and seconds <= 0x3FFFFFFFFFFFFFFF and seconds >= -0x4000000000000000 else _rt.checked(self, 1, seconds)) if seconds is not None else 0
+        self.nanos = (nanos if nanos.__class__ is int and -0x80000000 <= nanos <= 0x7FFFFFFF else _rt.checked(self, 2, nanos)) if nanos is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -124,8 +124,8 @@ class Duration(_rt.DurationBase):
         """
         return self.seconds
 
-    def set_seconds(self, value: int) -> None:
-        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)
+    def set_seconds(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)
         self.seconds = value
 
     def clear_seconds(self) -> None:
@@ -143,8 +143,8 @@ class Duration(_rt.DurationBase):
         """
         return self.nanos
 
-    def set_nanos(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
+    def set_nanos(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
         self.nanos = value
 
     def clear_nanos(self) -> None:

@@ -42,7 +42,7 @@ class SourceContext(_rt.Message):
         file_name: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.file_name = (file_name if type(file_name) is str else _rt.checked(self, 1, file_name)) if file_name is not None else ''
+        self.file_name = (file_name if file_name.__class__ is str else _rt.checked(self, 1, file_name)) if file_name is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -55,7 +55,7 @@ class SourceContext(_rt.Message):
         return self.file_name
 
     def set_file_name(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         self.file_name = value
 
     def clear_file_name(self) -> None:

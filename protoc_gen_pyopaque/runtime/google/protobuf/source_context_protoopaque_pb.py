@@ -30,7 +30,7 @@ class SourceContext(_rt.Message):
         file_name: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_file_name = (file_name if type(file_name) is str else _rt.checked(self, 1, file_name)) if file_name is not None else ''
+        self._f_file_name = (file_name if file_name.__class__ is str else _rt.checked(self, 1, file_name)) if file_name is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -44,7 +44,7 @@ class SourceContext(_rt.Message):
         return self._f_file_name
 
     def set_file_name(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_file_name = value
 

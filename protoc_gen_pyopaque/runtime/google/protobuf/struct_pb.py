@@ -269,22 +269,22 @@ class Value(_rt.ValueBase):
         self._oc_kind = 0
         self._ov_kind = None
         if null_value is not None:
-            self._ov_kind = null_value if type(null_value) is int and -0x80000000 <= null_value <= 0x7FFFFFFF else _rt.checked(self, 1, null_value)
+            self._ov_kind = null_value if null_value.__class__ is int and -0x80000000 <= null_value <= 0x7FFFFFFF else _rt.checked(self, 1, null_value)
             self._oc_kind = 1
         if number_value is not None:
-            self._ov_kind = number_value if type(number_value) is float else _rt.checked(self, 2, number_value)
+            self._ov_kind = number_value if number_value.__class__ is float else _rt.checked(self, 2, number_value)
             self._oc_kind = 2
         if string_value is not None:
-            self._ov_kind = string_value if type(string_value) is str else _rt.checked(self, 3, string_value)
+            self._ov_kind = string_value if string_value.__class__ is str else _rt.checked(self, 3, string_value)
             self._oc_kind = 3
         if bool_value is not None:
-            self._ov_kind = bool_value if type(bool_value) is bool else _rt.checked(self, 4, bool_value)
+            self._ov_kind = bool_value if bool_value.__class__ is bool else _rt.checked(self, 4, bool_value)
             self._oc_kind = 4
         if struct_value is not None:
-            self._ov_kind = struct_value if type(struct_value) is Struct else _rt.checked(self, 5, struct_value)
+            self._ov_kind = struct_value if struct_value.__class__ is Struct else _rt.checked(self, 5, struct_value)
             self._oc_kind = 5
         if list_value is not None:
-            self._ov_kind = list_value if type(list_value) is ListValue else _rt.checked(self, 6, list_value)
+            self._ov_kind = list_value if list_value.__class__ is ListValue else _rt.checked(self, 6, list_value)
             self._oc_kind = 6
 
     @property
@@ -298,9 +298,9 @@ class Value(_rt.ValueBase):
         return None
 
     @null_value.setter
-    def null_value(self, value: int | None) -> None:
+    def null_value(self, value: NullValue | int | None) -> None:
         if value is not None:
-            self._ov_kind = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+            self._ov_kind = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
             self._oc_kind = 1
         elif self._oc_kind == 1:
             self._oc_kind = 0
@@ -322,7 +322,7 @@ class Value(_rt.ValueBase):
     @number_value.setter
     def number_value(self, value: float | None) -> None:
         if value is not None:
-            self._ov_kind = value if type(value) is float else _rt.checked(self, 2, value)
+            self._ov_kind = value if value.__class__ is float else _rt.checked(self, 2, value)
             self._oc_kind = 2
         elif self._oc_kind == 2:
             self._oc_kind = 0
@@ -341,7 +341,7 @@ class Value(_rt.ValueBase):
     @string_value.setter
     def string_value(self, value: str | None) -> None:
         if value is not None:
-            self._ov_kind = value if type(value) is str else _rt.checked(self, 3, value)
+            self._ov_kind = value if value.__class__ is str else _rt.checked(self, 3, value)
             self._oc_kind = 3
         elif self._oc_kind == 3:
             self._oc_kind = 0
@@ -360,7 +360,7 @@ class Value(_rt.ValueBase):
     @bool_value.setter
     def bool_value(self, value: bool | None) -> None:
         if value is not None:
-            self._ov_kind = value if type(value) is bool else _rt.checked(self, 4, value)
+            self._ov_kind = value if value.__class__ is bool else _rt.checked(self, 4, value)
             self._oc_kind = 4
         elif self._oc_kind == 4:
             self._oc_kind = 0
@@ -379,7 +379,7 @@ class Value(_rt.ValueBase):
     @struct_value.setter
     def struct_value(self, value: Struct | None) -> None:
         if value is not None:
-            self._ov_kind = value if type(value) is Struct else _rt.checked(self, 5, value)
+            self._ov_kind = value if value.__class__ is Struct else _rt.checked(self, 5, value)
             self._oc_kind = 5
         elif self._oc_kind == 5:
             self._oc_kind = 0
@@ -398,7 +398,7 @@ class Value(_rt.ValueBase):
     @list_value.setter
     def list_value(self, value: ListValue | None) -> None:
         if value is not None:
-            self._ov_kind = value if type(value) is ListValue else _rt.checked(self, 6, value)
+            self._ov_kind = value if value.__class__ is ListValue else _rt.checked(self, 6, value)
             self._oc_kind = 6
         elif self._oc_kind == 6:
             self._oc_kind = 0
@@ -416,7 +416,7 @@ class Value(_rt.ValueBase):
         return 0
 
     def set_null_value(self, value: NullValue | int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self._oc_kind = 1
         self._ov_kind = value
 
@@ -441,7 +441,7 @@ class Value(_rt.ValueBase):
         return 0.0
 
     def set_number_value(self, value: float) -> None:
-        value = value if type(value) is float else _rt.checked(self, 2, value)
+        value = value if value.__class__ is float else _rt.checked(self, 2, value)
         self._oc_kind = 2
         self._ov_kind = value
 
@@ -463,7 +463,7 @@ class Value(_rt.ValueBase):
         return ''
 
     def set_string_value(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 3, value)
+        value = value if value.__class__ is str else _rt.checked(self, 3, value)
         self._oc_kind = 3
         self._ov_kind = value
 
@@ -485,7 +485,7 @@ class Value(_rt.ValueBase):
         return False
 
     def set_bool_value(self, value: bool) -> None:
-        value = value if type(value) is bool else _rt.checked(self, 4, value)
+        value = value if value.__class__ is bool else _rt.checked(self, 4, value)
         self._oc_kind = 4
         self._ov_kind = value
 
@@ -507,7 +507,7 @@ class Value(_rt.ValueBase):
         return None
 
     def set_struct_value(self, value: Struct | None) -> None:
-        value = value if type(value) is Struct or value is None else _rt.checked(self, 5, value)
+        value = value if value.__class__ is Struct or value is None else _rt.checked(self, 5, value)
         if value is None:
             self.clear_struct_value()
             return
@@ -532,7 +532,7 @@ class Value(_rt.ValueBase):
         return None
 
     def set_list_value(self, value: ListValue | None) -> None:
-        value = value if type(value) is ListValue or value is None else _rt.checked(self, 6, value)
+        value = value if value.__class__ is ListValue or value is None else _rt.checked(self, 6, value)
         if value is None:
             self.clear_list_value()
             return

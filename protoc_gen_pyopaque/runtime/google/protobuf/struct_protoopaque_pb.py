@@ -284,22 +284,22 @@ class Value(_rt.ValueBase):
         self._oc_kind = 0
         self._ov_kind = None
         if null_value is not None:
-            self._ov_kind = null_value if type(null_value) is int and -0x80000000 <= null_value <= 0x7FFFFFFF else _rt.checked(self, 1, null_value)
+            self._ov_kind = null_value if null_value.__class__ is int and -0x80000000 <= null_value <= 0x7FFFFFFF else _rt.checked(self, 1, null_value)
             self._oc_kind = 1
         if number_value is not None:
-            self._ov_kind = number_value if type(number_value) is float else _rt.checked(self, 2, number_value)
+            self._ov_kind = number_value if number_value.__class__ is float else _rt.checked(self, 2, number_value)
             self._oc_kind = 2
         if string_value is not None:
-            self._ov_kind = string_value if type(string_value) is str else _rt.checked(self, 3, string_value)
+            self._ov_kind = string_value if string_value.__class__ is str else _rt.checked(self, 3, string_value)
             self._oc_kind = 3
         if bool_value is not None:
-            self._ov_kind = bool_value if type(bool_value) is bool else _rt.checked(self, 4, bool_value)
+            self._ov_kind = bool_value if bool_value.__class__ is bool else _rt.checked(self, 4, bool_value)
             self._oc_kind = 4
         if struct_value is not None:
-            self._ov_kind = struct_value if type(struct_value) is Struct else _rt.checked(self, 5, struct_value)
+            self._ov_kind = struct_value if struct_value.__class__ is Struct else _rt.checked(self, 5, struct_value)
             self._oc_kind = 5
         if list_value is not None:
-            self._ov_kind = list_value if type(list_value) is ListValue else _rt.checked(self, 6, list_value)
+            self._ov_kind = list_value if list_value.__class__ is ListValue else _rt.checked(self, 6, list_value)
             self._oc_kind = 6
 
     # -- accessors ---------------------------------------------------------------
@@ -315,7 +315,7 @@ class Value(_rt.ValueBase):
         return 0
 
     def set_null_value(self, value: NullValue | int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._oc_kind = 1
         self._ov_kind = value
@@ -344,7 +344,7 @@ class Value(_rt.ValueBase):
         return 0.0
 
     def set_number_value(self, value: float) -> None:
-        value = value if type(value) is float else _rt.checked(self, 2, value)
+        value = value if value.__class__ is float else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._oc_kind = 2
         self._ov_kind = value
@@ -370,7 +370,7 @@ class Value(_rt.ValueBase):
         return ''
 
     def set_string_value(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 3, value)
+        value = value if value.__class__ is str else _rt.checked(self, 3, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._oc_kind = 3
         self._ov_kind = value
@@ -396,7 +396,7 @@ class Value(_rt.ValueBase):
         return False
 
     def set_bool_value(self, value: bool) -> None:
-        value = value if type(value) is bool else _rt.checked(self, 4, value)
+        value = value if value.__class__ is bool else _rt.checked(self, 4, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._oc_kind = 4
         self._ov_kind = value
@@ -422,7 +422,7 @@ class Value(_rt.ValueBase):
         return None
 
     def set_struct_value(self, value: Struct | None) -> None:
-        value = value if type(value) is Struct or value is None else _rt.checked(self, 5, value)
+        value = value if value.__class__ is Struct or value is None else _rt.checked(self, 5, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if value is None:
             self.clear_struct_value()
@@ -451,7 +451,7 @@ class Value(_rt.ValueBase):
         return None
 
     def set_list_value(self, value: ListValue | None) -> None:
-        value = value if type(value) is ListValue or value is None else _rt.checked(self, 6, value)
+        value = value if value.__class__ is ListValue or value is None else _rt.checked(self, 6, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if value is None:
             self.clear_list_value()

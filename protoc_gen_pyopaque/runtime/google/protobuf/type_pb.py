@@ -94,13 +94,13 @@ class Type(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.name = (name if type(name) is str else _rt.checked(self, 1, name)) if name is not None else ''
+        self.name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
         self.fields = _rt.checked_list(self, 2, fields, Field) if fields else []
         self.oneofs = _rt.checked_list(self, 3, oneofs, str) if oneofs else []
         self.options = _rt.checked_list(self, 4, options, Option) if options else []
-        self.source_context = (source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext else _rt.checked(self, 5, source_context)) if source_context is not None else None
-        self.syntax = (syntax if type(syntax) is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 6, syntax)) if syntax is not None else 0
-        self.edition = (edition if type(edition) is str else _rt.checked(self, 7, edition)) if edition is not None else ''
+        self.source_context = (source_context if source_context.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext else _rt.checked(self, 5, source_context)) if source_context is not None else None
+        self.syntax = (syntax if syntax.__class__ is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 6, syntax)) if syntax is not None else 0
+        self.edition = (edition if edition.__class__ is str else _rt.checked(self, 7, edition)) if edition is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -112,7 +112,7 @@ class Type(_rt.Message):
         return self.name
 
     def set_name(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         self.name = value
 
     def clear_name(self) -> None:
@@ -165,7 +165,7 @@ class Type(_rt.Message):
         return self.source_context
 
     def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None) -> None:
-        value = value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext or value is None else _rt.checked(self, 5, value)
+        value = value if value.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext or value is None else _rt.checked(self, 5, value)
         self.source_context = value
 
     def has_source_context(self) -> bool:
@@ -182,7 +182,7 @@ class Type(_rt.Message):
         return self.syntax
 
     def set_syntax(self, value: Syntax | int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 6, value)
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 6, value)
         self.syntax = value
 
     def clear_syntax(self) -> None:
@@ -196,7 +196,7 @@ class Type(_rt.Message):
         return self.edition
 
     def set_edition(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 7, value)
+        value = value if value.__class__ is str else _rt.checked(self, 7, value)
         self.edition = value
 
     def clear_edition(self) -> None:
@@ -659,26 +659,26 @@ class Field(_rt.Message):
         *,
         kind: Field.Kind | int | None = None,
         cardinality: Field.Cardinality | int | None = None,
-        number: int | None = None,
+        number: int | bool | None = None,
         name: str | None = None,
         type_url: str | None = None,
-        oneof_index: int | None = None,
+        oneof_index: int | bool | None = None,
         packed: bool | None = None,
         options: _t.Iterable[Option] = (),
         json_name: str | None = None,
         default_value: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.kind = (kind if type(kind) is int and -0x80000000 <= kind <= 0x7FFFFFFF else _rt.checked(self, 1, kind)) if kind is not None else 0
-        self.cardinality = (cardinality if type(cardinality) is int and -0x80000000 <= cardinality <= 0x7FFFFFFF else _rt.checked(self, 2, cardinality)) if cardinality is not None else 0
-        self.number = (number if type(number) is int and -0x80000000 <= number <= 0x7FFFFFFF else _rt.checked(self, 3, number)) if number is not None else 0
-        self.name = (name if type(name) is str else _rt.checked(self, 4, name)) if name is not None else ''
-        self.type_url = (type_url if type(type_url) is str else _rt.checked(self, 6, type_url)) if type_url is not None else ''
-        self.oneof_index = (oneof_index if type(oneof_index) is int and -0x80000000 <= oneof_index <= 0x7FFFFFFF else _rt.checked(self, 7, oneof_index)) if oneof_index is not None else 0
-        self.packed = (packed if type(packed) is bool else _rt.checked(self, 8, packed)) if packed is not None else False
+        self.kind = (kind if kind.__class__ is int and -0x80000000 <= kind <= 0x7FFFFFFF else _rt.checked(self, 1, kind)) if kind is not None else 0
+        self.cardinality = (cardinality if cardinality.__class__ is int and -0x80000000 <= cardinality <= 0x7FFFFFFF else _rt.checked(self, 2, cardinality)) if cardinality is not None else 0
+        self.number = (number if number.__class__ is int and -0x80000000 <= number <= 0x7FFFFFFF else _rt.checked(self, 3, number)) if number is not None else 0
+        self.name = (name if name.__class__ is str else _rt.checked(self, 4, name)) if name is not None else ''
+        self.type_url = (type_url if type_url.__class__ is str else _rt.checked(self, 6, type_url)) if type_url is not None else ''
+        self.oneof_index = (oneof_index if oneof_index.__class__ is int and -0x80000000 <= oneof_index <= 0x7FFFFFFF else _rt.checked(self, 7, oneof_index)) if oneof_index is not None else 0
+        self.packed = (packed if packed.__class__ is bool else _rt.checked(self, 8, packed)) if packed is not None else False
         self.options = _rt.checked_list(self, 9, options, Option) if options else []
-        self.json_name = (json_name if type(json_name) is str else _rt.checked(self, 10, json_name)) if json_name is not None else ''
-        self.default_value = (default_value if type(default_value) is str else _rt.checked(self, 11, default_value)) if default_value is not None else ''
+        self.json_name = (json_name if json_name.__class__ is str else _rt.checked(self, 10, json_name)) if json_name is not None else ''
+        self.default_value = (default_value if default_value.__class__ is str else _rt.checked(self, 11, default_value)) if default_value is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -690,7 +690,7 @@ class Field(_rt.Message):
         return self.kind
 
     def set_kind(self, value: Field.Kind | int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self.kind = value
 
     def clear_kind(self) -> None:
@@ -704,7 +704,7 @@ class Field(_rt.Message):
         return self.cardinality
 
     def set_cardinality(self, value: Field.Cardinality | int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
         self.cardinality = value
 
     def clear_cardinality(self) -> None:
@@ -717,8 +717,8 @@ class Field(_rt.Message):
         """
         return self.number
 
-    def set_number(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 3, value)
+    def set_number(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 3, value)
         self.number = value
 
     def clear_number(self) -> None:
@@ -732,7 +732,7 @@ class Field(_rt.Message):
         return self.name
 
     def set_name(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 4, value)
+        value = value if value.__class__ is str else _rt.checked(self, 4, value)
         self.name = value
 
     def clear_name(self) -> None:
@@ -747,7 +747,7 @@ class Field(_rt.Message):
         return self.type_url
 
     def set_type_url(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 6, value)
+        value = value if value.__class__ is str else _rt.checked(self, 6, value)
         self.type_url = value
 
     def clear_type_url(self) -> None:
@@ -761,8 +761,8 @@ class Field(_rt.Message):
         """
         return self.oneof_index
 
-    def set_oneof_index(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
+    def set_oneof_index(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
         self.oneof_index = value
 
     def clear_oneof_index(self) -> None:
@@ -776,7 +776,7 @@ class Field(_rt.Message):
         return self.packed
 
     def set_packed(self, value: bool) -> None:
-        value = value if type(value) is bool else _rt.checked(self, 8, value)
+        value = value if value.__class__ is bool else _rt.checked(self, 8, value)
         self.packed = value
 
     def clear_packed(self) -> None:
@@ -803,7 +803,7 @@ class Field(_rt.Message):
         return self.json_name
 
     def set_json_name(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 10, value)
+        value = value if value.__class__ is str else _rt.checked(self, 10, value)
         self.json_name = value
 
     def clear_json_name(self) -> None:
@@ -817,7 +817,7 @@ class Field(_rt.Message):
         return self.default_value
 
     def set_default_value(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 11, value)
+        value = value if value.__class__ is str else _rt.checked(self, 11, value)
         self.default_value = value
 
     def clear_default_value(self) -> None:
@@ -1276,12 +1276,12 @@ class Enum(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.name = (name if type(name) is str else _rt.checked(self, 1, name)) if name is not None else ''
+        self.name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
         self.enumvalue = _rt.checked_list(self, 2, enumvalue, EnumValue) if enumvalue else []
         self.options = _rt.checked_list(self, 3, options, Option) if options else []
-        self.source_context = (source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext else _rt.checked(self, 4, source_context)) if source_context is not None else None
-        self.syntax = (syntax if type(syntax) is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 5, syntax)) if syntax is not None else 0
-        self.edition = (edition if type(edition) is str else _rt.checked(self, 6, edition)) if edition is not None else ''
+        self.source_context = (source_context if source_context.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext else _rt.checked(self, 4, source_context)) if source_context is not None else None
+        self.syntax = (syntax if syntax.__class__ is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 5, syntax)) if syntax is not None else 0
+        self.edition = (edition if edition.__class__ is str else _rt.checked(self, 6, edition)) if edition is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1293,7 +1293,7 @@ class Enum(_rt.Message):
         return self.name
 
     def set_name(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         self.name = value
 
     def clear_name(self) -> None:
@@ -1333,7 +1333,7 @@ class Enum(_rt.Message):
         return self.source_context
 
     def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext | None) -> None:
-        value = value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext or value is None else _rt.checked(self, 4, value)
+        value = value if value.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext or value is None else _rt.checked(self, 4, value)
         self.source_context = value
 
     def has_source_context(self) -> bool:
@@ -1350,7 +1350,7 @@ class Enum(_rt.Message):
         return self.syntax
 
     def set_syntax(self, value: Syntax | int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 5, value)
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 5, value)
         self.syntax = value
 
     def clear_syntax(self) -> None:
@@ -1364,7 +1364,7 @@ class Enum(_rt.Message):
         return self.edition
 
     def set_edition(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 6, value)
+        value = value if value.__class__ is str else _rt.checked(self, 6, value)
         self.edition = value
 
     def clear_edition(self) -> None:
@@ -1699,12 +1699,12 @@ class EnumValue(_rt.Message):
         self,
         *,
         name: str | None = None,
-        number: int | None = None,
+        number: int | bool | None = None,
         options: _t.Iterable[Option] = (),
     ) -> None:
         self._pb_unknown = b""
-        self.name = (name if type(name) is str else _rt.checked(self, 1, name)) if name is not None else ''
-        self.number = (number if type(number) is int and -0x80000000 <= number <= 0x7FFFFFFF else _rt.checked(self, 2, number)) if number is not None else 0
+        self.name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
+        self.number = (number if number.__class__ is int and -0x80000000 <= number <= 0x7FFFFFFF else _rt.checked(self, 2, number)) if number is not None else 0
         self.options = _rt.checked_list(self, 3, options, Option) if options else []
 
     # -- accessors ---------------------------------------------------------------
@@ -1717,7 +1717,7 @@ class EnumValue(_rt.Message):
         return self.name
 
     def set_name(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         self.name = value
 
     def clear_name(self) -> None:
@@ -1730,8 +1730,8 @@ class EnumValue(_rt.Message):
         """
         return self.number
 
-    def set_number(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
+    def set_number(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
         self.number = value
 
     def clear_number(self) -> None:
@@ -1959,8 +1959,8 @@ class Option(_rt.Message):
         value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.name = (name if type(name) is str else _rt.checked(self, 1, name)) if name is not None else ''
-        self.value = (value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any else _rt.checked(self, 2, value)) if value is not None else None
+        self.name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
+        self.value = (value if value.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any else _rt.checked(self, 2, value)) if value is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1975,7 +1975,7 @@ class Option(_rt.Message):
         return self.name
 
     def set_name(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         self.name = value
 
     def clear_name(self) -> None:
@@ -1992,7 +1992,7 @@ class Option(_rt.Message):
         return self.value
 
     def set_value(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None) -> None:
-        value = value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any or value is None else _rt.checked(self, 2, value)
+        value = value if value.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any or value is None else _rt.checked(self, 2, value)
         self.value = value
 
     def has_value(self) -> bool:

@@ -60,13 +60,13 @@ class Type(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_name = (name if type(name) is str else _rt.checked(self, 1, name)) if name is not None else ''
+        self._f_name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
         self._f_fields = _rt.checked_list(self, 2, fields, Field) if fields else []
         self._f_oneofs = _rt.checked_list(self, 3, oneofs, str) if oneofs else []
         self._f_options = _rt.checked_list(self, 4, options, Option) if options else []
-        self._f_source_context = (source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext else _rt.checked(self, 5, source_context)) if source_context is not None else None
-        self._f_syntax = (syntax if type(syntax) is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 6, syntax)) if syntax is not None else 0
-        self._f_edition = (edition if type(edition) is str else _rt.checked(self, 7, edition)) if edition is not None else ''
+        self._f_source_context = (source_context if source_context.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext else _rt.checked(self, 5, source_context)) if source_context is not None else None
+        self._f_syntax = (syntax if syntax.__class__ is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 6, syntax)) if syntax is not None else 0
+        self._f_edition = (edition if edition.__class__ is str else _rt.checked(self, 7, edition)) if edition is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -79,7 +79,7 @@ class Type(_rt.Message):
         return self._f_name
 
     def set_name(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_name = value
 
@@ -144,7 +144,7 @@ class Type(_rt.Message):
         return self._f_source_context
 
     def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None) -> None:
-        value = value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext or value is None else _rt.checked(self, 5, value)
+        value = value if value.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext or value is None else _rt.checked(self, 5, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_source_context = value
 
@@ -165,7 +165,7 @@ class Type(_rt.Message):
         return self._f_syntax
 
     def set_syntax(self, value: Syntax | int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 6, value)
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 6, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_syntax = value
 
@@ -182,7 +182,7 @@ class Type(_rt.Message):
         return self._f_edition
 
     def set_edition(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 7, value)
+        value = value if value.__class__ is str else _rt.checked(self, 7, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_edition = value
 
@@ -637,26 +637,26 @@ class Field(_rt.Message):
         *,
         kind: Field.Kind | int | None = None,
         cardinality: Field.Cardinality | int | None = None,
-        number: int | None = None,
+        number: int | bool | None = None,
         name: str | None = None,
         type_url: str | None = None,
-        oneof_index: int | None = None,
+        oneof_index: int | bool | None = None,
         packed: bool | None = None,
         options: _t.Iterable[Option] = (),
         json_name: str | None = None,
         default_value: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_kind = (kind if type(kind) is int and -0x80000000 <= kind <= 0x7FFFFFFF else _rt.checked(self, 1, kind)) if kind is not None else 0
-        self._f_cardinality = (cardinality if type(cardinality) is int and -0x80000000 <= cardinality <= 0x7FFFFFFF else _rt.checked(self, 2, cardinality)) if cardinality is not None else 0
-        self._f_number = (number if type(number) is int and -0x80000000 <= number <= 0x7FFFFFFF else _rt.checked(self, 3, number)) if number is not None else 0
-        self._f_name = (name if type(name) is str else _rt.checked(self, 4, name)) if name is not None else ''
-        self._f_type_url = (type_url if type(type_url) is str else _rt.checked(self, 6, type_url)) if type_url is not None else ''
-        self._f_oneof_index = (oneof_index if type(oneof_index) is int and -0x80000000 <= oneof_index <= 0x7FFFFFFF else _rt.checked(self, 7, oneof_index)) if oneof_index is not None else 0
-        self._f_packed = (packed if type(packed) is bool else _rt.checked(self, 8, packed)) if packed is not None else False
+        self._f_kind = (kind if kind.__class__ is int and -0x80000000 <= kind <= 0x7FFFFFFF else _rt.checked(self, 1, kind)) if kind is not None else 0
+        self._f_cardinality = (cardinality if cardinality.__class__ is int and -0x80000000 <= cardinality <= 0x7FFFFFFF else _rt.checked(self, 2, cardinality)) if cardinality is not None else 0
+        self._f_number = (number if number.__class__ is int and -0x80000000 <= number <= 0x7FFFFFFF else _rt.checked(self, 3, number)) if number is not None else 0
+        self._f_name = (name if name.__class__ is str else _rt.checked(self, 4, name)) if name is not None else ''
+        self._f_type_url = (type_url if type_url.__class__ is str else _rt.checked(self, 6, type_url)) if type_url is not None else ''
+        self._f_oneof_index = (oneof_index if oneof_index.__class__ is int and -0x80000000 <= oneof_index <= 0x7FFFFFFF else _rt.checked(self, 7, oneof_index)) if oneof_index is not None else 0
+        self._f_packed = (packed if packed.__class__ is bool else _rt.checked(self, 8, packed)) if packed is not None else False
         self._f_options = _rt.checked_list(self, 9, options, Option) if options else []
-        self._f_json_name = (json_name if type(json_name) is str else _rt.checked(self, 10, json_name)) if json_name is not None else ''
-        self._f_default_value = (default_value if type(default_value) is str else _rt.checked(self, 11, default_value)) if default_value is not None else ''
+        self._f_json_name = (json_name if json_name.__class__ is str else _rt.checked(self, 10, json_name)) if json_name is not None else ''
+        self._f_default_value = (default_value if default_value.__class__ is str else _rt.checked(self, 11, default_value)) if default_value is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -669,7 +669,7 @@ class Field(_rt.Message):
         return self._f_kind
 
     def set_kind(self, value: Field.Kind | int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_kind = value
 
@@ -686,7 +686,7 @@ class Field(_rt.Message):
         return self._f_cardinality
 
     def set_cardinality(self, value: Field.Cardinality | int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_cardinality = value
 
@@ -702,8 +702,8 @@ class Field(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_number
 
-    def set_number(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 3, value)
+    def set_number(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 3, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_number = value
 
@@ -720,7 +720,7 @@ class Field(_rt.Message):
         return self._f_name
 
     def set_name(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 4, value)
+        value = value if value.__class__ is str else _rt.checked(self, 4, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_name = value
 
@@ -738,7 +738,7 @@ class Field(_rt.Message):
         return self._f_type_url
 
     def set_type_url(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 6, value)
+        value = value if value.__class__ is str else _rt.checked(self, 6, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_type_url = value
 
@@ -755,8 +755,8 @@ class Field(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_oneof_index
 
-    def set_oneof_index(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
+    def set_oneof_index(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_oneof_index = value
 
@@ -773,7 +773,7 @@ class Field(_rt.Message):
         return self._f_packed
 
     def set_packed(self, value: bool) -> None:
-        value = value if type(value) is bool else _rt.checked(self, 8, value)
+        value = value if value.__class__ is bool else _rt.checked(self, 8, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_packed = value
 
@@ -806,7 +806,7 @@ class Field(_rt.Message):
         return self._f_json_name
 
     def set_json_name(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 10, value)
+        value = value if value.__class__ is str else _rt.checked(self, 10, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_json_name = value
 
@@ -823,7 +823,7 @@ class Field(_rt.Message):
         return self._f_default_value
 
     def set_default_value(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 11, value)
+        value = value if value.__class__ is str else _rt.checked(self, 11, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_default_value = value
 
@@ -1293,12 +1293,12 @@ class Enum(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_name = (name if type(name) is str else _rt.checked(self, 1, name)) if name is not None else ''
+        self._f_name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
         self._f_enumvalue = _rt.checked_list(self, 2, enumvalue, EnumValue) if enumvalue else []
         self._f_options = _rt.checked_list(self, 3, options, Option) if options else []
-        self._f_source_context = (source_context if type(source_context) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext else _rt.checked(self, 4, source_context)) if source_context is not None else None
-        self._f_syntax = (syntax if type(syntax) is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 5, syntax)) if syntax is not None else 0
-        self._f_edition = (edition if type(edition) is str else _rt.checked(self, 6, edition)) if edition is not None else ''
+        self._f_source_context = (source_context if source_context.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext else _rt.checked(self, 4, source_context)) if source_context is not None else None
+        self._f_syntax = (syntax if syntax.__class__ is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 5, syntax)) if syntax is not None else 0
+        self._f_edition = (edition if edition.__class__ is str else _rt.checked(self, 6, edition)) if edition is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1311,7 +1311,7 @@ class Enum(_rt.Message):
         return self._f_name
 
     def set_name(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_name = value
 
@@ -1360,7 +1360,7 @@ class Enum(_rt.Message):
         return self._f_source_context
 
     def set_source_context(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None) -> None:
-        value = value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext or value is None else _rt.checked(self, 4, value)
+        value = value if value.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext or value is None else _rt.checked(self, 4, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_source_context = value
 
@@ -1381,7 +1381,7 @@ class Enum(_rt.Message):
         return self._f_syntax
 
     def set_syntax(self, value: Syntax | int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 5, value)
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 5, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_syntax = value
 
@@ -1398,7 +1398,7 @@ class Enum(_rt.Message):
         return self._f_edition
 
     def set_edition(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 6, value)
+        value = value if value.__class__ is str else _rt.checked(self, 6, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_edition = value
 
@@ -1754,12 +1754,12 @@ class EnumValue(_rt.Message):
         self,
         *,
         name: str | None = None,
-        number: int | None = None,
+        number: int | bool | None = None,
         options: _t.Iterable[Option] = (),
     ) -> None:
         self._pb_unknown = b""
-        self._f_name = (name if type(name) is str else _rt.checked(self, 1, name)) if name is not None else ''
-        self._f_number = (number if type(number) is int and -0x80000000 <= number <= 0x7FFFFFFF else _rt.checked(self, 2, number)) if number is not None else 0
+        self._f_name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
+        self._f_number = (number if number.__class__ is int and -0x80000000 <= number <= 0x7FFFFFFF else _rt.checked(self, 2, number)) if number is not None else 0
         self._f_options = _rt.checked_list(self, 3, options, Option) if options else []
 
     # -- accessors ---------------------------------------------------------------
@@ -1773,7 +1773,7 @@ class EnumValue(_rt.Message):
         return self._f_name
 
     def set_name(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_name = value
 
@@ -1789,8 +1789,8 @@ class EnumValue(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_number
 
-    def set_number(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
+    def set_number(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_number = value
 
@@ -2034,8 +2034,8 @@ class Option(_rt.Message):
         value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_name = (name if type(name) is str else _rt.checked(self, 1, name)) if name is not None else ''
-        self._f_value = (value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any else _rt.checked(self, 2, value)) if value is not None else None
+        self._f_name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
+        self._f_value = (value if value.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any else _rt.checked(self, 2, value)) if value is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -2051,7 +2051,7 @@ class Option(_rt.Message):
         return self._f_name
 
     def set_name(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_name = value
 
@@ -2071,7 +2071,7 @@ class Option(_rt.Message):
         return self._f_value
 
     def set_value(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any | None) -> None:
-        value = value if type(value) is _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any or value is None else _rt.checked(self, 2, value)
+        value = value if value.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any or value is None else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = value
 

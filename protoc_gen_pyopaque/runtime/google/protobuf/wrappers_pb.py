@@ -45,7 +45,7 @@ class DoubleValue(_rt.Message):
         value: float | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (value if type(value) is float else _rt.checked(self, 1, value)) if value is not None else 0.0
+        self.value = (value if value.__class__ is float else _rt.checked(self, 1, value)) if value is not None else 0.0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -57,7 +57,7 @@ class DoubleValue(_rt.Message):
         return self.value
 
     def set_value(self, value: float) -> None:
-        value = value if type(value) is float else _rt.checked(self, 1, value)
+        value = value if value.__class__ is float else _rt.checked(self, 1, value)
         self.value = value
 
     def clear_value(self) -> None:
@@ -160,7 +160,7 @@ class FloatValue(_rt.Message):
         value: float | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (_rt.round_f32(value) if type(value) is float else _rt.checked(self, 1, value)) if value is not None else 0.0
+        self.value = (_rt.round_f32(value) if value.__class__ is float else _rt.checked(self, 1, value)) if value is not None else 0.0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -172,7 +172,7 @@ class FloatValue(_rt.Message):
         return self.value
 
     def set_value(self, value: float) -> None:
-        value = _rt.round_f32(value) if type(value) is float else _rt.checked(self, 1, value)
+        value = _rt.round_f32(value) if value.__class__ is float else _rt.checked(self, 1, value)
         self.value = value
 
     def clear_value(self) -> None:
@@ -272,10 +272,10 @@ class Int64Value(_rt.Message):
     def __init__(
         self,
         *,
-        value: int | None = None,
+        value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)) if value is not None else 0
+        self.value = (value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)) if value is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -286,8 +286,8 @@ class Int64Value(_rt.Message):
         """
         return self.value
 
-    def set_value(self, value: int) -> None:
-        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)
+    def set_value(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)
         self.value = value
 
     def clear_value(self) -> None:
@@ -395,10 +395,10 @@ class UInt64Value(_rt.Message):
     def __init__(
         self,
         *,
-        value: int | None = None,
+        value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 1, value)) if value is not None else 0
+        self.value = (value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 1, value)) if value is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -409,8 +409,8 @@ class UInt64Value(_rt.Message):
         """
         return self.value
 
-    def set_value(self, value: int) -> None:
-        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 1, value)
+    def set_value(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 1, value)
         self.value = value
 
     def clear_value(self) -> None:
@@ -518,10 +518,10 @@ class Int32Value(_rt.Message):
     def __init__(
         self,
         *,
-        value: int | None = None,
+        value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if value is not None else 0
+        self.value = (value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if value is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -532,8 +532,8 @@ class Int32Value(_rt.Message):
         """
         return self.value
 
-    def set_value(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_value(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self.value = value
 
     def clear_value(self) -> None:
@@ -641,10 +641,10 @@ class UInt32Value(_rt.Message):
     def __init__(
         self,
         *,
-        value: int | None = None,
+        value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (value if type(value) is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 1, value)) if value is not None else 0
+        self.value = (value if value.__class__ is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 1, value)) if value is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -655,8 +655,8 @@ class UInt32Value(_rt.Message):
         """
         return self.value
 
-    def set_value(self, value: int) -> None:
-        value = value if type(value) is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 1, value)
+    def set_value(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 1, value)
         self.value = value
 
     def clear_value(self) -> None:
@@ -767,7 +767,7 @@ class BoolValue(_rt.Message):
         value: bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (value if type(value) is bool else _rt.checked(self, 1, value)) if value is not None else False
+        self.value = (value if value.__class__ is bool else _rt.checked(self, 1, value)) if value is not None else False
 
     # -- accessors ---------------------------------------------------------------
 
@@ -779,7 +779,7 @@ class BoolValue(_rt.Message):
         return self.value
 
     def set_value(self, value: bool) -> None:
-        value = value if type(value) is bool else _rt.checked(self, 1, value)
+        value = value if value.__class__ is bool else _rt.checked(self, 1, value)
         self.value = value
 
     def clear_value(self) -> None:
@@ -885,7 +885,7 @@ class StringValue(_rt.Message):
         value: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (value if type(value) is str else _rt.checked(self, 1, value)) if value is not None else ''
+        self.value = (value if value.__class__ is str else _rt.checked(self, 1, value)) if value is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -897,7 +897,7 @@ class StringValue(_rt.Message):
         return self.value
 
     def set_value(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         self.value = value
 
     def clear_value(self) -> None:
@@ -1014,7 +1014,7 @@ class BytesValue(_rt.Message):
         value: bytes | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (value if type(value) is bytes else _rt.checked(self, 1, value)) if value is not None else b''
+        self.value = (value if value.__class__ is bytes else _rt.checked(self, 1, value)) if value is not None else b''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1026,7 +1026,7 @@ class BytesValue(_rt.Message):
         return self.value
 
     def set_value(self, value: bytes) -> None:
-        value = value if type(value) is bytes else _rt.checked(self, 1, value)
+        value = value if value.__class__ is bytes else _rt.checked(self, 1, value)
         self.value = value
 
     def clear_value(self) -> None:

@@ -34,7 +34,7 @@ class DoubleValue(_rt.Message):
         value: float | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = (value if type(value) is float else _rt.checked(self, 1, value)) if value is not None else 0.0
+        self._f_value = (value if value.__class__ is float else _rt.checked(self, 1, value)) if value is not None else 0.0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -47,7 +47,7 @@ class DoubleValue(_rt.Message):
         return self._f_value
 
     def set_value(self, value: float) -> None:
-        value = value if type(value) is float else _rt.checked(self, 1, value)
+        value = value if value.__class__ is float else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = value
 
@@ -168,7 +168,7 @@ class FloatValue(_rt.Message):
         value: float | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = (_rt.round_f32(value) if type(value) is float else _rt.checked(self, 1, value)) if value is not None else 0.0
+        self._f_value = (_rt.round_f32(value) if value.__class__ is float else _rt.checked(self, 1, value)) if value is not None else 0.0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -181,7 +181,7 @@ class FloatValue(_rt.Message):
         return self._f_value
 
     def set_value(self, value: float) -> None:
-        value = _rt.round_f32(value) if type(value) is float else _rt.checked(self, 1, value)
+        value = _rt.round_f32(value) if value.__class__ is float else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = value
 
@@ -299,10 +299,10 @@ class Int64Value(_rt.Message):
     def __init__(
         self,
         *,
-        value: int | None = None,
+        value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = (value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)) if value is not None else 0
+        self._f_value = (value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)) if value is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -314,8 +314,8 @@ class Int64Value(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_value
 
-    def set_value(self, value: int) -> None:
-        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)
+    def set_value(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = value
 
@@ -441,10 +441,10 @@ class UInt64Value(_rt.Message):
     def __init__(
         self,
         *,
-        value: int | None = None,
+        value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = (value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 1, value)) if value is not None else 0
+        self._f_value = (value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 1, value)) if value is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -456,8 +456,8 @@ class UInt64Value(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_value
 
-    def set_value(self, value: int) -> None:
-        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 1, value)
+    def set_value(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = value
 
@@ -583,10 +583,10 @@ class Int32Value(_rt.Message):
     def __init__(
         self,
         *,
-        value: int | None = None,
+        value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = (value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if value is not None else 0
+        self._f_value = (value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if value is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -598,8 +598,8 @@ class Int32Value(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_value
 
-    def set_value(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_value(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = value
 
@@ -725,10 +725,10 @@ class UInt32Value(_rt.Message):
     def __init__(
         self,
         *,
-        value: int | None = None,
+        value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = (value if type(value) is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 1, value)) if value is not None else 0
+        self._f_value = (value if value.__class__ is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 1, value)) if value is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -740,8 +740,8 @@ class UInt32Value(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_value
 
-    def set_value(self, value: int) -> None:
-        value = value if type(value) is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 1, value)
+    def set_value(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = value
 
@@ -870,7 +870,7 @@ class BoolValue(_rt.Message):
         value: bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = (value if type(value) is bool else _rt.checked(self, 1, value)) if value is not None else False
+        self._f_value = (value if value.__class__ is bool else _rt.checked(self, 1, value)) if value is not None else False
 
     # -- accessors ---------------------------------------------------------------
 
@@ -883,7 +883,7 @@ class BoolValue(_rt.Message):
         return self._f_value
 
     def set_value(self, value: bool) -> None:
-        value = value if type(value) is bool else _rt.checked(self, 1, value)
+        value = value if value.__class__ is bool else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = value
 
@@ -1007,7 +1007,7 @@ class StringValue(_rt.Message):
         value: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = (value if type(value) is str else _rt.checked(self, 1, value)) if value is not None else ''
+        self._f_value = (value if value.__class__ is str else _rt.checked(self, 1, value)) if value is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1020,7 +1020,7 @@ class StringValue(_rt.Message):
         return self._f_value
 
     def set_value(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = value
 
@@ -1155,7 +1155,7 @@ class BytesValue(_rt.Message):
         value: bytes | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = (value if type(value) is bytes else _rt.checked(self, 1, value)) if value is not None else b''
+        self._f_value = (value if value.__class__ is bytes else _rt.checked(self, 1, value)) if value is not None else b''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1168,7 +1168,7 @@ class BytesValue(_rt.Message):
         return self._f_value
 
     def set_value(self, value: bytes) -> None:
-        value = value if type(value) is bytes else _rt.checked(self, 1, value)
+        value = value if value.__class__ is bytes else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = value
 

@@ -35,11 +35,11 @@ class _c_LogEntry_Detail(_rt.Message):
         self,
         *,
         lines: _t.Iterable[str] = (),
-        level: int | None = None,
+        level: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
         self.lines = _rt.checked_list(self, 1, lines, str) if lines else []
-        self.level = (level if type(level) is int and -0x80000000 <= level <= 0x7FFFFFFF else _rt.checked(self, 2, level)) if level is not None else None
+        self.level = (level if level.__class__ is int and -0x80000000 <= level <= 0x7FFFFFFF else _rt.checked(self, 2, level)) if level is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -58,8 +58,8 @@ class _c_LogEntry_Detail(_rt.Message):
         _value = self.level
         return 0 if _value is None else _value
 
-    def set_level(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
+    def set_level(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
         self.level = value
 
     def has_level(self) -> bool:
@@ -226,17 +226,17 @@ class LogEntry(_rt.Message):
     def __init__(
         self,
         *,
-        timestamp: int | None = None,
+        timestamp: int | bool | None = None,
         message: str | None = None,
         detail: LogEntry.Detail | None = None,
         unchecked_detail: LogEntry.Detail | None = None,
         history: _t.Iterable[LogEntry.Detail] = (),
     ) -> None:
         self._pb_unknown = b""
-        self.timestamp = (timestamp if type(timestamp) is int and timestamp <= 0x3FFFFFFFFFFFFFFF and timestamp >= -0x4000000000000000 else _rt.checked(self, 1, timestamp)) if timestamp is not None else None
-        self.message = (message if type(message) is str else _rt.checked(self, 2, message)) if message is not None else None
-        self.detail = (detail if type(detail) is _c_LogEntry_Detail else _rt.checked(self, 3, detail)) if detail is not None else None
-        self.unchecked_detail = (unchecked_detail if type(unchecked_detail) is _c_LogEntry_Detail else _rt.checked(self, 4, unchecked_detail)) if unchecked_detail is not None else None
+        self.timestamp = (timestamp if timestamp.__class__ is int and timestamp <= 0x3FFFFFFFFFFFFFFF and timestamp >= -0x4000000000000000 else _rt.checked(self, 1, timestamp)) if timestamp is not None else None
+        self.message = (message if message.__class__ is str else _rt.checked(self, 2, message)) if message is not None else None
+        self.detail = (detail if detail.__class__ is _c_LogEntry_Detail else _rt.checked(self, 3, detail)) if detail is not None else None
+        self.unchecked_detail = (unchecked_detail if unchecked_detail.__class__ is _c_LogEntry_Detail else _rt.checked(self, 4, unchecked_detail)) if unchecked_detail is not None else None
         self.history = _rt.checked_list(self, 5, history, _c_LogEntry_Detail) if history else []
 
     # -- accessors ---------------------------------------------------------------
@@ -246,8 +246,8 @@ class LogEntry(_rt.Message):
         _value = self.timestamp
         return 0 if _value is None else _value
 
-    def set_timestamp(self, value: int) -> None:
-        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)
+    def set_timestamp(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)
         self.timestamp = value
 
     def has_timestamp(self) -> bool:
@@ -262,7 +262,7 @@ class LogEntry(_rt.Message):
         return '' if _value is None else _value
 
     def set_message(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 2, value)
+        value = value if value.__class__ is str else _rt.checked(self, 2, value)
         self.message = value
 
     def has_message(self) -> bool:
@@ -279,7 +279,7 @@ class LogEntry(_rt.Message):
         return self.detail
 
     def set_detail(self, value: LogEntry.Detail | None) -> None:
-        value = value if type(value) is _c_LogEntry_Detail or value is None else _rt.checked(self, 3, value)
+        value = value if value.__class__ is _c_LogEntry_Detail or value is None else _rt.checked(self, 3, value)
         self.detail = value
 
     def has_detail(self) -> bool:
@@ -296,7 +296,7 @@ class LogEntry(_rt.Message):
         return self.unchecked_detail
 
     def set_unchecked_detail(self, value: LogEntry.Detail | None) -> None:
-        value = value if type(value) is _c_LogEntry_Detail or value is None else _rt.checked(self, 4, value)
+        value = value if value.__class__ is _c_LogEntry_Detail or value is None else _rt.checked(self, 4, value)
         self.unchecked_detail = value
 
     def has_unchecked_detail(self) -> bool:
@@ -593,8 +593,8 @@ class Envelope(_rt.Message):
         entry: LogEntry | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.name = (name if type(name) is str else _rt.checked(self, 1, name)) if name is not None else None
-        self.entry = (entry if type(entry) is LogEntry else _rt.checked(self, 2, entry)) if entry is not None else None
+        self.name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else None
+        self.entry = (entry if entry.__class__ is LogEntry else _rt.checked(self, 2, entry)) if entry is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -604,7 +604,7 @@ class Envelope(_rt.Message):
         return '' if _value is None else _value
 
     def set_name(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         self.name = value
 
     def has_name(self) -> bool:
@@ -618,7 +618,7 @@ class Envelope(_rt.Message):
         return self.entry
 
     def set_entry(self, value: LogEntry | None) -> None:
-        value = value if type(value) is LogEntry or value is None else _rt.checked(self, 2, value)
+        value = value if value.__class__ is LogEntry or value is None else _rt.checked(self, 2, value)
         self.entry = value
 
     def has_entry(self) -> bool:
@@ -785,14 +785,14 @@ class Node(_rt.Message):
     def __init__(
         self,
         *,
-        value: int | None = None,
+        value: int | bool | None = None,
         child: Node | None = None,
         lazy_child: Node | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if value is not None else None
-        self.child = (child if type(child) is Node else _rt.checked(self, 2, child)) if child is not None else None
-        self.lazy_child = (lazy_child if type(lazy_child) is Node else _rt.checked(self, 3, lazy_child)) if lazy_child is not None else None
+        self.value = (value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if value is not None else None
+        self.child = (child if child.__class__ is Node else _rt.checked(self, 2, child)) if child is not None else None
+        self.lazy_child = (lazy_child if lazy_child.__class__ is Node else _rt.checked(self, 3, lazy_child)) if lazy_child is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -801,8 +801,8 @@ class Node(_rt.Message):
         _value = self.value
         return 0 if _value is None else _value
 
-    def set_value(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_value(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self.value = value
 
     def has_value(self) -> bool:
@@ -816,7 +816,7 @@ class Node(_rt.Message):
         return self.child
 
     def set_child(self, value: Node | None) -> None:
-        value = value if type(value) is Node or value is None else _rt.checked(self, 2, value)
+        value = value if value.__class__ is Node or value is None else _rt.checked(self, 2, value)
         self.child = value
 
     def has_child(self) -> bool:
@@ -830,7 +830,7 @@ class Node(_rt.Message):
         return self.lazy_child
 
     def set_lazy_child(self, value: Node | None) -> None:
-        value = value if type(value) is Node or value is None else _rt.checked(self, 3, value)
+        value = value if value.__class__ is Node or value is None else _rt.checked(self, 3, value)
         self.lazy_child = value
 
     def has_lazy_child(self) -> bool:

@@ -13,7 +13,7 @@ import typing as _t
 from protoc_gen_pyopaque.runtime import _gen_v8 as _rt
 
 _pb_no_unknown: _t.Final = b""
-_pb_descriptor: _t.Final = ('golden/editions.proto', b'\n\x15golden/editions.proto\x12\x06golden"\xe7\x02\n\x0bEdition2023\x12.\n\x13explicit_by_default\x18\x01 \x01(\x05R\x11explicitByDefault\x12!\n\x08implicit\x18\x02 \x01(\x05B\x05\xaa\x01\x02\x08\x02R\x08implicit\x12.\n\x0frequired_legacy\x18\x03 \x01(\x05B\x05\xaa\x01\x02\x08\x03R\x0erequiredLegacy\x12!\n\x08expanded\x18\x04 \x03(\x05B\x05\xaa\x01\x02\x18\x02R\x08expanded\x12#\n\tunchecked\x18\x05 \x01(\tB\x05\xaa\x01\x02 \x03R\tunchecked\x12I\n\x0fdelimited_child\x18\x06 \x01(\x0b2\x19.golden.Edition2023.ChildB\x05\xaa\x01\x02(\x02R\x0edelimitedChild\x12#\n\x05state\x18\x07 \x01(\x0e2\r.golden.StateR\x05state\x1a\x1d\n\x05Child\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value*(\n\x05State\x12\x11\n\rSTATE_UNKNOWN\x10\x00\x12\x0c\n\x08STATE_ON\x10\x01B\x05\x92\x03\x02\x10\x02b\x08editionsp\xe8\x07', ())
+_pb_descriptor: _t.Final = ('golden/editions.proto', b'\n\x15golden/editions.proto\x12\x06golden"\xa7\x04\n\x0bEdition2023\x12.\n\x13explicit_by_default\x18\x01 \x01(\x05R\x11explicitByDefault\x12!\n\x08implicit\x18\x02 \x01(\x05B\x05\xaa\x01\x02\x08\x02R\x08implicit\x12.\n\x0frequired_legacy\x18\x03 \x01(\x05B\x05\xaa\x01\x02\x08\x03R\x0erequiredLegacy\x12!\n\x08expanded\x18\x04 \x03(\x05B\x05\xaa\x01\x02\x18\x02R\x08expanded\x12#\n\tunchecked\x18\x05 \x01(\tB\x05\xaa\x01\x02 \x03R\tunchecked\x12I\n\x0fdelimited_child\x18\x06 \x01(\x0b2\x19.golden.Edition2023.ChildB\x05\xaa\x01\x02(\x02R\x0edelimitedChild\x12#\n\x05state\x18\x07 \x01(\x0e2\r.golden.StateR\x05state\x12%\n\x06states\x18\x08 \x03(\x0e2\r.golden.StateR\x06states\x12H\n\rstate_by_name\x18\t \x03(\x0b2$.golden.Edition2023.StateByNameEntryR\x0bstateByName\x1a\x1d\n\x05Child\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value\x1aM\n\x10StateByNameEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12#\n\x05value\x18\x02 \x01(\x0e2\r.golden.StateR\x05value:\x028\x01*(\n\x05State\x12\x11\n\rSTATE_UNKNOWN\x10\x00\x12\x0c\n\x08STATE_ON\x10\x01B\x05\x92\x03\x02\x10\x02b\x08editionsp\xe8\x07', ())
 
 
 class State(_enum.IntEnum):
@@ -31,14 +31,14 @@ class _c_Edition2023_Child(_rt.Message):
     def __init__(
         self,
         *,
-        value: int | None = None,
+        value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
         if value is None:
             self._f_value = 0
         else:
-            self._f_value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+            self._f_value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -48,8 +48,8 @@ class _c_Edition2023_Child(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_value
 
-    def set_value(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_value(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = value
         self._pb_p0 |= 1
@@ -186,7 +186,8 @@ class _c_Edition2023_Child(_rt.Message):
 class Edition2023(_rt.Message):
     Child: _t.TypeAlias = _c_Edition2023_Child
     __slots__ = ("_f_explicit_by_default", "_f_implicit", "_f_required_legacy", "_f_expanded",
-                 "_f_unchecked", "_f_delimited_child", "_f_state", "_pb_p0")
+                 "_f_unchecked", "_f_delimited_child", "_f_state", "_f_states", "_f_state_by_name",
+                 "_pb_p0")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _f_explicit_by_default: int
     _f_implicit: int
@@ -195,44 +196,50 @@ class Edition2023(_rt.Message):
     _f_unchecked: str
     _f_delimited_child: Edition2023.Child | None
     _f_state: int
+    _f_states: list[int]
+    _f_state_by_name: dict[str, int]
     _pb_p0: int
 
     def __init__(
         self,
         *,
-        explicit_by_default: int | None = None,
-        implicit: int | None = None,
-        required_legacy: int | None = None,
+        explicit_by_default: int | bool | None = None,
+        implicit: int | bool | None = None,
+        required_legacy: int | bool | None = None,
         expanded: _t.Iterable[int] = (),
         unchecked: str | None = None,
         delimited_child: Edition2023.Child | None = None,
         state: State | int | None = None,
+        states: _t.Iterable[State | int] = (),
+        state_by_name: _t.Mapping[str, State | int] | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
         if explicit_by_default is None:
             self._f_explicit_by_default = 0
         else:
-            self._f_explicit_by_default = explicit_by_default if type(explicit_by_default) is int and -0x80000000 <= explicit_by_default <= 0x7FFFFFFF else _rt.checked(self, 1, explicit_by_default)
+            self._f_explicit_by_default = explicit_by_default if explicit_by_default.__class__ is int and -0x80000000 <= explicit_by_default <= 0x7FFFFFFF else _rt.checked(self, 1, explicit_by_default)
             self._pb_p0 |= 1
-        self._f_implicit = (implicit if type(implicit) is int and -0x80000000 <= implicit <= 0x7FFFFFFF else _rt.checked(self, 2, implicit)) if implicit is not None else 0
+        self._f_implicit = (implicit if implicit.__class__ is int and -0x80000000 <= implicit <= 0x7FFFFFFF else _rt.checked(self, 2, implicit)) if implicit is not None else 0
         if required_legacy is None:
             self._f_required_legacy = 0
         else:
-            self._f_required_legacy = required_legacy if type(required_legacy) is int and -0x80000000 <= required_legacy <= 0x7FFFFFFF else _rt.checked(self, 3, required_legacy)
+            self._f_required_legacy = required_legacy if required_legacy.__class__ is int and -0x80000000 <= required_legacy <= 0x7FFFFFFF else _rt.checked(self, 3, required_legacy)
             self._pb_p0 |= 2
         self._f_expanded = _rt.checked_list(self, 4, expanded, int, -0x80000000, 0x7FFFFFFF) if expanded else []
         if unchecked is None:
             self._f_unchecked = ''
         else:
-            self._f_unchecked = unchecked if type(unchecked) is str else _rt.checked(self, 5, unchecked)
+            self._f_unchecked = unchecked if unchecked.__class__ is str else _rt.checked(self, 5, unchecked)
             self._pb_p0 |= 4
-        self._f_delimited_child = (delimited_child if type(delimited_child) is _c_Edition2023_Child else _rt.checked(self, 6, delimited_child)) if delimited_child is not None else None
+        self._f_delimited_child = (delimited_child if delimited_child.__class__ is _c_Edition2023_Child else _rt.checked(self, 6, delimited_child)) if delimited_child is not None else None
         if state is None:
             self._f_state = 0
         else:
-            self._f_state = state if type(state) is int and -0x80000000 <= state <= 0x7FFFFFFF else _rt.checked(self, 7, state)
+            self._f_state = state if state.__class__ is int and state in _e_State.numbers else _rt.checked(self, 7, state)
             self._pb_p0 |= 8
+        self._f_states = _rt.checked_list(self, 8, states, None) if states else []
+        self._f_state_by_name = _rt.checked_map(self, 9, state_by_name, str, None) if state_by_name else {}
 
     # -- accessors ---------------------------------------------------------------
 
@@ -240,8 +247,8 @@ class Edition2023(_rt.Message):
         """Field: int32 explicit_by_default = 1;"""
         return self._f_explicit_by_default
 
-    def set_explicit_by_default(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_explicit_by_default(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self._f_explicit_by_default = value
         self._pb_p0 |= 1
 
@@ -256,8 +263,8 @@ class Edition2023(_rt.Message):
         """Field: int32 implicit = 2;"""
         return self._f_implicit
 
-    def set_implicit(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
+    def set_implicit(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
         self._f_implicit = value
 
     def clear_implicit(self) -> None:
@@ -267,8 +274,8 @@ class Edition2023(_rt.Message):
         """Field: int32 required_legacy = 3;"""
         return self._f_required_legacy
 
-    def set_required_legacy(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 3, value)
+    def set_required_legacy(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 3, value)
         self._f_required_legacy = value
         self._pb_p0 |= 2
 
@@ -294,7 +301,7 @@ class Edition2023(_rt.Message):
         return self._f_unchecked
 
     def set_unchecked(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 5, value)
+        value = value if value.__class__ is str else _rt.checked(self, 5, value)
         self._f_unchecked = value
         self._pb_p0 |= 4
 
@@ -310,7 +317,7 @@ class Edition2023(_rt.Message):
         return self._f_delimited_child
 
     def set_delimited_child(self, value: Edition2023.Child | None) -> None:
-        value = value if type(value) is _c_Edition2023_Child or value is None else _rt.checked(self, 6, value)
+        value = value if value.__class__ is _c_Edition2023_Child or value is None else _rt.checked(self, 6, value)
         self._f_delimited_child = value
 
     def has_delimited_child(self) -> bool:
@@ -324,7 +331,7 @@ class Edition2023(_rt.Message):
         return self._f_state
 
     def set_state(self, value: State | int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
+        value = value if value.__class__ is int and value in _e_State.numbers else _rt.checked(self, 7, value)
         self._f_state = value
         self._pb_p0 |= 8
 
@@ -334,6 +341,29 @@ class Edition2023(_rt.Message):
     def clear_state(self) -> None:
         self._f_state = 0
         self._pb_p0 &= ~8
+
+    def get_states(self) -> list[int]:
+        """closed: every element one of State's values
+
+        Field: repeated golden.State states = 8;
+        """
+        return self._f_states
+
+    def set_states(self, value: _t.Iterable[State | int]) -> None:
+        self._f_states = _rt.checked_list(self, 8, value, None) if value else []
+
+    def clear_states(self) -> None:
+        self._f_states = []
+
+    def get_state_by_name(self) -> dict[str, int]:
+        """Field: map<string, golden.State> state_by_name = 9;"""
+        return self._f_state_by_name
+
+    def set_state_by_name(self, value: _t.Mapping[str, State | int]) -> None:
+        self._f_state_by_name = _rt.checked_map(self, 9, value, str, None) if value else {}
+
+    def clear_state_by_name(self) -> None:
+        self._f_state_by_name = {}
 
     # -- codec -------------------------------------------------------------------
 
@@ -354,89 +384,166 @@ class Edition2023(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
-                if _tag == 8:
-                    _iv = _buf[_pos]
-                    if _iv < 0x80:
-                        _pos += 1
-                    else:
-                        _iv, _pos = _rt.dec_int32(_buf, _pos)
-                    self._f_explicit_by_default = _iv
-                    self._pb_p0 |= 1
+                if _tag < 42:
+                    if _tag == 8:
+                        _iv = _buf[_pos]
+                        if _iv < 0x80:
+                            _pos += 1
+                        else:
+                            _iv, _pos = _rt.dec_int32(_buf, _pos)
+                        self._f_explicit_by_default = _iv
+                        self._pb_p0 |= 1
 
-                elif _tag == 16:
-                    _iv = _buf[_pos]
-                    if _iv < 0x80:
-                        _pos += 1
-                    else:
-                        _iv, _pos = _rt.dec_int32(_buf, _pos)
-                    self._f_implicit = _iv
+                    elif _tag == 16:
+                        _iv = _buf[_pos]
+                        if _iv < 0x80:
+                            _pos += 1
+                        else:
+                            _iv, _pos = _rt.dec_int32(_buf, _pos)
+                        self._f_implicit = _iv
 
-                elif _tag == 24:
-                    _iv = _buf[_pos]
-                    if _iv < 0x80:
-                        _pos += 1
-                    else:
-                        _iv, _pos = _rt.dec_int32(_buf, _pos)
-                    self._f_required_legacy = _iv
-                    self._pb_p0 |= 2
+                    elif _tag == 24:
+                        _iv = _buf[_pos]
+                        if _iv < 0x80:
+                            _pos += 1
+                        else:
+                            _iv, _pos = _rt.dec_int32(_buf, _pos)
+                        self._f_required_legacy = _iv
+                        self._pb_p0 |= 2
 
-                elif _tag == 32:
-                    _iv = _buf[_pos]
-                    if _iv < 0x80:
-                        _pos += 1
-                    else:
-                        _iv, _pos = _rt.dec_int32(_buf, _pos)
-                    self._f_expanded.append(_iv)
+                    elif _tag == 32:
+                        _iv = _buf[_pos]
+                        if _iv < 0x80:
+                            _pos += 1
+                        else:
+                            _iv, _pos = _rt.dec_int32(_buf, _pos)
+                        self._f_expanded.append(_iv)
 
-                elif _tag == 34:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                    elif _tag == 34:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(self, _tag, _pos, _n)
 
-                    _rt.dec_packed_int32(_buf, _pos, _e, self._f_expanded)
-                    _pos = _e
-                elif _tag == 42:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
+                        _rt.dec_packed_int32(_buf, _pos, _e, self._f_expanded)
+                        _pos = _e
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _rt.decode_str(_buf[_pos:_e], False)
-                    _pos = _e
-                    self._f_unchecked = _sv
-                    self._pb_p0 |= 4
-
-                elif _tag == 51:
-                    if _depth <= 0:
-                        raise _rt.too_deep(self, _tag, _pos)
-                    _m6 = self._f_delimited_child
-                    if _m6 is None:
-                        _m6 = self._f_delimited_child = _c_Edition2023_Child()
-                    _pos = _m6._pb_merge(_buf, _pos, _end, _depth - 1, 52, _lazy)
-                elif _tag == 56:
-                    _iv = _buf[_pos]
-                    if _iv < 0x80:
-                        _pos += 1
-                    else:
-                        _iv, _pos = _rt.dec_int32(_buf, _pos)
-                    if _iv in _e_State.numbers:
-                        self._f_state = _iv
-                        self._pb_p0 |= 8
-
-                    else:
-                        _rt.add_unknown_varint(self, 7, _iv)
+                        if _tag == _end_tag:
+                            return _pos
+                        _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
                 else:
-                    if _tag == _end_tag:
-                        return _pos
-                    _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
+                    if _tag == 42:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(self, _tag, _pos, _n)
+                        _sv = _rt.decode_str(_buf[_pos:_e], False)
+                        _pos = _e
+                        self._f_unchecked = _sv
+                        self._pb_p0 |= 4
+
+                    elif _tag == 51:
+                        if _depth <= 0:
+                            raise _rt.too_deep(self, _tag, _pos)
+                        _m6 = self._f_delimited_child
+                        if _m6 is None:
+                            _m6 = self._f_delimited_child = _c_Edition2023_Child()
+                        _pos = _m6._pb_merge(_buf, _pos, _end, _depth - 1, 52, _lazy)
+                    elif _tag == 56:
+                        _iv = _buf[_pos]
+                        if _iv < 0x80:
+                            _pos += 1
+                        else:
+                            _iv, _pos = _rt.dec_int32(_buf, _pos)
+                        if _iv in _e_State.numbers:
+                            self._f_state = _iv
+                            self._pb_p0 |= 8
+
+                        else:
+                            _rt.add_unknown_varint(self, 7, _iv)
+                    elif _tag == 64:
+                        _iv = _buf[_pos]
+                        if _iv < 0x80:
+                            _pos += 1
+                        else:
+                            _iv, _pos = _rt.dec_int32(_buf, _pos)
+                        if _iv in _e_State.numbers:
+                            self._f_states.append(_iv)
+
+                        else:
+                            _rt.add_unknown_varint(self, 8, _iv)
+                    elif _tag == 66:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(self, _tag, _pos, _n)
+
+                        _rt.dec_packed_closed_enum(self, 8, frozenset(_e_State.numbers), _buf, _pos, _e, self._f_states)
+                        _pos = _e
+                    elif _tag == 74:
+                        _p9 = _pos
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _ee = _pos + _n
+                        if _ee > _end:
+                            raise _rt.overrun(self, _tag, _pos, _n)
+                        _k9 = ''
+                        _v9 = 0
+                        _raw9 = False
+                        while _pos < _ee:
+                            _etag = _buf[_pos]
+                            if _etag < 0x80:
+                                _pos += 1
+                            else:
+                                _etag, _pos = _rt.dec_tag(_buf, _pos)
+                            if _etag == 10:
+                                _n = _buf[_pos]
+                                if _n < 0x80:
+                                    _pos += 1
+                                else:
+                                    _n, _pos = _rt.dec_len(_buf, _pos)
+                                _e = _pos + _n
+                                if _e > _ee:
+                                    raise _rt.overrun(self, _tag, _pos, _n)
+                                _sv = _buf[_pos:_e].decode()
+                                _pos = _e
+                                _k9 = _sv
+                            elif _etag == 16:
+                                _iv = _buf[_pos]
+                                if _iv < 0x80:
+                                    _pos += 1
+                                else:
+                                    _iv, _pos = _rt.dec_int32(_buf, _pos)
+                                _v9 = _iv
+                            else:
+                                _rt.check_tag(_etag, _pos)
+                                _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                                _raw9 = True
+                        if _pos != _ee:
+                            raise _rt.bad_end(self, _pos, _ee, -1)
+                        if _raw9 or _v9 not in _e_State.numbers:
+                            _rt.merge_unknown(self, _buf, _tag, _p9, _ee, _depth)
+                        else:
+                            self._f_state_by_name[_k9] = _v9
+                    else:
+                        if _tag == _end_tag:
+                            return _pos
+                        _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
 
         except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(self, _tag, _pos, _exc) from None
@@ -513,6 +620,51 @@ class Edition2023(_rt.Message):
             else:
                 raise _rt.out_of_range(14, _x7)
 
+        if self._f_states:
+            _out.append(66)
+            _start = len(_out)
+            _out.append(0)
+            for _x8 in self._f_states:
+                if 0 <= _x8 < 0x80:
+                    _out.append(_x8)
+                elif -0x80000000 <= _x8 <= 0x7FFFFFFF:
+                    _rt.write_varint(_out, _x8)
+                else:
+                    raise _rt.out_of_range(14, _x8)
+
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
+            else:
+                _rt.finish_len(_out, _start)
+
+        _d9 = self._f_state_by_name
+        if _d9:
+            if _deterministic:
+                _d9 = dict(sorted(_d9.items()))
+            for _k9, _v9 in _d9.items():
+                _b1 = _k9.encode()
+                _l1 = len(_b1)
+                _n9 = (_l1 + 2 if _l1 < 0x80 else _l1 + 1 + _rt.varint_size(_l1)) + (2 if 0 <= _v9 < 0x80 else 1 + _rt.varint_size(_v9))
+                _out.append(74)
+                if _n9 < 0x80:
+                    _out.append(_n9)
+                else:
+                    _rt.write_varint(_out, _n9)
+                _out.append(10)
+                if _l1 < 0x80:
+                    _out.append(_l1)
+                else:
+                    _rt.write_varint(_out, _l1)
+                _out.write(_b1)
+                _out.append(16)
+                if 0 <= _v9 < 0x80:
+                    _out.append(_v9)
+                elif -0x80000000 <= _v9 <= 0x7FFFFFFF:
+                    _rt.write_varint(_out, _v9)
+                else:
+                    raise _rt.out_of_range(14, _v9)
+
         if self._pb_unknown:
             _out.write(self._pb_unknown)
 
@@ -531,7 +683,7 @@ class Edition2023(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'explicitByDefault': 1, 'implicit': 2, 'requiredLegacy': 3, 'expanded': 4, 'unchecked': 5, 'delimitedChild': 6, 'state': 7, 'explicit_by_default': 1, 'required_legacy': 3, 'delimited_child': 6}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'explicitByDefault': 1, 'implicit': 2, 'requiredLegacy': 3, 'expanded': 4, 'unchecked': 5, 'delimitedChild': 6, 'state': 7, 'states': 8, 'stateByName': 9, 'explicit_by_default': 1, 'required_legacy': 3, 'delimited_child': 6, 'state_by_name': 9}
 
     def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -558,6 +710,12 @@ class Edition2023(_rt.Message):
         if self._pb_p0 & 8:
             _x7 = self._f_state
             _p.append('"state":' + (_e_State.json_names.get(_x7) or _rt.json_out_enum(_e_State, _x7)))
+        _x8 = self._f_states
+        if _x8:
+            _p.append('"states":' + "[" + ",".join([(_e_State.json_names.get(_y) or _rt.json_out_enum(_e_State, _y)) for _y in _x8]) + "]")
+        _d9 = self._f_state_by_name
+        if _d9:
+            _p.append('"stateByName":' + "{" + ",".join([_rt.json_out_str(_k) + ":" + (_e_State.json_names.get(_v) or _rt.json_out_enum(_e_State, _v)) for _k, _v in _d9.items()]) + "}")
         return "{" + ",".join(_p) + "}"
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -566,59 +724,87 @@ class Edition2023(_rt.Message):
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
-            if _n == 1:
-                if _key != 'explicitByDefault' and 'explicitByDefault' in _obj:
-                    raise _rt.json_refuse()
-                if _v is None:
-                    continue
-                _x1 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
-                self._f_explicit_by_default = _x1
-                self._pb_p0 |= 1
-            elif _n == 2:
-                if _v is None:
-                    continue
-                _x2 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
-                self._f_implicit = _x2
-            elif _n == 3:
-                if _key != 'requiredLegacy' and 'requiredLegacy' in _obj:
-                    raise _rt.json_refuse()
-                if _v is None:
-                    continue
-                _x3 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
-                self._f_required_legacy = _x3
-                self._pb_p0 |= 2
-            elif _n == 4:
-                if _v is None:
-                    continue
-                if type(_v) is not list:
-                    raise _rt.json_refuse()
-                self._f_expanded = [_y if type(_y) is int and -2147483648 <= _y <= 2147483647 else _rt.json_in_int(5, _y) for _y in _t.cast("list[object]", _v)]
-            elif _n == 5:
-                if _v is None:
-                    continue
-                _x5 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
-                self._f_unchecked = _x5
-                self._pb_p0 |= 4
-            elif _n == 6:
-                if _key != 'delimitedChild' and 'delimitedChild' in _obj:
-                    raise _rt.json_refuse()
-                if _v is None:
-                    continue
-                _m6 = self._f_delimited_child
-                if _m6 is None:
-                    _m6 = self._f_delimited_child = _c_Edition2023_Child()
-                _m6._pb_json_merge(_v, _ctx, _depth + 1)
-            elif _n == 7:
-                if _v is None:
-                    continue
-                _x7 = _e_State.names.get(_v) if type(_v) is str else None
-                if _x7 is None:
-                    _x7 = _rt.json_in_enum(_e_State, _v, _ctx)
-                if _x7 is not None:
-                    self._f_state = _x7
-                    self._pb_p0 |= 8
+            if _n < 5:
+                if _n == 1:
+                    if _key != 'explicitByDefault' and 'explicitByDefault' in _obj:
+                        raise _rt.json_refuse()
+                    if _v is None:
+                        continue
+                    _x1 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                    self._f_explicit_by_default = _x1
+                    self._pb_p0 |= 1
+                elif _n == 2:
+                    if _v is None:
+                        continue
+                    _x2 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                    self._f_implicit = _x2
+                elif _n == 3:
+                    if _key != 'requiredLegacy' and 'requiredLegacy' in _obj:
+                        raise _rt.json_refuse()
+                    if _v is None:
+                        continue
+                    _x3 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                    self._f_required_legacy = _x3
+                    self._pb_p0 |= 2
+                elif _n == 4:
+                    if _v is None:
+                        continue
+                    if type(_v) is not list:
+                        raise _rt.json_refuse()
+                    self._f_expanded = [_y if type(_y) is int and -2147483648 <= _y <= 2147483647 else _rt.json_in_int(5, _y) for _y in _t.cast("list[object]", _v)]
+                else:
+                    _rt.json_in_other(self, _key, _v, _ctx, _depth)
             else:
-                _rt.json_in_other(self, _key, _v, _ctx, _depth)
+                if _n == 5:
+                    if _v is None:
+                        continue
+                    _x5 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                    self._f_unchecked = _x5
+                    self._pb_p0 |= 4
+                elif _n == 6:
+                    if _key != 'delimitedChild' and 'delimitedChild' in _obj:
+                        raise _rt.json_refuse()
+                    if _v is None:
+                        continue
+                    _m6 = self._f_delimited_child
+                    if _m6 is None:
+                        _m6 = self._f_delimited_child = _c_Edition2023_Child()
+                    _m6._pb_json_merge(_v, _ctx, _depth + 1)
+                elif _n == 7:
+                    if _v is None:
+                        continue
+                    _x7 = _e_State.names.get(_v) if type(_v) is str else None
+                    if _x7 is None:
+                        _x7 = _rt.json_in_enum(_e_State, _v, _ctx)
+                    if _x7 is not None:
+                        self._f_state = _x7
+                        self._pb_p0 |= 8
+                elif _n == 8:
+                    if _v is None:
+                        continue
+                    self._f_states = _rt.json_in_enums(_e_State, _v, _ctx)
+                elif _n == 9:
+                    if _key != 'stateByName' and 'stateByName' in _obj:
+                        raise _rt.json_refuse()
+                    if _v is None:
+                        continue
+                    if type(_v) is not dict:
+                        raise _rt.json_refuse()
+                    _d9: dict[str, int] = {}
+                    for _k, _w in _t.cast("dict[str, object]", _v).items():
+                        _kv9 = _k if _k.isascii() else _rt.json_in_str(_k)
+                        if _w is None:
+                            raise _rt.json_refuse()
+                        _xv9 = _e_State.names.get(_w) if type(_w) is str else None
+                        if _xv9 is None:
+                            _xv9 = _rt.json_in_enum(_e_State, _w, _ctx)
+
+                        if _xv9 is None:
+                            continue
+                        _d9[_kv9] = _xv9
+                    self._f_state_by_name = _d9
+                else:
+                    _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
     def __eq__(self, _other: object) -> bool:
@@ -635,6 +821,8 @@ class Edition2023(_rt.Message):
                 and self._f_unchecked == _other._f_unchecked
                 and self._f_delimited_child == _other._f_delimited_child
                 and self._f_state == _other._f_state
+                and self._f_states == _other._f_states
+                and self._f_state_by_name == _other._f_state_by_name
             )
         except RecursionError:
             raise _rt.nested_too_deep(self) from None
@@ -660,10 +848,12 @@ Edition2023._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(5, 'unchecked', 'unchecked', 'unchecked', 9, presence=True, utf8=False, default=''),  # string unchecked = 5;
         _rt.FieldInfo(6, 'delimited_child', 'delimitedChild', 'delimited_child', 10, presence=True, message_type=Edition2023.Child),  # golden.Edition2023.Child delimited_child = 6;
         _rt.FieldInfo(7, 'state', 'state', 'state', 14, presence=True, enum=_e_State, default=0),  # golden.State state = 7;
+        _rt.FieldInfo(8, 'states', 'states', 'states', 14, repeated=True, packed=True, enum=_e_State),  # repeated golden.State states = 8;
+        _rt.FieldInfo(9, 'state_by_name', 'stateByName', 'state_by_name', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 9, default=''), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 14, enum=_e_State, default=0)),  # map<string, golden.State> state_by_name = 9;
     ),
     (),
     layout=(('_f_explicit_by_default', '_pb_p0', 1), '_f_implicit', ('_f_required_legacy', '_pb_p0',
             2), '_f_expanded', ('_f_unchecked', '_pb_p0', 4), '_f_delimited_child', ('_f_state',
-            '_pb_p0', 8)),
+            '_pb_p0', 8), '_f_states', '_f_state_by_name'),
 )
 _rt.register_messages(_c_Edition2023_Child, Edition2023)

@@ -40,12 +40,12 @@ class _c_Legacy_Point(_rt.Message):
     def __init__(
         self,
         *,
-        x: int | None = None,
-        y: int | None = None,
+        x: int | bool | None = None,
+        y: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.x = (x if type(x) is int and -0x80000000 <= x <= 0x7FFFFFFF else _rt.checked(self, 7, x)) if x is not None else None
-        self.y = (y if type(y) is int and -0x80000000 <= y <= 0x7FFFFFFF else _rt.checked(self, 8, y)) if y is not None else None
+        self.x = (x if x.__class__ is int and -0x80000000 <= x <= 0x7FFFFFFF else _rt.checked(self, 7, x)) if x is not None else None
+        self.y = (y if y.__class__ is int and -0x80000000 <= y <= 0x7FFFFFFF else _rt.checked(self, 8, y)) if y is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -54,8 +54,8 @@ class _c_Legacy_Point(_rt.Message):
         _value = self.x
         return 0 if _value is None else _value
 
-    def set_x(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
+    def set_x(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
         self.x = value
 
     def has_x(self) -> bool:
@@ -69,8 +69,8 @@ class _c_Legacy_Point(_rt.Message):
         _value = self.y
         return 0 if _value is None else _value
 
-    def set_y(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 8, value)
+    def set_y(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 8, value)
         self.y = value
 
     def has_y(self) -> bool:
@@ -223,7 +223,7 @@ class Legacy(_rt.ExtendableMessage):
     def __init__(
         self,
         *,
-        id: int | None = None,
+        id: int | bool | None = None,
         label: str | None = None,
         level: Level | int | None = None,
         ratio: float | None = None,
@@ -232,12 +232,12 @@ class Legacy(_rt.ExtendableMessage):
     ) -> None:
         self._pb_unknown = b""
         self._pb_ext = {}
-        self.id = (id if type(id) is int and -0x80000000 <= id <= 0x7FFFFFFF else _rt.checked(self, 1, id)) if id is not None else None
-        self.label = (label if type(label) is str else _rt.checked(self, 2, label)) if label is not None else None
-        self.level = (level if type(level) is int and -0x80000000 <= level <= 0x7FFFFFFF else _rt.checked(self, 3, level)) if level is not None else None
-        self.ratio = (ratio if type(ratio) is float else _rt.checked(self, 4, ratio)) if ratio is not None else None
+        self.id = (id if id.__class__ is int and -0x80000000 <= id <= 0x7FFFFFFF else _rt.checked(self, 1, id)) if id is not None else None
+        self.label = (label if label.__class__ is str else _rt.checked(self, 2, label)) if label is not None else None
+        self.level = (level if level.__class__ is int and level in _e_Level.numbers else _rt.checked(self, 3, level)) if level is not None else None
+        self.ratio = (ratio if ratio.__class__ is float else _rt.checked(self, 4, ratio)) if ratio is not None else None
         self.samples = _rt.checked_list(self, 5, samples, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if samples else []
-        self.point = (point if type(point) is _c_Legacy_Point else _rt.checked(self, 6, point)) if point is not None else None
+        self.point = (point if point.__class__ is _c_Legacy_Point else _rt.checked(self, 6, point)) if point is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -246,8 +246,8 @@ class Legacy(_rt.ExtendableMessage):
         _value = self.id
         return 0 if _value is None else _value
 
-    def set_id(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_id(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self.id = value
 
     def has_id(self) -> bool:
@@ -262,7 +262,7 @@ class Legacy(_rt.ExtendableMessage):
         return 'none "quoted" \\ end' if _value is None else _value
 
     def set_label(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 2, value)
+        value = value if value.__class__ is str else _rt.checked(self, 2, value)
         self.label = value
 
     def has_label(self) -> bool:
@@ -277,7 +277,7 @@ class Legacy(_rt.ExtendableMessage):
         return 2 if _value is None else _value
 
     def set_level(self, value: Level | int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 3, value)
+        value = value if value.__class__ is int and value in _e_Level.numbers else _rt.checked(self, 3, value)
         self.level = value
 
     def has_level(self) -> bool:
@@ -292,7 +292,7 @@ class Legacy(_rt.ExtendableMessage):
         return float("inf") if _value is None else _value
 
     def set_ratio(self, value: float) -> None:
-        value = value if type(value) is float else _rt.checked(self, 4, value)
+        value = value if value.__class__ is float else _rt.checked(self, 4, value)
         self.ratio = value
 
     def has_ratio(self) -> bool:
@@ -316,7 +316,7 @@ class Legacy(_rt.ExtendableMessage):
         return self.point
 
     def set_point(self, value: Legacy.Point | None) -> None:
-        value = value if type(value) is _c_Legacy_Point or value is None else _rt.checked(self, 6, value)
+        value = value if value.__class__ is _c_Legacy_Point or value is None else _rt.checked(self, 6, value)
         self.point = value
 
     def has_point(self) -> bool:
@@ -608,12 +608,12 @@ class ConflictJsonName(_rt.Message):
     def __init__(
         self,
         *,
-        value: int | None = None,
-        new_value: int | None = None,
+        value: int | bool | None = None,
+        new_value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if value is not None else None
-        self.new_value = (new_value if type(new_value) is int and -0x80000000 <= new_value <= 0x7FFFFFFF else _rt.checked(self, 2, new_value)) if new_value is not None else None
+        self.value = (value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if value is not None else None
+        self.new_value = (new_value if new_value.__class__ is int and -0x80000000 <= new_value <= 0x7FFFFFFF else _rt.checked(self, 2, new_value)) if new_value is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -622,8 +622,8 @@ class ConflictJsonName(_rt.Message):
         _value = self.value
         return 0 if _value is None else _value
 
-    def set_value(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_value(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self.value = value
 
     def has_value(self) -> bool:
@@ -637,8 +637,8 @@ class ConflictJsonName(_rt.Message):
         _value = self.new_value
         return 0 if _value is None else _value
 
-    def set_new_value(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
+    def set_new_value(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
         self.new_value = value
 
     def has_new_value(self) -> bool:

@@ -32,20 +32,20 @@ class _c_Legacy_Point(_rt.Message):
     def __init__(
         self,
         *,
-        x: int | None = None,
-        y: int | None = None,
+        x: int | bool | None = None,
+        y: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
         if x is None:
             self._f_x = 0
         else:
-            self._f_x = x if type(x) is int and -0x80000000 <= x <= 0x7FFFFFFF else _rt.checked(self, 7, x)
+            self._f_x = x if x.__class__ is int and -0x80000000 <= x <= 0x7FFFFFFF else _rt.checked(self, 7, x)
             self._pb_p0 |= 1
         if y is None:
             self._f_y = 0
         else:
-            self._f_y = y if type(y) is int and -0x80000000 <= y <= 0x7FFFFFFF else _rt.checked(self, 8, y)
+            self._f_y = y if y.__class__ is int and -0x80000000 <= y <= 0x7FFFFFFF else _rt.checked(self, 8, y)
             self._pb_p0 |= 2
 
     # -- accessors ---------------------------------------------------------------
@@ -55,8 +55,8 @@ class _c_Legacy_Point(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_x
 
-    def set_x(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
+    def set_x(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_x = value
         self._pb_p0 |= 1
@@ -75,8 +75,8 @@ class _c_Legacy_Point(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_y
 
-    def set_y(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 8, value)
+    def set_y(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 8, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_y = value
         self._pb_p0 |= 2
@@ -255,7 +255,7 @@ class Legacy(_rt.ExtendableMessage):
     def __init__(
         self,
         *,
-        id: int | None = None,
+        id: int | bool | None = None,
         label: str | None = None,
         level: Level | int | None = None,
         ratio: float | None = None,
@@ -268,25 +268,25 @@ class Legacy(_rt.ExtendableMessage):
         if id is None:
             self._f_id = 0
         else:
-            self._f_id = id if type(id) is int and -0x80000000 <= id <= 0x7FFFFFFF else _rt.checked(self, 1, id)
+            self._f_id = id if id.__class__ is int and -0x80000000 <= id <= 0x7FFFFFFF else _rt.checked(self, 1, id)
             self._pb_p0 |= 1
         if label is None:
             self._f_label = 'none "quoted" \\ end'
         else:
-            self._f_label = label if type(label) is str else _rt.checked(self, 2, label)
+            self._f_label = label if label.__class__ is str else _rt.checked(self, 2, label)
             self._pb_p0 |= 2
         if level is None:
             self._f_level = 2
         else:
-            self._f_level = level if type(level) is int and -0x80000000 <= level <= 0x7FFFFFFF else _rt.checked(self, 3, level)
+            self._f_level = level if level.__class__ is int and level in _e_Level.numbers else _rt.checked(self, 3, level)
             self._pb_p0 |= 4
         if ratio is None:
             self._f_ratio = float("inf")
         else:
-            self._f_ratio = ratio if type(ratio) is float else _rt.checked(self, 4, ratio)
+            self._f_ratio = ratio if ratio.__class__ is float else _rt.checked(self, 4, ratio)
             self._pb_p0 |= 8
         self._f_samples = _rt.checked_list(self, 5, samples, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if samples else []
-        self._f_point = (point if type(point) is _c_Legacy_Point else _rt.checked(self, 6, point)) if point is not None else None
+        self._f_point = (point if point.__class__ is _c_Legacy_Point else _rt.checked(self, 6, point)) if point is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -294,8 +294,8 @@ class Legacy(_rt.ExtendableMessage):
         """Field: required int32 id = 1;"""
         return self._f_id
 
-    def set_id(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_id(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self._f_id = value
         self._pb_p0 |= 1
 
@@ -311,7 +311,7 @@ class Legacy(_rt.ExtendableMessage):
         return self._f_label
 
     def set_label(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 2, value)
+        value = value if value.__class__ is str else _rt.checked(self, 2, value)
         self._f_label = value
         self._pb_p0 |= 2
 
@@ -327,7 +327,7 @@ class Legacy(_rt.ExtendableMessage):
         return self._f_level
 
     def set_level(self, value: Level | int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 3, value)
+        value = value if value.__class__ is int and value in _e_Level.numbers else _rt.checked(self, 3, value)
         self._f_level = value
         self._pb_p0 |= 4
 
@@ -343,7 +343,7 @@ class Legacy(_rt.ExtendableMessage):
         return self._f_ratio
 
     def set_ratio(self, value: float) -> None:
-        value = value if type(value) is float else _rt.checked(self, 4, value)
+        value = value if value.__class__ is float else _rt.checked(self, 4, value)
         self._f_ratio = value
         self._pb_p0 |= 8
 
@@ -369,7 +369,7 @@ class Legacy(_rt.ExtendableMessage):
         return self._f_point
 
     def set_point(self, value: Legacy.Point | None) -> None:
-        value = value if type(value) is _c_Legacy_Point or value is None else _rt.checked(self, 6, value)
+        value = value if value.__class__ is _c_Legacy_Point or value is None else _rt.checked(self, 6, value)
         self._f_point = value
 
     def has_point(self) -> bool:
@@ -670,20 +670,20 @@ class ConflictJsonName(_rt.Message):
     def __init__(
         self,
         *,
-        value: int | None = None,
-        new_value: int | None = None,
+        value: int | bool | None = None,
+        new_value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
         if value is None:
             self._f_value = 0
         else:
-            self._f_value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+            self._f_value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
             self._pb_p0 |= 1
         if new_value is None:
             self._f_new_value = 0
         else:
-            self._f_new_value = new_value if type(new_value) is int and -0x80000000 <= new_value <= 0x7FFFFFFF else _rt.checked(self, 2, new_value)
+            self._f_new_value = new_value if new_value.__class__ is int and -0x80000000 <= new_value <= 0x7FFFFFFF else _rt.checked(self, 2, new_value)
             self._pb_p0 |= 2
 
     # -- accessors ---------------------------------------------------------------
@@ -693,8 +693,8 @@ class ConflictJsonName(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_value
 
-    def set_value(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_value(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = value
         self._pb_p0 |= 1
@@ -713,8 +713,8 @@ class ConflictJsonName(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_new_value
 
-    def set_new_value(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
+    def set_new_value(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_new_value = value
         self._pb_p0 |= 2

@@ -54,10 +54,10 @@ class buf(_rt.Message):
     def __init__(
         self,
         *,
-        a: int | None = None,
+        a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = (a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
+        self.a = (a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -66,8 +66,8 @@ class buf(_rt.Message):
         _value = self.a
         return 0 if _value is None else _value
 
-    def set_a(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_a(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self.a = value
 
     def has_a(self) -> bool:
@@ -182,10 +182,10 @@ class m4(_rt.Message):
     def __init__(
         self,
         *,
-        a: int | None = None,
+        a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = (a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
+        self.a = (a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -194,8 +194,8 @@ class m4(_rt.Message):
         _value = self.a
         return 0 if _value is None else _value
 
-    def set_a(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_a(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self.a = value
 
     def has_a(self) -> bool:
@@ -310,10 +310,10 @@ class i5(_rt.Message):
     def __init__(
         self,
         *,
-        a: int | None = None,
+        a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = (a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
+        self.a = (a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -322,8 +322,8 @@ class i5(_rt.Message):
         _value = self.a
         return 0 if _value is None else _value
 
-    def set_a(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_a(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self.a = value
 
     def has_a(self) -> bool:
@@ -446,10 +446,10 @@ class key6(_rt.Message):
     def __init__(
         self,
         *,
-        a: int | None = None,
+        a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = (a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
+        self.a = (a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -458,8 +458,8 @@ class key6(_rt.Message):
         _value = self.a
         return 0 if _value is None else _value
 
-    def set_a(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_a(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self.a = value
 
     def has_a(self) -> bool:
@@ -582,10 +582,10 @@ class class_(_rt.Message):
     def __init__(
         self,
         *,
-        a: int | None = None,
+        a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = (a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
+        self.a = (a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -594,8 +594,8 @@ class class_(_rt.Message):
         _value = self.a
         return 0 if _value is None else _value
 
-    def set_a(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_a(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self.a = value
 
     def has_a(self) -> bool:
@@ -1026,10 +1026,10 @@ class Private_(_rt.Message):
     def __init__(
         self,
         *,
-        a: int | None = None,
+        a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = (a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
+        self.a = (a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1038,8 +1038,8 @@ class Private_(_rt.Message):
         _value = self.a
         return 0 if _value is None else _value
 
-    def set_a(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_a(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self.a = value
 
     def has_a(self) -> bool:
@@ -1210,52 +1210,52 @@ class Holder(_rt.ExtendableMessage):
         one: i5 | None = None,
         other: key6 | None = None,
         four: m4 | None = None,
-        has_pick_: int | None = None,
-        foo: int | None = None,
-        get_foo_: int | None = None,
-        int_: int | None = None,
-        classmethod_: int | None = None,
-        parse_: int | None = None,
-        self_: int | None = None,
-        x_: int | None = None,
-        y__: int | None = None,
-        pb_info_: int | None = None,
-        x__: int | None = None,
+        has_pick_: int | bool | None = None,
+        foo: int | bool | None = None,
+        get_foo_: int | bool | None = None,
+        int_: int | bool | None = None,
+        classmethod_: int | bool | None = None,
+        parse_: int | bool | None = None,
+        self_: int | bool | None = None,
+        x_: int | bool | None = None,
+        y__: int | bool | None = None,
+        pb_info_: int | bool | None = None,
+        x__: int | bool | None = None,
         raw: buf | None = None,
-        buf_: int | None = None,
-        type: int | None = None,
+        buf_: int | bool | None = None,
+        type: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._pb_ext = {}
         self._oc_pick = 0
         self._ov_pick = None
-        self.f_buf = (_rt.checked(self, 1, f_buf)) if f_buf is not None else None
+        self.f_buf = (f_buf if f_buf.__class__ is buf else _rt.checked(self, 1, f_buf)) if f_buf is not None else None
         self.m4_ = _rt.checked_list(self, 4, m4_, m4) if m4_ else []
         self.items = _rt.checked_list(self, 5, items, i5) if items else []
         self.by_id = _rt.checked_map(self, 6, by_id, int, key6) if by_id else {}
         if one is not None:
-            self._ov_pick = _rt.checked(self, 7, one)
+            self._ov_pick = one if one.__class__ is i5 else _rt.checked(self, 7, one)
             self._oc_pick = 7
         if other is not None:
-            self._ov_pick = _rt.checked(self, 8, other)
+            self._ov_pick = other if other.__class__ is key6 else _rt.checked(self, 8, other)
             self._oc_pick = 8
         if four is not None:
-            self._ov_pick = _rt.checked(self, 9, four)
+            self._ov_pick = four if four.__class__ is m4 else _rt.checked(self, 9, four)
             self._oc_pick = 9
-        self.has_pick_ = (_rt.checked(self, 10, has_pick_)) if has_pick_ is not None else None
-        self.foo = (_rt.checked(self, 11, foo)) if foo is not None else None
-        self.get_foo_ = (_rt.checked(self, 12, get_foo_)) if get_foo_ is not None else None
-        self.int_ = (_rt.checked(self, 13, int_)) if int_ is not None else None
-        self.classmethod_ = (_rt.checked(self, 14, classmethod_)) if classmethod_ is not None else None
-        self.parse_ = (_rt.checked(self, 15, parse_)) if parse_ is not None else None
-        self.self_ = (_rt.checked(self, 16, self_)) if self_ is not None else None
-        self.x_ = (_rt.checked(self, 17, x_)) if x_ is not None else None
-        self.y__ = (_rt.checked(self, 18, y__)) if y__ is not None else None
-        self.pb_info_ = (_rt.checked(self, 19, pb_info_)) if pb_info_ is not None else None
-        self.x__ = (_rt.checked(self, 20, x__)) if x__ is not None else None
-        self.raw = (_rt.checked(self, 21, raw)) if raw is not None else None
-        self.buf_ = (_rt.checked(self, 22, buf_)) if buf_ is not None else None
-        self.type = (_rt.checked(self, 23, type)) if type is not None else None
+        self.has_pick_ = (has_pick_ if has_pick_.__class__ is int and -0x80000000 <= has_pick_ <= 0x7FFFFFFF else _rt.checked(self, 10, has_pick_)) if has_pick_ is not None else None
+        self.foo = (foo if foo.__class__ is int and -0x80000000 <= foo <= 0x7FFFFFFF else _rt.checked(self, 11, foo)) if foo is not None else None
+        self.get_foo_ = (get_foo_ if get_foo_.__class__ is int and -0x80000000 <= get_foo_ <= 0x7FFFFFFF else _rt.checked(self, 12, get_foo_)) if get_foo_ is not None else None
+        self.int_ = (int_ if int_.__class__ is int and -0x80000000 <= int_ <= 0x7FFFFFFF else _rt.checked(self, 13, int_)) if int_ is not None else None
+        self.classmethod_ = (classmethod_ if classmethod_.__class__ is int and -0x80000000 <= classmethod_ <= 0x7FFFFFFF else _rt.checked(self, 14, classmethod_)) if classmethod_ is not None else None
+        self.parse_ = (parse_ if parse_.__class__ is int and -0x80000000 <= parse_ <= 0x7FFFFFFF else _rt.checked(self, 15, parse_)) if parse_ is not None else None
+        self.self_ = (self_ if self_.__class__ is int and -0x80000000 <= self_ <= 0x7FFFFFFF else _rt.checked(self, 16, self_)) if self_ is not None else None
+        self.x_ = (x_ if x_.__class__ is int and -0x80000000 <= x_ <= 0x7FFFFFFF else _rt.checked(self, 17, x_)) if x_ is not None else None
+        self.y__ = (y__ if y__.__class__ is int and -0x80000000 <= y__ <= 0x7FFFFFFF else _rt.checked(self, 18, y__)) if y__ is not None else None
+        self.pb_info_ = (pb_info_ if pb_info_.__class__ is int and -0x80000000 <= pb_info_ <= 0x7FFFFFFF else _rt.checked(self, 19, pb_info_)) if pb_info_ is not None else None
+        self.x__ = (x__ if x__.__class__ is int and -0x80000000 <= x__ <= 0x7FFFFFFF else _rt.checked(self, 20, x__)) if x__ is not None else None
+        self.raw = (raw if raw.__class__ is buf else _rt.checked(self, 21, raw)) if raw is not None else None
+        self.buf_ = (buf_ if buf_.__class__ is int and -0x80000000 <= buf_ <= 0x7FFFFFFF else _rt.checked(self, 22, buf_)) if buf_ is not None else None
+        self.type = (type if type.__class__ is int and -0x80000000 <= type <= 0x7FFFFFFF else _rt.checked(self, 23, type)) if type is not None else None
 
     @property
     def one(self) -> i5 | None:
@@ -1267,7 +1267,7 @@ class Holder(_rt.ExtendableMessage):
     @one.setter
     def one(self, value: i5 | None) -> None:
         if value is not None:
-            self._ov_pick = value if type(value) is i5 else _rt.checked(self, 7, value)
+            self._ov_pick = value if value.__class__ is i5 else _rt.checked(self, 7, value)
             self._oc_pick = 7
         elif self._oc_pick == 7:
             self._oc_pick = 0
@@ -1283,7 +1283,7 @@ class Holder(_rt.ExtendableMessage):
     @other.setter
     def other(self, value: key6 | None) -> None:
         if value is not None:
-            self._ov_pick = value if type(value) is key6 else _rt.checked(self, 8, value)
+            self._ov_pick = value if value.__class__ is key6 else _rt.checked(self, 8, value)
             self._oc_pick = 8
         elif self._oc_pick == 8:
             self._oc_pick = 0
@@ -1299,7 +1299,7 @@ class Holder(_rt.ExtendableMessage):
     @four.setter
     def four(self, value: m4 | None) -> None:
         if value is not None:
-            self._ov_pick = value if type(value) is m4 else _rt.checked(self, 9, value)
+            self._ov_pick = value if value.__class__ is m4 else _rt.checked(self, 9, value)
             self._oc_pick = 9
         elif self._oc_pick == 9:
             self._oc_pick = 0
@@ -1312,7 +1312,7 @@ class Holder(_rt.ExtendableMessage):
         return self.f_buf
 
     def set_f_buf(self, value: buf | None) -> None:
-        value = value if type(value) is buf or value is None else _rt.checked(self, 1, value)
+        value = value if value.__class__ is buf or value is None else _rt.checked(self, 1, value)
         self.f_buf = value
 
     def has_f_buf(self) -> bool:
@@ -1362,7 +1362,7 @@ class Holder(_rt.ExtendableMessage):
         return None
 
     def set_one(self, value: i5 | None) -> None:
-        value = value if type(value) is i5 or value is None else _rt.checked(self, 7, value)
+        value = value if value.__class__ is i5 or value is None else _rt.checked(self, 7, value)
         if value is None:
             self.clear_one()
             return
@@ -1384,7 +1384,7 @@ class Holder(_rt.ExtendableMessage):
         return None
 
     def set_other(self, value: key6 | None) -> None:
-        value = value if type(value) is key6 or value is None else _rt.checked(self, 8, value)
+        value = value if value.__class__ is key6 or value is None else _rt.checked(self, 8, value)
         if value is None:
             self.clear_other()
             return
@@ -1406,7 +1406,7 @@ class Holder(_rt.ExtendableMessage):
         return None
 
     def set_four(self, value: m4 | None) -> None:
-        value = value if type(value) is m4 or value is None else _rt.checked(self, 9, value)
+        value = value if value.__class__ is m4 or value is None else _rt.checked(self, 9, value)
         if value is None:
             self.clear_four()
             return
@@ -1426,8 +1426,8 @@ class Holder(_rt.ExtendableMessage):
         _value = self.has_pick_
         return 0 if _value is None else _value
 
-    def set_has_pick(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 10, value)
+    def set_has_pick(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 10, value)
         self.has_pick_ = value
 
     def has_has_pick(self) -> bool:
@@ -1441,8 +1441,8 @@ class Holder(_rt.ExtendableMessage):
         _value = self.foo
         return 0 if _value is None else _value
 
-    def set_foo(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 11, value)
+    def set_foo(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 11, value)
         self.foo = value
 
     def has_foo(self) -> bool:
@@ -1456,8 +1456,8 @@ class Holder(_rt.ExtendableMessage):
         _value = self.get_foo_
         return 0 if _value is None else _value
 
-    def set_get_foo(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 12, value)
+    def set_get_foo(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 12, value)
         self.get_foo_ = value
 
     def has_get_foo(self) -> bool:
@@ -1471,8 +1471,8 @@ class Holder(_rt.ExtendableMessage):
         _value = self.int_
         return 0 if _value is None else _value
 
-    def set_int(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 13, value)
+    def set_int(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 13, value)
         self.int_ = value
 
     def has_int(self) -> bool:
@@ -1486,8 +1486,8 @@ class Holder(_rt.ExtendableMessage):
         _value = self.classmethod_
         return 0 if _value is None else _value
 
-    def set_classmethod(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 14, value)
+    def set_classmethod(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 14, value)
         self.classmethod_ = value
 
     def has_classmethod(self) -> bool:
@@ -1501,8 +1501,8 @@ class Holder(_rt.ExtendableMessage):
         _value = self.parse_
         return 0 if _value is None else _value
 
-    def set_parse(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 15, value)
+    def set_parse(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 15, value)
         self.parse_ = value
 
     def has_parse(self) -> bool:
@@ -1516,8 +1516,8 @@ class Holder(_rt.ExtendableMessage):
         _value = self.self_
         return 0 if _value is None else _value
 
-    def set_self(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 16, value)
+    def set_self(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 16, value)
         self.self_ = value
 
     def has_self(self) -> bool:
@@ -1531,8 +1531,8 @@ class Holder(_rt.ExtendableMessage):
         _value = self.x_
         return 0 if _value is None else _value
 
-    def set__x(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 17, value)
+    def set__x(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 17, value)
         self.x_ = value
 
     def has__x(self) -> bool:
@@ -1546,8 +1546,8 @@ class Holder(_rt.ExtendableMessage):
         _value = self.y__
         return 0 if _value is None else _value
 
-    def set___y(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 18, value)
+    def set___y(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 18, value)
         self.y__ = value
 
     def has___y(self) -> bool:
@@ -1561,8 +1561,8 @@ class Holder(_rt.ExtendableMessage):
         _value = self.pb_info_
         return 0 if _value is None else _value
 
-    def set__pb_info(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 19, value)
+    def set__pb_info(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 19, value)
         self.pb_info_ = value
 
     def has__pb_info(self) -> bool:
@@ -1576,8 +1576,8 @@ class Holder(_rt.ExtendableMessage):
         _value = self.x__
         return 0 if _value is None else _value
 
-    def set_x_(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 20, value)
+    def set_x_(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 20, value)
         self.x__ = value
 
     def has_x_(self) -> bool:
@@ -1594,7 +1594,7 @@ class Holder(_rt.ExtendableMessage):
         return self.raw
 
     def set_raw(self, value: buf | None) -> None:
-        value = value if type(value) is buf or value is None else _rt.checked(self, 21, value)
+        value = value if value.__class__ is buf or value is None else _rt.checked(self, 21, value)
         self.raw = value
 
     def has_raw(self) -> bool:
@@ -1608,8 +1608,8 @@ class Holder(_rt.ExtendableMessage):
         _value = self.buf_
         return 0 if _value is None else _value
 
-    def set_buf(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 22, value)
+    def set_buf(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 22, value)
         self.buf_ = value
 
     def has_buf(self) -> bool:
@@ -1626,8 +1626,8 @@ class Holder(_rt.ExtendableMessage):
         _value = self.type
         return 0 if _value is None else _value
 
-    def set_type(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 23, value)
+    def set_type(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 23, value)
         self.type = value
 
     def has_type(self) -> bool:
@@ -2590,7 +2590,7 @@ class Enums(_rt.Message):
         e: Enums.E | int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.e = (e if type(e) is int and -0x80000000 <= e <= 0x7FFFFFFF else _rt.checked(self, 1, e)) if e is not None else None
+        self.e = (e if e.__class__ is int and e in _e_Enums_E.numbers else _rt.checked(self, 1, e)) if e is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -2600,7 +2600,7 @@ class Enums(_rt.Message):
         return 0 if _value is None else _value
 
     def set_e(self, value: Enums.E | int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+        value = value if value.__class__ is int and value in _e_Enums_E.numbers else _rt.checked(self, 1, value)
         self.e = value
 
     def has_e(self) -> bool:
@@ -2721,10 +2721,10 @@ class _c_Outer_Inner_X(_rt.Message):
     def __init__(
         self,
         *,
-        a: int | None = None,
+        a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = (a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
+        self.a = (a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -2733,8 +2733,8 @@ class _c_Outer_Inner_X(_rt.Message):
         _value = self.a
         return 0 if _value is None else _value
 
-    def set_a(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_a(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self.a = value
 
     def has_a(self) -> bool:
@@ -2853,7 +2853,7 @@ class Outer(_rt.Message):
         x: Outer.Inner_X | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.x = (x if type(x) is _c_Outer_Inner_X else _rt.checked(self, 1, x)) if x is not None else None
+        self.x = (x if x.__class__ is _c_Outer_Inner_X else _rt.checked(self, 1, x)) if x is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -2862,7 +2862,7 @@ class Outer(_rt.Message):
         return self.x
 
     def set_x(self, value: Outer.Inner_X | None) -> None:
-        value = value if type(value) is _c_Outer_Inner_X or value is None else _rt.checked(self, 1, value)
+        value = value if value.__class__ is _c_Outer_Inner_X or value is None else _rt.checked(self, 1, value)
         self.x = value
 
     def has_x(self) -> bool:
@@ -2991,10 +2991,10 @@ class _c_Outer_Inner_X_(_rt.Message):
     def __init__(
         self,
         *,
-        a: int | None = None,
+        a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = (a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
+        self.a = (a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -3003,8 +3003,8 @@ class _c_Outer_Inner_X_(_rt.Message):
         _value = self.a
         return 0 if _value is None else _value
 
-    def set_a(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_a(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self.a = value
 
     def has_a(self) -> bool:
@@ -3123,7 +3123,7 @@ class Outer_Inner(_rt.Message):
         x: Outer_Inner.X | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.x = (x if type(x) is _c_Outer_Inner_X_ else _rt.checked(self, 1, x)) if x is not None else None
+        self.x = (x if x.__class__ is _c_Outer_Inner_X_ else _rt.checked(self, 1, x)) if x is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -3132,7 +3132,7 @@ class Outer_Inner(_rt.Message):
         return self.x
 
     def set_x(self, value: Outer_Inner.X | None) -> None:
-        value = value if type(value) is _c_Outer_Inner_X_ or value is None else _rt.checked(self, 1, value)
+        value = value if value.__class__ is _c_Outer_Inner_X_ or value is None else _rt.checked(self, 1, value)
         self.x = value
 
     def has_x(self) -> bool:

@@ -71,40 +71,40 @@ class Scalars(_rt.Message):
         *,
         f_double: float | None = None,
         f_float: float | None = None,
-        f_int64: int | None = None,
-        f_uint64: int | None = None,
-        f_int32: int | None = None,
-        f_fixed64: int | None = None,
-        f_fixed32: int | None = None,
+        f_int64: int | bool | None = None,
+        f_uint64: int | bool | None = None,
+        f_int32: int | bool | None = None,
+        f_fixed64: int | bool | None = None,
+        f_fixed32: int | bool | None = None,
         f_bool: bool | None = None,
         f_string: str | None = None,
         f_bytes: bytes | None = None,
-        f_uint32: int | None = None,
-        f_sfixed32: int | None = None,
-        f_sfixed64: int | None = None,
-        f_sint32: int | None = None,
-        f_sint64: int | None = None,
-        opt_int32: int | None = None,
+        f_uint32: int | bool | None = None,
+        f_sfixed32: int | bool | None = None,
+        f_sfixed64: int | bool | None = None,
+        f_sint32: int | bool | None = None,
+        f_sint64: int | bool | None = None,
+        opt_int32: int | bool | None = None,
         opt_string: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.f_double = (f_double if type(f_double) is float else _rt.checked(self, 1, f_double)) if f_double is not None else 0.0
-        self.f_float = (_rt.round_f32(f_float) if type(f_float) is float else _rt.checked(self, 2, f_float)) if f_float is not None else 0.0
-        self.f_int64 = (f_int64 if type(f_int64) is int and f_int64 <= 0x3FFFFFFFFFFFFFFF and f_int64 >= -0x4000000000000000 else _rt.checked(self, 3, f_int64)) if f_int64 is not None else 0
-        self.f_uint64 = (f_uint64 if type(f_uint64) is int and f_uint64 <= 0x3FFFFFFFFFFFFFFF and f_uint64 >= 0 else _rt.checked(self, 4, f_uint64)) if f_uint64 is not None else 0
-        self.f_int32 = (f_int32 if type(f_int32) is int and -0x80000000 <= f_int32 <= 0x7FFFFFFF else _rt.checked(self, 5, f_int32)) if f_int32 is not None else 0
-        self.f_fixed64 = (f_fixed64 if type(f_fixed64) is int and f_fixed64 <= 0x3FFFFFFFFFFFFFFF and f_fixed64 >= 0 else _rt.checked(self, 6, f_fixed64)) if f_fixed64 is not None else 0
-        self.f_fixed32 = (f_fixed32 if type(f_fixed32) is int and 0 <= f_fixed32 <= 0xFFFFFFFF else _rt.checked(self, 7, f_fixed32)) if f_fixed32 is not None else 0
-        self.f_bool = (f_bool if type(f_bool) is bool else _rt.checked(self, 8, f_bool)) if f_bool is not None else False
-        self.f_string = (f_string if type(f_string) is str else _rt.checked(self, 9, f_string)) if f_string is not None else ''
-        self.f_bytes = (f_bytes if type(f_bytes) is bytes else _rt.checked(self, 10, f_bytes)) if f_bytes is not None else b''
-        self.f_uint32 = (f_uint32 if type(f_uint32) is int and 0 <= f_uint32 <= 0xFFFFFFFF else _rt.checked(self, 11, f_uint32)) if f_uint32 is not None else 0
-        self.f_sfixed32 = (f_sfixed32 if type(f_sfixed32) is int and -0x80000000 <= f_sfixed32 <= 0x7FFFFFFF else _rt.checked(self, 12, f_sfixed32)) if f_sfixed32 is not None else 0
-        self.f_sfixed64 = (f_sfixed64 if type(f_sfixed64) is int and f_sfixed64 <= 0x3FFFFFFFFFFFFFFF and f_sfixed64 >= -0x4000000000000000 else _rt.checked(self, 13, f_sfixed64)) if f_sfixed64 is not None else 0
-        self.f_sint32 = (f_sint32 if type(f_sint32) is int and -0x80000000 <= f_sint32 <= 0x7FFFFFFF else _rt.checked(self, 14, f_sint32)) if f_sint32 is not None else 0
-        self.f_sint64 = (f_sint64 if type(f_sint64) is int and f_sint64 <= 0x3FFFFFFFFFFFFFFF and f_sint64 >= -0x4000000000000000 else _rt.checked(self, 15, f_sint64)) if f_sint64 is not None else 0
-        self.opt_int32 = (opt_int32 if type(opt_int32) is int and -0x80000000 <= opt_int32 <= 0x7FFFFFFF else _rt.checked(self, 16, opt_int32)) if opt_int32 is not None else None
-        self.opt_string = (opt_string if type(opt_string) is str else _rt.checked(self, 17, opt_string)) if opt_string is not None else None
+        self.f_double = (f_double if f_double.__class__ is float else _rt.checked(self, 1, f_double)) if f_double is not None else 0.0
+        self.f_float = (_rt.round_f32(f_float) if f_float.__class__ is float else _rt.checked(self, 2, f_float)) if f_float is not None else 0.0
+        self.f_int64 = (f_int64 if f_int64.__class__ is int and f_int64 <= 0x3FFFFFFFFFFFFFFF and f_int64 >= -0x4000000000000000 else _rt.checked(self, 3, f_int64)) if f_int64 is not None else 0
+        self.f_uint64 = (f_uint64 if f_uint64.__class__ is int and f_uint64 <= 0x3FFFFFFFFFFFFFFF and f_uint64 >= 0 else _rt.checked(self, 4, f_uint64)) if f_uint64 is not None else 0
+        self.f_int32 = (f_int32 if f_int32.__class__ is int and -0x80000000 <= f_int32 <= 0x7FFFFFFF else _rt.checked(self, 5, f_int32)) if f_int32 is not None else 0
+        self.f_fixed64 = (f_fixed64 if f_fixed64.__class__ is int and f_fixed64 <= 0x3FFFFFFFFFFFFFFF and f_fixed64 >= 0 else _rt.checked(self, 6, f_fixed64)) if f_fixed64 is not None else 0
+        self.f_fixed32 = (f_fixed32 if f_fixed32.__class__ is int and 0 <= f_fixed32 <= 0xFFFFFFFF else _rt.checked(self, 7, f_fixed32)) if f_fixed32 is not None else 0
+        self.f_bool = (f_bool if f_bool.__class__ is bool else _rt.checked(self, 8, f_bool)) if f_bool is not None else False
+        self.f_string = (f_string if f_string.__class__ is str else _rt.checked(self, 9, f_string)) if f_string is not None else ''
+        self.f_bytes = (f_bytes if f_bytes.__class__ is bytes else _rt.checked(self, 10, f_bytes)) if f_bytes is not None else b''
+        self.f_uint32 = (f_uint32 if f_uint32.__class__ is int and 0 <= f_uint32 <= 0xFFFFFFFF else _rt.checked(self, 11, f_uint32)) if f_uint32 is not None else 0
+        self.f_sfixed32 = (f_sfixed32 if f_sfixed32.__class__ is int and -0x80000000 <= f_sfixed32 <= 0x7FFFFFFF else _rt.checked(self, 12, f_sfixed32)) if f_sfixed32 is not None else 0
+        self.f_sfixed64 = (f_sfixed64 if f_sfixed64.__class__ is int and f_sfixed64 <= 0x3FFFFFFFFFFFFFFF and f_sfixed64 >= -0x4000000000000000 else _rt.checked(self, 13, f_sfixed64)) if f_sfixed64 is not None else 0
+        self.f_sint32 = (f_sint32 if f_sint32.__class__ is int and -0x80000000 <= f_sint32 <= 0x7FFFFFFF else _rt.checked(self, 14, f_sint32)) if f_sint32 is not None else 0
+        self.f_sint64 = (f_sint64 if f_sint64.__class__ is int and f_sint64 <= 0x3FFFFFFFFFFFFFFF and f_sint64 >= -0x4000000000000000 else _rt.checked(self, 15, f_sint64)) if f_sint64 is not None else 0
+        self.opt_int32 = (opt_int32 if opt_int32.__class__ is int and -0x80000000 <= opt_int32 <= 0x7FFFFFFF else _rt.checked(self, 16, opt_int32)) if opt_int32 is not None else None
+        self.opt_string = (opt_string if opt_string.__class__ is str else _rt.checked(self, 17, opt_string)) if opt_string is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -113,7 +113,7 @@ class Scalars(_rt.Message):
         return self.f_double
 
     def set_f_double(self, value: float) -> None:
-        value = value if type(value) is float else _rt.checked(self, 1, value)
+        value = value if value.__class__ is float else _rt.checked(self, 1, value)
         self.f_double = value
 
     def clear_f_double(self) -> None:
@@ -124,7 +124,7 @@ class Scalars(_rt.Message):
         return self.f_float
 
     def set_f_float(self, value: float) -> None:
-        value = _rt.round_f32(value) if type(value) is float else _rt.checked(self, 2, value)
+        value = _rt.round_f32(value) if value.__class__ is float else _rt.checked(self, 2, value)
         self.f_float = value
 
     def clear_f_float(self) -> None:
@@ -134,8 +134,8 @@ class Scalars(_rt.Message):
         """Field: int64 f_int64 = 3;"""
         return self.f_int64
 
-    def set_f_int64(self, value: int) -> None:
-        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 3, value)
+    def set_f_int64(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 3, value)
         self.f_int64 = value
 
     def clear_f_int64(self) -> None:
@@ -145,8 +145,8 @@ class Scalars(_rt.Message):
         """Field: uint64 f_uint64 = 4;"""
         return self.f_uint64
 
-    def set_f_uint64(self, value: int) -> None:
-        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 4, value)
+    def set_f_uint64(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 4, value)
         self.f_uint64 = value
 
     def clear_f_uint64(self) -> None:
@@ -156,8 +156,8 @@ class Scalars(_rt.Message):
         """Field: int32 f_int32 = 5;"""
         return self.f_int32
 
-    def set_f_int32(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 5, value)
+    def set_f_int32(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 5, value)
         self.f_int32 = value
 
     def clear_f_int32(self) -> None:
@@ -167,8 +167,8 @@ class Scalars(_rt.Message):
         """Field: fixed64 f_fixed64 = 6;"""
         return self.f_fixed64
 
-    def set_f_fixed64(self, value: int) -> None:
-        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 6, value)
+    def set_f_fixed64(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 6, value)
         self.f_fixed64 = value
 
     def clear_f_fixed64(self) -> None:
@@ -178,8 +178,8 @@ class Scalars(_rt.Message):
         """Field: fixed32 f_fixed32 = 7;"""
         return self.f_fixed32
 
-    def set_f_fixed32(self, value: int) -> None:
-        value = value if type(value) is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 7, value)
+    def set_f_fixed32(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 7, value)
         self.f_fixed32 = value
 
     def clear_f_fixed32(self) -> None:
@@ -190,7 +190,7 @@ class Scalars(_rt.Message):
         return self.f_bool
 
     def set_f_bool(self, value: bool) -> None:
-        value = value if type(value) is bool else _rt.checked(self, 8, value)
+        value = value if value.__class__ is bool else _rt.checked(self, 8, value)
         self.f_bool = value
 
     def clear_f_bool(self) -> None:
@@ -201,7 +201,7 @@ class Scalars(_rt.Message):
         return self.f_string
 
     def set_f_string(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 9, value)
+        value = value if value.__class__ is str else _rt.checked(self, 9, value)
         self.f_string = value
 
     def clear_f_string(self) -> None:
@@ -212,7 +212,7 @@ class Scalars(_rt.Message):
         return self.f_bytes
 
     def set_f_bytes(self, value: bytes) -> None:
-        value = value if type(value) is bytes else _rt.checked(self, 10, value)
+        value = value if value.__class__ is bytes else _rt.checked(self, 10, value)
         self.f_bytes = value
 
     def clear_f_bytes(self) -> None:
@@ -222,8 +222,8 @@ class Scalars(_rt.Message):
         """Field: uint32 f_uint32 = 11;"""
         return self.f_uint32
 
-    def set_f_uint32(self, value: int) -> None:
-        value = value if type(value) is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 11, value)
+    def set_f_uint32(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 11, value)
         self.f_uint32 = value
 
     def clear_f_uint32(self) -> None:
@@ -233,8 +233,8 @@ class Scalars(_rt.Message):
         """Field: sfixed32 f_sfixed32 = 12;"""
         return self.f_sfixed32
 
-    def set_f_sfixed32(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 12, value)
+    def set_f_sfixed32(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 12, value)
         self.f_sfixed32 = value
 
     def clear_f_sfixed32(self) -> None:
@@ -244,8 +244,8 @@ class Scalars(_rt.Message):
         """Field: sfixed64 f_sfixed64 = 13;"""
         return self.f_sfixed64
 
-    def set_f_sfixed64(self, value: int) -> None:
-        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 13, value)
+    def set_f_sfixed64(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 13, value)
         self.f_sfixed64 = value
 
     def clear_f_sfixed64(self) -> None:
@@ -255,8 +255,8 @@ class Scalars(_rt.Message):
         """Field: sint32 f_sint32 = 14;"""
         return self.f_sint32
 
-    def set_f_sint32(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 14, value)
+    def set_f_sint32(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 14, value)
         self.f_sint32 = value
 
     def clear_f_sint32(self) -> None:
@@ -266,8 +266,8 @@ class Scalars(_rt.Message):
         """Field: sint64 f_sint64 = 15;"""
         return self.f_sint64
 
-    def set_f_sint64(self, value: int) -> None:
-        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 15, value)
+    def set_f_sint64(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 15, value)
         self.f_sint64 = value
 
     def clear_f_sint64(self) -> None:
@@ -281,8 +281,8 @@ class Scalars(_rt.Message):
         _value = self.opt_int32
         return 0 if _value is None else _value
 
-    def set_opt_int32(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 16, value)
+    def set_opt_int32(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 16, value)
         self.opt_int32 = value
 
     def has_opt_int32(self) -> bool:
@@ -297,7 +297,7 @@ class Scalars(_rt.Message):
         return '' if _value is None else _value
 
     def set_opt_string(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 17, value)
+        value = value if value.__class__ is str else _rt.checked(self, 17, value)
         self.opt_string = value
 
     def has_opt_string(self) -> bool:
@@ -881,14 +881,14 @@ class FixedFirst(_rt.Message):
     def __init__(
         self,
         *,
-        id: int | None = None,
-        count: int | None = None,
-        small: int | None = None,
+        id: int | bool | None = None,
+        count: int | bool | None = None,
+        small: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.id = (id if type(id) is int and id <= 0x3FFFFFFFFFFFFFFF and id >= 0 else _rt.checked(self, 1, id)) if id is not None else 0
-        self.count = (count if type(count) is int and count <= 0x3FFFFFFFFFFFFFFF and count >= 0 else _rt.checked(self, 2, count)) if count is not None else 0
-        self.small = (small if type(small) is int and 0 <= small <= 0xFFFFFFFF else _rt.checked(self, 3, small)) if small is not None else 0
+        self.id = (id if id.__class__ is int and id <= 0x3FFFFFFFFFFFFFFF and id >= 0 else _rt.checked(self, 1, id)) if id is not None else 0
+        self.count = (count if count.__class__ is int and count <= 0x3FFFFFFFFFFFFFFF and count >= 0 else _rt.checked(self, 2, count)) if count is not None else 0
+        self.small = (small if small.__class__ is int and 0 <= small <= 0xFFFFFFFF else _rt.checked(self, 3, small)) if small is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -896,8 +896,8 @@ class FixedFirst(_rt.Message):
         """Field: fixed64 id = 1;"""
         return self.id
 
-    def set_id(self, value: int) -> None:
-        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 1, value)
+    def set_id(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 1, value)
         self.id = value
 
     def clear_id(self) -> None:
@@ -907,8 +907,8 @@ class FixedFirst(_rt.Message):
         """Field: uint64 count = 2;"""
         return self.count
 
-    def set_count(self, value: int) -> None:
-        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 2, value)
+    def set_count(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 2, value)
         self.count = value
 
     def clear_count(self) -> None:
@@ -918,8 +918,8 @@ class FixedFirst(_rt.Message):
         """Field: fixed32 small = 3;"""
         return self.small
 
-    def set_small(self, value: int) -> None:
-        value = value if type(value) is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 3, value)
+    def set_small(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 3, value)
         self.small = value
 
     def clear_small(self) -> None:

@@ -35,7 +35,7 @@ class Query(_rt.Message):
         text: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.text = (text if type(text) is str else _rt.checked(self, 1, text)) if text is not None else ''
+        self.text = (text if text.__class__ is str else _rt.checked(self, 1, text)) if text is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -44,7 +44,7 @@ class Query(_rt.Message):
         return self.text
 
     def set_text(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         self.text = value
 
     def clear_text(self) -> None:

@@ -27,7 +27,7 @@ class Query(_rt.Message):
         text: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_text = (text if type(text) is str else _rt.checked(self, 1, text)) if text is not None else ''
+        self._f_text = (text if text.__class__ is str else _rt.checked(self, 1, text)) if text is not None else ''
 
     # -- accessors ---------------------------------------------------------------
 
@@ -37,7 +37,7 @@ class Query(_rt.Message):
         return self._f_text
 
     def set_text(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_text = value
 

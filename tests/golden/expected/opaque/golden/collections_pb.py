@@ -37,8 +37,8 @@ class _c_Collections_Item(_rt.Message):
         color: Collections.Color | int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_key = (key if type(key) is str else _rt.checked(self, 1, key)) if key is not None else ''
-        self._f_color = (color if type(color) is int and -0x80000000 <= color <= 0x7FFFFFFF else _rt.checked(self, 2, color)) if color is not None else 0
+        self._f_key = (key if key.__class__ is str else _rt.checked(self, 1, key)) if key is not None else ''
+        self._f_color = (color if color.__class__ is int and -0x80000000 <= color <= 0x7FFFFFFF else _rt.checked(self, 2, color)) if color is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -48,7 +48,7 @@ class _c_Collections_Item(_rt.Message):
         return self._f_key
 
     def set_key(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_key = value
 
@@ -62,7 +62,7 @@ class _c_Collections_Item(_rt.Message):
         return self._f_color
 
     def set_color(self, value: Collections.Color | int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_color = value
 
@@ -272,13 +272,13 @@ class Collections(_rt.Message):
         self._f_ratios = _rt.checked_list(self, 11, ratios, None) if ratios else []
         self._f_weights = _rt.checked_map(self, 12, weights, str, None) if weights else {}
         if text is not None:
-            self._ov_choice = text if type(text) is str else _rt.checked(self, 7, text)
+            self._ov_choice = text if text.__class__ is str else _rt.checked(self, 7, text)
             self._oc_choice = 7
         if item is not None:
-            self._ov_choice = item if type(item) is _c_Collections_Item else _rt.checked(self, 8, item)
+            self._ov_choice = item if item.__class__ is _c_Collections_Item else _rt.checked(self, 8, item)
             self._oc_choice = 8
         if scalars is not None:
-            self._ov_choice = scalars if type(scalars) is _m_golden__scalars_pb.Scalars else _rt.checked(self, 9, scalars)
+            self._ov_choice = scalars if scalars.__class__ is _m_golden__scalars_pb.Scalars else _rt.checked(self, 9, scalars)
             self._oc_choice = 9
 
     # -- accessors ---------------------------------------------------------------
@@ -414,7 +414,7 @@ class Collections(_rt.Message):
         return ''
 
     def set_text(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 7, value)
+        value = value if value.__class__ is str else _rt.checked(self, 7, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._oc_choice = 7
         self._ov_choice = value
@@ -437,7 +437,7 @@ class Collections(_rt.Message):
         return None
 
     def set_item(self, value: Collections.Item | None) -> None:
-        value = value if type(value) is _c_Collections_Item or value is None else _rt.checked(self, 8, value)
+        value = value if value.__class__ is _c_Collections_Item or value is None else _rt.checked(self, 8, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if value is None:
             self.clear_item()
@@ -463,7 +463,7 @@ class Collections(_rt.Message):
         return None
 
     def set_scalars(self, value: _m_golden__scalars_pb.Scalars | None) -> None:
-        value = value if type(value) is _m_golden__scalars_pb.Scalars or value is None else _rt.checked(self, 9, value)
+        value = value if value.__class__ is _m_golden__scalars_pb.Scalars or value is None else _rt.checked(self, 9, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if value is None:
             self.clear_scalars()

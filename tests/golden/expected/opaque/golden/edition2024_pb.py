@@ -27,7 +27,7 @@ class _c_LogEntry_Detail(_rt.Message):
         self,
         *,
         lines: _t.Iterable[str] = (),
-        level: int | None = None,
+        level: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
@@ -35,7 +35,7 @@ class _c_LogEntry_Detail(_rt.Message):
         if level is None:
             self._f_level = 0
         else:
-            self._f_level = level if type(level) is int and -0x80000000 <= level <= 0x7FFFFFFF else _rt.checked(self, 2, level)
+            self._f_level = level if level.__class__ is int and -0x80000000 <= level <= 0x7FFFFFFF else _rt.checked(self, 2, level)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -58,8 +58,8 @@ class _c_LogEntry_Detail(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_level
 
-    def set_level(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
+    def set_level(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_level = value
         self._pb_p0 |= 1
@@ -246,7 +246,7 @@ class LogEntry(_rt.Message):
     def __init__(
         self,
         *,
-        timestamp: int | None = None,
+        timestamp: int | bool | None = None,
         message: str | None = None,
         detail: LogEntry.Detail | None = None,
         unchecked_detail: LogEntry.Detail | None = None,
@@ -259,15 +259,15 @@ class LogEntry(_rt.Message):
         if timestamp is None:
             self._f_timestamp = 0
         else:
-            self._f_timestamp = timestamp if type(timestamp) is int and timestamp <= 0x3FFFFFFFFFFFFFFF and timestamp >= -0x4000000000000000 else _rt.checked(self, 1, timestamp)
+            self._f_timestamp = timestamp if timestamp.__class__ is int and timestamp <= 0x3FFFFFFFFFFFFFFF and timestamp >= -0x4000000000000000 else _rt.checked(self, 1, timestamp)
             self._pb_p0 |= 1
         if message is None:
             self._f_message = ''
         else:
-            self._f_message = message if type(message) is str else _rt.checked(self, 2, message)
+            self._f_message = message if message.__class__ is str else _rt.checked(self, 2, message)
             self._pb_p0 |= 2
-        self._f_detail = (detail if type(detail) is _c_LogEntry_Detail else _rt.checked(self, 3, detail)) if detail is not None else None
-        self._f_unchecked_detail = (unchecked_detail if type(unchecked_detail) is _c_LogEntry_Detail else _rt.checked(self, 4, unchecked_detail)) if unchecked_detail is not None else None
+        self._f_detail = (detail if detail.__class__ is _c_LogEntry_Detail else _rt.checked(self, 3, detail)) if detail is not None else None
+        self._f_unchecked_detail = (unchecked_detail if unchecked_detail.__class__ is _c_LogEntry_Detail else _rt.checked(self, 4, unchecked_detail)) if unchecked_detail is not None else None
         self._f_history = _rt.checked_list(self, 5, history, _c_LogEntry_Detail) if history else []
 
     # -- accessors ---------------------------------------------------------------
@@ -277,8 +277,8 @@ class LogEntry(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_timestamp
 
-    def set_timestamp(self, value: int) -> None:
-        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)
+    def set_timestamp(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_timestamp = value
         self._pb_p0 |= 1
@@ -298,7 +298,7 @@ class LogEntry(_rt.Message):
         return self._f_message
 
     def set_message(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 2, value)
+        value = value if value.__class__ is str else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_message = value
         self._pb_p0 |= 2
@@ -322,7 +322,7 @@ class LogEntry(_rt.Message):
         return self._f_detail
 
     def set_detail(self, value: LogEntry.Detail | None) -> None:
-        value = value if type(value) is _c_LogEntry_Detail or value is None else _rt.checked(self, 3, value)
+        value = value if value.__class__ is _c_LogEntry_Detail or value is None else _rt.checked(self, 3, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._l_detail is not None:
             with _rt.LAZY_LOCK:
@@ -350,7 +350,7 @@ class LogEntry(_rt.Message):
         return self._f_unchecked_detail
 
     def set_unchecked_detail(self, value: LogEntry.Detail | None) -> None:
-        value = value if type(value) is _c_LogEntry_Detail or value is None else _rt.checked(self, 4, value)
+        value = value if value.__class__ is _c_LogEntry_Detail or value is None else _rt.checked(self, 4, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._l_unchecked_detail is not None:
             with _rt.LAZY_LOCK:
@@ -766,9 +766,9 @@ class Envelope(_rt.Message):
         if name is None:
             self._f_name = ''
         else:
-            self._f_name = name if type(name) is str else _rt.checked(self, 1, name)
+            self._f_name = name if name.__class__ is str else _rt.checked(self, 1, name)
             self._pb_p0 |= 1
-        self._f_entry = (entry if type(entry) is LogEntry else _rt.checked(self, 2, entry)) if entry is not None else None
+        self._f_entry = (entry if entry.__class__ is LogEntry else _rt.checked(self, 2, entry)) if entry is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -778,7 +778,7 @@ class Envelope(_rt.Message):
         return self._f_name
 
     def set_name(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 1, value)
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_name = value
         self._pb_p0 |= 1
@@ -798,7 +798,7 @@ class Envelope(_rt.Message):
         return self._f_entry
 
     def set_entry(self, value: LogEntry | None) -> None:
-        value = value if type(value) is LogEntry or value is None else _rt.checked(self, 2, value)
+        value = value if value.__class__ is LogEntry or value is None else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_entry = value
 
@@ -995,7 +995,7 @@ class Node(_rt.Message):
     def __init__(
         self,
         *,
-        value: int | None = None,
+        value: int | bool | None = None,
         child: Node | None = None,
         lazy_child: Node | None = None,
     ) -> None:
@@ -1005,10 +1005,10 @@ class Node(_rt.Message):
         if value is None:
             self._f_value = 0
         else:
-            self._f_value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+            self._f_value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
             self._pb_p0 |= 1
-        self._f_child = (child if type(child) is Node else _rt.checked(self, 2, child)) if child is not None else None
-        self._f_lazy_child = (lazy_child if type(lazy_child) is Node else _rt.checked(self, 3, lazy_child)) if lazy_child is not None else None
+        self._f_child = (child if child.__class__ is Node else _rt.checked(self, 2, child)) if child is not None else None
+        self._f_lazy_child = (lazy_child if lazy_child.__class__ is Node else _rt.checked(self, 3, lazy_child)) if lazy_child is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1017,8 +1017,8 @@ class Node(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_value
 
-    def set_value(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_value(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_value = value
         self._pb_p0 |= 1
@@ -1038,7 +1038,7 @@ class Node(_rt.Message):
         return self._f_child
 
     def set_child(self, value: Node | None) -> None:
-        value = value if type(value) is Node or value is None else _rt.checked(self, 2, value)
+        value = value if value.__class__ is Node or value is None else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_child = value
 
@@ -1057,7 +1057,7 @@ class Node(_rt.Message):
         return self._f_lazy_child
 
     def set_lazy_child(self, value: Node | None) -> None:
-        value = value if type(value) is Node or value is None else _rt.checked(self, 3, value)
+        value = value if value.__class__ is Node or value is None else _rt.checked(self, 3, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._l_lazy_child is not None:
             with _rt.LAZY_LOCK:

@@ -47,14 +47,14 @@ class buf(_rt.Message):
     def __init__(
         self,
         *,
-        a: int | None = None,
+        a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
         if a is None:
             self._f_a = 0
         else:
-            self._f_a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
+            self._f_a = a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -64,8 +64,8 @@ class buf(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_a
 
-    def set_a(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_a(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_a = value
         self._pb_p0 |= 1
@@ -209,14 +209,14 @@ class m4(_rt.Message):
     def __init__(
         self,
         *,
-        a: int | None = None,
+        a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
         if a is None:
             self._f_a = 0
         else:
-            self._f_a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
+            self._f_a = a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -226,8 +226,8 @@ class m4(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_a
 
-    def set_a(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_a(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_a = value
         self._pb_p0 |= 1
@@ -370,14 +370,14 @@ class i5(_rt.Message):
     def __init__(
         self,
         *,
-        a: int | None = None,
+        a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
         if a is None:
             self._f_a = 0
         else:
-            self._f_a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
+            self._f_a = a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -386,8 +386,8 @@ class i5(_rt.Message):
         """Field: required int32 a = 1;"""
         return self._f_a
 
-    def set_a(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_a(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self._f_a = value
         self._pb_p0 |= 1
 
@@ -515,14 +515,14 @@ class key6(_rt.Message):
     def __init__(
         self,
         *,
-        a: int | None = None,
+        a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
         if a is None:
             self._f_a = 0
         else:
-            self._f_a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
+            self._f_a = a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -531,8 +531,8 @@ class key6(_rt.Message):
         """Field: required int32 a = 1;"""
         return self._f_a
 
-    def set_a(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_a(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         self._f_a = value
         self._pb_p0 |= 1
 
@@ -661,14 +661,14 @@ class class_(_rt.Message):
     def __init__(
         self,
         *,
-        a: int | None = None,
+        a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
         if a is None:
             self._f_a = 0
         else:
-            self._f_a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
+            self._f_a = a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -678,8 +678,8 @@ class class_(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_a
 
-    def set_a(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_a(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_a = value
         self._pb_p0 |= 1
@@ -1215,14 +1215,14 @@ class Private_(_rt.Message):
     def __init__(
         self,
         *,
-        a: int | None = None,
+        a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
         if a is None:
             self._f_a = 0
         else:
-            self._f_a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
+            self._f_a = a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -1232,8 +1232,8 @@ class Private_(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_a
 
-    def set_a(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_a(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_a = value
         self._pb_p0 |= 1
@@ -1407,20 +1407,20 @@ class Holder(_rt.ExtendableMessage):
         one: i5 | None = None,
         other: key6 | None = None,
         four: m4 | None = None,
-        has_pick_: int | None = None,
-        foo: int | None = None,
-        get_foo_: int | None = None,
-        int_: int | None = None,
-        classmethod_: int | None = None,
-        parse_: int | None = None,
-        self_: int | None = None,
-        x_: int | None = None,
-        y__: int | None = None,
-        pb_info_: int | None = None,
-        x__: int | None = None,
+        has_pick_: int | bool | None = None,
+        foo: int | bool | None = None,
+        get_foo_: int | bool | None = None,
+        int_: int | bool | None = None,
+        classmethod_: int | bool | None = None,
+        parse_: int | bool | None = None,
+        self_: int | bool | None = None,
+        x_: int | bool | None = None,
+        y__: int | bool | None = None,
+        pb_info_: int | bool | None = None,
+        x__: int | bool | None = None,
         raw: buf | None = None,
-        buf_: int | None = None,
-        type: int | None = None,
+        buf_: int | bool | None = None,
+        type: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._l_raw = None
@@ -1428,84 +1428,84 @@ class Holder(_rt.ExtendableMessage):
         self._pb_p0 = 0
         self._oc_pick = 0
         self._ov_pick = None
-        self._f_f_buf = (_rt.checked(self, 1, f_buf)) if f_buf is not None else None
+        self._f_f_buf = (f_buf if f_buf.__class__ is buf else _rt.checked(self, 1, f_buf)) if f_buf is not None else None
         self._f_m4 = _rt.checked_list(self, 4, m4_, m4) if m4_ else []
         self._f_items = _rt.checked_list(self, 5, items, i5) if items else []
         self._f_by_id = _rt.checked_map(self, 6, by_id, int, key6) if by_id else {}
         if one is not None:
-            self._ov_pick = _rt.checked(self, 7, one)
+            self._ov_pick = one if one.__class__ is i5 else _rt.checked(self, 7, one)
             self._oc_pick = 7
         if other is not None:
-            self._ov_pick = _rt.checked(self, 8, other)
+            self._ov_pick = other if other.__class__ is key6 else _rt.checked(self, 8, other)
             self._oc_pick = 8
         if four is not None:
-            self._ov_pick = _rt.checked(self, 9, four)
+            self._ov_pick = four if four.__class__ is m4 else _rt.checked(self, 9, four)
             self._oc_pick = 9
         if has_pick_ is None:
             self._f_has_pick = 0
         else:
-            self._f_has_pick = _rt.checked(self, 10, has_pick_)
+            self._f_has_pick = has_pick_ if has_pick_.__class__ is int and -0x80000000 <= has_pick_ <= 0x7FFFFFFF else _rt.checked(self, 10, has_pick_)
             self._pb_p0 |= 1
         if foo is None:
             self._f_foo = 0
         else:
-            self._f_foo = _rt.checked(self, 11, foo)
+            self._f_foo = foo if foo.__class__ is int and -0x80000000 <= foo <= 0x7FFFFFFF else _rt.checked(self, 11, foo)
             self._pb_p0 |= 2
         if get_foo_ is None:
             self._f_get_foo = 0
         else:
-            self._f_get_foo = _rt.checked(self, 12, get_foo_)
+            self._f_get_foo = get_foo_ if get_foo_.__class__ is int and -0x80000000 <= get_foo_ <= 0x7FFFFFFF else _rt.checked(self, 12, get_foo_)
             self._pb_p0 |= 4
         if int_ is None:
             self._f_int = 0
         else:
-            self._f_int = _rt.checked(self, 13, int_)
+            self._f_int = int_ if int_.__class__ is int and -0x80000000 <= int_ <= 0x7FFFFFFF else _rt.checked(self, 13, int_)
             self._pb_p0 |= 8
         if classmethod_ is None:
             self._f_classmethod = 0
         else:
-            self._f_classmethod = _rt.checked(self, 14, classmethod_)
+            self._f_classmethod = classmethod_ if classmethod_.__class__ is int and -0x80000000 <= classmethod_ <= 0x7FFFFFFF else _rt.checked(self, 14, classmethod_)
             self._pb_p0 |= 16
         if parse_ is None:
             self._f_parse = 0
         else:
-            self._f_parse = _rt.checked(self, 15, parse_)
+            self._f_parse = parse_ if parse_.__class__ is int and -0x80000000 <= parse_ <= 0x7FFFFFFF else _rt.checked(self, 15, parse_)
             self._pb_p0 |= 32
         if self_ is None:
             self._f_self = 0
         else:
-            self._f_self = _rt.checked(self, 16, self_)
+            self._f_self = self_ if self_.__class__ is int and -0x80000000 <= self_ <= 0x7FFFFFFF else _rt.checked(self, 16, self_)
             self._pb_p0 |= 64
         if x_ is None:
             self._f__x = 0
         else:
-            self._f__x = _rt.checked(self, 17, x_)
+            self._f__x = x_ if x_.__class__ is int and -0x80000000 <= x_ <= 0x7FFFFFFF else _rt.checked(self, 17, x_)
             self._pb_p0 |= 128
         if y__ is None:
             self._f___y = 0
         else:
-            self._f___y = _rt.checked(self, 18, y__)
+            self._f___y = y__ if y__.__class__ is int and -0x80000000 <= y__ <= 0x7FFFFFFF else _rt.checked(self, 18, y__)
             self._pb_p0 |= 256
         if pb_info_ is None:
             self._f__pb_info = 0
         else:
-            self._f__pb_info = _rt.checked(self, 19, pb_info_)
+            self._f__pb_info = pb_info_ if pb_info_.__class__ is int and -0x80000000 <= pb_info_ <= 0x7FFFFFFF else _rt.checked(self, 19, pb_info_)
             self._pb_p0 |= 512
         if x__ is None:
             self._f_x_ = 0
         else:
-            self._f_x_ = _rt.checked(self, 20, x__)
+            self._f_x_ = x__ if x__.__class__ is int and -0x80000000 <= x__ <= 0x7FFFFFFF else _rt.checked(self, 20, x__)
             self._pb_p0 |= 1024
-        self._f_raw = (_rt.checked(self, 21, raw)) if raw is not None else None
+        self._f_raw = (raw if raw.__class__ is buf else _rt.checked(self, 21, raw)) if raw is not None else None
         if buf_ is None:
             self._f_buf = 0
         else:
-            self._f_buf = _rt.checked(self, 22, buf_)
+            self._f_buf = buf_ if buf_.__class__ is int and -0x80000000 <= buf_ <= 0x7FFFFFFF else _rt.checked(self, 22, buf_)
             self._pb_p0 |= 2048
         if type is None:
             self._f_type = 0
         else:
-            self._f_type = _rt.checked(self, 23, type)
+            self._f_type = type if type.__class__ is int and -0x80000000 <= type <= 0x7FFFFFFF else _rt.checked(self, 23, type)
             self._pb_p0 |= 4096
 
     # -- accessors ---------------------------------------------------------------
@@ -1515,7 +1515,7 @@ class Holder(_rt.ExtendableMessage):
         return self._f_f_buf
 
     def set_f_buf(self, value: buf | None) -> None:
-        value = value if type(value) is buf or value is None else _rt.checked(self, 1, value)
+        value = value if value.__class__ is buf or value is None else _rt.checked(self, 1, value)
         self._f_f_buf = value
 
     def has_f_buf(self) -> bool:
@@ -1565,7 +1565,7 @@ class Holder(_rt.ExtendableMessage):
         return None
 
     def set_one(self, value: i5 | None) -> None:
-        value = value if type(value) is i5 or value is None else _rt.checked(self, 7, value)
+        value = value if value.__class__ is i5 or value is None else _rt.checked(self, 7, value)
         if value is None:
             self.clear_one()
             return
@@ -1587,7 +1587,7 @@ class Holder(_rt.ExtendableMessage):
         return None
 
     def set_other(self, value: key6 | None) -> None:
-        value = value if type(value) is key6 or value is None else _rt.checked(self, 8, value)
+        value = value if value.__class__ is key6 or value is None else _rt.checked(self, 8, value)
         if value is None:
             self.clear_other()
             return
@@ -1609,7 +1609,7 @@ class Holder(_rt.ExtendableMessage):
         return None
 
     def set_four(self, value: m4 | None) -> None:
-        value = value if type(value) is m4 or value is None else _rt.checked(self, 9, value)
+        value = value if value.__class__ is m4 or value is None else _rt.checked(self, 9, value)
         if value is None:
             self.clear_four()
             return
@@ -1628,8 +1628,8 @@ class Holder(_rt.ExtendableMessage):
         """Field: optional int32 has_pick = 10;"""
         return self._f_has_pick
 
-    def set_has_pick(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 10, value)
+    def set_has_pick(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 10, value)
         self._f_has_pick = value
         self._pb_p0 |= 1
 
@@ -1644,8 +1644,8 @@ class Holder(_rt.ExtendableMessage):
         """Field: optional int32 foo = 11;"""
         return self._f_foo
 
-    def set_foo(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 11, value)
+    def set_foo(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 11, value)
         self._f_foo = value
         self._pb_p0 |= 2
 
@@ -1660,8 +1660,8 @@ class Holder(_rt.ExtendableMessage):
         """Field: optional int32 get_foo = 12;"""
         return self._f_get_foo
 
-    def set_get_foo(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 12, value)
+    def set_get_foo(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 12, value)
         self._f_get_foo = value
         self._pb_p0 |= 4
 
@@ -1676,8 +1676,8 @@ class Holder(_rt.ExtendableMessage):
         """Field: optional int32 int = 13;"""
         return self._f_int
 
-    def set_int(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 13, value)
+    def set_int(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 13, value)
         self._f_int = value
         self._pb_p0 |= 8
 
@@ -1692,8 +1692,8 @@ class Holder(_rt.ExtendableMessage):
         """Field: optional int32 classmethod = 14;"""
         return self._f_classmethod
 
-    def set_classmethod(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 14, value)
+    def set_classmethod(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 14, value)
         self._f_classmethod = value
         self._pb_p0 |= 16
 
@@ -1708,8 +1708,8 @@ class Holder(_rt.ExtendableMessage):
         """Field: optional int32 parse = 15;"""
         return self._f_parse
 
-    def set_parse(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 15, value)
+    def set_parse(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 15, value)
         self._f_parse = value
         self._pb_p0 |= 32
 
@@ -1724,8 +1724,8 @@ class Holder(_rt.ExtendableMessage):
         """Field: optional int32 self = 16;"""
         return self._f_self
 
-    def set_self(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 16, value)
+    def set_self(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 16, value)
         self._f_self = value
         self._pb_p0 |= 64
 
@@ -1740,8 +1740,8 @@ class Holder(_rt.ExtendableMessage):
         """Field: optional int32 _x = 17;"""
         return self._f__x
 
-    def set__x(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 17, value)
+    def set__x(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 17, value)
         self._f__x = value
         self._pb_p0 |= 128
 
@@ -1756,8 +1756,8 @@ class Holder(_rt.ExtendableMessage):
         """Field: optional int32 __y = 18;"""
         return self._f___y
 
-    def set___y(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 18, value)
+    def set___y(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 18, value)
         self._f___y = value
         self._pb_p0 |= 256
 
@@ -1772,8 +1772,8 @@ class Holder(_rt.ExtendableMessage):
         """Field: optional int32 _pb_info = 19;"""
         return self._f__pb_info
 
-    def set__pb_info(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 19, value)
+    def set__pb_info(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 19, value)
         self._f__pb_info = value
         self._pb_p0 |= 512
 
@@ -1788,8 +1788,8 @@ class Holder(_rt.ExtendableMessage):
         """Field: optional int32 x_ = 20;"""
         return self._f_x_
 
-    def set_x_(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 20, value)
+    def set_x_(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 20, value)
         self._f_x_ = value
         self._pb_p0 |= 1024
 
@@ -1809,7 +1809,7 @@ class Holder(_rt.ExtendableMessage):
         return self._f_raw
 
     def set_raw(self, value: buf | None) -> None:
-        value = value if type(value) is buf or value is None else _rt.checked(self, 21, value)
+        value = value if value.__class__ is buf or value is None else _rt.checked(self, 21, value)
         if self._l_raw is not None:
             with _rt.LAZY_LOCK:
                 self._l_raw = None
@@ -1828,8 +1828,8 @@ class Holder(_rt.ExtendableMessage):
         """Field: optional int32 buf = 22;"""
         return self._f_buf
 
-    def set_buf(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 22, value)
+    def set_buf(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 22, value)
         self._f_buf = value
         self._pb_p0 |= 2048
 
@@ -1847,8 +1847,8 @@ class Holder(_rt.ExtendableMessage):
         """
         return self._f_type
 
-    def set_type(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 23, value)
+    def set_type(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 23, value)
         self._f_type = value
         self._pb_p0 |= 4096
 
@@ -2887,7 +2887,7 @@ class Enums(_rt.Message):
         if e is None:
             self._f_e = 0
         else:
-            self._f_e = e if type(e) is int and -0x80000000 <= e <= 0x7FFFFFFF else _rt.checked(self, 1, e)
+            self._f_e = e if e.__class__ is int and e in _e_Enums_E.numbers else _rt.checked(self, 1, e)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -2898,7 +2898,7 @@ class Enums(_rt.Message):
         return self._f_e
 
     def set_e(self, value: Enums.E | int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+        value = value if value.__class__ is int and value in _e_Enums_E.numbers else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_e = value
         self._pb_p0 |= 1
@@ -3048,14 +3048,14 @@ class _c_Outer_Inner_X(_rt.Message):
     def __init__(
         self,
         *,
-        a: int | None = None,
+        a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
         if a is None:
             self._f_a = 0
         else:
-            self._f_a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
+            self._f_a = a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -3065,8 +3065,8 @@ class _c_Outer_Inner_X(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_a
 
-    def set_a(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_a(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_a = value
         self._pb_p0 |= 1
@@ -3213,7 +3213,7 @@ class Outer(_rt.Message):
         x: Outer.Inner_X | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_x = (x if type(x) is _c_Outer_Inner_X else _rt.checked(self, 1, x)) if x is not None else None
+        self._f_x = (x if x.__class__ is _c_Outer_Inner_X else _rt.checked(self, 1, x)) if x is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -3223,7 +3223,7 @@ class Outer(_rt.Message):
         return self._f_x
 
     def set_x(self, value: Outer.Inner_X | None) -> None:
-        value = value if type(value) is _c_Outer_Inner_X or value is None else _rt.checked(self, 1, value)
+        value = value if value.__class__ is _c_Outer_Inner_X or value is None else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_x = value
 
@@ -3378,14 +3378,14 @@ class _c_Outer_Inner_X_(_rt.Message):
     def __init__(
         self,
         *,
-        a: int | None = None,
+        a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
         if a is None:
             self._f_a = 0
         else:
-            self._f_a = a if type(a) is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
+            self._f_a = a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -3395,8 +3395,8 @@ class _c_Outer_Inner_X_(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_a
 
-    def set_a(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+    def set_a(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_a = value
         self._pb_p0 |= 1
@@ -3543,7 +3543,7 @@ class Outer_Inner(_rt.Message):
         x: Outer_Inner.X | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_x = (x if type(x) is _c_Outer_Inner_X_ else _rt.checked(self, 1, x)) if x is not None else None
+        self._f_x = (x if x.__class__ is _c_Outer_Inner_X_ else _rt.checked(self, 1, x)) if x is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -3553,7 +3553,7 @@ class Outer_Inner(_rt.Message):
         return self._f_x
 
     def set_x(self, value: Outer_Inner.X | None) -> None:
-        value = value if type(value) is _c_Outer_Inner_X_ or value is None else _rt.checked(self, 1, value)
+        value = value if value.__class__ is _c_Outer_Inner_X_ or value is None else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_x = value
 

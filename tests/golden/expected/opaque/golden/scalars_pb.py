@@ -46,48 +46,48 @@ class Scalars(_rt.Message):
         *,
         f_double: float | None = None,
         f_float: float | None = None,
-        f_int64: int | None = None,
-        f_uint64: int | None = None,
-        f_int32: int | None = None,
-        f_fixed64: int | None = None,
-        f_fixed32: int | None = None,
+        f_int64: int | bool | None = None,
+        f_uint64: int | bool | None = None,
+        f_int32: int | bool | None = None,
+        f_fixed64: int | bool | None = None,
+        f_fixed32: int | bool | None = None,
         f_bool: bool | None = None,
         f_string: str | None = None,
         f_bytes: bytes | None = None,
-        f_uint32: int | None = None,
-        f_sfixed32: int | None = None,
-        f_sfixed64: int | None = None,
-        f_sint32: int | None = None,
-        f_sint64: int | None = None,
-        opt_int32: int | None = None,
+        f_uint32: int | bool | None = None,
+        f_sfixed32: int | bool | None = None,
+        f_sfixed64: int | bool | None = None,
+        f_sint32: int | bool | None = None,
+        f_sint64: int | bool | None = None,
+        opt_int32: int | bool | None = None,
         opt_string: str | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
-        self._f_f_double = (f_double if type(f_double) is float else _rt.checked(self, 1, f_double)) if f_double is not None else 0.0
-        self._f_f_float = (_rt.round_f32(f_float) if type(f_float) is float else _rt.checked(self, 2, f_float)) if f_float is not None else 0.0
-        self._f_f_int64 = (f_int64 if type(f_int64) is int and f_int64 <= 0x3FFFFFFFFFFFFFFF and f_int64 >= -0x4000000000000000 else _rt.checked(self, 3, f_int64)) if f_int64 is not None else 0
-        self._f_f_uint64 = (f_uint64 if type(f_uint64) is int and f_uint64 <= 0x3FFFFFFFFFFFFFFF and f_uint64 >= 0 else _rt.checked(self, 4, f_uint64)) if f_uint64 is not None else 0
-        self._f_f_int32 = (f_int32 if type(f_int32) is int and -0x80000000 <= f_int32 <= 0x7FFFFFFF else _rt.checked(self, 5, f_int32)) if f_int32 is not None else 0
-        self._f_f_fixed64 = (f_fixed64 if type(f_fixed64) is int and f_fixed64 <= 0x3FFFFFFFFFFFFFFF and f_fixed64 >= 0 else _rt.checked(self, 6, f_fixed64)) if f_fixed64 is not None else 0
-        self._f_f_fixed32 = (f_fixed32 if type(f_fixed32) is int and 0 <= f_fixed32 <= 0xFFFFFFFF else _rt.checked(self, 7, f_fixed32)) if f_fixed32 is not None else 0
-        self._f_f_bool = (f_bool if type(f_bool) is bool else _rt.checked(self, 8, f_bool)) if f_bool is not None else False
-        self._f_f_string = (f_string if type(f_string) is str else _rt.checked(self, 9, f_string)) if f_string is not None else ''
-        self._f_f_bytes = (f_bytes if type(f_bytes) is bytes else _rt.checked(self, 10, f_bytes)) if f_bytes is not None else b''
-        self._f_f_uint32 = (f_uint32 if type(f_uint32) is int and 0 <= f_uint32 <= 0xFFFFFFFF else _rt.checked(self, 11, f_uint32)) if f_uint32 is not None else 0
-        self._f_f_sfixed32 = (f_sfixed32 if type(f_sfixed32) is int and -0x80000000 <= f_sfixed32 <= 0x7FFFFFFF else _rt.checked(self, 12, f_sfixed32)) if f_sfixed32 is not None else 0
-        self._f_f_sfixed64 = (f_sfixed64 if type(f_sfixed64) is int and f_sfixed64 <= 0x3FFFFFFFFFFFFFFF and f_sfixed64 >= -0x4000000000000000 else _rt.checked(self, 13, f_sfixed64)) if f_sfixed64 is not None else 0
-        self._f_f_sint32 = (f_sint32 if type(f_sint32) is int and -0x80000000 <= f_sint32 <= 0x7FFFFFFF else _rt.checked(self, 14, f_sint32)) if f_sint32 is not None else 0
-        self._f_f_sint64 = (f_sint64 if type(f_sint64) is int and f_sint64 <= 0x3FFFFFFFFFFFFFFF and f_sint64 >= -0x4000000000000000 else _rt.checked(self, 15, f_sint64)) if f_sint64 is not None else 0
+        self._f_f_double = (f_double if f_double.__class__ is float else _rt.checked(self, 1, f_double)) if f_double is not None else 0.0
+        self._f_f_float = (_rt.round_f32(f_float) if f_float.__class__ is float else _rt.checked(self, 2, f_float)) if f_float is not None else 0.0
+        self._f_f_int64 = (f_int64 if f_int64.__class__ is int and f_int64 <= 0x3FFFFFFFFFFFFFFF and f_int64 >= -0x4000000000000000 else _rt.checked(self, 3, f_int64)) if f_int64 is not None else 0
+        self._f_f_uint64 = (f_uint64 if f_uint64.__class__ is int and f_uint64 <= 0x3FFFFFFFFFFFFFFF and f_uint64 >= 0 else _rt.checked(self, 4, f_uint64)) if f_uint64 is not None else 0
+        self._f_f_int32 = (f_int32 if f_int32.__class__ is int and -0x80000000 <= f_int32 <= 0x7FFFFFFF else _rt.checked(self, 5, f_int32)) if f_int32 is not None else 0
+        self._f_f_fixed64 = (f_fixed64 if f_fixed64.__class__ is int and f_fixed64 <= 0x3FFFFFFFFFFFFFFF and f_fixed64 >= 0 else _rt.checked(self, 6, f_fixed64)) if f_fixed64 is not None else 0
+        self._f_f_fixed32 = (f_fixed32 if f_fixed32.__class__ is int and 0 <= f_fixed32 <= 0xFFFFFFFF else _rt.checked(self, 7, f_fixed32)) if f_fixed32 is not None else 0
+        self._f_f_bool = (f_bool if f_bool.__class__ is bool else _rt.checked(self, 8, f_bool)) if f_bool is not None else False
+        self._f_f_string = (f_string if f_string.__class__ is str else _rt.checked(self, 9, f_string)) if f_string is not None else ''
+        self._f_f_bytes = (f_bytes if f_bytes.__class__ is bytes else _rt.checked(self, 10, f_bytes)) if f_bytes is not None else b''
+        self._f_f_uint32 = (f_uint32 if f_uint32.__class__ is int and 0 <= f_uint32 <= 0xFFFFFFFF else _rt.checked(self, 11, f_uint32)) if f_uint32 is not None else 0
+        self._f_f_sfixed32 = (f_sfixed32 if f_sfixed32.__class__ is int and -0x80000000 <= f_sfixed32 <= 0x7FFFFFFF else _rt.checked(self, 12, f_sfixed32)) if f_sfixed32 is not None else 0
+        self._f_f_sfixed64 = (f_sfixed64 if f_sfixed64.__class__ is int and f_sfixed64 <= 0x3FFFFFFFFFFFFFFF and f_sfixed64 >= -0x4000000000000000 else _rt.checked(self, 13, f_sfixed64)) if f_sfixed64 is not None else 0
+        self._f_f_sint32 = (f_sint32 if f_sint32.__class__ is int and -0x80000000 <= f_sint32 <= 0x7FFFFFFF else _rt.checked(self, 14, f_sint32)) if f_sint32 is not None else 0
+        self._f_f_sint64 = (f_sint64 if f_sint64.__class__ is int and f_sint64 <= 0x3FFFFFFFFFFFFFFF and f_sint64 >= -0x4000000000000000 else _rt.checked(self, 15, f_sint64)) if f_sint64 is not None else 0
         if opt_int32 is None:
             self._f_opt_int32 = 0
         else:
-            self._f_opt_int32 = opt_int32 if type(opt_int32) is int and -0x80000000 <= opt_int32 <= 0x7FFFFFFF else _rt.checked(self, 16, opt_int32)
+            self._f_opt_int32 = opt_int32 if opt_int32.__class__ is int and -0x80000000 <= opt_int32 <= 0x7FFFFFFF else _rt.checked(self, 16, opt_int32)
             self._pb_p0 |= 1
         if opt_string is None:
             self._f_opt_string = ''
         else:
-            self._f_opt_string = opt_string if type(opt_string) is str else _rt.checked(self, 17, opt_string)
+            self._f_opt_string = opt_string if opt_string.__class__ is str else _rt.checked(self, 17, opt_string)
             self._pb_p0 |= 2
 
     # -- accessors ---------------------------------------------------------------
@@ -98,7 +98,7 @@ class Scalars(_rt.Message):
         return self._f_f_double
 
     def set_f_double(self, value: float) -> None:
-        value = value if type(value) is float else _rt.checked(self, 1, value)
+        value = value if value.__class__ is float else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_f_double = value
 
@@ -112,7 +112,7 @@ class Scalars(_rt.Message):
         return self._f_f_float
 
     def set_f_float(self, value: float) -> None:
-        value = _rt.round_f32(value) if type(value) is float else _rt.checked(self, 2, value)
+        value = _rt.round_f32(value) if value.__class__ is float else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_f_float = value
 
@@ -125,8 +125,8 @@ class Scalars(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_f_int64
 
-    def set_f_int64(self, value: int) -> None:
-        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 3, value)
+    def set_f_int64(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 3, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_f_int64 = value
 
@@ -139,8 +139,8 @@ class Scalars(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_f_uint64
 
-    def set_f_uint64(self, value: int) -> None:
-        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 4, value)
+    def set_f_uint64(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 4, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_f_uint64 = value
 
@@ -153,8 +153,8 @@ class Scalars(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_f_int32
 
-    def set_f_int32(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 5, value)
+    def set_f_int32(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 5, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_f_int32 = value
 
@@ -167,8 +167,8 @@ class Scalars(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_f_fixed64
 
-    def set_f_fixed64(self, value: int) -> None:
-        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 6, value)
+    def set_f_fixed64(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 6, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_f_fixed64 = value
 
@@ -181,8 +181,8 @@ class Scalars(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_f_fixed32
 
-    def set_f_fixed32(self, value: int) -> None:
-        value = value if type(value) is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 7, value)
+    def set_f_fixed32(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 7, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_f_fixed32 = value
 
@@ -196,7 +196,7 @@ class Scalars(_rt.Message):
         return self._f_f_bool
 
     def set_f_bool(self, value: bool) -> None:
-        value = value if type(value) is bool else _rt.checked(self, 8, value)
+        value = value if value.__class__ is bool else _rt.checked(self, 8, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_f_bool = value
 
@@ -210,7 +210,7 @@ class Scalars(_rt.Message):
         return self._f_f_string
 
     def set_f_string(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 9, value)
+        value = value if value.__class__ is str else _rt.checked(self, 9, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_f_string = value
 
@@ -224,7 +224,7 @@ class Scalars(_rt.Message):
         return self._f_f_bytes
 
     def set_f_bytes(self, value: bytes) -> None:
-        value = value if type(value) is bytes else _rt.checked(self, 10, value)
+        value = value if value.__class__ is bytes else _rt.checked(self, 10, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_f_bytes = value
 
@@ -237,8 +237,8 @@ class Scalars(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_f_uint32
 
-    def set_f_uint32(self, value: int) -> None:
-        value = value if type(value) is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 11, value)
+    def set_f_uint32(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 11, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_f_uint32 = value
 
@@ -251,8 +251,8 @@ class Scalars(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_f_sfixed32
 
-    def set_f_sfixed32(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 12, value)
+    def set_f_sfixed32(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 12, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_f_sfixed32 = value
 
@@ -265,8 +265,8 @@ class Scalars(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_f_sfixed64
 
-    def set_f_sfixed64(self, value: int) -> None:
-        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 13, value)
+    def set_f_sfixed64(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 13, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_f_sfixed64 = value
 
@@ -279,8 +279,8 @@ class Scalars(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_f_sint32
 
-    def set_f_sint32(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 14, value)
+    def set_f_sint32(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 14, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_f_sint32 = value
 
@@ -293,8 +293,8 @@ class Scalars(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_f_sint64
 
-    def set_f_sint64(self, value: int) -> None:
-        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 15, value)
+    def set_f_sint64(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 15, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_f_sint64 = value
 
@@ -310,8 +310,8 @@ class Scalars(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_opt_int32
 
-    def set_opt_int32(self, value: int) -> None:
-        value = value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 16, value)
+    def set_opt_int32(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 16, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_opt_int32 = value
         self._pb_p0 |= 1
@@ -331,7 +331,7 @@ class Scalars(_rt.Message):
         return self._f_opt_string
 
     def set_opt_string(self, value: str) -> None:
-        value = value if type(value) is str else _rt.checked(self, 17, value)
+        value = value if value.__class__ is str else _rt.checked(self, 17, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_opt_string = value
         self._pb_p0 |= 2
@@ -959,14 +959,14 @@ class FixedFirst(_rt.Message):
     def __init__(
         self,
         *,
-        id: int | None = None,
-        count: int | None = None,
-        small: int | None = None,
+        id: int | bool | None = None,
+        count: int | bool | None = None,
+        small: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_id = (id if type(id) is int and id <= 0x3FFFFFFFFFFFFFFF and id >= 0 else _rt.checked(self, 1, id)) if id is not None else 0
-        self._f_count = (count if type(count) is int and count <= 0x3FFFFFFFFFFFFFFF and count >= 0 else _rt.checked(self, 2, count)) if count is not None else 0
-        self._f_small = (small if type(small) is int and 0 <= small <= 0xFFFFFFFF else _rt.checked(self, 3, small)) if small is not None else 0
+        self._f_id = (id if id.__class__ is int and id <= 0x3FFFFFFFFFFFFFFF and id >= 0 else _rt.checked(self, 1, id)) if id is not None else 0
+        self._f_count = (count if count.__class__ is int and count <= 0x3FFFFFFFFFFFFFFF and count >= 0 else _rt.checked(self, 2, count)) if count is not None else 0
+        self._f_small = (small if small.__class__ is int and 0 <= small <= 0xFFFFFFFF else _rt.checked(self, 3, small)) if small is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -975,8 +975,8 @@ class FixedFirst(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_id
 
-    def set_id(self, value: int) -> None:
-        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 1, value)
+    def set_id(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_id = value
 
@@ -989,8 +989,8 @@ class FixedFirst(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_count
 
-    def set_count(self, value: int) -> None:
-        value = value if type(value) is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 2, value)
+    def set_count(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 2, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_count = value
 
@@ -1003,8 +1003,8 @@ class FixedFirst(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_small
 
-    def set_small(self, value: int) -> None:
-        value = value if type(value) is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 3, value)
+    def set_small(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 3, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_small = value
 

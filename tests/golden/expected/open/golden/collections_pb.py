@@ -38,8 +38,8 @@ class _c_Collections_Item(_rt.Message):
         color: Collections.Color | int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.key = (key if type(key) is str else _rt.checked(self, 1, key)) if key is not None else ''
-        self.color = (color if type(color) is int and -0x80000000 <= color <= 0x7FFFFFFF else _rt.checked(self, 2, color)) if color is not None else 0
+        self.key = (key if key.__class__ is str else _rt.checked(self, 1, key)) if key is not None else ''
+        self.color = (color if color.__class__ is int and -0x80000000 <= color <= 0x7FFFFFFF else _rt.checked(self, 2, color)) if color is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -246,13 +246,13 @@ class Collections(_rt.Message):
         self.ratios = _rt.checked_list(self, 11, ratios, None) if ratios else []
         self.weights = _rt.checked_map(self, 12, weights, str, None) if weights else {}
         if text is not None:
-            self._ov_choice = text if type(text) is str else _rt.checked(self, 7, text)
+            self._ov_choice = text if text.__class__ is str else _rt.checked(self, 7, text)
             self._oc_choice = 7
         if item is not None:
-            self._ov_choice = item if type(item) is _c_Collections_Item else _rt.checked(self, 8, item)
+            self._ov_choice = item if item.__class__ is _c_Collections_Item else _rt.checked(self, 8, item)
             self._oc_choice = 8
         if scalars is not None:
-            self._ov_choice = scalars if type(scalars) is _m_golden__scalars_pb.Scalars else _rt.checked(self, 9, scalars)
+            self._ov_choice = scalars if scalars.__class__ is _m_golden__scalars_pb.Scalars else _rt.checked(self, 9, scalars)
             self._oc_choice = 9
 
     @property
@@ -265,7 +265,7 @@ class Collections(_rt.Message):
     @text.setter
     def text(self, value: str | None) -> None:
         if value is not None:
-            self._ov_choice = value if type(value) is str else _rt.checked(self, 7, value)
+            self._ov_choice = value if value.__class__ is str else _rt.checked(self, 7, value)
             self._oc_choice = 7
         elif self._oc_choice == 7:
             self._oc_choice = 0
@@ -281,7 +281,7 @@ class Collections(_rt.Message):
     @item.setter
     def item(self, value: Collections.Item | None) -> None:
         if value is not None:
-            self._ov_choice = value if type(value) is _c_Collections_Item else _rt.checked(self, 8, value)
+            self._ov_choice = value if value.__class__ is _c_Collections_Item else _rt.checked(self, 8, value)
             self._oc_choice = 8
         elif self._oc_choice == 8:
             self._oc_choice = 0
@@ -297,7 +297,7 @@ class Collections(_rt.Message):
     @scalars.setter
     def scalars(self, value: _m_golden__scalars_pb.Scalars | None) -> None:
         if value is not None:
-            self._ov_choice = value if type(value) is _m_golden__scalars_pb.Scalars else _rt.checked(self, 9, value)
+            self._ov_choice = value if value.__class__ is _m_golden__scalars_pb.Scalars else _rt.checked(self, 9, value)
             self._oc_choice = 9
         elif self._oc_choice == 9:
             self._oc_choice = 0

@@ -32,12 +32,12 @@ class _c_Legacy_Point(_rt.Message):
     def __init__(
         self,
         *,
-        x: int | None = None,
-        y: int | None = None,
+        x: int | bool | None = None,
+        y: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.x = (x if type(x) is int and -0x80000000 <= x <= 0x7FFFFFFF else _rt.checked(self, 7, x)) if x is not None else None
-        self.y = (y if type(y) is int and -0x80000000 <= y <= 0x7FFFFFFF else _rt.checked(self, 8, y)) if y is not None else None
+        self.x = (x if x.__class__ is int and -0x80000000 <= x <= 0x7FFFFFFF else _rt.checked(self, 7, x)) if x is not None else None
+        self.y = (y if y.__class__ is int and -0x80000000 <= y <= 0x7FFFFFFF else _rt.checked(self, 8, y)) if y is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -195,7 +195,7 @@ class Legacy(_rt.ExtendableMessage):
     def __init__(
         self,
         *,
-        id: int | None = None,
+        id: int | bool | None = None,
         label: str | None = None,
         level: Level | int | None = None,
         ratio: float | None = None,
@@ -204,12 +204,12 @@ class Legacy(_rt.ExtendableMessage):
     ) -> None:
         self._pb_unknown = b""
         self._pb_ext = {}
-        self.id = (id if type(id) is int and -0x80000000 <= id <= 0x7FFFFFFF else _rt.checked(self, 1, id)) if id is not None else None
-        self.label = (label if type(label) is str else _rt.checked(self, 2, label)) if label is not None else None
-        self.level = (level if type(level) is int and -0x80000000 <= level <= 0x7FFFFFFF else _rt.checked(self, 3, level)) if level is not None else None
-        self.ratio = (ratio if type(ratio) is float else _rt.checked(self, 4, ratio)) if ratio is not None else None
+        self.id = (id if id.__class__ is int and -0x80000000 <= id <= 0x7FFFFFFF else _rt.checked(self, 1, id)) if id is not None else None
+        self.label = (label if label.__class__ is str else _rt.checked(self, 2, label)) if label is not None else None
+        self.level = (level if level.__class__ is int and level in _e_Level.numbers else _rt.checked(self, 3, level)) if level is not None else None
+        self.ratio = (ratio if ratio.__class__ is float else _rt.checked(self, 4, ratio)) if ratio is not None else None
         self.samples = _rt.checked_list(self, 5, samples, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if samples else []
-        self.point = (point if type(point) is _c_Legacy_Point else _rt.checked(self, 6, point)) if point is not None else None
+        self.point = (point if point.__class__ is _c_Legacy_Point else _rt.checked(self, 6, point)) if point is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -524,12 +524,12 @@ class ConflictJsonName(_rt.Message):
     def __init__(
         self,
         *,
-        value: int | None = None,
-        new_value: int | None = None,
+        value: int | bool | None = None,
+        new_value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (value if type(value) is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if value is not None else None
-        self.new_value = (new_value if type(new_value) is int and -0x80000000 <= new_value <= 0x7FFFFFFF else _rt.checked(self, 2, new_value)) if new_value is not None else None
+        self.value = (value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if value is not None else None
+        self.new_value = (new_value if new_value.__class__ is int and -0x80000000 <= new_value <= 0x7FFFFFFF else _rt.checked(self, 2, new_value)) if new_value is not None else None
 
     # -- accessors ---------------------------------------------------------------
 

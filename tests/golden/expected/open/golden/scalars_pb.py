@@ -63,40 +63,40 @@ class Scalars(_rt.Message):
         *,
         f_double: float | None = None,
         f_float: float | None = None,
-        f_int64: int | None = None,
-        f_uint64: int | None = None,
-        f_int32: int | None = None,
-        f_fixed64: int | None = None,
-        f_fixed32: int | None = None,
+        f_int64: int | bool | None = None,
+        f_uint64: int | bool | None = None,
+        f_int32: int | bool | None = None,
+        f_fixed64: int | bool | None = None,
+        f_fixed32: int | bool | None = None,
         f_bool: bool | None = None,
         f_string: str | None = None,
         f_bytes: bytes | None = None,
-        f_uint32: int | None = None,
-        f_sfixed32: int | None = None,
-        f_sfixed64: int | None = None,
-        f_sint32: int | None = None,
-        f_sint64: int | None = None,
-        opt_int32: int | None = None,
+        f_uint32: int | bool | None = None,
+        f_sfixed32: int | bool | None = None,
+        f_sfixed64: int | bool | None = None,
+        f_sint32: int | bool | None = None,
+        f_sint64: int | bool | None = None,
+        opt_int32: int | bool | None = None,
         opt_string: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.f_double = (f_double if type(f_double) is float else _rt.checked(self, 1, f_double)) if f_double is not None else 0.0
-        self.f_float = (_rt.round_f32(f_float) if type(f_float) is float else _rt.checked(self, 2, f_float)) if f_float is not None else 0.0
-        self.f_int64 = (f_int64 if type(f_int64) is int and f_int64 <= 0x3FFFFFFFFFFFFFFF and f_int64 >= -0x4000000000000000 else _rt.checked(self, 3, f_int64)) if f_int64 is not None else 0
-        self.f_uint64 = (f_uint64 if type(f_uint64) is int and f_uint64 <= 0x3FFFFFFFFFFFFFFF and f_uint64 >= 0 else _rt.checked(self, 4, f_uint64)) if f_uint64 is not None else 0
-        self.f_int32 = (f_int32 if type(f_int32) is int and -0x80000000 <= f_int32 <= 0x7FFFFFFF else _rt.checked(self, 5, f_int32)) if f_int32 is not None else 0
-        self.f_fixed64 = (f_fixed64 if type(f_fixed64) is int and f_fixed64 <= 0x3FFFFFFFFFFFFFFF and f_fixed64 >= 0 else _rt.checked(self, 6, f_fixed64)) if f_fixed64 is not None else 0
-        self.f_fixed32 = (f_fixed32 if type(f_fixed32) is int and 0 <= f_fixed32 <= 0xFFFFFFFF else _rt.checked(self, 7, f_fixed32)) if f_fixed32 is not None else 0
-        self.f_bool = (f_bool if type(f_bool) is bool else _rt.checked(self, 8, f_bool)) if f_bool is not None else False
-        self.f_string = (f_string if type(f_string) is str else _rt.checked(self, 9, f_string)) if f_string is not None else ''
-        self.f_bytes = (f_bytes if type(f_bytes) is bytes else _rt.checked(self, 10, f_bytes)) if f_bytes is not None else b''
-        self.f_uint32 = (f_uint32 if type(f_uint32) is int and 0 <= f_uint32 <= 0xFFFFFFFF else _rt.checked(self, 11, f_uint32)) if f_uint32 is not None else 0
-        self.f_sfixed32 = (f_sfixed32 if type(f_sfixed32) is int and -0x80000000 <= f_sfixed32 <= 0x7FFFFFFF else _rt.checked(self, 12, f_sfixed32)) if f_sfixed32 is not None else 0
-        self.f_sfixed64 = (f_sfixed64 if type(f_sfixed64) is int and f_sfixed64 <= 0x3FFFFFFFFFFFFFFF and f_sfixed64 >= -0x4000000000000000 else _rt.checked(self, 13, f_sfixed64)) if f_sfixed64 is not None else 0
-        self.f_sint32 = (f_sint32 if type(f_sint32) is int and -0x80000000 <= f_sint32 <= 0x7FFFFFFF else _rt.checked(self, 14, f_sint32)) if f_sint32 is not None else 0
-        self.f_sint64 = (f_sint64 if type(f_sint64) is int and f_sint64 <= 0x3FFFFFFFFFFFFFFF and f_sint64 >= -0x4000000000000000 else _rt.checked(self, 15, f_sint64)) if f_sint64 is not None else 0
-        self.opt_int32 = (opt_int32 if type(opt_int32) is int and -0x80000000 <= opt_int32 <= 0x7FFFFFFF else _rt.checked(self, 16, opt_int32)) if opt_int32 is not None else None
-        self.opt_string = (opt_string if type(opt_string) is str else _rt.checked(self, 17, opt_string)) if opt_string is not None else None
+        self.f_double = (f_double if f_double.__class__ is float else _rt.checked(self, 1, f_double)) if f_double is not None else 0.0
+        self.f_float = (_rt.round_f32(f_float) if f_float.__class__ is float else _rt.checked(self, 2, f_float)) if f_float is not None else 0.0
+        self.f_int64 = (f_int64 if f_int64.__class__ is int and f_int64 <= 0x3FFFFFFFFFFFFFFF and f_int64 >= -0x4000000000000000 else _rt.checked(self, 3, f_int64)) if f_int64 is not None else 0
+        self.f_uint64 = (f_uint64 if f_uint64.__class__ is int and f_uint64 <= 0x3FFFFFFFFFFFFFFF and f_uint64 >= 0 else _rt.checked(self, 4, f_uint64)) if f_uint64 is not None else 0
+        self.f_int32 = (f_int32 if f_int32.__class__ is int and -0x80000000 <= f_int32 <= 0x7FFFFFFF else _rt.checked(self, 5, f_int32)) if f_int32 is not None else 0
+        self.f_fixed64 = (f_fixed64 if f_fixed64.__class__ is int and f_fixed64 <= 0x3FFFFFFFFFFFFFFF and f_fixed64 >= 0 else _rt.checked(self, 6, f_fixed64)) if f_fixed64 is not None else 0
+        self.f_fixed32 = (f_fixed32 if f_fixed32.__class__ is int and 0 <= f_fixed32 <= 0xFFFFFFFF else _rt.checked(self, 7, f_fixed32)) if f_fixed32 is not None else 0
+        self.f_bool = (f_bool if f_bool.__class__ is bool else _rt.checked(self, 8, f_bool)) if f_bool is not None else False
+        self.f_string = (f_string if f_string.__class__ is str else _rt.checked(self, 9, f_string)) if f_string is not None else ''
+        self.f_bytes = (f_bytes if f_bytes.__class__ is bytes else _rt.checked(self, 10, f_bytes)) if f_bytes is not None else b''
+        self.f_uint32 = (f_uint32 if f_uint32.__class__ is int and 0 <= f_uint32 <= 0xFFFFFFFF else _rt.checked(self, 11, f_uint32)) if f_uint32 is not None else 0
+        self.f_sfixed32 = (f_sfixed32 if f_sfixed32.__class__ is int and -0x80000000 <= f_sfixed32 <= 0x7FFFFFFF else _rt.checked(self, 12, f_sfixed32)) if f_sfixed32 is not None else 0
+        self.f_sfixed64 = (f_sfixed64 if f_sfixed64.__class__ is int and f_sfixed64 <= 0x3FFFFFFFFFFFFFFF and f_sfixed64 >= -0x4000000000000000 else _rt.checked(self, 13, f_sfixed64)) if f_sfixed64 is not None else 0
+        self.f_sint32 = (f_sint32 if f_sint32.__class__ is int and -0x80000000 <= f_sint32 <= 0x7FFFFFFF else _rt.checked(self, 14, f_sint32)) if f_sint32 is not None else 0
+        self.f_sint64 = (f_sint64 if f_sint64.__class__ is int and f_sint64 <= 0x3FFFFFFFFFFFFFFF and f_sint64 >= -0x4000000000000000 else _rt.checked(self, 15, f_sint64)) if f_sint64 is not None else 0
+        self.opt_int32 = (opt_int32 if opt_int32.__class__ is int and -0x80000000 <= opt_int32 <= 0x7FFFFFFF else _rt.checked(self, 16, opt_int32)) if opt_int32 is not None else None
+        self.opt_string = (opt_string if opt_string.__class__ is str else _rt.checked(self, 17, opt_string)) if opt_string is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -748,14 +748,14 @@ class FixedFirst(_rt.Message):
     def __init__(
         self,
         *,
-        id: int | None = None,
-        count: int | None = None,
-        small: int | None = None,
+        id: int | bool | None = None,
+        count: int | bool | None = None,
+        small: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.id = (id if type(id) is int and id <= 0x3FFFFFFFFFFFFFFF and id >= 0 else _rt.checked(self, 1, id)) if id is not None else 0
-        self.count = (count if type(count) is int and count <= 0x3FFFFFFFFFFFFFFF and count >= 0 else _rt.checked(self, 2, count)) if count is not None else 0
-        self.small = (small if type(small) is int and 0 <= small <= 0xFFFFFFFF else _rt.checked(self, 3, small)) if small is not None else 0
+        self.id = (id if id.__class__ is int and id <= 0x3FFFFFFFFFFFFFFF and id >= 0 else _rt.checked(self, 1, id)) if id is not None else 0
+        self.count = (count if count.__class__ is int and count <= 0x3FFFFFFFFFFFFFFF and count >= 0 else _rt.checked(self, 2, count)) if count is not None else 0
+        self.small = (small if small.__class__ is int and 0 <= small <= 0xFFFFFFFF else _rt.checked(self, 3, small)) if small is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
