@@ -23,7 +23,7 @@ WKT_BASES: Final = {
     for name in ("Any", "Timestamp", "Duration", "Struct", "Value", "ListValue", "FieldMask")
 }
 # Messages whose ProtoJSON is not an object of their fields: their JSON stays with the
-# runtime (the reflective code of Message._pb_json_text/_pb_json_merge, or the faster
+# runtime (the reflective code of Message._pb_json_write/_pb_json_merge, or the faster
 # overrides of runtime/wkt.py's bases), as do messages where a JSON key would name two fields
 # (legacy_json allows that).
 JSON_SPECIAL_FORMS: Final = frozenset(f"google.protobuf.{name}" for name in (
@@ -251,7 +251,7 @@ class _Builder:
         if f.enum == JSON_NULL_VALUE:
             view.json_kind = "null"
         # json.dumps(name, ensure_ascii=False) without making an encoder for each field
-        view.json_key = repr(encode_basestring(f.json_name) + ":")
+        view.json_key = repr("," + encode_basestring(f.json_name) + ":")
         view.json_name = repr(f.json_name)
         view.json_alias = f.name != f.json_name
         view.json_null = f.enum == JSON_NULL_VALUE or (f.message == JSON_VALUE and f.map is None)

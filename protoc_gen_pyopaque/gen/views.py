@@ -116,7 +116,7 @@ class FieldView:
     # ProtoJSON (templates/_json.py.j2)
     kind: int = 0  # descriptor type number, for the runtime's json_in_int/json_in_key
     json_kind: str = ""  # int, int64, bool, string, bytes, float, double, enum, null, message
-    json_key: str = ""  # literal of the printed member prefix: '"jsonName":'
+    json_key: str = ""  # literal of the printed member prefix: ',"jsonName":'
     json_name: str = ""  # literal of the JSON name
     json_alias: bool = False  # the proto name is a second spelling (to refuse both at once)
     json_null: bool = False  # JSON null is a value of this field, not "unset"

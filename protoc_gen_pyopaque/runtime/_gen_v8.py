@@ -1,4 +1,4 @@
-"""Surface 8 (7 + NESTING_CHECKED, the lazy mode of decoding checked kept bytes): the one module generated code imports from the runtime (as ``_rt``).
+"""Surface 8 (7 + NESTING_CHECKED, the lazy mode of decoding checked kept bytes, and JSON printed as parts of one text, ``_pb_json_write``): the one module generated code imports from the runtime (as ``_rt``).
 
 Only re-exports, so that the runtime can change behind them. A generated module imports the
 surface it was generated for, ``_gen_v<N>``: a runtime without it fails that import, naming
@@ -24,7 +24,7 @@ from ._json import JsonCtx, json_refuse
 from ._json_gen import (
     json_in_bool, json_in_bytes, json_in_double, json_in_enum, json_in_enums, json_in_float, json_in_int,
     json_in_key, json_in_other, json_in_str, json_out_bytes, json_out_double, json_out_enum,
-    json_out_extensions, json_out_float, json_out_int, json_out_int64, json_out_str,
+    json_out_float, json_out_int, json_out_str, json_write_extensions,
 )
 from ._kept import NESTING_CHECKED, check_structure, keep_fields, kept_bytes
 from ._output import finish_len, splices, write_raw, write_span
@@ -62,8 +62,8 @@ __all__ = [
     "decode_failure", "decode_str", "encode_str", "extensions_eq", "finish_len", "float_eq",
     "float_values_eq", "floats_eq", "json_in_bool", "json_in_bytes", "json_in_double", "json_in_enum",
     "json_in_enums", "json_in_float", "json_in_int", "json_in_key", "json_in_other", "json_in_str",
-    "json_out_bytes", "json_out_double", "json_out_enum", "json_out_extensions", "json_out_float",
-    "json_out_int", "json_out_int64", "json_out_str", "json_refuse", "keep_fields", "kept_bytes",
+    "json_out_bytes", "json_out_double", "json_out_enum", "json_out_float", "json_out_int",
+    "json_out_str", "json_refuse", "json_write_extensions", "keep_fields", "kept_bytes",
     "merge_extension", "merge_unknown", "nest_class", "nested_too_deep", "out_of_range", "overrun", "protoopaque_selected",
     "read_f32_le", "read_f64_le", "read_i32_le", "read_i64_le", "register_extension", "register_messages",
     "round_f32", "skip_field", "splices", "struct_error", "too_deep", "value_eq", "varint_size", "write_extensions",

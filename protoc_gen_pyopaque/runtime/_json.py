@@ -144,11 +144,12 @@ _GIVE_UP: Final = (JsonError, RecursionError, TypeError, ValueError, AttributeEr
 
 def _fast_text(msg: Any) -> str | None:
     """Compact ProtoJSON from the generated printers, or None when they give up."""
+    out: list[str] = []
     try:
-        text: str = msg._pb_json_text(JsonCtx(type(msg)), 0)
+        msg._pb_json_write(out, JsonCtx(type(msg)), 0)
     except _GIVE_UP:
         return None
-    return text
+    return "".join(out)
 
 
 def print_message(msg: Any, ctx: JsonCtx, path: str, depth: int) -> Any:

@@ -1,6 +1,6 @@
-"""The helpers generated JSON code calls (``_pb_json_text``, ``_pb_json_merge``).
+"""The helpers generated JSON code calls (``_pb_json_write``, ``_pb_json_merge``).
 
-Generated messages print and parse their own fields (_pb_json_text, _pb_json_merge)
+Generated messages print and parse their own fields (_pb_json_write, _pb_json_merge)
 with inline code for the common cases; they call these helpers for the rest. They
 track no JSON paths: what fails raises a bare JsonError and the reflective code above
 runs again to name the path. Messages with special JSON forms (the well-known types;
@@ -39,20 +39,15 @@ def json_merge_reflective(msg: Any, obj: Any, ctx: JsonCtx, depth: int) -> None:
     merge_message(msg, obj, ctx, "$", depth)
 
 
-def json_out_extensions(msg: Any, ctx: JsonCtx, depth: int) -> list[str]:
-    """The ``"[ext.name]":value`` members of the extensions set on ``msg``."""
-    return [COMPACT.encode(name) + ":" + COMPACT.encode(value)
-            for name, value in print_extensions(msg, message_info(msg), ctx, "$", depth)]
+def json_write_extensions(out: list[str], msg: Any, ctx: JsonCtx, depth: int) -> None:
+    """Append the ``,"[ext.name]":value`` members of the extensions set on ``msg``."""
+    for name, value in print_extensions(msg, message_info(msg), ctx, "$", depth):
+        out.append("," + COMPACT.encode(name) + ":" + COMPACT.encode(value))
 
 
 def json_out_int(value: Any) -> str:
     """An integer that is not a plain int (a bool, an IntEnum, ...), as the reflective printer."""
     return str(int(value))
-
-
-def json_out_int64(value: Any) -> str:
-    """A 64-bit integer as a JSON string."""
-    return '"' + str(int(value)) + '"'
 
 
 def json_out_double(value: Any) -> str:
@@ -69,18 +64,19 @@ def json_out_float(value: Any) -> str:
         want = _F32.pack(number)
     except OverflowError:
         return repr(number)
-    text = "%.7g" % number
+    # f-strings: "%.7g" % number parses its format on every call, at several times the cost
+    text = f"{number:.7g}"
     if _F32.pack(float(text)) == want:
-        shorter = "%.6g" % number
+        shorter = f"{number:.6g}"
         if _F32.pack(float(shorter)) == want:
             text = shorter
     # 7 digits do not read back: neither do 6 when reading back is monotonic in the digit
     # count, as it is when the float32's rounding interval is symmetric: a float32 value
     # (not a double between two) that is no power of two
     elif (want[0] | want[1] | want[2] & 0x7F) and _F32.unpack(want)[0] == number:
-        text = "%.8g" % number
+        text = f"{number:.8g}"
         if _F32.pack(float(text)) != want:
-            text = "%.9g" % number
+            text = f"{number:.9g}"
     else:
         return _float_text(number, True)
     # repr() of that float writes these digits (at most 9 of them) the same way, except

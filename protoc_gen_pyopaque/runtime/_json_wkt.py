@@ -75,20 +75,22 @@ def timestamp_text(seconds: int, nanos: int, path: str) -> str:
         raise JsonError(f"{path}: Timestamp seconds {seconds} out of range (years 1 to 9999)")
     if not 0 <= nanos <= NANOS_MAX:
         raise JsonError(f"{path}: Timestamp nanos {nanos} out of range 0..999999999")
-    days, rest = divmod(seconds, 86400)
-    day = datetime.date.fromordinal(_EPOCH_ORDINAL + days)
-    return "%04d-%02d-%02dT%02d:%02d:%02d%sZ" % (
-        day.year, day.month, day.day, rest // 3600, rest // 60 % 60, rest % 60, _fraction(nanos))
+    day = datetime.date.fromordinal(_EPOCH_ORDINAL + seconds // 86400).isoformat()
+    rest = seconds % 86400
+    return f"{day}T{_TWO_DIGITS[rest // 3600]}:{_TWO_DIGITS[rest // 60 % 60]}:{_TWO_DIGITS[rest % 60]}{_fraction(nanos)}Z"
+
+
+_TWO_DIGITS: Final = [f"{i:02d}" for i in range(100)]  # pasted, not formatted: % and format specs cost more
 
 
 def _fraction(nanos: int) -> str:
     if nanos == 0:
         return ""
     if nanos % 1000000 == 0:
-        return ".%03d" % (nanos // 1000000)
+        return f".{nanos // 1000000:03d}"
     if nanos % 1000 == 0:
-        return ".%06d" % (nanos // 1000)
-    return ".%09d" % nanos
+        return f".{nanos // 1000:06d}"
+    return f".{nanos:09d}"
 
 
 def _print_duration(msg: Any, ctx: JsonCtx, path: str, depth: int) -> Any:

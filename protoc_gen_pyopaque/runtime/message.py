@@ -114,9 +114,9 @@ class Message:
     def _pb_missing(self, prefix: str, out: list[str], /) -> None:
         """Append the paths of required fields that are not set (recursively)."""
 
-    def _pb_json_text(self, ctx: _json.JsonCtx, depth: int, /) -> str:
-        """Return this message as compact ProtoJSON (generated, except for special JSON forms)."""
-        return _json_gen.json_text_reflective(self, ctx, depth)
+    def _pb_json_write(self, out: list[str], ctx: _json.JsonCtx, depth: int, /) -> None:
+        """Append this message as compact ProtoJSON to ``out`` (generated, except for special JSON forms)."""
+        out.append(_json_gen.json_text_reflective(self, ctx, depth))
 
     def _pb_json_merge(self, obj: Any, ctx: _json.JsonCtx, depth: int, /) -> None:
         """Merge the ProtoJSON value ``obj`` (generated, except for special JSON forms)."""

@@ -273,11 +273,13 @@ class TimestampBase(_SecondsNanosBase):
 
     __slots__ = ()
 
-    def _pb_json_text(self, ctx: JsonCtx, depth: int) -> str:
-        """Print the ProtoJSON string (the reflective printer names the path of a failure)."""
+    def _pb_json_write(self, out: list[str], ctx: JsonCtx, depth: int) -> None:
+        """Append the ProtoJSON string (the reflective printer names the path of a failure)."""
         if depth > MAX_DEPTH:
             raise JsonError("$: messages nested too deeply")
-        return '"' + timestamp_text(int(self.get_seconds()), int(self.get_nanos()), "$") + '"'
+        out.append('"')
+        out.append(timestamp_text(int(self.get_seconds()), int(self.get_nanos()), "$"))
+        out.append('"')
 
     def _pb_json_value(self, obj: Any) -> tuple[int, int]:
         return timestamp_value(obj, "$")
@@ -373,11 +375,13 @@ class DurationBase(_SecondsNanosBase):
 
     __slots__ = ()
 
-    def _pb_json_text(self, ctx: JsonCtx, depth: int) -> str:
-        """Print the ProtoJSON string (the reflective printer names the path of a failure)."""
+    def _pb_json_write(self, out: list[str], ctx: JsonCtx, depth: int) -> None:
+        """Append the ProtoJSON string (the reflective printer names the path of a failure)."""
         if depth > MAX_DEPTH:
             raise JsonError("$: messages nested too deeply")
-        return '"' + duration_text(int(self.get_seconds()), int(self.get_nanos()), "$") + '"'
+        out.append('"')
+        out.append(duration_text(int(self.get_seconds()), int(self.get_nanos()), "$"))
+        out.append('"')
 
     def _pb_json_value(self, obj: Any) -> tuple[int, int]:
         return duration_value(obj, "$")

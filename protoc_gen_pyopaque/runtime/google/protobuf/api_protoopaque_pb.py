@@ -502,36 +502,56 @@ class Api(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'methods': 2, 'options': 3, 'version': 4, 'sourceContext': 5, 'mixins': 6, 'syntax': 7, 'edition': 8, 'source_context': 5}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self._f_name
         if _x1:
-            _p.append('"name":' + _rt.json_out_str(_x1))
+            _out.append(',"name":')
+            _out.append(_rt.json_out_str(_x1))
         _x2 = self._f_methods
         if _x2:
-            _p.append('"methods":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x2]) + "]")
+            _out.append(',"methods":' + "[")
+            for _y2 in _x2:
+                _y2._pb_json_write(_out, _ctx, _depth + 2)
+                _out.append(",")
+            _out[-1] = "]"
         _x3 = self._f_options
         if _x3:
-            _p.append('"options":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x3]) + "]")
+            _out.append(',"options":' + "[")
+            for _y3 in _x3:
+                _y3._pb_json_write(_out, _ctx, _depth + 2)
+                _out.append(",")
+            _out[-1] = "]"
         _x4 = self._f_version
         if _x4:
-            _p.append('"version":' + _rt.json_out_str(_x4))
+            _out.append(',"version":')
+            _out.append(_rt.json_out_str(_x4))
         _x5 = self._f_source_context
         if _x5 is not None:
-            _p.append('"sourceContext":' + _x5._pb_json_text(_ctx, _depth + 1))
+            _out.append(',"sourceContext":')
+            _x5._pb_json_write(_out, _ctx, _depth + 1)
         _x6 = self._f_mixins
         if _x6:
-            _p.append('"mixins":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x6]) + "]")
+            _out.append(',"mixins":' + "[")
+            for _y6 in _x6:
+                _y6._pb_json_write(_out, _ctx, _depth + 2)
+                _out.append(",")
+            _out[-1] = "]"
         _x7 = self._f_syntax
         if _x7:
-            _p.append('"syntax":' + (_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb._e_Syntax.json_names.get(_x7) or _rt.json_out_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb._e_Syntax, _x7)))
+            _out.append(',"syntax":')
+            _out.append(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb._e_Syntax.json_names.get(_x7) or _rt.json_out_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb._e_Syntax, _x7))
         _x8 = self._f_edition
         if _x8:
-            _p.append('"edition":' + _rt.json_out_str(_x8))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"edition":')
+            _out.append(_rt.json_out_str(_x8))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -1055,36 +1075,50 @@ class Method(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'requestTypeUrl': 2, 'requestStreaming': 3, 'responseTypeUrl': 4, 'responseStreaming': 5, 'options': 6, 'syntax': 7, 'edition': 8, 'request_type_url': 2, 'request_streaming': 3, 'response_type_url': 4, 'response_streaming': 5}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self._f_name
         if _x1:
-            _p.append('"name":' + _rt.json_out_str(_x1))
+            _out.append(',"name":')
+            _out.append(_rt.json_out_str(_x1))
         _x2 = self._f_request_type_url
         if _x2:
-            _p.append('"requestTypeUrl":' + _rt.json_out_str(_x2))
+            _out.append(',"requestTypeUrl":')
+            _out.append(_rt.json_out_str(_x2))
         _x3 = self._f_request_streaming
         if _x3:
-            _p.append('"requestStreaming":' + "true" if _x3 else '"requestStreaming":' + "false")
+            _out.append(',"requestStreaming":')
+            _out.append("true" if _x3 else "false")
         _x4 = self._f_response_type_url
         if _x4:
-            _p.append('"responseTypeUrl":' + _rt.json_out_str(_x4))
+            _out.append(',"responseTypeUrl":')
+            _out.append(_rt.json_out_str(_x4))
         _x5 = self._f_response_streaming
         if _x5:
-            _p.append('"responseStreaming":' + "true" if _x5 else '"responseStreaming":' + "false")
+            _out.append(',"responseStreaming":')
+            _out.append("true" if _x5 else "false")
         _x6 = self._f_options
         if _x6:
-            _p.append('"options":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x6]) + "]")
+            _out.append(',"options":' + "[")
+            for _y6 in _x6:
+                _y6._pb_json_write(_out, _ctx, _depth + 2)
+                _out.append(",")
+            _out[-1] = "]"
         _x7 = self._f_syntax
         if _x7:
-            _p.append('"syntax":' + (_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb._e_Syntax.json_names.get(_x7) or _rt.json_out_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb._e_Syntax, _x7)))
+            _out.append(',"syntax":')
+            _out.append(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb._e_Syntax.json_names.get(_x7) or _rt.json_out_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb._e_Syntax, _x7))
         _x8 = self._f_edition
         if _x8:
-            _p.append('"edition":' + _rt.json_out_str(_x8))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"edition":')
+            _out.append(_rt.json_out_str(_x8))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -1417,18 +1451,23 @@ class Mixin(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'root': 2}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self._f_name
         if _x1:
-            _p.append('"name":' + _rt.json_out_str(_x1))
+            _out.append(',"name":')
+            _out.append(_rt.json_out_str(_x1))
         _x2 = self._f_root
         if _x2:
-            _p.append('"root":' + _rt.json_out_str(_x2))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"root":')
+            _out.append(_rt.json_out_str(_x2))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:

@@ -84,11 +84,14 @@ class Empty(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _p: list[str] = []
-        return "{" + ",".join(_p) + "}"
+        _out.append("{")
+        _first = len(_out)
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:

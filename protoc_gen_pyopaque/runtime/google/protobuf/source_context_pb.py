@@ -128,14 +128,18 @@ class SourceContext(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fileName': 1, 'file_name': 1}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self.file_name
         if _x1:
-            _p.append('"fileName":' + _rt.json_out_str(_x1))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"fileName":')
+            _out.append(_rt.json_out_str(_x1))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:

@@ -435,33 +435,50 @@ class Type(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'fields': 2, 'oneofs': 3, 'options': 4, 'sourceContext': 5, 'syntax': 6, 'edition': 7, 'source_context': 5}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self._f_name
         if _x1:
-            _p.append('"name":' + _rt.json_out_str(_x1))
+            _out.append(',"name":')
+            _out.append(_rt.json_out_str(_x1))
         _x2 = self._f_fields
         if _x2:
-            _p.append('"fields":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x2]) + "]")
+            _out.append(',"fields":' + "[")
+            for _y2 in _x2:
+                _y2._pb_json_write(_out, _ctx, _depth + 2)
+                _out.append(",")
+            _out[-1] = "]"
         _x3 = self._f_oneofs
         if _x3:
-            _p.append('"oneofs":' + "[" + ",".join([_rt.json_out_str(_y) for _y in _x3]) + "]")
+            _out.append(',"oneofs":' + "[")
+            _out.append(",".join([_rt.json_out_str(_y) for _y in _x3]))
+            _out.append("]")
         _x4 = self._f_options
         if _x4:
-            _p.append('"options":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x4]) + "]")
+            _out.append(',"options":' + "[")
+            for _y4 in _x4:
+                _y4._pb_json_write(_out, _ctx, _depth + 2)
+                _out.append(",")
+            _out[-1] = "]"
         _x5 = self._f_source_context
         if _x5 is not None:
-            _p.append('"sourceContext":' + _x5._pb_json_text(_ctx, _depth + 1))
+            _out.append(',"sourceContext":')
+            _x5._pb_json_write(_out, _ctx, _depth + 1)
         _x6 = self._f_syntax
         if _x6:
-            _p.append('"syntax":' + (_e_Syntax.json_names.get(_x6) or _rt.json_out_enum(_e_Syntax, _x6)))
+            _out.append(',"syntax":')
+            _out.append(_e_Syntax.json_names.get(_x6) or _rt.json_out_enum(_e_Syntax, _x6))
         _x7 = self._f_edition
         if _x7:
-            _p.append('"edition":' + _rt.json_out_str(_x7))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"edition":')
+            _out.append(_rt.json_out_str(_x7))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -1116,42 +1133,58 @@ class Field(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'kind': 1, 'cardinality': 2, 'number': 3, 'name': 4, 'typeUrl': 6, 'oneofIndex': 7, 'packed': 8, 'options': 9, 'jsonName': 10, 'defaultValue': 11, 'type_url': 6, 'oneof_index': 7, 'json_name': 10, 'default_value': 11}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self._f_kind
         if _x1:
-            _p.append('"kind":' + (_e_Field_Kind.json_names.get(_x1) or _rt.json_out_enum(_e_Field_Kind, _x1)))
+            _out.append(',"kind":')
+            _out.append(_e_Field_Kind.json_names.get(_x1) or _rt.json_out_enum(_e_Field_Kind, _x1))
         _x2 = self._f_cardinality
         if _x2:
-            _p.append('"cardinality":' + (_e_Field_Cardinality.json_names.get(_x2) or _rt.json_out_enum(_e_Field_Cardinality, _x2)))
+            _out.append(',"cardinality":')
+            _out.append(_e_Field_Cardinality.json_names.get(_x2) or _rt.json_out_enum(_e_Field_Cardinality, _x2))
         _x3 = self._f_number
         if _x3:
-            _p.append('"number":' + str(_x3) if type(_x3) is int else '"number":' + _rt.json_out_int(_x3))
+            _out.append(',"number":')
+            _out.append(str(_x3) if type(_x3) is int else _rt.json_out_int(_x3))
         _x4 = self._f_name
         if _x4:
-            _p.append('"name":' + _rt.json_out_str(_x4))
+            _out.append(',"name":')
+            _out.append(_rt.json_out_str(_x4))
         _x6 = self._f_type_url
         if _x6:
-            _p.append('"typeUrl":' + _rt.json_out_str(_x6))
+            _out.append(',"typeUrl":')
+            _out.append(_rt.json_out_str(_x6))
         _x7 = self._f_oneof_index
         if _x7:
-            _p.append('"oneofIndex":' + str(_x7) if type(_x7) is int else '"oneofIndex":' + _rt.json_out_int(_x7))
+            _out.append(',"oneofIndex":')
+            _out.append(str(_x7) if type(_x7) is int else _rt.json_out_int(_x7))
         _x8 = self._f_packed
         if _x8:
-            _p.append('"packed":' + "true" if _x8 else '"packed":' + "false")
+            _out.append(',"packed":')
+            _out.append("true" if _x8 else "false")
         _x9 = self._f_options
         if _x9:
-            _p.append('"options":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x9]) + "]")
+            _out.append(',"options":' + "[")
+            for _y9 in _x9:
+                _y9._pb_json_write(_out, _ctx, _depth + 2)
+                _out.append(",")
+            _out[-1] = "]"
         _x10 = self._f_json_name
         if _x10:
-            _p.append('"jsonName":' + _rt.json_out_str(_x10))
+            _out.append(',"jsonName":')
+            _out.append(_rt.json_out_str(_x10))
         _x11 = self._f_default_value
         if _x11:
-            _p.append('"defaultValue":' + _rt.json_out_str(_x11))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"defaultValue":')
+            _out.append(_rt.json_out_str(_x11))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -1627,30 +1660,45 @@ class Enum(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'enumvalue': 2, 'options': 3, 'sourceContext': 4, 'syntax': 5, 'edition': 6, 'source_context': 4}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self._f_name
         if _x1:
-            _p.append('"name":' + _rt.json_out_str(_x1))
+            _out.append(',"name":')
+            _out.append(_rt.json_out_str(_x1))
         _x2 = self._f_enumvalue
         if _x2:
-            _p.append('"enumvalue":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x2]) + "]")
+            _out.append(',"enumvalue":' + "[")
+            for _y2 in _x2:
+                _y2._pb_json_write(_out, _ctx, _depth + 2)
+                _out.append(",")
+            _out[-1] = "]"
         _x3 = self._f_options
         if _x3:
-            _p.append('"options":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x3]) + "]")
+            _out.append(',"options":' + "[")
+            for _y3 in _x3:
+                _y3._pb_json_write(_out, _ctx, _depth + 2)
+                _out.append(",")
+            _out[-1] = "]"
         _x4 = self._f_source_context
         if _x4 is not None:
-            _p.append('"sourceContext":' + _x4._pb_json_text(_ctx, _depth + 1))
+            _out.append(',"sourceContext":')
+            _x4._pb_json_write(_out, _ctx, _depth + 1)
         _x5 = self._f_syntax
         if _x5:
-            _p.append('"syntax":' + (_e_Syntax.json_names.get(_x5) or _rt.json_out_enum(_e_Syntax, _x5)))
+            _out.append(',"syntax":')
+            _out.append(_e_Syntax.json_names.get(_x5) or _rt.json_out_enum(_e_Syntax, _x5))
         _x6 = self._f_edition
         if _x6:
-            _p.append('"edition":' + _rt.json_out_str(_x6))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"edition":')
+            _out.append(_rt.json_out_str(_x6))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -1947,21 +1995,30 @@ class EnumValue(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'number': 2, 'options': 3}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self._f_name
         if _x1:
-            _p.append('"name":' + _rt.json_out_str(_x1))
+            _out.append(',"name":')
+            _out.append(_rt.json_out_str(_x1))
         _x2 = self._f_number
         if _x2:
-            _p.append('"number":' + str(_x2) if type(_x2) is int else '"number":' + _rt.json_out_int(_x2))
+            _out.append(',"number":')
+            _out.append(str(_x2) if type(_x2) is int else _rt.json_out_int(_x2))
         _x3 = self._f_options
         if _x3:
-            _p.append('"options":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x3]) + "]")
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"options":' + "[")
+            for _y3 in _x3:
+                _y3._pb_json_write(_out, _ctx, _depth + 2)
+                _out.append(",")
+            _out[-1] = "]"
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -2196,18 +2253,23 @@ class Option(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'value': 2}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self._f_name
         if _x1:
-            _p.append('"name":' + _rt.json_out_str(_x1))
+            _out.append(',"name":')
+            _out.append(_rt.json_out_str(_x1))
         _x2 = self._f_value
         if _x2 is not None:
-            _p.append('"value":' + _x2._pb_json_text(_ctx, _depth + 1))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"value":')
+            _x2._pb_json_write(_out, _ctx, _depth + 1)
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:

@@ -158,17 +158,22 @@ class _c_Collections_Item(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'key': 1, 'color': 2}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self.key
         if _x1:
-            _p.append('"key":' + _rt.json_out_str(_x1))
+            _out.append(',"key":')
+            _out.append(_rt.json_out_str(_x1))
         _x2 = self.color
         if _x2:
-            _p.append('"color":' + (_e_Collections_Color.json_names.get(_x2) or _rt.json_out_enum(_e_Collections_Color, _x2)))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"color":')
+            _out.append(_e_Collections_Color.json_names.get(_x2) or _rt.json_out_enum(_e_Collections_Color, _x2))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -1083,47 +1088,89 @@ class Collections(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'packedInts': 1, 'names': 2, 'items': 3, 'colors': 4, 'counts': 5, 'itemsById': 6, 'colorByFlag': 10, 'ratios': 11, 'weights': 12, 'text': 7, 'item': 8, 'scalars': 9, 'packed_ints': 1, 'items_by_id': 6, 'color_by_flag': 10}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self.packed_ints
         if _x1:
-            _p.append('"packedInts":' + "[" + ",".join([str(_y) if type(_y) is int else _rt.json_out_int(_y) for _y in _x1]) + "]")
+            _out.append(',"packedInts":' + "[")
+            _out.append(",".join([str(_y) if type(_y) is int else _rt.json_out_int(_y) for _y in _x1]))
+            _out.append("]")
         _x2 = self.names
         if _x2:
-            _p.append('"names":' + "[" + ",".join([_rt.json_out_str(_y) for _y in _x2]) + "]")
+            _out.append(',"names":' + "[")
+            _out.append(",".join([_rt.json_out_str(_y) for _y in _x2]))
+            _out.append("]")
         _x3 = self.items
         if _x3:
-            _p.append('"items":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x3]) + "]")
+            _out.append(',"items":' + "[")
+            for _y3 in _x3:
+                _y3._pb_json_write(_out, _ctx, _depth + 2)
+                _out.append(",")
+            _out[-1] = "]"
         _x4 = self.colors
         if _x4:
-            _p.append('"colors":' + "[" + ",".join([(_e_Collections_Color.json_names.get(_y) or _rt.json_out_enum(_e_Collections_Color, _y)) for _y in _x4]) + "]")
+            _out.append(',"colors":' + "[")
+            _out.append(",".join([_e_Collections_Color.json_names.get(_y) or _rt.json_out_enum(_e_Collections_Color, _y) for _y in _x4]))
+            _out.append("]")
         _d5 = self.counts
         if _d5:
-            _p.append('"counts":' + "{" + ",".join([_rt.json_out_str(_k) + ":" + '"' + str(_v) + '"' if type(_v) is int else _rt.json_out_str(_k) + ":" + _rt.json_out_int64(_v) for _k, _v in _d5.items()]) + "}")
+            _out.append(',"counts":' + "{")
+            for _k5, _v5 in _d5.items():
+                _out.append(_rt.json_out_str(_k5))
+                _out.append(":")
+                _out.append('"')
+                _out.append(str(_v5) if type(_v5) is int else _rt.json_out_int(_v5))
+                _out.append('"')
+                _out.append(",")
+            _out[-1] = "}"
         _d6 = self.items_by_id
         if _d6:
-            _p.append('"itemsById":' + "{" + ",".join(['"' + str(_k) + '"' + ":" + _v._pb_json_text(_ctx, _depth + 2) for _k, _v in _d6.items()]) + "}")
+            _out.append(',"itemsById":' + "{")
+            for _k6, _v6 in _d6.items():
+                _out.append('"' + str(_k6) + '":')
+                _v6._pb_json_write(_out, _ctx, _depth + 2)
+                _out.append(",")
+            _out[-1] = "}"
         if self._oc_choice == 7:
             _x7 = _t.cast(str, self._ov_choice)
-            _p.append('"text":' + _rt.json_out_str(_x7))
+            _out.append(',"text":')
+            _out.append(_rt.json_out_str(_x7))
         if self._oc_choice == 8:
             _x8 = _t.cast(Collections.Item, self._ov_choice)
-            _p.append('"item":' + _x8._pb_json_text(_ctx, _depth + 1))
+            _out.append(',"item":')
+            _x8._pb_json_write(_out, _ctx, _depth + 1)
         if self._oc_choice == 9:
             _x9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
-            _p.append('"scalars":' + _x9._pb_json_text(_ctx, _depth + 1))
+            _out.append(',"scalars":')
+            _x9._pb_json_write(_out, _ctx, _depth + 1)
         _d10 = self.color_by_flag
         if _d10:
-            _p.append('"colorByFlag":' + "{" + ",".join([('"true"' if _k else '"false"') + ":" + (_e_Collections_Color.json_names.get(_v) or _rt.json_out_enum(_e_Collections_Color, _v)) for _k, _v in _d10.items()]) + "}")
+            _out.append(',"colorByFlag":' + "{")
+            for _k10, _v10 in _d10.items():
+                _out.append('"true":' if _k10 else '"false":')
+                _out.append(_e_Collections_Color.json_names.get(_v10) or _rt.json_out_enum(_e_Collections_Color, _v10))
+                _out.append(",")
+            _out[-1] = "}"
         _x11 = self.ratios
         if _x11:
-            _p.append('"ratios":' + "[" + ",".join([_rt.json_out_float(_y) for _y in _x11]) + "]")
+            _out.append(',"ratios":' + "[")
+            _out.append(",".join([_rt.json_out_float(_y) for _y in _x11]))
+            _out.append("]")
         _d12 = self.weights
         if _d12:
-            _p.append('"weights":' + "{" + ",".join([_rt.json_out_str(_k) + ":" + _rt.json_out_float(_v) for _k, _v in _d12.items()]) + "}")
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"weights":' + "{")
+            for _k12, _v12 in _d12.items():
+                _out.append(_rt.json_out_str(_k12))
+                _out.append(":")
+                _out.append(_rt.json_out_float(_v12))
+                _out.append(",")
+            _out[-1] = "}"
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:

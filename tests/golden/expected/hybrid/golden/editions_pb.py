@@ -121,14 +121,18 @@ class _c_Edition2023_Child(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'value': 1}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self.value
         if _x1 is not None:
-            _p.append('"value":' + str(_x1) if type(_x1) is int else '"value":' + _rt.json_out_int(_x1))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"value":')
+            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -644,38 +648,57 @@ class Edition2023(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'explicitByDefault': 1, 'implicit': 2, 'requiredLegacy': 3, 'expanded': 4, 'unchecked': 5, 'delimitedChild': 6, 'state': 7, 'states': 8, 'stateByName': 9, 'explicit_by_default': 1, 'required_legacy': 3, 'delimited_child': 6, 'state_by_name': 9}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self.explicit_by_default
         if _x1 is not None:
-            _p.append('"explicitByDefault":' + str(_x1) if type(_x1) is int else '"explicitByDefault":' + _rt.json_out_int(_x1))
+            _out.append(',"explicitByDefault":')
+            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
         _x2 = self.implicit
         if _x2:
-            _p.append('"implicit":' + str(_x2) if type(_x2) is int else '"implicit":' + _rt.json_out_int(_x2))
+            _out.append(',"implicit":')
+            _out.append(str(_x2) if type(_x2) is int else _rt.json_out_int(_x2))
         _x3 = self.required_legacy
         if _x3 is not None:
-            _p.append('"requiredLegacy":' + str(_x3) if type(_x3) is int else '"requiredLegacy":' + _rt.json_out_int(_x3))
+            _out.append(',"requiredLegacy":')
+            _out.append(str(_x3) if type(_x3) is int else _rt.json_out_int(_x3))
         _x4 = self.expanded
         if _x4:
-            _p.append('"expanded":' + "[" + ",".join([str(_y) if type(_y) is int else _rt.json_out_int(_y) for _y in _x4]) + "]")
+            _out.append(',"expanded":' + "[")
+            _out.append(",".join([str(_y) if type(_y) is int else _rt.json_out_int(_y) for _y in _x4]))
+            _out.append("]")
         _x5 = self.unchecked
         if _x5 is not None:
-            _p.append('"unchecked":' + _rt.json_out_str(_x5))
+            _out.append(',"unchecked":')
+            _out.append(_rt.json_out_str(_x5))
         _x6 = self.delimited_child
         if _x6 is not None:
-            _p.append('"delimitedChild":' + _x6._pb_json_text(_ctx, _depth + 1))
+            _out.append(',"delimitedChild":')
+            _x6._pb_json_write(_out, _ctx, _depth + 1)
         _x7 = self.state
         if _x7 is not None:
-            _p.append('"state":' + (_e_State.json_names.get(_x7) or _rt.json_out_enum(_e_State, _x7)))
+            _out.append(',"state":')
+            _out.append(_e_State.json_names.get(_x7) or _rt.json_out_enum(_e_State, _x7))
         _x8 = self.states
         if _x8:
-            _p.append('"states":' + "[" + ",".join([(_e_State.json_names.get(_y) or _rt.json_out_enum(_e_State, _y)) for _y in _x8]) + "]")
+            _out.append(',"states":' + "[")
+            _out.append(",".join([_e_State.json_names.get(_y) or _rt.json_out_enum(_e_State, _y) for _y in _x8]))
+            _out.append("]")
         _d9 = self.state_by_name
         if _d9:
-            _p.append('"stateByName":' + "{" + ",".join([_rt.json_out_str(_k) + ":" + (_e_State.json_names.get(_v) or _rt.json_out_enum(_e_State, _v)) for _k, _v in _d9.items()]) + "}")
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"stateByName":' + "{")
+            for _k9, _v9 in _d9.items():
+                _out.append(_rt.json_out_str(_k9))
+                _out.append(":")
+                _out.append(_e_State.json_names.get(_v9) or _rt.json_out_enum(_e_State, _v9))
+                _out.append(",")
+            _out[-1] = "}"
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:

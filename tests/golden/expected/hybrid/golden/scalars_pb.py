@@ -643,62 +643,87 @@ class Scalars(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fDouble': 1, 'fFloat': 2, 'fInt64': 3, 'fUint64': 4, 'fInt32': 5, 'fFixed64': 6, 'fFixed32': 7, 'fBool': 8, 'fString': 9, 'fBytes': 10, 'fUint32': 11, 'fSfixed32': 12, 'fSfixed64': 13, 'fSint32': 14, 'fSint64': 15, 'optInt32': 16, 'optString': 17, 'f_double': 1, 'f_float': 2, 'f_int64': 3, 'f_uint64': 4, 'f_int32': 5, 'f_fixed64': 6, 'f_fixed32': 7, 'f_bool': 8, 'f_string': 9, 'f_bytes': 10, 'f_uint32': 11, 'f_sfixed32': 12, 'f_sfixed64': 13, 'f_sint32': 14, 'f_sint64': 15, 'opt_int32': 16, 'opt_string': 17}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self.f_double
         if _x1 or _rt.copysign(1.0, _x1) < 0.0:
-            _p.append('"fDouble":' + repr(_x1) if type(_x1) is float and _x1 - _x1 == 0.0 else '"fDouble":' + _rt.json_out_double(_x1))
+            _out.append(',"fDouble":')
+            _out.append(repr(_x1) if type(_x1) is float and _x1 - _x1 == 0.0 else _rt.json_out_double(_x1))
         _x2 = self.f_float
         if _x2 or _rt.copysign(1.0, _x2) < 0.0:
-            _p.append('"fFloat":' + _rt.json_out_float(_x2))
+            _out.append(',"fFloat":')
+            _out.append(_rt.json_out_float(_x2))
         _x3 = self.f_int64
         if _x3:
-            _p.append('"fInt64":' + '"' + str(_x3) + '"' if type(_x3) is int else '"fInt64":' + _rt.json_out_int64(_x3))
+            _out.append(',"fInt64":' + '"')
+            _out.append(str(_x3) if type(_x3) is int else _rt.json_out_int(_x3))
+            _out.append('"')
         _x4 = self.f_uint64
         if _x4:
-            _p.append('"fUint64":' + '"' + str(_x4) + '"' if type(_x4) is int else '"fUint64":' + _rt.json_out_int64(_x4))
+            _out.append(',"fUint64":' + '"')
+            _out.append(str(_x4) if type(_x4) is int else _rt.json_out_int(_x4))
+            _out.append('"')
         _x5 = self.f_int32
         if _x5:
-            _p.append('"fInt32":' + str(_x5) if type(_x5) is int else '"fInt32":' + _rt.json_out_int(_x5))
+            _out.append(',"fInt32":')
+            _out.append(str(_x5) if type(_x5) is int else _rt.json_out_int(_x5))
         _x6 = self.f_fixed64
         if _x6:
-            _p.append('"fFixed64":' + '"' + str(_x6) + '"' if type(_x6) is int else '"fFixed64":' + _rt.json_out_int64(_x6))
+            _out.append(',"fFixed64":' + '"')
+            _out.append(str(_x6) if type(_x6) is int else _rt.json_out_int(_x6))
+            _out.append('"')
         _x7 = self.f_fixed32
         if _x7:
-            _p.append('"fFixed32":' + str(_x7) if type(_x7) is int else '"fFixed32":' + _rt.json_out_int(_x7))
+            _out.append(',"fFixed32":')
+            _out.append(str(_x7) if type(_x7) is int else _rt.json_out_int(_x7))
         _x8 = self.f_bool
         if _x8:
-            _p.append('"fBool":' + "true" if _x8 else '"fBool":' + "false")
+            _out.append(',"fBool":')
+            _out.append("true" if _x8 else "false")
         _x9 = self.f_string
         if _x9:
-            _p.append('"fString":' + _rt.json_out_str(_x9))
+            _out.append(',"fString":')
+            _out.append(_rt.json_out_str(_x9))
         _x10 = self.f_bytes
         if _x10:
-            _p.append('"fBytes":' + _rt.json_out_bytes(_x10))
+            _out.append(',"fBytes":')
+            _out.append(_rt.json_out_bytes(_x10))
         _x11 = self.f_uint32
         if _x11:
-            _p.append('"fUint32":' + str(_x11) if type(_x11) is int else '"fUint32":' + _rt.json_out_int(_x11))
+            _out.append(',"fUint32":')
+            _out.append(str(_x11) if type(_x11) is int else _rt.json_out_int(_x11))
         _x12 = self.f_sfixed32
         if _x12:
-            _p.append('"fSfixed32":' + str(_x12) if type(_x12) is int else '"fSfixed32":' + _rt.json_out_int(_x12))
+            _out.append(',"fSfixed32":')
+            _out.append(str(_x12) if type(_x12) is int else _rt.json_out_int(_x12))
         _x13 = self.f_sfixed64
         if _x13:
-            _p.append('"fSfixed64":' + '"' + str(_x13) + '"' if type(_x13) is int else '"fSfixed64":' + _rt.json_out_int64(_x13))
+            _out.append(',"fSfixed64":' + '"')
+            _out.append(str(_x13) if type(_x13) is int else _rt.json_out_int(_x13))
+            _out.append('"')
         _x14 = self.f_sint32
         if _x14:
-            _p.append('"fSint32":' + str(_x14) if type(_x14) is int else '"fSint32":' + _rt.json_out_int(_x14))
+            _out.append(',"fSint32":')
+            _out.append(str(_x14) if type(_x14) is int else _rt.json_out_int(_x14))
         _x15 = self.f_sint64
         if _x15:
-            _p.append('"fSint64":' + '"' + str(_x15) + '"' if type(_x15) is int else '"fSint64":' + _rt.json_out_int64(_x15))
+            _out.append(',"fSint64":' + '"')
+            _out.append(str(_x15) if type(_x15) is int else _rt.json_out_int(_x15))
+            _out.append('"')
         _x16 = self.opt_int32
         if _x16 is not None:
-            _p.append('"optInt32":' + str(_x16) if type(_x16) is int else '"optInt32":' + _rt.json_out_int(_x16))
+            _out.append(',"optInt32":')
+            _out.append(str(_x16) if type(_x16) is int else _rt.json_out_int(_x16))
         _x17 = self.opt_string
         if _x17 is not None:
-            _p.append('"optString":' + _rt.json_out_str(_x17))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"optString":')
+            _out.append(_rt.json_out_str(_x17))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -1010,20 +1035,28 @@ class FixedFirst(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'id': 1, 'count': 2, 'small': 3}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self.id
         if _x1:
-            _p.append('"id":' + '"' + str(_x1) + '"' if type(_x1) is int else '"id":' + _rt.json_out_int64(_x1))
+            _out.append(',"id":' + '"')
+            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append('"')
         _x2 = self.count
         if _x2:
-            _p.append('"count":' + '"' + str(_x2) + '"' if type(_x2) is int else '"count":' + _rt.json_out_int64(_x2))
+            _out.append(',"count":' + '"')
+            _out.append(str(_x2) if type(_x2) is int else _rt.json_out_int(_x2))
+            _out.append('"')
         _x3 = self.small
         if _x3:
-            _p.append('"small":' + str(_x3) if type(_x3) is int else '"small":' + _rt.json_out_int(_x3))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"small":')
+            _out.append(str(_x3) if type(_x3) is int else _rt.json_out_int(_x3))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:

@@ -175,18 +175,24 @@ class _c_LogEntry_Detail(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'lines': 1, 'level': 2}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self._f_lines
         if _x1:
-            _p.append('"lines":' + "[" + ",".join([_rt.json_out_str(_y) for _y in _x1]) + "]")
+            _out.append(',"lines":' + "[")
+            _out.append(",".join([_rt.json_out_str(_y) for _y in _x1]))
+            _out.append("]")
         if self._pb_p0 & 1:
             _x2 = self._f_level
-            _p.append('"level":' + str(_x2) if type(_x2) is int else '"level":' + _rt.json_out_int(_x2))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"level":')
+            _out.append(str(_x2) if type(_x2) is int else _rt.json_out_int(_x2))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -645,29 +651,41 @@ class LogEntry(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'timestamp': 1, 'message': 2, 'detail': 3, 'uncheckedDetail': 4, 'history': 5, 'unchecked_detail': 4}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._l_detail is not None: self._load_detail()
         if self._l_unchecked_detail is not None: self._load_unchecked_detail()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         if self._pb_p0 & 1:
             _x1 = self._f_timestamp
-            _p.append('"timestamp":' + '"' + str(_x1) + '"' if type(_x1) is int else '"timestamp":' + _rt.json_out_int64(_x1))
+            _out.append(',"timestamp":' + '"')
+            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append('"')
         if self._pb_p0 & 2:
             _x2 = self._f_message
-            _p.append('"message":' + _rt.json_out_str(_x2))
+            _out.append(',"message":')
+            _out.append(_rt.json_out_str(_x2))
         _x3 = self._f_detail
         if _x3 is not None:
-            _p.append('"detail":' + _x3._pb_json_text(_ctx, _depth + 1))
+            _out.append(',"detail":')
+            _x3._pb_json_write(_out, _ctx, _depth + 1)
         _x4 = self._f_unchecked_detail
         if _x4 is not None:
-            _p.append('"uncheckedDetail":' + _x4._pb_json_text(_ctx, _depth + 1))
+            _out.append(',"uncheckedDetail":')
+            _x4._pb_json_write(_out, _ctx, _depth + 1)
         _x5 = self._f_history
         if _x5:
-            _p.append('"history":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x5]) + "]")
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"history":' + "[")
+            for _y5 in _x5:
+                _y5._pb_json_write(_out, _ctx, _depth + 2)
+                _out.append(",")
+            _out[-1] = "]"
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -928,18 +946,23 @@ class Envelope(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'entry': 2}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         if self._pb_p0 & 1:
             _x1 = self._f_name
-            _p.append('"name":' + _rt.json_out_str(_x1))
+            _out.append(',"name":')
+            _out.append(_rt.json_out_str(_x1))
         _x2 = self._f_entry
         if _x2 is not None:
-            _p.append('"entry":' + _x2._pb_json_text(_ctx, _depth + 1))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"entry":')
+            _x2._pb_json_write(_out, _ctx, _depth + 1)
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -1248,22 +1271,28 @@ class Node(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'value': 1, 'child': 2, 'lazyChild': 3, 'lazy_child': 3}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._l_lazy_child is not None: self._load_lazy_child()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         if self._pb_p0 & 1:
             _x1 = self._f_value
-            _p.append('"value":' + str(_x1) if type(_x1) is int else '"value":' + _rt.json_out_int(_x1))
+            _out.append(',"value":')
+            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
         _x2 = self._f_child
         if _x2 is not None:
-            _p.append('"child":' + _x2._pb_json_text(_ctx, _depth + 1))
+            _out.append(',"child":')
+            _x2._pb_json_write(_out, _ctx, _depth + 1)
         _x3 = self._f_lazy_child
         if _x3 is not None:
-            _p.append('"lazyChild":' + _x3._pb_json_text(_ctx, _depth + 1))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"lazyChild":')
+            _x3._pb_json_write(_out, _ctx, _depth + 1)
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:

@@ -188,18 +188,23 @@ class _c_Legacy_Point(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'x': 7, 'y': 8}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         if self._pb_p0 & 1:
             _x7 = self._f_x
-            _p.append('"x":' + str(_x7) if type(_x7) is int else '"x":' + _rt.json_out_int(_x7))
+            _out.append(',"x":')
+            _out.append(str(_x7) if type(_x7) is int else _rt.json_out_int(_x7))
         if self._pb_p0 & 2:
             _x8 = self._f_y
-            _p.append('"y":' + str(_x8) if type(_x8) is int else '"y":' + _rt.json_out_int(_x8))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"y":')
+            _out.append(str(_x8) if type(_x8) is int else _rt.json_out_int(_x8))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -561,31 +566,41 @@ class Legacy(_rt.ExtendableMessage):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'id': 1, 'label': 2, 'level': 3, 'ratio': 4, 'samples': 5, 'point': 6}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         if self._pb_p0 & 1:
             _x1 = self._f_id
-            _p.append('"id":' + str(_x1) if type(_x1) is int else '"id":' + _rt.json_out_int(_x1))
+            _out.append(',"id":')
+            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
         if self._pb_p0 & 2:
             _x2 = self._f_label
-            _p.append('"label":' + _rt.json_out_str(_x2))
+            _out.append(',"label":')
+            _out.append(_rt.json_out_str(_x2))
         if self._pb_p0 & 4:
             _x3 = self._f_level
-            _p.append('"level":' + (_e_Level.json_names.get(_x3) or _rt.json_out_enum(_e_Level, _x3)))
+            _out.append(',"level":')
+            _out.append(_e_Level.json_names.get(_x3) or _rt.json_out_enum(_e_Level, _x3))
         if self._pb_p0 & 8:
             _x4 = self._f_ratio
-            _p.append('"ratio":' + repr(_x4) if type(_x4) is float and _x4 - _x4 == 0.0 else '"ratio":' + _rt.json_out_double(_x4))
+            _out.append(',"ratio":')
+            _out.append(repr(_x4) if type(_x4) is float and _x4 - _x4 == 0.0 else _rt.json_out_double(_x4))
         _x5 = self._f_samples
         if _x5:
-            _p.append('"samples":' + "[" + ",".join(['"' + str(_y) + '"' if type(_y) is int else _rt.json_out_int64(_y) for _y in _x5]) + "]")
+            _out.append(',"samples":' + '["')
+            _out.append('","'.join([str(_y) if type(_y) is int else _rt.json_out_int(_y) for _y in _x5]))
+            _out.append('"]')
         _x6 = self._f_point
         if _x6 is not None:
-            _p.append('"point":' + _x6._pb_json_text(_ctx, _depth + 1))
+            _out.append(',"point":')
+            _x6._pb_json_write(_out, _ctx, _depth + 1)
         if self._pb_ext:
-            _p += _rt.json_out_extensions(self, _ctx, _depth)
-        return "{" + ",".join(_p) + "}"
+            _rt.json_write_extensions(_out, self, _ctx, _depth)
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -826,18 +841,23 @@ class ConflictJsonName(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'old_value': 1, 'value': 2, 'new_value': 2}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         if self._pb_p0 & 1:
             _x1 = self._f_value
-            _p.append('"old_value":' + str(_x1) if type(_x1) is int else '"old_value":' + _rt.json_out_int(_x1))
+            _out.append(',"old_value":')
+            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
         if self._pb_p0 & 2:
             _x2 = self._f_new_value
-            _p.append('"value":' + str(_x2) if type(_x2) is int else '"value":' + _rt.json_out_int(_x2))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"value":')
+            _out.append(str(_x2) if type(_x2) is int else _rt.json_out_int(_x2))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:

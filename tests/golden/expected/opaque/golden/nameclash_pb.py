@@ -157,15 +157,19 @@ class buf(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         if self._pb_p0 & 1:
             _x1 = self._f_a
-            _p.append('"a":' + str(_x1) if type(_x1) is int else '"a":' + _rt.json_out_int(_x1))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"a":')
+            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -319,15 +323,19 @@ class m4(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         if self._pb_p0 & 1:
             _x1 = self._f_a
-            _p.append('"a":' + str(_x1) if type(_x1) is int else '"a":' + _rt.json_out_int(_x1))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"a":')
+            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -468,14 +476,18 @@ class i5(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         if self._pb_p0 & 1:
             _x1 = self._f_a
-            _p.append('"a":' + str(_x1) if type(_x1) is int else '"a":' + _rt.json_out_int(_x1))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"a":')
+            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -613,14 +625,18 @@ class key6(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         if self._pb_p0 & 1:
             _x1 = self._f_a
-            _p.append('"a":' + str(_x1) if type(_x1) is int else '"a":' + _rt.json_out_int(_x1))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"a":')
+            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -771,15 +787,19 @@ class class_(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         if self._pb_p0 & 1:
             _x1 = self._f_a
-            _p.append('"a":' + str(_x1) if type(_x1) is int else '"a":' + _rt.json_out_int(_x1))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"a":')
+            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -881,12 +901,15 @@ class len_(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
-        return "{" + ",".join(_p) + "}"
+        _out.append("{")
+        _first = len(_out)
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -979,12 +1002,15 @@ class property_(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
-        return "{" + ",".join(_p) + "}"
+        _out.append("{")
+        _first = len(_out)
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -1077,12 +1103,15 @@ class value_(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
-        return "{" + ",".join(_p) + "}"
+        _out.append("{")
+        _first = len(_out)
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -1175,12 +1204,15 @@ class annotations_(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
-        return "{" + ",".join(_p) + "}"
+        _out.append("{")
+        _first = len(_out)
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -1325,15 +1357,19 @@ class Private_(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         if self._pb_p0 & 1:
             _x1 = self._f_a
-            _p.append('"a":' + str(_x1) if type(_x1) is int else '"a":' + _rt.json_out_int(_x1))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"a":')
+            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -2542,77 +2578,111 @@ class Holder(_rt.ExtendableMessage):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fBuf': 1, 'm4': 4, 'items': 5, 'byId': 6, 'one': 7, 'other': 8, 'four': 9, 'hasPick': 10, 'foo': 11, 'getFoo': 12, 'int': 13, 'classmethod': 14, 'parse': 15, 'self': 16, 'X': 17, 'Y': 18, 'PbInfo': 19, 'x': 20, 'raw': 21, 'buf': 22, 'type': 23, 'f_buf': 1, 'by_id': 6, 'has_pick': 10, 'get_foo': 12, '_x': 17, '__y': 18, '_pb_info': 19, 'x_': 20}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._l_raw is not None: self._load_raw()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self._f_f_buf
         if _x1 is not None:
-            _p.append('"fBuf":' + _x1._pb_json_text(_ctx, _depth + 1))
+            _out.append(',"fBuf":')
+            _x1._pb_json_write(_out, _ctx, _depth + 1)
         _x4 = self._f_m4
         if _x4:
-            _p.append('"m4":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x4]) + "]")
+            _out.append(',"m4":' + "[")
+            for _y4 in _x4:
+                _y4._pb_json_write(_out, _ctx, _depth + 2)
+                _out.append(",")
+            _out[-1] = "]"
         _x5 = self._f_items
         if _x5:
-            _p.append('"items":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x5]) + "]")
+            _out.append(',"items":' + "[")
+            for _y5 in _x5:
+                _y5._pb_json_write(_out, _ctx, _depth + 2)
+                _out.append(",")
+            _out[-1] = "]"
         _d6 = self._f_by_id
         if _d6:
-            _p.append('"byId":' + "{" + ",".join(['"' + str(_k) + '"' + ":" + _v._pb_json_text(_ctx, _depth + 2) for _k, _v in _d6.items()]) + "}")
+            _out.append(',"byId":' + "{")
+            for _k6, _v6 in _d6.items():
+                _out.append('"' + str(_k6) + '":')
+                _v6._pb_json_write(_out, _ctx, _depth + 2)
+                _out.append(",")
+            _out[-1] = "}"
         if self._oc_pick == 7:
             _x7 = _t.cast(i5, self._ov_pick)
-            _p.append('"one":' + _x7._pb_json_text(_ctx, _depth + 1))
+            _out.append(',"one":')
+            _x7._pb_json_write(_out, _ctx, _depth + 1)
         if self._oc_pick == 8:
             _x8 = _t.cast(key6, self._ov_pick)
-            _p.append('"other":' + _x8._pb_json_text(_ctx, _depth + 1))
+            _out.append(',"other":')
+            _x8._pb_json_write(_out, _ctx, _depth + 1)
         if self._oc_pick == 9:
             _x9 = _t.cast(m4, self._ov_pick)
-            _p.append('"four":' + _x9._pb_json_text(_ctx, _depth + 1))
+            _out.append(',"four":')
+            _x9._pb_json_write(_out, _ctx, _depth + 1)
         if self._pb_p0 & 1:
             _x10 = self._f_has_pick
-            _p.append('"hasPick":' + str(_x10) if type(_x10) is int else '"hasPick":' + _rt.json_out_int(_x10))
+            _out.append(',"hasPick":')
+            _out.append(str(_x10) if type(_x10) is int else _rt.json_out_int(_x10))
         if self._pb_p0 & 2:
             _x11 = self._f_foo
-            _p.append('"foo":' + str(_x11) if type(_x11) is int else '"foo":' + _rt.json_out_int(_x11))
+            _out.append(',"foo":')
+            _out.append(str(_x11) if type(_x11) is int else _rt.json_out_int(_x11))
         if self._pb_p0 & 4:
             _x12 = self._f_get_foo
-            _p.append('"getFoo":' + str(_x12) if type(_x12) is int else '"getFoo":' + _rt.json_out_int(_x12))
+            _out.append(',"getFoo":')
+            _out.append(str(_x12) if type(_x12) is int else _rt.json_out_int(_x12))
         if self._pb_p0 & 8:
             _x13 = self._f_int
-            _p.append('"int":' + str(_x13) if type(_x13) is int else '"int":' + _rt.json_out_int(_x13))
+            _out.append(',"int":')
+            _out.append(str(_x13) if type(_x13) is int else _rt.json_out_int(_x13))
         if self._pb_p0 & 16:
             _x14 = self._f_classmethod
-            _p.append('"classmethod":' + str(_x14) if type(_x14) is int else '"classmethod":' + _rt.json_out_int(_x14))
+            _out.append(',"classmethod":')
+            _out.append(str(_x14) if type(_x14) is int else _rt.json_out_int(_x14))
         if self._pb_p0 & 32:
             _x15 = self._f_parse
-            _p.append('"parse":' + str(_x15) if type(_x15) is int else '"parse":' + _rt.json_out_int(_x15))
+            _out.append(',"parse":')
+            _out.append(str(_x15) if type(_x15) is int else _rt.json_out_int(_x15))
         if self._pb_p0 & 64:
             _x16 = self._f_self
-            _p.append('"self":' + str(_x16) if type(_x16) is int else '"self":' + _rt.json_out_int(_x16))
+            _out.append(',"self":')
+            _out.append(str(_x16) if type(_x16) is int else _rt.json_out_int(_x16))
         if self._pb_p0 & 128:
             _x17 = self._f__x
-            _p.append('"X":' + str(_x17) if type(_x17) is int else '"X":' + _rt.json_out_int(_x17))
+            _out.append(',"X":')
+            _out.append(str(_x17) if type(_x17) is int else _rt.json_out_int(_x17))
         if self._pb_p0 & 256:
             _x18 = self._f___y
-            _p.append('"Y":' + str(_x18) if type(_x18) is int else '"Y":' + _rt.json_out_int(_x18))
+            _out.append(',"Y":')
+            _out.append(str(_x18) if type(_x18) is int else _rt.json_out_int(_x18))
         if self._pb_p0 & 512:
             _x19 = self._f__pb_info
-            _p.append('"PbInfo":' + str(_x19) if type(_x19) is int else '"PbInfo":' + _rt.json_out_int(_x19))
+            _out.append(',"PbInfo":')
+            _out.append(str(_x19) if type(_x19) is int else _rt.json_out_int(_x19))
         if self._pb_p0 & 1024:
             _x20 = self._f_x_
-            _p.append('"x":' + str(_x20) if type(_x20) is int else '"x":' + _rt.json_out_int(_x20))
+            _out.append(',"x":')
+            _out.append(str(_x20) if type(_x20) is int else _rt.json_out_int(_x20))
         _x21 = self._f_raw
         if _x21 is not None:
-            _p.append('"raw":' + _x21._pb_json_text(_ctx, _depth + 1))
+            _out.append(',"raw":')
+            _x21._pb_json_write(_out, _ctx, _depth + 1)
         if self._pb_p0 & 2048:
             _x22 = self._f_buf
-            _p.append('"buf":' + str(_x22) if type(_x22) is int else '"buf":' + _rt.json_out_int(_x22))
+            _out.append(',"buf":')
+            _out.append(str(_x22) if type(_x22) is int else _rt.json_out_int(_x22))
         if self._pb_p0 & 4096:
             _x23 = self._f_type
-            _p.append('"type":' + str(_x23) if type(_x23) is int else '"type":' + _rt.json_out_int(_x23))
+            _out.append(',"type":')
+            _out.append(str(_x23) if type(_x23) is int else _rt.json_out_int(_x23))
         if self._pb_ext:
-            _p += _rt.json_out_extensions(self, _ctx, _depth)
-        return "{" + ",".join(_p) + "}"
+            _rt.json_write_extensions(_out, self, _ctx, _depth)
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -2993,15 +3063,19 @@ class Enums(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'e': 1}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         if self._pb_p0 & 1:
             _x1 = self._f_e
-            _p.append('"e":' + (_e_Enums_E.json_names.get(_x1) or _rt.json_out_enum(_e_Enums_E, _x1)))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"e":')
+            _out.append(_e_Enums_E.json_names.get(_x1) or _rt.json_out_enum(_e_Enums_E, _x1))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -3158,15 +3232,19 @@ class _c_Outer_Inner_X(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         if self._pb_p0 & 1:
             _x1 = self._f_a
-            _p.append('"a":' + str(_x1) if type(_x1) is int else '"a":' + _rt.json_out_int(_x1))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"a":')
+            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -3326,15 +3404,19 @@ class Outer(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'x': 1}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self._f_x
         if _x1 is not None:
-            _p.append('"x":' + _x1._pb_json_text(_ctx, _depth + 1))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"x":')
+            _x1._pb_json_write(_out, _ctx, _depth + 1)
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -3488,15 +3570,19 @@ class _c_Outer_Inner_X_(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         if self._pb_p0 & 1:
             _x1 = self._f_a
-            _p.append('"a":' + str(_x1) if type(_x1) is int else '"a":' + _rt.json_out_int(_x1))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"a":')
+            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -3656,15 +3742,19 @@ class Outer_Inner(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'x': 1}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self._f_x
         if _x1 is not None:
-            _p.append('"x":' + _x1._pb_json_text(_ctx, _depth + 1))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"x":')
+            _x1._pb_json_write(_out, _ctx, _depth + 1)
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:

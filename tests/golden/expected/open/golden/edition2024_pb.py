@@ -128,17 +128,23 @@ class _c_LogEntry_Detail(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'lines': 1, 'level': 2}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self.lines
         if _x1:
-            _p.append('"lines":' + "[" + ",".join([_rt.json_out_str(_y) for _y in _x1]) + "]")
+            _out.append(',"lines":' + "[")
+            _out.append(",".join([_rt.json_out_str(_y) for _y in _x1]))
+            _out.append("]")
         _x2 = self.level
         if _x2 is not None:
-            _p.append('"level":' + str(_x2) if type(_x2) is int else '"level":' + _rt.json_out_int(_x2))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"level":')
+            _out.append(str(_x2) if type(_x2) is int else _rt.json_out_int(_x2))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -421,26 +427,38 @@ class LogEntry(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'timestamp': 1, 'message': 2, 'detail': 3, 'uncheckedDetail': 4, 'history': 5, 'unchecked_detail': 4}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self.timestamp
         if _x1 is not None:
-            _p.append('"timestamp":' + '"' + str(_x1) + '"' if type(_x1) is int else '"timestamp":' + _rt.json_out_int64(_x1))
+            _out.append(',"timestamp":' + '"')
+            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append('"')
         _x2 = self.message
         if _x2 is not None:
-            _p.append('"message":' + _rt.json_out_str(_x2))
+            _out.append(',"message":')
+            _out.append(_rt.json_out_str(_x2))
         _x3 = self.detail
         if _x3 is not None:
-            _p.append('"detail":' + _x3._pb_json_text(_ctx, _depth + 1))
+            _out.append(',"detail":')
+            _x3._pb_json_write(_out, _ctx, _depth + 1)
         _x4 = self.unchecked_detail
         if _x4 is not None:
-            _p.append('"uncheckedDetail":' + _x4._pb_json_text(_ctx, _depth + 1))
+            _out.append(',"uncheckedDetail":')
+            _x4._pb_json_write(_out, _ctx, _depth + 1)
         _x5 = self.history
         if _x5:
-            _p.append('"history":' + "[" + ",".join([_y._pb_json_text(_ctx, _depth + 2) for _y in _x5]) + "]")
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"history":' + "[")
+            for _y5 in _x5:
+                _y5._pb_json_write(_out, _ctx, _depth + 2)
+                _out.append(",")
+            _out[-1] = "]"
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -634,17 +652,22 @@ class Envelope(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'entry': 2}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self.name
         if _x1 is not None:
-            _p.append('"name":' + _rt.json_out_str(_x1))
+            _out.append(',"name":')
+            _out.append(_rt.json_out_str(_x1))
         _x2 = self.entry
         if _x2 is not None:
-            _p.append('"entry":' + _x2._pb_json_text(_ctx, _depth + 1))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"entry":')
+            _x2._pb_json_write(_out, _ctx, _depth + 1)
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -840,20 +863,26 @@ class Node(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'value': 1, 'child': 2, 'lazyChild': 3, 'lazy_child': 3}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self.value
         if _x1 is not None:
-            _p.append('"value":' + str(_x1) if type(_x1) is int else '"value":' + _rt.json_out_int(_x1))
+            _out.append(',"value":')
+            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
         _x2 = self.child
         if _x2 is not None:
-            _p.append('"child":' + _x2._pb_json_text(_ctx, _depth + 1))
+            _out.append(',"child":')
+            _x2._pb_json_write(_out, _ctx, _depth + 1)
         _x3 = self.lazy_child
         if _x3 is not None:
-            _p.append('"lazyChild":' + _x3._pb_json_text(_ctx, _depth + 1))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"lazyChild":')
+            _x3._pb_json_write(_out, _ctx, _depth + 1)
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:

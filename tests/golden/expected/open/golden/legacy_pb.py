@@ -130,17 +130,22 @@ class _c_Legacy_Point(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'x': 7, 'y': 8}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x7 = self.x
         if _x7 is not None:
-            _p.append('"x":' + str(_x7) if type(_x7) is int else '"x":' + _rt.json_out_int(_x7))
+            _out.append(',"x":')
+            _out.append(str(_x7) if type(_x7) is int else _rt.json_out_int(_x7))
         _x8 = self.y
         if _x8 is not None:
-            _p.append('"y":' + str(_x8) if type(_x8) is int else '"y":' + _rt.json_out_int(_x8))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"y":')
+            _out.append(str(_x8) if type(_x8) is int else _rt.json_out_int(_x8))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -420,31 +425,41 @@ class Legacy(_rt.ExtendableMessage):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'id': 1, 'label': 2, 'level': 3, 'ratio': 4, 'samples': 5, 'point': 6}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self.id
         if _x1 is not None:
-            _p.append('"id":' + str(_x1) if type(_x1) is int else '"id":' + _rt.json_out_int(_x1))
+            _out.append(',"id":')
+            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
         _x2 = self.label
         if _x2 is not None:
-            _p.append('"label":' + _rt.json_out_str(_x2))
+            _out.append(',"label":')
+            _out.append(_rt.json_out_str(_x2))
         _x3 = self.level
         if _x3 is not None:
-            _p.append('"level":' + (_e_Level.json_names.get(_x3) or _rt.json_out_enum(_e_Level, _x3)))
+            _out.append(',"level":')
+            _out.append(_e_Level.json_names.get(_x3) or _rt.json_out_enum(_e_Level, _x3))
         _x4 = self.ratio
         if _x4 is not None:
-            _p.append('"ratio":' + repr(_x4) if type(_x4) is float and _x4 - _x4 == 0.0 else '"ratio":' + _rt.json_out_double(_x4))
+            _out.append(',"ratio":')
+            _out.append(repr(_x4) if type(_x4) is float and _x4 - _x4 == 0.0 else _rt.json_out_double(_x4))
         _x5 = self.samples
         if _x5:
-            _p.append('"samples":' + "[" + ",".join(['"' + str(_y) + '"' if type(_y) is int else _rt.json_out_int64(_y) for _y in _x5]) + "]")
+            _out.append(',"samples":' + '["')
+            _out.append('","'.join([str(_y) if type(_y) is int else _rt.json_out_int(_y) for _y in _x5]))
+            _out.append('"]')
         _x6 = self.point
         if _x6 is not None:
-            _p.append('"point":' + _x6._pb_json_text(_ctx, _depth + 1))
+            _out.append(',"point":')
+            _x6._pb_json_write(_out, _ctx, _depth + 1)
         if self._pb_ext:
-            _p += _rt.json_out_extensions(self, _ctx, _depth)
-        return "{" + ",".join(_p) + "}"
+            _rt.json_write_extensions(_out, self, _ctx, _depth)
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -622,17 +637,22 @@ class ConflictJsonName(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'old_value': 1, 'value': 2, 'new_value': 2}
 
-    def _pb_json_text(self, _ctx: _rt.JsonCtx, _depth: int) -> str:
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _p: list[str] = []
+        _out.append("{")
+        _first = len(_out)
         _x1 = self.value
         if _x1 is not None:
-            _p.append('"old_value":' + str(_x1) if type(_x1) is int else '"old_value":' + _rt.json_out_int(_x1))
+            _out.append(',"old_value":')
+            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
         _x2 = self.new_value
         if _x2 is not None:
-            _p.append('"value":' + str(_x2) if type(_x2) is int else '"value":' + _rt.json_out_int(_x2))
-        return "{" + ",".join(_p) + "}"
+            _out.append(',"value":')
+            _out.append(str(_x2) if type(_x2) is int else _rt.json_out_int(_x2))
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
