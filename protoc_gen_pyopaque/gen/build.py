@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from json.encoder import encode_basestring
 from dataclasses import replace
 from typing import Any, Final, NamedTuple
@@ -369,9 +370,14 @@ class _Builder:
             registered=pyexpr.wrapped_list([m.py_name for m in self.all_messages], REGISTERED_WIDTH),
             twin_module=twin, is_twin=self.is_twin, comment=docstring(file.comment),
             uses_enum=bool(self.all_enums),
+            capital_slots=any(CAPITALS.fullmatch(f.slot) for m in self.all_messages for f in m.fields),
             descriptor=repr((file.name, file.descriptor,
                              tuple((d, names.import_path(d)) for d in file.dependencies))),
         )
+
+
+# the names pyright's strict mode takes for constants, which it reports assigned twice
+CAPITALS: Final = re.compile(r"[A-Z0-9_]+")
 
 
 def presence_bits(msg: Message) -> dict[str, int]:

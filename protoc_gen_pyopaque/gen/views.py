@@ -223,6 +223,7 @@ class FileView:
     comment: str
     descriptor: str  # the literal of _pb_descriptor: (.proto name, FileDescriptorProto, ((import, module), ...))
     uses_enum: bool  # the module defines enums: it imports enum
+    capital_slots: bool  # a field's attribute is all capitals (FIELD_NAME11), a constant to pyright
     parameter: str = ""  # the plugin parameter, for the header
     runtime_package: str = RUNTIME_PACKAGE
     runtime_surface: str = RUNTIME_SURFACE

@@ -138,6 +138,7 @@ def test_nameclash_rules(nameclash: tuple[str, Any]) -> None:
         "four": "four", "has_pick": "has_pick_", "foo": "foo", "get_foo": "get_foo_", "int": "int_",
         "classmethod": "classmethod_", "parse": "parse_", "self": "self_", "_x": "x_", "__y": "y__",
         "_pb_info": "pb_info_", "x_": "x__", "raw": "raw", "buf": "buf_", "type": "type",
+        "FIELD_NAME": "FIELD_NAME",
     }
     assert mod.Holder.len.full_name == "golden.nameclash.Holder.len"
     assert list(mod.Enums.E.__members__) == ["ZERO", "name_", "value_", "mro_", "None_", "x__"]

@@ -3,6 +3,7 @@
 # parameter: "default_api_level=API_HYBRID"
 # ruff: noqa
 # pyright: reportPrivateUsage=false
+# pyright: reportConstantRedefinition=false
 """Names that clash, one case per naming rule (plugin/names.py allocates them once per file).
 
 The generator's own names start with "_" and a letter: runtime internals (_pb_...), slots
@@ -35,7 +36,7 @@ import sys as _sys
 from protoc_gen_pyopaque.runtime import _gen_v8 as _rt
 
 _pb_no_unknown: _t.Final = b""
-_pb_descriptor: _t.Final = ('golden/nameclash.proto', b'\n\x16golden/nameclash.proto\x12\x10golden.nameclash"\x13\n\x03buf\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02m4\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02i5\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x14\n\x04key6\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x15\n\x05class\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x05\n\x03len"\n\n\x08property"\x07\n\x05value"\r\n\x0bannotations"\x18\n\x08_Private\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x90\x06\n\x06Holder\x12*\n\x05f_buf\x18\x01 \x01(\x0b2\x15.golden.nameclash.bufR\x04fBuf\x12$\n\x02m4\x18\x04 \x03(\x0b2\x14.golden.nameclash.m4R\x02m4\x12*\n\x05items\x18\x05 \x03(\x0b2\x14.golden.nameclash.i5R\x05items\x127\n\x05by_id\x18\x06 \x03(\x0b2".golden.nameclash.Holder.ByIdEntryR\x04byId\x12(\n\x03one\x18\x07 \x01(\x0b2\x14.golden.nameclash.i5H\x00R\x03one\x12.\n\x05other\x18\x08 \x01(\x0b2\x16.golden.nameclash.key6H\x00R\x05other\x12*\n\x04four\x18\t \x01(\x0b2\x14.golden.nameclash.m4H\x00R\x04four\x12\x19\n\x08has_pick\x18\n \x01(\x05R\x07hasPick\x12\x10\n\x03foo\x18\x0b \x01(\x05R\x03foo\x12\x17\n\x07get_foo\x18\x0c \x01(\x05R\x06getFoo\x12\x10\n\x03int\x18\r \x01(\x05R\x03int\x12 \n\x0bclassmethod\x18\x0e \x01(\x05R\x0bclassmethod\x12\x14\n\x05parse\x18\x0f \x01(\x05R\x05parse\x12\x12\n\x04self\x18\x10 \x01(\x05R\x04self\x12\r\n\x02_x\x18\x11 \x01(\x05R\x01X\x12\x0e\n\x03__y\x18\x12 \x01(\x05R\x01Y\x12\x18\n\x08_pb_info\x18\x13 \x01(\x05R\x06PbInfo\x12\r\n\x02x_\x18\x14 \x01(\x05R\x01x\x12+\n\x03raw\x18\x15 \x01(\x0b2\x15.golden.nameclash.bufB\x02(\x01R\x03raw\x12\x10\n\x03buf\x18\x16 \x01(\x05R\x03buf\x12\x12\n\x04type\x18\x17 \x01(\x05R\x04type\x1aO\n\tByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12,\n\x05value\x18\x02 \x01(\x0b2\x16.golden.nameclash.key6R\x05value:\x028\x01*\x05\x08d\x10\xc8\x012*\n\x03len\x12\x18.golden.nameclash.Holder\x18e \x01(\x05R\x03lenB\x06\n\x04pick"p\n\x05Enums\x12\'\n\x01e\x18\x01 \x01(\x0e2\x19.golden.nameclash.Enums.ER\x01e">\n\x01E\x12\x08\n\x04ZERO\x10\x00\x12\x08\n\x04name\x10\x01\x12\t\n\x05value\x10\x02\x12\x07\n\x03mro\x10\x03\x12\x08\n\x04None\x10\x04\x12\x07\n\x03_x_\x10\x05"O\n\x05Outer\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer.Inner_XR\x01x\x1a\x17\n\x07Inner_X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"O\n\x0bOuter_Inner\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer_Inner.XR\x01x\x1a\x11\n\x01X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a:,\n\x04data\x12\x18.golden.nameclash.Holder\x18d \x01(\x05R\x04data', ())
+_pb_descriptor: _t.Final = ('golden/nameclash.proto', b'\n\x16golden/nameclash.proto\x12\x10golden.nameclash"\x13\n\x03buf\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02m4\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02i5\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x14\n\x04key6\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x15\n\x05class\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x05\n\x03len"\n\n\x08property"\x07\n\x05value"\r\n\x0bannotations"\x18\n\x08_Private\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\xaf\x06\n\x06Holder\x12*\n\x05f_buf\x18\x01 \x01(\x0b2\x15.golden.nameclash.bufR\x04fBuf\x12$\n\x02m4\x18\x04 \x03(\x0b2\x14.golden.nameclash.m4R\x02m4\x12*\n\x05items\x18\x05 \x03(\x0b2\x14.golden.nameclash.i5R\x05items\x127\n\x05by_id\x18\x06 \x03(\x0b2".golden.nameclash.Holder.ByIdEntryR\x04byId\x12(\n\x03one\x18\x07 \x01(\x0b2\x14.golden.nameclash.i5H\x00R\x03one\x12.\n\x05other\x18\x08 \x01(\x0b2\x16.golden.nameclash.key6H\x00R\x05other\x12*\n\x04four\x18\t \x01(\x0b2\x14.golden.nameclash.m4H\x00R\x04four\x12\x19\n\x08has_pick\x18\n \x01(\x05R\x07hasPick\x12\x10\n\x03foo\x18\x0b \x01(\x05R\x03foo\x12\x17\n\x07get_foo\x18\x0c \x01(\x05R\x06getFoo\x12\x10\n\x03int\x18\r \x01(\x05R\x03int\x12 \n\x0bclassmethod\x18\x0e \x01(\x05R\x0bclassmethod\x12\x14\n\x05parse\x18\x0f \x01(\x05R\x05parse\x12\x12\n\x04self\x18\x10 \x01(\x05R\x04self\x12\r\n\x02_x\x18\x11 \x01(\x05R\x01X\x12\x0e\n\x03__y\x18\x12 \x01(\x05R\x01Y\x12\x18\n\x08_pb_info\x18\x13 \x01(\x05R\x06PbInfo\x12\r\n\x02x_\x18\x14 \x01(\x05R\x01x\x12+\n\x03raw\x18\x15 \x01(\x0b2\x15.golden.nameclash.bufB\x02(\x01R\x03raw\x12\x10\n\x03buf\x18\x16 \x01(\x05R\x03buf\x12\x12\n\x04type\x18\x17 \x01(\x05R\x04type\x12\x1d\n\nFIELD_NAME\x18\x18 \x01(\x05R\tFIELDNAME\x1aO\n\tByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12,\n\x05value\x18\x02 \x01(\x0b2\x16.golden.nameclash.key6R\x05value:\x028\x01*\x05\x08d\x10\xc8\x012*\n\x03len\x12\x18.golden.nameclash.Holder\x18e \x01(\x05R\x03lenB\x06\n\x04pick"p\n\x05Enums\x12\'\n\x01e\x18\x01 \x01(\x0e2\x19.golden.nameclash.Enums.ER\x01e">\n\x01E\x12\x08\n\x04ZERO\x10\x00\x12\x08\n\x04name\x10\x01\x12\t\n\x05value\x10\x02\x12\x07\n\x03mro\x10\x03\x12\x08\n\x04None\x10\x04\x12\x07\n\x03_x_\x10\x05"O\n\x05Outer\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer.Inner_XR\x01x\x1a\x17\n\x07Inner_X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"O\n\x0bOuter_Inner\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer_Inner.XR\x01x\x1a\x11\n\x01X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a:,\n\x04data\x12\x18.golden.nameclash.Holder\x18d \x01(\x05R\x04data', ())
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
 # the opaque twin's classes: the Python counterpart of Go's protoopaque build tag.
@@ -1184,7 +1185,7 @@ class Private_(_rt.Message):
 class Holder(_rt.ExtendableMessage):
     __slots__ = ("f_buf", "m4_", "items", "by_id", "has_pick_", "foo", "get_foo_", "int_",
                  "classmethod_", "parse_", "self_", "x_", "y__", "pb_info_", "x__", "raw", "buf_",
-                 "type", "_oc_pick", "_ov_pick")
+                 "type", "FIELD_NAME", "_oc_pick", "_ov_pick")
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     f_buf: buf | None
     """Field: optional golden.nameclash.buf f_buf = 1;"""
@@ -1232,6 +1233,11 @@ class Holder(_rt.ExtendableMessage):
 
     Field: optional int32 type = 23;
     """
+    FIELD_NAME: int | None
+    """In capitals, as the conformance protos' FIELD_NAME11: a constant to pyright, set more than once.
+
+    Field: optional int32 FIELD_NAME = 24;
+    """
     _oc_pick: int
     _ov_pick: object
     len: _t.ClassVar[_rt.ExtensionInfo]
@@ -1260,6 +1266,7 @@ class Holder(_rt.ExtendableMessage):
         raw: buf | None = None,
         buf_: int | bool | None = None,
         type: int | bool | None = None,
+        FIELD_NAME: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._pb_ext = {}
@@ -1292,6 +1299,7 @@ class Holder(_rt.ExtendableMessage):
         self.raw = (raw if raw.__class__ is buf else _rt.checked(self, 21, raw)) if raw is not None else None
         self.buf_ = (buf_ if buf_.__class__ is int and -0x80000000 <= buf_ <= 0x7FFFFFFF else _rt.checked(self, 22, buf_)) if buf_ is not None else None
         self.type = (type if type.__class__ is int and -0x80000000 <= type <= 0x7FFFFFFF else _rt.checked(self, 23, type)) if type is not None else None
+        self.FIELD_NAME = (FIELD_NAME if FIELD_NAME.__class__ is int and -0x80000000 <= FIELD_NAME <= 0x7FFFFFFF else _rt.checked(self, 24, FIELD_NAME)) if FIELD_NAME is not None else None
 
     @property
     def one(self) -> i5 | None:
@@ -1672,6 +1680,24 @@ class Holder(_rt.ExtendableMessage):
     def clear_type(self) -> None:
         self.type = None
 
+    def get_FIELD_NAME(self) -> int:
+        """In capitals, as the conformance protos' FIELD_NAME11: a constant to pyright, set more than once.
+
+        Field: optional int32 FIELD_NAME = 24;
+        """
+        _value = self.FIELD_NAME
+        return 0 if _value is None else _value
+
+    def set_FIELD_NAME(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 24, value)
+        self.FIELD_NAME = value
+
+    def has_FIELD_NAME(self) -> bool:
+        return self.FIELD_NAME is not None
+
+    def clear_FIELD_NAME(self) -> None:
+        self.FIELD_NAME = None
+
     def which_pick(self) -> _t.Literal["one", "other", "four"] | None:
         """Name the member of oneof pick that is set, or None."""
         _c = self._oc_pick
@@ -1712,7 +1738,7 @@ class Holder(_rt.ExtendableMessage):
                     _pos += 2
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
-                if _tag < 104:
+                if _tag < 112:
                     if _tag < 66:
                         if _tag == 10:
                             _n = _buf[_pos]
@@ -1899,13 +1925,7 @@ class Holder(_rt.ExtendableMessage):
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.get_foo_ = _iv
 
-                        else:
-                            if _tag == _end_tag:
-                                return _pos
-                            _pos = _rt.merge_extension(self, _buf, _tag, _pos, _end, _depth)
-                else:
-                    if _tag < 144:
-                        if _tag == 104:
+                        elif _tag == 104:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
                                 _pos += 1
@@ -1913,7 +1933,13 @@ class Holder(_rt.ExtendableMessage):
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.int_ = _iv
 
-                        elif _tag == 112:
+                        else:
+                            if _tag == _end_tag:
+                                return _pos
+                            _pos = _rt.merge_extension(self, _buf, _tag, _pos, _end, _depth)
+                else:
+                    if _tag < 152:
+                        if _tag == 112:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
                                 _pos += 1
@@ -1945,12 +1971,7 @@ class Holder(_rt.ExtendableMessage):
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.x_ = _iv
 
-                        else:
-                            if _tag == _end_tag:
-                                return _pos
-                            _pos = _rt.merge_extension(self, _buf, _tag, _pos, _end, _depth)
-                    else:
-                        if _tag == 144:
+                        elif _tag == 144:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
                                 _pos += 1
@@ -1958,7 +1979,12 @@ class Holder(_rt.ExtendableMessage):
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.y__ = _iv
 
-                        elif _tag == 152:
+                        else:
+                            if _tag == _end_tag:
+                                return _pos
+                            _pos = _rt.merge_extension(self, _buf, _tag, _pos, _end, _depth)
+                    else:
+                        if _tag == 152:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
                                 _pos += 1
@@ -2005,6 +2031,14 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.type = _iv
+
+                        elif _tag == 192:
+                            _iv = _buf[_pos]
+                            if _iv < 0x80:
+                                _pos += 1
+                            else:
+                                _iv, _pos = _rt.dec_int32(_buf, _pos)
+                            self.FIELD_NAME = _iv
 
                         else:
                             if _tag == _end_tag:
@@ -2276,6 +2310,16 @@ class Holder(_rt.ExtendableMessage):
             else:
                 raise _rt.out_of_range(5, _x23)
 
+        _x24 = self.FIELD_NAME
+        if _x24 is not None:
+            _out.write(b'\xc0\x01')
+            if 0 <= _x24 < 0x80:
+                _out.append(_x24)
+            elif -0x80000000 <= _x24 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x24)
+            else:
+                raise _rt.out_of_range(5, _x24)
+
         if self._pb_ext:
             _rt.write_extensions(self, _out, _deterministic)
         if self._pb_unknown:
@@ -2302,7 +2346,7 @@ class Holder(_rt.ExtendableMessage):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fBuf': 1, 'm4': 4, 'items': 5, 'byId': 6, 'one': 7, 'other': 8, 'four': 9, 'hasPick': 10, 'foo': 11, 'getFoo': 12, 'int': 13, 'classmethod': 14, 'parse': 15, 'self': 16, 'X': 17, 'Y': 18, 'PbInfo': 19, 'x': 20, 'raw': 21, 'buf': 22, 'type': 23, 'f_buf': 1, 'by_id': 6, 'has_pick': 10, 'get_foo': 12, '_x': 17, '__y': 18, '_pb_info': 19, 'x_': 20}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fBuf': 1, 'm4': 4, 'items': 5, 'byId': 6, 'one': 7, 'other': 8, 'four': 9, 'hasPick': 10, 'foo': 11, 'getFoo': 12, 'int': 13, 'classmethod': 14, 'parse': 15, 'self': 16, 'X': 17, 'Y': 18, 'PbInfo': 19, 'x': 20, 'raw': 21, 'buf': 22, 'type': 23, 'FIELDNAME': 24, 'f_buf': 1, 'by_id': 6, 'has_pick': 10, 'get_foo': 12, '_x': 17, '__y': 18, '_pb_info': 19, 'x_': 20, 'FIELD_NAME': 24}
 
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -2403,6 +2447,10 @@ class Holder(_rt.ExtendableMessage):
         if _x23 is not None:
             _out.append(',"type":')
             _out.append(str(_x23) if type(_x23) is int else _rt.json_out_int(_x23))
+        _x24 = self.FIELD_NAME
+        if _x24 is not None:
+            _out.append(',"FIELDNAME":')
+            _out.append(str(_x24) if type(_x24) is int else _rt.json_out_int(_x24))
         if self._pb_ext:
             _rt.json_write_extensions(_out, self, _ctx, _depth)
         if len(_out) > _first:
@@ -2416,7 +2464,7 @@ class Holder(_rt.ExtendableMessage):
         _oc_pick_seen = False
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
-            if _n < 13:
+            if _n < 14:
                 if _n < 8:
                     if _n == 1:
                         if _key != 'fBuf' and 'fBuf' in _obj:
@@ -2530,16 +2578,16 @@ class Holder(_rt.ExtendableMessage):
                             continue
                         _x12 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
                         self.get_foo_ = _x12
-                    else:
-                        _rt.json_in_other(self, _key, _v, _ctx, _depth)
-            else:
-                if _n < 18:
-                    if _n == 13:
+                    elif _n == 13:
                         if _v is None:
                             continue
                         _x13 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
                         self.int_ = _x13
-                    elif _n == 14:
+                    else:
+                        _rt.json_in_other(self, _key, _v, _ctx, _depth)
+            else:
+                if _n < 19:
+                    if _n == 14:
                         if _v is None:
                             continue
                         _x14 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
@@ -2561,17 +2609,17 @@ class Holder(_rt.ExtendableMessage):
                             continue
                         _x17 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
                         self.x_ = _x17
-                    else:
-                        _rt.json_in_other(self, _key, _v, _ctx, _depth)
-                else:
-                    if _n == 18:
+                    elif _n == 18:
                         if _key != 'Y' and 'Y' in _obj:
                             raise _rt.json_refuse()
                         if _v is None:
                             continue
                         _x18 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
                         self.y__ = _x18
-                    elif _n == 19:
+                    else:
+                        _rt.json_in_other(self, _key, _v, _ctx, _depth)
+                else:
+                    if _n == 19:
                         if _key != 'PbInfo' and 'PbInfo' in _obj:
                             raise _rt.json_refuse()
                         if _v is None:
@@ -2602,6 +2650,13 @@ class Holder(_rt.ExtendableMessage):
                             continue
                         _x23 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
                         self.type = _x23
+                    elif _n == 24:
+                        if _key != 'FIELDNAME' and 'FIELDNAME' in _obj:
+                            raise _rt.json_refuse()
+                        if _v is None:
+                            continue
+                        _x24 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                        self.FIELD_NAME = _x24
                     else:
                         _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
@@ -2631,6 +2686,7 @@ class Holder(_rt.ExtendableMessage):
                 and self.raw == _other.raw
                 and self.buf_ == _other.buf_
                 and self.type == _other.type
+                and self.FIELD_NAME == _other.FIELD_NAME
                 and self._oc_pick == _other._oc_pick
                 and _rt.value_eq(self._ov_pick, _other._ov_pick)
             )
@@ -3442,11 +3498,12 @@ Holder._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(21, 'raw', 'raw', 'raw', 11, presence=True, message_type=buf),  # optional golden.nameclash.buf raw = 21;
         _rt.FieldInfo(22, 'buf', 'buf', 'buf_', 5, presence=True, default=0),  # optional int32 buf = 22;
         _rt.FieldInfo(23, 'type', 'type', 'type', 5, presence=True, default=0),  # optional int32 type = 23;
+        _rt.FieldInfo(24, 'FIELD_NAME', 'FIELDNAME', 'FIELD_NAME', 5, presence=True, default=0),  # optional int32 FIELD_NAME = 24;
     ),
     (_rt.OneofInfo('pick', (7, 8, 9)),), extension_ranges=((100, 200),), legacy_json=True,
     layout=('f_buf', 'm4_', 'items', 'by_id', ('_ov_pick', '_oc_pick'), ('_ov_pick', '_oc_pick'),
             ('_ov_pick', '_oc_pick'), 'has_pick_', 'foo', 'get_foo_', 'int_', 'classmethod_',
-            'parse_', 'self_', 'x_', 'y__', 'pb_info_', 'x__', 'raw', 'buf_', 'type'),
+            'parse_', 'self_', 'x_', 'y__', 'pb_info_', 'x__', 'raw', 'buf_', 'type', 'FIELD_NAME'),
 )
 Enums._pb_info = _rt.MessageInfo(
     'golden.nameclash.Enums',

@@ -34,7 +34,7 @@ import typing as _t
 from protoc_gen_pyopaque.runtime import _gen_v8 as _rt
 
 _pb_no_unknown: _t.Final = b""
-_pb_descriptor: _t.Final = ('golden/nameclash.proto', b'\n\x16golden/nameclash.proto\x12\x10golden.nameclash"\x13\n\x03buf\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02m4\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02i5\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x14\n\x04key6\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x15\n\x05class\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x05\n\x03len"\n\n\x08property"\x07\n\x05value"\r\n\x0bannotations"\x18\n\x08_Private\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x90\x06\n\x06Holder\x12*\n\x05f_buf\x18\x01 \x01(\x0b2\x15.golden.nameclash.bufR\x04fBuf\x12$\n\x02m4\x18\x04 \x03(\x0b2\x14.golden.nameclash.m4R\x02m4\x12*\n\x05items\x18\x05 \x03(\x0b2\x14.golden.nameclash.i5R\x05items\x127\n\x05by_id\x18\x06 \x03(\x0b2".golden.nameclash.Holder.ByIdEntryR\x04byId\x12(\n\x03one\x18\x07 \x01(\x0b2\x14.golden.nameclash.i5H\x00R\x03one\x12.\n\x05other\x18\x08 \x01(\x0b2\x16.golden.nameclash.key6H\x00R\x05other\x12*\n\x04four\x18\t \x01(\x0b2\x14.golden.nameclash.m4H\x00R\x04four\x12\x19\n\x08has_pick\x18\n \x01(\x05R\x07hasPick\x12\x10\n\x03foo\x18\x0b \x01(\x05R\x03foo\x12\x17\n\x07get_foo\x18\x0c \x01(\x05R\x06getFoo\x12\x10\n\x03int\x18\r \x01(\x05R\x03int\x12 \n\x0bclassmethod\x18\x0e \x01(\x05R\x0bclassmethod\x12\x14\n\x05parse\x18\x0f \x01(\x05R\x05parse\x12\x12\n\x04self\x18\x10 \x01(\x05R\x04self\x12\r\n\x02_x\x18\x11 \x01(\x05R\x01X\x12\x0e\n\x03__y\x18\x12 \x01(\x05R\x01Y\x12\x18\n\x08_pb_info\x18\x13 \x01(\x05R\x06PbInfo\x12\r\n\x02x_\x18\x14 \x01(\x05R\x01x\x12+\n\x03raw\x18\x15 \x01(\x0b2\x15.golden.nameclash.bufB\x02(\x01R\x03raw\x12\x10\n\x03buf\x18\x16 \x01(\x05R\x03buf\x12\x12\n\x04type\x18\x17 \x01(\x05R\x04type\x1aO\n\tByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12,\n\x05value\x18\x02 \x01(\x0b2\x16.golden.nameclash.key6R\x05value:\x028\x01*\x05\x08d\x10\xc8\x012*\n\x03len\x12\x18.golden.nameclash.Holder\x18e \x01(\x05R\x03lenB\x06\n\x04pick"p\n\x05Enums\x12\'\n\x01e\x18\x01 \x01(\x0e2\x19.golden.nameclash.Enums.ER\x01e">\n\x01E\x12\x08\n\x04ZERO\x10\x00\x12\x08\n\x04name\x10\x01\x12\t\n\x05value\x10\x02\x12\x07\n\x03mro\x10\x03\x12\x08\n\x04None\x10\x04\x12\x07\n\x03_x_\x10\x05"O\n\x05Outer\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer.Inner_XR\x01x\x1a\x17\n\x07Inner_X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"O\n\x0bOuter_Inner\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer_Inner.XR\x01x\x1a\x11\n\x01X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a:,\n\x04data\x12\x18.golden.nameclash.Holder\x18d \x01(\x05R\x04data', ())
+_pb_descriptor: _t.Final = ('golden/nameclash.proto', b'\n\x16golden/nameclash.proto\x12\x10golden.nameclash"\x13\n\x03buf\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02m4\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02i5\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x14\n\x04key6\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x15\n\x05class\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x05\n\x03len"\n\n\x08property"\x07\n\x05value"\r\n\x0bannotations"\x18\n\x08_Private\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\xaf\x06\n\x06Holder\x12*\n\x05f_buf\x18\x01 \x01(\x0b2\x15.golden.nameclash.bufR\x04fBuf\x12$\n\x02m4\x18\x04 \x03(\x0b2\x14.golden.nameclash.m4R\x02m4\x12*\n\x05items\x18\x05 \x03(\x0b2\x14.golden.nameclash.i5R\x05items\x127\n\x05by_id\x18\x06 \x03(\x0b2".golden.nameclash.Holder.ByIdEntryR\x04byId\x12(\n\x03one\x18\x07 \x01(\x0b2\x14.golden.nameclash.i5H\x00R\x03one\x12.\n\x05other\x18\x08 \x01(\x0b2\x16.golden.nameclash.key6H\x00R\x05other\x12*\n\x04four\x18\t \x01(\x0b2\x14.golden.nameclash.m4H\x00R\x04four\x12\x19\n\x08has_pick\x18\n \x01(\x05R\x07hasPick\x12\x10\n\x03foo\x18\x0b \x01(\x05R\x03foo\x12\x17\n\x07get_foo\x18\x0c \x01(\x05R\x06getFoo\x12\x10\n\x03int\x18\r \x01(\x05R\x03int\x12 \n\x0bclassmethod\x18\x0e \x01(\x05R\x0bclassmethod\x12\x14\n\x05parse\x18\x0f \x01(\x05R\x05parse\x12\x12\n\x04self\x18\x10 \x01(\x05R\x04self\x12\r\n\x02_x\x18\x11 \x01(\x05R\x01X\x12\x0e\n\x03__y\x18\x12 \x01(\x05R\x01Y\x12\x18\n\x08_pb_info\x18\x13 \x01(\x05R\x06PbInfo\x12\r\n\x02x_\x18\x14 \x01(\x05R\x01x\x12+\n\x03raw\x18\x15 \x01(\x0b2\x15.golden.nameclash.bufB\x02(\x01R\x03raw\x12\x10\n\x03buf\x18\x16 \x01(\x05R\x03buf\x12\x12\n\x04type\x18\x17 \x01(\x05R\x04type\x12\x1d\n\nFIELD_NAME\x18\x18 \x01(\x05R\tFIELDNAME\x1aO\n\tByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12,\n\x05value\x18\x02 \x01(\x0b2\x16.golden.nameclash.key6R\x05value:\x028\x01*\x05\x08d\x10\xc8\x012*\n\x03len\x12\x18.golden.nameclash.Holder\x18e \x01(\x05R\x03lenB\x06\n\x04pick"p\n\x05Enums\x12\'\n\x01e\x18\x01 \x01(\x0e2\x19.golden.nameclash.Enums.ER\x01e">\n\x01E\x12\x08\n\x04ZERO\x10\x00\x12\x08\n\x04name\x10\x01\x12\t\n\x05value\x10\x02\x12\x07\n\x03mro\x10\x03\x12\x08\n\x04None\x10\x04\x12\x07\n\x03_x_\x10\x05"O\n\x05Outer\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer.Inner_XR\x01x\x1a\x17\n\x07Inner_X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"O\n\x0bOuter_Inner\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer_Inner.XR\x01x\x1a\x11\n\x01X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a:,\n\x04data\x12\x18.golden.nameclash.Holder\x18d \x01(\x05R\x04data', ())
 
 
 class buf(_rt.Message):
@@ -1406,8 +1406,8 @@ class Private_(_rt.Message):
 class Holder(_rt.ExtendableMessage):
     __slots__ = ("_f_f_buf", "_f_m4", "_f_items", "_f_by_id", "_f_has_pick", "_f_foo", "_f_get_foo",
                  "_f_int", "_f_classmethod", "_f_parse", "_f_self", "_f__x", "_f___y",
-                 "_f__pb_info", "_f_x_", "_f_raw", "_f_buf", "_f_type", "_pb_p0", "_l_raw",
-                 "_oc_pick", "_ov_pick")
+                 "_f__pb_info", "_f_x_", "_f_raw", "_f_buf", "_f_type", "_f_FIELD_NAME", "_pb_p0",
+                 "_l_raw", "_oc_pick", "_ov_pick")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _f_f_buf: buf | None
     _f_m4: list[m4]
@@ -1427,6 +1427,7 @@ class Holder(_rt.ExtendableMessage):
     _f_raw: buf | None
     _f_buf: int
     _f_type: int
+    _f_FIELD_NAME: int
     _pb_p0: int
     _l_raw: tuple[bytes, int, int, int] | None
     _oc_pick: int
@@ -1457,6 +1458,7 @@ class Holder(_rt.ExtendableMessage):
         raw: buf | None = None,
         buf_: int | bool | None = None,
         type: int | bool | None = None,
+        FIELD_NAME: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._l_raw = None
@@ -1543,6 +1545,11 @@ class Holder(_rt.ExtendableMessage):
         else:
             self._f_type = type if type.__class__ is int and -0x80000000 <= type <= 0x7FFFFFFF else _rt.checked(self, 23, type)
             self._pb_p0 |= 4096
+        if FIELD_NAME is None:
+            self._f_FIELD_NAME = 0
+        else:
+            self._f_FIELD_NAME = FIELD_NAME if FIELD_NAME.__class__ is int and -0x80000000 <= FIELD_NAME <= 0x7FFFFFFF else _rt.checked(self, 24, FIELD_NAME)
+            self._pb_p0 |= 8192
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1895,6 +1902,25 @@ class Holder(_rt.ExtendableMessage):
         self._f_type = 0
         self._pb_p0 &= ~4096
 
+    def get_FIELD_NAME(self) -> int:
+        """In capitals, as the conformance protos' FIELD_NAME11: a constant to pyright, set more than once.
+
+        Field: optional int32 FIELD_NAME = 24;
+        """
+        return self._f_FIELD_NAME
+
+    def set_FIELD_NAME(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 24, value)
+        self._f_FIELD_NAME = value
+        self._pb_p0 |= 8192
+
+    def has_FIELD_NAME(self) -> bool:
+        return self._pb_p0 & 8192 != 0
+
+    def clear_FIELD_NAME(self) -> None:
+        self._f_FIELD_NAME = 0
+        self._pb_p0 &= ~8192
+
     def which_pick(self) -> _t.Literal["one", "other", "four"] | None:
         """Name the member of oneof pick that is set, or None."""
         _c = self._oc_pick
@@ -1947,7 +1973,7 @@ class Holder(_rt.ExtendableMessage):
                     _pos += 2
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
-                if _tag < 104:
+                if _tag < 112:
                     if _tag < 66:
                         if _tag == 10:
                             _n = _buf[_pos]
@@ -2137,13 +2163,7 @@ class Holder(_rt.ExtendableMessage):
                             self._f_get_foo = _iv
                             self._pb_p0 |= 4
 
-                        else:
-                            if _tag == _end_tag:
-                                return _pos
-                            _pos = _rt.merge_extension(self, _buf, _tag, _pos, _end, _depth)
-                else:
-                    if _tag < 144:
-                        if _tag == 104:
+                        elif _tag == 104:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
                                 _pos += 1
@@ -2152,7 +2172,13 @@ class Holder(_rt.ExtendableMessage):
                             self._f_int = _iv
                             self._pb_p0 |= 8
 
-                        elif _tag == 112:
+                        else:
+                            if _tag == _end_tag:
+                                return _pos
+                            _pos = _rt.merge_extension(self, _buf, _tag, _pos, _end, _depth)
+                else:
+                    if _tag < 152:
+                        if _tag == 112:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
                                 _pos += 1
@@ -2188,12 +2214,7 @@ class Holder(_rt.ExtendableMessage):
                             self._f__x = _iv
                             self._pb_p0 |= 128
 
-                        else:
-                            if _tag == _end_tag:
-                                return _pos
-                            _pos = _rt.merge_extension(self, _buf, _tag, _pos, _end, _depth)
-                    else:
-                        if _tag == 144:
+                        elif _tag == 144:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
                                 _pos += 1
@@ -2202,7 +2223,12 @@ class Holder(_rt.ExtendableMessage):
                             self._f___y = _iv
                             self._pb_p0 |= 256
 
-                        elif _tag == 152:
+                        else:
+                            if _tag == _end_tag:
+                                return _pos
+                            _pos = _rt.merge_extension(self, _buf, _tag, _pos, _end, _depth)
+                    else:
+                        if _tag == 152:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
                                 _pos += 1
@@ -2259,6 +2285,15 @@ class Holder(_rt.ExtendableMessage):
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self._f_type = _iv
                             self._pb_p0 |= 4096
+
+                        elif _tag == 192:
+                            _iv = _buf[_pos]
+                            if _iv < 0x80:
+                                _pos += 1
+                            else:
+                                _iv, _pos = _rt.dec_int32(_buf, _pos)
+                            self._f_FIELD_NAME = _iv
+                            self._pb_p0 |= 8192
 
                         else:
                             if _tag == _end_tag:
@@ -2550,6 +2585,16 @@ class Holder(_rt.ExtendableMessage):
             else:
                 raise _rt.out_of_range(5, _x23)
 
+        if self._pb_p0 & 8192:
+            _x24 = self._f_FIELD_NAME
+            _out.write(b'\xc0\x01')
+            if 0 <= _x24 < 0x80:
+                _out.append(_x24)
+            elif -0x80000000 <= _x24 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x24)
+            else:
+                raise _rt.out_of_range(5, _x24)
+
         if self._pb_ext:
             _rt.write_extensions(self, _out, _deterministic)
         if self._pb_unknown:
@@ -2576,7 +2621,7 @@ class Holder(_rt.ExtendableMessage):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fBuf': 1, 'm4': 4, 'items': 5, 'byId': 6, 'one': 7, 'other': 8, 'four': 9, 'hasPick': 10, 'foo': 11, 'getFoo': 12, 'int': 13, 'classmethod': 14, 'parse': 15, 'self': 16, 'X': 17, 'Y': 18, 'PbInfo': 19, 'x': 20, 'raw': 21, 'buf': 22, 'type': 23, 'f_buf': 1, 'by_id': 6, 'has_pick': 10, 'get_foo': 12, '_x': 17, '__y': 18, '_pb_info': 19, 'x_': 20}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fBuf': 1, 'm4': 4, 'items': 5, 'byId': 6, 'one': 7, 'other': 8, 'four': 9, 'hasPick': 10, 'foo': 11, 'getFoo': 12, 'int': 13, 'classmethod': 14, 'parse': 15, 'self': 16, 'X': 17, 'Y': 18, 'PbInfo': 19, 'x': 20, 'raw': 21, 'buf': 22, 'type': 23, 'FIELDNAME': 24, 'f_buf': 1, 'by_id': 6, 'has_pick': 10, 'get_foo': 12, '_x': 17, '__y': 18, '_pb_info': 19, 'x_': 20, 'FIELD_NAME': 24}
 
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -2678,6 +2723,10 @@ class Holder(_rt.ExtendableMessage):
             _x23 = self._f_type
             _out.append(',"type":')
             _out.append(str(_x23) if type(_x23) is int else _rt.json_out_int(_x23))
+        if self._pb_p0 & 8192:
+            _x24 = self._f_FIELD_NAME
+            _out.append(',"FIELDNAME":')
+            _out.append(str(_x24) if type(_x24) is int else _rt.json_out_int(_x24))
         if self._pb_ext:
             _rt.json_write_extensions(_out, self, _ctx, _depth)
         if len(_out) > _first:
@@ -2692,7 +2741,7 @@ class Holder(_rt.ExtendableMessage):
         _oc_pick_seen = False
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
-            if _n < 13:
+            if _n < 14:
                 if _n < 8:
                     if _n == 1:
                         if _key != 'fBuf' and 'fBuf' in _obj:
@@ -2809,17 +2858,17 @@ class Holder(_rt.ExtendableMessage):
                         _x12 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
                         self._f_get_foo = _x12
                         self._pb_p0 |= 4
-                    else:
-                        _rt.json_in_other(self, _key, _v, _ctx, _depth)
-            else:
-                if _n < 18:
-                    if _n == 13:
+                    elif _n == 13:
                         if _v is None:
                             continue
                         _x13 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
                         self._f_int = _x13
                         self._pb_p0 |= 8
-                    elif _n == 14:
+                    else:
+                        _rt.json_in_other(self, _key, _v, _ctx, _depth)
+            else:
+                if _n < 19:
+                    if _n == 14:
                         if _v is None:
                             continue
                         _x14 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
@@ -2845,10 +2894,7 @@ class Holder(_rt.ExtendableMessage):
                         _x17 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
                         self._f__x = _x17
                         self._pb_p0 |= 128
-                    else:
-                        _rt.json_in_other(self, _key, _v, _ctx, _depth)
-                else:
-                    if _n == 18:
+                    elif _n == 18:
                         if _key != 'Y' and 'Y' in _obj:
                             raise _rt.json_refuse()
                         if _v is None:
@@ -2856,7 +2902,10 @@ class Holder(_rt.ExtendableMessage):
                         _x18 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
                         self._f___y = _x18
                         self._pb_p0 |= 256
-                    elif _n == 19:
+                    else:
+                        _rt.json_in_other(self, _key, _v, _ctx, _depth)
+                else:
+                    if _n == 19:
                         if _key != 'PbInfo' and 'PbInfo' in _obj:
                             raise _rt.json_refuse()
                         if _v is None:
@@ -2891,6 +2940,14 @@ class Holder(_rt.ExtendableMessage):
                         _x23 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
                         self._f_type = _x23
                         self._pb_p0 |= 4096
+                    elif _n == 24:
+                        if _key != 'FIELDNAME' and 'FIELDNAME' in _obj:
+                            raise _rt.json_refuse()
+                        if _v is None:
+                            continue
+                        _x24 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                        self._f_FIELD_NAME = _x24
+                        self._pb_p0 |= 8192
                     else:
                         _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
@@ -2923,6 +2980,7 @@ class Holder(_rt.ExtendableMessage):
                 and self._f_raw == _other._f_raw
                 and self._f_buf == _other._f_buf
                 and self._f_type == _other._f_type
+                and self._f_FIELD_NAME == _other._f_FIELD_NAME
                 and self._oc_pick == _other._oc_pick
                 and _rt.value_eq(self._ov_pick, _other._ov_pick)
             )
@@ -3888,6 +3946,7 @@ Holder._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(21, 'raw', 'raw', 'raw', 11, presence=True, message_type=buf),  # optional golden.nameclash.buf raw = 21;
         _rt.FieldInfo(22, 'buf', 'buf', 'buf_', 5, presence=True, default=0),  # optional int32 buf = 22;
         _rt.FieldInfo(23, 'type', 'type', 'type', 5, presence=True, default=0),  # optional int32 type = 23;
+        _rt.FieldInfo(24, 'FIELD_NAME', 'FIELDNAME', 'FIELD_NAME', 5, presence=True, default=0),  # optional int32 FIELD_NAME = 24;
     ),
     (_rt.OneofInfo('pick', (7, 8, 9)),), extension_ranges=((100, 200),), legacy_json=True,
     layout=('_f_f_buf', '_f_m4', '_f_items', '_f_by_id', ('_ov_pick', '_oc_pick'), ('_ov_pick',
@@ -3896,7 +3955,7 @@ Holder._pb_info = _rt.MessageInfo(
             '_pb_p0', 16), ('_f_parse', '_pb_p0', 32), ('_f_self', '_pb_p0', 64), ('_f__x',
             '_pb_p0', 128), ('_f___y', '_pb_p0', 256), ('_f__pb_info', '_pb_p0', 512), ('_f_x_',
             '_pb_p0', 1024), ('_f_raw', '_l_raw', '_load_raw'), ('_f_buf', '_pb_p0', 2048),
-            ('_f_type', '_pb_p0', 4096)),
+            ('_f_type', '_pb_p0', 4096), ('_f_FIELD_NAME', '_pb_p0', 8192)),
 )
 Enums._pb_info = _rt.MessageInfo(
     'golden.nameclash.Enums',
