@@ -36,7 +36,8 @@ from .schema import ApiLevel, Enum, Field, File, Message, Schema, Service, walk_
 # Builtins that generated code names in class scope (annotations, decorators), where a nested
 # type or a property of the same name would shadow them ...
 CLASS_BUILTINS: Final = frozenset({
-    "int", "str", "bytes", "float", "bool", "list", "dict", "object", "tuple", "classmethod", "property",
+    "int", "str", "bytes", "float", "bool", "list", "dict", "object", "tuple", "classmethod", "staticmethod",
+    "property",
 })
 # ... and those its method bodies name, which a module-level class would shadow
 # (tests/unit/test_names.py checks that generated modules name no other builtin).

@@ -6,7 +6,7 @@ import struct
 
 from .errors import DecodeError
 
-__all__ = ["field_label", "decode_failure", "overrun", "bad_end", "too_deep"]
+__all__ = ["field_label", "decode_failure", "overrun", "bad_end", "bad_utf8", "too_deep"]
 
 
 def field_label(msg: object, tag: int) -> str:
@@ -37,10 +37,15 @@ def overrun(msg: object, tag: int, pos: int, n: int) -> DecodeError:
 
 def bad_end(msg: object, pos: int, end: int, end_tag: int) -> DecodeError:
     """Report a message that ended at the wrong place (or a group without its end)."""
-    name = type(msg).__name__
+    name = (msg if isinstance(msg, type) else type(msg)).__name__
     if end_tag >= 0 and pos >= end:
         return DecodeError(f"{name}: group of field {end_tag >> 3} is not terminated (offset {pos})")
     return DecodeError(f"{name}: field runs past the end of the message (offset {pos}, end {end})")
+
+
+def bad_utf8(msg: object, tag: int, pos: int) -> DecodeError:
+    """Report a string field whose bytes are not valid UTF-8 (found by a scan: no offset within)."""
+    return DecodeError(f"{field_label(msg, tag)}: invalid UTF-8 in string at offset {pos}")
 
 
 def too_deep(msg: object, tag: int, pos: int) -> DecodeError:

@@ -4,18 +4,25 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from mypy_extensions import mypyc_attr
 
 from . import _wire as wire
 from ._codec import WIRE_OF_KIND, read_len, struct_error
 from ._codec_errors import field_label, too_deep
+from ._extensions import merge_extension
 from .errors import DecodeError
 from .reflect import TYPE_GROUP, TYPE_MESSAGE, ExtensionInfo, MessageInfo
 
+if TYPE_CHECKING:  # i64: an annotation only (mypyc compiles it to a C int64_t, Python runs plain ints)
+    from mypy_extensions import i64
+
+    from .message import Message
+
 __all__ = ["check_structure", "nesting_bound", "UNBOUNDED", "NESTING_CHECKED", "KeptInput",
-           "keep_input", "keep_fields", "kept_fields", "kept_bytes"]
+           "keep_input", "keep_fields", "kept_fields", "kept_bytes", "scan_unknown",
+           "scan_by_decode"]
 
 # The ``lazy`` argument of _pb_merge: false decodes everything; true keeps [lazy] fields' bytes,
 # checking a verified field's structure and the nesting depth of everything inside it;
@@ -290,3 +297,32 @@ def kept_bytes(kept: bytes | bytearray) -> bytes:
     """Return the encoded fields of kept input, as they were read."""
     buf, start, _, _ = kept_fields(kept)
     return buf[start:] if start else buf
+
+
+# ----------------------------------------------------------------------------- validating scan
+
+
+# A deferred parse (parse(lazy=True), and the compiled build's default) runs the generated
+# _pb_scan of the message: every check a decode makes (wire structure, lengths, varints, groups,
+# depth, UTF-8), no value made. These two take what the generated scan leaves to the runtime.
+
+
+def scan_unknown(cls: Any, buf: bytes, tag: i64, pos: i64, end: i64, depth: i64) -> i64:
+    """Check a field a ``cls`` message has no case for, as its decode would; return the end.
+
+    In an extendable message, the field is decoded into a scratch message (a known extension
+    may hold anything; extensions are rare); any other is kept as read by a decode, so its
+    structure is all there is to check.
+    """
+    info: MessageInfo = cls._pb_info
+    if info.extension_ranges:
+        return merge_extension(cls(), buf, tag, pos, end, depth)
+    wire.check_tag(tag, pos)
+    return wire.skip_field(buf, tag, pos, end, depth)
+
+
+def scan_by_decode(cls: Any, buf: bytes, pos: i64, end: i64, depth: i64, end_tag: i64) -> i64:
+    """Check ``buf[pos:end]`` (up to ``end_tag`` for a group) by decoding it into a scratch
+    ``cls`` message: for messages without a generated scan (another API style)."""
+    scratch: Message = cls()
+    return scratch._pb_merge(buf, pos, end, depth, end_tag, False)

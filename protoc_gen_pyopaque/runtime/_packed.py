@@ -15,7 +15,9 @@ from .reflect import (
     TYPE_INT64, TYPE_SFIXED32, TYPE_SFIXED64, TYPE_SINT32, TYPE_SINT64, TYPE_UINT32, TYPE_UINT64,
 )
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # i64: an annotation only (mypyc compiles it to a C int64_t, Python runs plain ints)
+    from mypy_extensions import i64
+
     from .message import Message
 
 def dec_packed(kind: int, buf: bytes, pos: int, end: int, out: list[Any]) -> None:
@@ -35,7 +37,7 @@ def dec_packed(kind: int, buf: bytes, pos: int, end: int, out: list[Any]) -> Non
 # directly), one loop with the one-byte fast path and the per-kind conversions.
 
 
-def _dec_varints(kind: int, buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+def _dec_varints(kind: int, buf: bytes, pos: i64, end: i64, out: list[Any]) -> None:
     if not wire.NATIVE and kind != TYPE_SINT32 and kind != TYPE_SINT64:
         # Interpreted, a run whose values all take one byte (every byte below 0x80) is its own
         # list of values, taken in C: 100 values 10x faster, 3 as fast. Compiled, the loops below
@@ -86,34 +88,34 @@ def _dec_varints(kind: int, buf: bytes, pos: int, end: int, out: list[Any]) -> N
         raise DecodeError(f"packed run overruns its length (offset {pos}, end {end})")
 
 
-def dec_packed_int32(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+def dec_packed_int32(buf: bytes, pos: i64, end: i64, out: list[Any]) -> None:
     _dec_varints(TYPE_INT32, buf, pos, end, out)
 
 
 dec_packed_enum: Final = dec_packed_int32
 
 
-def dec_packed_int64(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+def dec_packed_int64(buf: bytes, pos: i64, end: i64, out: list[Any]) -> None:
     _dec_varints(TYPE_INT64, buf, pos, end, out)
 
 
-def dec_packed_uint32(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+def dec_packed_uint32(buf: bytes, pos: i64, end: i64, out: list[Any]) -> None:
     _dec_varints(TYPE_UINT32, buf, pos, end, out)
 
 
-def dec_packed_uint64(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+def dec_packed_uint64(buf: bytes, pos: i64, end: i64, out: list[Any]) -> None:
     _dec_varints(TYPE_UINT64, buf, pos, end, out)
 
 
-def dec_packed_sint32(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+def dec_packed_sint32(buf: bytes, pos: i64, end: i64, out: list[Any]) -> None:
     _dec_varints(TYPE_SINT32, buf, pos, end, out)
 
 
-def dec_packed_sint64(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+def dec_packed_sint64(buf: bytes, pos: i64, end: i64, out: list[Any]) -> None:
     _dec_varints(TYPE_SINT64, buf, pos, end, out)
 
 
-def dec_packed_bool(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
+def dec_packed_bool(buf: bytes, pos: i64, end: i64, out: list[Any]) -> None:
     _dec_varints(TYPE_BOOL, buf, pos, end, out)
 
 

@@ -32,7 +32,7 @@ __all__ = [
     "write_varint", "write_wide_varint", "varint_bytes", "varint_size", "pack_float", "skip_field", "unpack_f32",
     "unpack_u32", "unpack_u64", "BytesWriter", "write_f32_le", "write_f64_le", "write_i32_le",
     "write_i64_le", "write_fixed32", "write_fixed64", "read_f32_le", "read_f64_le", "read_i32_le",
-    "read_i64_le",
+    "read_i64_le", "skip_varint", "check_varints", "valid_utf8",
 ]
 
 WIRE_VARINT: Final = 0
@@ -61,7 +61,7 @@ unpack_u32: Final = _U32.unpack_from
 unpack_u64: Final = _U64.unpack_from
 
 
-def dec_varint(buf: bytes, pos: int) -> tuple[int, int]:
+def dec_varint(buf: bytes, pos: i64) -> tuple[int, i64]:
     """Decode an unsigned varint at ``pos``; bits above 64 are dropped, as protobuf does.
 
     Unrolled: no loop state to update per byte. Compiled, the first nine bytes (63 bits) are
@@ -116,7 +116,7 @@ def dec_varint(buf: bytes, pos: int) -> tuple[int, int]:
 _MAX_TAG_BYTES: Final = 5
 
 
-def dec_tag(buf: bytes, pos: int) -> tuple[int, int]:
+def dec_tag(buf: bytes, pos: i64) -> tuple[i64, i64]:
     """Decode a tag: at most five bytes and 32 bits, as protobuf requires."""
     b = buf[pos]
     if b < 0x80:
@@ -135,7 +135,7 @@ def dec_tag(buf: bytes, pos: int) -> tuple[int, int]:
 _MAX_LENGTH: Final = (1 << 31) - 1
 
 
-def dec_len(buf: bytes, pos: int) -> tuple[int, int]:
+def dec_len(buf: bytes, pos: i64) -> tuple[i64, i64]:
     """Decode a length prefix: at most five bytes and below 2 GiB, as protobuf requires."""
     n, end = dec_varint(buf, pos)
     if end - pos > _MAX_TAG_BYTES or n > _MAX_LENGTH:
@@ -143,33 +143,33 @@ def dec_len(buf: bytes, pos: int) -> tuple[int, int]:
     return n, end
 
 
-def dec_int32(buf: bytes, pos: int) -> tuple[int, int]:
+def dec_int32(buf: bytes, pos: i64) -> tuple[int, i64]:
     """Decode an int32 (or enum) varint: the low 32 bits, two's complement."""
     v, pos = dec_varint(buf, pos)
     v &= _MASK32
     return (v - (1 << 32) if v & _SIGN32 else v), pos
 
 
-def dec_int64(buf: bytes, pos: int) -> tuple[int, int]:
+def dec_int64(buf: bytes, pos: i64) -> tuple[int, i64]:
     """Decode an int64 varint, two's complement."""
     v, pos = dec_varint(buf, pos)
     return (v - (1 << 64) if v >> 63 else v), pos  # bit 63 by a shift: small ints stay unboxed (mypyc)
 
 
-def dec_uint32(buf: bytes, pos: int) -> tuple[int, int]:
+def dec_uint32(buf: bytes, pos: i64) -> tuple[int, i64]:
     """Decode a uint32 varint: the low 32 bits."""
     v, pos = dec_varint(buf, pos)
     return v & _MASK32, pos
 
 
-def dec_sint32(buf: bytes, pos: int) -> tuple[int, int]:
+def dec_sint32(buf: bytes, pos: i64) -> tuple[int, i64]:
     """Decode a zigzag sint32."""
     v, pos = dec_varint(buf, pos)
     v &= _MASK32
     return (v >> 1) ^ -(v & 1), pos
 
 
-def dec_sint64(buf: bytes, pos: int) -> tuple[int, int]:
+def dec_sint64(buf: bytes, pos: i64) -> tuple[int, i64]:
     """Decode a zigzag sint64."""
     v, pos = dec_varint(buf, pos)
     return (v >> 1) ^ -(v & 1), pos
@@ -255,7 +255,7 @@ def pack_float(v: float) -> bytes:
         return _F32.pack(float("inf") if v > 0 else float("-inf"))
 
 
-def skip_field(buf: bytes, tag: int, pos: int, end: int, depth: int) -> int:
+def skip_field(buf: bytes, tag: i64, pos: i64, end: i64, depth: i64) -> i64:
     """Skip the value of ``tag`` starting at ``pos``; return the position after it.
 
     Groups are skipped recursively, ``depth`` bounding the nesting.
@@ -294,6 +294,65 @@ def skip_field(buf: bytes, tag: int, pos: int, end: int, depth: int) -> int:
             check_tag(inner, pos)
             pos = skip_field(buf, inner, pos, end, depth - 1)
     raise DecodeError(f"invalid wire type {wire_type} of field {tag >> 3} at offset {pos}")
+
+
+def skip_varint(buf: bytes, pos: i64) -> i64:
+    """Return the position after the varint at ``pos`` (of two bytes or more: the caller took
+    one-byte varints inline); reject one longer than 10 bytes, as dec_varint does."""
+    start = pos
+    while buf[pos] >= 0x80:
+        pos += 1
+        if pos - start == _MAX_VARINT_BYTES:
+            raise DecodeError(f"varint longer than 10 bytes at offset {start}")
+    return pos + 1
+
+
+def check_varints(buf: bytes, pos: i64, end: i64) -> None:
+    """Check that ``buf[pos:end]`` is a run of whole varints (a packed field), as decoding it would."""
+    while pos < end:
+        if buf[pos] < 0x80:
+            pos += 1
+        else:
+            pos = skip_varint(buf, pos)
+    if pos != end:
+        raise DecodeError(f"packed run overruns its length (offset {pos}, end {end})")
+
+
+def valid_utf8(buf: bytes, pos: i64, end: i64) -> bool:
+    """Say whether ``buf[pos:end]`` is valid UTF-8, without making the str.
+
+    Compiled, ASCII text (the common case) is checked eight bytes at a time, the last word
+    overlapping the one before (or, for text under eight bytes, the word that ends with it,
+    its other bytes shifted out); other text is decoded, which is the fastest full check.
+    """
+    if NATIVE:
+        high: i64 = 0x80808080  # not a module constant: one beyond 62 bits stays boxed (mypyc)
+        high |= high << 32
+        n = end - pos
+        if n >= 8:
+            at = pos
+            while at + 8 <= end:
+                if read_i64_le(buf, at) & high:
+                    return _decodes(buf, pos, end)
+                at += 8
+            if at == end or not read_i64_le(buf, end - 8) & high:
+                return True
+            return _decodes(buf, pos, end)
+        if n <= 0:
+            return True
+        if end >= 8:  # the top n bytes of the word that ends at ``end``; a sign bit shifted in is one of them
+            if not (read_i64_le(buf, end - 8) >> ((8 - n) * 8)) & high:
+                return True
+            return _decodes(buf, pos, end)
+    return _decodes(buf, pos, end)
+
+
+def _decodes(buf: bytes, pos: i64, end: i64) -> bool:
+    try:
+        buf[pos:end].decode()
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def check_tag(tag: int, pos: int) -> None:

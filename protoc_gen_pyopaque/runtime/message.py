@@ -6,14 +6,17 @@ import importlib
 import os
 import threading
 from collections.abc import Iterator
-from typing import Any, ClassVar, Final, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar
 
-from . import _codec, _json, _json_gen, _kept, _layout, _output, json_format
+from . import _codec, _json, _json_gen, _kept, _layout, _output, _wire, json_format
 from ._values import check_buffer, checked_extension
 from .descriptors import DescriptorProperty
 from .errors import DecodeError, EncodeError, ProtobufError
 from .reflect import MAX_DEPTH, ExtensionInfo, FieldInfo, MessageInfo
 from ._wire import BytesWriter
+
+if TYPE_CHECKING:  # an annotation only: mypyc compiles it to a C int64_t, Python runs plain ints
+    from mypy_extensions import i64
 
 __all__ = [
     "Message", "ExtendableMessage", "protoopaque_selected", "select_protoopaque",
@@ -28,6 +31,9 @@ _protoopaque = os.environ.get(PROTOOPAQUE_ENV, "") not in ("", "0")
 
 
 LAZY_ENV: Final = "PYOPAQUE_LAZY"
+# Compiled, parse() defers decoding by default (see _pb_parse): a scan that makes no object is a
+# fraction of a decode there; interpreted, it costs half to all of the decode it would defer.
+DEFER_BY_DEFAULT: Final = _wire.NATIVE
 _lazy_decoding = os.environ.get(LAZY_ENV, "1") not in ("", "0")
 # Serialises first decodes of lazy fields, so that two threads see one decoded value.
 # Re-entrant: decoding may merge into a message that itself holds lazy bytes.
@@ -74,7 +80,7 @@ class Message:
 
     # -- generated per class ---------------------------------------------------------
 
-    def _pb_merge(self, buf: bytes, pos: int, end: int, depth: int, end_tag: int, lazy: int, /) -> int:
+    def _pb_merge(self, buf: bytes, pos: i64, end: i64, depth: i64, end_tag: i64, lazy: int, /) -> i64:
         """Merge the fields in ``buf[pos:end]`` (up to ``end_tag`` for a group); return the end.
 
         ``lazy``: fields declared lazy keep their bytes instead of being decoded
@@ -141,13 +147,27 @@ class Message:
 
     def _pb_parse(self, data: Buffer, lazy: bool | None, max_depth: int, partial: bool) -> None:
         """parse() into a new message: generated classes override parse() to construct theirs
-        directly (compiled, a native call where ``cls()`` is a generic type call)."""
-        if lazy and self._pb_lazy_capable:
-            buf = data if type(data) is bytes else check_buffer(data)
-            _kept.check_structure(self, buf, 0, 0, len(buf), max_depth, type(self))
-            self._pb_unknown = _kept.keep_input(buf, max_depth)
-            return
-        self._pb_merge_checked(data, max_depth, partial, _lazy_decoding if lazy is None else lazy)
+        directly (compiled, a native call where ``cls()`` is a generic type call).
+
+        A deferred parse (``lazy=True``; compiled, the default) checks everything a decode
+        would and keeps the input, which the first access decodes.
+        """
+        buf = data if type(data) is bytes else check_buffer(data)
+        if lazy or (lazy is None and DEFER_BY_DEFAULT and _lazy_decoding):
+            try:
+                deferred = self._pb_scan_input(buf, max_depth)
+            except RecursionError:
+                raise DecodeError(f"{self._pb_info.full_name}: nesting too deep for the Python stack") from None
+            if deferred:
+                self._pb_unknown = _kept.keep_input(buf, max_depth)
+                return
+        self._pb_merge_checked(buf, max_depth, partial, _lazy_decoding if lazy is None else lazy)
+
+    def _pb_scan_input(self, buf: bytes, max_depth: i64, /) -> bool:
+        """Check ``buf`` as a parse into this message would (raise DecodeError), making no value;
+        say whether it was checked (False: the class keeps no input, it decodes). Generated for
+        the classes that can keep their input (opaque, without required fields)."""
+        return False
 
     def merge_from_bytes(self, data: Buffer, *, max_depth: int = MAX_DEPTH,
                          partial: bool = False, lazy: bool | None = None) -> None:

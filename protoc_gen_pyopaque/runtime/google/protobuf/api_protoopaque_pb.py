@@ -236,9 +236,12 @@ class Api(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -247,6 +250,7 @@ class Api(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 10:
                     _n = _buf[_pos]
                     if _n < 0x80:
@@ -365,6 +369,128 @@ class Api(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Api, _tag, _pos, _n)
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Api, _tag, _pos)
+                    _pos = _e
+                elif _tag == 18:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Api, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(Api, _tag, _pos)
+                    Method._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    _pos = _e
+                elif _tag == 26:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Api, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(Api, _tag, _pos)
+                    _rt.scan_by_decode(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option, _buf, _pos, _e, _depth - 1, -1)
+                    _pos = _e
+                elif _tag == 34:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Api, _tag, _pos, _n)
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Api, _tag, _pos)
+                    _pos = _e
+                elif _tag == 42:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Api, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(Api, _tag, _pos)
+                    _rt.scan_by_decode(_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext, _buf, _pos, _e, _depth - 1, -1)
+                    _pos = _e
+                elif _tag == 50:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Api, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(Api, _tag, _pos)
+                    Mixin._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    _pos = _e
+                elif _tag == 56:
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.skip_varint(_buf, _pos)
+                elif _tag == 66:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Api, _tag, _pos, _n)
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Api, _tag, _pos)
+                    _pos = _e
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(Api, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(Api, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(Api, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        Api._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -851,9 +977,12 @@ class Method(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -862,6 +991,7 @@ class Method(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 10:
                     _n = _buf[_pos]
                     if _n < 0x80:
@@ -963,6 +1093,111 @@ class Method(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Method, _tag, _pos, _n)
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Method, _tag, _pos)
+                    _pos = _e
+                elif _tag == 18:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Method, _tag, _pos, _n)
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Method, _tag, _pos)
+                    _pos = _e
+                elif _tag == 24:
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.skip_varint(_buf, _pos)
+                elif _tag == 34:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Method, _tag, _pos, _n)
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Method, _tag, _pos)
+                    _pos = _e
+                elif _tag == 40:
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.skip_varint(_buf, _pos)
+                elif _tag == 50:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Method, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(Method, _tag, _pos)
+                    _rt.scan_by_decode(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option, _buf, _pos, _e, _depth - 1, -1)
+                    _pos = _e
+                elif _tag == 56:
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.skip_varint(_buf, _pos)
+                elif _tag == 66:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Method, _tag, _pos, _n)
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Method, _tag, _pos)
+                    _pos = _e
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(Method, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(Method, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(Method, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        Method._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -1353,9 +1588,12 @@ class Mixin(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -1364,6 +1602,7 @@ class Mixin(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 10:
                     _n = _buf[_pos]
                     if _n < 0x80:
@@ -1400,6 +1639,59 @@ class Mixin(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Mixin, _tag, _pos, _n)
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Mixin, _tag, _pos)
+                    _pos = _e
+                elif _tag == 18:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Mixin, _tag, _pos, _n)
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Mixin, _tag, _pos)
+                    _pos = _e
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(Mixin, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(Mixin, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(Mixin, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        Mixin._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:

@@ -254,9 +254,12 @@ class FieldMask(_rt.FieldMaskBase):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -265,6 +268,7 @@ class FieldMask(_rt.FieldMaskBase):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 10:
                     _n = _buf[_pos]
                     if _n < 0x80:
@@ -288,6 +292,47 @@ class FieldMask(_rt.FieldMaskBase):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(FieldMask, _tag, _pos, _n)
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(FieldMask, _tag, _pos)
+                    _pos = _e
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(FieldMask, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(FieldMask, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(FieldMask, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        FieldMask._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:

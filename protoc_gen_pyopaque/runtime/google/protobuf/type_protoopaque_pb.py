@@ -199,9 +199,12 @@ class Type(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -210,6 +213,7 @@ class Type(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 10:
                     _n = _buf[_pos]
                     if _n < 0x80:
@@ -313,6 +317,115 @@ class Type(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Type, _tag, _pos, _n)
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Type, _tag, _pos)
+                    _pos = _e
+                elif _tag == 18:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Type, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(Type, _tag, _pos)
+                    Field._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    _pos = _e
+                elif _tag == 26:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Type, _tag, _pos, _n)
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Type, _tag, _pos)
+                    _pos = _e
+                elif _tag == 34:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Type, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(Type, _tag, _pos)
+                    Option._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    _pos = _e
+                elif _tag == 42:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Type, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(Type, _tag, _pos)
+                    _rt.scan_by_decode(_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext, _buf, _pos, _e, _depth - 1, -1)
+                    _pos = _e
+                elif _tag == 48:
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.skip_varint(_buf, _pos)
+                elif _tag == 58:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Type, _tag, _pos, _n)
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Type, _tag, _pos)
+                    _pos = _e
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(Type, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(Type, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(Type, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        Type._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -857,9 +970,12 @@ class Field(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -868,6 +984,7 @@ class Field(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag < 56:
                     if _tag == 8:
                         _iv = _buf[_pos]
@@ -991,6 +1108,127 @@ class Field(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag < 56:
+                    if _tag == 8:
+                        if _buf[_pos] < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.skip_varint(_buf, _pos)
+                    elif _tag == 16:
+                        if _buf[_pos] < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.skip_varint(_buf, _pos)
+                    elif _tag == 24:
+                        if _buf[_pos] < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.skip_varint(_buf, _pos)
+                    elif _tag == 34:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(Field, _tag, _pos, _n)
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Field, _tag, _pos)
+                        _pos = _e
+                    elif _tag == 50:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(Field, _tag, _pos, _n)
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Field, _tag, _pos)
+                        _pos = _e
+                    else:
+                        if _tag == _end_tag:
+                            return _pos
+                        _pos = _rt.scan_unknown(Field, _buf, _tag, _pos, _end, _depth)
+                else:
+                    if _tag == 56:
+                        if _buf[_pos] < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.skip_varint(_buf, _pos)
+                    elif _tag == 64:
+                        if _buf[_pos] < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.skip_varint(_buf, _pos)
+                    elif _tag == 74:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(Field, _tag, _pos, _n)
+                        if _depth <= 0:
+                            raise _rt.too_deep(Field, _tag, _pos)
+                        Option._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                        _pos = _e
+                    elif _tag == 82:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(Field, _tag, _pos, _n)
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Field, _tag, _pos)
+                        _pos = _e
+                    elif _tag == 90:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(Field, _tag, _pos, _n)
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Field, _tag, _pos)
+                        _pos = _e
+                    else:
+                        if _tag == _end_tag:
+                            return _pos
+                        _pos = _rt.scan_unknown(Field, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(Field, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(Field, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        Field._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -1448,9 +1686,12 @@ class Enum(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -1459,6 +1700,7 @@ class Enum(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 10:
                     _n = _buf[_pos]
                     if _n < 0x80:
@@ -1549,6 +1791,103 @@ class Enum(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Enum, _tag, _pos, _n)
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Enum, _tag, _pos)
+                    _pos = _e
+                elif _tag == 18:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Enum, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(Enum, _tag, _pos)
+                    EnumValue._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    _pos = _e
+                elif _tag == 26:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Enum, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(Enum, _tag, _pos)
+                    Option._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    _pos = _e
+                elif _tag == 34:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Enum, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(Enum, _tag, _pos)
+                    _rt.scan_by_decode(_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext, _buf, _pos, _e, _depth - 1, -1)
+                    _pos = _e
+                elif _tag == 40:
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.skip_varint(_buf, _pos)
+                elif _tag == 50:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Enum, _tag, _pos, _n)
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Enum, _tag, _pos)
+                    _pos = _e
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(Enum, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(Enum, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(Enum, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        Enum._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -1871,9 +2210,12 @@ class EnumValue(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -1882,6 +2224,7 @@ class EnumValue(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 10:
                     _n = _buf[_pos]
                     if _n < 0x80:
@@ -1928,6 +2271,65 @@ class EnumValue(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(EnumValue, _tag, _pos, _n)
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(EnumValue, _tag, _pos)
+                    _pos = _e
+                elif _tag == 16:
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.skip_varint(_buf, _pos)
+                elif _tag == 26:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(EnumValue, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(EnumValue, _tag, _pos)
+                    Option._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    _pos = _e
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(EnumValue, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(EnumValue, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(EnumValue, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        EnumValue._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -2149,9 +2551,12 @@ class Option(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -2160,6 +2565,7 @@ class Option(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 10:
                     _n = _buf[_pos]
                     if _n < 0x80:
@@ -2199,6 +2605,60 @@ class Option(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Option, _tag, _pos, _n)
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Option, _tag, _pos)
+                    _pos = _e
+                elif _tag == 18:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Option, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(Option, _tag, _pos)
+                    _rt.scan_by_decode(_m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any, _buf, _pos, _e, _depth - 1, -1)
+                    _pos = _e
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(Option, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(Option, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(Option, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        Option._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:

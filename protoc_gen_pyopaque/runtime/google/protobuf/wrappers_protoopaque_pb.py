@@ -64,9 +64,12 @@ class DoubleValue(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -75,6 +78,7 @@ class DoubleValue(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 9:
                     _fv = _rt.read_f64_le(_buf, _pos)
                     _pos += 8
@@ -90,6 +94,37 @@ class DoubleValue(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 9:
+                    _pos += 8
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(DoubleValue, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(DoubleValue, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(DoubleValue, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        DoubleValue._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -198,9 +233,12 @@ class FloatValue(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -209,6 +247,7 @@ class FloatValue(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 13:
                     _fv = _rt.read_f32_le(_buf, _pos)
                     _pos += 4
@@ -224,6 +263,37 @@ class FloatValue(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 13:
+                    _pos += 4
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(FloatValue, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(FloatValue, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(FloatValue, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        FloatValue._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -332,9 +402,12 @@ class Int64Value(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -343,6 +416,7 @@ class Int64Value(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 8:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -361,6 +435,40 @@ class Int64Value(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 8:
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.skip_varint(_buf, _pos)
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(Int64Value, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(Int64Value, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(Int64Value, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        Int64Value._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -474,9 +582,12 @@ class UInt64Value(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -485,6 +596,7 @@ class UInt64Value(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 8:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -503,6 +615,40 @@ class UInt64Value(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 8:
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.skip_varint(_buf, _pos)
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(UInt64Value, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(UInt64Value, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(UInt64Value, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        UInt64Value._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -616,9 +762,12 @@ class Int32Value(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -627,6 +776,7 @@ class Int32Value(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 8:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -645,6 +795,40 @@ class Int32Value(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 8:
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.skip_varint(_buf, _pos)
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(Int32Value, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(Int32Value, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(Int32Value, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        Int32Value._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -758,9 +942,12 @@ class UInt32Value(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -769,6 +956,7 @@ class UInt32Value(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 8:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -787,6 +975,40 @@ class UInt32Value(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 8:
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.skip_varint(_buf, _pos)
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(UInt32Value, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(UInt32Value, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(UInt32Value, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        UInt32Value._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -900,9 +1122,12 @@ class BoolValue(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -911,6 +1136,7 @@ class BoolValue(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 8:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -929,6 +1155,40 @@ class BoolValue(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 8:
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.skip_varint(_buf, _pos)
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(BoolValue, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(BoolValue, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(BoolValue, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        BoolValue._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -1037,9 +1297,12 @@ class StringValue(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -1048,6 +1311,7 @@ class StringValue(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 10:
                     _n = _buf[_pos]
                     if _n < 0x80:
@@ -1071,6 +1335,47 @@ class StringValue(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(StringValue, _tag, _pos, _n)
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(StringValue, _tag, _pos)
+                    _pos = _e
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(StringValue, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(StringValue, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(StringValue, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        StringValue._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -1185,9 +1490,12 @@ class BytesValue(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -1196,6 +1504,7 @@ class BytesValue(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 10:
                     _n = _buf[_pos]
                     if _n < 0x80:
@@ -1219,6 +1528,45 @@ class BytesValue(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(BytesValue, _tag, _pos, _n)
+                    _pos = _e
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(BytesValue, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(BytesValue, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(BytesValue, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        BytesValue._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:

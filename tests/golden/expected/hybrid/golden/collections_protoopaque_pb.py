@@ -79,9 +79,12 @@ class _c_Collections_Item(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -90,6 +93,7 @@ class _c_Collections_Item(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 10:
                     _n = _buf[_pos]
                     if _n < 0x80:
@@ -121,6 +125,52 @@ class _c_Collections_Item(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(_c_Collections_Item, _tag, _pos, _n)
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(_c_Collections_Item, _tag, _pos)
+                    _pos = _e
+                elif _tag == 16:
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.skip_varint(_buf, _pos)
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(_c_Collections_Item, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(_c_Collections_Item, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(_c_Collections_Item, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        _c_Collections_Item._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -516,9 +566,12 @@ class Collections(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -527,6 +580,7 @@ class Collections(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag < 50:
                     if _tag == 8:
                         _iv = _buf[_pos]
@@ -869,6 +923,298 @@ class Collections(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag < 50:
+                    if _tag == 8:
+                        if _buf[_pos] < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.skip_varint(_buf, _pos)
+                    elif _tag == 10:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(Collections, _tag, _pos, _n)
+                        _rt.check_varints(_buf, _pos, _e)
+                        _pos = _e
+                    elif _tag == 18:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(Collections, _tag, _pos, _n)
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Collections, _tag, _pos)
+                        _pos = _e
+                    elif _tag == 26:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(Collections, _tag, _pos, _n)
+                        if _depth <= 0:
+                            raise _rt.too_deep(Collections, _tag, _pos)
+                        _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                        _pos = _e
+                    elif _tag == 32:
+                        if _buf[_pos] < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.skip_varint(_buf, _pos)
+                    elif _tag == 34:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(Collections, _tag, _pos, _n)
+                        _rt.check_varints(_buf, _pos, _e)
+                        _pos = _e
+                    elif _tag == 42:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _ee = _pos + _n
+                        if _ee > _end:
+                            raise _rt.overrun(Collections, _tag, _pos, _n)
+                        while _pos < _ee:
+                            _etag = _buf[_pos]
+                            if _etag < 0x80:
+                                _pos += 1
+                            else:
+                                _etag, _pos = _rt.dec_tag(_buf, _pos)
+                            if _etag == 10:
+                                _n = _buf[_pos]
+                                if _n < 0x80:
+                                    _pos += 1
+                                else:
+                                    _n, _pos = _rt.dec_len(_buf, _pos)
+                                _e = _pos + _n
+                                if _e > _ee:
+                                    raise _rt.overrun(Collections, _tag, _pos, _n)
+                                if not _rt.valid_utf8(_buf, _pos, _e):
+                                    raise _rt.bad_utf8(Collections, _tag, _pos)
+                                _pos = _e
+
+                            elif _etag == 16:
+                                if _buf[_pos] < 0x80:
+                                    _pos += 1
+                                else:
+                                    _pos = _rt.skip_varint(_buf, _pos)
+
+                            else:
+                                _rt.check_tag(_etag, _pos)
+                                _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                        if _pos != _ee:
+                            raise _rt.bad_end(Collections, _pos, _ee, -1)
+                    else:
+                        if _tag == _end_tag:
+                            return _pos
+                        _pos = _rt.scan_unknown(Collections, _buf, _tag, _pos, _end, _depth)
+                else:
+                    if _tag == 50:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _ee = _pos + _n
+                        if _ee > _end:
+                            raise _rt.overrun(Collections, _tag, _pos, _n)
+                        if _depth <= 0:
+                            raise _rt.too_deep(Collections, _tag, _pos)
+                        while _pos < _ee:
+                            _etag = _buf[_pos]
+                            if _etag < 0x80:
+                                _pos += 1
+                            else:
+                                _etag, _pos = _rt.dec_tag(_buf, _pos)
+                            if _etag == 8:
+                                if _buf[_pos] < 0x80:
+                                    _pos += 1
+                                else:
+                                    _pos = _rt.skip_varint(_buf, _pos)
+
+                            elif _etag == 18:
+                                _n = _buf[_pos]
+                                if _n < 0x80:
+                                    _pos += 1
+                                else:
+                                    _n, _pos = _rt.dec_len(_buf, _pos)
+                                _e = _pos + _n
+                                if _e > _ee:
+                                    raise _rt.overrun(Collections, _tag, _pos, _n)
+
+                                _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+
+                                _pos = _e
+                            else:
+                                _rt.check_tag(_etag, _pos)
+                                _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                        if _pos != _ee:
+                            raise _rt.bad_end(Collections, _pos, _ee, -1)
+                    elif _tag == 58:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(Collections, _tag, _pos, _n)
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Collections, _tag, _pos)
+                        _pos = _e
+                    elif _tag == 66:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(Collections, _tag, _pos, _n)
+                        if _depth <= 0:
+                            raise _rt.too_deep(Collections, _tag, _pos)
+                        _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                        _pos = _e
+                    elif _tag == 74:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(Collections, _tag, _pos, _n)
+                        if _depth <= 0:
+                            raise _rt.too_deep(Collections, _tag, _pos)
+                        _rt.scan_by_decode(_m_golden__scalars_protoopaque_pb.Scalars, _buf, _pos, _e, _depth - 1, -1)
+                        _pos = _e
+                    elif _tag == 82:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _ee = _pos + _n
+                        if _ee > _end:
+                            raise _rt.overrun(Collections, _tag, _pos, _n)
+                        while _pos < _ee:
+                            _etag = _buf[_pos]
+                            if _etag < 0x80:
+                                _pos += 1
+                            else:
+                                _etag, _pos = _rt.dec_tag(_buf, _pos)
+                            if _etag == 8:
+                                if _buf[_pos] < 0x80:
+                                    _pos += 1
+                                else:
+                                    _pos = _rt.skip_varint(_buf, _pos)
+
+                            elif _etag == 16:
+                                if _buf[_pos] < 0x80:
+                                    _pos += 1
+                                else:
+                                    _pos = _rt.skip_varint(_buf, _pos)
+
+                            else:
+                                _rt.check_tag(_etag, _pos)
+                                _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                        if _pos != _ee:
+                            raise _rt.bad_end(Collections, _pos, _ee, -1)
+                    elif _tag == 90:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _e = _pos + _n
+                        if _e > _end:
+                            raise _rt.overrun(Collections, _tag, _pos, _n)
+                        if (_e - _pos) % 4:
+                            raise _rt.DecodeError(f"packed run of 4-byte values has {_e - _pos} bytes at offset {_pos}")
+                        _pos = _e
+                    elif _tag == 93:
+                        _pos += 4
+                    elif _tag == 98:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _n, _pos = _rt.dec_len(_buf, _pos)
+                        _ee = _pos + _n
+                        if _ee > _end:
+                            raise _rt.overrun(Collections, _tag, _pos, _n)
+                        while _pos < _ee:
+                            _etag = _buf[_pos]
+                            if _etag < 0x80:
+                                _pos += 1
+                            else:
+                                _etag, _pos = _rt.dec_tag(_buf, _pos)
+                            if _etag == 10:
+                                _n = _buf[_pos]
+                                if _n < 0x80:
+                                    _pos += 1
+                                else:
+                                    _n, _pos = _rt.dec_len(_buf, _pos)
+                                _e = _pos + _n
+                                if _e > _ee:
+                                    raise _rt.overrun(Collections, _tag, _pos, _n)
+                                if not _rt.valid_utf8(_buf, _pos, _e):
+                                    raise _rt.bad_utf8(Collections, _tag, _pos)
+                                _pos = _e
+
+                            elif _etag == 21:
+                                _pos += 4
+
+                            else:
+                                _rt.check_tag(_etag, _pos)
+                                _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                        if _pos != _ee:
+                            raise _rt.bad_end(Collections, _pos, _ee, -1)
+                    else:
+                        if _tag == _end_tag:
+                            return _pos
+                        _pos = _rt.scan_unknown(Collections, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(Collections, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(Collections, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        Collections._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:

@@ -88,9 +88,12 @@ class buf(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -99,6 +102,7 @@ class buf(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 8:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -118,6 +122,40 @@ class buf(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 8:
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.skip_varint(_buf, _pos)
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(buf, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(buf, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(buf, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        buf._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -254,9 +292,12 @@ class m4(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -265,6 +306,7 @@ class m4(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 8:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -284,6 +326,40 @@ class m4(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 8:
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.skip_varint(_buf, _pos)
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(m4, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(m4, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(m4, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        m4._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -415,8 +491,11 @@ class i5(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
-        _tag = 0
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -425,6 +504,7 @@ class i5(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 8:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -564,8 +644,11 @@ class key6(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
-        _tag = 0
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -574,6 +657,7 @@ class key6(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 8:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -718,9 +802,12 @@ class class_(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -729,6 +816,7 @@ class class_(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 8:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -748,6 +836,40 @@ class class_(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 8:
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.skip_varint(_buf, _pos)
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(class_, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(class_, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(class_, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        class_._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -854,9 +976,12 @@ class len_(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -865,6 +990,7 @@ class len_(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == _end_tag:
                     return _pos
                 _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
@@ -874,6 +1000,34 @@ class len_(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == _end_tag:
+                    return _pos
+                _pos = _rt.scan_unknown(len_, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(len_, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(len_, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        len_._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -955,9 +1109,12 @@ class property_(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -966,6 +1123,7 @@ class property_(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == _end_tag:
                     return _pos
                 _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
@@ -975,6 +1133,34 @@ class property_(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == _end_tag:
+                    return _pos
+                _pos = _rt.scan_unknown(property_, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(property_, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(property_, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        property_._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -1056,9 +1242,12 @@ class value_(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -1067,6 +1256,7 @@ class value_(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == _end_tag:
                     return _pos
                 _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
@@ -1076,6 +1266,34 @@ class value_(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == _end_tag:
+                    return _pos
+                _pos = _rt.scan_unknown(value_, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(value_, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(value_, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        value_._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -1157,9 +1375,12 @@ class annotations_(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -1168,6 +1389,7 @@ class annotations_(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == _end_tag:
                     return _pos
                 _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
@@ -1177,6 +1399,34 @@ class annotations_(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == _end_tag:
+                    return _pos
+                _pos = _rt.scan_unknown(annotations_, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(annotations_, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(annotations_, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        annotations_._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -1288,9 +1538,12 @@ class Private_(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -1299,6 +1552,7 @@ class Private_(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 8:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -1318,6 +1572,40 @@ class Private_(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 8:
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.skip_varint(_buf, _pos)
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(Private_, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(Private_, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(Private_, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        Private_._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -1960,8 +2248,11 @@ class Holder(_rt.ExtendableMessage):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
-        _tag = 0
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -1973,6 +2264,7 @@ class Holder(_rt.ExtendableMessage):
                     _pos += 2
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag < 112:
                     if _tag < 66:
                         if _tag == 10:
@@ -3049,9 +3341,12 @@ class Enums(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -3060,6 +3355,7 @@ class Enums(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 8:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -3082,6 +3378,40 @@ class Enums(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 8:
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.skip_varint(_buf, _pos)
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(Enums, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(Enums, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(Enums, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        Enums._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -3221,9 +3551,12 @@ class _c_Outer_Inner_X(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -3232,6 +3565,7 @@ class _c_Outer_Inner_X(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 8:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -3251,6 +3585,40 @@ class _c_Outer_Inner_X(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 8:
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.skip_varint(_buf, _pos)
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(_c_Outer_Inner_X, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(_c_Outer_Inner_X, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(_c_Outer_Inner_X, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        _c_Outer_Inner_X._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -3380,9 +3748,12 @@ class Outer(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -3391,6 +3762,7 @@ class Outer(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 10:
                     _n = _buf[_pos]
                     if _n < 0x80:
@@ -3417,6 +3789,48 @@ class Outer(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Outer, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(Outer, _tag, _pos)
+                    _c_Outer_Inner_X._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    _pos = _e
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(Outer, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(Outer, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(Outer, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        Outer._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -3559,9 +3973,12 @@ class _c_Outer_Inner_X_(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -3570,6 +3987,7 @@ class _c_Outer_Inner_X_(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 8:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -3589,6 +4007,40 @@ class _c_Outer_Inner_X_(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 8:
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.skip_varint(_buf, _pos)
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(_c_Outer_Inner_X_, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(_c_Outer_Inner_X_, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(_c_Outer_Inner_X_, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        _c_Outer_Inner_X_._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -3718,9 +4170,12 @@ class Outer_Inner(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -3729,6 +4184,7 @@ class Outer_Inner(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 10:
                     _n = _buf[_pos]
                     if _n < 0x80:
@@ -3755,6 +4211,48 @@ class Outer_Inner(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 10:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _n, _pos = _rt.dec_len(_buf, _pos)
+                    _e = _pos + _n
+                    if _e > _end:
+                        raise _rt.overrun(Outer_Inner, _tag, _pos, _n)
+                    if _depth <= 0:
+                        raise _rt.too_deep(Outer_Inner, _tag, _pos)
+                    _c_Outer_Inner_X_._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    _pos = _e
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(Outer_Inner, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(Outer_Inner, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(Outer_Inner, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        Outer_Inner._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:

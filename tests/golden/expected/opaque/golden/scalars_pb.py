@@ -354,9 +354,12 @@ class Scalars(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -368,6 +371,7 @@ class Scalars(_rt.Message):
                     _pos += 2
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag < 74:
                     if _tag == 9:
                         _fv = _rt.read_f64_le(_buf, _pos)
@@ -531,6 +535,136 @@ class Scalars(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                elif _buf[_pos + 1] < 0x80:
+                    _tag = (_tag & 0x7F) | (_buf[_pos + 1] << 7)
+                    _pos += 2
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag < 74:
+                    if _tag == 9:
+                        _pos += 8
+                    elif _tag == 21:
+                        _pos += 4
+                    elif _tag == 24:
+                        if _buf[_pos] < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.skip_varint(_buf, _pos)
+                    elif _tag == 32:
+                        if _buf[_pos] < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.skip_varint(_buf, _pos)
+                    elif _tag == 40:
+                        if _buf[_pos] < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.skip_varint(_buf, _pos)
+                    elif _tag == 49:
+                        _pos += 8
+                    elif _tag == 61:
+                        _pos += 4
+                    elif _tag == 64:
+                        if _buf[_pos] < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.skip_varint(_buf, _pos)
+                    else:
+                        if _tag == _end_tag:
+                            return _pos
+                        _pos = _rt.scan_unknown(Scalars, _buf, _tag, _pos, _end, _depth)
+                else:
+                    if _tag < 105:
+                        if _tag == 74:
+                            _n = _buf[_pos]
+                            if _n < 0x80:
+                                _pos += 1
+                            else:
+                                _n, _pos = _rt.dec_len(_buf, _pos)
+                            _e = _pos + _n
+                            if _e > _end:
+                                raise _rt.overrun(Scalars, _tag, _pos, _n)
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Scalars, _tag, _pos)
+                            _pos = _e
+                        elif _tag == 82:
+                            _n = _buf[_pos]
+                            if _n < 0x80:
+                                _pos += 1
+                            else:
+                                _n, _pos = _rt.dec_len(_buf, _pos)
+                            _e = _pos + _n
+                            if _e > _end:
+                                raise _rt.overrun(Scalars, _tag, _pos, _n)
+                            _pos = _e
+                        elif _tag == 88:
+                            if _buf[_pos] < 0x80:
+                                _pos += 1
+                            else:
+                                _pos = _rt.skip_varint(_buf, _pos)
+                        elif _tag == 101:
+                            _pos += 4
+                        else:
+                            if _tag == _end_tag:
+                                return _pos
+                            _pos = _rt.scan_unknown(Scalars, _buf, _tag, _pos, _end, _depth)
+                    else:
+                        if _tag == 105:
+                            _pos += 8
+                        elif _tag == 112:
+                            if _buf[_pos] < 0x80:
+                                _pos += 1
+                            else:
+                                _pos = _rt.skip_varint(_buf, _pos)
+                        elif _tag == 120:
+                            if _buf[_pos] < 0x80:
+                                _pos += 1
+                            else:
+                                _pos = _rt.skip_varint(_buf, _pos)
+                        elif _tag == 128:
+                            if _buf[_pos] < 0x80:
+                                _pos += 1
+                            else:
+                                _pos = _rt.skip_varint(_buf, _pos)
+                        elif _tag == 138:
+                            _n = _buf[_pos]
+                            if _n < 0x80:
+                                _pos += 1
+                            else:
+                                _n, _pos = _rt.dec_len(_buf, _pos)
+                            _e = _pos + _n
+                            if _e > _end:
+                                raise _rt.overrun(Scalars, _tag, _pos, _n)
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Scalars, _tag, _pos)
+                            _pos = _e
+                        else:
+                            if _tag == _end_tag:
+                                return _pos
+                            _pos = _rt.scan_unknown(Scalars, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(Scalars, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(Scalars, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        Scalars._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
@@ -1046,9 +1180,12 @@ class FixedFirst(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _tag = 0
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -1057,6 +1194,7 @@ class FixedFirst(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 9:
                     _iv = _rt.read_i64_le(_buf, _pos)
                     if _iv < 0:
@@ -1089,6 +1227,44 @@ class FixedFirst(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 9:
+                    _pos += 8
+                elif _tag == 16:
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.skip_varint(_buf, _pos)
+                elif _tag == 29:
+                    _pos += 4
+                else:
+                    if _tag == _end_tag:
+                        return _pos
+                    _pos = _rt.scan_unknown(FixedFirst, _buf, _tag, _pos, _end, _depth)
+
+        except IndexError as _exc:
+            raise _rt.decode_failure(FixedFirst, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(FixedFirst, _pos, _end, _end_tag)
+        return _pos
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        FixedFirst._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:

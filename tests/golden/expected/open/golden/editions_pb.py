@@ -51,8 +51,11 @@ class _c_Edition2023_Child(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
-        _tag = 0
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -61,6 +64,7 @@ class _c_Edition2023_Child(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag == 8:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -248,8 +252,11 @@ class Edition2023(_rt.Message):
         _m._pb_parse(data, lazy, max_depth, partial)
         return _m
 
-    def _pb_merge(self, _buf: bytes, _pos: int, _end: int, _depth: int, _end_tag: int, _lazy: int) -> int:
-        _tag = 0
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _n: _rt.i64
+        _e: _rt.i64
         _iv: int
         try:
             while _pos < _end:
@@ -258,6 +265,7 @@ class Edition2023(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+
                 if _tag < 42:
                     if _tag == 8:
                         _iv = _buf[_pos]
