@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import json.scanner
 import math
 import re
 import struct
@@ -78,7 +79,7 @@ COMPACT: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separator
 class JsonCtx:
     """Options and state of one conversion."""
 
-    __slots__ = ("root", "proto_names", "always_print", "ignore_unknown", "rounded_floats")
+    __slots__ = ("root", "proto_names", "always_print", "ignore_unknown", "rounded_floats", "keys", "colons")
 
     def __init__(self, root: type, proto_names: bool = False, always_print: bool = False,
                  ignore_unknown: bool = False, rounded_floats: bool = False) -> None:
@@ -90,6 +91,10 @@ class JsonCtx:
         # path): integer fields refuse them, as they may have lost digits ("1.0000000000000001"
         # reads as 1.0); the exact decimals of the rerun decide
         self.rounded_floats = rounded_floats
+        # members of the JSON objects the generated parsers read, colons of the strings of
+        # well-known types they read (see _no_key_twice)
+        self.keys = 0
+        self.colons = 0
 
     def resolve(self, type_url: str, path: str) -> type:
         name = type_url.rpartition("/")[2]
@@ -303,22 +308,75 @@ def _load(text: str | bytes | bytearray) -> Any:
         raise JsonError(f"$: invalid JSON: {exc}") from None
 
 
+# from_json's fast path calls the C scanner of one decoder: json.loads with options makes a
+# new decoder per call, and its decode() matches whitespace with regular expressions. It
+# keeps the last value of a key given twice (no object_pairs_hook: building a list of pairs
+# per object costs more); _no_key_twice finds such keys afterwards
+_SCAN: Final = json.scanner.make_scanner(cast(Any, json.JSONDecoder(parse_constant=_no_constant)))
+_WHITESPACE: Final = " \t\n\r"
+
+
+def _scan(text: str) -> Any:
+    """The JSON value of ``text``, numbers read as floats; ValueError, StopIteration or
+    RecursionError when it is not valid JSON (_load then names the problem)."""
+    obj, end = _SCAN(text, len(text) - len(text.lstrip(_WHITESPACE)))
+    if end != len(text) and text[end:].strip(_WHITESPACE):
+        raise ValueError("extra data")
+    return obj
+
+
+def _no_key_twice(text: str, obj: Any, ctx: JsonCtx) -> bool:
+    """Say whether no object of ``text`` gives a key twice, ``obj`` being what _scan read and
+    ``ctx`` the context the generated parsers read it with (counting no more than it holds).
+
+    Every member has one colon outside strings: the text has as many colons as its objects
+    have members plus the colons of their strings exactly when no key came twice. Only an
+    escape (\\u003a) writes a colon in a string without one in the text: then False.
+    """
+    colons = text.count(":")
+    if colons == ctx.keys:
+        return True
+    if "\\u003" in text:
+        return False
+    try:
+        return colons == ctx.keys + ctx.colons or colons == _colons(obj)
+    except RecursionError:
+        return False
+
+
+def _colons(value: Any) -> int:
+    """The members of the objects in ``value`` plus the colons of its strings."""
+    if type(value) is str:
+        return value.count(":")
+    count = 0
+    if type(value) is dict:
+        count = len(value)
+        for key, item in value.items():
+            count += key.count(":") + _colons(item)
+    elif type(value) is list:
+        for item in value:
+            count += _colons(item)
+    return count
+
+
 def from_json(cls: type[M], text: str | bytes | bytearray, *, ignore_unknown_fields: bool = False) -> M:
     """Parse ProtoJSON ``text`` into a new ``cls``; raise JsonError on any problem."""
     if type(text) is str:
         # fast path: numbers read as floats (in C), no Decimal
         try:
-            obj = json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
-        except (ValueError, RecursionError):
+            obj = _scan(text)
+        except (ValueError, StopIteration, RecursionError):
             pass  # _load below names the problem
         else:
             msg = cls()
+            ctx = JsonCtx(cls, ignore_unknown=ignore_unknown_fields, rounded_floats=True)
             try:
-                cast(Any, msg)._pb_json_merge(obj, JsonCtx(cls, ignore_unknown=ignore_unknown_fields,
-                                                         rounded_floats=True), 0)
-                return msg
+                cast(Any, msg)._pb_json_merge(obj, ctx, 0)
             except _GIVE_UP:
                 pass
+            else:
+                if _no_key_twice(text, obj, ctx):
+                    return msg
     return from_dict(cls, _load(text), ignore_unknown_fields=ignore_unknown_fields)
 
 

@@ -258,6 +258,7 @@ class _SecondsNanosBase(Message):
         seconds, nanos = self._pb_json_value(obj)
         self.set_seconds(seconds)
         self.set_nanos(nanos)
+        ctx.colons += obj.count(":")
 
     def _pb_json_value(self, obj: Any) -> tuple[int, int]:
         """The seconds and nanos of the ProtoJSON string ``obj``."""

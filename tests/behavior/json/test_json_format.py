@@ -402,8 +402,17 @@ def test_invalid_json_and_duplicates(mods: Modules) -> None:
                  '{"fInt32": 1} x', "// c\n{}"):
         with pytest.raises(JsonError, match=r"^\$: invalid JSON"):
             jf.from_json(Scalars, text)
+    # keys given twice are found also where strings hold colons, escaped or not, and in
+    # objects the generated parsers do not read (an unknown field's value, a Struct)
+    for text in ('{"fInt32": 1, "fInt32": 2}', '{"fString": "a:b", "fString": "c"}',
+                 '{"fString": "\\u003a", "fInt32": 1, "fInt32": 2}', '{"fInt32" : 1, "fInt32":2}'):
+        with pytest.raises(JsonError, match="duplicate key"):
+            jf.from_json(Scalars, text)
     with pytest.raises(JsonError, match="duplicate key"):
-        jf.from_json(Scalars, '{"fInt32": 1, "fInt32": 2}')
+        jf.from_json(Scalars, '{"unknown": {"a": 1, "a": 2}}', ignore_unknown_fields=True)
+    with pytest.raises(JsonError, match="duplicate key"):
+        jf.from_json(struct_pb.Struct, '{"a": {"b": "c:d", "b": 1}}')
+    assert jf.from_json(Scalars, '{"fString": "a:b\\u003a"}').get_f_string() == "a:b:"
     with pytest.raises(JsonError, match="expected an object"):
         jf.from_json(Scalars, "null")
     assert jf.from_json(Scalars, b'{"fString": "\xc3\xa9"}').get_f_string() == "é"

@@ -182,6 +182,7 @@ class _c_Legacy_Point(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -556,6 +557,7 @@ class Legacy(_rt.ExtendableMessage):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -773,6 +775,7 @@ class ConflictJsonName(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)

@@ -158,6 +158,7 @@ class buf(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -294,6 +295,7 @@ class m4(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -438,6 +440,7 @@ class i5(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -582,6 +585,7 @@ class key6(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -718,6 +722,7 @@ class class_(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -811,6 +816,7 @@ class len_(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -897,6 +903,7 @@ class property_(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -983,6 +990,7 @@ class value_(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -1069,6 +1077,7 @@ class annotations_(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -1198,6 +1207,7 @@ class Private_(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -2504,6 +2514,7 @@ class Holder(_rt.ExtendableMessage):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         _oc_pick_seen = False
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
@@ -2552,6 +2563,7 @@ class Holder(_rt.ExtendableMessage):
                             continue
                         if type(_v) is not dict:
                             raise _rt.json_refuse()
+                        _ctx.keys += len(_t.cast("dict[str, object]", _v))
                         _d6: dict[int, key6] = {}
                         for _k, _w in _t.cast("dict[str, object]", _v).items():
                             _kv6 = _rt.json_in_key(5, _k)
@@ -2863,6 +2875,7 @@ class Enums(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -3002,6 +3015,7 @@ class _c_Outer_Inner_X(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -3150,6 +3164,7 @@ class Outer(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -3288,6 +3303,7 @@ class _c_Outer_Inner_X_(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -3436,6 +3452,7 @@ class Outer_Inner(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)

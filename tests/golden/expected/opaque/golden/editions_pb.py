@@ -197,6 +197,7 @@ class _c_Edition2023_Child(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -786,6 +787,7 @@ class Edition2023(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -855,6 +857,7 @@ class Edition2023(_rt.Message):
                         continue
                     if type(_v) is not dict:
                         raise _rt.json_refuse()
+                    _ctx.keys += len(_t.cast("dict[str, object]", _v))
                     _d9: dict[str, int] = {}
                     for _k, _w in _t.cast("dict[str, object]", _v).items():
                         _kv9 = _k if _k.isascii() else _rt.json_in_str(_k)

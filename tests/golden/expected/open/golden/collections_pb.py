@@ -160,6 +160,7 @@ class _c_Collections_Item(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -1055,6 +1056,7 @@ class Collections(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         _oc_choice_seen = False
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
@@ -1096,6 +1098,7 @@ class Collections(_rt.Message):
                         continue
                     if type(_v) is not dict:
                         raise _rt.json_refuse()
+                    _ctx.keys += len(_t.cast("dict[str, object]", _v))
                     _d5: dict[str, int] = {}
                     for _k, _w in _t.cast("dict[str, object]", _v).items():
                         _kv5 = _k if _k.isascii() else _rt.json_in_str(_k)
@@ -1112,6 +1115,7 @@ class Collections(_rt.Message):
                         continue
                     if type(_v) is not dict:
                         raise _rt.json_refuse()
+                    _ctx.keys += len(_t.cast("dict[str, object]", _v))
                     _d6: dict[int, Collections.Item] = {}
                     for _k, _w in _t.cast("dict[str, object]", _v).items():
                         _kv6 = _rt.json_in_key(5, _k)
@@ -1166,6 +1170,7 @@ class Collections(_rt.Message):
                         continue
                     if type(_v) is not dict:
                         raise _rt.json_refuse()
+                    _ctx.keys += len(_t.cast("dict[str, object]", _v))
                     _d10: dict[bool, int] = {}
                     for _k, _w in _t.cast("dict[str, object]", _v).items():
                         _kv10 = _rt.json_in_key(8, _k)
@@ -1190,6 +1195,7 @@ class Collections(_rt.Message):
                         continue
                     if type(_v) is not dict:
                         raise _rt.json_refuse()
+                    _ctx.keys += len(_t.cast("dict[str, object]", _v))
                     _d12: dict[str, float] = {}
                     for _k, _w in _t.cast("dict[str, object]", _v).items():
                         _kv12 = _k if _k.isascii() else _rt.json_in_str(_k)

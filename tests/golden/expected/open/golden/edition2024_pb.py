@@ -153,6 +153,7 @@ class _c_LogEntry_Detail(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -471,6 +472,7 @@ class LogEntry(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -684,6 +686,7 @@ class Envelope(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -903,6 +906,7 @@ class Node(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)

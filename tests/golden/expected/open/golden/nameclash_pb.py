@@ -140,6 +140,7 @@ class buf(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -266,6 +267,7 @@ class m4(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -400,6 +402,7 @@ class i5(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -534,6 +537,7 @@ class key6(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -660,6 +664,7 @@ class class_(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -753,6 +758,7 @@ class len_(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -839,6 +845,7 @@ class property_(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -925,6 +932,7 @@ class value_(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -1011,6 +1019,7 @@ class annotations_(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -1130,6 +1139,7 @@ class Private_(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -2203,6 +2213,7 @@ class Holder(_rt.ExtendableMessage):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         _oc_pick_seen = False
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
@@ -2251,6 +2262,7 @@ class Holder(_rt.ExtendableMessage):
                             continue
                         if type(_v) is not dict:
                             raise _rt.json_refuse()
+                        _ctx.keys += len(_t.cast("dict[str, object]", _v))
                         _d6: dict[int, key6] = {}
                         for _k, _w in _t.cast("dict[str, object]", _v).items():
                             _kv6 = _rt.json_in_key(5, _k)
@@ -2552,6 +2564,7 @@ class Enums(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -2681,6 +2694,7 @@ class _c_Outer_Inner_X(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -2819,6 +2833,7 @@ class Outer(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -2947,6 +2962,7 @@ class _c_Outer_Inner_X_(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
@@ -3085,6 +3101,7 @@ class Outer_Inner(_rt.Message):
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
