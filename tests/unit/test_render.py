@@ -60,7 +60,7 @@ def test_compiled_templates_are_kept_between_runs(tmp_path: Path, monkeypatch: p
     damaged = {entry: entry.read_bytes()[:200] for entry in kept}  # cut short after the header
     for entry, data in damaged.items():
         entry.write_bytes(data)
-    make_environment(cache).get_template("_message.py.j2").module
+    assert dir(make_environment(cache).get_template("_message.py.j2").module) == dir(first)
     assert all(entry.read_bytes() != data for entry, data in damaged.items())
     (tmp_path / "file").write_text("")
     make_environment(tmp_path / "file" / "cache").get_template("_message.py.j2")
