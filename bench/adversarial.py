@@ -38,7 +38,8 @@ from contenders import (  # noqa: E402
 )
 from channel import WorkerChannel, serve  # noqa: E402
 
-sys.path.insert(0, str(REPO))
+if str(REPO) not in sys.path:  # last: a worker's compiled runtime, first on its path, must win
+    sys.path.append(str(REPO))
 from tools.adversarial import BINARY, PROTO  # noqa: E402
 
 ADV_BUILD = BUILD / "adversarial"
