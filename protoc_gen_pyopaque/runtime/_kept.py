@@ -10,7 +10,7 @@ from mypy_extensions import mypyc_attr
 
 from . import _wire as wire
 from ._codec import WIRE_OF_KIND, read_len, struct_error
-from ._codec_errors import field_label, too_deep
+from ._codec_errors import decode_failure, field_label, too_deep
 from ._extensions import merge_extension
 from .errors import DecodeError
 from .reflect import TYPE_GROUP, TYPE_MESSAGE, ExtensionInfo, MessageInfo
@@ -316,7 +316,10 @@ def scan_unknown(cls: Any, buf: bytes, tag: i64, pos: i64, end: i64, depth: i64)
     """
     info: MessageInfo = cls._pb_info
     if info.extension_ranges:
-        return merge_extension(cls(), buf, tag, pos, end, depth)
+        try:
+            return merge_extension(cls(), buf, tag, pos, end, depth)
+        except (IndexError, UnicodeDecodeError, struct_error) as exc:
+            raise decode_failure(cls, tag, pos, exc) from None
     wire.check_tag(tag, pos)
     return wire.skip_field(buf, tag, pos, end, depth)
 

@@ -8,7 +8,7 @@ import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar
 
-from . import _codec, _json, _json_gen, _kept, _layout, _output, _wire, json_format
+from . import _codec, _json, _json_gen, _kept, _layout, _output, json_format
 from ._values import check_buffer, checked_extension
 from .descriptors import DescriptorProperty
 from .errors import DecodeError, EncodeError, ProtobufError
@@ -31,9 +31,12 @@ _protoopaque = os.environ.get(PROTOOPAQUE_ENV, "") not in ("", "0")
 
 
 LAZY_ENV: Final = "PYOPAQUE_LAZY"
-# Compiled, parse() defers decoding by default (see _pb_parse): a scan that makes no object is a
-# fraction of a decode there; interpreted, it costs half to all of the decode it would defer.
-DEFER_BY_DEFAULT: Final = _wire.NATIVE
+# Whether parse(data) (lazy=None) defers decoding behind the validating scan, as lazy=True does
+# (see _pb_parse). Off: an untouched message then serializes as its input, byte for byte, and
+# the conformance suite's recommended tests want canonical output (421 of them fail compiled).
+# Compiled it would pay (bench figures in docs/performance.md); interpreted, the scan costs half
+# to all of the decode it defers.
+DEFER_BY_DEFAULT: Final = False
 _lazy_decoding = os.environ.get(LAZY_ENV, "1") not in ("", "0")
 # Serialises first decodes of lazy fields, so that two threads see one decoded value.
 # Re-entrant: decoding may merge into a message that itself holds lazy bytes.
