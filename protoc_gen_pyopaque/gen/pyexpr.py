@@ -137,7 +137,9 @@ def docstring(text: str, indent: int = 0) -> str:
     if "\n" not in text:
         return '"""' + text + '"""'
     pad = "\n" + " " * indent
-    return '"""' + pad.join(line.rstrip() if line.strip() else "" for line in text.split("\n")) + pad + '"""'
+    first, *rest = (line.rstrip() for line in text.split("\n"))
+    # blank lines stay empty: the output has no trailing spaces
+    return '"""' + first + "".join(pad + line if line else "\n" for line in rest) + pad + '"""'
 
 
 def declaration(f: Field, edition: str) -> str:

@@ -178,35 +178,19 @@ def tojson(value: object) -> str:
 
 def indent(text: str, width: int = 4) -> str:
     """Indent every line but the first by ``width`` spaces, as Jinja2's own filter does, at a
-    fraction of its cost (it was a quarter of rendering); blank lines get spaces, which _tidy strips."""
-    indented = text.replace("\n", "\n" + " " * width)
+    fraction of its cost (it was a quarter of rendering); blank lines stay empty."""
+    pad = " " * width
+    # blank lines stay empty: a pad followed by a newline is one (the text has no trailing spaces)
+    indented = text.replace("\n", "\n" + pad).replace(pad + "\n", "\n")
     # a last newline ends the text: no spaces after it
     return indented[:-width] if width and text.endswith("\n") else indented
 
 
 def render_module(view: FileView) -> str:
     """Render one generated module."""
-    return _tidy(environment().get_template("module.py.j2").render(file=view))
-
-
-def _tidy(source: str) -> str:
-    """Strip trailing spaces and collapse runs of blank lines to at most two."""
-    out: list[str] = []
-    blank = 0
-    for line in source.splitlines():
-        line = line.rstrip()
-        if not line:
-            blank += 1
-            if blank > 2:
-                continue
-        else:
-            blank = 0
-        out.append(line)
-    while out and not out[-1]:
-        out.pop()
-    return "\n".join(out) + "\n"
+    return environment().get_template("module.py.j2").render(file=view)
 
 
 def render_grpc_module(view: GrpcFileView) -> str:
     """Render one generated gRPC module."""
-    return _tidy(environment().get_template("grpc.py.j2").render(file=view))
+    return environment().get_template("grpc.py.j2").render(file=view)

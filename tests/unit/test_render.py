@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import jinja2
 import pytest
 
-from protoc_gen_pyopaque.gen.render import environment, make_environment
+from protoc_gen_pyopaque.gen.render import environment, indent, make_environment
 
 TEMPLATE = """\
 {% macro pair(a, b="B", c=none) %}{{ a }}-{{ b }}-{{ c }}{% endmacro %}
@@ -64,3 +64,10 @@ def test_compiled_templates_are_kept_between_runs(tmp_path: Path, monkeypatch: p
     assert all(entry.read_bytes() != data for entry, data in damaged.items())
     (tmp_path / "file").write_text("")
     make_environment(tmp_path / "file" / "cache").get_template("_message.py.j2")
+
+
+def test_indent_leaves_blank_lines_empty() -> None:
+    # the rendered modules are not cleaned up afterwards: no line may end in spaces
+    assert indent("a\n\n\nb\n  c\n", 4) == "a\n\n\n    b\n      c\n"
+    assert indent("a\nb", 2) == "a\n  b"
+    assert indent("a\n", 0) == "a\n"
