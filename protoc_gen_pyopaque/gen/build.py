@@ -212,7 +212,8 @@ class _Builder:
         alt_tag = 0
         if f.repeated and f.map is None and WIRE_OF_KIND[f.kind] != WIRE_LEN and f.kind != k.TYPE_GROUP:
             alt_tag = (f.number << 3) | WIRE_LEN
-        doc = "\n\n".join(filter(None, (f.comment, "Field: " + pyexpr.declaration(f, self.file.edition))))
+        declaration = pyexpr.declaration(f, self.file.edition)
+        doc = "\n\n".join(filter(None, (f.comment, "Field: " + declaration)))
         view = FieldView(
             **self.value_parts(f, value_type, types.getter, types.default,
                                # this module's classes by their module-level name: compiled code
@@ -228,7 +229,8 @@ class _Builder:
             end_tag_write=tag_write(f.number, WIRE_END_GROUP),
             packed=f.packed, index=index,
             info_expr=pyexpr.field_info(f, attr, oneof.name if oneof is not None else "", self.refs),
-            comment=docstring(doc, indent=8), attr_comment=docstring(doc, indent=4), required=f.required,
+            declaration=declaration, comment=docstring(doc, indent=8), attr_comment=docstring(doc, indent=4),
+            required=f.required,
             lazy=lazy, lazy_slot=fn.lazy_slot if lazy else "", lazy_verify=not f.lazy_unverified,
             loader=fn.loader if lazy else "",
             needs_required_check=(
@@ -329,9 +331,9 @@ class _Builder:
             checks_required=msg.full_name in self.needs_required,
             lazy_capable=lazy_capable, lazy_fields=[f for f in fields if f.lazy],
             wide_tags=any(f.number >= 16 for f in fields),
-            info_expr=pyexpr.message_info(msg, [f.info_expr for f in fields],
+            info_expr=pyexpr.message_info(msg, [(f.info_expr, f.declaration) for f in fields],
                                           [(o.name, [f.number for f in o.fields]) for o in oneofs],
-                                          self.file.edition, [_layout_entry(f) for f in fields]),
+                                          [_layout_entry(f) for f in fields]),
             comment=docstring(msg.comment, indent=4),
         )
         keys = _json_keys(fields)

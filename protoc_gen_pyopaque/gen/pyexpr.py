@@ -4,7 +4,6 @@ literals, docstrings, tags, range tests, and the ``_rt.*Info(...)`` tables of ev
 
 from __future__ import annotations
 
-import textwrap
 from functools import lru_cache
 from typing import Final, Protocol
 
@@ -195,13 +194,13 @@ def tuple_expr(items: list[str]) -> str:
     return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
 
 
-def message_info(msg: Message, field_infos: list[str], oneofs: list[tuple[str, list[int]]], edition: str,
+def message_info(msg: Message, field_infos: list[tuple[str, str]], oneofs: list[tuple[str, list[int]]],
                  layout: list[str | tuple[str, str] | tuple[str, str, int | str]]) -> str:
-    """The ``_rt.MessageInfo(...)`` of ``msg``: its fields' infos (each followed by the field's
-    declaration, which spells out the info's kind number), its oneofs' names and members, and
-    where each field lives (``layout``, in field order: runtime/_layout.py reads it)."""
-    fields = "".join(f"\n        {info},  # {declaration(f, edition)}"
-                     for f, info in zip(msg.fields, field_infos, strict=True))
+    """The ``_rt.MessageInfo(...)`` of ``msg``: its fields' infos, each followed by the field's
+    declaration, which spells out the info's kind number (``field_infos``: (info, declaration)
+    pairs), its oneofs' names and members, and where each field lives (``layout``, in field
+    order: runtime/_layout.py reads it)."""
+    fields = "".join(f"\n        {info},  # {decl}" for info, decl in field_infos)
     oneof_infos = tuple_expr([f"_rt.OneofInfo({name!r}, {tuple_expr([str(n) for n in numbers])})"
                               for name, numbers in oneofs])
     extra = ""
@@ -215,8 +214,7 @@ def message_info(msg: Message, field_infos: list[str], oneofs: list[tuple[str, l
         extra += ", legacy_json=True"
     if layout:
         text = tuple_expr([repr(entry) for entry in layout])
-        extra += ",\n" + "\n".join(textwrap.wrap(text, 100, initial_indent="    layout=", subsequent_indent=" " * 12,
-                                                break_long_words=False, break_on_hyphens=False))
+        extra += ",\n" + filled(text.split(" "), 100, "    layout=", " " * 12)
     return (f"_rt.MessageInfo(\n    {msg.full_name!r},\n    ({fields}\n    ),\n"
             f"    {oneof_infos}{extra},\n)")
 
@@ -235,14 +233,23 @@ def extension_info(full_name: str, field: str, extendee: str) -> str:
 def wrapped_list(items: list[str], width: int) -> str:
     """``items`` (without spaces) joined by ", " and broken into lines of at most ``width``
     characters, as textwrap fills them; an item longer than a line stands alone on one."""
+    return filled([item + "," for item in items[:-1]] + items[-1:], width)
+
+
+def filled(words: list[str], width: int, first: str = "", rest: str = "") -> str:
+    """``words`` (without spaces) joined by spaces and broken into lines of at most ``width``
+    characters, the first starting with ``first``, the others with ``rest``, as textwrap.wrap
+    fills them (without breaking words) at a fraction of its cost; a word longer than a line
+    stands alone on one."""
+    if not words:
+        return ""
     lines: list[str] = []
-    line = ""
-    for i, item in enumerate(items):
-        word = item if i == len(items) - 1 else item + ","
-        if line and len(line) + 1 + len(word) <= width:
+    line = first + words[0]
+    for word in words[1:]:
+        if len(line) + 1 + len(word) <= width:
             line += " " + word
         else:
-            if line:
-                lines.append(line)
-            line = word
-    return "\n".join([*lines, line]) if line else ""
+            lines.append(line)
+            line = rest + word
+    lines.append(line)
+    return "\n".join(lines)

@@ -101,6 +101,7 @@ class FieldView:
     packed: bool = False
     index: int = -1  # position in the class's field table
     info_expr: str = ""
+    declaration: str = ""  # as in the .proto file: ``optional string email = 3;``
     comment: str = ""  # the docstring of the accessors: the proto comment and the declaration
     attr_comment: str = ""  # the same, indented for the class body: the public attribute's docstring
     needs_required_check: bool = False

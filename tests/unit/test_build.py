@@ -127,3 +127,15 @@ def test_wrapped_list_fills_lines_as_textwrap() -> None:
         width = rng.randrange(10, 60)
         expected = textwrap.fill(", ".join(items), width=width, break_long_words=False, break_on_hyphens=False)
         assert pyexpr.wrapped_list(items, width) == expected
+
+
+def test_filled_wraps_as_textwrap_with_indents() -> None:
+    """MessageInfo's layout wraps as textwrap.wrap wraps it, with its first and later indents."""
+    rng = random.Random(11)
+    for _ in range(2000):
+        words = ["x" * rng.randrange(1, 30) for _ in range(rng.randrange(1, 12))]
+        width = rng.randrange(10, 60)
+        first, rest = " " * rng.randrange(0, 8) + "a=", " " * rng.randrange(0, 12)
+        expected = "\n".join(textwrap.wrap(" ".join(words), width, initial_indent=first, subsequent_indent=rest,
+                                           break_long_words=False, break_on_hyphens=False))
+        assert pyexpr.filled(words, width, first, rest) == expected
