@@ -39,6 +39,7 @@ PRESENCE_WORD_BITS: Final = 60  # bits per presence word: small ints stay unboxe
 # _rt.register_messages(... at the top level
 SLOTS_WIDTH: Final = 83
 REGISTERED_WIDTH: Final = 78
+NAMES_WIDTH: Final = 78  # _t.Literal[... in _rt.Names[... in a class body
 DISPATCH_LEAF_SIZE: Final = 8  # tag cases tested linearly before splitting by value
 # How the values of each field kind are typed and read and written, in binary and in ProtoJSON
 # (templates/_codec.py.j2 branches on the shape, templates/_json.py.j2 on the JSON form).
@@ -334,7 +335,7 @@ class _Builder:
             info_expr=pyexpr.message_info(msg, [(f.info_expr, f.declaration) for f in fields],
                                           [(o.name, [f.number for f in o.fields]) for o in oneofs],
                                           [_layout_entry(f) for f in fields]),
-            comment=docstring(msg.comment, indent=4),
+            comment=docstring(msg.comment, indent=4), names_types=_names_types(msg),
         )
         keys = _json_keys(fields)
         view.inline_reflection = msg.full_name in JSON_SPECIAL_FORMS
@@ -389,6 +390,29 @@ def presence_bits(msg: Message) -> dict[str, int]:
         return {}
     holders = [f.name for f in msg.fields if f.presence and f.message is None and f.oneof is None]
     return {name: bit for bit, name in enumerate(holders)}
+
+
+def _names_types(msg: Message) -> str:
+    """The arguments of ``_rt.Names`` for ``msg``: the names its by-name methods take (has, clear,
+    which, get, mutable) and which() returns, as Literal types, one a line, wrapped."""
+    singular = [f for f in msg.fields if not f.repeated and f.map is None]
+    sets = (
+        ([f.name for f in msg.fields], "fields"),
+        ([f.name for f in singular if f.presence], "singular fields with presence"),
+        ([o.name for o in msg.oneofs], "oneofs"),
+        ([f.name for f in msg.fields if f.oneof is not None], "oneof members"),
+        ([f.name for f in singular if f.message is not None], "singular message fields"),
+    )
+    lines = []
+    for i, (names_, what) in enumerate(sets):
+        comma = "," if i < len(sets) - 1 else ""
+        if names_:
+            quoted = pyexpr.wrapped_list([json.dumps(n) for n in names_], NAMES_WIDTH)
+            lines.append("_t.Literal[" + quoted.replace("\n", "\n" + " " * len("_t.Literal[")) + "]"
+                         + comma + "  # " + what)
+        else:
+            lines.append(f"_t.Never{comma}  # {what}: none")
+    return "\n".join(lines)
 
 
 def _layout_entry(f: FieldView) -> str | tuple[str, str] | tuple[str, str, int | str]:

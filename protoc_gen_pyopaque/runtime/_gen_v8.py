@@ -7,12 +7,17 @@ run together. Generated code that needs a name this surface does not export need
 surface: rename this module to the next number and point ``RUNTIME_SURFACE`` in
 ``gen/views.py`` at it.
 
+``Names`` is for type checkers only (generated classes name it in an annotation that never
+runs): imported when type checking, it is not in ``__all__``, and a surface 8 runtime without
+it still runs modules that name it.
+
 ``DEFAULT_MAX_DEPTH`` and ``JSON_MAX_DEPTH`` are two names of the one limit ``MAX_DEPTH``."""
 
 from __future__ import annotations
 
 import sys
 from math import copysign
+from typing import TYPE_CHECKING
 
 from mypy_extensions import i64  # for annotations: positions and lengths are native int64s compiled
 
@@ -51,6 +56,9 @@ from .reflect import (
     MessageInfo, OneofInfo,
 )
 from .wkt import AnyBase, DurationBase, FieldMaskBase, ListValueBase, StructBase, TimestampBase, ValueBase
+
+if TYPE_CHECKING:
+    from ._names import Names as Names
 
 __all__ = [
     "AnyBase", "Buffer", "BytesWriter", "DEFAULT_MAX_DEPTH", "DecodeError", "DurationBase", "EncodeError",

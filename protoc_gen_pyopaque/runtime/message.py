@@ -6,7 +6,7 @@ import importlib
 import os
 import threading
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar, cast
 
 from . import _codec, _json, _json_gen, _kept, _layout, _output, json_format
 from ._values import check_buffer, checked_extension
@@ -17,6 +17,8 @@ from ._wire import BytesWriter
 
 if TYPE_CHECKING:  # an annotation only: mypyc compiles it to a C int64_t, Python runs plain ints
     from mypy_extensions import i64
+
+    from ._names import _F, _O, _P, _S, _W, Named
 
 __all__ = [
     "Message", "ExtendableMessage", "protoopaque_selected", "select_protoopaque",
@@ -73,6 +75,7 @@ class Message:
 
     __slots__ = ("_pb_unknown",)
     _pb_info: ClassVar[MessageInfo]
+    _pb_names: ClassVar[Any]  # generated classes: a _names.Names of their names
     # opaque classes: parse(lazy=True) keeps the input until first access (_kept.keep_input)
     _pb_lazy_capable: ClassVar[bool] = False
     # the class's google.protobuf Descriptor, built on first access (runtime/descriptors.py)
@@ -356,44 +359,48 @@ class Message:
     # The official runtime's Clear, CopyFrom, MergeFrom, ByteSize, ParseFromString,
     # FindInitializationErrors, HasField, ClearField, WhichOneof; docs/migration.md maps them.
 
-    def clear(self, name: str | None = None) -> None:
+    def clear(self: Named[_F, Any, _O, Any, Any], name: _F | _O | None = None) -> None:
         """Clear the field or oneof ``name``, or, without a name, every field and the unknown fields."""
+        msg = cast(Message, self)
         if name is None:
-            self._pb_reset()
+            msg._pb_reset()
             return
-        numbers = self._pb_numbers(name)
-        self._pb_touch()
-        keep = [(f, v) for f, v in self._pb_items() if f.number not in numbers]
-        unknown = self._pb_unknown
-        self._pb_reset()
+        numbers = msg._pb_numbers(name)
+        msg._pb_touch()
+        keep = [(f, v) for f, v in msg._pb_items() if f.number not in numbers]
+        unknown = msg._pb_unknown
+        msg._pb_reset()
         for field, value in keep:
-            self._pb_set(field, value)
-        self._pb_unknown = unknown
+            msg._pb_set(field, value)
+        msg._pb_unknown = unknown
 
-    def has(self, name: str) -> bool:
+    def has(self: Named[Any, _P, _O, Any, Any], name: _P | _O) -> bool:
         """Say whether the field ``name`` (which must have presence) or a member of oneof ``name`` is set."""
-        numbers = self._pb_numbers(name)
-        field = self._pb_info.by_name.get(name)
+        msg = cast(Message, self)
+        numbers = msg._pb_numbers(name)
+        field = msg._pb_info.by_name.get(name)
         if field is not None and (field.repeated or not field.presence):
-            raise ValueError(f"{self._pb_info.full_name}.{name} does not have presence")
-        return any(f.number in numbers for f, _ in self._pb_items())
+            raise ValueError(f"{msg._pb_info.full_name}.{name} does not have presence")
+        return any(f.number in numbers for f, _ in msg._pb_items())
 
-    def which(self, oneof: str) -> str | None:
+    def which(self: Named[Any, Any, _O, _W, Any], oneof: _O) -> _W | None:
         """Name the member of oneof ``oneof`` that is set, or None."""
-        if not any(o.name == oneof for o in self._pb_info.oneofs):
-            raise ValueError(f"{self._pb_info.full_name} has no oneof {oneof!r}")
-        for field, _ in self._pb_items():
+        msg = cast(Message, self)
+        if not any(o.name == oneof for o in msg._pb_info.oneofs):
+            raise ValueError(f"{msg._pb_info.full_name} has no oneof {oneof!r}")
+        for field, _ in msg._pb_items():
             if field.oneof == oneof:
-                return field.name
+                return cast("_W", field.name)
         return None
 
-    def get(self, name: str) -> Any:
+    def get(self: Named[_F, Any, Any, Any, Any], name: _F) -> Any:
         """Return field ``name`` as the official runtime reads it: the default when unset, and
         for an unset sub-message a new empty one (not attached: ``mutable`` attaches)."""
-        field = self._pb_info.by_name.get(name)
+        msg = cast(Message, self)
+        field = msg._pb_info.by_name.get(name)
         if field is None:
-            raise ValueError(f"{self._pb_info.full_name} has no field {name!r}")
-        for f, value in self._pb_items():
+            raise ValueError(f"{msg._pb_info.full_name} has no field {name!r}")
+        for f, value in msg._pb_items():
             if f.number == field.number:
                 return value
         if field.map_key is not None:
@@ -402,19 +409,20 @@ class Message:
             return []
         return field.message_type() if field.message_type is not None else field.default
 
-    def mutable(self, name: str) -> Any:
+    def mutable(self: Named[Any, Any, Any, Any, _S], name: _S) -> Any:
         """Return the sub-message in field ``name``, created and set first if absent.
 
         What ``m.sub.x = 1`` does in the official runtime; setting a oneof member selects it.
         """
-        field = self._pb_info.by_name.get(name)
+        msg = cast(Message, self)
+        field = msg._pb_info.by_name.get(name)
         if field is None or field.message_type is None or field.repeated or field.map_key is not None:
-            raise ValueError(f"{self._pb_info.full_name} has no singular message field {name!r}")
-        for f, value in self._pb_items():
+            raise ValueError(f"{msg._pb_info.full_name} has no singular message field {name!r}")
+        for f, value in msg._pb_items():
             if f.number == field.number:
                 return value
         child = field.message_type()
-        self._pb_set(field, child)
+        msg._pb_set(field, child)
         return child
 
     def copy_from(self, other: Message) -> None:
@@ -535,12 +543,13 @@ class ExtendableMessage(Message):
         self._check_extendee(ext)
         self._pb_ext.pop(ext.field.number, None)
 
-    def clear(self, name: str | None = None) -> None:
+    def clear(self: Named[_F, Any, _O, Any, Any], name: _F | _O | None = None) -> None:
         """Clear the field or oneof ``name`` (extensions stay), or without a name everything."""
-        ext = self._pb_ext
-        super().clear(name)
+        msg = cast(ExtendableMessage, self)
+        ext = msg._pb_ext
+        Message.clear(msg, name)
         if name is not None:
-            self._pb_ext = ext
+            msg._pb_ext = ext
 
     def discard_unknown_fields(self) -> None:
         """Drop the unknown fields here and below, in extensions too."""

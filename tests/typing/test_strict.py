@@ -33,9 +33,10 @@ STYLES = {
 }
 
 # What every style's user code asserts: the precise types of whole-message operations, oneof
-# names as Literal, and enum values accepted where fields and map values hold enums.
+# names as Literal, names passed as strings taken from the class's own, and enum values
+# accepted where fields and map values hold enums.
 COMMON = '''
-from typing import Literal, assert_type
+from typing import Any, Literal, assert_type
 
 from example.addressbook_pb import AddressBook, Person
 from golden.collections_pb import Collections
@@ -48,6 +49,14 @@ assert_type(Collections.parse(c.serialize()), Collections)
 assert_type(Collections.from_json(c.to_json()), Collections)
 assert_type(Scalars.from_dict({}), Scalars)
 assert_type(AddressBook.parse(b"").get_people(), list[Person])
+assert_type(c.which("choice"), Literal["text", "item", "scalars"] | None)
+assert_type(Scalars().has("opt_string"), bool)
+assert_type(c.has("item") or c.has("choice"), bool)
+c.clear("colors")
+c.clear("choice")
+c.clear()
+assert_type(c.get("names"), Any)
+assert_type(c.mutable("scalars"), Any)
 '''
 
 USER_CODE = {
@@ -85,14 +94,23 @@ c.set_color_by_flag({True: Collections.Color.GREEN})
 USER_CODE["lazy"] = USER_CODE["opaque"]
 
 # Mistakes each checker must report (one file each): a misspelt oneof member compared with
-# which_<oneof>()'s Literal, a value of the wrong type, and, opaque, a hidden field written.
+# which_<oneof>()'s Literal, a value of the wrong type, names passed as strings that the class
+# does not have (misspelt, a field for a oneof, a field without presence to has(), a scalar to
+# mutable()), and, opaque, a hidden field written.
 COLLECTIONS = "from golden.collections_pb import Collections\n"
+SCALARS = "from golden.scalars_pb import Scalars\n"
 WRONG = {
     "which_name": COLLECTIONS + 'def f(c: Collections) -> bool:\n    return c.which_choice() == "txt"\n',
     "value_type": COLLECTIONS + 'Collections(color_by_flag={True: "RED"})\n',
-    "opaque_field": "from golden.scalars_pb import Scalars\nScalars().f_int32 = 3\n",
+    "has_misspelt": SCALARS + 'Scalars().has("opt_strin")\n',
+    "has_no_presence": SCALARS + 'Scalars().has("f_int32")\n',
+    "clear_misspelt": COLLECTIONS + 'Collections().clear("choise")\n',
+    "which_field": COLLECTIONS + 'Collections().which("text")\n',
+    "get_misspelt": COLLECTIONS + 'Collections().get("name")\n',
+    "mutable_scalar": COLLECTIONS + 'Collections().mutable("text")\n',
+    "opaque_field": SCALARS + "Scalars().f_int32 = 3\n",
 }
-WRONG_IN = {"which_name": STYLES, "value_type": STYLES, "opaque_field": ("opaque", "lazy")}
+WRONG_IN = {name: STYLES for name in WRONG} | {"opaque_field": ("opaque", "lazy")}
 
 
 def mypy(root: Path, files: list[str]) -> subprocess.CompletedProcess[str]:

@@ -52,6 +52,14 @@ class Any(_rt.AnyBase):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_type_url: str
     _f_value: bytes
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["type_url", "value"],  # fields
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,

@@ -104,6 +104,15 @@ class Api(_rt.Message):
 
     Field: string edition = 8;
     """
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["name", "methods", "options", "version", "source_context", "mixins", "syntax",
+                   "edition"],  # fields
+        _t.Literal["source_context"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Literal["source_context"]  # singular message fields
+    ]]
 
     def __init__(
         self,
@@ -720,6 +729,15 @@ class Method(_rt.Message):
 
     Field: string edition = 8;
     """
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["name", "request_type_url", "request_streaming", "response_type_url",
+                   "response_streaming", "options", "syntax", "edition"],  # fields
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -1303,6 +1321,14 @@ class Mixin(_rt.Message):
 
     Field: string root = 2;
     """
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["name", "root"],  # fields
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,

@@ -45,6 +45,15 @@ class Api(_rt.Message):
     _f_mixins: list[Mixin]
     _f_syntax: int
     _f_edition: str
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["name", "methods", "options", "version", "source_context", "mixins", "syntax",
+                   "edition"],  # fields
+        _t.Literal["source_context"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Literal["source_context"]  # singular message fields
+    ]]
 
     def __init__(
         self,
@@ -803,6 +812,15 @@ class Method(_rt.Message):
     _f_options: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option]
     _f_syntax: int
     _f_edition: str
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["name", "request_type_url", "request_streaming", "response_type_url",
+                   "response_streaming", "options", "syntax", "edition"],  # fields
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -1533,6 +1551,14 @@ class Mixin(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
     _f_root: str
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["name", "root"],  # fields
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,

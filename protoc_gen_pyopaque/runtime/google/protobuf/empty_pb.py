@@ -34,6 +34,14 @@ class Empty(_rt.Message):
     """
     __slots__ = ()
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Never,  # fields: none
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,

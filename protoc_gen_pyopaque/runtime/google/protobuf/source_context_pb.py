@@ -35,6 +35,14 @@ class SourceContext(_rt.Message):
 
     Field: string file_name = 1;
     """
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["file_name"],  # fields
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,

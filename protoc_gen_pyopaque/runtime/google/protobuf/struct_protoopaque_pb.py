@@ -50,6 +50,14 @@ class Struct(_rt.StructBase):
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_fields: dict[str, Value]
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["fields"],  # fields
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -350,6 +358,17 @@ class Value(_rt.ValueBase):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _oc_kind: int
     _ov_kind: object
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["null_value", "number_value", "string_value", "bool_value", "struct_value",
+                   "list_value"],  # fields
+        _t.Literal["null_value", "number_value", "string_value", "bool_value", "struct_value",
+                   "list_value"],  # singular fields with presence
+        _t.Literal["kind"],  # oneofs
+        _t.Literal["null_value", "number_value", "string_value", "bool_value", "struct_value",
+                   "list_value"],  # oneof members
+        _t.Literal["struct_value", "list_value"]  # singular message fields
+    ]]
 
     def __init__(
         self,
@@ -915,6 +934,14 @@ class ListValue(_rt.ListValueBase):
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_values: list[Value]
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["values"],  # fields
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,

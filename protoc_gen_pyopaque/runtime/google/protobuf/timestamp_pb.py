@@ -132,6 +132,14 @@ class Timestamp(_rt.TimestampBase):
 
     Field: int32 nanos = 2;
     """
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["seconds", "nanos"],  # fields
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,

@@ -81,6 +81,14 @@ class Type(_rt.Message):
 
     Field: string edition = 7;
     """
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["name", "fields", "oneofs", "options", "source_context", "syntax", "edition"],  # fields
+        _t.Literal["source_context"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Literal["source_context"]  # singular message fields
+    ]]
 
     def __init__(
         self,
@@ -675,6 +683,15 @@ class Field(_rt.Message):
 
     Field: string default_value = 11;
     """
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["kind", "cardinality", "number", "name", "type_url", "oneof_index", "packed",
+                   "options", "json_name", "default_value"],  # fields
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -1307,6 +1324,14 @@ class Enum(_rt.Message):
 
     Field: string edition = 6;
     """
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["name", "enumvalue", "options", "source_context", "syntax", "edition"],  # fields
+        _t.Literal["source_context"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Literal["source_context"]  # singular message fields
+    ]]
 
     def __init__(
         self,
@@ -1757,6 +1782,14 @@ class EnumValue(_rt.Message):
 
     Field: repeated google.protobuf.Option options = 3;
     """
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["name", "number", "options"],  # fields
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -2028,6 +2061,14 @@ class Option(_rt.Message):
 
     Field: google.protobuf.Any value = 2;
     """
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["name", "value"],  # fields
+        _t.Literal["value"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Literal["value"]  # singular message fields
+    ]]
 
     def __init__(
         self,

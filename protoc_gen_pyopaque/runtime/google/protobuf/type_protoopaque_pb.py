@@ -47,6 +47,14 @@ class Type(_rt.Message):
     _f_source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None
     _f_syntax: int
     _f_edition: str
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["name", "fields", "oneofs", "options", "source_context", "syntax", "edition"],  # fields
+        _t.Literal["source_context"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Literal["source_context"]  # singular message fields
+    ]]
 
     def __init__(
         self,
@@ -762,6 +770,15 @@ class Field(_rt.Message):
     _f_options: list[Option]
     _f_json_name: str
     _f_default_value: str
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["kind", "cardinality", "number", "name", "type_url", "oneof_index", "packed",
+                   "options", "json_name", "default_value"],  # fields
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -1554,6 +1571,14 @@ class Enum(_rt.Message):
     _f_source_context: _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext | None
     _f_syntax: int
     _f_edition: str
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["name", "enumvalue", "options", "source_context", "syntax", "edition"],  # fields
+        _t.Literal["source_context"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Literal["source_context"]  # singular message fields
+    ]]
 
     def __init__(
         self,
@@ -2139,6 +2164,14 @@ class EnumValue(_rt.Message):
     _f_name: str
     _f_number: int
     _f_options: list[Option]
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["name", "number", "options"],  # fields
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -2489,6 +2522,14 @@ class Option(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
     _f_value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any | None
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["name", "value"],  # fields
+        _t.Literal["value"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Literal["value"]  # singular message fields
+    ]]
 
     def __init__(
         self,

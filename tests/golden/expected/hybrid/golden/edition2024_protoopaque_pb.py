@@ -22,6 +22,14 @@ class _c_LogEntry_Detail(_rt.Message):
     _f_lines: list[str]
     _f_level: int
     _pb_p0: int
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["lines", "level"],  # fields
+        _t.Literal["level"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -299,6 +307,14 @@ class LogEntry(_rt.Message):
     _pb_p0: int
     _l_detail: tuple[bytes, int, int, int] | None
     _l_unchecked_detail: tuple[bytes, int, int, int] | None
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["timestamp", "message", "detail", "unchecked_detail", "history"],  # fields
+        _t.Literal["timestamp", "message", "detail", "unchecked_detail"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Literal["detail", "unchecked_detail"]  # singular message fields
+    ]]
 
     def __init__(
         self,
@@ -912,6 +928,14 @@ class Envelope(_rt.Message):
     _f_name: str
     _f_entry: LogEntry | None
     _pb_p0: int
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["name", "entry"],  # fields
+        _t.Literal["name", "entry"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Literal["entry"]  # singular message fields
+    ]]
 
     def __init__(
         self,
@@ -1213,6 +1237,14 @@ class Node(_rt.Message):
     _f_lazy_child: Node | None
     _pb_p0: int
     _l_lazy_child: tuple[bytes, int, int, int] | None
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["value", "child", "lazy_child"],  # fields
+        _t.Literal["value", "child", "lazy_child"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Literal["child", "lazy_child"]  # singular message fields
+    ]]
 
     def __init__(
         self,

@@ -51,6 +51,14 @@ class buf(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     a: int | None
     """Field: optional int32 a = 1;"""
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["a"],  # fields
+        _t.Literal["a"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -188,6 +196,14 @@ class m4(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     a: int | None
     """Field: optional int32 a = 1;"""
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["a"],  # fields
+        _t.Literal["a"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -325,6 +341,14 @@ class i5(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     a: int | None
     """Field: required int32 a = 1;"""
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["a"],  # fields
+        _t.Literal["a"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -470,6 +494,14 @@ class key6(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     a: int | None
     """Field: required int32 a = 1;"""
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["a"],  # fields
+        _t.Literal["a"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -615,6 +647,14 @@ class class_(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     a: int | None
     """Field: optional int32 a = 1;"""
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["a"],  # fields
+        _t.Literal["a"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -750,6 +790,14 @@ class class_(_rt.Message):
 class len_(_rt.Message):
     __slots__ = ()
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Never,  # fields: none
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -837,6 +885,14 @@ class len_(_rt.Message):
 class property_(_rt.Message):
     __slots__ = ()
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Never,  # fields: none
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -924,6 +980,14 @@ class property_(_rt.Message):
 class value_(_rt.Message):
     __slots__ = ()
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Never,  # fields: none
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -1011,6 +1075,14 @@ class value_(_rt.Message):
 class annotations_(_rt.Message):
     __slots__ = ()
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Never,  # fields: none
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -1100,6 +1172,14 @@ class Private_(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     a: int | None
     """Field: optional int32 a = 1;"""
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["a"],  # fields
+        _t.Literal["a"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -1291,6 +1371,18 @@ class Holder(_rt.ExtendableMessage):
     _oc_pick: int
     _ov_pick: object
     len: _t.ClassVar[_rt.ExtensionInfo]
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["f_buf", "m4", "items", "by_id", "one", "other", "four", "has_pick", "foo",
+                   "get_foo", "int", "classmethod", "parse", "self", "_x", "__y", "_pb_info",
+                   "x_", "raw", "buf", "type", "FIELD_NAME"],  # fields
+        _t.Literal["f_buf", "one", "other", "four", "has_pick", "foo", "get_foo", "int",
+                   "classmethod", "parse", "self", "_x", "__y", "_pb_info", "x_", "raw", "buf",
+                   "type", "FIELD_NAME"],  # singular fields with presence
+        _t.Literal["pick"],  # oneofs
+        _t.Literal["one", "other", "four"],  # oneof members
+        _t.Literal["f_buf", "one", "other", "four", "raw"]  # singular message fields
+    ]]
 
     def __init__(
         self,
@@ -2765,6 +2857,14 @@ class Enums(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     e: int | None
     """Field: optional golden.nameclash.Enums.E e = 1;"""
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["e"],  # fields
+        _t.Literal["e"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -2908,6 +3008,14 @@ class _c_Outer_Inner_X(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     a: int | None
     """Field: optional int32 a = 1;"""
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["a"],  # fields
+        _t.Literal["a"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -3046,6 +3154,14 @@ class Outer(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     x: Outer.Inner_X | None
     """Field: optional golden.nameclash.Outer.Inner_X x = 1;"""
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["x"],  # fields
+        _t.Literal["x"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Literal["x"]  # singular message fields
+    ]]
 
     def __init__(
         self,
@@ -3196,6 +3312,14 @@ class _c_Outer_Inner_X_(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     a: int | None
     """Field: optional int32 a = 1;"""
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["a"],  # fields
+        _t.Literal["a"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -3334,6 +3458,14 @@ class Outer_Inner(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     x: Outer_Inner.X | None
     """Field: optional golden.nameclash.Outer_Inner.X x = 1;"""
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["x"],  # fields
+        _t.Literal["x"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Literal["x"]  # singular message fields
+    ]]
 
     def __init__(
         self,

@@ -28,6 +28,14 @@ class Query(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     text: str
     """Field: string text = 1;"""
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["text"],  # fields
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,

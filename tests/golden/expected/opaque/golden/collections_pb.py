@@ -29,6 +29,14 @@ class _c_Collections_Item(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_key: str
     _f_color: int
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["key", "color"],  # fields
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -298,6 +306,15 @@ class Collections(_rt.Message):
     _f_weights: dict[str, float]
     _oc_choice: int
     _ov_choice: object
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["packed_ints", "names", "items", "colors", "counts", "items_by_id",
+                   "color_by_flag", "ratios", "weights", "text", "item", "scalars"],  # fields
+        _t.Literal["text", "item", "scalars"],  # singular fields with presence
+        _t.Literal["choice"],  # oneofs
+        _t.Literal["text", "item", "scalars"],  # oneof members
+        _t.Literal["item", "scalars"]  # singular message fields
+    ]]
 
     def __init__(
         self,

@@ -27,6 +27,14 @@ class _c_Edition2023_Child(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: int
     _pb_p0: int
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["value"],  # fields
+        _t.Literal["value"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -242,6 +250,16 @@ class Edition2023(_rt.Message):
     _f_states: list[int]
     _f_state_by_name: dict[str, int]
     _pb_p0: int
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["explicit_by_default", "implicit", "required_legacy", "expanded", "unchecked",
+                   "delimited_child", "state", "states", "state_by_name"],  # fields
+        _t.Literal["explicit_by_default", "required_legacy", "unchecked", "delimited_child",
+                   "state"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Literal["delimited_child"]  # singular message fields
+    ]]
 
     def __init__(
         self,

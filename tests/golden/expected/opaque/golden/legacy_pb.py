@@ -28,6 +28,14 @@ class _c_Legacy_Point(_rt.Message):
     _f_x: int
     _f_y: int
     _pb_p0: int
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["x", "y"],  # fields
+        _t.Literal["x", "y"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -300,6 +308,14 @@ class Legacy(_rt.ExtendableMessage):
     _f_samples: list[int]
     _f_point: Legacy.Point | None
     _pb_p0: int
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["id", "label", "level", "ratio", "samples", "point"],  # fields
+        _t.Literal["id", "label", "level", "ratio", "point"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Literal["point"]  # singular message fields
+    ]]
 
     def __init__(
         self,
@@ -730,6 +746,14 @@ class ConflictJsonName(_rt.Message):
     _f_value: int
     _f_new_value: int
     _pb_p0: int
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["value", "new_value"],  # fields
+        _t.Literal["value", "new_value"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,

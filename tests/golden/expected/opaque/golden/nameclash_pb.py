@@ -43,6 +43,14 @@ class buf(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
     _pb_p0: int
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["a"],  # fields
+        _t.Literal["a"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -248,6 +256,14 @@ class m4(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
     _pb_p0: int
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["a"],  # fields
+        _t.Literal["a"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -452,6 +468,14 @@ class i5(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _f_a: int
     _pb_p0: int
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["a"],  # fields
+        _t.Literal["a"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -606,6 +630,14 @@ class key6(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _f_a: int
     _pb_p0: int
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["a"],  # fields
+        _t.Literal["a"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -761,6 +793,14 @@ class class_(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
     _pb_p0: int
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["a"],  # fields
+        _t.Literal["a"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -964,6 +1004,14 @@ class len_(_rt.Message):
     __slots__ = ()
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Never,  # fields: none
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -1098,6 +1146,14 @@ class property_(_rt.Message):
     __slots__ = ()
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Never,  # fields: none
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -1232,6 +1288,14 @@ class value_(_rt.Message):
     __slots__ = ()
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Never,  # fields: none
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -1366,6 +1430,14 @@ class annotations_(_rt.Message):
     __slots__ = ()
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Never,  # fields: none
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -1502,6 +1574,14 @@ class Private_(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
     _pb_p0: int
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["a"],  # fields
+        _t.Literal["a"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -1731,6 +1811,18 @@ class Holder(_rt.ExtendableMessage):
     _oc_pick: int
     _ov_pick: object
     len: _t.ClassVar[_rt.ExtensionInfo]
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["f_buf", "m4", "items", "by_id", "one", "other", "four", "has_pick", "foo",
+                   "get_foo", "int", "classmethod", "parse", "self", "_x", "__y", "_pb_info",
+                   "x_", "raw", "buf", "type", "FIELD_NAME"],  # fields
+        _t.Literal["f_buf", "one", "other", "four", "has_pick", "foo", "get_foo", "int",
+                   "classmethod", "parse", "self", "_x", "__y", "_pb_info", "x_", "raw", "buf",
+                   "type", "FIELD_NAME"],  # singular fields with presence
+        _t.Literal["pick"],  # oneofs
+        _t.Literal["one", "other", "four"],  # oneof members
+        _t.Literal["f_buf", "one", "other", "four", "raw"]  # singular message fields
+    ]]
 
     def __init__(
         self,
@@ -3308,6 +3400,14 @@ class Enums(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_e: int
     _pb_p0: int
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["e"],  # fields
+        _t.Literal["e"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -3519,6 +3619,14 @@ class _c_Outer_Inner_X(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
     _pb_p0: int
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["a"],  # fields
+        _t.Literal["a"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -3724,6 +3832,14 @@ class Outer(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_x: Outer.Inner_X | None
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["x"],  # fields
+        _t.Literal["x"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Literal["x"]  # singular message fields
+    ]]
 
     def __init__(
         self,
@@ -3943,6 +4059,14 @@ class _c_Outer_Inner_X_(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
     _pb_p0: int
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["a"],  # fields
+        _t.Literal["a"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -4148,6 +4272,14 @@ class Outer_Inner(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_x: Outer_Inner.X | None
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["x"],  # fields
+        _t.Literal["x"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Literal["x"]  # singular message fields
+    ]]
 
     def __init__(
         self,

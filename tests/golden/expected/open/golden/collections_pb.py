@@ -30,6 +30,14 @@ class _c_Collections_Item(_rt.Message):
     """Field: string key = 1;"""
     color: int
     """Field: golden.Collections.Color color = 2;"""
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["key", "color"],  # fields
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -226,6 +234,15 @@ class Collections(_rt.Message):
     """Field: map<string, float> weights = 12;"""
     _oc_choice: int
     _ov_choice: object
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["packed_ints", "names", "items", "colors", "counts", "items_by_id",
+                   "color_by_flag", "ratios", "weights", "text", "item", "scalars"],  # fields
+        _t.Literal["text", "item", "scalars"],  # singular fields with presence
+        _t.Literal["choice"],  # oneofs
+        _t.Literal["text", "item", "scalars"],  # oneof members
+        _t.Literal["item", "scalars"]  # singular message fields
+    ]]
 
     def __init__(
         self,

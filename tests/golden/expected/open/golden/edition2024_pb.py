@@ -22,6 +22,14 @@ class _c_LogEntry_Detail(_rt.Message):
     """Field: repeated string lines = 1;"""
     level: int | None
     """Field: int32 level = 2;"""
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["lines", "level"],  # fields
+        _t.Literal["level"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -209,6 +217,14 @@ class LogEntry(_rt.Message):
 
     Field: repeated golden.LogEntry.Detail history = 5;
     """
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["timestamp", "message", "detail", "unchecked_detail", "history"],  # fields
+        _t.Literal["timestamp", "message", "detail", "unchecked_detail"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Literal["detail", "unchecked_detail"]  # singular message fields
+    ]]
 
     def __init__(
         self,
@@ -543,6 +559,14 @@ class Envelope(_rt.Message):
     """Field: string name = 1;"""
     entry: LogEntry | None
     """Field: golden.LogEntry entry = 2;"""
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["name", "entry"],  # fields
+        _t.Literal["name", "entry"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Literal["entry"]  # singular message fields
+    ]]
 
     def __init__(
         self,
@@ -729,6 +753,14 @@ class Node(_rt.Message):
     """Field: golden.Node child = 2;"""
     lazy_child: Node | None
     """Field: golden.Node lazy_child = 3;"""
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["value", "child", "lazy_child"],  # fields
+        _t.Literal["value", "child", "lazy_child"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Literal["child", "lazy_child"]  # singular message fields
+    ]]
 
     def __init__(
         self,

@@ -26,6 +26,14 @@ class _c_Edition2023_Child(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
     value: int | None
     """Field: int32 value = 1;"""
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["value"],  # fields
+        _t.Literal["value"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -174,6 +182,16 @@ class Edition2023(_rt.Message):
     """
     state_by_name: dict[str, int]
     """Field: map<string, golden.State> state_by_name = 9;"""
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["explicit_by_default", "implicit", "required_legacy", "expanded", "unchecked",
+                   "delimited_child", "state", "states", "state_by_name"],  # fields
+        _t.Literal["explicit_by_default", "required_legacy", "unchecked", "delimited_child",
+                   "state"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Literal["delimited_child"]  # singular message fields
+    ]]
 
     def __init__(
         self,

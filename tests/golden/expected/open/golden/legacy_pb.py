@@ -28,6 +28,14 @@ class _c_Legacy_Point(_rt.Message):
     """Field: optional int32 x = 7;"""
     y: int | None
     """Field: optional int32 y = 8;"""
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["x", "y"],  # fields
+        _t.Literal["x", "y"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -201,6 +209,14 @@ class Legacy(_rt.ExtendableMessage):
     """Field: repeated int64 samples = 5;"""
     point: Legacy.Point | None
     """Field: optional golden.Legacy.Point point = 6;"""
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["id", "label", "level", "ratio", "samples", "point"],  # fields
+        _t.Literal["id", "label", "level", "ratio", "point"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Literal["point"]  # singular message fields
+    ]]
 
     def __init__(
         self,
@@ -545,6 +561,14 @@ class ConflictJsonName(_rt.Message):
     """Field: optional int32 value = 1;"""
     new_value: int | None
     """Field: optional int32 new_value = 2;"""
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["value", "new_value"],  # fields
+        _t.Literal["value", "new_value"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,

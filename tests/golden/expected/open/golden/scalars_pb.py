@@ -57,6 +57,16 @@ class Scalars(_rt.Message):
     """
     opt_string: str | None
     """Field: optional string opt_string = 17;"""
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["f_double", "f_float", "f_int64", "f_uint64", "f_int32", "f_fixed64",
+                   "f_fixed32", "f_bool", "f_string", "f_bytes", "f_uint32", "f_sfixed32",
+                   "f_sfixed64", "f_sint32", "f_sint64", "opt_int32", "opt_string"],  # fields
+        _t.Literal["opt_int32", "opt_string"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
@@ -774,6 +784,14 @@ class FixedFirst(_rt.Message):
     """Field: uint64 count = 2;"""
     small: int
     """Field: fixed32 small = 3;"""
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["id", "count", "small"],  # fields
+        _t.Never,  # singular fields with presence: none
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
 
     def __init__(
         self,
