@@ -97,6 +97,33 @@ class _CodeGenerator(CodeGenerator):
         arguments, self.stream = self.stream.getvalue(), stream
         self.write(f"({arguments.removeprefix(', ')})")
 
+    def visit_Output(self, node: nodes.Output, frame: Frame) -> None:
+        """Inside macros, an output statement appends one string: a %-format of its text with its
+        expressions as the arguments (%s applies str(), as Jinja does), not each piece in turn."""
+        finalize = self._make_finalize()
+        if (frame.buffer is None or frame.require_output_check or finalize.src is not None
+                or frame.eval_ctx.volatile or frame.eval_ctx.autoescape):
+            super().visit_Output(node, frame)
+            return
+        parts: list[str | nodes.Expr] = []  # text known now, or an expression evaluated at run time
+        for child in node.nodes:
+            try:
+                if not (finalize.const or isinstance(child, nodes.TemplateData)):
+                    raise nodes.Impossible()
+                parts.append(self._output_child_to_const(child, frame, finalize))
+            except Exception:  # not constant (nodes.Impossible), or an error better raised at run time
+                parts.append(child)
+        values = [part for part in parts if not isinstance(part, str)]
+        if not values or len(parts) == 1:
+            super().visit_Output(node, frame)
+            return
+        text = "".join(part.replace("%", "%%") if isinstance(part, str) else "%s" for part in parts)
+        self.writeline(f"{frame.buffer}.append({text!r} % (")
+        for value in values:
+            self.visit(value, frame)
+            self.write(", ")
+        self.write("))")
+
     def macro_def(self, macro_ref: MacroRef, frame: Frame) -> None:
         stream, self.stream = self.stream, StringIO()
         super().macro_def(macro_ref, frame)
