@@ -12,6 +12,8 @@ usage: {prog}            (run by protoc: request on stdin, response on stdout)
        {prog} --version  print the version
        {prog} --help     print this
 (pyopaque generate runs protoc with this plugin; see pyopaque generate --help)
+PYOPAQUE_PLUGIN_WORKERS=N: large requests are rendered by N worker processes (a shorter
+wall time if N cores are idle, about a fifth more CPU time; default 1: none).
 """
 
 
@@ -28,6 +30,17 @@ def main(argv: list[str] | None = None) -> int:
 def main_grpc(argv: list[str] | None = None) -> int:
     """Entry point of the ``protoc-gen-pyopaque-grpc`` command (gRPC modules)."""
     return _main(argv, grpc=True)
+
+
+def workers() -> int:
+    """The worker processes for large requests: PYOPAQUE_PLUGIN_WORKERS (default 1: none); none
+    where processes cannot be forked."""
+    import multiprocessing
+    import os
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return max(1, int(os.environ.get("PYOPAQUE_PLUGIN_WORKERS", "").strip() or 1))
 
 
 def _main(argv: list[str] | None, *, grpc: bool) -> int:
@@ -54,7 +67,7 @@ def _main(argv: list[str] | None, *, grpc: bool) -> int:
     # large request's time. Young objects are still collected: after 100,000 allocations, not 700.
     gc.set_threshold(100_000, 20, 10)
     try:
-        sys.stdout.buffer.writelines(run(sys.stdin.buffer.read(), grpc=grpc))
+        sys.stdout.buffer.writelines(run(sys.stdin.buffer.read(), grpc=grpc, workers=workers()))
     except Exception as exc:  # undecodable input or a bug: protoc shows stderr
         sys.stderr.write(f"{prog}: {type(exc).__name__}: {exc}\n")
         return 1

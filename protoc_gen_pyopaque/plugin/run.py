@@ -3,12 +3,14 @@
 The response is serialized one generated module at a time: a serialized message is the
 concatenation of its fields, and a response holding one file serializes as exactly that file's
 ``file`` field, so the pieces concatenated are the whole CodeGeneratorResponse. The entry point
-writes each piece as it comes; no more than one rendered module is held at once.
+writes each piece as it comes: no more than one file's modules are held at once (with worker
+processes: those of the files they are working on, and of those finished ahead of their turn).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import multiprocessing
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from google.protobuf.compiler import plugin_pb2
@@ -38,12 +40,13 @@ def _header() -> bytes:
                   maximum_edition=features.MAXIMUM_EDITION)
 
 
-def generate(request: Request, *, grpc: bool = False) -> Iterator[bytes]:
+def generate(request: Request, *, grpc: bool = False, workers: int = 1) -> Iterator[bytes]:
     """The serialized response for ``request``: the header, then each module of every file to
     generate. Input problems end it with ``response.error`` (protoc then writes no file).
 
     ``grpc``: the gRPC modules (``foo/bar_grpc.py``, for files with services) instead of the
-    message modules.
+    message modules. ``workers``: processes that build and render the modules of large
+    requests (PARALLEL_MIN_FILES files or more), in the order of the request all the same.
     """
     yield _header()
     try:
@@ -56,28 +59,65 @@ def generate(request: Request, *, grpc: bool = False) -> Iterator[bytes]:
     if missing:
         yield _piece(error=f"{missing[0]}: to be generated but not among the request's files")
         return
-    for proto in request.file_to_generate:
-        if proto in names.SHIPPED_PROTOS and not options.bootstrap_wkt:
-            continue  # the runtime ships its module; importers use that one
+    # the runtime ships the well-known types' modules; importers use those
+    protos = [proto for proto in request.file_to_generate
+              if proto not in names.SHIPPED_PROTOS or options.bootstrap_wkt]
+
+    def modules(proto: str) -> list[bytes] | str:
+        """The pieces of ``proto``'s modules, or the input error that ends the response."""
         file = schema.files[proto]
         if grpc:
-            if file.services:
-                content = render_grpc_module(build_grpc_view(file, schema, options))
-                yield _piece(file=[plugin_pb2.CodeGeneratorResponse.File(
-                    name=names.grpc_output_path(proto), content=content)])
-            continue
+            if not file.services:
+                return []
+            content = render_grpc_module(build_grpc_view(file, schema, options))
+            return [_piece(file=[plugin_pb2.CodeGeneratorResponse.File(
+                name=names.grpc_output_path(proto), content=content)])]
         try:
             outputs = [(names.output_path(proto), build_file_view(file, schema, parameter=request.parameter))]
             if file.is_hybrid:
                 twin = build_file_view(file.as_opaque(), schema, is_twin=True, parameter=request.parameter)
                 outputs.append((names.output_path(proto, twin=True), twin))
         except InputError as exc:
-            yield _piece(error=str(exc))
+            return str(exc)
+        return [_piece(file=[plugin_pb2.CodeGeneratorResponse.File(name=path, content=render_module(view))])
+                for path, view in outputs]
+
+    for result in _mapped(modules, protos, workers if len(protos) >= PARALLEL_MIN_FILES else 1):
+        if isinstance(result, str):
+            yield _piece(error=result)
             return
-        for path, view in outputs:
-            yield _piece(file=[plugin_pb2.CodeGeneratorResponse.File(name=path, content=render_module(view))])
+        yield from result
 
 
-def run(data: bytes, *, grpc: bool = False) -> Iterator[bytes]:
-    """Decode a CodeGeneratorRequest and generate: the serialized CodeGeneratorResponse, in pieces."""
-    return generate(decode_request(data), grpc=grpc)
+# Requests this large are built and rendered by worker processes, when the entry point asks
+# for them: forking and passing the modules back costs less than a few files' rendering.
+PARALLEL_MIN_FILES = 64
+PARALLEL_CHUNK = 8  # files a worker takes at a time
+_task: Callable[[str], list[bytes] | str] | None = None  # the workers' job, inherited at fork
+
+
+def _call_task(proto: str) -> list[bytes] | str:
+    assert _task is not None
+    return _task(proto)
+
+
+def _mapped(task: Callable[[str], list[bytes] | str], protos: list[str],
+            workers: int) -> Iterator[list[bytes] | str]:
+    """``task`` of each of ``protos``, in their order: in this process, or in ``workers`` forked
+    processes (which inherit the resolved schema instead of receiving it)."""
+    global _task
+    if workers <= 1:
+        yield from map(task, protos)
+        return
+    _task = task
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            yield from pool.imap(_call_task, protos, chunksize=PARALLEL_CHUNK)
+    finally:
+        _task = None
+
+
+def run(data: bytes, *, grpc: bool = False, workers: int = 1) -> Iterator[bytes]:
+    """Decode a CodeGeneratorRequest and generate: the serialized CodeGeneratorResponse, in pieces
+    (``workers``: see generate)."""
+    return generate(decode_request(data), grpc=grpc, workers=workers)

@@ -14,12 +14,18 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from google.protobuf import descriptor_pb2
 from google.protobuf.compiler import plugin_pb2
 
-from protoc_gen_pyopaque.plugin.run import run
+from protoc_gen_pyopaque.gen.build import build_file_view
+from protoc_gen_pyopaque.gen.views import FileView
+from protoc_gen_pyopaque.plugin.names import output_path
+from protoc_gen_pyopaque.plugin.request import InputError
+from protoc_gen_pyopaque.plugin.run import PARALLEL_MIN_FILES, run
+from protoc_gen_pyopaque.plugin.schema import File
 from tools.generate import grpc_include
 from tools.monorepo import write_monorepo
 
@@ -86,3 +92,28 @@ def test_plugin_time_grows_linearly_with_a_message(tmp_path: Path) -> None:
         per_field.append(seconds(data) / fields)
     ratio = per_field[1] / per_field[0]
     assert ratio < GENEROUS, f"per-field time at {WIDE} fields is {ratio:.2f}× that at {NARROW}"
+
+
+def test_worker_processes_give_the_same_response(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A request large enough for worker processes gets the serial response, byte for byte, and
+    an input error in one file ends the response there, as without workers."""
+    names = write_monorepo(tmp_path, PARALLEL_MIN_FILES + 9, messages=2)
+    data = plugin_pb2.CodeGeneratorRequest(file_to_generate=names, parameter="default_api_level=API_HYBRID",
+                                           proto_file=descriptors(tmp_path, names)).SerializeToString()
+    serial = b"".join(run(data))
+    assert b"".join(run(data, workers=2)) == serial
+    assert len(plugin_pb2.CodeGeneratorResponse.FromString(serial).file) == 2 * len(names)
+
+    failing = names[PARALLEL_MIN_FILES // 2]
+    build = build_file_view
+
+    def build_or_fail(file: File, *args: Any, **kwargs: Any) -> FileView:
+        if file.name == failing:
+            raise InputError(f"{failing}: refused")
+        return build(file, *args, **kwargs)
+
+    monkeypatch.setattr("protoc_gen_pyopaque.plugin.run.build_file_view", build_or_fail)  # inherited at fork
+    for workers in (1, 2):
+        response = plugin_pb2.CodeGeneratorResponse.FromString(b"".join(run(data, workers=workers)))
+        assert response.error == f"{failing}: refused"
+        assert [f.name for f in response.file][::2] == [output_path(n) for n in names[:names.index(failing)]]
