@@ -57,26 +57,31 @@ def conformance_inputs() -> tuple[list[Path], list[str], str]:
         return [], [], f"conformance protos not included: {exc}"
 
 
-# Runs a Python module as ``python -m`` does and reports its peak resident set on stderr at exit.
-# getrusage's ru_maxrss will not do: Linux carries the parent's resident set at fork over exec.
+# Runs a Python module as ``python -m`` does and reports its peak resident set on stderr at exit,
+# and its largest worker process's (forked: pages shared with it count in both).
+# getrusage's ru_maxrss will not do for the process itself: Linux carries the parent's resident
+# set at fork over exec.
 PEAK_REPORTER = """
-import atexit, runpy, sys
+import atexit, resource, runpy, sys
 def report():
     with open("/proc/self/status") as status:
         sys.stderr.write(next(line for line in status if line.startswith("VmHWM:")))
+    sys.stderr.write(f"Workers: {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss} kB\\n")
 atexit.register(report)
 sys.argv = sys.argv[1:]
 runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
 """
 
 
-def child_usage(module: str, args: list[str], stdin: Path, stdout: Path) -> dict[str, float]:
-    """Run ``python -m module args`` (stdin and stdout from and to files); its wall and CPU seconds
-    and peak resident set (MiB)."""
+def child_usage(module: str, args: list[str], stdin: Path, stdout: Path,
+                env: dict[str, str] | None = None) -> dict[str, float]:
+    """Run ``python -m module args`` (stdin and stdout from and to files, ``env`` added to the
+    environment); its wall and CPU seconds (with its worker processes') and peak resident set
+    (MiB; ``workers_rss``: the largest worker's)."""
     with stdin.open("rb") as fin, stdout.open("wb") as fout:
         t0 = time.perf_counter()
         proc = subprocess.Popen([sys.executable, "-c", PEAK_REPORTER, module, *args], stdin=fin, stdout=fout,
-                                stderr=subprocess.PIPE, cwd=REPO)
+                                stderr=subprocess.PIPE, cwd=REPO, env={**os.environ, **(env or {})})
         assert proc.stderr is not None
         err = proc.stderr.read().decode(errors="replace")
         _, status, usage = os.wait4(proc.pid, 0)
@@ -84,7 +89,10 @@ def child_usage(module: str, args: list[str], stdin: Path, stdout: Path) -> dict
     if os.waitstatus_to_exitcode(status):
         raise RuntimeError(f"{module} failed: {err.strip()[-2000:]}")
     peak = next(line for line in err.splitlines() if line.startswith("VmHWM:"))
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": int(peak.split()[1]) / 1024}
+    workers = next(line for line in err.splitlines() if line.startswith("Workers:"))
+    # wait4's usage counts the process and the workers it waited for
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": int(peak.split()[1]) / 1024,
+            "workers_rss": int(workers.split()[1]) / 1024}
 
 
 def protoc(include: list[Path], args: list[str], files: list[str], work: Path) -> dict[str, float]:
@@ -110,13 +118,14 @@ def build_request(files: list[str], include: list[Path], work: Path,
     return request.SerializeToString(), usage
 
 
-def plugin_process(data: bytes, work: Path) -> tuple[Path, dict[str, float]]:
+def plugin_process(data: bytes, work: Path, workers: int = 1) -> tuple[Path, dict[str, float]]:
     """One whole plugin process as protoc starts it (interpreter start-up, imports, loading the
-    compiled templates, which the first run in a user's cache compiles, and the run): the
-    response's file, and the process's usage."""
+    compiled templates, which the first run in a user's cache compiles, and the run), with
+    ``workers`` worker processes: the response's file, and the process's usage."""
     request, response = work / "request.pb", work / "response.pb"
     request.write_bytes(data)
-    return response, child_usage("protoc_gen_pyopaque.cli", [], request, response)
+    return response, child_usage("protoc_gen_pyopaque.cli", [], request, response,
+                                 env={"PYOPAQUE_PLUGIN_WORKERS": str(workers)})
 
 
 def time_plugin(files: list[str], include: list[Path], repeats: int) -> dict[str, float]:
@@ -150,6 +159,7 @@ def time_plugin(files: list[str], include: list[Path], repeats: int) -> dict[str
 MONOREPO_FILES = {"full": 5000, "quick": 500}
 SHARES = (0.1, 0.5, 1.0)
 MESSAGES_PER_FILE = 10
+WORKERS = 2  # the plugin's worker processes in the second run (PYOPAQUE_PLUGIN_WORKERS)
 
 
 def monorepo_row(root: Path, files: list[str], work: Path) -> dict[str, float]:
@@ -165,11 +175,23 @@ def monorepo_row(root: Path, files: list[str], work: Path) -> dict[str, float]:
     response = plugin_pb2.CodeGeneratorResponse.FromString(response_path.read_bytes())
     if response.error:
         raise RuntimeError(f"the plugin reported: {response.error}")
+    serial_bytes = response_path.read_bytes()
+    response_path, parallel = plugin_process(data, work, workers=WORKERS)
+    if response_path.read_bytes() != serial_bytes:
+        raise RuntimeError(f"the response with {WORKERS} workers differs")
     return {"files": len(files), "messages": messages, "modules": len(response.file),
             "mib": response_path.stat().st_size / (1 << 20),
             "py_mib": sum(p.stat().st_size for p in python_out.rglob("*.py")) / (1 << 20),
             "py_cpu": py["cpu"], "py_wall": py["wall"], "py_rss": py["rss"], "parse_cpu": parse["cpu"],
-            "cpu": plugin["cpu"], "wall": plugin["wall"], "rss": plugin["rss"]}
+            "cpu": plugin["cpu"], "wall": plugin["wall"], "rss": plugin["rss"],
+            "par_cpu": parallel["cpu"], "par_wall": parallel["wall"], "par_rss": parallel["rss"],
+            "par_workers_rss": parallel["workers_rss"]}
+
+
+def workers_rss(row: dict[str, float]) -> str:
+    """The largest worker's peak resident set, or why there is none (a request below the plugin's
+    size for workers)."""
+    return f"{row['par_workers_rss']:,.0f} MiB" if row["par_workers_rss"] else "none (too small)"
 
 
 def monorepo(mode: str) -> str:
@@ -188,6 +210,7 @@ def monorepo(mode: str) -> str:
         f"| {share:.0%} | {r['files']:,} | {r['messages']:,} | {r['py_cpu']:.2f} s / {r['py_wall']:.2f} s | "
         f"{r['parse_cpu']:.2f} s | {r['cpu']:.2f} s / {r['wall']:.2f} s | {r['cpu'] / r['py_cpu']:.1f} | "
         f"{r['cpu'] / r['files'] * 1000:.1f} ms | {r['rss']:,.0f} MiB ({r['py_rss']:,.0f}) | "
+        f"{r['par_cpu']:.2f} s / {r['par_wall']:.2f} s | {r['par_rss']:,.0f} / {workers_rss(r)} | "
         f"{r['mib']:,.1f} ({r['py_mib']:,.1f}) |"
         for share, r in zip(SHARES, rows)
     ]
@@ -204,16 +227,21 @@ fields, editions 2023 and 2024), taken at 10 %, 50 % and 100 %. Each share is on
 with `--python_out`, and one run of this plugin (default options: open style, opaque for edition
 2024) as protoc runs it: a process reading the request (built with `--descriptor_set_out`) on
 stdin. Times are the CPU (user + system) and wall seconds of the whole process, once; memory is
-its peak resident set. Parentheses: `--python_out`'s figures.
+its peak resident set. Parentheses: `--python_out`'s figures. Then the same run with
+{WORKERS} worker processes (`PYOPAQUE_PLUGIN_WORKERS={WORKERS}`; the response is checked to be
+the same): CPU of the process and its workers, wall, and the peak resident sets of the
+process and of its largest worker (pages shared after the fork count in both).
 Run {began:%Y-%m-%d %H:%M} UTC on {os.cpu_count()} cores; 1-minute load average {load_before:.1f} at the start,
 {os.getloadavg()[0]:.1f} at the end (other processes inflate wall times).
 
-| share | files | messages | protoc --python_out: CPU / wall | protoc parse alone, CPU | plugin: CPU / wall | plugin × --python_out (CPU) | plugin CPU per file | plugin peak RSS (--python_out) | output MiB (--python_out) |
-|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+| share | files | messages | protoc --python_out: CPU / wall | protoc parse alone, CPU | plugin: CPU / wall | plugin × --python_out (CPU) | plugin CPU per file | plugin peak RSS (--python_out) | {WORKERS} workers: CPU / wall | {WORKERS} workers: peak RSS, process / worker | output MiB (--python_out) |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 """ + "\n".join(lines) + f"""
 
 - within 2× of `--python_out`'s time at 100 % (plugin CPU × protoc's): {ratio:.1f} — {'**met**' if ratio <= 2 else '**not met**'}
 - linear growth (plugin CPU per file at 100 % ÷ at 10 %, at most 1.5): {growth:.2f} — {'**met**' if growth <= 1.5 else '**not met**'}
+- {WORKERS} workers at 100 %: wall {last['par_wall'] / last['wall']:.2f}× the serial run's, CPU {last['par_cpu'] / last['cpu']:.2f}×
+  (wall times depend on idle cores; the load figures above say how many there were)
 """
 
 
