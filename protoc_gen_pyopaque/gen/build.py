@@ -311,6 +311,8 @@ class _Builder:
                                     has=on.has, clear=on.clear, comment=docstring(oneof.comment)))
         bits = presence_bits(msg)
         fields = [self.field(f, msg, i, oneofs, bits.get(f.name)) for i, f in enumerate(msg.fields)]
+        for o in oneofs:
+            o.member_names = ", ".join(json.dumps(f.name) for f in o.fields)
         words = [f"_pb_p{i}" for i in range((len(bits) + PRESENCE_WORD_BITS - 1) // PRESENCE_WORD_BITS)]
         lazy_capable = level is ApiLevel.OPAQUE and msg.full_name not in self.needs_required
         plain = [f for f in fields if f.oneof is None]

@@ -53,6 +53,7 @@ class OneofView:
     clear: str
     fields: list[FieldView] = field(default_factory=list)
     comment: str = ""
+    member_names: str = ""  # the members' names as string literals, joined by ", " (which()'s type)
 
 
 @dataclass(slots=True)
