@@ -201,8 +201,8 @@ class _Builder:
         elif f.kind in k.INT_RANGES and f.map is None and not f.repeated:
             # the same type to a checker (a bool is an int), but compiled with mypyc a union
             # parameter stays the object given, so that a setter's check refuses a bool (an
-            # int parameter turns it into 0 or 1 before the check; so does a constructor's
-            # test for None, which narrows the parameter to a native int)
+            # int parameter turns it into 0 or 1 before the check; a constructor's test for
+            # None would too: it narrows a copy, pyexpr.none_operand)
             param_type = "int | bool"
         types = field_types(f, value_type, entry_types, opaque, param_type)
         bit_word, bit_mask = "", 0

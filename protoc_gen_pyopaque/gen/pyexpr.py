@@ -54,26 +54,42 @@ _SET_RANGE_TESTS: Final = {
 
 
 def checked_value(kind: int, number: int, py_type: str, message_ref: str, closed_enum_ref: str, x: str,
-                  nullable: bool = False) -> str:
+                  nullable: bool = False, tested: bool = False) -> str:
     """The value in ``x`` as a singular field of ``kind`` holds it: ``x`` itself when of the exact
     type the field holds (an integer in range, a closed enum's number: in ``closed_enum_ref``),
     else what the runtime's ``checked`` makes of it or raises (a float32 is rounded:
     ``round_f32``). ``nullable``: ``x`` may be None (a message setter's), which passes (a test
-    of None where the type says otherwise fails pyright). The class is read as
-    ``x.__class__``: a constructor's parameters are named after the fields, and one named
-    ``type`` would shadow the builtin."""
+    of None where the type says otherwise fails pyright). ``tested``: inside a test of None
+    written by ``none_operand``, whose local the range test reads (see there). The class is
+    read as ``x.__class__``: a constructor's parameters are named after the fields, and one
+    named ``type`` would shadow the builtin."""
     slow = f"_rt.checked(self, {number}, {x})"
     if kind == k.TYPE_FLOAT:
         return f"_rt.round_f32({x}) if {x}.__class__ is float else {slow}"
     if message_ref:
         test = f"{x}.__class__ is {message_ref}" + (f" or {x} is None" if nullable else "")
-    elif closed_enum_ref:
-        test = f"{x}.__class__ is int and {x} in {closed_enum_ref}.numbers"
     elif kind in _SET_RANGE_TESTS:
-        test = f"{x}.__class__ is int and {_SET_RANGE_TESTS[kind].format(x=x)}"
+        narrowed = _narrowed(number) if tested else x
+        in_range = (f"{narrowed} in {closed_enum_ref}.numbers" if closed_enum_ref
+                    else _SET_RANGE_TESTS[kind].format(x=narrowed))
+        return f"{narrowed} if {x}.__class__ is int and {in_range} else {slow}"
     else:
         test = f"{x}.__class__ is {py_type}"
     return f"{x} if {test} else {slow}"
+
+
+def none_operand(kind: int, number: int, x: str) -> str:
+    """``x`` as the operand of a constructor's (or oneof attribute's) test of None. An integer
+    field's parameter is typed ``int | bool | None``, and the test narrows it to ``int``, which
+    compiled with mypyc is a native int: a ``bool`` would become 0 or 1 before the class test
+    could refuse it. So the test reads a copy, ``(_x<number> := x)``, and narrows that one;
+    ``checked_value(..., tested=True)`` tests the class of ``x``, still the object given, and
+    the range of the copy."""
+    return f"({_narrowed(number)} := {x})" if kind in _SET_RANGE_TESTS else x
+
+
+def _narrowed(number: int) -> str:
+    return f"_x{number}"
 
 
 def exact_type(kind: int, py_type: str, message_ref: str, closed_enum: bool = False) -> str:

@@ -132,9 +132,12 @@ class FieldView:
     def one_byte_test(self, x: str) -> str:
         return pyexpr.one_byte_test(self.codec.wide, x)
 
-    def checked_value(self, x: str, nullable: bool = False) -> str:
+    def checked_value(self, x: str, nullable: bool = False, tested: bool = False) -> str:
         return pyexpr.checked_value(self.model.kind, self.number, self.codec.py_type, self.message_ref,
-                                    self.enum_info_ref if self.closed_enum else "", x, nullable)
+                                    self.enum_info_ref if self.closed_enum else "", x, nullable, tested)
+
+    def none_operand(self, x: str) -> str:
+        return pyexpr.none_operand(self.model.kind, self.number, x)
 
     @property
     def exact_type(self) -> str:

@@ -45,9 +45,7 @@ def test_a_value_of_the_wrong_type_raises_type_error_when_set(
         mods: Modules, field: str, value: object, expected: str, got: str) -> None:
     Scalars = mods.load("scalars").Scalars
     error = rf"golden\.Scalars\.{field}: expected {expected}, got {got}$"
-    # None given to a constructor means "not set"; compiled, its None test narrows the
-    # parameter to a native int, which takes a bool as 0 or 1 before the check (docs/mypyc.md)
-    if value is not None and not (mods.compiled and got == "bool"):
+    if value is not None:  # None given to a constructor means "not set"
         with pytest.raises(TypeError, match=None if mods.compiled else error):  # compiled: mypyc's own words
             Scalars(**{field: value})
     m = Scalars()
@@ -59,6 +57,31 @@ def test_a_value_of_the_wrong_type_raises_type_error_when_set(
         setattr(m, field, value)  # open attributes are plain slots: serialize checks them
         with pytest.raises(EncodeError, match=rf"golden\.Scalars\.{field}: expected {expected}, got {got}$"):
             m.serialize()
+
+
+@pytest.mark.parametrize(("module", "cls", "field"), [
+    ("scalars", "Scalars", "opt_int32"), ("collections", "Collections", "number"),
+    ("collections", "Collections.Item", "color"), ("editions", "Edition2023", "state"), ("legacy", "Legacy", "level"),
+])
+def test_an_integer_or_enum_field_refuses_a_bool(mods: Modules, module: str, cls: str, field: str) -> None:
+    """As upb: a bool is not an integer here. Compiled too, where a constructor's test of None
+    would narrow an ``int | None`` parameter to a native int, turning True into 1 before the
+    class test (a field with presence, a oneof member, an open and a closed enum)."""
+    Cls = mods.load(module)
+    for part in cls.split("."):
+        Cls = getattr(Cls, part)
+    error = rf"golden\.{cls}\.{field}: expected int, got bool$"
+    for value in (True, False):
+        with pytest.raises(TypeError, match=error):
+            Cls(**{field: value})
+        m = Cls()
+        if mods.accessors:
+            with pytest.raises(TypeError, match=error):
+                getattr(m, f"set_{field}")(value)
+        if mods.attributes and field == "number":  # a oneof member is a property
+            with pytest.raises(TypeError, match=error):
+                m.number = value
+        assert m == Cls()  # nothing was set
 
 
 def test_a_closed_enum_refuses_a_number_it_does_not_name(mods: Modules) -> None:

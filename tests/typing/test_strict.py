@@ -44,7 +44,7 @@ from golden.scalars_pb import Scalars
 
 c = Collections(items=[Collections.Item(key="k", color=Collections.Color.RED)],
                 colors=[Collections.Color.GREEN, 7], color_by_flag={True: Collections.Color.RED, False: 9})
-assert_type(c.which_choice(), Literal["text", "item", "scalars"] | None)
+assert_type(c.which_choice(), Literal["text", "item", "scalars", "number"] | None)
 assert_type(Collections.parse(c.serialize()), Collections)
 assert_type(Collections.from_json(c.to_json()), Collections)
 assert_type(Scalars.from_dict({}), Scalars)

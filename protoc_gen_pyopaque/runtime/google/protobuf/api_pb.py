@@ -133,7 +133,7 @@ class Api(_rt.Message):
         self.version = (version if version.__class__ is str else _rt.checked(self, 4, version)) if version is not None else ''
         self.source_context = (source_context if source_context.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext else _rt.checked(self, 5, source_context)) if source_context is not None else None
         self.mixins = _rt.checked_list(self, 6, mixins, Mixin) if mixins else []
-        self.syntax = (syntax if syntax.__class__ is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)) if syntax is not None else 0
+        self.syntax = (_x7 if syntax.__class__ is int and -0x80000000 <= _x7 <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)) if (_x7 := syntax) is not None else 0
         self.edition = (edition if edition.__class__ is str else _rt.checked(self, 8, edition)) if edition is not None else ''
 
     # -- accessors ---------------------------------------------------------------
@@ -758,7 +758,7 @@ class Method(_rt.Message):
         self.response_type_url = (response_type_url if response_type_url.__class__ is str else _rt.checked(self, 4, response_type_url)) if response_type_url is not None else ''
         self.response_streaming = (response_streaming if response_streaming.__class__ is bool else _rt.checked(self, 5, response_streaming)) if response_streaming is not None else False
         self.options = _rt.checked_list(self, 6, options, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option) if options else []
-        self.syntax = (syntax if syntax.__class__ is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)) if syntax is not None else 0
+        self.syntax = (_x7 if syntax.__class__ is int and -0x80000000 <= _x7 <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)) if (_x7 := syntax) is not None else 0
         self.edition = (edition if edition.__class__ is str else _rt.checked(self, 8, edition)) if edition is not None else ''
 
     # -- accessors ---------------------------------------------------------------

@@ -291,8 +291,8 @@ class Value(_rt.ValueBase):
         self._pb_unknown = b""
         self._oc_kind = 0
         self._ov_kind = None
-        if null_value is not None:
-            self._ov_kind = null_value if null_value.__class__ is int and -0x80000000 <= null_value <= 0x7FFFFFFF else _rt.checked(self, 1, null_value)
+        if (_x1 := null_value) is not None:
+            self._ov_kind = _x1 if null_value.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, null_value)
             self._oc_kind = 1
         if number_value is not None:
             self._ov_kind = number_value if number_value.__class__ is float else _rt.checked(self, 2, number_value)
@@ -322,8 +322,8 @@ class Value(_rt.ValueBase):
 
     @null_value.setter
     def null_value(self, value: NullValue | int | None) -> None:
-        if value is not None:
-            self._ov_kind = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+        if (_x1 := value) is not None:
+            self._ov_kind = _x1 if value.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, value)
             self._oc_kind = 1
         elif self._oc_kind == 1:
             self._oc_kind = 0

@@ -383,8 +383,8 @@ class Value(_rt.ValueBase):
         self._pb_unknown = b""
         self._oc_kind = 0
         self._ov_kind = None
-        if null_value is not None:
-            self._ov_kind = null_value if null_value.__class__ is int and -0x80000000 <= null_value <= 0x7FFFFFFF else _rt.checked(self, 1, null_value)
+        if (_x1 := null_value) is not None:
+            self._ov_kind = _x1 if null_value.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, null_value)
             self._oc_kind = 1
         if number_value is not None:
             self._ov_kind = number_value if number_value.__class__ is float else _rt.checked(self, 2, number_value)

@@ -73,7 +73,7 @@ class Type(_rt.Message):
         self._f_oneofs = _rt.checked_list(self, 3, oneofs, str) if oneofs else []
         self._f_options = _rt.checked_list(self, 4, options, Option) if options else []
         self._f_source_context = (source_context if source_context.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext else _rt.checked(self, 5, source_context)) if source_context is not None else None
-        self._f_syntax = (syntax if syntax.__class__ is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 6, syntax)) if syntax is not None else 0
+        self._f_syntax = (_x6 if syntax.__class__ is int and -0x80000000 <= _x6 <= 0x7FFFFFFF else _rt.checked(self, 6, syntax)) if (_x6 := syntax) is not None else 0
         self._f_edition = (edition if edition.__class__ is str else _rt.checked(self, 7, edition)) if edition is not None else ''
 
     # -- accessors ---------------------------------------------------------------
@@ -795,12 +795,12 @@ class Field(_rt.Message):
         default_value: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_kind = (kind if kind.__class__ is int and -0x80000000 <= kind <= 0x7FFFFFFF else _rt.checked(self, 1, kind)) if kind is not None else 0
-        self._f_cardinality = (cardinality if cardinality.__class__ is int and -0x80000000 <= cardinality <= 0x7FFFFFFF else _rt.checked(self, 2, cardinality)) if cardinality is not None else 0
-        self._f_number = (number if number.__class__ is int and -0x80000000 <= number <= 0x7FFFFFFF else _rt.checked(self, 3, number)) if number is not None else 0
+        self._f_kind = (_x1 if kind.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, kind)) if (_x1 := kind) is not None else 0
+        self._f_cardinality = (_x2 if cardinality.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, cardinality)) if (_x2 := cardinality) is not None else 0
+        self._f_number = (_x3 if number.__class__ is int and -0x80000000 <= _x3 <= 0x7FFFFFFF else _rt.checked(self, 3, number)) if (_x3 := number) is not None else 0
         self._f_name = (name if name.__class__ is str else _rt.checked(self, 4, name)) if name is not None else ''
         self._f_type_url = (type_url if type_url.__class__ is str else _rt.checked(self, 6, type_url)) if type_url is not None else ''
-        self._f_oneof_index = (oneof_index if oneof_index.__class__ is int and -0x80000000 <= oneof_index <= 0x7FFFFFFF else _rt.checked(self, 7, oneof_index)) if oneof_index is not None else 0
+        self._f_oneof_index = (_x7 if oneof_index.__class__ is int and -0x80000000 <= _x7 <= 0x7FFFFFFF else _rt.checked(self, 7, oneof_index)) if (_x7 := oneof_index) is not None else 0
         self._f_packed = (packed if packed.__class__ is bool else _rt.checked(self, 8, packed)) if packed is not None else False
         self._f_options = _rt.checked_list(self, 9, options, Option) if options else []
         self._f_json_name = (json_name if json_name.__class__ is str else _rt.checked(self, 10, json_name)) if json_name is not None else ''
@@ -1595,7 +1595,7 @@ class Enum(_rt.Message):
         self._f_enumvalue = _rt.checked_list(self, 2, enumvalue, EnumValue) if enumvalue else []
         self._f_options = _rt.checked_list(self, 3, options, Option) if options else []
         self._f_source_context = (source_context if source_context.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext else _rt.checked(self, 4, source_context)) if source_context is not None else None
-        self._f_syntax = (syntax if syntax.__class__ is int and -0x80000000 <= syntax <= 0x7FFFFFFF else _rt.checked(self, 5, syntax)) if syntax is not None else 0
+        self._f_syntax = (_x5 if syntax.__class__ is int and -0x80000000 <= _x5 <= 0x7FFFFFFF else _rt.checked(self, 5, syntax)) if (_x5 := syntax) is not None else 0
         self._f_edition = (edition if edition.__class__ is str else _rt.checked(self, 6, edition)) if edition is not None else ''
 
     # -- accessors ---------------------------------------------------------------
@@ -2182,7 +2182,7 @@ class EnumValue(_rt.Message):
     ) -> None:
         self._pb_unknown = b""
         self._f_name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
-        self._f_number = (number if number.__class__ is int and -0x80000000 <= number <= 0x7FFFFFFF else _rt.checked(self, 2, number)) if number is not None else 0
+        self._f_number = (_x2 if number.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, number)) if (_x2 := number) is not None else 0
         self._f_options = _rt.checked_list(self, 3, options, Option) if options else []
 
     # -- accessors ---------------------------------------------------------------

@@ -396,7 +396,7 @@ class Int64Value(_rt.Message):
         value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = (value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 1, value)) if value is not None else 0
+        self._f_value = (_x1 if value.__class__ is int and _x1 <= 0x3FFFFFFFFFFFFFFF and _x1 >= -0x4000000000000000 else _rt.checked(self, 1, value)) if (_x1 := value) is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -584,7 +584,7 @@ class UInt64Value(_rt.Message):
         value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = (value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 1, value)) if value is not None else 0
+        self._f_value = (_x1 if value.__class__ is int and _x1 <= 0x3FFFFFFFFFFFFFFF and _x1 >= 0 else _rt.checked(self, 1, value)) if (_x1 := value) is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -772,7 +772,7 @@ class Int32Value(_rt.Message):
         value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = (value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if value is not None else 0
+        self._f_value = (_x1 if value.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if (_x1 := value) is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -960,7 +960,7 @@ class UInt32Value(_rt.Message):
         value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = (value if value.__class__ is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 1, value)) if value is not None else 0
+        self._f_value = (_x1 if value.__class__ is int and 0 <= _x1 <= 0xFFFFFFFF else _rt.checked(self, 1, value)) if (_x1 := value) is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 

@@ -47,7 +47,7 @@ class _c_LogEntry_Detail(_rt.Message):
     ) -> None:
         self._pb_unknown = b""
         self.lines = _rt.checked_list(self, 1, lines, str) if lines else []
-        self.level = (level if level.__class__ is int and -0x80000000 <= level <= 0x7FFFFFFF else _rt.checked(self, 2, level)) if level is not None else None
+        self.level = (_x2 if level.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, level)) if (_x2 := level) is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -260,7 +260,7 @@ class LogEntry(_rt.Message):
         history: _t.Iterable[LogEntry.Detail] = (),
     ) -> None:
         self._pb_unknown = b""
-        self.timestamp = (timestamp if timestamp.__class__ is int and timestamp <= 0x3FFFFFFFFFFFFFFF and timestamp >= -0x4000000000000000 else _rt.checked(self, 1, timestamp)) if timestamp is not None else None
+        self.timestamp = (_x1 if timestamp.__class__ is int and _x1 <= 0x3FFFFFFFFFFFFFFF and _x1 >= -0x4000000000000000 else _rt.checked(self, 1, timestamp)) if (_x1 := timestamp) is not None else None
         self.message = (message if message.__class__ is str else _rt.checked(self, 2, message)) if message is not None else None
         self.detail = (detail if detail.__class__ is _c_LogEntry_Detail else _rt.checked(self, 3, detail)) if detail is not None else None
         self.unchecked_detail = (unchecked_detail if unchecked_detail.__class__ is _c_LogEntry_Detail else _rt.checked(self, 4, unchecked_detail)) if unchecked_detail is not None else None
@@ -860,7 +860,7 @@ class Node(_rt.Message):
         lazy_child: Node | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if value is not None else None
+        self.value = (_x1 if value.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if (_x1 := value) is not None else None
         self.child = (child if child.__class__ is Node else _rt.checked(self, 2, child)) if child is not None else None
         self.lazy_child = (lazy_child if lazy_child.__class__ is Node else _rt.checked(self, 3, lazy_child)) if lazy_child is not None else None
 

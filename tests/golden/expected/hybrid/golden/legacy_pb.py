@@ -52,8 +52,8 @@ class _c_Legacy_Point(_rt.Message):
         y: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.x = (x if x.__class__ is int and -0x80000000 <= x <= 0x7FFFFFFF else _rt.checked(self, 7, x)) if x is not None else None
-        self.y = (y if y.__class__ is int and -0x80000000 <= y <= 0x7FFFFFFF else _rt.checked(self, 8, y)) if y is not None else None
+        self.x = (_x7 if x.__class__ is int and -0x80000000 <= _x7 <= 0x7FFFFFFF else _rt.checked(self, 7, x)) if (_x7 := x) is not None else None
+        self.y = (_x8 if y.__class__ is int and -0x80000000 <= _x8 <= 0x7FFFFFFF else _rt.checked(self, 8, y)) if (_x8 := y) is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -258,9 +258,9 @@ class Legacy(_rt.ExtendableMessage):
     ) -> None:
         self._pb_unknown = b""
         self._pb_ext = {}
-        self.id = (id if id.__class__ is int and -0x80000000 <= id <= 0x7FFFFFFF else _rt.checked(self, 1, id)) if id is not None else None
+        self.id = (_x1 if id.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, id)) if (_x1 := id) is not None else None
         self.label = (label if label.__class__ is str else _rt.checked(self, 2, label)) if label is not None else None
-        self.level = (level if level.__class__ is int and level in _e_Level.numbers else _rt.checked(self, 3, level)) if level is not None else None
+        self.level = (_x3 if level.__class__ is int and _x3 in _e_Level.numbers else _rt.checked(self, 3, level)) if (_x3 := level) is not None else None
         self.ratio = (ratio if ratio.__class__ is float else _rt.checked(self, 4, ratio)) if ratio is not None else None
         self.samples = _rt.checked_list(self, 5, samples, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if samples else []
         self.point = (point if point.__class__ is _c_Legacy_Point else _rt.checked(self, 6, point)) if point is not None else None
@@ -661,8 +661,8 @@ class ConflictJsonName(_rt.Message):
         new_value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if value is not None else None
-        self.new_value = (new_value if new_value.__class__ is int and -0x80000000 <= new_value <= 0x7FFFFFFF else _rt.checked(self, 2, new_value)) if new_value is not None else None
+        self.value = (_x1 if value.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if (_x1 := value) is not None else None
+        self.new_value = (_x2 if new_value.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, new_value)) if (_x2 := new_value) is not None else None
 
     # -- accessors ---------------------------------------------------------------
 

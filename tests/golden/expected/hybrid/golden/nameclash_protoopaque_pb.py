@@ -59,10 +59,10 @@ class buf(_rt.Message):
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
-        if a is None:
+        if (_x1 := a) is None:
             self._f_a = 0
         else:
-            self._f_a = a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
+            self._f_a = _x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -272,10 +272,10 @@ class m4(_rt.Message):
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
-        if a is None:
+        if (_x1 := a) is None:
             self._f_a = 0
         else:
-            self._f_a = a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
+            self._f_a = _x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -484,10 +484,10 @@ class i5(_rt.Message):
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
-        if a is None:
+        if (_x1 := a) is None:
             self._f_a = 0
         else:
-            self._f_a = a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
+            self._f_a = _x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -646,10 +646,10 @@ class key6(_rt.Message):
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
-        if a is None:
+        if (_x1 := a) is None:
             self._f_a = 0
         else:
-            self._f_a = a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
+            self._f_a = _x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -809,10 +809,10 @@ class class_(_rt.Message):
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
-        if a is None:
+        if (_x1 := a) is None:
             self._f_a = 0
         else:
-            self._f_a = a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
+            self._f_a = _x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -1590,10 +1590,10 @@ class Private_(_rt.Message):
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
-        if a is None:
+        if (_x1 := a) is None:
             self._f_a = 0
         else:
-            self._f_a = a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
+            self._f_a = _x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -1869,76 +1869,76 @@ class Holder(_rt.ExtendableMessage):
         if four is not None:
             self._ov_pick = four if four.__class__ is m4 else _rt.checked(self, 9, four)
             self._oc_pick = 9
-        if has_pick_ is None:
+        if (_x10 := has_pick_) is None:
             self._f_has_pick = 0
         else:
-            self._f_has_pick = has_pick_ if has_pick_.__class__ is int and -0x80000000 <= has_pick_ <= 0x7FFFFFFF else _rt.checked(self, 10, has_pick_)
+            self._f_has_pick = _x10 if has_pick_.__class__ is int and -0x80000000 <= _x10 <= 0x7FFFFFFF else _rt.checked(self, 10, has_pick_)
             self._pb_p0 |= 1
-        if foo is None:
+        if (_x11 := foo) is None:
             self._f_foo = 0
         else:
-            self._f_foo = foo if foo.__class__ is int and -0x80000000 <= foo <= 0x7FFFFFFF else _rt.checked(self, 11, foo)
+            self._f_foo = _x11 if foo.__class__ is int and -0x80000000 <= _x11 <= 0x7FFFFFFF else _rt.checked(self, 11, foo)
             self._pb_p0 |= 2
-        if get_foo_ is None:
+        if (_x12 := get_foo_) is None:
             self._f_get_foo = 0
         else:
-            self._f_get_foo = get_foo_ if get_foo_.__class__ is int and -0x80000000 <= get_foo_ <= 0x7FFFFFFF else _rt.checked(self, 12, get_foo_)
+            self._f_get_foo = _x12 if get_foo_.__class__ is int and -0x80000000 <= _x12 <= 0x7FFFFFFF else _rt.checked(self, 12, get_foo_)
             self._pb_p0 |= 4
-        if int_ is None:
+        if (_x13 := int_) is None:
             self._f_int = 0
         else:
-            self._f_int = int_ if int_.__class__ is int and -0x80000000 <= int_ <= 0x7FFFFFFF else _rt.checked(self, 13, int_)
+            self._f_int = _x13 if int_.__class__ is int and -0x80000000 <= _x13 <= 0x7FFFFFFF else _rt.checked(self, 13, int_)
             self._pb_p0 |= 8
-        if classmethod_ is None:
+        if (_x14 := classmethod_) is None:
             self._f_classmethod = 0
         else:
-            self._f_classmethod = classmethod_ if classmethod_.__class__ is int and -0x80000000 <= classmethod_ <= 0x7FFFFFFF else _rt.checked(self, 14, classmethod_)
+            self._f_classmethod = _x14 if classmethod_.__class__ is int and -0x80000000 <= _x14 <= 0x7FFFFFFF else _rt.checked(self, 14, classmethod_)
             self._pb_p0 |= 16
-        if parse_ is None:
+        if (_x15 := parse_) is None:
             self._f_parse = 0
         else:
-            self._f_parse = parse_ if parse_.__class__ is int and -0x80000000 <= parse_ <= 0x7FFFFFFF else _rt.checked(self, 15, parse_)
+            self._f_parse = _x15 if parse_.__class__ is int and -0x80000000 <= _x15 <= 0x7FFFFFFF else _rt.checked(self, 15, parse_)
             self._pb_p0 |= 32
-        if self_ is None:
+        if (_x16 := self_) is None:
             self._f_self = 0
         else:
-            self._f_self = self_ if self_.__class__ is int and -0x80000000 <= self_ <= 0x7FFFFFFF else _rt.checked(self, 16, self_)
+            self._f_self = _x16 if self_.__class__ is int and -0x80000000 <= _x16 <= 0x7FFFFFFF else _rt.checked(self, 16, self_)
             self._pb_p0 |= 64
-        if x_ is None:
+        if (_x17 := x_) is None:
             self._f__x = 0
         else:
-            self._f__x = x_ if x_.__class__ is int and -0x80000000 <= x_ <= 0x7FFFFFFF else _rt.checked(self, 17, x_)
+            self._f__x = _x17 if x_.__class__ is int and -0x80000000 <= _x17 <= 0x7FFFFFFF else _rt.checked(self, 17, x_)
             self._pb_p0 |= 128
-        if y__ is None:
+        if (_x18 := y__) is None:
             self._f___y = 0
         else:
-            self._f___y = y__ if y__.__class__ is int and -0x80000000 <= y__ <= 0x7FFFFFFF else _rt.checked(self, 18, y__)
+            self._f___y = _x18 if y__.__class__ is int and -0x80000000 <= _x18 <= 0x7FFFFFFF else _rt.checked(self, 18, y__)
             self._pb_p0 |= 256
-        if pb_info_ is None:
+        if (_x19 := pb_info_) is None:
             self._f__pb_info = 0
         else:
-            self._f__pb_info = pb_info_ if pb_info_.__class__ is int and -0x80000000 <= pb_info_ <= 0x7FFFFFFF else _rt.checked(self, 19, pb_info_)
+            self._f__pb_info = _x19 if pb_info_.__class__ is int and -0x80000000 <= _x19 <= 0x7FFFFFFF else _rt.checked(self, 19, pb_info_)
             self._pb_p0 |= 512
-        if x__ is None:
+        if (_x20 := x__) is None:
             self._f_x_ = 0
         else:
-            self._f_x_ = x__ if x__.__class__ is int and -0x80000000 <= x__ <= 0x7FFFFFFF else _rt.checked(self, 20, x__)
+            self._f_x_ = _x20 if x__.__class__ is int and -0x80000000 <= _x20 <= 0x7FFFFFFF else _rt.checked(self, 20, x__)
             self._pb_p0 |= 1024
         self._f_raw = (raw if raw.__class__ is buf else _rt.checked(self, 21, raw)) if raw is not None else None
-        if buf_ is None:
+        if (_x22 := buf_) is None:
             self._f_buf = 0
         else:
-            self._f_buf = buf_ if buf_.__class__ is int and -0x80000000 <= buf_ <= 0x7FFFFFFF else _rt.checked(self, 22, buf_)
+            self._f_buf = _x22 if buf_.__class__ is int and -0x80000000 <= _x22 <= 0x7FFFFFFF else _rt.checked(self, 22, buf_)
             self._pb_p0 |= 2048
-        if type is None:
+        if (_x23 := type) is None:
             self._f_type = 0
         else:
-            self._f_type = type if type.__class__ is int and -0x80000000 <= type <= 0x7FFFFFFF else _rt.checked(self, 23, type)
+            self._f_type = _x23 if type.__class__ is int and -0x80000000 <= _x23 <= 0x7FFFFFFF else _rt.checked(self, 23, type)
             self._pb_p0 |= 4096
-        if FIELD_NAME is None:
+        if (_x24 := FIELD_NAME) is None:
             self._f_FIELD_NAME = 0
         else:
-            self._f_FIELD_NAME = FIELD_NAME if FIELD_NAME.__class__ is int and -0x80000000 <= FIELD_NAME <= 0x7FFFFFFF else _rt.checked(self, 24, FIELD_NAME)
+            self._f_FIELD_NAME = _x24 if FIELD_NAME.__class__ is int and -0x80000000 <= _x24 <= 0x7FFFFFFF else _rt.checked(self, 24, FIELD_NAME)
             self._pb_p0 |= 8192
 
     # -- accessors ---------------------------------------------------------------
@@ -3416,10 +3416,10 @@ class Enums(_rt.Message):
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
-        if e is None:
+        if (_x1 := e) is None:
             self._f_e = 0
         else:
-            self._f_e = e if e.__class__ is int and e in _e_Enums_E.numbers else _rt.checked(self, 1, e)
+            self._f_e = _x1 if e.__class__ is int and _x1 in _e_Enums_E.numbers else _rt.checked(self, 1, e)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -3635,10 +3635,10 @@ class _c_Outer_Inner_X(_rt.Message):
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
-        if a is None:
+        if (_x1 := a) is None:
             self._f_a = 0
         else:
-            self._f_a = a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
+            self._f_a = _x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -4075,10 +4075,10 @@ class _c_Outer_Inner_X_(_rt.Message):
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
-        if a is None:
+        if (_x1 := a) is None:
             self._f_a = 0
         else:
-            self._f_a = a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)
+            self._f_a = _x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------

@@ -14,7 +14,7 @@ from protoc_gen_pyopaque.runtime import _gen_v8 as _rt
 import golden.scalars_pb as _m_golden__scalars_pb
 
 _pb_no_unknown: _t.Final = b""
-_pb_descriptor: _t.Final = ('golden/collections.proto', b'\n\x18golden/collections.proto\x12\x06golden\x1a\x14golden/scalars.proto"\xe8\x07\n\x0bCollections\x12\x1f\n\x0bpacked_ints\x18\x01 \x03(\x05R\npackedInts\x12\x14\n\x05names\x18\x02 \x03(\tR\x05names\x12.\n\x05items\x18\x03 \x03(\x0b2\x18.golden.Collections.ItemR\x05items\x121\n\x06colors\x18\x04 \x03(\x0e2\x19.golden.Collections.ColorR\x06colors\x127\n\x06counts\x18\x05 \x03(\x0b2\x1f.golden.Collections.CountsEntryR\x06counts\x12B\n\x0bitems_by_id\x18\x06 \x03(\x0b2".golden.Collections.ItemsByIdEntryR\titemsById\x12H\n\rcolor_by_flag\x18\n \x03(\x0b2$.golden.Collections.ColorByFlagEntryR\x0bcolorByFlag\x12\x16\n\x06ratios\x18\x0b \x03(\x02R\x06ratios\x12:\n\x07weights\x18\x0c \x03(\x0b2 .golden.Collections.WeightsEntryR\x07weights\x12\x14\n\x04text\x18\x07 \x01(\tH\x00R\x04text\x12.\n\x04item\x18\x08 \x01(\x0b2\x18.golden.Collections.ItemH\x00R\x04item\x12+\n\x07scalars\x18\t \x01(\x0b2\x0f.golden.ScalarsH\x00R\x07scalars\x1aI\n\x04Item\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12/\n\x05color\x18\x02 \x01(\x0e2\x19.golden.Collections.ColorR\x05color\x1a9\n\x0bCountsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1aV\n\x0eItemsByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12.\n\x05value\x18\x02 \x01(\x0b2\x18.golden.Collections.ItemR\x05value:\x028\x01\x1aY\n\x10ColorByFlagEntry\x12\x10\n\x03key\x18\x01 \x01(\x08R\x03key\x12/\n\x05value\x18\x02 \x01(\x0e2\x19.golden.Collections.ColorR\x05value:\x028\x01\x1a:\n\x0cWeightsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x02R\x05value:\x028\x01"2\n\x05Color\x12\x15\n\x11COLOR_UNSPECIFIED\x10\x00\x12\x07\n\x03RED\x10\x01\x12\t\n\x05GREEN\x10\x02B\x08\n\x06choiceb\x06proto3', (('golden/scalars.proto', 'golden.scalars_pb'),))
+_pb_descriptor: _t.Final = ('golden/collections.proto', b'\n\x18golden/collections.proto\x12\x06golden\x1a\x14golden/scalars.proto"\x82\x08\n\x0bCollections\x12\x1f\n\x0bpacked_ints\x18\x01 \x03(\x05R\npackedInts\x12\x14\n\x05names\x18\x02 \x03(\tR\x05names\x12.\n\x05items\x18\x03 \x03(\x0b2\x18.golden.Collections.ItemR\x05items\x121\n\x06colors\x18\x04 \x03(\x0e2\x19.golden.Collections.ColorR\x06colors\x127\n\x06counts\x18\x05 \x03(\x0b2\x1f.golden.Collections.CountsEntryR\x06counts\x12B\n\x0bitems_by_id\x18\x06 \x03(\x0b2".golden.Collections.ItemsByIdEntryR\titemsById\x12H\n\rcolor_by_flag\x18\n \x03(\x0b2$.golden.Collections.ColorByFlagEntryR\x0bcolorByFlag\x12\x16\n\x06ratios\x18\x0b \x03(\x02R\x06ratios\x12:\n\x07weights\x18\x0c \x03(\x0b2 .golden.Collections.WeightsEntryR\x07weights\x12\x14\n\x04text\x18\x07 \x01(\tH\x00R\x04text\x12.\n\x04item\x18\x08 \x01(\x0b2\x18.golden.Collections.ItemH\x00R\x04item\x12+\n\x07scalars\x18\t \x01(\x0b2\x0f.golden.ScalarsH\x00R\x07scalars\x12\x18\n\x06number\x18\r \x01(\x03H\x00R\x06number\x1aI\n\x04Item\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12/\n\x05color\x18\x02 \x01(\x0e2\x19.golden.Collections.ColorR\x05color\x1a9\n\x0bCountsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1aV\n\x0eItemsByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12.\n\x05value\x18\x02 \x01(\x0b2\x18.golden.Collections.ItemR\x05value:\x028\x01\x1aY\n\x10ColorByFlagEntry\x12\x10\n\x03key\x18\x01 \x01(\x08R\x03key\x12/\n\x05value\x18\x02 \x01(\x0e2\x19.golden.Collections.ColorR\x05value:\x028\x01\x1a:\n\x0cWeightsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x02R\x05value:\x028\x01"2\n\x05Color\x12\x15\n\x11COLOR_UNSPECIFIED\x10\x00\x12\x07\n\x03RED\x10\x01\x12\t\n\x05GREEN\x10\x02B\x08\n\x06choiceb\x06proto3', (('golden/scalars.proto', 'golden.scalars_pb'),))
 
 
 class _c_Collections_Color(_enum.IntEnum):
@@ -46,7 +46,7 @@ class _c_Collections_Item(_rt.Message):
     ) -> None:
         self._pb_unknown = b""
         self._f_key = (key if key.__class__ is str else _rt.checked(self, 1, key)) if key is not None else ''
-        self._f_color = (color if color.__class__ is int and -0x80000000 <= color <= 0x7FFFFFFF else _rt.checked(self, 2, color)) if color is not None else 0
+        self._f_color = (_x2 if color.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, color)) if (_x2 := color) is not None else 0
 
     # -- accessors ---------------------------------------------------------------
 
@@ -309,10 +309,10 @@ class Collections(_rt.Message):
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["packed_ints", "names", "items", "colors", "counts", "items_by_id",
-                   "color_by_flag", "ratios", "weights", "text", "item", "scalars"],  # fields
-        _t.Literal["text", "item", "scalars"],  # singular fields with presence
+                   "color_by_flag", "ratios", "weights", "text", "item", "scalars", "number"],  # fields
+        _t.Literal["text", "item", "scalars", "number"],  # singular fields with presence
         _t.Literal["choice"],  # oneofs
-        _t.Literal["text", "item", "scalars"],  # oneof members
+        _t.Literal["text", "item", "scalars", "number"],  # oneof members
         _t.Literal["item", "scalars"]  # singular message fields
     ]]
 
@@ -331,6 +331,7 @@ class Collections(_rt.Message):
         text: str | None = None,
         item: Collections.Item | None = None,
         scalars: _m_golden__scalars_pb.Scalars | None = None,
+        number: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._oc_choice = 0
@@ -353,6 +354,9 @@ class Collections(_rt.Message):
         if scalars is not None:
             self._ov_choice = scalars if scalars.__class__ is _m_golden__scalars_pb.Scalars else _rt.checked(self, 9, scalars)
             self._oc_choice = 9
+        if (_x13 := number) is not None:
+            self._ov_choice = _x13 if number.__class__ is int and _x13 <= 0x3FFFFFFFFFFFFFFF and _x13 >= -0x4000000000000000 else _rt.checked(self, 13, number)
+            self._oc_choice = 13
 
     # -- accessors ---------------------------------------------------------------
 
@@ -554,7 +558,33 @@ class Collections(_rt.Message):
             self._oc_choice = 0
             self._ov_choice = None
 
-    def which_choice(self) -> _t.Literal["text", "item", "scalars"] | None:
+    def get_number(self) -> int:
+        """an integer member: its attribute refuses a bool
+
+        Field: int64 number = 13;
+        """
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._oc_choice == 13:
+            return _t.cast(int, self._ov_choice)
+        return 0
+
+    def set_number(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 13, value)
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        self._oc_choice = 13
+        self._ov_choice = value
+
+    def has_number(self) -> bool:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        return self._oc_choice == 13
+
+    def clear_number(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._oc_choice == 13:
+            self._oc_choice = 0
+            self._ov_choice = None
+
+    def which_choice(self) -> _t.Literal["text", "item", "scalars", "number"] | None:
         """Name the member of oneof choice that is set, or None."""
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _c = self._oc_choice
@@ -564,6 +594,8 @@ class Collections(_rt.Message):
             return "item"
         if _c == 9:
             return "scalars"
+        if _c == 13:
+            return "number"
         return None
 
     def has_choice(self) -> bool:
@@ -599,7 +631,7 @@ class Collections(_rt.Message):
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
-                if _tag < 50:
+                if _tag < 58:
                     if _tag == 8:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -716,12 +748,7 @@ class Collections(_rt.Message):
                             _rt.merge_unknown(self, _buf, _tag, _p5, _ee, _depth)
                         else:
                             self._f_counts[_k5] = _v5
-                    else:
-                        if _tag == _end_tag:
-                            return _pos
-                        _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
-                else:
-                    if _tag == 50:
+                    elif _tag == 50:
                         _p6 = _pos
                         _n = _buf[_pos]
                         if _n < 0x80:
@@ -774,7 +801,12 @@ class Collections(_rt.Message):
                             self._f_items_by_id[_k6] = _c_Collections_Item()
                         else:
                             self._f_items_by_id[_k6] = _v6
-                    elif _tag == 58:
+                    else:
+                        if _tag == _end_tag:
+                            return _pos
+                        _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
+                else:
+                    if _tag == 58:
                         _n = _buf[_pos]
                         if _n < 0x80:
                             _pos += 1
@@ -931,6 +963,15 @@ class Collections(_rt.Message):
                             _rt.merge_unknown(self, _buf, _tag, _p12, _ee, _depth)
                         else:
                             self._f_weights[_k12] = _v12
+                    elif _tag == 104:
+                        _iv = _buf[_pos]
+                        if _iv < 0x80:
+                            _pos += 1
+                        else:
+                            _iv, _pos = _rt.dec_int64(_buf, _pos)
+                        self._oc_choice = 13
+                        self._ov_choice = _iv
+
                     else:
                         if _tag == _end_tag:
                             return _pos
@@ -956,7 +997,7 @@ class Collections(_rt.Message):
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
-                if _tag < 50:
+                if _tag < 58:
                     if _tag == 8:
                         if _buf[_pos] < 0x80:
                             _pos += 1
@@ -1053,12 +1094,7 @@ class Collections(_rt.Message):
                                 _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
                         if _pos != _ee:
                             raise _rt.bad_end(Collections, _pos, _ee, -1)
-                    else:
-                        if _tag == _end_tag:
-                            return _pos
-                        _pos = _rt.scan_unknown(Collections, _buf, _tag, _pos, _end, _depth)
-                else:
-                    if _tag == 50:
+                    elif _tag == 50:
                         _n = _buf[_pos]
                         if _n < 0x80:
                             _pos += 1
@@ -1099,7 +1135,12 @@ class Collections(_rt.Message):
                                 _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
                         if _pos != _ee:
                             raise _rt.bad_end(Collections, _pos, _ee, -1)
-                    elif _tag == 58:
+                    else:
+                        if _tag == _end_tag:
+                            return _pos
+                        _pos = _rt.scan_unknown(Collections, _buf, _tag, _pos, _end, _depth)
+                else:
+                    if _tag == 58:
                         _n = _buf[_pos]
                         if _n < 0x80:
                             _pos += 1
@@ -1219,6 +1260,11 @@ class Collections(_rt.Message):
                                 _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
                         if _pos != _ee:
                             raise _rt.bad_end(Collections, _pos, _ee, -1)
+                    elif _tag == 104:
+                        if _buf[_pos] < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.skip_varint(_buf, _pos)
                     else:
                         if _tag == _end_tag:
                             return _pos
@@ -1409,6 +1455,15 @@ class Collections(_rt.Message):
                     _out[_start] = _n
                 else:
                     _rt.finish_len(_out, _start)
+        elif _c == 13:
+            _x13 = _t.cast(int, self._ov_choice)
+            _out.append(104)
+            if _x13 < 0x80 and _x13 >= 0:
+                _out.append(_x13)
+            elif _x13 <= 0x3FFFFFFFFFFFFFFF and _x13 >= -0x4000000000000000:
+                _rt.write_varint(_out, _x13)
+            else:
+                _rt.write_varint64(_out, 3, _x13)
 
         _d10 = self._f_color_by_flag
         if _d10:
@@ -1485,7 +1540,7 @@ class Collections(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'packedInts': 1, 'names': 2, 'items': 3, 'colors': 4, 'counts': 5, 'itemsById': 6, 'colorByFlag': 10, 'ratios': 11, 'weights': 12, 'text': 7, 'item': 8, 'scalars': 9, 'packed_ints': 1, 'items_by_id': 6, 'color_by_flag': 10}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'packedInts': 1, 'names': 2, 'items': 3, 'colors': 4, 'counts': 5, 'itemsById': 6, 'colorByFlag': 10, 'ratios': 11, 'weights': 12, 'text': 7, 'item': 8, 'scalars': 9, 'number': 13, 'packed_ints': 1, 'items_by_id': 6, 'color_by_flag': 10}
 
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -1568,6 +1623,11 @@ class Collections(_rt.Message):
                 _out.append(_rt.json_out_float(_v12))
                 _out.append(",")
             _out[-1] = "}"
+        if self._oc_choice == 13:
+            _x13 = _t.cast(int, self._ov_choice)
+            _out.append(',"number":' + '"')
+            _out.append(str(_x13) if type(_x13) is int else _rt.json_out_int(_x13))
+            _out.append('"')
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
@@ -1725,6 +1785,15 @@ class Collections(_rt.Message):
 
                         _d12[_kv12] = _xv12
                     self._f_weights = _d12
+                elif _n == 13:
+                    if _v is None:
+                        continue
+                    if _oc_choice_seen:
+                        raise _rt.json_refuse()
+                    _oc_choice_seen = True
+                    _x13 = int(_v) if type(_v) is str and _v.isdigit() and _v.isascii() and _v[0] != "0" and len(_v) < 19 else _rt.json_in_int(3, _v)
+                    self._oc_choice = 13
+                    self._ov_choice = _x13
                 else:
                     _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
@@ -1780,10 +1849,12 @@ Collections._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(7, 'text', 'text', 'text', 9, presence=True, oneof='choice', default=''),  # string text = 7;
         _rt.FieldInfo(8, 'item', 'item', 'item', 11, presence=True, oneof='choice', message_type=Collections.Item),  # golden.Collections.Item item = 8;
         _rt.FieldInfo(9, 'scalars', 'scalars', 'scalars', 11, presence=True, oneof='choice', message_type=_m_golden__scalars_pb.Scalars),  # golden.Scalars scalars = 9;
+        _rt.FieldInfo(13, 'number', 'number', 'number', 3, presence=True, oneof='choice', default=0),  # int64 number = 13;
     ),
-    (_rt.OneofInfo('choice', (7, 8, 9)),),
+    (_rt.OneofInfo('choice', (7, 8, 9, 13)),),
     layout=('_f_packed_ints', '_f_names', '_f_items', '_f_colors', '_f_counts', '_f_items_by_id',
             '_f_color_by_flag', '_f_ratios', '_f_weights', ('_ov_choice', '_oc_choice'),
-            ('_ov_choice', '_oc_choice'), ('_ov_choice', '_oc_choice')),
+            ('_ov_choice', '_oc_choice'), ('_ov_choice', '_oc_choice'), ('_ov_choice',
+            '_oc_choice')),
 )
 _rt.register_messages(_c_Collections_Item, Collections)

@@ -40,10 +40,10 @@ class _c_LogEntry_Detail(_rt.Message):
         self._pb_unknown = b""
         self._pb_p0 = 0
         self._f_lines = _rt.checked_list(self, 1, lines, str) if lines else []
-        if level is None:
+        if (_x2 := level) is None:
             self._f_level = 0
         else:
-            self._f_level = level if level.__class__ is int and -0x80000000 <= level <= 0x7FFFFFFF else _rt.checked(self, 2, level)
+            self._f_level = _x2 if level.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, level)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -329,10 +329,10 @@ class LogEntry(_rt.Message):
         self._l_detail = None
         self._l_unchecked_detail = None
         self._pb_p0 = 0
-        if timestamp is None:
+        if (_x1 := timestamp) is None:
             self._f_timestamp = 0
         else:
-            self._f_timestamp = timestamp if timestamp.__class__ is int and timestamp <= 0x3FFFFFFFFFFFFFFF and timestamp >= -0x4000000000000000 else _rt.checked(self, 1, timestamp)
+            self._f_timestamp = _x1 if timestamp.__class__ is int and _x1 <= 0x3FFFFFFFFFFFFFFF and _x1 >= -0x4000000000000000 else _rt.checked(self, 1, timestamp)
             self._pb_p0 |= 1
         if message is None:
             self._f_message = ''
@@ -1256,10 +1256,10 @@ class Node(_rt.Message):
         self._pb_unknown = b""
         self._l_lazy_child = None
         self._pb_p0 = 0
-        if value is None:
+        if (_x1 := value) is None:
             self._f_value = 0
         else:
-            self._f_value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+            self._f_value = _x1 if value.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, value)
             self._pb_p0 |= 1
         self._f_child = (child if child.__class__ is Node else _rt.checked(self, 2, child)) if child is not None else None
         self._f_lazy_child = (lazy_child if lazy_child.__class__ is Node else _rt.checked(self, 3, lazy_child)) if lazy_child is not None else None

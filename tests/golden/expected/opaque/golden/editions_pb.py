@@ -43,10 +43,10 @@ class _c_Edition2023_Child(_rt.Message):
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
-        if value is None:
+        if (_x1 := value) is None:
             self._f_value = 0
         else:
-            self._f_value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+            self._f_value = _x1 if value.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, value)
             self._pb_p0 |= 1
 
     # -- accessors ---------------------------------------------------------------
@@ -276,16 +276,16 @@ class Edition2023(_rt.Message):
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
-        if explicit_by_default is None:
+        if (_x1 := explicit_by_default) is None:
             self._f_explicit_by_default = 0
         else:
-            self._f_explicit_by_default = explicit_by_default if explicit_by_default.__class__ is int and -0x80000000 <= explicit_by_default <= 0x7FFFFFFF else _rt.checked(self, 1, explicit_by_default)
+            self._f_explicit_by_default = _x1 if explicit_by_default.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, explicit_by_default)
             self._pb_p0 |= 1
-        self._f_implicit = (implicit if implicit.__class__ is int and -0x80000000 <= implicit <= 0x7FFFFFFF else _rt.checked(self, 2, implicit)) if implicit is not None else 0
-        if required_legacy is None:
+        self._f_implicit = (_x2 if implicit.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, implicit)) if (_x2 := implicit) is not None else 0
+        if (_x3 := required_legacy) is None:
             self._f_required_legacy = 0
         else:
-            self._f_required_legacy = required_legacy if required_legacy.__class__ is int and -0x80000000 <= required_legacy <= 0x7FFFFFFF else _rt.checked(self, 3, required_legacy)
+            self._f_required_legacy = _x3 if required_legacy.__class__ is int and -0x80000000 <= _x3 <= 0x7FFFFFFF else _rt.checked(self, 3, required_legacy)
             self._pb_p0 |= 2
         self._f_expanded = _rt.checked_list(self, 4, expanded, int, -0x80000000, 0x7FFFFFFF) if expanded else []
         if unchecked is None:
@@ -294,10 +294,10 @@ class Edition2023(_rt.Message):
             self._f_unchecked = unchecked if unchecked.__class__ is str else _rt.checked(self, 5, unchecked)
             self._pb_p0 |= 4
         self._f_delimited_child = (delimited_child if delimited_child.__class__ is _c_Edition2023_Child else _rt.checked(self, 6, delimited_child)) if delimited_child is not None else None
-        if state is None:
+        if (_x7 := state) is None:
             self._f_state = 0
         else:
-            self._f_state = state if state.__class__ is int and state in _e_State.numbers else _rt.checked(self, 7, state)
+            self._f_state = _x7 if state.__class__ is int and _x7 in _e_State.numbers else _rt.checked(self, 7, state)
             self._pb_p0 |= 8
         self._f_states = _rt.checked_list(self, 8, states, None) if states else []
         self._f_state_by_name = _rt.checked_map(self, 9, state_by_name, str, None) if state_by_name else {}

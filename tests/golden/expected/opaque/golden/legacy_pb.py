@@ -45,15 +45,15 @@ class _c_Legacy_Point(_rt.Message):
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
-        if x is None:
+        if (_x7 := x) is None:
             self._f_x = 0
         else:
-            self._f_x = x if x.__class__ is int and -0x80000000 <= x <= 0x7FFFFFFF else _rt.checked(self, 7, x)
+            self._f_x = _x7 if x.__class__ is int and -0x80000000 <= _x7 <= 0x7FFFFFFF else _rt.checked(self, 7, x)
             self._pb_p0 |= 1
-        if y is None:
+        if (_x8 := y) is None:
             self._f_y = 0
         else:
-            self._f_y = y if y.__class__ is int and -0x80000000 <= y <= 0x7FFFFFFF else _rt.checked(self, 8, y)
+            self._f_y = _x8 if y.__class__ is int and -0x80000000 <= _x8 <= 0x7FFFFFFF else _rt.checked(self, 8, y)
             self._pb_p0 |= 2
 
     # -- accessors ---------------------------------------------------------------
@@ -330,20 +330,20 @@ class Legacy(_rt.ExtendableMessage):
         self._pb_unknown = b""
         self._pb_ext = {}
         self._pb_p0 = 0
-        if id is None:
+        if (_x1 := id) is None:
             self._f_id = 0
         else:
-            self._f_id = id if id.__class__ is int and -0x80000000 <= id <= 0x7FFFFFFF else _rt.checked(self, 1, id)
+            self._f_id = _x1 if id.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, id)
             self._pb_p0 |= 1
         if label is None:
             self._f_label = 'none "quoted" \\ end'
         else:
             self._f_label = label if label.__class__ is str else _rt.checked(self, 2, label)
             self._pb_p0 |= 2
-        if level is None:
+        if (_x3 := level) is None:
             self._f_level = 2
         else:
-            self._f_level = level if level.__class__ is int and level in _e_Level.numbers else _rt.checked(self, 3, level)
+            self._f_level = _x3 if level.__class__ is int and _x3 in _e_Level.numbers else _rt.checked(self, 3, level)
             self._pb_p0 |= 4
         if ratio is None:
             self._f_ratio = float("inf")
@@ -763,15 +763,15 @@ class ConflictJsonName(_rt.Message):
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
-        if value is None:
+        if (_x1 := value) is None:
             self._f_value = 0
         else:
-            self._f_value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+            self._f_value = _x1 if value.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, value)
             self._pb_p0 |= 1
-        if new_value is None:
+        if (_x2 := new_value) is None:
             self._f_new_value = 0
         else:
-            self._f_new_value = new_value if new_value.__class__ is int and -0x80000000 <= new_value <= 0x7FFFFFFF else _rt.checked(self, 2, new_value)
+            self._f_new_value = _x2 if new_value.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, new_value)
             self._pb_p0 |= 2
 
     # -- accessors ---------------------------------------------------------------

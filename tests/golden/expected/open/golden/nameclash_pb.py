@@ -58,7 +58,7 @@ class buf(_rt.Message):
         a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = (a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
+        self.a = (_x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if (_x1 := a) is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -193,7 +193,7 @@ class m4(_rt.Message):
         a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = (a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
+        self.a = (_x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if (_x1 := a) is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -328,7 +328,7 @@ class i5(_rt.Message):
         a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = (a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
+        self.a = (_x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if (_x1 := a) is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -471,7 +471,7 @@ class key6(_rt.Message):
         a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = (a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
+        self.a = (_x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if (_x1 := a) is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -614,7 +614,7 @@ class class_(_rt.Message):
         a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = (a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
+        self.a = (_x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if (_x1 := a) is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1129,7 +1129,7 @@ class Private_(_rt.Message):
         a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = (a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
+        self.a = (_x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if (_x1 := a) is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1359,21 +1359,21 @@ class Holder(_rt.ExtendableMessage):
         if four is not None:
             self._ov_pick = four if four.__class__ is m4 else _rt.checked(self, 9, four)
             self._oc_pick = 9
-        self.has_pick_ = (has_pick_ if has_pick_.__class__ is int and -0x80000000 <= has_pick_ <= 0x7FFFFFFF else _rt.checked(self, 10, has_pick_)) if has_pick_ is not None else None
-        self.foo = (foo if foo.__class__ is int and -0x80000000 <= foo <= 0x7FFFFFFF else _rt.checked(self, 11, foo)) if foo is not None else None
-        self.get_foo_ = (get_foo_ if get_foo_.__class__ is int and -0x80000000 <= get_foo_ <= 0x7FFFFFFF else _rt.checked(self, 12, get_foo_)) if get_foo_ is not None else None
-        self.int_ = (int_ if int_.__class__ is int and -0x80000000 <= int_ <= 0x7FFFFFFF else _rt.checked(self, 13, int_)) if int_ is not None else None
-        self.classmethod_ = (classmethod_ if classmethod_.__class__ is int and -0x80000000 <= classmethod_ <= 0x7FFFFFFF else _rt.checked(self, 14, classmethod_)) if classmethod_ is not None else None
-        self.parse_ = (parse_ if parse_.__class__ is int and -0x80000000 <= parse_ <= 0x7FFFFFFF else _rt.checked(self, 15, parse_)) if parse_ is not None else None
-        self.self_ = (self_ if self_.__class__ is int and -0x80000000 <= self_ <= 0x7FFFFFFF else _rt.checked(self, 16, self_)) if self_ is not None else None
-        self.x_ = (x_ if x_.__class__ is int and -0x80000000 <= x_ <= 0x7FFFFFFF else _rt.checked(self, 17, x_)) if x_ is not None else None
-        self.y__ = (y__ if y__.__class__ is int and -0x80000000 <= y__ <= 0x7FFFFFFF else _rt.checked(self, 18, y__)) if y__ is not None else None
-        self.pb_info_ = (pb_info_ if pb_info_.__class__ is int and -0x80000000 <= pb_info_ <= 0x7FFFFFFF else _rt.checked(self, 19, pb_info_)) if pb_info_ is not None else None
-        self.x__ = (x__ if x__.__class__ is int and -0x80000000 <= x__ <= 0x7FFFFFFF else _rt.checked(self, 20, x__)) if x__ is not None else None
+        self.has_pick_ = (_x10 if has_pick_.__class__ is int and -0x80000000 <= _x10 <= 0x7FFFFFFF else _rt.checked(self, 10, has_pick_)) if (_x10 := has_pick_) is not None else None
+        self.foo = (_x11 if foo.__class__ is int and -0x80000000 <= _x11 <= 0x7FFFFFFF else _rt.checked(self, 11, foo)) if (_x11 := foo) is not None else None
+        self.get_foo_ = (_x12 if get_foo_.__class__ is int and -0x80000000 <= _x12 <= 0x7FFFFFFF else _rt.checked(self, 12, get_foo_)) if (_x12 := get_foo_) is not None else None
+        self.int_ = (_x13 if int_.__class__ is int and -0x80000000 <= _x13 <= 0x7FFFFFFF else _rt.checked(self, 13, int_)) if (_x13 := int_) is not None else None
+        self.classmethod_ = (_x14 if classmethod_.__class__ is int and -0x80000000 <= _x14 <= 0x7FFFFFFF else _rt.checked(self, 14, classmethod_)) if (_x14 := classmethod_) is not None else None
+        self.parse_ = (_x15 if parse_.__class__ is int and -0x80000000 <= _x15 <= 0x7FFFFFFF else _rt.checked(self, 15, parse_)) if (_x15 := parse_) is not None else None
+        self.self_ = (_x16 if self_.__class__ is int and -0x80000000 <= _x16 <= 0x7FFFFFFF else _rt.checked(self, 16, self_)) if (_x16 := self_) is not None else None
+        self.x_ = (_x17 if x_.__class__ is int and -0x80000000 <= _x17 <= 0x7FFFFFFF else _rt.checked(self, 17, x_)) if (_x17 := x_) is not None else None
+        self.y__ = (_x18 if y__.__class__ is int and -0x80000000 <= _x18 <= 0x7FFFFFFF else _rt.checked(self, 18, y__)) if (_x18 := y__) is not None else None
+        self.pb_info_ = (_x19 if pb_info_.__class__ is int and -0x80000000 <= _x19 <= 0x7FFFFFFF else _rt.checked(self, 19, pb_info_)) if (_x19 := pb_info_) is not None else None
+        self.x__ = (_x20 if x__.__class__ is int and -0x80000000 <= _x20 <= 0x7FFFFFFF else _rt.checked(self, 20, x__)) if (_x20 := x__) is not None else None
         self.raw = (raw if raw.__class__ is buf else _rt.checked(self, 21, raw)) if raw is not None else None
-        self.buf_ = (buf_ if buf_.__class__ is int and -0x80000000 <= buf_ <= 0x7FFFFFFF else _rt.checked(self, 22, buf_)) if buf_ is not None else None
-        self.type = (type if type.__class__ is int and -0x80000000 <= type <= 0x7FFFFFFF else _rt.checked(self, 23, type)) if type is not None else None
-        self.FIELD_NAME = (FIELD_NAME if FIELD_NAME.__class__ is int and -0x80000000 <= FIELD_NAME <= 0x7FFFFFFF else _rt.checked(self, 24, FIELD_NAME)) if FIELD_NAME is not None else None
+        self.buf_ = (_x22 if buf_.__class__ is int and -0x80000000 <= _x22 <= 0x7FFFFFFF else _rt.checked(self, 22, buf_)) if (_x22 := buf_) is not None else None
+        self.type = (_x23 if type.__class__ is int and -0x80000000 <= _x23 <= 0x7FFFFFFF else _rt.checked(self, 23, type)) if (_x23 := type) is not None else None
+        self.FIELD_NAME = (_x24 if FIELD_NAME.__class__ is int and -0x80000000 <= _x24 <= 0x7FFFFFFF else _rt.checked(self, 24, FIELD_NAME)) if (_x24 := FIELD_NAME) is not None else None
 
     @property
     def one(self) -> i5 | None:
@@ -2571,7 +2571,7 @@ class Enums(_rt.Message):
         e: Enums.E | int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.e = (e if e.__class__ is int and e in _e_Enums_E.numbers else _rt.checked(self, 1, e)) if e is not None else None
+        self.e = (_x1 if e.__class__ is int and _x1 in _e_Enums_E.numbers else _rt.checked(self, 1, e)) if (_x1 := e) is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -2712,7 +2712,7 @@ class _c_Outer_Inner_X(_rt.Message):
         a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = (a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
+        self.a = (_x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if (_x1 := a) is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
@@ -2996,7 +2996,7 @@ class _c_Outer_Inner_X_(_rt.Message):
         a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = (a if a.__class__ is int and -0x80000000 <= a <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if a is not None else None
+        self.a = (_x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if (_x1 := a) is not None else None
 
     # -- accessors ---------------------------------------------------------------
 
