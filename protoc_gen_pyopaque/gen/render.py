@@ -12,6 +12,7 @@ from functools import lru_cache
 from hashlib import sha1
 from io import StringIO
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import jinja2
@@ -34,24 +35,17 @@ def templates_dir() -> Path:
     raise FileNotFoundError(f"templates not found next to {here}")
 
 
-class _DirectMacro(Macro):
-    """A macro that takes no caller, ``varargs`` or ``kwargs`` (none of the templates' does) runs
-    its function directly: Jinja's argument matching cost more than most macro bodies. The
-    function gives missing arguments their defaults itself."""
-
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
-        self._direct = not (self.catch_kwargs or self.catch_varargs or self.caller)
-        self._missing = (missing,) * self._argument_count
-
-    def __call__(self, *args: Any, **kwargs: Any) -> str:
-        if self._direct and len(args) <= self._argument_count:
-            if kwargs:
-                args += tuple(kwargs.pop(name, missing) for name in self.arguments[len(args):])
-                if kwargs:  # not an argument of the macro: Jinja's error
-                    return super().__call__(*args, **kwargs)
-            return self._func(*args, *self._missing[len(args):])
-        return super().__call__(*args, **kwargs)
+def _macro(environment: jinja2.Environment, func: Callable[..., str], name: str, arguments: tuple[str, ...],
+           catch_kwargs: bool, catch_varargs: bool, caller: bool, default_autoescape: bool | None = None) -> Any:
+    """A macro that takes no caller, ``varargs`` or ``kwargs`` (none of the templates' does) is its
+    function, called directly: Jinja's argument matching, or even a wrapper's call, cost more than
+    most macro bodies. Its parameters default to ``missing``, which the function replaces with
+    the macro's defaults itself; calls with keywords go through _Environment.keyword_call."""
+    if catch_kwargs or catch_varargs or caller:
+        return Macro(environment, func, name, arguments, catch_kwargs, catch_varargs, caller, default_autoescape)
+    func.jinja_arguments = arguments  # type: ignore[attr-defined]
+    func.__qualname__ = f"macro {name}"  # as Python's errors name it
+    return func
 
 
 class _CodeGenerator(CodeGenerator):
@@ -91,11 +85,14 @@ class _CodeGenerator(CodeGenerator):
 
     @optimizeconst
     def visit_Call(self, node: nodes.Call, frame: Frame, forward_caller: bool = False) -> None:
+        keywords = bool(node.kwargs or node.dyn_args or node.dyn_kwargs or forward_caller)
+        if keywords:  # a macro's parameters are not named as its arguments
+            self.write("environment.keyword_call(")
         self.visit(node.node, frame)
         stream, self.stream = self.stream, StringIO()  # signature() puts ", " before each argument
         self.signature(node, frame, {"caller": "caller"} if forward_caller else None)
         arguments, self.stream = self.stream.getvalue(), stream
-        self.write(f"({arguments.removeprefix(', ')})")
+        self.write(f"{arguments})" if keywords else f"({arguments.removeprefix(', ')})")
 
     def visit_Output(self, node: nodes.Output, frame: Frame) -> None:
         """Inside macros, an output statement appends one string: a %-format of its text with its
@@ -123,6 +120,19 @@ class _CodeGenerator(CodeGenerator):
             self.visit(value, frame)
             self.write(", ")
         self.write("))")
+
+    def macro_body(self, node: nodes.Macro | nodes.CallBlock, frame: Frame) -> tuple[Frame, MacroRef]:
+        stream, self.stream = self.stream, StringIO()
+        frame, macro_ref = super().macro_body(node, frame)
+        body, self.stream = self.stream.getvalue(), stream
+        if isinstance(node, nodes.Macro) and not (
+                macro_ref.accesses_caller or macro_ref.accesses_kwargs or macro_ref.accesses_varargs):
+            # def macro(l_1_a, l_1_b): ... becomes def macro(l_1_a=missing, l_1_b=missing): ...
+            head, paren, rest = body.partition("(")
+            params, close, rest = rest.partition("):")
+            body = head + paren + ", ".join(f"{p}=missing" for p in params.split(", ") if p) + close + rest
+        self.write(body)
+        return frame, macro_ref
 
     def macro_def(self, macro_ref: MacroRef, frame: Frame) -> None:
         stream, self.stream = self.stream, StringIO()
@@ -168,7 +178,18 @@ def _cache_dir() -> Path | None:
 
 class _Environment(jinja2.Environment):
     code_generator_class = _CodeGenerator
-    macro_class = _DirectMacro
+    macro_class = staticmethod(_macro)
+
+    @staticmethod
+    def keyword_call(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Call ``func`` with keywords: a macro made by _macro by its parameters' positions."""
+        names: tuple[str, ...] | None = getattr(func, "jinja_arguments", None)
+        if names is None:
+            return func(*args, **kwargs)
+        for name in kwargs:
+            if name not in names[len(args):]:
+                raise TypeError(f"{func.__qualname__}() takes no keyword argument {name!r}")
+        return func(*args, *(kwargs.get(name, missing) for name in names[len(args):]))
 
 
 @lru_cache(maxsize=1)
