@@ -16,7 +16,7 @@ from ..runtime._wire import WIRE_END_GROUP, WIRE_LEN
 from . import pyexpr
 from .pyexpr import docstring, py_literal, tag_write
 from .views import (
-    DispatchNode, EnumView, ExtensionView, FieldView, FileView, MessageView, KindCodec, OneofView,
+    DispatchNode, EnumView, ExtensionView, FieldView, FileView, JsonView, MessageView, KindCodec, OneofView,
 )
 
 WKT_BASES: Final = {
@@ -245,34 +245,15 @@ class _Builder:
             view.map_value = self.entry_field(f.map.value)
         view.lazy_elements = (msg.api_level is ApiLevel.OPAQUE and f.lazy and view.repeated
                               and view.child_lazy_capable)
-        self.json_field(view, f)
         return view
-
-    def json_field(self, view: FieldView, f: Field) -> None:
-        """Decide how the generated JSON code reads and writes ``f``."""
-        view.kind = f.kind
-        view.json_kind = CODECS[f.kind].json
-        if f.enum == JSON_NULL_VALUE:
-            view.json_kind = "null"
-        # json.dumps(name, ensure_ascii=False) without making an encoder for each field
-        view.json_key = repr("," + encode_basestring(f.json_name) + ":")
-        view.json_name = repr(f.json_name)
-        view.json_alias = f.name != f.json_name
-        view.json_null = f.enum == JSON_NULL_VALUE or (f.message == JSON_VALUE and f.map is None)
-        if view.json_kind == "int":
-            view.int_low, view.int_high = k.INT_RANGES[f.kind]
-        elif view.json_kind == "int64":
-            view.int_digits = len(str(k.INT_RANGES[f.kind][1]))
 
     def entry_field(self, f: Field) -> FieldView:
         """A view of a map entry's key or value, for the inlined entry codec."""
         value_type = self.value_type(f)
         default_expr = "None" if f.message is not None else py_literal(f.default)
         # this module's classes by their module-level name, as for fields (the checks name them)
-        view = FieldView(**self.value_parts(f, value_type, value_type, default_expr,
+        return FieldView(**self.value_parts(f, value_type, value_type, default_expr,
                                             self.message_ref(f.message, value_type) if f.message is not None else ""))
-        self.json_field(view, f)
-        return view
 
     def value_parts(self, f: Field, value_type: str, annotation: str, default_expr: str,
                     message_ref: str) -> dict[str, Any]:
@@ -286,6 +267,7 @@ class _Builder:
             message_ref=message_ref, enum_info_ref=self.refs.enum_info(f.enum) if f.enum is not None else "",
             closed_enum=f.closed_enum,
             child_lazy_capable=self.is_lazy_capable(f.message) and f.kind == k.TYPE_MESSAGE,
+            json=json_view(f),
         )
 
     @staticmethod
@@ -383,6 +365,23 @@ class _Builder:
 
 # the names pyright's strict mode takes for constants, which it reports assigned twice
 CAPITALS: Final = re.compile(r"[A-Z0-9_]+")
+
+
+def json_view(f: Field) -> JsonView:
+    """Decide how the generated JSON code reads and writes ``f``."""
+    form = "null" if f.enum == JSON_NULL_VALUE else CODECS[f.kind].json
+    low = high = digits = 0
+    if form == "int":
+        low, high = k.INT_RANGES[f.kind]
+    elif form == "int64":
+        digits = len(str(k.INT_RANGES[f.kind][1]))
+    return JsonView(
+        kind=f.kind, form=form,
+        # json.dumps(name, ensure_ascii=False) without making an encoder for each field
+        key=repr("," + encode_basestring(f.json_name) + ":"), name=repr(f.json_name), alias=f.name != f.json_name,
+        null=f.enum == JSON_NULL_VALUE or (f.message == JSON_VALUE and f.map is None),
+        int_low=low, int_high=high, int_digits=digits,
+    )
 
 
 def presence_bits(msg: Message) -> dict[str, int]:

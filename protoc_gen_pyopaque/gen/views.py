@@ -56,6 +56,22 @@ class OneofView:
     member_names: str = ""  # the members' names as string literals, joined by ", " (which()'s type)
 
 
+@dataclass(frozen=True, slots=True)
+class JsonView:
+    """How templates/_json.py.j2 prints and parses a field (or a map entry's key or value): facts
+    of the field alone, shared by every module that renders it."""
+
+    kind: int  # descriptor type number, for the runtime's json_in_int/json_in_key
+    form: str  # int, int64, bool, string, bytes, float, double, enum, null, message
+    key: str  # literal of the printed member prefix: ',"jsonName":'
+    name: str  # literal of the JSON name
+    alias: bool  # the proto name is a second spelling (to refuse both at once)
+    null: bool  # JSON null is a value of this field, not "unset"
+    int_low: int = 0  # 32-bit integer kinds: their range, checked inline
+    int_high: int = 0
+    int_digits: int = 0  # 64-bit kinds: decimal strings shorter than this are in range
+
+
 @dataclass(slots=True)
 class FieldView:
     """A field of a message, or the key or value of a map entry (which hold only the first part:
@@ -77,6 +93,7 @@ class FieldView:
     enum_info_ref: str  # closed enums: the EnumInfo whose numbers are known
     closed_enum: bool
     child_lazy_capable: bool  # message fields: the child may hold parse(lazy=True) bytes
+    json: JsonView  # how the generated ProtoJSON code reads and writes it
     # a field of a message
     attr: str = ""  # public attribute (open/hybrid) and constructor keyword
     slot: str = ""  # the attribute that holds the value (the attribute itself, or a private slot)
@@ -115,16 +132,6 @@ class FieldView:
     lazy_elements: bool = False
     map_key: FieldView | None = None  # map fields: views of the entry's key (1) and value (2)
     map_value: FieldView | None = None
-    # ProtoJSON (templates/_json.py.j2)
-    kind: int = 0  # descriptor type number, for the runtime's json_in_int/json_in_key
-    json_kind: str = ""  # int, int64, bool, string, bytes, float, double, enum, null, message
-    json_key: str = ""  # literal of the printed member prefix: ',"jsonName":'
-    json_name: str = ""  # literal of the JSON name
-    json_alias: bool = False  # the proto name is a second spelling (to refuse both at once)
-    json_null: bool = False  # JSON null is a value of this field, not "unset"
-    int_low: int = 0  # 32-bit integer kinds: their range, checked inline
-    int_high: int = 0
-    int_digits: int = 0  # 64-bit kinds: decimal strings shorter than this are in range
 
     def int_in_range(self, x: str) -> str:
         return pyexpr.int_in_range(self.model.kind, x)
