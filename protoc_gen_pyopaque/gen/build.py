@@ -148,8 +148,13 @@ class _Builder:
 
     def is_lazy_capable(self, full_name: str | None) -> bool:
         """Say whether messages of type ``full_name`` may hold parse(lazy=True) bytes: opaque ones
-        with no required check, of this run's files or of this module as it renders them."""
+        with no required check, of this run's files or of this module as it renders them (a
+        twin imports the twins of hybrid files: opaque too, names.dependency_module)."""
         level = self.own_levels.get(full_name or "")
+        if level is None and self.is_twin and full_name is not None:
+            file = self.schema.files[self.schema.messages[full_name].file]
+            if file.is_hybrid and file.name in self.schema.generated:
+                level = ApiLevel.OPAQUE
         if level is None:
             return full_name in self.schema.lazy_capable
         return level is ApiLevel.OPAQUE and full_name not in self.needs_required

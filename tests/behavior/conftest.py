@@ -16,7 +16,7 @@ import pytest
 
 from protoc_gen_pyopaque.runtime import message as runtime_message
 from tests.behavior.compiled import selected_build
-from tests.golden.golden import EXPECTED
+from tests.golden.golden import importable
 
 COMPILED_STYLE, COMPILED_ROOT = selected_build() or (None, None)
 STYLES = [COMPILED_STYLE] if COMPILED_STYLE else ["open", "hybrid", "hybrid-opaque", "opaque"]
@@ -28,7 +28,7 @@ class Modules:
     def __init__(self, style: str, compiled_root: Path | None = None) -> None:
         self.style = style
         self.compiled = compiled_root is not None  # by mypyc, together with the runtime
-        self.root = compiled_root or EXPECTED / ("hybrid" if style.startswith("hybrid") else style)
+        self.root = compiled_root or importable("hybrid" if style.startswith("hybrid") else style)
 
     def load(self, name: str) -> ModuleType:
         return importlib.import_module(f"golden.{name}_pb")

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from tests.golden.golden import EXPECTED
+from tests.golden.golden import importable
 from tools.generate import env_with_path
 
 HYBRID = "from golden.collections_pb import Collections\n"
@@ -19,7 +19,7 @@ print(type(Any.pack(Collections(text="t")).unpack_any()).__module__)
 
 def _unpacked_module(script: str, protoopaque: bool = False) -> str:
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False,
-                            env=env_with_path(EXPECTED / "hybrid", protoopaque=protoopaque))
+                            env=env_with_path(importable("hybrid"), protoopaque=protoopaque))
     assert result.returncode == 0, result.stderr
     return result.stdout.strip()
 

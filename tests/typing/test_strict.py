@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.golden.golden import EXPECTED, PROTOS, proto_files
+from tests.golden.golden import PROTOS, importable, proto_files
 from tools.generate import REPO, generate
 
 EXAMPLES = REPO / "examples" / "protos"
@@ -138,7 +138,7 @@ def style_root(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
     root = tmp_path_factory.mktemp(f"strict-{style}")
     grpc = "" if style in ("open", "opaque") else None
     if golden is not None:
-        shutil.copytree(EXPECTED / golden, root, dirs_exist_ok=True)
+        shutil.copytree(importable(golden), root, dirs_exist_ok=True)
     else:
         generate(proto_files(), [PROTOS], root, options=options)
     examples = [str(p.relative_to(EXAMPLES)) for p in sorted(EXAMPLES.rglob("*.proto"))]

@@ -429,7 +429,7 @@ class Api(_rt.Message):
                         raise _rt.overrun(Api, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Api, _tag, _pos)
-                    _rt.scan_by_decode(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option, _buf, _pos, _e, _depth - 1, -1)
+                    _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option._pb_scan(_buf, _pos, _e, _depth - 1, -1)
                     _pos = _e
                 elif _tag == 34:
                     _n = _buf[_pos]
@@ -454,7 +454,7 @@ class Api(_rt.Message):
                         raise _rt.overrun(Api, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Api, _tag, _pos)
-                    _rt.scan_by_decode(_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext, _buf, _pos, _e, _depth - 1, -1)
+                    _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext._pb_scan(_buf, _pos, _e, _depth - 1, -1)
                     _pos = _e
                 elif _tag == 50:
                     _n = _buf[_pos]
@@ -539,14 +539,17 @@ class Api(_rt.Message):
             _out.append(26)
             if type(_x3) is not _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option:
                 _rt.check_message(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option, _x3)
-            _start = len(_out)
-            _out.append(0)
-            _x3._pb_encode(_out, _deterministic)
-            _n = len(_out) - _start - 1
-            if _n < 0x80 and not _rt.splices:
-                _out[_start] = _n
+            if _x3._pb_unknown is not _pb_no_unknown and _x3._pb_unknown and _x3._pb_unknown[0] == 0 and not _deterministic:
+                _rt.write_raw(_out, _rt.kept_bytes(_x3._pb_unknown))
             else:
-                _rt.finish_len(_out, _start)
+                _start = len(_out)
+                _out.append(0)
+                _x3._pb_encode(_out, _deterministic)
+                _n = len(_out) - _start - 1
+                if _n < 0x80 and not _rt.splices:
+                    _out[_start] = _n
+                else:
+                    _rt.finish_len(_out, _start)
 
         _x4 = self._f_version
         if _x4:
@@ -564,14 +567,17 @@ class Api(_rt.Message):
             _out.append(42)
             if type(_x5) is not _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext:
                 _rt.check_message(_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext, _x5)
-            _start = len(_out)
-            _out.append(0)
-            _x5._pb_encode(_out, _deterministic)
-            _n = len(_out) - _start - 1
-            if _n < 0x80 and not _rt.splices:
-                _out[_start] = _n
+            if _x5._pb_unknown is not _pb_no_unknown and _x5._pb_unknown and _x5._pb_unknown[0] == 0 and not _deterministic:
+                _rt.write_raw(_out, _rt.kept_bytes(_x5._pb_unknown))
             else:
-                _rt.finish_len(_out, _start)
+                _start = len(_out)
+                _out.append(0)
+                _x5._pb_encode(_out, _deterministic)
+                _n = len(_out) - _start - 1
+                if _n < 0x80 and not _rt.splices:
+                    _out[_start] = _n
+                else:
+                    _rt.finish_len(_out, _start)
 
         for _x6 in self._f_mixins:
             _out.append(50)
@@ -1184,7 +1190,7 @@ class Method(_rt.Message):
                         raise _rt.overrun(Method, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Method, _tag, _pos)
-                    _rt.scan_by_decode(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option, _buf, _pos, _e, _depth - 1, -1)
+                    _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option._pb_scan(_buf, _pos, _e, _depth - 1, -1)
                     _pos = _e
                 elif _tag == 56:
                     if _buf[_pos] < 0x80:
@@ -1272,14 +1278,17 @@ class Method(_rt.Message):
             _out.append(50)
             if type(_x6) is not _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option:
                 _rt.check_message(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option, _x6)
-            _start = len(_out)
-            _out.append(0)
-            _x6._pb_encode(_out, _deterministic)
-            _n = len(_out) - _start - 1
-            if _n < 0x80 and not _rt.splices:
-                _out[_start] = _n
+            if _x6._pb_unknown is not _pb_no_unknown and _x6._pb_unknown and _x6._pb_unknown[0] == 0 and not _deterministic:
+                _rt.write_raw(_out, _rt.kept_bytes(_x6._pb_unknown))
             else:
-                _rt.finish_len(_out, _start)
+                _start = len(_out)
+                _out.append(0)
+                _x6._pb_encode(_out, _deterministic)
+                _n = len(_out) - _start - 1
+                if _n < 0x80 and not _rt.splices:
+                    _out[_start] = _n
+                else:
+                    _rt.finish_len(_out, _start)
 
         _x7 = self._f_syntax
         if _x7:

@@ -401,7 +401,7 @@ class Type(_rt.Message):
                         raise _rt.overrun(Type, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Type, _tag, _pos)
-                    _rt.scan_by_decode(_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext, _buf, _pos, _e, _depth - 1, -1)
+                    _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext._pb_scan(_buf, _pos, _e, _depth - 1, -1)
                     _pos = _e
                 elif _tag == 48:
                     if _buf[_pos] < 0x80:
@@ -500,14 +500,17 @@ class Type(_rt.Message):
             _out.append(42)
             if type(_x5) is not _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext:
                 _rt.check_message(_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext, _x5)
-            _start = len(_out)
-            _out.append(0)
-            _x5._pb_encode(_out, _deterministic)
-            _n = len(_out) - _start - 1
-            if _n < 0x80 and not _rt.splices:
-                _out[_start] = _n
+            if _x5._pb_unknown is not _pb_no_unknown and _x5._pb_unknown and _x5._pb_unknown[0] == 0 and not _deterministic:
+                _rt.write_raw(_out, _rt.kept_bytes(_x5._pb_unknown))
             else:
-                _rt.finish_len(_out, _start)
+                _start = len(_out)
+                _out.append(0)
+                _x5._pb_encode(_out, _deterministic)
+                _n = len(_out) - _start - 1
+                if _n < 0x80 and not _rt.splices:
+                    _out[_start] = _n
+                else:
+                    _rt.finish_len(_out, _start)
 
         _x6 = self._f_syntax
         if _x6:
@@ -1882,7 +1885,7 @@ class Enum(_rt.Message):
                         raise _rt.overrun(Enum, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Enum, _tag, _pos)
-                    _rt.scan_by_decode(_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext, _buf, _pos, _e, _depth - 1, -1)
+                    _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext._pb_scan(_buf, _pos, _e, _depth - 1, -1)
                     _pos = _e
                 elif _tag == 40:
                     if _buf[_pos] < 0x80:
@@ -1971,14 +1974,17 @@ class Enum(_rt.Message):
             _out.append(34)
             if type(_x4) is not _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext:
                 _rt.check_message(_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext, _x4)
-            _start = len(_out)
-            _out.append(0)
-            _x4._pb_encode(_out, _deterministic)
-            _n = len(_out) - _start - 1
-            if _n < 0x80 and not _rt.splices:
-                _out[_start] = _n
+            if _x4._pb_unknown is not _pb_no_unknown and _x4._pb_unknown and _x4._pb_unknown[0] == 0 and not _deterministic:
+                _rt.write_raw(_out, _rt.kept_bytes(_x4._pb_unknown))
             else:
-                _rt.finish_len(_out, _start)
+                _start = len(_out)
+                _out.append(0)
+                _x4._pb_encode(_out, _deterministic)
+                _n = len(_out) - _start - 1
+                if _n < 0x80 and not _rt.splices:
+                    _out[_start] = _n
+                else:
+                    _rt.finish_len(_out, _start)
 
         _x5 = self._f_syntax
         if _x5:
@@ -2688,7 +2694,7 @@ class Option(_rt.Message):
                         raise _rt.overrun(Option, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Option, _tag, _pos)
-                    _rt.scan_by_decode(_m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any, _buf, _pos, _e, _depth - 1, -1)
+                    _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any._pb_scan(_buf, _pos, _e, _depth - 1, -1)
                     _pos = _e
                 else:
                     if _tag == _end_tag:
@@ -2728,14 +2734,17 @@ class Option(_rt.Message):
             _out.append(18)
             if type(_x2) is not _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any:
                 _rt.check_message(_m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any, _x2)
-            _start = len(_out)
-            _out.append(0)
-            _x2._pb_encode(_out, _deterministic)
-            _n = len(_out) - _start - 1
-            if _n < 0x80 and not _rt.splices:
-                _out[_start] = _n
+            if _x2._pb_unknown is not _pb_no_unknown and _x2._pb_unknown and _x2._pb_unknown[0] == 0 and not _deterministic:
+                _rt.write_raw(_out, _rt.kept_bytes(_x2._pb_unknown))
             else:
-                _rt.finish_len(_out, _start)
+                _start = len(_out)
+                _out.append(0)
+                _x2._pb_encode(_out, _deterministic)
+                _n = len(_out) - _start - 1
+                if _n < 0x80 and not _rt.splices:
+                    _out[_start] = _n
+                else:
+                    _rt.finish_len(_out, _start)
 
         if self._pb_unknown:
             _out.write(self._pb_unknown)
