@@ -42,7 +42,7 @@ def _macro(environment: jinja2.Environment, func: Callable[..., str], name: str,
     most macro bodies. Its parameters default to ``missing``, which the function replaces with
     the macro's defaults itself; calls with keywords go through _Environment.keyword_call."""
     if catch_kwargs or catch_varargs or caller:
-        return Macro(environment, func, name, arguments, catch_kwargs, catch_varargs, caller, default_autoescape)
+        return Macro(environment, func, name, list(arguments), catch_kwargs, catch_varargs, caller, default_autoescape)
     func.jinja_arguments = arguments  # type: ignore[attr-defined]
     func.__qualname__ = f"macro {name}"  # as Python's errors name it
     return func
