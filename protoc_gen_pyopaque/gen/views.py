@@ -11,7 +11,15 @@ from typing import Final
 
 from .._version import __version__ as PLUGIN_VERSION
 from ..plugin.schema import Field
+from ..runtime import _kept
+from ..runtime import reflect as k
+from ..runtime._wire import varint_size
 from . import pyexpr
+
+# the values a varint of each kind encodes canonically (the validating scan's check)
+_VARINT_KINDS: Final = {k.TYPE_BOOL: _kept.VARINT_BOOL, k.TYPE_INT32: _kept.VARINT_INT32,
+                        k.TYPE_ENUM: _kept.VARINT_INT32, k.TYPE_UINT32: _kept.VARINT_UINT32,
+                        k.TYPE_SINT32: _kept.VARINT_UINT32}
 
 # The runtime surface generated code imports (as _rt): RUNTIME_PACKAGE._gen_v<N>, surface N.
 RUNTIME_PACKAGE: Final = "protoc_gen_pyopaque.runtime"
@@ -153,6 +161,22 @@ class FieldView:
     @property
     def range_args(self) -> str:
         return "" if self.closed_enum else pyexpr.range_args(self.model.kind)
+
+    @property
+    def encode_rank(self) -> int:
+        """Where _pb_encode writes this field among the others: its number, or, for a oneof
+        member, its oneof's smallest (the oneof is written there)."""
+        return min(m.number for m in self.oneof.fields) if self.oneof else self.number
+
+    @property
+    def tag_size(self) -> int:
+        """The bytes of this field's tag."""
+        return varint_size(self.tag)
+
+    @property
+    def varint_kind(self) -> int:
+        """The values a varint of this field encodes canonically (_kept.VARINT_*)."""
+        return _VARINT_KINDS.get(self.model.kind, _kept.VARINT_64)
 
 
 @dataclass(slots=True)

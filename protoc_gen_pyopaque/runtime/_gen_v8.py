@@ -1,4 +1,4 @@
-"""Surface 8 (7 + NESTING_CHECKED, the lazy mode of decoding checked kept bytes, and JSON printed as parts of one text, ``_pb_json_write``): the one module generated code imports from the runtime (as ``_rt``).
+"""Surface 8 (7 + NESTING_CHECKED, the lazy mode of decoding checked kept bytes, JSON printed as parts of one text, ``_pb_json_write``, and the validating scan's helpers): the one module generated code imports from the runtime (as ``_rt``).
 
 Only re-exports, so that the runtime can change behind them. A generated module imports the
 surface it was generated for, ``_gen_v<N>``: a runtime without it fails that import, naming
@@ -33,7 +33,10 @@ from ._json_gen import (
     json_in_key, json_in_other, json_in_str, json_out_bytes, json_out_double, json_out_enum,
     json_out_float, json_out_int, json_out_str, json_write_extensions,
 )
-from ._kept import NESTING_CHECKED, check_structure, keep_fields, kept_bytes, scan_by_decode, scan_unknown
+from ._kept import (
+    NESTING_CHECKED, check_structure, keep_fields, keep_input, kept_bytes, kept_verbatim, map_key_is_new, signalling_f32,
+    scan_by_decode, scan_packed_fixed, scan_packed_varints, scan_unknown, scan_varint,
+)
 from ._output import finish_len, splices, write_raw, write_span
 from ._packed import (
     dec_packed, dec_packed_bool, dec_packed_closed_enum, dec_packed_double, dec_packed_enum,
@@ -63,23 +66,27 @@ if TYPE_CHECKING:
 __all__ = [
     "AnyBase", "Buffer", "BytesWriter", "DEFAULT_MAX_DEPTH", "DecodeError", "DurationBase", "EncodeError",
     "EnumInfo", "ExtendableMessage", "ExtensionInfo", "FieldInfo", "FieldMaskBase", "JSON_MAX_DEPTH",
-    "JsonCtx", "JsonError", "LAZY_LOCK", "ListValueBase", "Message", "MessageInfo", "NESTING_CHECKED", "OneofInfo",
-    "StructBase", "TimestampBase", "ValueBase", "add_unknown_varint", "bad_end", "bad_utf8", "check_message", "check_structure",
-    "check_tag", "check_varints", "checked", "checked_list", "checked_map", "copysign", "dec_int32", "dec_int64", "dec_len", "dec_packed", "dec_packed_bool",
+    "JsonCtx", "JsonError", "LAZY_LOCK", "ListValueBase", "Message", "MessageInfo", "NESTING_CHECKED",
+    "OneofInfo", "StructBase", "TimestampBase", "ValueBase", "add_unknown_varint", "bad_end", "bad_utf8",
+    "check_message", "check_structure", "check_tag", "check_varints", "checked", "checked_list",
+    "checked_map", "copysign", "dec_int32", "dec_int64", "dec_len", "dec_packed", "dec_packed_bool",
     "dec_packed_closed_enum", "dec_packed_double", "dec_packed_enum", "dec_packed_fixed32",
     "dec_packed_fixed64", "dec_packed_float", "dec_packed_int32", "dec_packed_int64", "dec_packed_sfixed32",
     "dec_packed_sfixed64", "dec_packed_sint32", "dec_packed_sint64", "dec_packed_uint32",
     "dec_packed_uint64", "dec_sint32", "dec_sint64", "dec_tag", "dec_uint32", "dec_varint",
     "decode_failure", "decode_str", "encode_str", "extensions_eq", "finish_len", "float_eq",
-    "float_values_eq", "floats_eq", "i64", "json_in_bool", "json_in_bytes", "json_in_double", "json_in_enum",
-    "json_in_enums", "json_in_float", "json_in_int", "json_in_key", "json_in_other", "json_in_str",
-    "json_out_bytes", "json_out_double", "json_out_enum", "json_out_float", "json_out_int",
-    "json_out_str", "json_refuse", "json_write_extensions", "keep_fields", "kept_bytes",
-    "merge_extension", "merge_unknown", "nest_class", "nested_too_deep", "out_of_range", "overrun", "protoopaque_selected",
-    "read_f32_le", "read_f64_le", "read_i32_le", "read_i64_le", "register_extension", "register_messages",
-    "round_f32", "scan_by_decode", "scan_unknown", "skip_field", "skip_varint", "splices", "struct_error", "too_deep", "valid_utf8", "value_eq", "varint_size", "write_extensions",
-    "write_f32_le", "write_f64_le", "write_fixed32", "write_fixed64", "write_i32_le", "write_i64_le",
-    "write_packed", "write_raw", "write_span", "write_varint", "write_varint64",
+    "float_values_eq", "floats_eq", "i64", "json_in_bool", "json_in_bytes", "json_in_double",
+    "json_in_enum", "json_in_enums", "json_in_float", "json_in_int", "json_in_key", "json_in_other",
+    "json_in_str", "json_out_bytes", "json_out_double", "json_out_enum", "json_out_float", "json_out_int",
+    "json_out_str", "json_refuse", "json_write_extensions", "keep_fields", "keep_input", "kept_bytes",
+    "kept_verbatim", "map_key_is_new", "merge_extension", "merge_unknown", "nest_class", "nested_too_deep",
+    "out_of_range", "overrun", "protoopaque_selected", "read_f32_le", "read_f64_le", "read_i32_le",
+    "read_i64_le", "register_extension", "register_messages", "round_f32", "scan_by_decode",
+    "scan_packed_fixed", "scan_packed_varints", "scan_unknown", "scan_varint", "signalling_f32",
+    "skip_field", "skip_varint", "splices", "struct_error", "too_deep", "valid_utf8", "value_eq",
+    "varint_size", "write_extensions", "write_f32_le", "write_f64_le", "write_fixed32", "write_fixed64",
+    "write_i32_le", "write_i64_le", "write_packed", "write_raw", "write_span", "write_varint",
+    "write_varint64"
 ]
 
 # A copy compiled by pyopaque-compile must not be loaded next to the pure runtime: when

@@ -21,8 +21,9 @@ if TYPE_CHECKING:  # i64: an annotation only (mypyc compiles it to a C int64_t, 
     from .message import Message
 
 __all__ = ["check_structure", "nesting_bound", "UNBOUNDED", "NESTING_CHECKED", "KeptInput",
-           "keep_input", "keep_fields", "kept_fields", "kept_bytes", "scan_unknown",
-           "scan_by_decode"]
+           "keep_input", "keep_fields", "kept_fields", "kept_bytes", "kept_verbatim", "scan_unknown",
+           "scan_by_decode", "scan_varint", "scan_packed_varints", "scan_packed_fixed", "signalling_f32",
+           "map_key_is_new"]
 
 # The ``lazy`` argument of _pb_merge: false decodes everything; true keeps [lazy] fields' bytes,
 # checking a verified field's structure and the nesting depth of everything inside it;
@@ -257,21 +258,25 @@ def _check_entry(child: _Nesting, buf: bytes, pos: int, end: int, depth: int) ->
 
 @mypyc_attr(native_class=False)  # mypyc compiles no subclass of bytes as a native class
 class KeptInput(bytes):
-    """The input of ``parse(lazy=True)`` (``input``, referenced: a large input is not copied)
-    and its depth limit; itself the one byte 0."""
+    """The input of ``parse(lazy=True)`` (``input``, referenced: a large input is not copied),
+    its depth limit, and whether it is ``canonical``: byte for byte what serialize() would
+    write for it (the scan's verdict), so that it may be written back as it is; itself the one
+    byte 0."""
 
     input: bytes
     max_depth: int
+    canonical: bool
 
 
 _DEPTH_PREFIXES: Final = tuple(b"\0" + wire.varint_bytes(d) for d in range(0x200))
 
 
-def keep_input(data: bytes, max_depth: int) -> bytes:
-    """Return what a message keeps of ``data`` from ``parse(lazy=True)``."""
+def keep_input(data: bytes, max_depth: int, canonical: bool) -> bytes:
+    """Return what a message keeps of ``data`` from ``parse(lazy=True)`` (``canonical``: see KeptInput)."""
     kept = KeptInput(b"\0")
     kept.input = data
     kept.max_depth = max_depth
+    kept.canonical = canonical
     return kept  # typed as bytes: compiled code would check a KeptInput by its exact type
 
 
@@ -299,12 +304,137 @@ def kept_bytes(kept: bytes | bytearray) -> bytes:
     return buf[start:] if start else buf
 
 
+def kept_verbatim(kept: bytes | bytearray) -> bytes | None:
+    """Return the encoded fields of kept input if serialize may write them as they were read,
+    else None (the message is decoded and encoded again). The input of ``parse(lazy=True)``
+    is written back only when canonical; a lazy element's bytes always are, as its parent's
+    encoding writes them back when decoded too."""
+    if type(kept) is KeptInput:
+        return kept.input if kept.canonical else None
+    return kept_bytes(kept)
+
+
 # ----------------------------------------------------------------------------- validating scan
 
 
 # A deferred parse (parse(lazy=True), and the compiled build's default) runs the generated
 # _pb_scan of the message: every check a decode makes (wire structure, lengths, varints, groups,
-# depth, UTF-8), no value made. These two take what the generated scan leaves to the runtime.
+# depth, UTF-8), no value made, and whether the input is canonical: what _pb_encode would write
+# for the message it encodes (docs/lazy.md lists the conditions). The functions below take what
+# the generated scan leaves to the runtime.
+
+# The varint kinds of scan_varint and scan_packed_varints, by the values they encode canonically:
+# bool (one byte, 0 or 1), int32/enum (below 2**31, or ten bytes for a negative value),
+# uint32/sint32 (below 2**32), 64-bit kinds (any minimal varint).
+VARINT_BOOL: Final = 1
+VARINT_INT32: Final = 31
+VARINT_UINT32: Final = 32
+VARINT_64: Final = 64
+_INT32_NEGATIVE_TOP: Final = (1 << 33) - 1  # bits 31 to 63 of a negative int32's varint
+_MAX_VARINT_BYTES: Final = 10
+
+
+def scan_varint(buf: bytes, pos: i64, kind: i64) -> i64:
+    """Return the position after the varint of two bytes or more at ``pos`` (rejecting one over
+    ten bytes), or its bitwise complement (negative) when it is not the varint the encoder
+    writes for a value of ``kind`` (VARINT_*): not minimal, or out of the kind's range."""
+    start = pos
+    while buf[pos] >= 0x80:
+        pos += 1
+        if pos - start == _MAX_VARINT_BYTES:
+            raise DecodeError(f"varint longer than 10 bytes at offset {start}")
+    last = buf[pos]
+    pos += 1
+    size = pos - start
+    if last == 0 or kind == VARINT_BOOL:  # a zero last byte: a shorter form exists
+        return ~pos
+    if kind == VARINT_64:
+        canonical = size < _MAX_VARINT_BYTES or last == 1
+    elif kind == VARINT_UINT32:
+        canonical = size < 5 or (size == 5 and last < 0x10)
+    elif size < 5 or (size == 5 and last < 0x08):
+        canonical = True
+    else:  # an int32 below zero: ten bytes, bits 31 to 63 set
+        canonical = size == _MAX_VARINT_BYTES and last == 1 and wire.dec_varint(buf, start)[0] >> 31 == _INT32_NEGATIVE_TOP
+    return pos if canonical else ~pos
+
+
+def scan_packed_varints(buf: bytes, pos: i64, end: i64, kind: i64, known: dict[int, str] | None) -> bool:
+    """Check ``buf[pos:end]`` as a packed run of varints (raise DecodeError as decoding it
+    would); say whether it is canonical: not empty, every value as scan_varint wants it, and,
+    given ``known`` (a closed enum's numbers), every value one of them."""
+    canonical = pos < end
+    while pos < end:
+        b = buf[pos]
+        if b < 0x80:
+            if kind == VARINT_BOOL and b > 1:
+                canonical = False
+            if known is not None and b not in known:
+                canonical = False
+            pos += 1
+            continue
+        start = pos
+        pos = scan_varint(buf, pos, kind)
+        if pos < 0:
+            pos = ~pos
+            canonical = False
+        elif known is not None and wire.dec_int32(buf, start)[0] not in known:
+            canonical = False
+    if pos != end:
+        raise DecodeError(f"packed run overruns its length (offset {pos}, end {end})")
+    return canonical
+
+
+def signalling_f32(bits: int) -> bool:
+    """Whether float32 ``bits`` (as read_i32_le returns them) are a signalling NaN, which a
+    decode and encode give back quiet (the widening to a double sets its quiet bit)."""
+    return bits & 0x7FC00000 == 0x7F800000 and bits & 0x3FFFFF != 0
+
+
+def scan_packed_fixed(buf: bytes, pos: i64, end: i64, width: i64, f32: bool) -> bool:
+    """Check ``buf[pos:end]`` as a packed run of ``width``-byte values; say whether it is
+    canonical: not empty and, for floats (``f32``), without signalling NaNs."""
+    if (end - pos) % width:
+        raise DecodeError(f"packed run of {width}-byte values has {end - pos} bytes at offset {pos}")
+    if pos >= end:
+        return False
+    if f32:
+        while pos < end:
+            if signalling_f32(wire.read_i32_le(buf, pos)):
+                return False
+            pos += 4
+    return True
+
+
+MAP_KEYS_COMPARED: Final = 32  # more entries than this in a map: not checked, taken as non-canonical
+
+
+def map_key_is_new(buf: bytes, pos: i64, stop: i64, tag_size: i64, key: i64, key_end: i64) -> bool:
+    """Whether no map entry in ``buf[pos:stop]`` holds the key encoded at ``buf[key:key_end]``.
+
+    The entries there are canonical (length, key tag, key, value tag, value, each one followed
+    by the map's tag of ``tag_size`` bytes), so equal keys are equal bytes, and a key that
+    starts with the other's bytes ends where it does. False also past MAP_KEYS_COMPARED entries.
+    """
+    size = key_end - key
+    seen: i64 = 0
+    while pos < stop:
+        seen += 1
+        if seen > MAP_KEYS_COMPARED:
+            return False
+        n: i64 = buf[pos]
+        pos += 1
+        if n >= 0x80:
+            n, pos = wire.dec_len(buf, pos - 1)
+        at = pos + 1  # after the key's one-byte tag
+        if at + size <= pos + n:
+            i: i64 = 0
+            while i < size and buf[at + i] == buf[key + i]:
+                i += 1
+            if i == size:
+                return False
+        pos += n + tag_size
+    return True
 
 
 def scan_unknown(cls: Any, buf: bytes, tag: i64, pos: i64, end: i64, depth: i64) -> i64:

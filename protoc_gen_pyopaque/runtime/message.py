@@ -34,10 +34,10 @@ _protoopaque = os.environ.get(PROTOOPAQUE_ENV, "") not in ("", "0")
 
 LAZY_ENV: Final = "PYOPAQUE_LAZY"
 # Whether parse(data) (lazy=None) defers decoding behind the validating scan, as lazy=True does
-# (see _pb_parse). Off: an untouched message then serializes as its input, byte for byte, and
-# the conformance suite's recommended tests want canonical output (421 of them fail compiled).
-# Compiled it would pay (bench figures in docs/performance.md); interpreted, the scan costs half
-# to all of the decode it defers.
+# (see _pb_parse). Compiled it would pay (figures in docs/performance.md); interpreted, the scan
+# costs half to all of the decode it defers. An untouched message serializes as its input only
+# where the scan found it canonical (what serialize would write), so deferring changes no
+# output; off until the compiled build passes the conformance suite with it.
 DEFER_BY_DEFAULT: Final = False
 _lazy_decoding = os.environ.get(LAZY_ENV, "1") not in ("", "0")
 # Serialises first decodes of lazy fields, so that two threads see one decoded value.
@@ -98,7 +98,8 @@ class Message:
         raise NotImplementedError
 
     def _pb_kept_input(self) -> bytes | None:
-        """The input kept by ``parse(lazy=True)`` while no field was touched (opaque classes).
+        """The input kept by ``parse(lazy=True)`` while no field was touched, if serialize may
+        return it as it is: canonical input (_kept.kept_verbatim; opaque classes).
 
         A method, not a test of class attributes: compiled, those are generic lookups.
         """
@@ -161,18 +162,17 @@ class Message:
         buf = data if type(data) is bytes else check_buffer(data)
         if lazy or (lazy is None and DEFER_BY_DEFAULT and _lazy_decoding):
             try:
-                deferred = self._pb_scan_input(buf, max_depth)
+                if self._pb_scan_input(buf, max_depth):
+                    return
             except RecursionError:
                 raise DecodeError(f"{self._pb_info.full_name}: nesting too deep for the Python stack") from None
-            if deferred:
-                self._pb_unknown = _kept.keep_input(buf, max_depth)
-                return
         self._pb_merge_checked(buf, max_depth, partial, _lazy_decoding if lazy is None else lazy)
 
     def _pb_scan_input(self, buf: bytes, max_depth: i64, /) -> bool:
-        """Check ``buf`` as a parse into this message would (raise DecodeError), making no value;
-        say whether it was checked (False: the class keeps no input, it decodes). Generated for
-        the classes that can keep their input (opaque, without required fields)."""
+        """Check ``buf`` as a parse into this message would (raise DecodeError), making no value,
+        and keep it (_kept.keep_input, noting whether it is canonical); say whether it was kept
+        (False: the class keeps no input, it decodes). Generated for the classes that can keep
+        their input (opaque, without required fields)."""
         return False
 
     def merge_from_bytes(self, data: Buffer, *, max_depth: int = MAX_DEPTH,
@@ -247,8 +247,7 @@ class Message:
 
     def _pb_touch(self) -> None:
         """Decode the input kept by ``parse(lazy=True)``, if any: for the base class's own readers."""
-        if self._pb_kept_input() is not None:
-            self._pb_load_raw()
+        self._pb_load_raw()
 
     def is_initialized(self) -> bool:
         """Say whether every required field (recursively) is set."""

@@ -94,15 +94,150 @@ def test_merge_semantics_of_repeated_interleaved_and_split_fields(mods: Modules)
 
 def test_an_untouched_message_serializes_as_its_input(mods: Modules) -> None:
     Collections = mods.load("collections").Collections
-    data = ln(2, b"a") + b"\x08\x81\x00" + ln(3, item(b"x"))  # a two-byte varint 1: not canonical
-    canonical = b"\x0a\x01\x01" + ln(2, b"a") + ln(3, item(b"x"))  # in field number order
+    data = b"\x0a\x01\x01" + ln(2, b"a") + ln(3, item(b"x"))  # canonical: as serialize writes it
+    assert Collections.parse(data, lazy=False).serialize() == data
     assert (Collections.parse(data, lazy=True).serialize() is data) is deferred(mods)
     default = Collections.parse(data)
     assert (default.serialize() is data) is (deferred(mods) and message.DEFER_BY_DEFAULT)
-    assert Collections.parse(data, lazy=False).serialize() == canonical
     msg = Collections.parse(data, lazy=True)
-    assert msg.get_names() == ["a"]  # a read decodes: serialize encodes again, canonically
-    assert msg.serialize() == canonical
+    assert msg.get_names() == ["a"]  # a read decodes: serialize encodes again
+    assert msg.serialize() == data and msg.serialize() is not data
+
+
+def varint(v: int) -> bytes:
+    out = bytearray()
+    while v >= 0x80:
+        out.append(v & 0x7F | 0x80)
+        v >>= 7
+    return bytes(out + bytes([v]))
+
+
+def fixed(v: int, width: int) -> bytes:
+    return v.to_bytes(width, "little")
+
+
+# Input that is not what serialize writes (the scan must notice: serialize encodes again), and
+# its nearest canonical counterpart (written back as read). (module, class, non-canonical, canonical)
+# Scalars: every field without presence but opt_int32 (16) and opt_string (17).
+CANONICAL_PAIRS = {
+    "fields out of order": ("scalars", "Scalars", b"\x28\x01\x18\x01", b"\x18\x01\x28\x01"),
+    "a singular field twice": ("scalars", "Scalars", b"\x28\x01\x28\x02", b"\x28\x02"),
+    "an unknown field before a known one": ("scalars", "Scalars", b"\xa0\x1f\x01\x28\x01",
+                                            b"\x28\x01\xa0\x1f\x01"),
+    "a varint at its default (implicit presence)": ("scalars", "Scalars", b"\x18\x01\x28\x00", b"\x18\x01"),
+    "an empty string (implicit presence)": ("scalars", "Scalars", b"\x4a\x00", b"\x4a\x01a"),
+    "empty bytes (implicit presence)": ("scalars", "Scalars", b"\x52\x00", b"\x52\x01\x00"),
+    "a fixed32 zero (implicit presence)": ("scalars", "Scalars", b"\x3d" + fixed(0, 4), b"\x3d" + fixed(1, 4)),
+    "a double +0.0 (implicit; -0.0 is written)": ("scalars", "Scalars", b"\x09" + fixed(0, 8),
+                                                  b"\x09" + fixed(1 << 63, 8)),
+    "a float +0.0 (implicit; -0.0 is written)": ("scalars", "Scalars", b"\x15" + fixed(0, 4),
+                                                 b"\x15" + fixed(1 << 31, 4)),
+    "a float32 signalling NaN (comes back quiet)": ("scalars", "Scalars", b"\x15" + fixed(0xFF800001, 4),
+                                                    b"\x15" + fixed(0xFFC00001, 4)),
+    "a sfixed64 zero (implicit presence)": ("scalars", "Scalars", b"\x69" + fixed(0, 8), b"\x69" + fixed(5, 8)),
+    "a default with explicit presence is written": ("scalars", "Scalars", b"\x80\x01\x01\x80\x01\x00",
+                                                    b"\x80\x01\x00"),
+    "a varint longer than it needs": ("scalars", "Scalars", b"\x28\x81\x00", b"\x28\x81\x01"),
+    "a uint64 with a zero last byte": ("scalars", "Scalars", b"\x20\xff\x80\x00", b"\x20\xff\x7f"),
+    "a tag longer than it needs": ("scalars", "Scalars", b"\xa8\x00\x01", b"\x28\x01"),
+    "a two-byte tag longer than it needs": ("scalars", "Scalars", b"\x80\x81\x00\x01", b"\x80\x01\x01"),
+    "a length longer than it needs": ("scalars", "Scalars", b"\x4a\x81\x00a", b"\x4a\x01a"),
+    "a bool of 2": ("scalars", "Scalars", b"\x40\x02", b"\x40\x01"),
+    "a bool of 0 (implicit presence)": ("scalars", "Scalars", b"\x40\x00", b"\x40\x01"),
+    "a bool in two bytes": ("scalars", "Scalars", b"\x40\x81\x00", b"\x40\x01"),
+    "a negative int32 in five bytes (ten are written)": ("scalars", "Scalars", b"\x28" + b"\xff" * 4 + b"\x0f",
+                                                         b"\x28" + varint((1 << 64) - 1)),
+    "an int32 beyond 32 bits (truncated)": ("scalars", "Scalars", b"\x28" + varint((1 << 32) + 1),
+                                            b"\x28" + varint((1 << 31) - 1)),
+    "a ten-byte int32 that is not a sign extension": ("scalars", "Scalars", b"\x28" + varint((1 << 63) + 5),
+                                                      b"\x28" + varint((1 << 64) - (1 << 31))),
+    "a uint32 beyond 32 bits": ("scalars", "Scalars", b"\x58" + varint(1 << 32), b"\x58" + varint((1 << 32) - 1)),
+    "a sint32 beyond 32 bits": ("scalars", "Scalars", b"\x70" + varint(1 << 32), b"\x70" + varint((1 << 32) - 1)),
+    "a uint64's tenth byte beyond bit 63": ("scalars", "Scalars", b"\x20" + b"\xff" * 9 + b"\x7f",
+                                            b"\x20" + b"\xff" * 9 + b"\x01"),
+    "expanded where the field is packed": ("collections", "Collections", b"\x08\x01\x08\x02",
+                                           b"\x0a\x02\x01\x02"),
+    "two packed runs": ("collections", "Collections", b"\x0a\x01\x01\x0a\x01\x02", b"\x0a\x02\x01\x02"),
+    "an empty packed run": ("collections", "Collections", b"\x0a\x00" + ln(2, b"a"), ln(2, b"a")),
+    "a packed varint longer than it needs": ("collections", "Collections", b"\x0a\x02\x81\x00",
+                                             b"\x0a\x02\x81\x01"),
+    "a packed float32 signalling NaN": ("collections", "Collections", b"\x5a\x04" + fixed(0x7F800001, 4),
+                                        b"\x5a\x04" + fixed(0x7FC00001, 4)),
+    "a repeated field interleaved": ("collections", "Collections", ln(2, b"a") + ln(3, b"") + ln(2, b"b"),
+                                     ln(2, b"a") + ln(2, b"b") + ln(3, b"")),
+    "a oneof given twice": ("collections", "Collections", ln(7, b"t") + ln(8, b""), ln(8, b"")),
+    "a sub-message not canonical": ("collections", "Collections", ln(3, b"\x10\x00"), ln(3, b"\x10\x01")),
+    "a sub-message in a oneof not canonical": ("collections", "Collections", ln(8, b"\x10\x00"),
+                                               ln(8, b"\x10\x01")),
+    "a map entry without its value (both are written)": ("collections", "Collections", ln(5, ln(1, b"n")),
+                                                         ln(5, ln(1, b"n") + b"\x10\x00")),
+    "a map entry's value before its key": ("collections", "Collections", ln(5, b"\x10\x01" + ln(1, b"n")),
+                                           ln(5, ln(1, b"n") + b"\x10\x01")),
+    "a map entry with another field (kept among the unknown fields)": (
+        "collections", "Collections", ln(5, ln(1, b"n") + b"\x10\x01\x18\x01") + ln(2, b"a"),
+        ln(2, b"a") + ln(5, ln(1, b"n") + b"\x10\x01")),
+    "a map key given twice": ("collections", "Collections",
+                              ln(5, ln(1, b"n") + b"\x10\x01") + ln(5, ln(1, b"n") + b"\x10\x02"),
+                              ln(5, ln(1, b"n") + b"\x10\x01") + ln(5, ln(1, b"m") + b"\x10\x02")),
+    "an int map key given twice": ("collections", "Collections",
+                                   ln(6, b"\x08\x05" + ln(2, b"")) + ln(6, b"\x08\x07" + ln(2, b""))
+                                   + ln(6, b"\x08\x05" + ln(2, b"")),
+                                   ln(6, b"\x08\x05" + ln(2, b"")) + ln(6, b"\x08\x07" + ln(2, b""))
+                                   + ln(6, b"\x08\x06" + ln(2, b""))),
+    "a map's entries interleaved": ("collections", "Collections",
+                                    ln(5, ln(1, b"n") + b"\x10\x01") + ln(2, b"a") + ln(5, ln(1, b"m") + b"\x10\x01"),
+                                    ln(2, b"a") + ln(5, ln(1, b"n") + b"\x10\x01") + ln(5, ln(1, b"m") + b"\x10\x01")),
+    "a map value message not canonical": ("collections", "Collections", ln(6, b"\x08\x01" + ln(2, b"\x10\x00")),
+                                          ln(6, b"\x08\x01" + ln(2, b"\x10\x01"))),
+    "a map bool key of 2": ("collections", "Collections", ln(10, b"\x08\x02\x10\x01"),
+                            ln(10, b"\x08\x01\x10\x01")),
+    "a [lazy] field twice (merged)": ("edition2024", "Node", ln(3, b"\x08\x01") + ln(3, b"\x08\x02"),
+                                      ln(3, b"\x08\x02")),
+}
+
+
+@pytest.mark.parametrize("what", list(CANONICAL_PAIRS))
+def test_only_canonical_input_is_written_back_as_read(mods: Modules, what: str) -> None:
+    module, name, other, canonical = CANONICAL_PAIRS[what]
+    cls = getattr(mods.load(module), name)
+    encoded = cls.parse(other, lazy=False).serialize()
+    assert encoded != other
+    assert cls.parse(other, lazy=True).serialize() == encoded
+    assert cls.parse(other).serialize() == encoded
+    assert cls.parse(canonical, lazy=False).serialize() == canonical
+    assert (cls.parse(canonical, lazy=True).serialize() is canonical) is deferred(mods)
+    assert cls.parse(canonical, lazy=True).serialize() == canonical
+
+
+def test_canonical_detection_covers_every_map_entry_up_to_a_limit(mods: Modules) -> None:
+    """Keys are compared with the entries before them, up to MAP_KEYS_COMPARED: a larger map
+    is written again, canonical or not."""
+    from protoc_gen_pyopaque.runtime._kept import MAP_KEYS_COMPARED
+
+    Collections = mods.load("collections").Collections
+    def counts(n: int) -> bytes:
+        return b"".join(ln(5, ln(1, b"k%d" % i) + b"\x10\x01") for i in range(n))
+    for n, verbatim in ((MAP_KEYS_COMPARED + 1, True), (MAP_KEYS_COMPARED + 2, False)):
+        data = counts(n)
+        assert (Collections.parse(data, lazy=True).serialize() is data) is (deferred(mods) and verbatim)
+        assert Collections.parse(data, lazy=True).serialize() == data  # canonical all the same
+
+
+def test_an_embedded_message_is_written_back_only_when_canonical(mods: Modules) -> None:
+    Collections = mods.load("collections").Collections
+    canonical, other = b"\x0a\x01k\x10\x01", b"\x10\x01\x0a\x01k"
+    for data in (canonical, other):
+        child = Collections.Item.parse(data, lazy=True)
+        assert Collections(item=child).serialize() == ln(8, canonical)
+        assert child.serialize(deterministic=True) == canonical
+
+
+def test_lazy_field_contents_are_written_back_as_read(mods: Modules) -> None:
+    """A [lazy] field keeps its bytes in a decode too: the scan takes them as they are."""
+    Node = mods.load("edition2024").Node
+    data = b"\x08\x01" + ln(3, b"\x08\x81\x00")  # the lazy child's varint is not minimal
+    assert (Node.parse(data, lazy=True).serialize() is data) is deferred(mods)
+    assert Node.parse(data, lazy=True).serialize() == Node.parse(data).serialize()
 
 
 @pytest.mark.parametrize("change", ["list", "dict", "sub-message", "setter"])
@@ -142,3 +277,48 @@ def test_a_kept_input_is_held_until_first_access(mods: Modules) -> None:
     eager = Collections.parse(data, lazy=False)
     assert sys.getrefcount(data) == before
     assert eager == msg
+
+
+def test_written_back_as_read_only_when_a_decode_would_write_the_same(mods: Modules) -> None:
+    """Seeded shuffles, repeats and byte changes of a message's fields: whatever parses, a
+    deferred parse serializes as an eager one does, and canonical variants come back as read."""
+    import random
+
+    from protoc_gen_pyopaque.runtime import _wire
+
+    Collections = mods.load("collections").Collections
+    base = (b"\x0a\x04\x01\x81\x01\x7f" + ln(2, b"a") + ln(2, b"") + ln(3, item(b"x", 1)) + ln(3, b"")
+            + b"\x22\x02\x01\x02" + ln(5, ln(1, b"n") + b"\x10\x05") + ln(5, ln(1, b"") + b"\x10\x00")
+            + ln(6, b"\x08\x07" + ln(2, item(b"v"))) + ln(8, item(b"k", 2))
+            + ln(10, b"\x08\x01\x10\x02") + b"\x5a\x04\x00\x00\x80\x3f" + ln(12, ln(1, b"w") + b"\x15\x00\x00\x00\x00")
+            + b"\xa0\x1f\x01")  # an unknown field last
+    assert Collections.parse(base, lazy=False).serialize() == base
+    fields = []
+    pos = 0
+    while pos < len(base):
+        tag, end = _wire.dec_tag(base, pos)
+        end = _wire.skip_field(base, tag, end, len(base), 100)
+        fields.append(base[pos:end])
+        pos = end
+    rnd = random.Random(20)
+    verbatim = 0
+    for _ in range(400):
+        parts = list(fields)
+        for _ in range(rnd.randint(0, 2)):
+            i, j = rnd.randrange(len(parts)), rnd.randrange(len(parts))
+            if rnd.random() < 0.5:
+                parts[i], parts[j] = parts[j], parts[i]
+            else:
+                parts.insert(i, parts[j])
+        data = bytearray(b"".join(parts))
+        for _ in range(rnd.randint(0, 1)):
+            data[rnd.randrange(len(data))] = rnd.choice([0, 1, 2, 0x7F, 0x80, 0xFF])
+        data = bytes(data)
+        try:
+            encoded = Collections.parse(data, lazy=False).serialize()
+        except DecodeError:
+            continue
+        out = Collections.parse(data, lazy=True).serialize()
+        assert out == encoded, data.hex()
+        verbatim += out is data
+    assert (verbatim > 50) is deferred(mods)

@@ -99,9 +99,11 @@ def test_kept_input_carries_its_depth_limit(depth: int) -> None:
         assert (buf[start:], limit, decode_lazy) == (fields, depth, lazy)
         assert _kept.kept_bytes(kept) == fields
     data = bytes(fields)
-    whole = _kept.keep_input(data, depth)  # parse(lazy=True): the input itself, not a copy
-    assert whole[0] == 0 and _kept.kept_fields(whole) == (data, 0, depth, _kept.NESTING_CHECKED)
-    assert _kept.kept_bytes(whole) is data
+    for canonical in (True, False):
+        whole = _kept.keep_input(data, depth, canonical)  # parse(lazy=True): the input itself, not a copy
+        assert whole[0] == 0 and _kept.kept_fields(whole) == (data, 0, depth, _kept.NESTING_CHECKED)
+        assert _kept.kept_bytes(whole) is data
+        assert _kept.kept_verbatim(whole) is (data if canonical else None)
 
 
 def _zigzag(v: int) -> int:

@@ -271,10 +271,13 @@ def test_undecodable_response_is_internal(opaque: Greet) -> None:
 
 # -- lazy_parse: a request forwarded without being decoded -----------------------------------------
 
-NON_CANONICAL = b"\x10\x02\x0a\x03Ada\x1a\x00"  # count before name, an empty nested message
+CANONICAL = b"\x0a\x03Ada\x10\x02\x1a\x00"  # as serialize writes it: name, count, an empty nested message
+NON_CANONICAL = b"\x10\x02\x0a\x03Ada\x1a\x00"  # count before name
 
 
-def test_lazy_request_is_forwarded_as_received(lazy: Greet) -> None:
+@pytest.mark.parametrize("request_bytes", [CANONICAL, NON_CANONICAL])
+def test_lazy_request_is_forwarded_as_received(lazy: Greet, request_bytes: bytes) -> None:
+    """Canonical input goes on as received; other input is encoded again (the same message)."""
     received: list[bytes] = []
 
     def add_backend(server: grpc.Server) -> None:
@@ -292,14 +295,14 @@ def test_lazy_request_is_forwarded_as_received(lazy: Greet) -> None:
 
         class Proxy(lazy.grpc.GreeterServicer):  # type: ignore[misc, name-defined]
             def SayHello(self, request: Any, context: Any) -> Any:
-                seen.append(request._pb_kept_input() is not None)  # still undecoded
+                seen.append(request._pb_kept_input() is not None)  # undecoded, written back as is
                 return backend_stub.SayHello(request)
 
         with sync_server(lambda s: lazy.grpc.add_GreeterServicer_to_server(Proxy(), s)) as front:
             raw = front.unary_unary(lazy.grpc.METHOD_Greeter_SayHello)
-            assert raw(NON_CANONICAL) == b""
-    assert seen == [True]
-    assert received == [NON_CANONICAL]  # byte for byte: not decoded and encoded again
+            assert raw(request_bytes) == b""
+    assert seen == [request_bytes is CANONICAL]
+    assert received == [CANONICAL]  # canonical input byte for byte: not decoded and encoded again
 
 
 def test_lazy_request_decodes_when_read(lazy: Greet) -> None:

@@ -380,11 +380,14 @@ class Api(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -392,121 +395,176 @@ class Api(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Api, _tag, _pos, _n)
+                    if _n == 0:
+                        _canon = False
                     if not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Api, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
+                    if _rank > 2:
+                        _canon = False
+                    _rank = 2
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Api, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Api, _tag, _pos)
-                    Method._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    if not Method._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
                     _pos = _e
                 elif _tag == 26:
+                    if _rank > 3:
+                        _canon = False
+                    _rank = 3
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Api, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Api, _tag, _pos)
-                    _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    if not _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
                     _pos = _e
                 elif _tag == 34:
+                    if _rank >= 4:
+                        _canon = False
+                    _rank = 4
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Api, _tag, _pos, _n)
+                    if _n == 0:
+                        _canon = False
                     if not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Api, _tag, _pos)
                     _pos = _e
                 elif _tag == 42:
+                    if _rank >= 5:
+                        _canon = False
+                    _rank = 5
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Api, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Api, _tag, _pos)
-                    _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    if not _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
                     _pos = _e
                 elif _tag == 50:
+                    if _rank > 6:
+                        _canon = False
+                    _rank = 6
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Api, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Api, _tag, _pos)
-                    Mixin._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    if not Mixin._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
                     _pos = _e
                 elif _tag == 56:
+                    if _rank >= 7:
+                        _canon = False
+                    _rank = 7
+                    if _buf[_pos] == 0:
+                        _canon = False
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 elif _tag == 66:
+                    if _rank >= 8:
+                        _canon = False
+                    _rank = 8
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Api, _tag, _pos, _n)
+                    if _n == 0:
+                        _canon = False
                     if not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Api, _tag, _pos)
                     _pos = _e
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(Api, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(Api, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(Api, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(Api, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        Api._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, Api._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _x1 = self._f_name
         if _x1:
@@ -523,8 +581,9 @@ class Api(_rt.Message):
             _out.append(18)
             if type(_x2) is not Method:
                 _rt.check_message(Method, _x2)
-            if _x2._pb_unknown is not _pb_no_unknown and _x2._pb_unknown and _x2._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x2._pb_unknown))
+            _kv = _rt.kept_verbatim(_x2._pb_unknown) if _x2._pb_unknown is not _pb_no_unknown and _x2._pb_unknown and _x2._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -539,8 +598,9 @@ class Api(_rt.Message):
             _out.append(26)
             if type(_x3) is not _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option:
                 _rt.check_message(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option, _x3)
-            if _x3._pb_unknown is not _pb_no_unknown and _x3._pb_unknown and _x3._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x3._pb_unknown))
+            _kv = _rt.kept_verbatim(_x3._pb_unknown) if _x3._pb_unknown is not _pb_no_unknown and _x3._pb_unknown and _x3._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -567,8 +627,9 @@ class Api(_rt.Message):
             _out.append(42)
             if type(_x5) is not _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext:
                 _rt.check_message(_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext, _x5)
-            if _x5._pb_unknown is not _pb_no_unknown and _x5._pb_unknown and _x5._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x5._pb_unknown))
+            _kv = _rt.kept_verbatim(_x5._pb_unknown) if _x5._pb_unknown is not _pb_no_unknown and _x5._pb_unknown and _x5._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -583,8 +644,9 @@ class Api(_rt.Message):
             _out.append(50)
             if type(_x6) is not Mixin:
                 _rt.check_message(Mixin, _x6)
-            if _x6._pb_unknown is not _pb_no_unknown and _x6._pb_unknown and _x6._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x6._pb_unknown))
+            _kv = _rt.kept_verbatim(_x6._pb_unknown) if _x6._pb_unknown is not _pb_no_unknown and _x6._pb_unknown and _x6._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -620,7 +682,7 @@ class Api(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(Api, _other)
@@ -1120,11 +1182,14 @@ class Method(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1132,104 +1197,164 @@ class Method(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Method, _tag, _pos, _n)
+                    if _n == 0:
+                        _canon = False
                     if not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Method, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Method, _tag, _pos, _n)
+                    if _n == 0:
+                        _canon = False
                     if not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Method, _tag, _pos)
                     _pos = _e
                 elif _tag == 24:
+                    if _rank >= 3:
+                        _canon = False
+                    _rank = 3
+                    if _buf[_pos] != 1:
+                        _canon = False
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 1)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 elif _tag == 34:
+                    if _rank >= 4:
+                        _canon = False
+                    _rank = 4
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Method, _tag, _pos, _n)
+                    if _n == 0:
+                        _canon = False
                     if not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Method, _tag, _pos)
                     _pos = _e
                 elif _tag == 40:
+                    if _rank >= 5:
+                        _canon = False
+                    _rank = 5
+                    if _buf[_pos] != 1:
+                        _canon = False
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 1)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 elif _tag == 50:
+                    if _rank > 6:
+                        _canon = False
+                    _rank = 6
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Method, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Method, _tag, _pos)
-                    _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    if not _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
                     _pos = _e
                 elif _tag == 56:
+                    if _rank >= 7:
+                        _canon = False
+                    _rank = 7
+                    if _buf[_pos] == 0:
+                        _canon = False
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 elif _tag == 66:
+                    if _rank >= 8:
+                        _canon = False
+                    _rank = 8
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Method, _tag, _pos, _n)
+                    if _n == 0:
+                        _canon = False
                     if not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Method, _tag, _pos)
                     _pos = _e
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(Method, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(Method, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(Method, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(Method, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        Method._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, Method._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _x1 = self._f_name
         if _x1:
@@ -1278,8 +1403,9 @@ class Method(_rt.Message):
             _out.append(50)
             if type(_x6) is not _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option:
                 _rt.check_message(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option, _x6)
-            if _x6._pb_unknown is not _pb_no_unknown and _x6._pb_unknown and _x6._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x6._pb_unknown))
+            _kv = _rt.kept_verbatim(_x6._pb_unknown) if _x6._pb_unknown is not _pb_no_unknown and _x6._pb_unknown and _x6._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -1315,7 +1441,7 @@ class Method(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(Method, _other)
@@ -1678,11 +1804,14 @@ class Mixin(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1690,52 +1819,68 @@ class Mixin(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Mixin, _tag, _pos, _n)
+                    if _n == 0:
+                        _canon = False
                     if not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Mixin, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Mixin, _tag, _pos, _n)
+                    if _n == 0:
+                        _canon = False
                     if not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Mixin, _tag, _pos)
                     _pos = _e
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(Mixin, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(Mixin, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(Mixin, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(Mixin, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        Mixin._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, Mixin._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _x1 = self._f_name
         if _x1:
@@ -1763,7 +1908,7 @@ class Mixin(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(Mixin, _other)

@@ -109,11 +109,14 @@ class SourceContext(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -121,40 +124,49 @@ class SourceContext(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(SourceContext, _tag, _pos, _n)
+                    if _n == 0:
+                        _canon = False
                     if not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(SourceContext, _tag, _pos)
                     _pos = _e
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(SourceContext, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(SourceContext, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(SourceContext, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(SourceContext, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        SourceContext._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, SourceContext._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _x1 = self._f_file_name
         if _x1:
@@ -171,7 +183,7 @@ class SourceContext(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(SourceContext, _other)

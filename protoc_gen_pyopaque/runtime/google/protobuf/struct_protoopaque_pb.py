@@ -179,11 +179,19 @@ class Struct(_rt.StructBase):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
+        _s: _rt.i64 = 0  # map entries: where this one starts, the state of its key and value
+        _st: _rt.i64 = 0
+        _k: _rt.i64 = 0
+        _ke: _rt.i64 = 0
+        _r1: _rt.i64 = 0
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -191,76 +199,103 @@ class Struct(_rt.StructBase):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 10:
+                    if _rank != 1:
+                        _r1 = _pos
+                    if _rank > 1:
+                        _canon = False
+                    _rank = 1
+                    _s = _pos
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _ee = _pos + _n
                     if _ee > _end:
                         raise _rt.overrun(Struct, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Struct, _tag, _pos)
+                    _st = 0
                     while _pos < _ee:
                         _etag = _buf[_pos]
                         if _etag < 0x80:
                             _pos += 1
                         else:
                             _etag, _pos = _rt.dec_tag(_buf, _pos)
+                            _canon = False
                         if _etag == 10:
+                            if _st != 0:
+                                _canon = False
+                            _st = 1
+                            _k = _pos
                             _n = _buf[_pos]
                             if _n < 0x80:
                                 _pos += 1
                             else:
                                 _n, _pos = _rt.dec_len(_buf, _pos)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
                             _e = _pos + _n
                             if _e > _ee:
                                 raise _rt.overrun(Struct, _tag, _pos, _n)
                             if not _rt.valid_utf8(_buf, _pos, _e):
                                 raise _rt.bad_utf8(Struct, _tag, _pos)
                             _pos = _e
-
+                            _ke = _pos
                         elif _etag == 18:
+                            if _st != 1:
+                                _canon = False
+                            _st = 2
                             _n = _buf[_pos]
                             if _n < 0x80:
                                 _pos += 1
                             else:
                                 _n, _pos = _rt.dec_len(_buf, _pos)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
                             _e = _pos + _n
                             if _e > _ee:
                                 raise _rt.overrun(Struct, _tag, _pos, _n)
-
-                            Value._pb_scan(_buf, _pos, _e, _depth - 1, -1)
-
+                            if not Value._pb_scan(_buf, _pos, _e, _depth - 1):
+                                _canon = False
                             _pos = _e
                         else:
                             _rt.check_tag(_etag, _pos)
                             _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                            _canon = False
                     if _pos != _ee:
                         raise _rt.bad_end(Struct, _pos, _ee, -1)
+                    if _st != 2:
+                        _canon = False
+                    elif _canon and not _rt.map_key_is_new(_buf, _r1, _s, 1, _k, _ke):
+                        _canon = False
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(Struct, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(Struct, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(Struct, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(Struct, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        Struct._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, Struct._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _d1 = self._f_fields
         if _d1:
@@ -281,8 +316,9 @@ class Struct(_rt.StructBase):
                 _out.append(18)
                 if type(_v1) is not Value:
                     _rt.check_message(Value, _v1)
-                if _v1._pb_unknown is not _pb_no_unknown and _v1._pb_unknown and _v1._pb_unknown[0] == 0 and not _deterministic:
-                    _rt.write_raw(_out, _rt.kept_bytes(_v1._pb_unknown))
+                _kv = _rt.kept_verbatim(_v1._pb_unknown) if _v1._pb_unknown is not _pb_no_unknown and _v1._pb_unknown and _v1._pb_unknown[0] == 0 and not _deterministic else None
+                if _kv is not None:
+                    _rt.write_raw(_out, _kv)
                 else:
                     _start = len(_out)
                     _out.append(0)
@@ -303,7 +339,7 @@ class Struct(_rt.StructBase):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(Struct, _other)
@@ -708,11 +744,14 @@ class Value(_rt.ValueBase):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -720,20 +759,36 @@ class Value(_rt.ValueBase):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 elif _tag == 17:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     _pos += 8
                 elif _tag == 26:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Value, _tag, _pos, _n)
@@ -741,57 +796,77 @@ class Value(_rt.ValueBase):
                         raise _rt.bad_utf8(Value, _tag, _pos)
                     _pos = _e
                 elif _tag == 32:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _buf[_pos] > 1:
+                        _canon = False
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 1)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 elif _tag == 42:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Value, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Value, _tag, _pos)
-                    Struct._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    if not Struct._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
                     _pos = _e
                 elif _tag == 50:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Value, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Value, _tag, _pos)
-                    ListValue._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    if not ListValue._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
                     _pos = _e
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(Value, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(Value, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(Value, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(Value, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        Value._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, Value._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _c = self._oc_kind
         if _c == 1:
@@ -826,8 +901,9 @@ class Value(_rt.ValueBase):
             _out.append(42)
             if type(_x5) is not Struct:
                 _rt.check_message(Struct, _x5)
-            if _x5._pb_unknown is not _pb_no_unknown and _x5._pb_unknown and _x5._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x5._pb_unknown))
+            _kv = _rt.kept_verbatim(_x5._pb_unknown) if _x5._pb_unknown is not _pb_no_unknown and _x5._pb_unknown and _x5._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -842,8 +918,9 @@ class Value(_rt.ValueBase):
             _out.append(50)
             if type(_x6) is not ListValue:
                 _rt.check_message(ListValue, _x6)
-            if _x6._pb_unknown is not _pb_no_unknown and _x6._pb_unknown and _x6._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x6._pb_unknown))
+            _kv = _rt.kept_verbatim(_x6._pb_unknown) if _x6._pb_unknown is not _pb_no_unknown and _x6._pb_unknown and _x6._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -858,7 +935,7 @@ class Value(_rt.ValueBase):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(Value, _other)
@@ -1020,11 +1097,14 @@ class ListValue(_rt.ListValueBase):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1032,48 +1112,57 @@ class ListValue(_rt.ListValueBase):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 10:
+                    if _rank > 1:
+                        _canon = False
+                    _rank = 1
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(ListValue, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(ListValue, _tag, _pos)
-                    Value._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    if not Value._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
                     _pos = _e
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(ListValue, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(ListValue, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(ListValue, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(ListValue, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        ListValue._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, ListValue._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         for _x1 in self._f_values:
             _out.append(10)
             if type(_x1) is not Value:
                 _rt.check_message(Value, _x1)
-            if _x1._pb_unknown is not _pb_no_unknown and _x1._pb_unknown and _x1._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x1._pb_unknown))
+            _kv = _rt.kept_verbatim(_x1._pb_unknown) if _x1._pb_unknown is not _pb_no_unknown and _x1._pb_unknown and _x1._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -1088,7 +1177,7 @@ class ListValue(_rt.ListValueBase):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(ListValue, _other)

@@ -327,11 +327,14 @@ class Type(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -339,38 +342,58 @@ class Type(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Type, _tag, _pos, _n)
+                    if _n == 0:
+                        _canon = False
                     if not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Type, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
+                    if _rank > 2:
+                        _canon = False
+                    _rank = 2
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Type, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Type, _tag, _pos)
-                    Field._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    if not Field._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
                     _pos = _e
                 elif _tag == 26:
+                    if _rank > 3:
+                        _canon = False
+                    _rank = 3
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Type, _tag, _pos, _n)
@@ -378,69 +401,96 @@ class Type(_rt.Message):
                         raise _rt.bad_utf8(Type, _tag, _pos)
                     _pos = _e
                 elif _tag == 34:
+                    if _rank > 4:
+                        _canon = False
+                    _rank = 4
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Type, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Type, _tag, _pos)
-                    Option._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    if not Option._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
                     _pos = _e
                 elif _tag == 42:
+                    if _rank >= 5:
+                        _canon = False
+                    _rank = 5
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Type, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Type, _tag, _pos)
-                    _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    if not _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
                     _pos = _e
                 elif _tag == 48:
+                    if _rank >= 6:
+                        _canon = False
+                    _rank = 6
+                    if _buf[_pos] == 0:
+                        _canon = False
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 elif _tag == 58:
+                    if _rank >= 7:
+                        _canon = False
+                    _rank = 7
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Type, _tag, _pos, _n)
+                    if _n == 0:
+                        _canon = False
                     if not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Type, _tag, _pos)
                     _pos = _e
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(Type, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(Type, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(Type, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(Type, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        Type._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, Type._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _x1 = self._f_name
         if _x1:
@@ -457,8 +507,9 @@ class Type(_rt.Message):
             _out.append(18)
             if type(_x2) is not Field:
                 _rt.check_message(Field, _x2)
-            if _x2._pb_unknown is not _pb_no_unknown and _x2._pb_unknown and _x2._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x2._pb_unknown))
+            _kv = _rt.kept_verbatim(_x2._pb_unknown) if _x2._pb_unknown is not _pb_no_unknown and _x2._pb_unknown and _x2._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -483,8 +534,9 @@ class Type(_rt.Message):
             _out.append(34)
             if type(_x4) is not Option:
                 _rt.check_message(Option, _x4)
-            if _x4._pb_unknown is not _pb_no_unknown and _x4._pb_unknown and _x4._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x4._pb_unknown))
+            _kv = _rt.kept_verbatim(_x4._pb_unknown) if _x4._pb_unknown is not _pb_no_unknown and _x4._pb_unknown and _x4._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -500,8 +552,9 @@ class Type(_rt.Message):
             _out.append(42)
             if type(_x5) is not _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext:
                 _rt.check_message(_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext, _x5)
-            if _x5._pb_unknown is not _pb_no_unknown and _x5._pb_unknown and _x5._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x5._pb_unknown))
+            _kv = _rt.kept_verbatim(_x5._pb_unknown) if _x5._pb_unknown is not _pb_no_unknown and _x5._pb_unknown and _x5._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -537,7 +590,7 @@ class Type(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(Type, _other)
@@ -1131,11 +1184,14 @@ class Field(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1143,120 +1199,195 @@ class Field(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag < 56:
                     if _tag == 8:
+                        if _rank >= 1:
+                            _canon = False
+                        _rank = 1
+                        if _buf[_pos] == 0:
+                            _canon = False
                         if _buf[_pos] < 0x80:
                             _pos += 1
                         else:
-                            _pos = _rt.skip_varint(_buf, _pos)
+                            _pos = _rt.scan_varint(_buf, _pos, 31)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
                     elif _tag == 16:
+                        if _rank >= 2:
+                            _canon = False
+                        _rank = 2
+                        if _buf[_pos] == 0:
+                            _canon = False
                         if _buf[_pos] < 0x80:
                             _pos += 1
                         else:
-                            _pos = _rt.skip_varint(_buf, _pos)
+                            _pos = _rt.scan_varint(_buf, _pos, 31)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
                     elif _tag == 24:
+                        if _rank >= 3:
+                            _canon = False
+                        _rank = 3
+                        if _buf[_pos] == 0:
+                            _canon = False
                         if _buf[_pos] < 0x80:
                             _pos += 1
                         else:
-                            _pos = _rt.skip_varint(_buf, _pos)
+                            _pos = _rt.scan_varint(_buf, _pos, 31)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
                     elif _tag == 34:
+                        if _rank >= 4:
+                            _canon = False
+                        _rank = 4
                         _n = _buf[_pos]
                         if _n < 0x80:
                             _pos += 1
                         else:
                             _n, _pos = _rt.dec_len(_buf, _pos)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
                         _e = _pos + _n
                         if _e > _end:
                             raise _rt.overrun(Field, _tag, _pos, _n)
+                        if _n == 0:
+                            _canon = False
                         if not _rt.valid_utf8(_buf, _pos, _e):
                             raise _rt.bad_utf8(Field, _tag, _pos)
                         _pos = _e
                     elif _tag == 50:
+                        if _rank >= 6:
+                            _canon = False
+                        _rank = 6
                         _n = _buf[_pos]
                         if _n < 0x80:
                             _pos += 1
                         else:
                             _n, _pos = _rt.dec_len(_buf, _pos)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
                         _e = _pos + _n
                         if _e > _end:
                             raise _rt.overrun(Field, _tag, _pos, _n)
+                        if _n == 0:
+                            _canon = False
                         if not _rt.valid_utf8(_buf, _pos, _e):
                             raise _rt.bad_utf8(Field, _tag, _pos)
                         _pos = _e
                     else:
-                        if _tag == _end_tag:
-                            return _pos
+                        _rank = 0x20000000
                         _pos = _rt.scan_unknown(Field, _buf, _tag, _pos, _end, _depth)
                 else:
                     if _tag == 56:
+                        if _rank >= 7:
+                            _canon = False
+                        _rank = 7
+                        if _buf[_pos] == 0:
+                            _canon = False
                         if _buf[_pos] < 0x80:
                             _pos += 1
                         else:
-                            _pos = _rt.skip_varint(_buf, _pos)
+                            _pos = _rt.scan_varint(_buf, _pos, 31)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
                     elif _tag == 64:
+                        if _rank >= 8:
+                            _canon = False
+                        _rank = 8
+                        if _buf[_pos] != 1:
+                            _canon = False
                         if _buf[_pos] < 0x80:
                             _pos += 1
                         else:
-                            _pos = _rt.skip_varint(_buf, _pos)
+                            _pos = _rt.scan_varint(_buf, _pos, 1)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
                     elif _tag == 74:
+                        if _rank > 9:
+                            _canon = False
+                        _rank = 9
                         _n = _buf[_pos]
                         if _n < 0x80:
                             _pos += 1
                         else:
                             _n, _pos = _rt.dec_len(_buf, _pos)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
                         _e = _pos + _n
                         if _e > _end:
                             raise _rt.overrun(Field, _tag, _pos, _n)
                         if _depth <= 0:
                             raise _rt.too_deep(Field, _tag, _pos)
-                        Option._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                        if not Option._pb_scan(_buf, _pos, _e, _depth - 1):
+                            _canon = False
                         _pos = _e
                     elif _tag == 82:
+                        if _rank >= 10:
+                            _canon = False
+                        _rank = 10
                         _n = _buf[_pos]
                         if _n < 0x80:
                             _pos += 1
                         else:
                             _n, _pos = _rt.dec_len(_buf, _pos)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
                         _e = _pos + _n
                         if _e > _end:
                             raise _rt.overrun(Field, _tag, _pos, _n)
+                        if _n == 0:
+                            _canon = False
                         if not _rt.valid_utf8(_buf, _pos, _e):
                             raise _rt.bad_utf8(Field, _tag, _pos)
                         _pos = _e
                     elif _tag == 90:
+                        if _rank >= 11:
+                            _canon = False
+                        _rank = 11
                         _n = _buf[_pos]
                         if _n < 0x80:
                             _pos += 1
                         else:
                             _n, _pos = _rt.dec_len(_buf, _pos)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
                         _e = _pos + _n
                         if _e > _end:
                             raise _rt.overrun(Field, _tag, _pos, _n)
+                        if _n == 0:
+                            _canon = False
                         if not _rt.valid_utf8(_buf, _pos, _e):
                             raise _rt.bad_utf8(Field, _tag, _pos)
                         _pos = _e
                     else:
-                        if _tag == _end_tag:
-                            return _pos
+                        _rank = 0x20000000
                         _pos = _rt.scan_unknown(Field, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(Field, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(Field, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(Field, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        Field._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, Field._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _x1 = self._f_kind
         if _x1:
@@ -1329,8 +1460,9 @@ class Field(_rt.Message):
             _out.append(74)
             if type(_x9) is not Option:
                 _rt.check_message(Option, _x9)
-            if _x9._pb_unknown is not _pb_no_unknown and _x9._pb_unknown and _x9._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x9._pb_unknown))
+            _kv = _rt.kept_verbatim(_x9._pb_unknown) if _x9._pb_unknown is not _pb_no_unknown and _x9._pb_unknown and _x9._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -1367,7 +1499,7 @@ class Field(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(Field, _other)
@@ -1823,11 +1955,14 @@ class Enum(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1835,96 +1970,138 @@ class Enum(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Enum, _tag, _pos, _n)
+                    if _n == 0:
+                        _canon = False
                     if not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Enum, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
+                    if _rank > 2:
+                        _canon = False
+                    _rank = 2
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Enum, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Enum, _tag, _pos)
-                    EnumValue._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    if not EnumValue._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
                     _pos = _e
                 elif _tag == 26:
+                    if _rank > 3:
+                        _canon = False
+                    _rank = 3
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Enum, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Enum, _tag, _pos)
-                    Option._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    if not Option._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
                     _pos = _e
                 elif _tag == 34:
+                    if _rank >= 4:
+                        _canon = False
+                    _rank = 4
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Enum, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Enum, _tag, _pos)
-                    _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    if not _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
                     _pos = _e
                 elif _tag == 40:
+                    if _rank >= 5:
+                        _canon = False
+                    _rank = 5
+                    if _buf[_pos] == 0:
+                        _canon = False
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 elif _tag == 50:
+                    if _rank >= 6:
+                        _canon = False
+                    _rank = 6
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Enum, _tag, _pos, _n)
+                    if _n == 0:
+                        _canon = False
                     if not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Enum, _tag, _pos)
                     _pos = _e
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(Enum, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(Enum, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(Enum, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(Enum, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        Enum._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, Enum._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _x1 = self._f_name
         if _x1:
@@ -1941,8 +2118,9 @@ class Enum(_rt.Message):
             _out.append(18)
             if type(_x2) is not EnumValue:
                 _rt.check_message(EnumValue, _x2)
-            if _x2._pb_unknown is not _pb_no_unknown and _x2._pb_unknown and _x2._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x2._pb_unknown))
+            _kv = _rt.kept_verbatim(_x2._pb_unknown) if _x2._pb_unknown is not _pb_no_unknown and _x2._pb_unknown and _x2._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -1957,8 +2135,9 @@ class Enum(_rt.Message):
             _out.append(26)
             if type(_x3) is not Option:
                 _rt.check_message(Option, _x3)
-            if _x3._pb_unknown is not _pb_no_unknown and _x3._pb_unknown and _x3._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x3._pb_unknown))
+            _kv = _rt.kept_verbatim(_x3._pb_unknown) if _x3._pb_unknown is not _pb_no_unknown and _x3._pb_unknown and _x3._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -1974,8 +2153,9 @@ class Enum(_rt.Message):
             _out.append(34)
             if type(_x4) is not _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext:
                 _rt.check_message(_m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext, _x4)
-            if _x4._pb_unknown is not _pb_no_unknown and _x4._pb_unknown and _x4._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x4._pb_unknown))
+            _kv = _rt.kept_verbatim(_x4._pb_unknown) if _x4._pb_unknown is not _pb_no_unknown and _x4._pb_unknown and _x4._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -2011,7 +2191,7 @@ class Enum(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(Enum, _other)
@@ -2315,11 +2495,14 @@ class EnumValue(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -2327,58 +2510,81 @@ class EnumValue(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(EnumValue, _tag, _pos, _n)
+                    if _n == 0:
+                        _canon = False
                     if not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(EnumValue, _tag, _pos)
                     _pos = _e
                 elif _tag == 16:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
+                    if _buf[_pos] == 0:
+                        _canon = False
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 elif _tag == 26:
+                    if _rank > 3:
+                        _canon = False
+                    _rank = 3
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(EnumValue, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(EnumValue, _tag, _pos)
-                    Option._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    if not Option._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
                     _pos = _e
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(EnumValue, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(EnumValue, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(EnumValue, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(EnumValue, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        EnumValue._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, EnumValue._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _x1 = self._f_name
         if _x1:
@@ -2405,8 +2611,9 @@ class EnumValue(_rt.Message):
             _out.append(26)
             if type(_x3) is not Option:
                 _rt.check_message(Option, _x3)
-            if _x3._pb_unknown is not _pb_no_unknown and _x3._pb_unknown and _x3._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x3._pb_unknown))
+            _kv = _rt.kept_verbatim(_x3._pb_unknown) if _x3._pb_unknown is not _pb_no_unknown and _x3._pb_unknown and _x3._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -2421,7 +2628,7 @@ class EnumValue(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(EnumValue, _other)
@@ -2658,11 +2865,14 @@ class Option(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -2670,53 +2880,68 @@ class Option(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Option, _tag, _pos, _n)
+                    if _n == 0:
+                        _canon = False
                     if not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Option, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Option, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Option, _tag, _pos)
-                    _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    if not _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
                     _pos = _e
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(Option, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(Option, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(Option, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(Option, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        Option._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, Option._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _x1 = self._f_name
         if _x1:
@@ -2734,8 +2959,9 @@ class Option(_rt.Message):
             _out.append(18)
             if type(_x2) is not _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any:
                 _rt.check_message(_m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any, _x2)
-            if _x2._pb_unknown is not _pb_no_unknown and _x2._pb_unknown and _x2._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x2._pb_unknown))
+            _kv = _rt.kept_verbatim(_x2._pb_unknown) if _x2._pb_unknown is not _pb_no_unknown and _x2._pb_unknown and _x2._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -2750,7 +2976,7 @@ class Option(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(Option, _other)

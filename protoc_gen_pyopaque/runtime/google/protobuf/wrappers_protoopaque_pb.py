@@ -104,11 +104,14 @@ class DoubleValue(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -116,30 +119,37 @@ class DoubleValue(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 9:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _rt.read_i64_le(_buf, _pos) == 0:
+                        _canon = False
                     _pos += 8
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(DoubleValue, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(DoubleValue, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(DoubleValue, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(DoubleValue, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        DoubleValue._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, DoubleValue._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _x1 = self._f_value
         if _x1 or _rt.copysign(1.0, _x1) < 0.0:
@@ -150,7 +160,7 @@ class DoubleValue(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(DoubleValue, _other)
@@ -281,11 +291,14 @@ class FloatValue(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -293,30 +306,39 @@ class FloatValue(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 13:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _rt.signalling_f32(_rt.read_i32_le(_buf, _pos)):
+                        _canon = False
+                    if _rt.read_i32_le(_buf, _pos) == 0:
+                        _canon = False
                     _pos += 4
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(FloatValue, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(FloatValue, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(FloatValue, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(FloatValue, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        FloatValue._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, FloatValue._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _x1 = self._f_value
         if _x1 or _rt.copysign(1.0, _x1) < 0.0:
@@ -327,7 +349,7 @@ class FloatValue(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(FloatValue, _other)
@@ -461,11 +483,14 @@ class Int64Value(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -473,33 +498,43 @@ class Int64Value(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _buf[_pos] == 0:
+                        _canon = False
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 64)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(Int64Value, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(Int64Value, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(Int64Value, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(Int64Value, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        Int64Value._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, Int64Value._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _x1 = self._f_value
         if _x1:
@@ -515,7 +550,7 @@ class Int64Value(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(Int64Value, _other)
@@ -649,11 +684,14 @@ class UInt64Value(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -661,33 +699,43 @@ class UInt64Value(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _buf[_pos] == 0:
+                        _canon = False
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 64)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(UInt64Value, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(UInt64Value, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(UInt64Value, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(UInt64Value, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        UInt64Value._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, UInt64Value._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _x1 = self._f_value
         if _x1:
@@ -703,7 +751,7 @@ class UInt64Value(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(UInt64Value, _other)
@@ -837,11 +885,14 @@ class Int32Value(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -849,33 +900,43 @@ class Int32Value(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _buf[_pos] == 0:
+                        _canon = False
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(Int32Value, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(Int32Value, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(Int32Value, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(Int32Value, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        Int32Value._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, Int32Value._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _x1 = self._f_value
         if _x1:
@@ -891,7 +952,7 @@ class Int32Value(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(Int32Value, _other)
@@ -1025,11 +1086,14 @@ class UInt32Value(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1037,33 +1101,43 @@ class UInt32Value(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _buf[_pos] == 0:
+                        _canon = False
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 32)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(UInt32Value, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(UInt32Value, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(UInt32Value, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(UInt32Value, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        UInt32Value._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, UInt32Value._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _x1 = self._f_value
         if _x1:
@@ -1079,7 +1153,7 @@ class UInt32Value(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(UInt32Value, _other)
@@ -1213,11 +1287,14 @@ class BoolValue(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1225,33 +1302,43 @@ class BoolValue(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _buf[_pos] != 1:
+                        _canon = False
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 1)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(BoolValue, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(BoolValue, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(BoolValue, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(BoolValue, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        BoolValue._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, BoolValue._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _x1 = self._f_value
         if _x1:
@@ -1262,7 +1349,7 @@ class BoolValue(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(BoolValue, _other)
@@ -1401,11 +1488,14 @@ class StringValue(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1413,40 +1503,49 @@ class StringValue(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(StringValue, _tag, _pos, _n)
+                    if _n == 0:
+                        _canon = False
                     if not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(StringValue, _tag, _pos)
                     _pos = _e
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(StringValue, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(StringValue, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(StringValue, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(StringValue, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        StringValue._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, StringValue._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _x1 = self._f_value
         if _x1:
@@ -1463,7 +1562,7 @@ class StringValue(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(StringValue, _other)
@@ -1602,11 +1701,14 @@ class BytesValue(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1614,38 +1716,47 @@ class BytesValue(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(BytesValue, _tag, _pos, _n)
+                    if _n == 0:
+                        _canon = False
                     _pos = _e
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(BytesValue, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(BytesValue, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(BytesValue, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(BytesValue, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        BytesValue._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, BytesValue._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _x1 = self._f_value
         if _x1:
@@ -1662,7 +1773,7 @@ class BytesValue(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(BytesValue, _other)

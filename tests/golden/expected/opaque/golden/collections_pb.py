@@ -135,11 +135,14 @@ class _c_Collections_Item(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -147,45 +150,62 @@ class _c_Collections_Item(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(_c_Collections_Item, _tag, _pos, _n)
+                    if _n == 0:
+                        _canon = False
                     if not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(_c_Collections_Item, _tag, _pos)
                     _pos = _e
                 elif _tag == 16:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
+                    if _buf[_pos] == 0:
+                        _canon = False
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(_c_Collections_Item, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(_c_Collections_Item, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(_c_Collections_Item, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(_c_Collections_Item, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        _c_Collections_Item._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, _c_Collections_Item._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _x1 = self._f_key
         if _x1:
@@ -212,7 +232,7 @@ class _c_Collections_Item(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(_c_Collections_Item, _other)
@@ -984,11 +1004,22 @@ class Collections(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
+        _s: _rt.i64 = 0  # map entries: where this one starts, the state of its key and value
+        _st: _rt.i64 = 0
+        _k: _rt.i64 = 0
+        _ke: _rt.i64 = 0
+        _r5: _rt.i64 = 0
+        _r6: _rt.i64 = 0
+        _r10: _rt.i64 = 0
+        _r12: _rt.i64 = 0
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -996,30 +1027,47 @@ class Collections(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag < 58:
                     if _tag == 8:
+                        _canon = False
                         if _buf[_pos] < 0x80:
                             _pos += 1
                         else:
-                            _pos = _rt.skip_varint(_buf, _pos)
+                            _pos = _rt.scan_varint(_buf, _pos, 31)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
                     elif _tag == 10:
+                        if _rank >= 1:
+                            _canon = False
+                        _rank = 1
                         _n = _buf[_pos]
                         if _n < 0x80:
                             _pos += 1
                         else:
                             _n, _pos = _rt.dec_len(_buf, _pos)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
                         _e = _pos + _n
                         if _e > _end:
                             raise _rt.overrun(Collections, _tag, _pos, _n)
-                        _rt.check_varints(_buf, _pos, _e)
+                        if not _rt.scan_packed_varints(_buf, _pos, _e, 31, None):
+                            _canon = False
                         _pos = _e
                     elif _tag == 18:
+                        if _rank > 2:
+                            _canon = False
+                        _rank = 2
                         _n = _buf[_pos]
                         if _n < 0x80:
                             _pos += 1
                         else:
                             _n, _pos = _rt.dec_len(_buf, _pos)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
                         _e = _pos + _n
                         if _e > _end:
                             raise _rt.overrun(Collections, _tag, _pos, _n)
@@ -1027,125 +1075,197 @@ class Collections(_rt.Message):
                             raise _rt.bad_utf8(Collections, _tag, _pos)
                         _pos = _e
                     elif _tag == 26:
+                        if _rank > 3:
+                            _canon = False
+                        _rank = 3
                         _n = _buf[_pos]
                         if _n < 0x80:
                             _pos += 1
                         else:
                             _n, _pos = _rt.dec_len(_buf, _pos)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
                         _e = _pos + _n
                         if _e > _end:
                             raise _rt.overrun(Collections, _tag, _pos, _n)
                         if _depth <= 0:
                             raise _rt.too_deep(Collections, _tag, _pos)
-                        _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                        if not _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1):
+                            _canon = False
                         _pos = _e
                     elif _tag == 32:
+                        _canon = False
                         if _buf[_pos] < 0x80:
                             _pos += 1
                         else:
-                            _pos = _rt.skip_varint(_buf, _pos)
+                            _pos = _rt.scan_varint(_buf, _pos, 31)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
                     elif _tag == 34:
+                        if _rank >= 4:
+                            _canon = False
+                        _rank = 4
                         _n = _buf[_pos]
                         if _n < 0x80:
                             _pos += 1
                         else:
                             _n, _pos = _rt.dec_len(_buf, _pos)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
                         _e = _pos + _n
                         if _e > _end:
                             raise _rt.overrun(Collections, _tag, _pos, _n)
-                        _rt.check_varints(_buf, _pos, _e)
+                        if not _rt.scan_packed_varints(_buf, _pos, _e, 31, None):
+                            _canon = False
                         _pos = _e
                     elif _tag == 42:
+                        if _rank != 5:
+                            _r5 = _pos
+                        if _rank > 5:
+                            _canon = False
+                        _rank = 5
+                        _s = _pos
                         _n = _buf[_pos]
                         if _n < 0x80:
                             _pos += 1
                         else:
                             _n, _pos = _rt.dec_len(_buf, _pos)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
                         _ee = _pos + _n
                         if _ee > _end:
                             raise _rt.overrun(Collections, _tag, _pos, _n)
+                        _st = 0
                         while _pos < _ee:
                             _etag = _buf[_pos]
                             if _etag < 0x80:
                                 _pos += 1
                             else:
                                 _etag, _pos = _rt.dec_tag(_buf, _pos)
+                                _canon = False
                             if _etag == 10:
+                                if _st != 0:
+                                    _canon = False
+                                _st = 1
+                                _k = _pos
                                 _n = _buf[_pos]
                                 if _n < 0x80:
                                     _pos += 1
                                 else:
                                     _n, _pos = _rt.dec_len(_buf, _pos)
+                                    if _buf[_pos - 1] == 0:
+                                        _canon = False
                                 _e = _pos + _n
                                 if _e > _ee:
                                     raise _rt.overrun(Collections, _tag, _pos, _n)
                                 if not _rt.valid_utf8(_buf, _pos, _e):
                                     raise _rt.bad_utf8(Collections, _tag, _pos)
                                 _pos = _e
-
+                                _ke = _pos
                             elif _etag == 16:
+                                if _st != 1:
+                                    _canon = False
+                                _st = 2
                                 if _buf[_pos] < 0x80:
                                     _pos += 1
                                 else:
-                                    _pos = _rt.skip_varint(_buf, _pos)
-
+                                    _pos = _rt.scan_varint(_buf, _pos, 64)
+                                    if _pos < 0:
+                                        _pos = ~_pos
+                                        _canon = False
                             else:
                                 _rt.check_tag(_etag, _pos)
                                 _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                                _canon = False
                         if _pos != _ee:
                             raise _rt.bad_end(Collections, _pos, _ee, -1)
+                        if _st != 2:
+                            _canon = False
+                        elif _canon and not _rt.map_key_is_new(_buf, _r5, _s, 1, _k, _ke):
+                            _canon = False
                     elif _tag == 50:
+                        if _rank != 6:
+                            _r6 = _pos
+                        if _rank > 6:
+                            _canon = False
+                        _rank = 6
+                        _s = _pos
                         _n = _buf[_pos]
                         if _n < 0x80:
                             _pos += 1
                         else:
                             _n, _pos = _rt.dec_len(_buf, _pos)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
                         _ee = _pos + _n
                         if _ee > _end:
                             raise _rt.overrun(Collections, _tag, _pos, _n)
                         if _depth <= 0:
                             raise _rt.too_deep(Collections, _tag, _pos)
+                        _st = 0
                         while _pos < _ee:
                             _etag = _buf[_pos]
                             if _etag < 0x80:
                                 _pos += 1
                             else:
                                 _etag, _pos = _rt.dec_tag(_buf, _pos)
+                                _canon = False
                             if _etag == 8:
+                                if _st != 0:
+                                    _canon = False
+                                _st = 1
+                                _k = _pos
                                 if _buf[_pos] < 0x80:
                                     _pos += 1
                                 else:
-                                    _pos = _rt.skip_varint(_buf, _pos)
-
+                                    _pos = _rt.scan_varint(_buf, _pos, 31)
+                                    if _pos < 0:
+                                        _pos = ~_pos
+                                        _canon = False
+                                _ke = _pos
                             elif _etag == 18:
+                                if _st != 1:
+                                    _canon = False
+                                _st = 2
                                 _n = _buf[_pos]
                                 if _n < 0x80:
                                     _pos += 1
                                 else:
                                     _n, _pos = _rt.dec_len(_buf, _pos)
+                                    if _buf[_pos - 1] == 0:
+                                        _canon = False
                                 _e = _pos + _n
                                 if _e > _ee:
                                     raise _rt.overrun(Collections, _tag, _pos, _n)
-
-                                _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1, -1)
-
+                                if not _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1):
+                                    _canon = False
                                 _pos = _e
                             else:
                                 _rt.check_tag(_etag, _pos)
                                 _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                                _canon = False
                         if _pos != _ee:
                             raise _rt.bad_end(Collections, _pos, _ee, -1)
+                        if _st != 2:
+                            _canon = False
+                        elif _canon and not _rt.map_key_is_new(_buf, _r6, _s, 1, _k, _ke):
+                            _canon = False
                     else:
-                        if _tag == _end_tag:
-                            return _pos
+                        _rank = 0x20000000
                         _pos = _rt.scan_unknown(Collections, _buf, _tag, _pos, _end, _depth)
                 else:
                     if _tag == 58:
+                        if _rank >= 7:
+                            _canon = False
+                        _rank = 7
                         _n = _buf[_pos]
                         if _n < 0x80:
                             _pos += 1
                         else:
                             _n, _pos = _rt.dec_len(_buf, _pos)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
                         _e = _pos + _n
                         if _e > _end:
                             raise _rt.overrun(Collections, _tag, _pos, _n)
@@ -1153,139 +1273,219 @@ class Collections(_rt.Message):
                             raise _rt.bad_utf8(Collections, _tag, _pos)
                         _pos = _e
                     elif _tag == 66:
+                        if _rank >= 7:
+                            _canon = False
+                        _rank = 7
                         _n = _buf[_pos]
                         if _n < 0x80:
                             _pos += 1
                         else:
                             _n, _pos = _rt.dec_len(_buf, _pos)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
                         _e = _pos + _n
                         if _e > _end:
                             raise _rt.overrun(Collections, _tag, _pos, _n)
                         if _depth <= 0:
                             raise _rt.too_deep(Collections, _tag, _pos)
-                        _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                        if not _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1):
+                            _canon = False
                         _pos = _e
                     elif _tag == 74:
+                        if _rank >= 7:
+                            _canon = False
+                        _rank = 7
                         _n = _buf[_pos]
                         if _n < 0x80:
                             _pos += 1
                         else:
                             _n, _pos = _rt.dec_len(_buf, _pos)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
                         _e = _pos + _n
                         if _e > _end:
                             raise _rt.overrun(Collections, _tag, _pos, _n)
                         if _depth <= 0:
                             raise _rt.too_deep(Collections, _tag, _pos)
-                        _m_golden__scalars_pb.Scalars._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                        if not _m_golden__scalars_pb.Scalars._pb_scan(_buf, _pos, _e, _depth - 1):
+                            _canon = False
                         _pos = _e
                     elif _tag == 82:
+                        if _rank != 10:
+                            _r10 = _pos
+                        if _rank > 10:
+                            _canon = False
+                        _rank = 10
+                        _s = _pos
                         _n = _buf[_pos]
                         if _n < 0x80:
                             _pos += 1
                         else:
                             _n, _pos = _rt.dec_len(_buf, _pos)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
                         _ee = _pos + _n
                         if _ee > _end:
                             raise _rt.overrun(Collections, _tag, _pos, _n)
+                        _st = 0
                         while _pos < _ee:
                             _etag = _buf[_pos]
                             if _etag < 0x80:
                                 _pos += 1
                             else:
                                 _etag, _pos = _rt.dec_tag(_buf, _pos)
+                                _canon = False
                             if _etag == 8:
+                                if _st != 0:
+                                    _canon = False
+                                _st = 1
+                                _k = _pos
+                                if _buf[_pos] > 1:
+                                    _canon = False
                                 if _buf[_pos] < 0x80:
                                     _pos += 1
                                 else:
-                                    _pos = _rt.skip_varint(_buf, _pos)
-
+                                    _pos = _rt.scan_varint(_buf, _pos, 1)
+                                    if _pos < 0:
+                                        _pos = ~_pos
+                                        _canon = False
+                                _ke = _pos
                             elif _etag == 16:
+                                if _st != 1:
+                                    _canon = False
+                                _st = 2
                                 if _buf[_pos] < 0x80:
                                     _pos += 1
                                 else:
-                                    _pos = _rt.skip_varint(_buf, _pos)
-
+                                    _pos = _rt.scan_varint(_buf, _pos, 31)
+                                    if _pos < 0:
+                                        _pos = ~_pos
+                                        _canon = False
                             else:
                                 _rt.check_tag(_etag, _pos)
                                 _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                                _canon = False
                         if _pos != _ee:
                             raise _rt.bad_end(Collections, _pos, _ee, -1)
+                        if _st != 2:
+                            _canon = False
+                        elif _canon and not _rt.map_key_is_new(_buf, _r10, _s, 1, _k, _ke):
+                            _canon = False
                     elif _tag == 90:
+                        if _rank >= 11:
+                            _canon = False
+                        _rank = 11
                         _n = _buf[_pos]
                         if _n < 0x80:
                             _pos += 1
                         else:
                             _n, _pos = _rt.dec_len(_buf, _pos)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
                         _e = _pos + _n
                         if _e > _end:
                             raise _rt.overrun(Collections, _tag, _pos, _n)
-                        if (_e - _pos) % 4:
-                            raise _rt.DecodeError(f"packed run of 4-byte values has {_e - _pos} bytes at offset {_pos}")
+                        if not _rt.scan_packed_fixed(_buf, _pos, _e, 4, True):
+                            _canon = False
                         _pos = _e
                     elif _tag == 93:
+                        _canon = False
+                        if _rt.signalling_f32(_rt.read_i32_le(_buf, _pos)):
+                            _canon = False
                         _pos += 4
                     elif _tag == 98:
+                        if _rank != 12:
+                            _r12 = _pos
+                        if _rank > 12:
+                            _canon = False
+                        _rank = 12
+                        _s = _pos
                         _n = _buf[_pos]
                         if _n < 0x80:
                             _pos += 1
                         else:
                             _n, _pos = _rt.dec_len(_buf, _pos)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
                         _ee = _pos + _n
                         if _ee > _end:
                             raise _rt.overrun(Collections, _tag, _pos, _n)
+                        _st = 0
                         while _pos < _ee:
                             _etag = _buf[_pos]
                             if _etag < 0x80:
                                 _pos += 1
                             else:
                                 _etag, _pos = _rt.dec_tag(_buf, _pos)
+                                _canon = False
                             if _etag == 10:
+                                if _st != 0:
+                                    _canon = False
+                                _st = 1
+                                _k = _pos
                                 _n = _buf[_pos]
                                 if _n < 0x80:
                                     _pos += 1
                                 else:
                                     _n, _pos = _rt.dec_len(_buf, _pos)
+                                    if _buf[_pos - 1] == 0:
+                                        _canon = False
                                 _e = _pos + _n
                                 if _e > _ee:
                                     raise _rt.overrun(Collections, _tag, _pos, _n)
                                 if not _rt.valid_utf8(_buf, _pos, _e):
                                     raise _rt.bad_utf8(Collections, _tag, _pos)
                                 _pos = _e
-
+                                _ke = _pos
                             elif _etag == 21:
+                                if _st != 1:
+                                    _canon = False
+                                _st = 2
+                                if _rt.signalling_f32(_rt.read_i32_le(_buf, _pos)):
+                                    _canon = False
                                 _pos += 4
-
                             else:
                                 _rt.check_tag(_etag, _pos)
                                 _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                                _canon = False
                         if _pos != _ee:
                             raise _rt.bad_end(Collections, _pos, _ee, -1)
+                        if _st != 2:
+                            _canon = False
+                        elif _canon and not _rt.map_key_is_new(_buf, _r12, _s, 1, _k, _ke):
+                            _canon = False
                     elif _tag == 104:
+                        if _rank >= 7:
+                            _canon = False
+                        _rank = 7
                         if _buf[_pos] < 0x80:
                             _pos += 1
                         else:
-                            _pos = _rt.skip_varint(_buf, _pos)
+                            _pos = _rt.scan_varint(_buf, _pos, 64)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
                     else:
-                        if _tag == _end_tag:
-                            return _pos
+                        _rank = 0x20000000
                         _pos = _rt.scan_unknown(Collections, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(Collections, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(Collections, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(Collections, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        Collections._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, Collections._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         if self._f_packed_ints:
             _out.append(10)
@@ -1319,8 +1519,9 @@ class Collections(_rt.Message):
             _out.append(26)
             if type(_x3) is not _c_Collections_Item:
                 _rt.check_message(_c_Collections_Item, _x3)
-            if _x3._pb_unknown is not _pb_no_unknown and _x3._pb_unknown and _x3._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x3._pb_unknown))
+            _kv = _rt.kept_verbatim(_x3._pb_unknown) if _x3._pb_unknown is not _pb_no_unknown and _x3._pb_unknown and _x3._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -1394,8 +1595,9 @@ class Collections(_rt.Message):
                 _out.append(18)
                 if type(_v6) is not _c_Collections_Item:
                     _rt.check_message(_c_Collections_Item, _v6)
-                if _v6._pb_unknown is not _pb_no_unknown and _v6._pb_unknown and _v6._pb_unknown[0] == 0 and not _deterministic:
-                    _rt.write_raw(_out, _rt.kept_bytes(_v6._pb_unknown))
+                _kv = _rt.kept_verbatim(_v6._pb_unknown) if _v6._pb_unknown is not _pb_no_unknown and _v6._pb_unknown and _v6._pb_unknown[0] == 0 and not _deterministic else None
+                if _kv is not None:
+                    _rt.write_raw(_out, _kv)
                 else:
                     _start = len(_out)
                     _out.append(0)
@@ -1428,8 +1630,9 @@ class Collections(_rt.Message):
             _out.append(66)
             if type(_x8) is not _c_Collections_Item:
                 _rt.check_message(_c_Collections_Item, _x8)
-            if _x8._pb_unknown is not _pb_no_unknown and _x8._pb_unknown and _x8._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x8._pb_unknown))
+            _kv = _rt.kept_verbatim(_x8._pb_unknown) if _x8._pb_unknown is not _pb_no_unknown and _x8._pb_unknown and _x8._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -1444,8 +1647,9 @@ class Collections(_rt.Message):
             _out.append(74)
             if type(_x9) is not _m_golden__scalars_pb.Scalars:
                 _rt.check_message(_m_golden__scalars_pb.Scalars, _x9)
-            if _x9._pb_unknown is not _pb_no_unknown and _x9._pb_unknown and _x9._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x9._pb_unknown))
+            _kv = _rt.kept_verbatim(_x9._pb_unknown) if _x9._pb_unknown is not _pb_no_unknown and _x9._pb_unknown and _x9._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -1516,7 +1720,7 @@ class Collections(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(Collections, _other)

@@ -139,11 +139,14 @@ class _c_LogEntry_Detail(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -151,13 +154,20 @@ class _c_LogEntry_Detail(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 10:
+                    if _rank > 1:
+                        _canon = False
+                    _rank = 1
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(_c_LogEntry_Detail, _tag, _pos, _n)
@@ -165,31 +175,37 @@ class _c_LogEntry_Detail(_rt.Message):
                         raise _rt.bad_utf8(_c_LogEntry_Detail, _tag, _pos)
                     _pos = _e
                 elif _tag == 16:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(_c_LogEntry_Detail, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(_c_LogEntry_Detail, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(_c_LogEntry_Detail, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(_c_LogEntry_Detail, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        _c_LogEntry_Detail._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, _c_LogEntry_Detail._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         for _x1 in self._f_lines:
             _out.append(10)
@@ -215,7 +231,7 @@ class _c_LogEntry_Detail(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(_c_LogEntry_Detail, _other)
@@ -602,11 +618,14 @@ class LogEntry(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -614,18 +633,31 @@ class LogEntry(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 64)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 elif _tag == 18:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(LogEntry, _tag, _pos, _n)
@@ -633,11 +665,16 @@ class LogEntry(_rt.Message):
                         raise _rt.bad_utf8(LogEntry, _tag, _pos)
                     _pos = _e
                 elif _tag == 26:
+                    if _rank >= 3:
+                        _canon = False
+                    _rank = 3
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(LogEntry, _tag, _pos, _n)
@@ -646,11 +683,16 @@ class LogEntry(_rt.Message):
                     _rt.check_structure(LogEntry, _buf, _tag, _pos, _e, _depth - 1, _c_LogEntry_Detail)
                     _pos = _e
                 elif _tag == 34:
+                    if _rank >= 4:
+                        _canon = False
+                    _rank = 4
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(LogEntry, _tag, _pos, _n)
@@ -658,11 +700,16 @@ class LogEntry(_rt.Message):
                         raise _rt.too_deep(LogEntry, _tag, _pos)
                     _pos = _e
                 elif _tag == 42:
+                    if _rank > 5:
+                        _canon = False
+                    _rank = 5
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(LogEntry, _tag, _pos, _n)
@@ -671,26 +718,26 @@ class LogEntry(_rt.Message):
                     _rt.check_structure(LogEntry, _buf, _tag, _pos, _e, _depth - 1, _c_LogEntry_Detail)
                     _pos = _e
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(LogEntry, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(LogEntry, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(LogEntry, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(LogEntry, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        LogEntry._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, LogEntry._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         if self._pb_p0 & 1:
             _x1 = self._f_timestamp
@@ -726,8 +773,9 @@ class LogEntry(_rt.Message):
                 _out.append(26)
                 if type(_x3) is not _c_LogEntry_Detail:
                     _rt.check_message(_c_LogEntry_Detail, _x3)
-                if _x3._pb_unknown is not _pb_no_unknown and _x3._pb_unknown and _x3._pb_unknown[0] == 0 and not _deterministic:
-                    _rt.write_raw(_out, _rt.kept_bytes(_x3._pb_unknown))
+                _kv = _rt.kept_verbatim(_x3._pb_unknown) if _x3._pb_unknown is not _pb_no_unknown and _x3._pb_unknown and _x3._pb_unknown[0] == 0 and not _deterministic else None
+                if _kv is not None:
+                    _rt.write_raw(_out, _kv)
                 else:
                     _start = len(_out)
                     _out.append(0)
@@ -751,8 +799,9 @@ class LogEntry(_rt.Message):
                 _out.append(34)
                 if type(_x4) is not _c_LogEntry_Detail:
                     _rt.check_message(_c_LogEntry_Detail, _x4)
-                if _x4._pb_unknown is not _pb_no_unknown and _x4._pb_unknown and _x4._pb_unknown[0] == 0 and not _deterministic:
-                    _rt.write_raw(_out, _rt.kept_bytes(_x4._pb_unknown))
+                _kv = _rt.kept_verbatim(_x4._pb_unknown) if _x4._pb_unknown is not _pb_no_unknown and _x4._pb_unknown and _x4._pb_unknown[0] == 0 and not _deterministic else None
+                if _kv is not None:
+                    _rt.write_raw(_out, _kv)
                 else:
                     _start = len(_out)
                     _out.append(0)
@@ -767,8 +816,9 @@ class LogEntry(_rt.Message):
             _out.append(42)
             if type(_x5) is not _c_LogEntry_Detail:
                 _rt.check_message(_c_LogEntry_Detail, _x5)
-            if _x5._pb_unknown is not _pb_no_unknown and _x5._pb_unknown and _x5._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x5._pb_unknown))
+            _kv = _rt.kept_verbatim(_x5._pb_unknown) if _x5._pb_unknown is not _pb_no_unknown and _x5._pb_unknown and _x5._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -783,7 +833,7 @@ class LogEntry(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(LogEntry, _other)
@@ -1058,11 +1108,14 @@ class Envelope(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1070,13 +1123,20 @@ class Envelope(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Envelope, _tag, _pos, _n)
@@ -1084,39 +1144,45 @@ class Envelope(_rt.Message):
                         raise _rt.bad_utf8(Envelope, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Envelope, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Envelope, _tag, _pos)
-                    LogEntry._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    if not LogEntry._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
                     _pos = _e
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(Envelope, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(Envelope, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(Envelope, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(Envelope, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        Envelope._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, Envelope._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         if self._pb_p0 & 1:
             _x1 = self._f_name
@@ -1134,8 +1200,9 @@ class Envelope(_rt.Message):
             _out.append(18)
             if type(_x2) is not LogEntry:
                 _rt.check_message(LogEntry, _x2)
-            if _x2._pb_unknown is not _pb_no_unknown and _x2._pb_unknown and _x2._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x2._pb_unknown))
+            _kv = _rt.kept_verbatim(_x2._pb_unknown) if _x2._pb_unknown is not _pb_no_unknown and _x2._pb_unknown and _x2._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -1150,7 +1217,7 @@ class Envelope(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(Envelope, _other)
@@ -1424,11 +1491,14 @@ class Node(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1436,31 +1506,50 @@ class Node(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 elif _tag == 18:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Node, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Node, _tag, _pos)
-                    Node._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    if not Node._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
                     _pos = _e
                 elif _tag == 26:
+                    if _rank >= 3:
+                        _canon = False
+                    _rank = 3
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Node, _tag, _pos, _n)
@@ -1469,26 +1558,26 @@ class Node(_rt.Message):
                     _rt.check_structure(Node, _buf, _tag, _pos, _e, _depth - 1, Node)
                     _pos = _e
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(Node, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(Node, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(Node, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(Node, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        Node._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, Node._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         if self._pb_p0 & 1:
             _x1 = self._f_value
@@ -1505,8 +1594,9 @@ class Node(_rt.Message):
             _out.append(18)
             if type(_x2) is not Node:
                 _rt.check_message(Node, _x2)
-            if _x2._pb_unknown is not _pb_no_unknown and _x2._pb_unknown and _x2._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x2._pb_unknown))
+            _kv = _rt.kept_verbatim(_x2._pb_unknown) if _x2._pb_unknown is not _pb_no_unknown and _x2._pb_unknown and _x2._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -1530,8 +1620,9 @@ class Node(_rt.Message):
                 _out.append(26)
                 if type(_x3) is not Node:
                     _rt.check_message(Node, _x3)
-                if _x3._pb_unknown is not _pb_no_unknown and _x3._pb_unknown and _x3._pb_unknown[0] == 0 and not _deterministic:
-                    _rt.write_raw(_out, _rt.kept_bytes(_x3._pb_unknown))
+                _kv = _rt.kept_verbatim(_x3._pb_unknown) if _x3._pb_unknown is not _pb_no_unknown and _x3._pb_unknown and _x3._pb_unknown[0] == 0 and not _deterministic else None
+                if _kv is not None:
+                    _rt.write_raw(_out, _kv)
                 else:
                     _start = len(_out)
                     _out.append(0)
@@ -1546,7 +1637,7 @@ class Node(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(Node, _other)

@@ -132,11 +132,14 @@ class buf(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -144,33 +147,41 @@ class buf(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(buf, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(buf, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(buf, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(buf, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        buf._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, buf._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         if self._pb_p0 & 1:
             _x1 = self._f_a
@@ -186,7 +197,7 @@ class buf(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(buf, _other)
@@ -345,11 +356,14 @@ class m4(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -357,33 +371,41 @@ class m4(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(m4, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(m4, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(m4, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(m4, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        m4._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, m4._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         if self._pb_p0 & 1:
             _x1 = self._f_a
@@ -399,7 +421,7 @@ class m4(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(m4, _other)
@@ -882,11 +904,14 @@ class class_(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -894,33 +919,41 @@ class class_(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(class_, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(class_, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(class_, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(class_, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        class_._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, class_._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         if self._pb_p0 & 1:
             _x1 = self._f_a
@@ -936,7 +969,7 @@ class class_(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(class_, _other)
@@ -1055,11 +1088,14 @@ class len_(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1067,33 +1103,35 @@ class len_(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
-                if _tag == _end_tag:
-                    return _pos
+                _rank = 0x20000000
                 _pos = _rt.scan_unknown(len_, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(len_, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(len_, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(len_, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        len_._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, len_._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         if self._pb_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(len_, _other)
@@ -1197,11 +1235,14 @@ class property_(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1209,33 +1250,35 @@ class property_(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
-                if _tag == _end_tag:
-                    return _pos
+                _rank = 0x20000000
                 _pos = _rt.scan_unknown(property_, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(property_, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(property_, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(property_, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        property_._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, property_._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         if self._pb_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(property_, _other)
@@ -1339,11 +1382,14 @@ class value_(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1351,33 +1397,35 @@ class value_(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
-                if _tag == _end_tag:
-                    return _pos
+                _rank = 0x20000000
                 _pos = _rt.scan_unknown(value_, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(value_, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(value_, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(value_, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        value_._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, value_._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         if self._pb_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(value_, _other)
@@ -1481,11 +1529,14 @@ class annotations_(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1493,33 +1544,35 @@ class annotations_(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
-                if _tag == _end_tag:
-                    return _pos
+                _rank = 0x20000000
                 _pos = _rt.scan_unknown(annotations_, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(annotations_, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(annotations_, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(annotations_, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        annotations_._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, annotations_._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         if self._pb_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(annotations_, _other)
@@ -1663,11 +1716,14 @@ class Private_(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1675,33 +1731,41 @@ class Private_(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(Private_, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(Private_, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(Private_, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(Private_, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        Private_._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, Private_._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         if self._pb_p0 & 1:
             _x1 = self._f_a
@@ -1717,7 +1781,7 @@ class Private_(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(Private_, _other)
@@ -2706,8 +2770,9 @@ class Holder(_rt.ExtendableMessage):
             _out.append(10)
             if type(_x1) is not buf:
                 _rt.check_message(buf, _x1)
-            if _x1._pb_unknown is not _pb_no_unknown and _x1._pb_unknown and _x1._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x1._pb_unknown))
+            _kv = _rt.kept_verbatim(_x1._pb_unknown) if _x1._pb_unknown is not _pb_no_unknown and _x1._pb_unknown and _x1._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -2722,8 +2787,9 @@ class Holder(_rt.ExtendableMessage):
             _out.append(34)
             if type(_x4) is not m4:
                 _rt.check_message(m4, _x4)
-            if _x4._pb_unknown is not _pb_no_unknown and _x4._pb_unknown and _x4._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x4._pb_unknown))
+            _kv = _rt.kept_verbatim(_x4._pb_unknown) if _x4._pb_unknown is not _pb_no_unknown and _x4._pb_unknown and _x4._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -2812,8 +2878,9 @@ class Holder(_rt.ExtendableMessage):
             _out.append(74)
             if type(_x9) is not m4:
                 _rt.check_message(m4, _x9)
-            if _x9._pb_unknown is not _pb_no_unknown and _x9._pb_unknown and _x9._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x9._pb_unknown))
+            _kv = _rt.kept_verbatim(_x9._pb_unknown) if _x9._pb_unknown is not _pb_no_unknown and _x9._pb_unknown and _x9._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -2947,8 +3014,9 @@ class Holder(_rt.ExtendableMessage):
                 _out.write(b'\xaa\x01')
                 if type(_x21) is not buf:
                     _rt.check_message(buf, _x21)
-                if _x21._pb_unknown is not _pb_no_unknown and _x21._pb_unknown and _x21._pb_unknown[0] == 0 and not _deterministic:
-                    _rt.write_raw(_out, _rt.kept_bytes(_x21._pb_unknown))
+                _kv = _rt.kept_verbatim(_x21._pb_unknown) if _x21._pb_unknown is not _pb_no_unknown and _x21._pb_unknown and _x21._pb_unknown[0] == 0 and not _deterministic else None
+                if _kv is not None:
+                    _rt.write_raw(_out, _kv)
                 else:
                     _start = len(_out)
                     _out.append(0)
@@ -3492,11 +3560,14 @@ class Enums(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -3504,33 +3575,43 @@ class Enums(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _rt.dec_int32(_buf, _pos)[0] not in _e_Enums_E.numbers:
+                        _canon = False
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(Enums, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(Enums, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(Enums, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(Enums, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        Enums._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, Enums._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         if self._pb_p0 & 1:
             _x1 = self._f_e
@@ -3546,7 +3627,7 @@ class Enums(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(Enums, _other)
@@ -3708,11 +3789,14 @@ class _c_Outer_Inner_X(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -3720,33 +3804,41 @@ class _c_Outer_Inner_X(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(_c_Outer_Inner_X, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(_c_Outer_Inner_X, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(_c_Outer_Inner_X, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(_c_Outer_Inner_X, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        _c_Outer_Inner_X._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, _c_Outer_Inner_X._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         if self._pb_p0 & 1:
             _x1 = self._f_a
@@ -3762,7 +3854,7 @@ class _c_Outer_Inner_X(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(_c_Outer_Inner_X, _other)
@@ -3921,11 +4013,14 @@ class Outer(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -3933,49 +4028,58 @@ class Outer(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Outer, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Outer, _tag, _pos)
-                    _c_Outer_Inner_X._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    if not _c_Outer_Inner_X._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
                     _pos = _e
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(Outer, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(Outer, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(Outer, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(Outer, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        Outer._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, Outer._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _x1 = self._f_x
         if _x1 is not None:
             _out.append(10)
             if type(_x1) is not _c_Outer_Inner_X:
                 _rt.check_message(_c_Outer_Inner_X, _x1)
-            if _x1._pb_unknown is not _pb_no_unknown and _x1._pb_unknown and _x1._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x1._pb_unknown))
+            _kv = _rt.kept_verbatim(_x1._pb_unknown) if _x1._pb_unknown is not _pb_no_unknown and _x1._pb_unknown and _x1._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -3990,7 +4094,7 @@ class Outer(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(Outer, _other)
@@ -4148,11 +4252,14 @@ class _c_Outer_Inner_X_(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -4160,33 +4267,41 @@ class _c_Outer_Inner_X_(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(_c_Outer_Inner_X_, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(_c_Outer_Inner_X_, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(_c_Outer_Inner_X_, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(_c_Outer_Inner_X_, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        _c_Outer_Inner_X_._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, _c_Outer_Inner_X_._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         if self._pb_p0 & 1:
             _x1 = self._f_a
@@ -4202,7 +4317,7 @@ class _c_Outer_Inner_X_(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(_c_Outer_Inner_X_, _other)
@@ -4361,11 +4476,14 @@ class Outer_Inner(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -4373,49 +4491,58 @@ class Outer_Inner(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
                     _n = _buf[_pos]
                     if _n < 0x80:
                         _pos += 1
                     else:
                         _n, _pos = _rt.dec_len(_buf, _pos)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
                     _e = _pos + _n
                     if _e > _end:
                         raise _rt.overrun(Outer_Inner, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Outer_Inner, _tag, _pos)
-                    _c_Outer_Inner_X_._pb_scan(_buf, _pos, _e, _depth - 1, -1)
+                    if not _c_Outer_Inner_X_._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
                     _pos = _e
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(Outer_Inner, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(Outer_Inner, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(Outer_Inner, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(Outer_Inner, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        Outer_Inner._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, Outer_Inner._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _x1 = self._f_x
         if _x1 is not None:
             _out.append(10)
             if type(_x1) is not _c_Outer_Inner_X_:
                 _rt.check_message(_c_Outer_Inner_X_, _x1)
-            if _x1._pb_unknown is not _pb_no_unknown and _x1._pb_unknown and _x1._pb_unknown[0] == 0 and not _deterministic:
-                _rt.write_raw(_out, _rt.kept_bytes(_x1._pb_unknown))
+            _kv = _rt.kept_verbatim(_x1._pb_unknown) if _x1._pb_unknown is not _pb_no_unknown and _x1._pb_unknown and _x1._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
             else:
                 _start = len(_out)
                 _out.append(0)
@@ -4430,7 +4557,7 @@ class Outer_Inner(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(Outer_Inner, _other)

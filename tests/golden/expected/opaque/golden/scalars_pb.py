@@ -547,11 +547,14 @@ class Scalars(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -560,101 +563,216 @@ class Scalars(_rt.Message):
                 elif _buf[_pos + 1] < 0x80:
                     _tag = (_tag & 0x7F) | (_buf[_pos + 1] << 7)
                     _pos += 2
+                    if _tag < 0x80:
+                        _canon = False
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag < 74:
                     if _tag == 9:
+                        if _rank >= 1:
+                            _canon = False
+                        _rank = 1
+                        if _rt.read_i64_le(_buf, _pos) == 0:
+                            _canon = False
                         _pos += 8
                     elif _tag == 21:
+                        if _rank >= 2:
+                            _canon = False
+                        _rank = 2
+                        if _rt.signalling_f32(_rt.read_i32_le(_buf, _pos)):
+                            _canon = False
+                        if _rt.read_i32_le(_buf, _pos) == 0:
+                            _canon = False
                         _pos += 4
                     elif _tag == 24:
+                        if _rank >= 3:
+                            _canon = False
+                        _rank = 3
+                        if _buf[_pos] == 0:
+                            _canon = False
                         if _buf[_pos] < 0x80:
                             _pos += 1
                         else:
-                            _pos = _rt.skip_varint(_buf, _pos)
+                            _pos = _rt.scan_varint(_buf, _pos, 64)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
                     elif _tag == 32:
+                        if _rank >= 4:
+                            _canon = False
+                        _rank = 4
+                        if _buf[_pos] == 0:
+                            _canon = False
                         if _buf[_pos] < 0x80:
                             _pos += 1
                         else:
-                            _pos = _rt.skip_varint(_buf, _pos)
+                            _pos = _rt.scan_varint(_buf, _pos, 64)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
                     elif _tag == 40:
+                        if _rank >= 5:
+                            _canon = False
+                        _rank = 5
+                        if _buf[_pos] == 0:
+                            _canon = False
                         if _buf[_pos] < 0x80:
                             _pos += 1
                         else:
-                            _pos = _rt.skip_varint(_buf, _pos)
+                            _pos = _rt.scan_varint(_buf, _pos, 31)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
                     elif _tag == 49:
+                        if _rank >= 6:
+                            _canon = False
+                        _rank = 6
+                        if _rt.read_i64_le(_buf, _pos) == 0:
+                            _canon = False
                         _pos += 8
                     elif _tag == 61:
+                        if _rank >= 7:
+                            _canon = False
+                        _rank = 7
+                        if _rt.read_i32_le(_buf, _pos) == 0:
+                            _canon = False
                         _pos += 4
                     elif _tag == 64:
+                        if _rank >= 8:
+                            _canon = False
+                        _rank = 8
+                        if _buf[_pos] != 1:
+                            _canon = False
                         if _buf[_pos] < 0x80:
                             _pos += 1
                         else:
-                            _pos = _rt.skip_varint(_buf, _pos)
+                            _pos = _rt.scan_varint(_buf, _pos, 1)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
                     else:
-                        if _tag == _end_tag:
-                            return _pos
+                        _rank = 0x20000000
                         _pos = _rt.scan_unknown(Scalars, _buf, _tag, _pos, _end, _depth)
                 else:
                     if _tag < 105:
                         if _tag == 74:
+                            if _rank >= 9:
+                                _canon = False
+                            _rank = 9
                             _n = _buf[_pos]
                             if _n < 0x80:
                                 _pos += 1
                             else:
                                 _n, _pos = _rt.dec_len(_buf, _pos)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
                             _e = _pos + _n
                             if _e > _end:
                                 raise _rt.overrun(Scalars, _tag, _pos, _n)
+                            if _n == 0:
+                                _canon = False
                             if not _rt.valid_utf8(_buf, _pos, _e):
                                 raise _rt.bad_utf8(Scalars, _tag, _pos)
                             _pos = _e
                         elif _tag == 82:
+                            if _rank >= 10:
+                                _canon = False
+                            _rank = 10
                             _n = _buf[_pos]
                             if _n < 0x80:
                                 _pos += 1
                             else:
                                 _n, _pos = _rt.dec_len(_buf, _pos)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
                             _e = _pos + _n
                             if _e > _end:
                                 raise _rt.overrun(Scalars, _tag, _pos, _n)
+                            if _n == 0:
+                                _canon = False
                             _pos = _e
                         elif _tag == 88:
+                            if _rank >= 11:
+                                _canon = False
+                            _rank = 11
+                            if _buf[_pos] == 0:
+                                _canon = False
                             if _buf[_pos] < 0x80:
                                 _pos += 1
                             else:
-                                _pos = _rt.skip_varint(_buf, _pos)
+                                _pos = _rt.scan_varint(_buf, _pos, 32)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
                         elif _tag == 101:
+                            if _rank >= 12:
+                                _canon = False
+                            _rank = 12
+                            if _rt.read_i32_le(_buf, _pos) == 0:
+                                _canon = False
                             _pos += 4
                         else:
-                            if _tag == _end_tag:
-                                return _pos
+                            _rank = 0x20000000
                             _pos = _rt.scan_unknown(Scalars, _buf, _tag, _pos, _end, _depth)
                     else:
                         if _tag == 105:
+                            if _rank >= 13:
+                                _canon = False
+                            _rank = 13
+                            if _rt.read_i64_le(_buf, _pos) == 0:
+                                _canon = False
                             _pos += 8
                         elif _tag == 112:
+                            if _rank >= 14:
+                                _canon = False
+                            _rank = 14
+                            if _buf[_pos] == 0:
+                                _canon = False
                             if _buf[_pos] < 0x80:
                                 _pos += 1
                             else:
-                                _pos = _rt.skip_varint(_buf, _pos)
+                                _pos = _rt.scan_varint(_buf, _pos, 32)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
                         elif _tag == 120:
+                            if _rank >= 15:
+                                _canon = False
+                            _rank = 15
+                            if _buf[_pos] == 0:
+                                _canon = False
                             if _buf[_pos] < 0x80:
                                 _pos += 1
                             else:
-                                _pos = _rt.skip_varint(_buf, _pos)
+                                _pos = _rt.scan_varint(_buf, _pos, 64)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
                         elif _tag == 128:
+                            if _rank >= 16:
+                                _canon = False
+                            _rank = 16
                             if _buf[_pos] < 0x80:
                                 _pos += 1
                             else:
-                                _pos = _rt.skip_varint(_buf, _pos)
+                                _pos = _rt.scan_varint(_buf, _pos, 31)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
                         elif _tag == 138:
+                            if _rank >= 17:
+                                _canon = False
+                            _rank = 17
                             _n = _buf[_pos]
                             if _n < 0x80:
                                 _pos += 1
                             else:
                                 _n, _pos = _rt.dec_len(_buf, _pos)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
                             _e = _pos + _n
                             if _e > _end:
                                 raise _rt.overrun(Scalars, _tag, _pos, _n)
@@ -662,26 +780,26 @@ class Scalars(_rt.Message):
                                 raise _rt.bad_utf8(Scalars, _tag, _pos)
                             _pos = _e
                         else:
-                            if _tag == _end_tag:
-                                return _pos
+                            _rank = 0x20000000
                             _pos = _rt.scan_unknown(Scalars, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(Scalars, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(Scalars, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(Scalars, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        Scalars._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, Scalars._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _x1 = self._f_f_double
         if _x1 or _rt.copysign(1.0, _x1) < 0.0:
@@ -827,7 +945,7 @@ class Scalars(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(Scalars, _other)
@@ -1248,11 +1366,14 @@ class FixedFirst(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64) -> _rt.i64:
-        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value."""
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1260,37 +1381,57 @@ class FixedFirst(_rt.Message):
                     _pos += 1
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
 
                 if _tag == 9:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _rt.read_i64_le(_buf, _pos) == 0:
+                        _canon = False
                     _pos += 8
                 elif _tag == 16:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
+                    if _buf[_pos] == 0:
+                        _canon = False
                     if _buf[_pos] < 0x80:
                         _pos += 1
                     else:
-                        _pos = _rt.skip_varint(_buf, _pos)
+                        _pos = _rt.scan_varint(_buf, _pos, 64)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 elif _tag == 29:
+                    if _rank >= 3:
+                        _canon = False
+                    _rank = 3
+                    if _rt.read_i32_le(_buf, _pos) == 0:
+                        _canon = False
                     _pos += 4
                 else:
-                    if _tag == _end_tag:
-                        return _pos
+                    _rank = 0x20000000
                     _pos = _rt.scan_unknown(FixedFirst, _buf, _tag, _pos, _end, _depth)
 
-        except IndexError as _exc:
+        except (IndexError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(FixedFirst, _tag, _pos, _exc) from None
-        if _pos != _end or _end_tag >= 0:
-            raise _rt.bad_end(FixedFirst, _pos, _end, _end_tag)
-        return _pos
+        if _pos != _end:
+            raise _rt.bad_end(FixedFirst, _pos, _end, -1)
+        return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        FixedFirst._pb_scan(_buf, 0, len(_buf), _depth, -1)
+        self._pb_unknown = _rt.keep_input(_buf, _depth, FixedFirst._pb_scan(_buf, 0, len(_buf), _depth))
         return True
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
-            if _deterministic:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
                 self._pb_load_raw()
             else:
-                _rt.write_raw(_out, _rt.kept_bytes(self._pb_unknown), False)
+                _rt.write_raw(_out, _kv, False)
                 return
         _x1 = self._f_id
         if _x1:
@@ -1316,7 +1457,7 @@ class FixedFirst(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
-        return _rt.kept_bytes(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(FixedFirst, _other)
