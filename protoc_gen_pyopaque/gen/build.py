@@ -80,11 +80,14 @@ class FieldTypes(NamedTuple):
     default: str  # the value of an unset field
 
 
-def field_types(f: Field, value_type: str, entry_types: str, opaque: bool, param_type: str = "") -> FieldTypes:
+def field_types(f: Field, value_type: str, entry_types: str, opaque: bool, param_type: str = "",
+                slot_type: str = "") -> FieldTypes:
     """Decide the types of field ``f`` whose values are ``value_type`` (maps: ``entry_types``,
     the key's and the value's, as ``K, V``), in the opaque layout or not. ``param_type``: what
     the setter and constructor take, if it says more than ``value_type`` (enums: ``Color | int``,
-    to the same effect for a type checker, but an IDE offers the members; maps: ``K, V`` too)."""
+    to the same effect for a type checker, but an IDE offers the members; maps: ``K, V`` too).
+    ``slot_type``: what a singular field's slot holds, if narrower than ``value_type`` (an open
+    enum's ``int``: a native int compiled, where ``Color | int`` would be an object)."""
     if f.map is not None:
         param_type = param_type or entry_types
         return FieldTypes(f"dict[{entry_types}]", f"dict[{entry_types}]", f"_t.Mapping[{param_type}] | None",
@@ -97,7 +100,9 @@ def field_types(f: Field, value_type: str, entry_types: str, opaque: bool, param
     if f.message is not None:
         return FieldTypes(optional, optional, optional, "None", optional, "None")
     default = py_literal(f.default)
-    slot = optional if f.presence and not opaque else value_type
+    slot = slot_type or value_type
+    if f.presence and not opaque:
+        slot += " | None"
     # None given to a constructor means "not set", in every style (the default needs no check)
     return FieldTypes(value_type, slot, f"{param_type} | None", "None", param_type, default)
 
@@ -209,7 +214,10 @@ class _Builder:
             # int parameter turns it into 0 or 1 before the check; a constructor's test for
             # None would too: it narrows a copy, pyexpr.none_operand)
             param_type = "int | bool"
-        types = field_types(f, value_type, entry_types, opaque, param_type)
+        # an enum's values are ints, held as such (a native int compiled); the getter of a
+        # singular one says they are its members or numbers it does not name
+        read_type = f"{self.refs.enum(f.enum)} | int" if f.enum is not None and not f.repeated else value_type
+        types = field_types(f, read_type, entry_types, opaque, param_type, value_type)
         bit_word, bit_mask = "", 0
         if bit is not None:
             bit_word = f"_pb_p{bit // PRESENCE_WORD_BITS}"

@@ -49,6 +49,10 @@ assert_type(Collections.parse(c.serialize()), Collections)
 assert_type(Collections.from_json(c.to_json()), Collections)
 assert_type(Scalars.from_dict({}), Scalars)
 assert_type(AddressBook.parse(b"").get_people(), list[Person])
+# enums: values are plain ints (an open enum's may be numbers it does not name); a singular
+# getter says so, containers and attributes say int
+assert_type(Collections.Item(color=7).get_color(), Collections.Color | int)
+assert_type(c.get_colors(), list[int])
 assert_type(c.which("choice"), Literal["text", "item", "scalars", "number"] | None)
 assert_type(Scalars().has("opt_string"), bool)
 assert_type(c.has("item") or c.has("choice"), bool)
@@ -108,6 +112,7 @@ WRONG = {
     "which_field": COLLECTIONS + 'Collections().which("text")\n',
     "get_misspelt": COLLECTIONS + 'Collections().get("name")\n',
     "mutable_scalar": COLLECTIONS + 'Collections().mutable("text")\n',
+    "open_enum": COLLECTIONS + "color: Collections.Color = Collections.Item().get_color()\n",
     "opaque_field": SCALARS + "Scalars().f_int32 = 3\n",
 }
 WRONG_IN = {name: STYLES for name in WRONG} | {"opaque_field": ("opaque", "lazy")}

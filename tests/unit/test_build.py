@@ -119,6 +119,19 @@ def test_field_types(field: Field, opaque: bool, types: tuple[str, ...]) -> None
     assert tuple(field_types(field, value_type, "str, M", opaque)) == types
 
 
+OPEN_ENUM = replace(SCALAR, kind=k.TYPE_ENUM, enum="p.Color")
+
+
+@pytest.mark.parametrize(("opaque", "presence", "slot"), [
+    (True, False, "int"), (True, True, "int"), (False, False, "int"), (False, True, "int | None"),
+])
+def test_enum_field_types(opaque: bool, presence: bool, slot: str) -> None:
+    """An enum's getter says ``Color | int`` (its values are plain ints, and an open enum's keep
+    numbers it does not name); its slot, ``int``, a native int compiled."""
+    types = field_types(replace(OPEN_ENUM, presence=presence), "Color | int", "", opaque, "Color | int", "int")
+    assert (types.getter, types.slot, types.setter) == ("Color | int", slot, "Color | int")
+
+
 def test_wrapped_list_fills_lines_as_textwrap() -> None:
     """Generated lists (__slots__, register_messages) wrap as textwrap.fill wraps their text."""
     rng = random.Random(7)

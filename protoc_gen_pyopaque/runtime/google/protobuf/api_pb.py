@@ -242,7 +242,7 @@ class Api(_rt.Message):
     def clear_mixins(self) -> None:
         self.mixins = []
 
-    def get_syntax(self) -> int:
+    def get_syntax(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Syntax | int:
         """The source syntax of the service.
 
         Field: google.protobuf.Syntax syntax = 7;
@@ -846,7 +846,7 @@ class Method(_rt.Message):
     def clear_options(self) -> None:
         self.options = []
 
-    def get_syntax(self) -> int:
+    def get_syntax(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Syntax | int:
         """The source syntax of this method.
 
         This field should be ignored, instead the syntax should be inherited from

@@ -202,7 +202,7 @@ class Api(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_mixins = []
 
-    def get_syntax(self) -> int:
+    def get_syntax(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Syntax | int:
         """The source syntax of the service.
 
         Field: google.protobuf.Syntax syntax = 7;
@@ -1015,7 +1015,7 @@ class Method(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_options = []
 
-    def get_syntax(self) -> int:
+    def get_syntax(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Syntax | int:
         """The source syntax of this method.
 
         This field should be ignored, instead the syntax should be inherited from

@@ -440,7 +440,7 @@ class Value(_rt.ValueBase):
 
     # -- accessors ---------------------------------------------------------------
 
-    def get_null_value(self) -> int:
+    def get_null_value(self) -> NullValue | int:
         """Represents a JSON `null`.
 
         Field: google.protobuf.NullValue null_value = 1;

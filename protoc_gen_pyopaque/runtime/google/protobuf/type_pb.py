@@ -182,7 +182,7 @@ class Type(_rt.Message):
     def clear_source_context(self) -> None:
         self.source_context = None
 
-    def get_syntax(self) -> int:
+    def get_syntax(self) -> Syntax | int:
         """The source syntax.
 
         Field: google.protobuf.Syntax syntax = 6;
@@ -721,7 +721,7 @@ class Field(_rt.Message):
 
     # -- accessors ---------------------------------------------------------------
 
-    def get_kind(self) -> int:
+    def get_kind(self) -> Field.Kind | int:
         """The field type.
 
         Field: google.protobuf.Field.Kind kind = 1;
@@ -735,7 +735,7 @@ class Field(_rt.Message):
     def clear_kind(self) -> None:
         self.kind = 0
 
-    def get_cardinality(self) -> int:
+    def get_cardinality(self) -> Field.Cardinality | int:
         """The field cardinality.
 
         Field: google.protobuf.Field.Cardinality cardinality = 2;
@@ -1410,7 +1410,7 @@ class Enum(_rt.Message):
     def clear_source_context(self) -> None:
         self.source_context = None
 
-    def get_syntax(self) -> int:
+    def get_syntax(self) -> Syntax | int:
         """The source syntax.
 
         Field: google.protobuf.Syntax syntax = 5;

@@ -164,7 +164,7 @@ class Type(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_source_context = None
 
-    def get_syntax(self) -> int:
+    def get_syntax(self) -> Syntax | int:
         """The source syntax.
 
         Field: google.protobuf.Syntax syntax = 6;
@@ -864,7 +864,7 @@ class Field(_rt.Message):
 
     # -- accessors ---------------------------------------------------------------
 
-    def get_kind(self) -> int:
+    def get_kind(self) -> Field.Kind | int:
         """The field type.
 
         Field: google.protobuf.Field.Kind kind = 1;
@@ -881,7 +881,7 @@ class Field(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_kind = 0
 
-    def get_cardinality(self) -> int:
+    def get_cardinality(self) -> Field.Cardinality | int:
         """The field cardinality.
 
         Field: google.protobuf.Field.Cardinality cardinality = 2;
@@ -1805,7 +1805,7 @@ class Enum(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_source_context = None
 
-    def get_syntax(self) -> int:
+    def get_syntax(self) -> Syntax | int:
         """The source syntax.
 
         Field: google.protobuf.Syntax syntax = 5;

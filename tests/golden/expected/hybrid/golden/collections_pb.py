@@ -70,7 +70,7 @@ class _c_Collections_Item(_rt.Message):
     def clear_key(self) -> None:
         self.key = ''
 
-    def get_color(self) -> int:
+    def get_color(self) -> Collections.Color | int:
         """Field: golden.Collections.Color color = 2;"""
         return self.color
 

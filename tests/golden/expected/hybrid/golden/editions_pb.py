@@ -317,7 +317,7 @@ class Edition2023(_rt.Message):
     def clear_delimited_child(self) -> None:
         self.delimited_child = None
 
-    def get_state(self) -> int:
+    def get_state(self) -> State | int:
         """Field: golden.State state = 7;"""
         _value = self.state
         return 0 if _value is None else _value

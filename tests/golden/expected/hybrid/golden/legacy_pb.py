@@ -297,7 +297,7 @@ class Legacy(_rt.ExtendableMessage):
     def clear_label(self) -> None:
         self.label = None
 
-    def get_level(self) -> int:
+    def get_level(self) -> Level | int:
         """Field: optional golden.Level level = 3;"""
         _value = self.level
         return 2 if _value is None else _value

@@ -64,7 +64,7 @@ class _c_Collections_Item(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         self._f_key = ''
 
-    def get_color(self) -> int:
+    def get_color(self) -> Collections.Color | int:
         """Field: golden.Collections.Color color = 2;"""
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_color

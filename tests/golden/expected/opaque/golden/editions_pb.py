@@ -398,7 +398,7 @@ class Edition2023(_rt.Message):
     def clear_delimited_child(self) -> None:
         self._f_delimited_child = None
 
-    def get_state(self) -> int:
+    def get_state(self) -> State | int:
         """Field: golden.State state = 7;"""
         return self._f_state
 

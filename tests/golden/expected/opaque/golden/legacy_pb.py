@@ -404,7 +404,7 @@ class Legacy(_rt.ExtendableMessage):
         self._f_label = 'none "quoted" \\ end'
         self._pb_p0 &= ~2
 
-    def get_level(self) -> int:
+    def get_level(self) -> Level | int:
         """Field: optional golden.Level level = 3;"""
         return self._f_level
 

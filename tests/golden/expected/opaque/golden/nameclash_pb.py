@@ -3492,7 +3492,7 @@ class Enums(_rt.Message):
 
     # -- accessors ---------------------------------------------------------------
 
-    def get_e(self) -> int:
+    def get_e(self) -> Enums.E | int:
         """Field: optional golden.nameclash.Enums.E e = 1;"""
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_e

@@ -55,7 +55,7 @@ class _c_Collections_Item(_rt.Message):
         """Field: string key = 1;"""
         return self.key
 
-    def get_color(self) -> int:
+    def get_color(self) -> Collections.Color | int:
         """Field: golden.Collections.Color color = 2;"""
         return self.color
 

@@ -246,7 +246,7 @@ class Edition2023(_rt.Message):
         """Field: golden.Edition2023.Child delimited_child = 6;"""
         return self.delimited_child
 
-    def get_state(self) -> int:
+    def get_state(self) -> State | int:
         """Field: golden.State state = 7;"""
         _value = self.state
         return 0 if _value is None else _value

@@ -249,7 +249,7 @@ class Legacy(_rt.ExtendableMessage):
         _value = self.label
         return 'none "quoted" \\ end' if _value is None else _value
 
-    def get_level(self) -> int:
+    def get_level(self) -> Level | int:
         """Field: optional golden.Level level = 3;"""
         _value = self.level
         return 2 if _value is None else _value

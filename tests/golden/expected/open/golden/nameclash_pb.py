@@ -2575,7 +2575,7 @@ class Enums(_rt.Message):
 
     # -- accessors ---------------------------------------------------------------
 
-    def get_e(self) -> int:
+    def get_e(self) -> Enums.E | int:
         """Field: optional golden.nameclash.Enums.E e = 1;"""
         _value = self.e
         return 0 if _value is None else _value
