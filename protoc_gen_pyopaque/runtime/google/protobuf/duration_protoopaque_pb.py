@@ -201,7 +201,7 @@ class Duration(_rt.DurationBase):
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon = True
+        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]

@@ -116,7 +116,7 @@ class SourceContext(_rt.Message):
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon = True
+        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]

@@ -186,7 +186,7 @@ class Struct(_rt.StructBase):
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon = True
+        _canon: bool = True
         _s: _rt.i64 = 0  # map entries: where this one starts, the state of its key and value
         _st: _rt.i64 = 0
         _k: _rt.i64 = 0
@@ -751,7 +751,7 @@ class Value(_rt.ValueBase):
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon = True
+        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1104,7 +1104,7 @@ class ListValue(_rt.ListValueBase):
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon = True
+        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]

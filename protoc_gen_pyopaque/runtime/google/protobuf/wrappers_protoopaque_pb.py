@@ -111,7 +111,7 @@ class DoubleValue(_rt.Message):
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon = True
+        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -298,7 +298,7 @@ class FloatValue(_rt.Message):
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon = True
+        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -490,7 +490,7 @@ class Int64Value(_rt.Message):
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon = True
+        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -691,7 +691,7 @@ class UInt64Value(_rt.Message):
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon = True
+        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -892,7 +892,7 @@ class Int32Value(_rt.Message):
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon = True
+        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1093,7 +1093,7 @@ class UInt32Value(_rt.Message):
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon = True
+        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1294,7 +1294,7 @@ class BoolValue(_rt.Message):
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon = True
+        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1495,7 +1495,7 @@ class StringValue(_rt.Message):
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon = True
+        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1708,7 +1708,7 @@ class BytesValue(_rt.Message):
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon = True
+        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]

@@ -142,7 +142,7 @@ class _c_Collections_Item(_rt.Message):
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon = True
+        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1011,7 +1011,7 @@ class Collections(_rt.Message):
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon = True
+        _canon: bool = True
         _s: _rt.i64 = 0  # map entries: where this one starts, the state of its key and value
         _st: _rt.i64 = 0
         _k: _rt.i64 = 0
