@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[1]
 CORPUS = HERE / "corpus"
 CRASHES = HERE / "crashes"  # inputs that once failed: replayed by test_fuzz.py in every style
 INTERPRETED_STYLES = ("open", "hybrid", "hybrid-opaque", "opaque", "lazy")
@@ -35,10 +34,10 @@ BINARY_LAZY = {"eager": False, "lazy-fields": None, "lazy-message": True}
 
 def style_root(style: str) -> Path:
     """The folder holding the golden modules of ``style`` (generated or built if needed)."""
-    if style in ("open", "hybrid", "opaque"):
-        return REPO / "tests" / "golden" / "expected" / style
-    if style == "hybrid-opaque":
-        return REPO / "tests" / "golden" / "expected" / "hybrid"
+    if style in ("open", "hybrid", "opaque", "hybrid-opaque"):
+        from tests.golden.golden import importable
+
+        return importable("hybrid" if style == "hybrid-opaque" else style)
     if style == "lazy":  # opaque with every message field lazy, as the conformance suite's lazy style
         from tests.golden.golden import PROTOS, proto_files
         from tools.builds import build_cached
