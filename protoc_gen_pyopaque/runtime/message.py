@@ -178,10 +178,11 @@ class Message:
     def merge_from_bytes(self, data: Buffer, *, max_depth: int = MAX_DEPTH,
                          partial: bool = False, lazy: bool | None = None) -> None:
         """Merge the fields encoded in ``data`` into this message, as protobuf merging does."""
-        self._pb_merge_checked(data, max_depth, partial, _lazy_decoding if lazy is None else lazy)
-
-    def _pb_merge_checked(self, data: Buffer, max_depth: int, partial: bool, lazy: bool) -> None:
         buf = data if type(data) is bytes else check_buffer(data)
+        self._pb_merge_checked(buf, max_depth, partial, _lazy_decoding if lazy is None else lazy)
+
+    def _pb_merge_checked(self, buf: bytes, max_depth: int, partial: bool, lazy: bool) -> None:
+        """Merge ``buf`` (bytes: the callers checked the buffer given) with the parse's checks."""
         try:  # lazy as a bool: no caller's value passes for NESTING_CHECKED
             self._pb_merge(buf, 0, len(buf), max_depth, -1, True if lazy else False)
         except RecursionError:
