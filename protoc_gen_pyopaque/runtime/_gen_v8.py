@@ -1,4 +1,4 @@
-"""Surface 8 (7 + NESTING_CHECKED, the lazy mode of decoding checked kept bytes, JSON printed as parts of one text, ``_pb_json_write``, and the validating scan's helpers): the one module generated code imports from the runtime (as ``_rt``).
+"""Surface 8 (7 + NESTING_CHECKED, the lazy mode of decoding checked kept bytes, JSON printed as parts of one text, ``_pb_json_write``, the validating scan's helpers, and read_len, the parse's slow path of a length prefix): the one module generated code imports from the runtime (as ``_rt``).
 
 Only re-exports, so that the runtime can change behind them. A generated module imports the
 surface it was generated for, ``_gen_v<N>``: a runtime without it fails that import, naming
@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING
 from mypy_extensions import i64  # for annotations: positions and lengths are native int64s compiled
 
 from ._codec import (
-    add_unknown_varint, decode_str, encode_str, merge_unknown, nested_too_deep, out_of_range, struct_error,
+    add_unknown_varint, decode_str, encode_str, merge_unknown, nested_too_deep, out_of_range, read_len,
+    struct_error,
 )
 from ._codec_errors import bad_end, bad_utf8, decode_failure, overrun, too_deep
 from ._equality import extensions_eq, float_eq, float_values_eq, floats_eq, value_eq
@@ -35,7 +36,7 @@ from ._json_gen import (
 )
 from ._kept import (
     NESTING_CHECKED, check_structure, keep_fields, keep_input, kept_bytes, kept_verbatim, map_key_is_new, signalling_f32,
-    scan_by_decode, scan_packed_fixed, scan_packed_varints, scan_unknown, scan_varint,
+    scan_by_decode, scan_packed_fixed, scan_packed_varints, scan_string, scan_unknown, scan_varint,
 )
 from ._output import finish_len, splices, write_raw, write_span
 from ._packed import (
@@ -81,8 +82,8 @@ __all__ = [
     "json_out_str", "json_refuse", "json_write_extensions", "keep_fields", "keep_input", "kept_bytes",
     "kept_verbatim", "map_key_is_new", "merge_extension", "merge_unknown", "nest_class", "nested_too_deep",
     "out_of_range", "overrun", "protoopaque_selected", "read_f32_le", "read_f64_le", "read_i32_le",
-    "read_i64_le", "register_extension", "register_messages", "round_f32", "scan_by_decode",
-    "scan_packed_fixed", "scan_packed_varints", "scan_unknown", "scan_varint", "signalling_f32",
+    "read_i64_le", "read_len", "register_extension", "register_messages", "round_f32", "scan_by_decode",
+    "scan_packed_fixed", "scan_packed_varints", "scan_string", "scan_unknown", "scan_varint", "signalling_f32",
     "skip_field", "skip_varint", "splices", "struct_error", "too_deep", "valid_utf8", "value_eq",
     "varint_size", "write_extensions", "write_f32_le", "write_f64_le", "write_fixed32", "write_fixed64",
     "write_i32_le", "write_i64_le", "write_packed", "write_raw", "write_span", "write_varint",

@@ -160,31 +160,21 @@ class Any(_rt.AnyBase):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_type_url = _buf[_pos:_e].decode()
                     _pos = _e
-                    self._f_type_url = _sv
-
                 elif _tag == 18:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _bv = _buf[_pos:_e]
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_value = _buf[_pos:_e]
                     _pos = _e
-                    self._f_value = _bv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -219,38 +209,18 @@ class Any(_rt.AnyBase):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Any, _tag, _pos, _n)
-                    if _n == 0:
+                    _pos = _rt.scan_string(Any, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Any, _tag, _pos)
-                    _pos = _e
                 elif _tag == 18:
                     if _rank >= 2:
                         _canon = False
                     _rank = 2
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Any, _tag, _pos, _n)
-                    if _n == 0:
+                    _pos = _rt.scan_string(Any, _buf, _tag, _pos, _end, False, True)
+                    if _pos < 0:
+                        _pos = ~_pos
                         _canon = False
-                    _pos = _e
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(Any, _buf, _tag, _pos, _end, _depth)

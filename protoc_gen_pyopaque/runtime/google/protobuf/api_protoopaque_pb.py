@@ -261,27 +261,19 @@ class Api(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_name = _buf[_pos:_e].decode()
                     _pos = _e
-                    self._f_name = _sv
-
                 elif _tag == 18:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m2 = Method()
@@ -289,14 +281,11 @@ class Api(_rt.Message):
                     _m2._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 elif _tag == 26:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m3 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option()
@@ -304,27 +293,19 @@ class Api(_rt.Message):
                     _m3._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 elif _tag == 34:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_version = _buf[_pos:_e].decode()
                     _pos = _e
-                    self._f_version = _sv
-
                 elif _tag == 42:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m5 = self._f_source_context
@@ -333,14 +314,11 @@ class Api(_rt.Message):
                     _m5._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 elif _tag == 50:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m6 = Mixin()
@@ -356,18 +334,13 @@ class Api(_rt.Message):
                     self._f_syntax = _iv
 
                 elif _tag == 66:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_edition = _buf[_pos:_e].decode()
                     _pos = _e
-                    self._f_edition = _sv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -402,35 +375,21 @@ class Api(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Api, _tag, _pos, _n)
-                    if _n == 0:
+                    _pos = _rt.scan_string(Api, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Api, _tag, _pos)
-                    _pos = _e
                 elif _tag == 18:
                     if _rank > 2:
                         _canon = False
                     _rank = 2
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _e = _rt.read_len(Api, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Api, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Api, _tag, _pos)
                     if not Method._pb_scan(_buf, _pos, _e, _depth - 1):
@@ -440,16 +399,13 @@ class Api(_rt.Message):
                     if _rank > 3:
                         _canon = False
                     _rank = 3
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _e = _rt.read_len(Api, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Api, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Api, _tag, _pos)
                     if not _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option._pb_scan(_buf, _pos, _e, _depth - 1):
@@ -459,35 +415,21 @@ class Api(_rt.Message):
                     if _rank >= 4:
                         _canon = False
                     _rank = 4
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Api, _tag, _pos, _n)
-                    if _n == 0:
+                    _pos = _rt.scan_string(Api, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Api, _tag, _pos)
-                    _pos = _e
                 elif _tag == 42:
                     if _rank >= 5:
                         _canon = False
                     _rank = 5
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _e = _rt.read_len(Api, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Api, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Api, _tag, _pos)
                     if not _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext._pb_scan(_buf, _pos, _e, _depth - 1):
@@ -497,16 +439,13 @@ class Api(_rt.Message):
                     if _rank > 6:
                         _canon = False
                     _rank = 6
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _e = _rt.read_len(Api, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Api, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Api, _tag, _pos)
                     if not Mixin._pb_scan(_buf, _pos, _e, _depth - 1):
@@ -529,21 +468,10 @@ class Api(_rt.Message):
                     if _rank >= 8:
                         _canon = False
                     _rank = 8
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Api, _tag, _pos, _n)
-                    if _n == 0:
+                    _pos = _rt.scan_string(Api, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Api, _tag, _pos)
-                    _pos = _e
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(Api, _buf, _tag, _pos, _end, _depth)
@@ -1080,31 +1008,21 @@ class Method(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_name = _buf[_pos:_e].decode()
                     _pos = _e
-                    self._f_name = _sv
-
                 elif _tag == 18:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_request_type_url = _buf[_pos:_e].decode()
                     _pos = _e
-                    self._f_request_type_url = _sv
-
                 elif _tag == 24:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -1114,18 +1032,13 @@ class Method(_rt.Message):
                     self._f_request_streaming = _iv != 0
 
                 elif _tag == 34:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_response_type_url = _buf[_pos:_e].decode()
                     _pos = _e
-                    self._f_response_type_url = _sv
-
                 elif _tag == 40:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -1135,14 +1048,11 @@ class Method(_rt.Message):
                     self._f_response_streaming = _iv != 0
 
                 elif _tag == 50:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m6 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option()
@@ -1158,18 +1068,13 @@ class Method(_rt.Message):
                     self._f_syntax = _iv
 
                 elif _tag == 66:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_edition = _buf[_pos:_e].decode()
                     _pos = _e
-                    self._f_edition = _sv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -1204,40 +1109,18 @@ class Method(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Method, _tag, _pos, _n)
-                    if _n == 0:
+                    _pos = _rt.scan_string(Method, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Method, _tag, _pos)
-                    _pos = _e
                 elif _tag == 18:
                     if _rank >= 2:
                         _canon = False
                     _rank = 2
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Method, _tag, _pos, _n)
-                    if _n == 0:
+                    _pos = _rt.scan_string(Method, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Method, _tag, _pos)
-                    _pos = _e
                 elif _tag == 24:
                     if _rank >= 3:
                         _canon = False
@@ -1255,21 +1138,10 @@ class Method(_rt.Message):
                     if _rank >= 4:
                         _canon = False
                     _rank = 4
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Method, _tag, _pos, _n)
-                    if _n == 0:
+                    _pos = _rt.scan_string(Method, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Method, _tag, _pos)
-                    _pos = _e
                 elif _tag == 40:
                     if _rank >= 5:
                         _canon = False
@@ -1287,16 +1159,13 @@ class Method(_rt.Message):
                     if _rank > 6:
                         _canon = False
                     _rank = 6
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _e = _rt.read_len(Method, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Method, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Method, _tag, _pos)
                     if not _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option._pb_scan(_buf, _pos, _e, _depth - 1):
@@ -1319,21 +1188,10 @@ class Method(_rt.Message):
                     if _rank >= 8:
                         _canon = False
                     _rank = 8
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Method, _tag, _pos, _n)
-                    if _n == 0:
+                    _pos = _rt.scan_string(Method, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Method, _tag, _pos)
-                    _pos = _e
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(Method, _buf, _tag, _pos, _end, _depth)
@@ -1767,31 +1625,21 @@ class Mixin(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_name = _buf[_pos:_e].decode()
                     _pos = _e
-                    self._f_name = _sv
-
                 elif _tag == 18:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_root = _buf[_pos:_e].decode()
                     _pos = _e
-                    self._f_root = _sv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -1826,40 +1674,18 @@ class Mixin(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Mixin, _tag, _pos, _n)
-                    if _n == 0:
+                    _pos = _rt.scan_string(Mixin, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Mixin, _tag, _pos)
-                    _pos = _e
                 elif _tag == 18:
                     if _rank >= 2:
                         _canon = False
                     _rank = 2
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Mixin, _tag, _pos, _n)
-                    if _n == 0:
+                    _pos = _rt.scan_string(Mixin, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Mixin, _tag, _pos)
-                    _pos = _e
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(Mixin, _buf, _tag, _pos, _end, _depth)

@@ -278,18 +278,13 @@ class FieldMask(_rt.FieldMaskBase):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_paths.append(_buf[_pos:_e].decode())
                     _pos = _e
-                    self._f_paths.append(_sv)
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -324,19 +319,10 @@ class FieldMask(_rt.FieldMaskBase):
                     if _rank > 1:
                         _canon = False
                     _rank = 1
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(FieldMask, _tag, _pos, _n)
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(FieldMask, _tag, _pos)
-                    _pos = _e
+                    _pos = _rt.scan_string(FieldMask, _buf, _tag, _pos, _end, True, False)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(FieldMask, _buf, _tag, _pos, _end, _depth)

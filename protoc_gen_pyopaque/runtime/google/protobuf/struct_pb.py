@@ -118,14 +118,11 @@ class Struct(_rt.StructBase):
 
                 if _tag == 10:
                     _p1 = _pos
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _ee = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _ee <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _ee = _pos + _n
-                    if _ee > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _ee = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _k1 = ''
@@ -138,26 +135,20 @@ class Struct(_rt.StructBase):
                         else:
                             _etag, _pos = _rt.dec_tag(_buf, _pos)
                         if _etag == 10:
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _ee:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _e = _pos + _n
-                            if _e > _ee:
-                                raise _rt.overrun(self, _tag, _pos, _n)
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _ee)
                             _sv = _buf[_pos:_e].decode()
                             _pos = _e
                             _k1 = _sv
                         elif _etag == 18:
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _ee:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _e = _pos + _n
-                            if _e > _ee:
-                                raise _rt.overrun(self, _tag, _pos, _n)
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _ee)
                             if _v1 is None:
                                 _v1 = Value()
                             _v1._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
@@ -633,19 +624,14 @@ class Value(_rt.ValueBase):
                     self._ov_kind = _fv
 
                 elif _tag == 26:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
-                    _pos = _e
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     self._oc_kind = 3
-                    self._ov_kind = _sv
-
+                    self._ov_kind = _buf[_pos:_e].decode()
+                    _pos = _e
                 elif _tag == 32:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -656,14 +642,11 @@ class Value(_rt.ValueBase):
                     self._ov_kind = _iv != 0
 
                 elif _tag == 42:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     if self._oc_kind == 5:
@@ -675,14 +658,11 @@ class Value(_rt.ValueBase):
                     _m5._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 elif _tag == 50:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     if self._oc_kind == 6:
@@ -886,14 +866,11 @@ class ListValue(_rt.ListValueBase):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m1 = Value()

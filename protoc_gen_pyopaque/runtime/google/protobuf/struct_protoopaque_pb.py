@@ -111,14 +111,11 @@ class Struct(_rt.StructBase):
 
                 if _tag == 10:
                     _p1 = _pos
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _ee = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _ee <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _ee = _pos + _n
-                    if _ee > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _ee = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _k1 = ''
@@ -131,26 +128,20 @@ class Struct(_rt.StructBase):
                         else:
                             _etag, _pos = _rt.dec_tag(_buf, _pos)
                         if _etag == 10:
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _ee:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _e = _pos + _n
-                            if _e > _ee:
-                                raise _rt.overrun(self, _tag, _pos, _n)
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _ee)
                             _sv = _buf[_pos:_e].decode()
                             _pos = _e
                             _k1 = _sv
                         elif _etag == 18:
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _ee:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _e = _pos + _n
-                            if _e > _ee:
-                                raise _rt.overrun(self, _tag, _pos, _n)
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _ee)
                             if _v1 is None:
                                 _v1 = Value()
                             _v1._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
@@ -209,16 +200,13 @@ class Struct(_rt.StructBase):
                         _canon = False
                     _rank = 1
                     _s = _pos
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _ee = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _ee <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _ee = _rt.read_len(Struct, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _ee = _pos + _n
-                    if _ee > _end:
-                        raise _rt.overrun(Struct, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Struct, _tag, _pos)
                     _st = 0
@@ -234,34 +222,22 @@ class Struct(_rt.StructBase):
                                 _canon = False
                             _st = 1
                             _k = _pos
-                            _n = _buf[_pos]
-                            if _n < 0x80:
-                                _pos += 1
-                            else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                                if _buf[_pos - 1] == 0:
-                                    _canon = False
-                            _e = _pos + _n
-                            if _e > _ee:
-                                raise _rt.overrun(Struct, _tag, _pos, _n)
-                            if not _rt.valid_utf8(_buf, _pos, _e):
-                                raise _rt.bad_utf8(Struct, _tag, _pos)
-                            _pos = _e
+                            _pos = _rt.scan_string(Struct, _buf, _tag, _pos, _ee, True, False)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
                             _ke = _pos
                         elif _etag == 18:
                             if _st != 1:
                                 _canon = False
                             _st = 2
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _ee:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
+                                _pos, _e = _rt.read_len(Struct, _buf, _tag, _pos, _ee)
                                 if _buf[_pos - 1] == 0:
                                     _canon = False
-                            _e = _pos + _n
-                            if _e > _ee:
-                                raise _rt.overrun(Struct, _tag, _pos, _n)
                             if not Value._pb_scan(_buf, _pos, _e, _depth - 1):
                                 _canon = False
                             _pos = _e
@@ -672,19 +648,14 @@ class Value(_rt.ValueBase):
                     self._ov_kind = _fv
 
                 elif _tag == 26:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
-                    _pos = _e
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     self._oc_kind = 3
-                    self._ov_kind = _sv
-
+                    self._ov_kind = _buf[_pos:_e].decode()
+                    _pos = _e
                 elif _tag == 32:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -695,14 +666,11 @@ class Value(_rt.ValueBase):
                     self._ov_kind = _iv != 0
 
                 elif _tag == 42:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     if self._oc_kind == 5:
@@ -714,14 +682,11 @@ class Value(_rt.ValueBase):
                     _m5._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 elif _tag == 50:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     if self._oc_kind == 6:
@@ -782,19 +747,10 @@ class Value(_rt.ValueBase):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Value, _tag, _pos, _n)
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Value, _tag, _pos)
-                    _pos = _e
+                    _pos = _rt.scan_string(Value, _buf, _tag, _pos, _end, True, False)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
                 elif _tag == 32:
                     if _rank >= 1:
                         _canon = False
@@ -812,16 +768,13 @@ class Value(_rt.ValueBase):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _e = _rt.read_len(Value, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Value, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Value, _tag, _pos)
                     if not Struct._pb_scan(_buf, _pos, _e, _depth - 1):
@@ -831,16 +784,13 @@ class Value(_rt.ValueBase):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _e = _rt.read_len(Value, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Value, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Value, _tag, _pos)
                     if not ListValue._pb_scan(_buf, _pos, _e, _depth - 1):
@@ -1071,14 +1021,11 @@ class ListValue(_rt.ListValueBase):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m1 = Value()
@@ -1119,16 +1066,13 @@ class ListValue(_rt.ListValueBase):
                     if _rank > 1:
                         _canon = False
                     _rank = 1
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _e = _rt.read_len(ListValue, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(ListValue, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(ListValue, _tag, _pos)
                     if not Value._pb_scan(_buf, _pos, _e, _depth - 1):

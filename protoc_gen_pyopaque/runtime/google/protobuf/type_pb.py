@@ -234,27 +234,19 @@ class Type(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self.name = _buf[_pos:_e].decode()
                     _pos = _e
-                    self.name = _sv
-
                 elif _tag == 18:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m2 = Field()
@@ -262,27 +254,19 @@ class Type(_rt.Message):
                     _m2._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 elif _tag == 26:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self.oneofs.append(_buf[_pos:_e].decode())
                     _pos = _e
-                    self.oneofs.append(_sv)
-
                 elif _tag == 34:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m4 = Option()
@@ -290,14 +274,11 @@ class Type(_rt.Message):
                     _m4._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 elif _tag == 42:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m5 = self.source_context
@@ -314,18 +295,13 @@ class Type(_rt.Message):
                     self.syntax = _iv
 
                 elif _tag == 58:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self.edition = _buf[_pos:_e].decode()
                     _pos = _e
-                    self.edition = _sv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -911,31 +887,21 @@ class Field(_rt.Message):
                         self.number = _iv
 
                     elif _tag == 34:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
-                        _sv = _buf[_pos:_e].decode()
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                        self.name = _buf[_pos:_e].decode()
                         _pos = _e
-                        self.name = _sv
-
                     elif _tag == 50:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
-                        _sv = _buf[_pos:_e].decode()
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                        self.type_url = _buf[_pos:_e].decode()
                         _pos = _e
-                        self.type_url = _sv
-
                     else:
                         if _tag == _end_tag:
                             return _pos
@@ -958,14 +924,11 @@ class Field(_rt.Message):
                         self.packed = _iv != 0
 
                     elif _tag == 74:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                         if _depth <= 0:
                             raise _rt.too_deep(self, _tag, _pos)
                         _m9 = Option()
@@ -973,31 +936,21 @@ class Field(_rt.Message):
                         _m9._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                         _pos = _e
                     elif _tag == 82:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
-                        _sv = _buf[_pos:_e].decode()
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                        self.json_name = _buf[_pos:_e].decode()
                         _pos = _e
-                        self.json_name = _sv
-
                     elif _tag == 90:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
-                        _sv = _buf[_pos:_e].decode()
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                        self.default_value = _buf[_pos:_e].decode()
                         _pos = _e
-                        self.default_value = _sv
-
                     else:
                         if _tag == _end_tag:
                             return _pos
@@ -1462,27 +1415,19 @@ class Enum(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self.name = _buf[_pos:_e].decode()
                     _pos = _e
-                    self.name = _sv
-
                 elif _tag == 18:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m2 = EnumValue()
@@ -1490,14 +1435,11 @@ class Enum(_rt.Message):
                     _m2._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 elif _tag == 26:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m3 = Option()
@@ -1505,14 +1447,11 @@ class Enum(_rt.Message):
                     _m3._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 elif _tag == 34:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m4 = self.source_context
@@ -1529,18 +1468,13 @@ class Enum(_rt.Message):
                     self.syntax = _iv
 
                 elif _tag == 50:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self.edition = _buf[_pos:_e].decode()
                     _pos = _e
-                    self.edition = _sv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -1870,18 +1804,13 @@ class EnumValue(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self.name = _buf[_pos:_e].decode()
                     _pos = _e
-                    self.name = _sv
-
                 elif _tag == 16:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -1891,14 +1820,11 @@ class EnumValue(_rt.Message):
                     self.number = _iv
 
                 elif _tag == 26:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m3 = Option()
@@ -2143,27 +2069,19 @@ class Option(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self.name = _buf[_pos:_e].decode()
                     _pos = _e
-                    self.name = _sv
-
                 elif _tag == 18:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m2 = self.value

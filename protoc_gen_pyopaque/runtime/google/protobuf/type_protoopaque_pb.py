@@ -223,27 +223,19 @@ class Type(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_name = _buf[_pos:_e].decode()
                     _pos = _e
-                    self._f_name = _sv
-
                 elif _tag == 18:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m2 = Field()
@@ -251,27 +243,19 @@ class Type(_rt.Message):
                     _m2._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 elif _tag == 26:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_oneofs.append(_buf[_pos:_e].decode())
                     _pos = _e
-                    self._f_oneofs.append(_sv)
-
                 elif _tag == 34:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m4 = Option()
@@ -279,14 +263,11 @@ class Type(_rt.Message):
                     _m4._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 elif _tag == 42:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m5 = self._f_source_context
@@ -303,18 +284,13 @@ class Type(_rt.Message):
                     self._f_syntax = _iv
 
                 elif _tag == 58:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_edition = _buf[_pos:_e].decode()
                     _pos = _e
-                    self._f_edition = _sv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -349,35 +325,21 @@ class Type(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Type, _tag, _pos, _n)
-                    if _n == 0:
+                    _pos = _rt.scan_string(Type, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Type, _tag, _pos)
-                    _pos = _e
                 elif _tag == 18:
                     if _rank > 2:
                         _canon = False
                     _rank = 2
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _e = _rt.read_len(Type, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Type, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Type, _tag, _pos)
                     if not Field._pb_scan(_buf, _pos, _e, _depth - 1):
@@ -387,33 +349,21 @@ class Type(_rt.Message):
                     if _rank > 3:
                         _canon = False
                     _rank = 3
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Type, _tag, _pos, _n)
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Type, _tag, _pos)
-                    _pos = _e
+                    _pos = _rt.scan_string(Type, _buf, _tag, _pos, _end, True, False)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
                 elif _tag == 34:
                     if _rank > 4:
                         _canon = False
                     _rank = 4
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _e = _rt.read_len(Type, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Type, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Type, _tag, _pos)
                     if not Option._pb_scan(_buf, _pos, _e, _depth - 1):
@@ -423,16 +373,13 @@ class Type(_rt.Message):
                     if _rank >= 5:
                         _canon = False
                     _rank = 5
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _e = _rt.read_len(Type, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Type, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Type, _tag, _pos)
                     if not _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext._pb_scan(_buf, _pos, _e, _depth - 1):
@@ -455,21 +402,10 @@ class Type(_rt.Message):
                     if _rank >= 7:
                         _canon = False
                     _rank = 7
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Type, _tag, _pos, _n)
-                    if _n == 0:
+                    _pos = _rt.scan_string(Type, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Type, _tag, _pos)
-                    _pos = _e
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(Type, _buf, _tag, _pos, _end, _depth)
@@ -1085,31 +1021,21 @@ class Field(_rt.Message):
                         self._f_number = _iv
 
                     elif _tag == 34:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
-                        _sv = _buf[_pos:_e].decode()
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                        self._f_name = _buf[_pos:_e].decode()
                         _pos = _e
-                        self._f_name = _sv
-
                     elif _tag == 50:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
-                        _sv = _buf[_pos:_e].decode()
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                        self._f_type_url = _buf[_pos:_e].decode()
                         _pos = _e
-                        self._f_type_url = _sv
-
                     else:
                         if _tag == _end_tag:
                             return _pos
@@ -1132,14 +1058,11 @@ class Field(_rt.Message):
                         self._f_packed = _iv != 0
 
                     elif _tag == 74:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                         if _depth <= 0:
                             raise _rt.too_deep(self, _tag, _pos)
                         _m9 = Option()
@@ -1147,31 +1070,21 @@ class Field(_rt.Message):
                         _m9._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                         _pos = _e
                     elif _tag == 82:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
-                        _sv = _buf[_pos:_e].decode()
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                        self._f_json_name = _buf[_pos:_e].decode()
                         _pos = _e
-                        self._f_json_name = _sv
-
                     elif _tag == 90:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
-                        _sv = _buf[_pos:_e].decode()
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                        self._f_default_value = _buf[_pos:_e].decode()
                         _pos = _e
-                        self._f_default_value = _sv
-
                     else:
                         if _tag == _end_tag:
                             return _pos
@@ -1246,40 +1159,18 @@ class Field(_rt.Message):
                         if _rank >= 4:
                             _canon = False
                         _rank = 4
-                        _n = _buf[_pos]
-                        if _n < 0x80:
-                            _pos += 1
-                        else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                            if _buf[_pos - 1] == 0:
-                                _canon = False
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(Field, _tag, _pos, _n)
-                        if _n == 0:
+                        _pos = _rt.scan_string(Field, _buf, _tag, _pos, _end, True, True)
+                        if _pos < 0:
+                            _pos = ~_pos
                             _canon = False
-                        if not _rt.valid_utf8(_buf, _pos, _e):
-                            raise _rt.bad_utf8(Field, _tag, _pos)
-                        _pos = _e
                     elif _tag == 50:
                         if _rank >= 6:
                             _canon = False
                         _rank = 6
-                        _n = _buf[_pos]
-                        if _n < 0x80:
-                            _pos += 1
-                        else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                            if _buf[_pos - 1] == 0:
-                                _canon = False
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(Field, _tag, _pos, _n)
-                        if _n == 0:
+                        _pos = _rt.scan_string(Field, _buf, _tag, _pos, _end, True, True)
+                        if _pos < 0:
+                            _pos = ~_pos
                             _canon = False
-                        if not _rt.valid_utf8(_buf, _pos, _e):
-                            raise _rt.bad_utf8(Field, _tag, _pos)
-                        _pos = _e
                     else:
                         _rank = 0x20000000
                         _pos = _rt.scan_unknown(Field, _buf, _tag, _pos, _end, _depth)
@@ -1314,16 +1205,13 @@ class Field(_rt.Message):
                         if _rank > 9:
                             _canon = False
                         _rank = 9
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
+                            _pos, _e = _rt.read_len(Field, _buf, _tag, _pos, _end)
                             if _buf[_pos - 1] == 0:
                                 _canon = False
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(Field, _tag, _pos, _n)
                         if _depth <= 0:
                             raise _rt.too_deep(Field, _tag, _pos)
                         if not Option._pb_scan(_buf, _pos, _e, _depth - 1):
@@ -1333,40 +1221,18 @@ class Field(_rt.Message):
                         if _rank >= 10:
                             _canon = False
                         _rank = 10
-                        _n = _buf[_pos]
-                        if _n < 0x80:
-                            _pos += 1
-                        else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                            if _buf[_pos - 1] == 0:
-                                _canon = False
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(Field, _tag, _pos, _n)
-                        if _n == 0:
+                        _pos = _rt.scan_string(Field, _buf, _tag, _pos, _end, True, True)
+                        if _pos < 0:
+                            _pos = ~_pos
                             _canon = False
-                        if not _rt.valid_utf8(_buf, _pos, _e):
-                            raise _rt.bad_utf8(Field, _tag, _pos)
-                        _pos = _e
                     elif _tag == 90:
                         if _rank >= 11:
                             _canon = False
                         _rank = 11
-                        _n = _buf[_pos]
-                        if _n < 0x80:
-                            _pos += 1
-                        else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                            if _buf[_pos - 1] == 0:
-                                _canon = False
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(Field, _tag, _pos, _n)
-                        if _n == 0:
+                        _pos = _rt.scan_string(Field, _buf, _tag, _pos, _end, True, True)
+                        if _pos < 0:
+                            _pos = ~_pos
                             _canon = False
-                        if not _rt.valid_utf8(_buf, _pos, _e):
-                            raise _rt.bad_utf8(Field, _tag, _pos)
-                        _pos = _e
                     else:
                         _rank = 0x20000000
                         _pos = _rt.scan_unknown(Field, _buf, _tag, _pos, _end, _depth)
@@ -1864,27 +1730,19 @@ class Enum(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_name = _buf[_pos:_e].decode()
                     _pos = _e
-                    self._f_name = _sv
-
                 elif _tag == 18:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m2 = EnumValue()
@@ -1892,14 +1750,11 @@ class Enum(_rt.Message):
                     _m2._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 elif _tag == 26:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m3 = Option()
@@ -1907,14 +1762,11 @@ class Enum(_rt.Message):
                     _m3._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 elif _tag == 34:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m4 = self._f_source_context
@@ -1931,18 +1783,13 @@ class Enum(_rt.Message):
                     self._f_syntax = _iv
 
                 elif _tag == 50:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_edition = _buf[_pos:_e].decode()
                     _pos = _e
-                    self._f_edition = _sv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -1977,35 +1824,21 @@ class Enum(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Enum, _tag, _pos, _n)
-                    if _n == 0:
+                    _pos = _rt.scan_string(Enum, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Enum, _tag, _pos)
-                    _pos = _e
                 elif _tag == 18:
                     if _rank > 2:
                         _canon = False
                     _rank = 2
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _e = _rt.read_len(Enum, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Enum, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Enum, _tag, _pos)
                     if not EnumValue._pb_scan(_buf, _pos, _e, _depth - 1):
@@ -2015,16 +1848,13 @@ class Enum(_rt.Message):
                     if _rank > 3:
                         _canon = False
                     _rank = 3
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _e = _rt.read_len(Enum, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Enum, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Enum, _tag, _pos)
                     if not Option._pb_scan(_buf, _pos, _e, _depth - 1):
@@ -2034,16 +1864,13 @@ class Enum(_rt.Message):
                     if _rank >= 4:
                         _canon = False
                     _rank = 4
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _e = _rt.read_len(Enum, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Enum, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Enum, _tag, _pos)
                     if not _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext._pb_scan(_buf, _pos, _e, _depth - 1):
@@ -2066,21 +1893,10 @@ class Enum(_rt.Message):
                     if _rank >= 6:
                         _canon = False
                     _rank = 6
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Enum, _tag, _pos, _n)
-                    if _n == 0:
+                    _pos = _rt.scan_string(Enum, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Enum, _tag, _pos)
-                    _pos = _e
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(Enum, _buf, _tag, _pos, _end, _depth)
@@ -2448,18 +2264,13 @@ class EnumValue(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_name = _buf[_pos:_e].decode()
                     _pos = _e
-                    self._f_name = _sv
-
                 elif _tag == 16:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -2469,14 +2280,11 @@ class EnumValue(_rt.Message):
                     self._f_number = _iv
 
                 elif _tag == 26:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m3 = Option()
@@ -2517,21 +2325,10 @@ class EnumValue(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(EnumValue, _tag, _pos, _n)
-                    if _n == 0:
+                    _pos = _rt.scan_string(EnumValue, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(EnumValue, _tag, _pos)
-                    _pos = _e
                 elif _tag == 16:
                     if _rank >= 2:
                         _canon = False
@@ -2549,16 +2346,13 @@ class EnumValue(_rt.Message):
                     if _rank > 3:
                         _canon = False
                     _rank = 3
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _e = _rt.read_len(EnumValue, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(EnumValue, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(EnumValue, _tag, _pos)
                     if not Option._pb_scan(_buf, _pos, _e, _depth - 1):
@@ -2825,27 +2619,19 @@ class Option(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_name = _buf[_pos:_e].decode()
                     _pos = _e
-                    self._f_name = _sv
-
                 elif _tag == 18:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m2 = self._f_value
@@ -2887,35 +2673,21 @@ class Option(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Option, _tag, _pos, _n)
-                    if _n == 0:
+                    _pos = _rt.scan_string(Option, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Option, _tag, _pos)
-                    _pos = _e
                 elif _tag == 18:
                     if _rank >= 2:
                         _canon = False
                     _rank = 2
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _e = _rt.read_len(Option, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Option, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Option, _tag, _pos)
                     if not _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any._pb_scan(_buf, _pos, _e, _depth - 1):

@@ -1464,18 +1464,13 @@ class StringValue(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_value = _buf[_pos:_e].decode()
                     _pos = _e
-                    self._f_value = _sv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -1510,21 +1505,10 @@ class StringValue(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(StringValue, _tag, _pos, _n)
-                    if _n == 0:
+                    _pos = _rt.scan_string(StringValue, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(StringValue, _tag, _pos)
-                    _pos = _e
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(StringValue, _buf, _tag, _pos, _end, _depth)
@@ -1677,18 +1661,13 @@ class BytesValue(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _bv = _buf[_pos:_e]
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_value = _buf[_pos:_e]
                     _pos = _e
-                    self._f_value = _bv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -1723,19 +1702,10 @@ class BytesValue(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(BytesValue, _tag, _pos, _n)
-                    if _n == 0:
+                    _pos = _rt.scan_string(BytesValue, _buf, _tag, _pos, _end, False, True)
+                    if _pos < 0:
+                        _pos = ~_pos
                         _canon = False
-                    _pos = _e
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(BytesValue, _buf, _tag, _pos, _end, _depth)

@@ -412,14 +412,11 @@ class Edition2023(_rt.Message):
                         self.expanded.append(_iv)
 
                     elif _tag == 34:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
 
                         _rt.dec_packed_int32(_buf, _pos, _e, self.expanded)
                         _pos = _e
@@ -429,18 +426,13 @@ class Edition2023(_rt.Message):
                         _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
                 else:
                     if _tag == 42:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
-                        _sv = _rt.decode_str(_buf[_pos:_e], False)
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                        self.unchecked = _rt.decode_str(_buf[_pos:_e], False)
                         _pos = _e
-                        self.unchecked = _sv
-
                     elif _tag == 51:
                         if _depth <= 0:
                             raise _rt.too_deep(self, _tag, _pos)
@@ -471,27 +463,21 @@ class Edition2023(_rt.Message):
                         else:
                             _rt.add_unknown_varint(self, 8, _iv)
                     elif _tag == 66:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
 
                         _rt.dec_packed_closed_enum(self, 8, frozenset(_e_State.numbers), _buf, _pos, _e, self.states)
                         _pos = _e
                     elif _tag == 74:
                         _p9 = _pos
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _ee = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _ee <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _ee = _pos + _n
-                        if _ee > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _ee = _rt.read_len(self, _buf, _tag, _pos, _end)
                         _k9 = ''
                         _v9 = 0
                         _raw9 = False
@@ -502,14 +488,11 @@ class Edition2023(_rt.Message):
                             else:
                                 _etag, _pos = _rt.dec_tag(_buf, _pos)
                             if _etag == 10:
-                                _n = _buf[_pos]
-                                if _n < 0x80:
+                                _e = _pos + 1 + (_n := _buf[_pos])
+                                if _n < 0x80 and _e <= _ee:
                                     _pos += 1
                                 else:
-                                    _n, _pos = _rt.dec_len(_buf, _pos)
-                                _e = _pos + _n
-                                if _e > _ee:
-                                    raise _rt.overrun(self, _tag, _pos, _n)
+                                    _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _ee)
                                 _sv = _buf[_pos:_e].decode()
                                 _pos = _e
                                 _k9 = _sv

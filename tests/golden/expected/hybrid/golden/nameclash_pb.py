@@ -1887,14 +1887,11 @@ class Holder(_rt.ExtendableMessage):
                 if _tag < 112:
                     if _tag < 66:
                         if _tag == 10:
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _e = _pos + _n
-                            if _e > _end:
-                                raise _rt.overrun(self, _tag, _pos, _n)
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                             if _depth <= 0:
                                 raise _rt.too_deep(self, _tag, _pos)
                             _m1 = self.f_buf
@@ -1903,14 +1900,11 @@ class Holder(_rt.ExtendableMessage):
                             _m1._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                             _pos = _e
                         elif _tag == 34:
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _e = _pos + _n
-                            if _e > _end:
-                                raise _rt.overrun(self, _tag, _pos, _n)
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                             if _depth <= 0:
                                 raise _rt.too_deep(self, _tag, _pos)
                             _m4 = m4()
@@ -1918,14 +1912,11 @@ class Holder(_rt.ExtendableMessage):
                             _m4._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                             _pos = _e
                         elif _tag == 42:
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _e = _pos + _n
-                            if _e > _end:
-                                raise _rt.overrun(self, _tag, _pos, _n)
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                             if _depth <= 0:
                                 raise _rt.too_deep(self, _tag, _pos)
                             _m5 = i5()
@@ -1934,14 +1925,11 @@ class Holder(_rt.ExtendableMessage):
                             _pos = _e
                         elif _tag == 50:
                             _p6 = _pos
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _ee = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _ee <= _end:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _ee = _pos + _n
-                            if _ee > _end:
-                                raise _rt.overrun(self, _tag, _pos, _n)
+                                _pos, _ee = _rt.read_len(self, _buf, _tag, _pos, _end)
                             if _depth <= 0:
                                 raise _rt.too_deep(self, _tag, _pos)
                             _k6 = 0
@@ -1961,14 +1949,11 @@ class Holder(_rt.ExtendableMessage):
                                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                                     _k6 = _iv
                                 elif _etag == 18:
-                                    _n = _buf[_pos]
-                                    if _n < 0x80:
+                                    _e = _pos + 1 + (_n := _buf[_pos])
+                                    if _n < 0x80 and _e <= _ee:
                                         _pos += 1
                                     else:
-                                        _n, _pos = _rt.dec_len(_buf, _pos)
-                                    _e = _pos + _n
-                                    if _e > _ee:
-                                        raise _rt.overrun(self, _tag, _pos, _n)
+                                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _ee)
                                     if _v6 is None:
                                         _v6 = key6()
                                     _v6._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
@@ -1986,14 +1971,11 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 self.by_id[_k6] = _v6
                         elif _tag == 58:
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _e = _pos + _n
-                            if _e > _end:
-                                raise _rt.overrun(self, _tag, _pos, _n)
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                             if _depth <= 0:
                                 raise _rt.too_deep(self, _tag, _pos)
                             if self._oc_pick == 7:
@@ -2010,14 +1992,11 @@ class Holder(_rt.ExtendableMessage):
                             _pos = _rt.merge_extension(self, _buf, _tag, _pos, _end, _depth)
                     else:
                         if _tag == 66:
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _e = _pos + _n
-                            if _e > _end:
-                                raise _rt.overrun(self, _tag, _pos, _n)
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                             if _depth <= 0:
                                 raise _rt.too_deep(self, _tag, _pos)
                             if self._oc_pick == 8:
@@ -2029,14 +2008,11 @@ class Holder(_rt.ExtendableMessage):
                             _m8._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                             _pos = _e
                         elif _tag == 74:
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _e = _pos + _n
-                            if _e > _end:
-                                raise _rt.overrun(self, _tag, _pos, _n)
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                             if _depth <= 0:
                                 raise _rt.too_deep(self, _tag, _pos)
                             if self._oc_pick == 9:
@@ -2147,14 +2123,11 @@ class Holder(_rt.ExtendableMessage):
                             self.x__ = _iv
 
                         elif _tag == 170:
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _e = _pos + _n
-                            if _e > _end:
-                                raise _rt.overrun(self, _tag, _pos, _n)
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                             if _depth <= 0:
                                 raise _rt.too_deep(self, _tag, _pos)
                             _m21 = self.raw
@@ -3211,14 +3184,11 @@ class Outer(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m1 = self.x
@@ -3515,14 +3485,11 @@ class Outer_Inner(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m1 = self.x

@@ -406,31 +406,21 @@ class Scalars(_rt.Message):
                 else:
                     if _tag < 105:
                         if _tag == 74:
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _e = _pos + _n
-                            if _e > _end:
-                                raise _rt.overrun(self, _tag, _pos, _n)
-                            _sv = _buf[_pos:_e].decode()
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                            self.f_string = _buf[_pos:_e].decode()
                             _pos = _e
-                            self.f_string = _sv
-
                         elif _tag == 82:
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _e = _pos + _n
-                            if _e > _end:
-                                raise _rt.overrun(self, _tag, _pos, _n)
-                            _bv = _buf[_pos:_e]
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                            self.f_bytes = _buf[_pos:_e]
                             _pos = _e
-                            self.f_bytes = _bv
-
                         elif _tag == 88:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -481,18 +471,13 @@ class Scalars(_rt.Message):
                             self.opt_int32 = _iv
 
                         elif _tag == 138:
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _e = _pos + _n
-                            if _e > _end:
-                                raise _rt.overrun(self, _tag, _pos, _n)
-                            _sv = _buf[_pos:_e].decode()
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                            self.opt_string = _buf[_pos:_e].decode()
                             _pos = _e
-                            self.opt_string = _sv
-
                         else:
                             if _tag == _end_tag:
                                 return _pos

@@ -82,18 +82,13 @@ class Query(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self.text = _buf[_pos:_e].decode()
                     _pos = _e
-                    self.text = _sv
-
                 else:
                     if _tag == _end_tag:
                         return _pos

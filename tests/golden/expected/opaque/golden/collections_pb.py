@@ -103,18 +103,13 @@ class _c_Collections_Item(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_key = _buf[_pos:_e].decode()
                     _pos = _e
-                    self._f_key = _sv
-
                 elif _tag == 16:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -157,21 +152,10 @@ class _c_Collections_Item(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(_c_Collections_Item, _tag, _pos, _n)
-                    if _n == 0:
+                    _pos = _rt.scan_string(_c_Collections_Item, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(_c_Collections_Item, _tag, _pos)
-                    _pos = _e
                 elif _tag == 16:
                     if _rank >= 2:
                         _canon = False
@@ -661,39 +645,28 @@ class Collections(_rt.Message):
                         self._f_packed_ints.append(_iv)
 
                     elif _tag == 10:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
 
                         _rt.dec_packed_int32(_buf, _pos, _e, self._f_packed_ints)
                         _pos = _e
                     elif _tag == 18:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
-                        _sv = _buf[_pos:_e].decode()
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                        self._f_names.append(_buf[_pos:_e].decode())
                         _pos = _e
-                        self._f_names.append(_sv)
-
                     elif _tag == 26:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                         if _depth <= 0:
                             raise _rt.too_deep(self, _tag, _pos)
                         _m3 = _c_Collections_Item()
@@ -709,27 +682,21 @@ class Collections(_rt.Message):
                         self._f_colors.append(_iv)
 
                     elif _tag == 34:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
 
                         _rt.dec_packed_enum(_buf, _pos, _e, self._f_colors)
                         _pos = _e
                     elif _tag == 42:
                         _p5 = _pos
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _ee = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _ee <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _ee = _pos + _n
-                        if _ee > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _ee = _rt.read_len(self, _buf, _tag, _pos, _end)
                         _k5 = ''
                         _v5 = 0
                         _raw5 = False
@@ -740,14 +707,11 @@ class Collections(_rt.Message):
                             else:
                                 _etag, _pos = _rt.dec_tag(_buf, _pos)
                             if _etag == 10:
-                                _n = _buf[_pos]
-                                if _n < 0x80:
+                                _e = _pos + 1 + (_n := _buf[_pos])
+                                if _n < 0x80 and _e <= _ee:
                                     _pos += 1
                                 else:
-                                    _n, _pos = _rt.dec_len(_buf, _pos)
-                                _e = _pos + _n
-                                if _e > _ee:
-                                    raise _rt.overrun(self, _tag, _pos, _n)
+                                    _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _ee)
                                 _sv = _buf[_pos:_e].decode()
                                 _pos = _e
                                 _k5 = _sv
@@ -770,14 +734,11 @@ class Collections(_rt.Message):
                             self._f_counts[_k5] = _v5
                     elif _tag == 50:
                         _p6 = _pos
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _ee = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _ee <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _ee = _pos + _n
-                        if _ee > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _ee = _rt.read_len(self, _buf, _tag, _pos, _end)
                         if _depth <= 0:
                             raise _rt.too_deep(self, _tag, _pos)
                         _k6 = 0
@@ -797,14 +758,11 @@ class Collections(_rt.Message):
                                     _iv, _pos = _rt.dec_int32(_buf, _pos)
                                 _k6 = _iv
                             elif _etag == 18:
-                                _n = _buf[_pos]
-                                if _n < 0x80:
+                                _e = _pos + 1 + (_n := _buf[_pos])
+                                if _n < 0x80 and _e <= _ee:
                                     _pos += 1
                                 else:
-                                    _n, _pos = _rt.dec_len(_buf, _pos)
-                                _e = _pos + _n
-                                if _e > _ee:
-                                    raise _rt.overrun(self, _tag, _pos, _n)
+                                    _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _ee)
                                 if _v6 is None:
                                     _v6 = _c_Collections_Item()
                                 _v6._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
@@ -827,28 +785,20 @@ class Collections(_rt.Message):
                         _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
                 else:
                     if _tag == 58:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
-                        _sv = _buf[_pos:_e].decode()
-                        _pos = _e
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                         self._oc_choice = 7
-                        self._ov_choice = _sv
-
+                        self._ov_choice = _buf[_pos:_e].decode()
+                        _pos = _e
                     elif _tag == 66:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                         if _depth <= 0:
                             raise _rt.too_deep(self, _tag, _pos)
                         if self._oc_choice == 8:
@@ -860,14 +810,11 @@ class Collections(_rt.Message):
                         _m8._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                         _pos = _e
                     elif _tag == 74:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                         if _depth <= 0:
                             raise _rt.too_deep(self, _tag, _pos)
                         if self._oc_choice == 9:
@@ -880,14 +827,11 @@ class Collections(_rt.Message):
                         _pos = _e
                     elif _tag == 82:
                         _p10 = _pos
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _ee = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _ee <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _ee = _pos + _n
-                        if _ee > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _ee = _rt.read_len(self, _buf, _tag, _pos, _end)
                         _k10 = False
                         _v10 = 0
                         _raw10 = False
@@ -922,14 +866,11 @@ class Collections(_rt.Message):
                         else:
                             self._f_color_by_flag[_k10] = _v10
                     elif _tag == 90:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
 
                         _rt.dec_packed_float(_buf, _pos, _e, self._f_ratios)
                         _pos = _e
@@ -940,14 +881,11 @@ class Collections(_rt.Message):
 
                     elif _tag == 98:
                         _p12 = _pos
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _ee = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _ee <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _ee = _pos + _n
-                        if _ee > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _ee = _rt.read_len(self, _buf, _tag, _pos, _end)
                         _k12 = ''
                         _v12 = 0.0
                         _raw12 = False
@@ -958,14 +896,11 @@ class Collections(_rt.Message):
                             else:
                                 _etag, _pos = _rt.dec_tag(_buf, _pos)
                             if _etag == 10:
-                                _n = _buf[_pos]
-                                if _n < 0x80:
+                                _e = _pos + 1 + (_n := _buf[_pos])
+                                if _n < 0x80 and _e <= _ee:
                                     _pos += 1
                                 else:
-                                    _n, _pos = _rt.dec_len(_buf, _pos)
-                                _e = _pos + _n
-                                if _e > _ee:
-                                    raise _rt.overrun(self, _tag, _pos, _n)
+                                    _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _ee)
                                 _sv = _buf[_pos:_e].decode()
                                 _pos = _e
                                 _k12 = _sv
@@ -1044,16 +979,13 @@ class Collections(_rt.Message):
                         if _rank >= 1:
                             _canon = False
                         _rank = 1
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
+                            _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _end)
                             if _buf[_pos - 1] == 0:
                                 _canon = False
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(Collections, _tag, _pos, _n)
                         if not _rt.scan_packed_varints(_buf, _pos, _e, 31, None):
                             _canon = False
                         _pos = _e
@@ -1061,33 +993,21 @@ class Collections(_rt.Message):
                         if _rank > 2:
                             _canon = False
                         _rank = 2
-                        _n = _buf[_pos]
-                        if _n < 0x80:
-                            _pos += 1
-                        else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                            if _buf[_pos - 1] == 0:
-                                _canon = False
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(Collections, _tag, _pos, _n)
-                        if not _rt.valid_utf8(_buf, _pos, _e):
-                            raise _rt.bad_utf8(Collections, _tag, _pos)
-                        _pos = _e
+                        _pos = _rt.scan_string(Collections, _buf, _tag, _pos, _end, True, False)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                     elif _tag == 26:
                         if _rank > 3:
                             _canon = False
                         _rank = 3
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
+                            _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _end)
                             if _buf[_pos - 1] == 0:
                                 _canon = False
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(Collections, _tag, _pos, _n)
                         if _depth <= 0:
                             raise _rt.too_deep(Collections, _tag, _pos)
                         if not _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1):
@@ -1106,16 +1026,13 @@ class Collections(_rt.Message):
                         if _rank >= 4:
                             _canon = False
                         _rank = 4
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
+                            _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _end)
                             if _buf[_pos - 1] == 0:
                                 _canon = False
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(Collections, _tag, _pos, _n)
                         if not _rt.scan_packed_varints(_buf, _pos, _e, 31, None):
                             _canon = False
                         _pos = _e
@@ -1126,16 +1043,13 @@ class Collections(_rt.Message):
                             _canon = False
                         _rank = 5
                         _s = _pos
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _ee = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _ee <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
+                            _pos, _ee = _rt.read_len(Collections, _buf, _tag, _pos, _end)
                             if _buf[_pos - 1] == 0:
                                 _canon = False
-                        _ee = _pos + _n
-                        if _ee > _end:
-                            raise _rt.overrun(Collections, _tag, _pos, _n)
                         _st = 0
                         while _pos < _ee:
                             _etag = _buf[_pos]
@@ -1149,19 +1063,10 @@ class Collections(_rt.Message):
                                     _canon = False
                                 _st = 1
                                 _k = _pos
-                                _n = _buf[_pos]
-                                if _n < 0x80:
-                                    _pos += 1
-                                else:
-                                    _n, _pos = _rt.dec_len(_buf, _pos)
-                                    if _buf[_pos - 1] == 0:
-                                        _canon = False
-                                _e = _pos + _n
-                                if _e > _ee:
-                                    raise _rt.overrun(Collections, _tag, _pos, _n)
-                                if not _rt.valid_utf8(_buf, _pos, _e):
-                                    raise _rt.bad_utf8(Collections, _tag, _pos)
-                                _pos = _e
+                                _pos = _rt.scan_string(Collections, _buf, _tag, _pos, _ee, True, False)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
                                 _ke = _pos
                             elif _etag == 16:
                                 if _st != 1:
@@ -1191,16 +1096,13 @@ class Collections(_rt.Message):
                             _canon = False
                         _rank = 6
                         _s = _pos
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _ee = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _ee <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
+                            _pos, _ee = _rt.read_len(Collections, _buf, _tag, _pos, _end)
                             if _buf[_pos - 1] == 0:
                                 _canon = False
-                        _ee = _pos + _n
-                        if _ee > _end:
-                            raise _rt.overrun(Collections, _tag, _pos, _n)
                         if _depth <= 0:
                             raise _rt.too_deep(Collections, _tag, _pos)
                         _st = 0
@@ -1228,16 +1130,13 @@ class Collections(_rt.Message):
                                 if _st != 1:
                                     _canon = False
                                 _st = 2
-                                _n = _buf[_pos]
-                                if _n < 0x80:
+                                _e = _pos + 1 + (_n := _buf[_pos])
+                                if _n < 0x80 and _e <= _ee:
                                     _pos += 1
                                 else:
-                                    _n, _pos = _rt.dec_len(_buf, _pos)
+                                    _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _ee)
                                     if _buf[_pos - 1] == 0:
                                         _canon = False
-                                _e = _pos + _n
-                                if _e > _ee:
-                                    raise _rt.overrun(Collections, _tag, _pos, _n)
                                 if not _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1):
                                     _canon = False
                                 _pos = _e
@@ -1259,33 +1158,21 @@ class Collections(_rt.Message):
                         if _rank >= 7:
                             _canon = False
                         _rank = 7
-                        _n = _buf[_pos]
-                        if _n < 0x80:
-                            _pos += 1
-                        else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                            if _buf[_pos - 1] == 0:
-                                _canon = False
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(Collections, _tag, _pos, _n)
-                        if not _rt.valid_utf8(_buf, _pos, _e):
-                            raise _rt.bad_utf8(Collections, _tag, _pos)
-                        _pos = _e
+                        _pos = _rt.scan_string(Collections, _buf, _tag, _pos, _end, True, False)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                     elif _tag == 66:
                         if _rank >= 7:
                             _canon = False
                         _rank = 7
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
+                            _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _end)
                             if _buf[_pos - 1] == 0:
                                 _canon = False
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(Collections, _tag, _pos, _n)
                         if _depth <= 0:
                             raise _rt.too_deep(Collections, _tag, _pos)
                         if not _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1):
@@ -1295,16 +1182,13 @@ class Collections(_rt.Message):
                         if _rank >= 7:
                             _canon = False
                         _rank = 7
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
+                            _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _end)
                             if _buf[_pos - 1] == 0:
                                 _canon = False
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(Collections, _tag, _pos, _n)
                         if _depth <= 0:
                             raise _rt.too_deep(Collections, _tag, _pos)
                         if not _m_golden__scalars_pb.Scalars._pb_scan(_buf, _pos, _e, _depth - 1):
@@ -1317,16 +1201,13 @@ class Collections(_rt.Message):
                             _canon = False
                         _rank = 10
                         _s = _pos
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _ee = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _ee <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
+                            _pos, _ee = _rt.read_len(Collections, _buf, _tag, _pos, _end)
                             if _buf[_pos - 1] == 0:
                                 _canon = False
-                        _ee = _pos + _n
-                        if _ee > _end:
-                            raise _rt.overrun(Collections, _tag, _pos, _n)
                         _st = 0
                         while _pos < _ee:
                             _etag = _buf[_pos]
@@ -1375,16 +1256,13 @@ class Collections(_rt.Message):
                         if _rank >= 11:
                             _canon = False
                         _rank = 11
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
+                            _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _end)
                             if _buf[_pos - 1] == 0:
                                 _canon = False
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(Collections, _tag, _pos, _n)
                         if not _rt.scan_packed_fixed(_buf, _pos, _e, 4, True):
                             _canon = False
                         _pos = _e
@@ -1400,16 +1278,13 @@ class Collections(_rt.Message):
                             _canon = False
                         _rank = 12
                         _s = _pos
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _ee = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _ee <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
+                            _pos, _ee = _rt.read_len(Collections, _buf, _tag, _pos, _end)
                             if _buf[_pos - 1] == 0:
                                 _canon = False
-                        _ee = _pos + _n
-                        if _ee > _end:
-                            raise _rt.overrun(Collections, _tag, _pos, _n)
                         _st = 0
                         while _pos < _ee:
                             _etag = _buf[_pos]
@@ -1423,19 +1298,10 @@ class Collections(_rt.Message):
                                     _canon = False
                                 _st = 1
                                 _k = _pos
-                                _n = _buf[_pos]
-                                if _n < 0x80:
-                                    _pos += 1
-                                else:
-                                    _n, _pos = _rt.dec_len(_buf, _pos)
-                                    if _buf[_pos - 1] == 0:
-                                        _canon = False
-                                _e = _pos + _n
-                                if _e > _ee:
-                                    raise _rt.overrun(Collections, _tag, _pos, _n)
-                                if not _rt.valid_utf8(_buf, _pos, _e):
-                                    raise _rt.bad_utf8(Collections, _tag, _pos)
-                                _pos = _e
+                                _pos = _rt.scan_string(Collections, _buf, _tag, _pos, _ee, True, False)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
                                 _ke = _pos
                             elif _etag == 21:
                                 if _st != 1:

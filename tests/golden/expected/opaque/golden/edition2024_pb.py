@@ -106,18 +106,13 @@ class _c_LogEntry_Detail(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_lines.append(_buf[_pos:_e].decode())
                     _pos = _e
-                    self._f_lines.append(_sv)
-
                 elif _tag == 16:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -161,19 +156,10 @@ class _c_LogEntry_Detail(_rt.Message):
                     if _rank > 1:
                         _canon = False
                     _rank = 1
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(_c_LogEntry_Detail, _tag, _pos, _n)
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(_c_LogEntry_Detail, _tag, _pos)
-                    _pos = _e
+                    _pos = _rt.scan_string(_c_LogEntry_Detail, _buf, _tag, _pos, _end, True, False)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
                 elif _tag == 16:
                     if _rank >= 2:
                         _canon = False
@@ -531,28 +517,20 @@ class LogEntry(_rt.Message):
                     self._pb_p0 |= 1
 
                 elif _tag == 18:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
-                    _pos = _e
-                    self._f_message = _sv
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_message = _buf[_pos:_e].decode()
                     self._pb_p0 |= 2
-
+                    _pos = _e
                 elif _tag == 26:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     if _lazy and self._f_detail is None and self._l_detail is None:
@@ -567,14 +545,11 @@ class LogEntry(_rt.Message):
                         _m3._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 elif _tag == 34:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     if _lazy and self._f_unchecked_detail is None and self._l_unchecked_detail is None:
@@ -588,14 +563,11 @@ class LogEntry(_rt.Message):
                         _m4._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 elif _tag == 42:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m5 = _c_LogEntry_Detail()
@@ -651,33 +623,21 @@ class LogEntry(_rt.Message):
                     if _rank >= 2:
                         _canon = False
                     _rank = 2
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(LogEntry, _tag, _pos, _n)
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(LogEntry, _tag, _pos)
-                    _pos = _e
+                    _pos = _rt.scan_string(LogEntry, _buf, _tag, _pos, _end, True, False)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
                 elif _tag == 26:
                     if _rank >= 3:
                         _canon = False
                     _rank = 3
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _e = _rt.read_len(LogEntry, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(LogEntry, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(LogEntry, _tag, _pos)
                     _rt.check_structure(LogEntry, _buf, _tag, _pos, _e, _depth - 1, _c_LogEntry_Detail)
@@ -686,16 +646,13 @@ class LogEntry(_rt.Message):
                     if _rank >= 4:
                         _canon = False
                     _rank = 4
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _e = _rt.read_len(LogEntry, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(LogEntry, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(LogEntry, _tag, _pos)
                     _pos = _e
@@ -703,16 +660,13 @@ class LogEntry(_rt.Message):
                     if _rank > 5:
                         _canon = False
                     _rank = 5
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _e = _rt.read_len(LogEntry, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(LogEntry, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(LogEntry, _tag, _pos)
                     _rt.check_structure(LogEntry, _buf, _tag, _pos, _e, _depth - 1, _c_LogEntry_Detail)
@@ -1067,28 +1021,20 @@ class Envelope(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
-                    _pos = _e
-                    self._f_name = _sv
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_name = _buf[_pos:_e].decode()
                     self._pb_p0 |= 1
-
+                    _pos = _e
                 elif _tag == 18:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m2 = self._f_entry
@@ -1130,33 +1076,21 @@ class Envelope(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Envelope, _tag, _pos, _n)
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Envelope, _tag, _pos)
-                    _pos = _e
+                    _pos = _rt.scan_string(Envelope, _buf, _tag, _pos, _end, True, False)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
                 elif _tag == 18:
                     if _rank >= 2:
                         _canon = False
                     _rank = 2
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _e = _rt.read_len(Envelope, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Envelope, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Envelope, _tag, _pos)
                     if not LogEntry._pb_scan(_buf, _pos, _e, _depth - 1):
@@ -1442,14 +1376,11 @@ class Node(_rt.Message):
                     self._pb_p0 |= 1
 
                 elif _tag == 18:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m2 = self._f_child
@@ -1458,14 +1389,11 @@ class Node(_rt.Message):
                     _m2._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 elif _tag == 26:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     if _lazy and self._f_lazy_child is None and self._l_lazy_child is None:
@@ -1524,16 +1452,13 @@ class Node(_rt.Message):
                     if _rank >= 2:
                         _canon = False
                     _rank = 2
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _e = _rt.read_len(Node, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Node, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Node, _tag, _pos)
                     if not Node._pb_scan(_buf, _pos, _e, _depth - 1):
@@ -1543,16 +1468,13 @@ class Node(_rt.Message):
                     if _rank >= 3:
                         _canon = False
                     _rank = 3
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _e = _rt.read_len(Node, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Node, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Node, _tag, _pos)
                     _rt.check_structure(Node, _buf, _tag, _pos, _e, _depth - 1, Node)

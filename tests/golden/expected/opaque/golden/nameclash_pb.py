@@ -2434,14 +2434,11 @@ class Holder(_rt.ExtendableMessage):
                 if _tag < 112:
                     if _tag < 66:
                         if _tag == 10:
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _e = _pos + _n
-                            if _e > _end:
-                                raise _rt.overrun(self, _tag, _pos, _n)
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                             if _depth <= 0:
                                 raise _rt.too_deep(self, _tag, _pos)
                             _m1 = self._f_f_buf
@@ -2450,14 +2447,11 @@ class Holder(_rt.ExtendableMessage):
                             _m1._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                             _pos = _e
                         elif _tag == 34:
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _e = _pos + _n
-                            if _e > _end:
-                                raise _rt.overrun(self, _tag, _pos, _n)
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                             if _depth <= 0:
                                 raise _rt.too_deep(self, _tag, _pos)
                             _m4 = m4()
@@ -2465,14 +2459,11 @@ class Holder(_rt.ExtendableMessage):
                             _m4._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                             _pos = _e
                         elif _tag == 42:
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _e = _pos + _n
-                            if _e > _end:
-                                raise _rt.overrun(self, _tag, _pos, _n)
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                             if _depth <= 0:
                                 raise _rt.too_deep(self, _tag, _pos)
                             _m5 = i5()
@@ -2481,14 +2472,11 @@ class Holder(_rt.ExtendableMessage):
                             _pos = _e
                         elif _tag == 50:
                             _p6 = _pos
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _ee = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _ee <= _end:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _ee = _pos + _n
-                            if _ee > _end:
-                                raise _rt.overrun(self, _tag, _pos, _n)
+                                _pos, _ee = _rt.read_len(self, _buf, _tag, _pos, _end)
                             if _depth <= 0:
                                 raise _rt.too_deep(self, _tag, _pos)
                             _k6 = 0
@@ -2508,14 +2496,11 @@ class Holder(_rt.ExtendableMessage):
                                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                                     _k6 = _iv
                                 elif _etag == 18:
-                                    _n = _buf[_pos]
-                                    if _n < 0x80:
+                                    _e = _pos + 1 + (_n := _buf[_pos])
+                                    if _n < 0x80 and _e <= _ee:
                                         _pos += 1
                                     else:
-                                        _n, _pos = _rt.dec_len(_buf, _pos)
-                                    _e = _pos + _n
-                                    if _e > _ee:
-                                        raise _rt.overrun(self, _tag, _pos, _n)
+                                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _ee)
                                     if _v6 is None:
                                         _v6 = key6()
                                     _v6._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
@@ -2533,14 +2518,11 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 self._f_by_id[_k6] = _v6
                         elif _tag == 58:
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _e = _pos + _n
-                            if _e > _end:
-                                raise _rt.overrun(self, _tag, _pos, _n)
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                             if _depth <= 0:
                                 raise _rt.too_deep(self, _tag, _pos)
                             if self._oc_pick == 7:
@@ -2557,14 +2539,11 @@ class Holder(_rt.ExtendableMessage):
                             _pos = _rt.merge_extension(self, _buf, _tag, _pos, _end, _depth)
                     else:
                         if _tag == 66:
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _e = _pos + _n
-                            if _e > _end:
-                                raise _rt.overrun(self, _tag, _pos, _n)
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                             if _depth <= 0:
                                 raise _rt.too_deep(self, _tag, _pos)
                             if self._oc_pick == 8:
@@ -2576,14 +2555,11 @@ class Holder(_rt.ExtendableMessage):
                             _m8._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                             _pos = _e
                         elif _tag == 74:
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _e = _pos + _n
-                            if _e > _end:
-                                raise _rt.overrun(self, _tag, _pos, _n)
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                             if _depth <= 0:
                                 raise _rt.too_deep(self, _tag, _pos)
                             if self._oc_pick == 9:
@@ -2705,14 +2681,11 @@ class Holder(_rt.ExtendableMessage):
                             self._pb_p0 |= 1024
 
                         elif _tag == 170:
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _e = _pos + _n
-                            if _e > _end:
-                                raise _rt.overrun(self, _tag, _pos, _n)
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                             if _depth <= 0:
                                 raise _rt.too_deep(self, _tag, _pos)
                             if _lazy and self._f_raw is None and self._l_raw is None:
@@ -3986,14 +3959,11 @@ class Outer(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m1 = self._f_x
@@ -4035,16 +4005,13 @@ class Outer(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _e = _rt.read_len(Outer, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Outer, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Outer, _tag, _pos)
                     if not _c_Outer_Inner_X._pb_scan(_buf, _pos, _e, _depth - 1):
@@ -4449,14 +4416,11 @@ class Outer_Inner(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m1 = self._f_x
@@ -4498,16 +4462,13 @@ class Outer_Inner(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
+                        _pos, _e = _rt.read_len(Outer_Inner, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Outer_Inner, _tag, _pos, _n)
                     if _depth <= 0:
                         raise _rt.too_deep(Outer_Inner, _tag, _pos)
                     if not _c_Outer_Inner_X_._pb_scan(_buf, _pos, _e, _depth - 1):

@@ -446,31 +446,21 @@ class Scalars(_rt.Message):
                 else:
                     if _tag < 105:
                         if _tag == 74:
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _e = _pos + _n
-                            if _e > _end:
-                                raise _rt.overrun(self, _tag, _pos, _n)
-                            _sv = _buf[_pos:_e].decode()
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                            self._f_f_string = _buf[_pos:_e].decode()
                             _pos = _e
-                            self._f_f_string = _sv
-
                         elif _tag == 82:
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _e = _pos + _n
-                            if _e > _end:
-                                raise _rt.overrun(self, _tag, _pos, _n)
-                            _bv = _buf[_pos:_e]
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                            self._f_f_bytes = _buf[_pos:_e]
                             _pos = _e
-                            self._f_f_bytes = _bv
-
                         elif _tag == 88:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -522,19 +512,14 @@ class Scalars(_rt.Message):
                             self._pb_p0 |= 1
 
                         elif _tag == 138:
-                            _n = _buf[_pos]
-                            if _n < 0x80:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
                                 _pos += 1
                             else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                            _e = _pos + _n
-                            if _e > _end:
-                                raise _rt.overrun(self, _tag, _pos, _n)
-                            _sv = _buf[_pos:_e].decode()
-                            _pos = _e
-                            self._f_opt_string = _sv
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                            self._f_opt_string = _buf[_pos:_e].decode()
                             self._pb_p0 |= 2
-
+                            _pos = _e
                         else:
                             if _tag == _end_tag:
                                 return _pos
@@ -662,38 +647,18 @@ class Scalars(_rt.Message):
                             if _rank >= 9:
                                 _canon = False
                             _rank = 9
-                            _n = _buf[_pos]
-                            if _n < 0x80:
-                                _pos += 1
-                            else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                                if _buf[_pos - 1] == 0:
-                                    _canon = False
-                            _e = _pos + _n
-                            if _e > _end:
-                                raise _rt.overrun(Scalars, _tag, _pos, _n)
-                            if _n == 0:
+                            _pos = _rt.scan_string(Scalars, _buf, _tag, _pos, _end, True, True)
+                            if _pos < 0:
+                                _pos = ~_pos
                                 _canon = False
-                            if not _rt.valid_utf8(_buf, _pos, _e):
-                                raise _rt.bad_utf8(Scalars, _tag, _pos)
-                            _pos = _e
                         elif _tag == 82:
                             if _rank >= 10:
                                 _canon = False
                             _rank = 10
-                            _n = _buf[_pos]
-                            if _n < 0x80:
-                                _pos += 1
-                            else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                                if _buf[_pos - 1] == 0:
-                                    _canon = False
-                            _e = _pos + _n
-                            if _e > _end:
-                                raise _rt.overrun(Scalars, _tag, _pos, _n)
-                            if _n == 0:
+                            _pos = _rt.scan_string(Scalars, _buf, _tag, _pos, _end, False, True)
+                            if _pos < 0:
+                                _pos = ~_pos
                                 _canon = False
-                            _pos = _e
                         elif _tag == 88:
                             if _rank >= 11:
                                 _canon = False
@@ -766,19 +731,10 @@ class Scalars(_rt.Message):
                             if _rank >= 17:
                                 _canon = False
                             _rank = 17
-                            _n = _buf[_pos]
-                            if _n < 0x80:
-                                _pos += 1
-                            else:
-                                _n, _pos = _rt.dec_len(_buf, _pos)
-                                if _buf[_pos - 1] == 0:
-                                    _canon = False
-                            _e = _pos + _n
-                            if _e > _end:
-                                raise _rt.overrun(Scalars, _tag, _pos, _n)
-                            if not _rt.valid_utf8(_buf, _pos, _e):
-                                raise _rt.bad_utf8(Scalars, _tag, _pos)
-                            _pos = _e
+                            _pos = _rt.scan_string(Scalars, _buf, _tag, _pos, _end, True, False)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
                         else:
                             _rank = 0x20000000
                             _pos = _rt.scan_unknown(Scalars, _buf, _tag, _pos, _end, _depth)

@@ -78,18 +78,13 @@ class Query(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self._f_text = _buf[_pos:_e].decode()
                     _pos = _e
-                    self._f_text = _sv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -124,21 +119,10 @@ class Query(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _n = _buf[_pos]
-                    if _n < 0x80:
-                        _pos += 1
-                    else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                        if _buf[_pos - 1] == 0:
-                            _canon = False
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(Query, _tag, _pos, _n)
-                    if _n == 0:
+                    _pos = _rt.scan_string(Query, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Query, _tag, _pos)
-                    _pos = _e
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(Query, _buf, _tag, _pos, _end, _depth)

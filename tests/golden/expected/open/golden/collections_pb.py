@@ -83,18 +83,13 @@ class _c_Collections_Item(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self.key = _buf[_pos:_e].decode()
                     _pos = _e
-                    self.key = _sv
-
                 elif _tag == 16:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -470,39 +465,28 @@ class Collections(_rt.Message):
                         self.packed_ints.append(_iv)
 
                     elif _tag == 10:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
 
                         _rt.dec_packed_int32(_buf, _pos, _e, self.packed_ints)
                         _pos = _e
                     elif _tag == 18:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
-                        _sv = _buf[_pos:_e].decode()
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                        self.names.append(_buf[_pos:_e].decode())
                         _pos = _e
-                        self.names.append(_sv)
-
                     elif _tag == 26:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                         if _depth <= 0:
                             raise _rt.too_deep(self, _tag, _pos)
                         _m3 = _c_Collections_Item()
@@ -518,27 +502,21 @@ class Collections(_rt.Message):
                         self.colors.append(_iv)
 
                     elif _tag == 34:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
 
                         _rt.dec_packed_enum(_buf, _pos, _e, self.colors)
                         _pos = _e
                     elif _tag == 42:
                         _p5 = _pos
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _ee = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _ee <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _ee = _pos + _n
-                        if _ee > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _ee = _rt.read_len(self, _buf, _tag, _pos, _end)
                         _k5 = ''
                         _v5 = 0
                         _raw5 = False
@@ -549,14 +527,11 @@ class Collections(_rt.Message):
                             else:
                                 _etag, _pos = _rt.dec_tag(_buf, _pos)
                             if _etag == 10:
-                                _n = _buf[_pos]
-                                if _n < 0x80:
+                                _e = _pos + 1 + (_n := _buf[_pos])
+                                if _n < 0x80 and _e <= _ee:
                                     _pos += 1
                                 else:
-                                    _n, _pos = _rt.dec_len(_buf, _pos)
-                                _e = _pos + _n
-                                if _e > _ee:
-                                    raise _rt.overrun(self, _tag, _pos, _n)
+                                    _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _ee)
                                 _sv = _buf[_pos:_e].decode()
                                 _pos = _e
                                 _k5 = _sv
@@ -579,14 +554,11 @@ class Collections(_rt.Message):
                             self.counts[_k5] = _v5
                     elif _tag == 50:
                         _p6 = _pos
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _ee = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _ee <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _ee = _pos + _n
-                        if _ee > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _ee = _rt.read_len(self, _buf, _tag, _pos, _end)
                         if _depth <= 0:
                             raise _rt.too_deep(self, _tag, _pos)
                         _k6 = 0
@@ -606,14 +578,11 @@ class Collections(_rt.Message):
                                     _iv, _pos = _rt.dec_int32(_buf, _pos)
                                 _k6 = _iv
                             elif _etag == 18:
-                                _n = _buf[_pos]
-                                if _n < 0x80:
+                                _e = _pos + 1 + (_n := _buf[_pos])
+                                if _n < 0x80 and _e <= _ee:
                                     _pos += 1
                                 else:
-                                    _n, _pos = _rt.dec_len(_buf, _pos)
-                                _e = _pos + _n
-                                if _e > _ee:
-                                    raise _rt.overrun(self, _tag, _pos, _n)
+                                    _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _ee)
                                 if _v6 is None:
                                     _v6 = _c_Collections_Item()
                                 _v6._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
@@ -636,28 +605,20 @@ class Collections(_rt.Message):
                         _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
                 else:
                     if _tag == 58:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
-                        _sv = _buf[_pos:_e].decode()
-                        _pos = _e
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                         self._oc_choice = 7
-                        self._ov_choice = _sv
-
+                        self._ov_choice = _buf[_pos:_e].decode()
+                        _pos = _e
                     elif _tag == 66:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                         if _depth <= 0:
                             raise _rt.too_deep(self, _tag, _pos)
                         if self._oc_choice == 8:
@@ -669,14 +630,11 @@ class Collections(_rt.Message):
                         _m8._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                         _pos = _e
                     elif _tag == 74:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                         if _depth <= 0:
                             raise _rt.too_deep(self, _tag, _pos)
                         if self._oc_choice == 9:
@@ -689,14 +647,11 @@ class Collections(_rt.Message):
                         _pos = _e
                     elif _tag == 82:
                         _p10 = _pos
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _ee = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _ee <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _ee = _pos + _n
-                        if _ee > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _ee = _rt.read_len(self, _buf, _tag, _pos, _end)
                         _k10 = False
                         _v10 = 0
                         _raw10 = False
@@ -731,14 +686,11 @@ class Collections(_rt.Message):
                         else:
                             self.color_by_flag[_k10] = _v10
                     elif _tag == 90:
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _e = _pos + _n
-                        if _e > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
 
                         _rt.dec_packed_float(_buf, _pos, _e, self.ratios)
                         _pos = _e
@@ -749,14 +701,11 @@ class Collections(_rt.Message):
 
                     elif _tag == 98:
                         _p12 = _pos
-                        _n = _buf[_pos]
-                        if _n < 0x80:
+                        _ee = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _ee <= _end:
                             _pos += 1
                         else:
-                            _n, _pos = _rt.dec_len(_buf, _pos)
-                        _ee = _pos + _n
-                        if _ee > _end:
-                            raise _rt.overrun(self, _tag, _pos, _n)
+                            _pos, _ee = _rt.read_len(self, _buf, _tag, _pos, _end)
                         _k12 = ''
                         _v12 = 0.0
                         _raw12 = False
@@ -767,14 +716,11 @@ class Collections(_rt.Message):
                             else:
                                 _etag, _pos = _rt.dec_tag(_buf, _pos)
                             if _etag == 10:
-                                _n = _buf[_pos]
-                                if _n < 0x80:
+                                _e = _pos + 1 + (_n := _buf[_pos])
+                                if _n < 0x80 and _e <= _ee:
                                     _pos += 1
                                 else:
-                                    _n, _pos = _rt.dec_len(_buf, _pos)
-                                _e = _pos + _n
-                                if _e > _ee:
-                                    raise _rt.overrun(self, _tag, _pos, _n)
+                                    _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _ee)
                                 _sv = _buf[_pos:_e].decode()
                                 _pos = _e
                                 _k12 = _sv

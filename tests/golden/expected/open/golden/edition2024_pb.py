@@ -76,18 +76,13 @@ class _c_LogEntry_Detail(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self.lines.append(_buf[_pos:_e].decode())
                     _pos = _e
-                    self.lines.append(_sv)
-
                 elif _tag == 16:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -307,27 +302,19 @@ class LogEntry(_rt.Message):
                     self.timestamp = _iv
 
                 elif _tag == 18:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self.message = _buf[_pos:_e].decode()
                     _pos = _e
-                    self.message = _sv
-
                 elif _tag == 26:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m3 = self.detail
@@ -336,14 +323,11 @@ class LogEntry(_rt.Message):
                     _m3._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 elif _tag == 34:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m4 = self.unchecked_detail
@@ -352,14 +336,11 @@ class LogEntry(_rt.Message):
                     _m4._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 elif _tag == 42:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m5 = _c_LogEntry_Detail()
@@ -613,27 +594,19 @@ class Envelope(_rt.Message):
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
                 if _tag == 10:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _buf[_pos:_e].decode()
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self.name = _buf[_pos:_e].decode()
                     _pos = _e
-                    self.name = _sv
-
                 elif _tag == 18:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m2 = self.entry
@@ -821,14 +794,11 @@ class Node(_rt.Message):
                     self.value = _iv
 
                 elif _tag == 18:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m2 = self.child
@@ -837,14 +807,11 @@ class Node(_rt.Message):
                     _m2._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 elif _tag == 26:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m3 = self.lazy_child

@@ -299,18 +299,13 @@ class Legacy(_rt.ExtendableMessage):
                     self.id = _iv
 
                 elif _tag == 18:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
-                    _sv = _rt.decode_str(_buf[_pos:_e], False)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    self.label = _rt.decode_str(_buf[_pos:_e], False)
                     _pos = _e
-                    self.label = _sv
-
                 elif _tag == 24:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -336,14 +331,11 @@ class Legacy(_rt.ExtendableMessage):
                     self.samples.append(_iv)
 
                 elif _tag == 42:
-                    _n = _buf[_pos]
-                    if _n < 0x80:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
-                        _n, _pos = _rt.dec_len(_buf, _pos)
-                    _e = _pos + _n
-                    if _e > _end:
-                        raise _rt.overrun(self, _tag, _pos, _n)
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
 
                     _rt.dec_packed_int64(_buf, _pos, _e, self.samples)
                     _pos = _e
