@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Any, Final, NamedTuple
 
 from ..plugin import names
-from ..plugin.schema import ApiLevel, Enum, Extension, Field, File, Message, Schema, walk_messages
+from ..plugin.schema import ApiLevel, Enum, Extension, Field, File, Message, Schema, has_scan, walk_messages
 from ..runtime import reflect as k
 from ..runtime._codec import WIRE_OF_KIND
 from ..runtime._wire import WIRE_END_GROUP, WIRE_LEN
@@ -280,6 +280,7 @@ class _Builder:
             message_ref=message_ref, enum_info_ref=self.refs.enum_info(f.enum) if f.enum is not None else "",
             closed_enum=f.closed_enum,
             child_lazy_capable=self.is_lazy_capable(f.message) and f.kind == k.TYPE_MESSAGE,
+            child_scans=f.message in self.schema.scannable and f.kind == k.TYPE_MESSAGE,
             json=json_view(f),
         )
 
@@ -328,6 +329,7 @@ class _Builder:
             dispatch=_dispatch(fields), encode_order=_encode_order(by_number), extendable=extendable,
             checks_required=msg.full_name in self.needs_required,
             lazy_capable=lazy_capable, lazy_fields=[f for f in fields if f.lazy],
+            scans=has_scan(level) and msg.full_name not in self.needs_required,
             wide_tags=any(f.number >= 16 for f in fields),
             info_expr=pyexpr.message_info(msg, [(f.info_expr, f.declaration) for f in fields],
                                           [(o.name, [f.number for f in o.fields]) for o in oneofs],

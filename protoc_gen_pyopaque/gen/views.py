@@ -101,6 +101,7 @@ class FieldView:
     enum_info_ref: str  # closed enums: the EnumInfo whose numbers are known
     closed_enum: bool
     child_lazy_capable: bool  # message fields: the child may hold parse(lazy=True) bytes
+    child_scans: bool  # message fields: the child's class has a validating scan (_pb_scan)
     json: JsonView  # how the generated ProtoJSON code reads and writes it
     # a field of a message
     attr: str = ""  # public attribute (open/hybrid) and constructor keyword
@@ -229,6 +230,7 @@ class MessageView:
     extendable: bool
     checks_required: bool
     lazy_capable: bool  # parse(lazy=True) may defer the whole message (opaque layout)
+    scans: bool  # a validating scan (_pb_scan), for parse(lazy=True) and for parents' scans
     wide_tags: bool  # some field number needs a two-byte tag: the parse loop inlines them
     lazy_fields: list[FieldView]
     info_expr: str

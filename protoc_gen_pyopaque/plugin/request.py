@@ -17,6 +17,7 @@ from .comments import (
     MESSAGE_EXTENSION, MESSAGE_FIELD, MESSAGE_NESTED, MESSAGE_ONEOF, SERVICE_METHOD, Path,
     comment_index,
 )
+from .names import SHIPPED_PROTOS
 from .options import Options
 from .schema import (
     ApiLevel, Enum, EnumValue, Extension, Field, File, MapTypes, Message, Method, Oneof, Schema,
@@ -100,7 +101,7 @@ def build_schema(generated: Iterable[str], proto_files: Iterable[descriptor_pb2.
         schema.files[file.name] = file
         schema.messages.update(reader.messages)
         schema.enums.update(reader.enums)
-    schema.settle_run_facts()
+    schema.settle_run_facts(SHIPPED_PROTOS)
     return schema
 
 

@@ -172,19 +172,34 @@ class Schema:
     # (dependencies may have been generated before, with other options)
     generated: frozenset[str] = frozenset()
     # Whole-run facts, settled once by settle_run_facts (every output module reads them):
-    # messages that (transitively) hold required fields, and the opaque messages of this
-    # run's files that need no required check (so may hold parse(lazy=True) bytes).
+    # messages that (transitively) hold required fields, the opaque messages of this run's
+    # files that need no required check (so may hold parse(lazy=True) bytes), and the messages
+    # whose classes have a validating scan (_pb_scan: opaque and hybrid ones without a required
+    # check, of this run's files or shipped in the runtime, whose modules are hybrid).
     needs_required: frozenset[str] = frozenset()
     lazy_capable: frozenset[str] = frozenset()
+    scannable: frozenset[str] = frozenset()
 
-    def settle_run_facts(self) -> None:
-        """Compute the whole-run facts once all files are in."""
+    def settle_run_facts(self, shipped: frozenset[str]) -> None:
+        """Compute the whole-run facts once all files are in; ``shipped``: the .proto files
+        whose modules ship in the runtime."""
         self.needs_required = frozenset(_needs_required(self.messages))
         self.lazy_capable = frozenset(
             m.full_name for m in self.messages.values()
             if m.file in self.generated and m.api_level is ApiLevel.OPAQUE
             and m.full_name not in self.needs_required
         )
+        self.scannable = frozenset(
+            m.full_name for m in self.messages.values()
+            if m.full_name not in self.needs_required
+            and (m.file in shipped or m.file in self.generated and has_scan(m.api_level))
+        )
+
+
+def has_scan(level: ApiLevel) -> bool:
+    """Say whether classes of this style have a validating scan (_pb_scan): opaque ones, which
+    parse(lazy=True) defers, and hybrid ones, so that an opaque parent's scan can check them."""
+    return level is not ApiLevel.OPEN
 
 
 def _needs_required(messages: dict[str, Message]) -> set[str]:

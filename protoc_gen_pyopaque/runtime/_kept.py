@@ -477,6 +477,6 @@ def scan_unknown(cls: Any, buf: bytes, tag: i64, pos: i64, end: i64, depth: i64)
 
 def scan_by_decode(cls: Any, buf: bytes, pos: i64, end: i64, depth: i64, end_tag: i64) -> i64:
     """Check ``buf[pos:end]`` (up to ``end_tag`` for a group) by decoding it into a scratch
-    ``cls`` message: for messages without a generated scan (another API style)."""
+    ``cls`` message: for groups and messages without a generated scan (open style)."""
     scratch: Message = cls()
     return scratch._pb_merge(buf, pos, end, depth, end_tag, False)

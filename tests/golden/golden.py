@@ -58,13 +58,13 @@ def default_style(proto: str) -> str:
 def twin_source(opaque_source: str) -> str:
     """The opaque twin of a hybrid golden module as the plugin writes it, made from its file's
     opaque module: the header calls it a twin and names the hybrid option, and the other
-    golden modules it imports are their twins. Nothing else differs."""
-    from protoc_gen_pyopaque.plugin.names import TWIN_SUFFIX, module_for
+    golden modules and the well-known types it imports are their twins. Nothing else differs."""
+    from protoc_gen_pyopaque.plugin.names import SHIPPED_PROTOS, import_path
     source = opaque_source.replace("; style opaque)\n", "; style opaque, opaque twin)\n", 1)
     source = source.replace(f'# parameter: "{VARIANTS["opaque"]}"\n', f'# parameter: "{VARIANTS["hybrid"]}"\n', 1)
     renames = {}
-    for proto in proto_files():
-        module, twin = module_for(proto), module_for(proto, TWIN_SUFFIX)
+    for proto in proto_files() + sorted(SHIPPED_PROTOS):
+        module, twin = import_path(proto), import_path(proto, twin=True)
         renames[module] = twin
         renames["_m_" + module.replace(".", "__")] = "_m_" + twin.replace(".", "__")  # its alias
     pattern = re.compile(r"(?<![\w.'])(" + "|".join(map(re.escape, renames)) + r")\b")

@@ -385,6 +385,136 @@ class Api(_rt.Message):
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
 
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _pos = _rt.scan_string(Api, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
+                elif _tag == 18:
+                    if _rank > 2:
+                        _canon = False
+                    _rank = 2
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Api, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Api, _tag, _pos)
+                    if not Method._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                elif _tag == 26:
+                    if _rank > 3:
+                        _canon = False
+                    _rank = 3
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Api, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Api, _tag, _pos)
+                    if not _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                elif _tag == 34:
+                    if _rank >= 4:
+                        _canon = False
+                    _rank = 4
+                    _pos = _rt.scan_string(Api, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
+                elif _tag == 42:
+                    if _rank >= 5:
+                        _canon = False
+                    _rank = 5
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Api, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Api, _tag, _pos)
+                    if not _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                elif _tag == 50:
+                    if _rank > 6:
+                        _canon = False
+                    _rank = 6
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Api, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Api, _tag, _pos)
+                    if not Mixin._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                elif _tag == 56:
+                    if _rank >= 7:
+                        _canon = False
+                    _rank = 7
+                    if _buf[_pos] == 0:
+                        _canon = False
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                elif _tag == 66:
+                    if _rank >= 8:
+                        _canon = False
+                    _rank = 8
+                    _pos = _rt.scan_string(Api, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(Api, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Api, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Api, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.name
         if _x1:
@@ -955,6 +1085,122 @@ class Method(_rt.Message):
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
 
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _pos = _rt.scan_string(Method, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
+                elif _tag == 18:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
+                    _pos = _rt.scan_string(Method, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
+                elif _tag == 24:
+                    if _rank >= 3:
+                        _canon = False
+                    _rank = 3
+                    if _buf[_pos] != 1:
+                        _canon = False
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 1)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                elif _tag == 34:
+                    if _rank >= 4:
+                        _canon = False
+                    _rank = 4
+                    _pos = _rt.scan_string(Method, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
+                elif _tag == 40:
+                    if _rank >= 5:
+                        _canon = False
+                    _rank = 5
+                    if _buf[_pos] != 1:
+                        _canon = False
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 1)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                elif _tag == 50:
+                    if _rank > 6:
+                        _canon = False
+                    _rank = 6
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Method, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Method, _tag, _pos)
+                    if not _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                elif _tag == 56:
+                    if _rank >= 7:
+                        _canon = False
+                    _rank = 7
+                    if _buf[_pos] == 0:
+                        _canon = False
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                elif _tag == 66:
+                    if _rank >= 8:
+                        _canon = False
+                    _rank = 8
+                    _pos = _rt.scan_string(Method, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(Method, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Method, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Method, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.name
         if _x1:
@@ -1370,6 +1616,51 @@ class Mixin(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _pos = _rt.scan_string(Mixin, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
+                elif _tag == 18:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
+                    _pos = _rt.scan_string(Mixin, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(Mixin, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Mixin, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Mixin, _pos, _end, -1)
+        return _canon
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.name

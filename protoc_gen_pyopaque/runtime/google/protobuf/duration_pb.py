@@ -208,6 +208,61 @@ class Duration(_rt.DurationBase):
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
 
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _buf[_pos] == 0:
+                        _canon = False
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 64)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                elif _tag == 16:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
+                    if _buf[_pos] == 0:
+                        _canon = False
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(Duration, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Duration, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Duration, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.seconds
         if _x1:

@@ -176,6 +176,98 @@ class Struct(_rt.StructBase):
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
 
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        _s: _rt.i64 = 0  # map entries: where this one starts, the state of its key and value
+        _st: _rt.i64 = 0
+        _k: _rt.i64 = 0
+        _ke: _rt.i64 = 0
+        _r1: _rt.i64 = 0
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 10:
+                    if _rank != 1:
+                        _r1 = _pos
+                    if _rank > 1:
+                        _canon = False
+                    _rank = 1
+                    _s = _pos
+                    _ee = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _ee <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _ee = _rt.read_len(Struct, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Struct, _tag, _pos)
+                    _st = 0
+                    while _pos < _ee:
+                        _etag = _buf[_pos]
+                        if _etag < 0x80:
+                            _pos += 1
+                        else:
+                            _etag, _pos = _rt.dec_tag(_buf, _pos)
+                            _canon = False
+                        if _etag == 10:
+                            if _st != 0:
+                                _canon = False
+                            _st = 1
+                            _k = _pos
+                            _pos = _rt.scan_string(Struct, _buf, _tag, _pos, _ee, True, False)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
+                            _ke = _pos
+                        elif _etag == 18:
+                            if _st != 1:
+                                _canon = False
+                            _st = 2
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _ee:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Struct, _buf, _tag, _pos, _ee)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if not Value._pb_scan(_buf, _pos, _e, _depth - 1):
+                                _canon = False
+                            _pos = _e
+                        else:
+                            _rt.check_tag(_etag, _pos)
+                            _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                            _canon = False
+                    if _pos != _ee:
+                        raise _rt.bad_end(Struct, _pos, _ee, -1)
+                    if _st != 2:
+                        _canon = False
+                    elif _canon and not _rt.map_key_is_new(_buf, _r1, _s, 1, _k, _ke):
+                        _canon = False
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(Struct, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Struct, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Struct, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _d1 = self.fields
         if _d1:
@@ -684,6 +776,104 @@ class Value(_rt.ValueBase):
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
 
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                elif _tag == 17:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _pos += 8
+                elif _tag == 26:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _pos = _rt.scan_string(Value, _buf, _tag, _pos, _end, True, False)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
+                elif _tag == 32:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _buf[_pos] > 1:
+                        _canon = False
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 1)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                elif _tag == 42:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Value, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Value, _tag, _pos)
+                    if not Struct._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                elif _tag == 50:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Value, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Value, _tag, _pos)
+                    if not ListValue._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(Value, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Value, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Value, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _c = self._oc_kind
         if _c == 1:
@@ -887,6 +1077,51 @@ class ListValue(_rt.ListValueBase):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 10:
+                    if _rank > 1:
+                        _canon = False
+                    _rank = 1
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(ListValue, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(ListValue, _tag, _pos)
+                    if not Value._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(ListValue, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(ListValue, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(ListValue, _pos, _end, -1)
+        return _canon
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         for _x1 in self.values:

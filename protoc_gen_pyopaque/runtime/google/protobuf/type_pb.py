@@ -313,6 +313,120 @@ class Type(_rt.Message):
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
 
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _pos = _rt.scan_string(Type, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
+                elif _tag == 18:
+                    if _rank > 2:
+                        _canon = False
+                    _rank = 2
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Type, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Type, _tag, _pos)
+                    if not Field._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                elif _tag == 26:
+                    if _rank > 3:
+                        _canon = False
+                    _rank = 3
+                    _pos = _rt.scan_string(Type, _buf, _tag, _pos, _end, True, False)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
+                elif _tag == 34:
+                    if _rank > 4:
+                        _canon = False
+                    _rank = 4
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Type, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Type, _tag, _pos)
+                    if not Option._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                elif _tag == 42:
+                    if _rank >= 5:
+                        _canon = False
+                    _rank = 5
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Type, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Type, _tag, _pos)
+                    if not _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                elif _tag == 48:
+                    if _rank >= 6:
+                        _canon = False
+                    _rank = 6
+                    if _buf[_pos] == 0:
+                        _canon = False
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                elif _tag == 58:
+                    if _rank >= 7:
+                        _canon = False
+                    _rank = 7
+                    _pos = _rt.scan_string(Type, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(Type, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Type, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Type, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.name
         if _x1:
@@ -962,6 +1076,153 @@ class Field(_rt.Message):
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
 
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag < 56:
+                    if _tag == 8:
+                        if _rank >= 1:
+                            _canon = False
+                        _rank = 1
+                        if _buf[_pos] == 0:
+                            _canon = False
+                        if _buf[_pos] < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.scan_varint(_buf, _pos, 31)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
+                    elif _tag == 16:
+                        if _rank >= 2:
+                            _canon = False
+                        _rank = 2
+                        if _buf[_pos] == 0:
+                            _canon = False
+                        if _buf[_pos] < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.scan_varint(_buf, _pos, 31)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
+                    elif _tag == 24:
+                        if _rank >= 3:
+                            _canon = False
+                        _rank = 3
+                        if _buf[_pos] == 0:
+                            _canon = False
+                        if _buf[_pos] < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.scan_varint(_buf, _pos, 31)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
+                    elif _tag == 34:
+                        if _rank >= 4:
+                            _canon = False
+                        _rank = 4
+                        _pos = _rt.scan_string(Field, _buf, _tag, _pos, _end, True, True)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                    elif _tag == 50:
+                        if _rank >= 6:
+                            _canon = False
+                        _rank = 6
+                        _pos = _rt.scan_string(Field, _buf, _tag, _pos, _end, True, True)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                    else:
+                        _rank = 0x20000000
+                        _pos = _rt.scan_unknown(Field, _buf, _tag, _pos, _end, _depth)
+                else:
+                    if _tag == 56:
+                        if _rank >= 7:
+                            _canon = False
+                        _rank = 7
+                        if _buf[_pos] == 0:
+                            _canon = False
+                        if _buf[_pos] < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.scan_varint(_buf, _pos, 31)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
+                    elif _tag == 64:
+                        if _rank >= 8:
+                            _canon = False
+                        _rank = 8
+                        if _buf[_pos] != 1:
+                            _canon = False
+                        if _buf[_pos] < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.scan_varint(_buf, _pos, 1)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
+                    elif _tag == 74:
+                        if _rank > 9:
+                            _canon = False
+                        _rank = 9
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(Field, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        if _depth <= 0:
+                            raise _rt.too_deep(Field, _tag, _pos)
+                        if not Option._pb_scan(_buf, _pos, _e, _depth - 1):
+                            _canon = False
+                        _pos = _e
+                    elif _tag == 82:
+                        if _rank >= 10:
+                            _canon = False
+                        _rank = 10
+                        _pos = _rt.scan_string(Field, _buf, _tag, _pos, _end, True, True)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                    elif _tag == 90:
+                        if _rank >= 11:
+                            _canon = False
+                        _rank = 11
+                        _pos = _rt.scan_string(Field, _buf, _tag, _pos, _end, True, True)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                    else:
+                        _rank = 0x20000000
+                        _pos = _rt.scan_unknown(Field, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Field, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Field, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.kind
         if _x1:
@@ -1486,6 +1747,112 @@ class Enum(_rt.Message):
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
 
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _pos = _rt.scan_string(Enum, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
+                elif _tag == 18:
+                    if _rank > 2:
+                        _canon = False
+                    _rank = 2
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Enum, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Enum, _tag, _pos)
+                    if not EnumValue._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                elif _tag == 26:
+                    if _rank > 3:
+                        _canon = False
+                    _rank = 3
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Enum, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Enum, _tag, _pos)
+                    if not Option._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                elif _tag == 34:
+                    if _rank >= 4:
+                        _canon = False
+                    _rank = 4
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Enum, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Enum, _tag, _pos)
+                    if not _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                elif _tag == 40:
+                    if _rank >= 5:
+                        _canon = False
+                    _rank = 5
+                    if _buf[_pos] == 0:
+                        _canon = False
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                elif _tag == 50:
+                    if _rank >= 6:
+                        _canon = False
+                    _rank = 6
+                    _pos = _rt.scan_string(Enum, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(Enum, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Enum, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Enum, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.name
         if _x1:
@@ -1842,6 +2209,72 @@ class EnumValue(_rt.Message):
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
 
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _pos = _rt.scan_string(EnumValue, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
+                elif _tag == 16:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
+                    if _buf[_pos] == 0:
+                        _canon = False
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                elif _tag == 26:
+                    if _rank > 3:
+                        _canon = False
+                    _rank = 3
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(EnumValue, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(EnumValue, _tag, _pos)
+                    if not Option._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(EnumValue, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(EnumValue, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(EnumValue, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.name
         if _x1:
@@ -2099,6 +2532,59 @@ class Option(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _pos = _rt.scan_string(Option, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
+                elif _tag == 18:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Option, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Option, _tag, _pos)
+                    if not _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(Option, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Option, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Option, _pos, _end, -1)
+        return _canon
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.name

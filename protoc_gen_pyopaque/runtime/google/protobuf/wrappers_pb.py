@@ -110,6 +110,42 @@ class DoubleValue(_rt.Message):
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
 
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 9:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _rt.read_i64_le(_buf, _pos) == 0:
+                        _canon = False
+                    _pos += 8
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(DoubleValue, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(DoubleValue, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(DoubleValue, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.value
         if _x1 or _rt.copysign(1.0, _x1) < 0.0:
@@ -236,6 +272,44 @@ class FloatValue(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 13:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _rt.signalling_f32(_rt.read_i32_le(_buf, _pos)):
+                        _canon = False
+                    if _rt.read_i32_le(_buf, _pos) == 0:
+                        _canon = False
+                    _pos += 4
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(FloatValue, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(FloatValue, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(FloatValue, _pos, _end, -1)
+        return _canon
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.value
@@ -366,6 +440,48 @@ class Int64Value(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _buf[_pos] == 0:
+                        _canon = False
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 64)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(Int64Value, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Int64Value, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Int64Value, _pos, _end, -1)
+        return _canon
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.value
@@ -502,6 +618,48 @@ class UInt64Value(_rt.Message):
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
 
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _buf[_pos] == 0:
+                        _canon = False
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 64)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(UInt64Value, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(UInt64Value, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(UInt64Value, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.value
         if _x1:
@@ -636,6 +794,48 @@ class Int32Value(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _buf[_pos] == 0:
+                        _canon = False
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(Int32Value, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Int32Value, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Int32Value, _pos, _end, -1)
+        return _canon
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.value
@@ -772,6 +972,48 @@ class UInt32Value(_rt.Message):
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
 
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _buf[_pos] == 0:
+                        _canon = False
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 32)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(UInt32Value, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(UInt32Value, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(UInt32Value, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.value
         if _x1:
@@ -907,6 +1149,48 @@ class BoolValue(_rt.Message):
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
 
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _buf[_pos] != 1:
+                        _canon = False
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 1)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(BoolValue, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(BoolValue, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(BoolValue, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.value
         if _x1:
@@ -1036,6 +1320,43 @@ class StringValue(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _pos = _rt.scan_string(StringValue, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(StringValue, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(StringValue, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(StringValue, _pos, _end, -1)
+        return _canon
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.value
@@ -1172,6 +1493,43 @@ class BytesValue(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _pos = _rt.scan_string(BytesValue, _buf, _tag, _pos, _end, False, True)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(BytesValue, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(BytesValue, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(BytesValue, _pos, _end, -1)
+        return _canon
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.value

@@ -131,6 +131,56 @@ class _c_Collections_Item(_rt.Message):
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
 
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _pos = _rt.scan_string(_c_Collections_Item, _buf, _tag, _pos, _end, True, True)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
+                elif _tag == 16:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
+                    if _buf[_pos] == 0:
+                        _canon = False
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(_c_Collections_Item, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(_c_Collections_Item, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(_c_Collections_Item, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.key
         if _x1:
@@ -898,6 +948,409 @@ class Collections(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        _s: _rt.i64 = 0  # map entries: where this one starts, the state of its key and value
+        _st: _rt.i64 = 0
+        _k: _rt.i64 = 0
+        _ke: _rt.i64 = 0
+        _r5: _rt.i64 = 0
+        _r6: _rt.i64 = 0
+        _r10: _rt.i64 = 0
+        _r12: _rt.i64 = 0
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag < 58:
+                    if _tag == 8:
+                        _canon = False
+                        if _buf[_pos] < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.scan_varint(_buf, _pos, 31)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
+                    elif _tag == 10:
+                        if _rank >= 1:
+                            _canon = False
+                        _rank = 1
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        if not _rt.scan_packed_varints(_buf, _pos, _e, 31, None):
+                            _canon = False
+                        _pos = _e
+                    elif _tag == 18:
+                        if _rank > 2:
+                            _canon = False
+                        _rank = 2
+                        _pos = _rt.scan_string(Collections, _buf, _tag, _pos, _end, True, False)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                    elif _tag == 26:
+                        if _rank > 3:
+                            _canon = False
+                        _rank = 3
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        if _depth <= 0:
+                            raise _rt.too_deep(Collections, _tag, _pos)
+                        if not _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1):
+                            _canon = False
+                        _pos = _e
+                    elif _tag == 32:
+                        _canon = False
+                        if _buf[_pos] < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.scan_varint(_buf, _pos, 31)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
+                    elif _tag == 34:
+                        if _rank >= 4:
+                            _canon = False
+                        _rank = 4
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        if not _rt.scan_packed_varints(_buf, _pos, _e, 31, None):
+                            _canon = False
+                        _pos = _e
+                    elif _tag == 42:
+                        if _rank != 5:
+                            _r5 = _pos
+                        if _rank > 5:
+                            _canon = False
+                        _rank = 5
+                        _s = _pos
+                        _ee = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _ee <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _ee = _rt.read_len(Collections, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        _st = 0
+                        while _pos < _ee:
+                            _etag = _buf[_pos]
+                            if _etag < 0x80:
+                                _pos += 1
+                            else:
+                                _etag, _pos = _rt.dec_tag(_buf, _pos)
+                                _canon = False
+                            if _etag == 10:
+                                if _st != 0:
+                                    _canon = False
+                                _st = 1
+                                _k = _pos
+                                _pos = _rt.scan_string(Collections, _buf, _tag, _pos, _ee, True, False)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
+                                _ke = _pos
+                            elif _etag == 16:
+                                if _st != 1:
+                                    _canon = False
+                                _st = 2
+                                if _buf[_pos] < 0x80:
+                                    _pos += 1
+                                else:
+                                    _pos = _rt.scan_varint(_buf, _pos, 64)
+                                    if _pos < 0:
+                                        _pos = ~_pos
+                                        _canon = False
+                            else:
+                                _rt.check_tag(_etag, _pos)
+                                _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                                _canon = False
+                        if _pos != _ee:
+                            raise _rt.bad_end(Collections, _pos, _ee, -1)
+                        if _st != 2:
+                            _canon = False
+                        elif _canon and not _rt.map_key_is_new(_buf, _r5, _s, 1, _k, _ke):
+                            _canon = False
+                    elif _tag == 50:
+                        if _rank != 6:
+                            _r6 = _pos
+                        if _rank > 6:
+                            _canon = False
+                        _rank = 6
+                        _s = _pos
+                        _ee = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _ee <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _ee = _rt.read_len(Collections, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        if _depth <= 0:
+                            raise _rt.too_deep(Collections, _tag, _pos)
+                        _st = 0
+                        while _pos < _ee:
+                            _etag = _buf[_pos]
+                            if _etag < 0x80:
+                                _pos += 1
+                            else:
+                                _etag, _pos = _rt.dec_tag(_buf, _pos)
+                                _canon = False
+                            if _etag == 8:
+                                if _st != 0:
+                                    _canon = False
+                                _st = 1
+                                _k = _pos
+                                if _buf[_pos] < 0x80:
+                                    _pos += 1
+                                else:
+                                    _pos = _rt.scan_varint(_buf, _pos, 31)
+                                    if _pos < 0:
+                                        _pos = ~_pos
+                                        _canon = False
+                                _ke = _pos
+                            elif _etag == 18:
+                                if _st != 1:
+                                    _canon = False
+                                _st = 2
+                                _e = _pos + 1 + (_n := _buf[_pos])
+                                if _n < 0x80 and _e <= _ee:
+                                    _pos += 1
+                                else:
+                                    _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _ee)
+                                    if _buf[_pos - 1] == 0:
+                                        _canon = False
+                                if not _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1):
+                                    _canon = False
+                                _pos = _e
+                            else:
+                                _rt.check_tag(_etag, _pos)
+                                _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                                _canon = False
+                        if _pos != _ee:
+                            raise _rt.bad_end(Collections, _pos, _ee, -1)
+                        if _st != 2:
+                            _canon = False
+                        elif _canon and not _rt.map_key_is_new(_buf, _r6, _s, 1, _k, _ke):
+                            _canon = False
+                    else:
+                        _rank = 0x20000000
+                        _pos = _rt.scan_unknown(Collections, _buf, _tag, _pos, _end, _depth)
+                else:
+                    if _tag == 58:
+                        if _rank >= 7:
+                            _canon = False
+                        _rank = 7
+                        _pos = _rt.scan_string(Collections, _buf, _tag, _pos, _end, True, False)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                    elif _tag == 66:
+                        if _rank >= 7:
+                            _canon = False
+                        _rank = 7
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        if _depth <= 0:
+                            raise _rt.too_deep(Collections, _tag, _pos)
+                        if not _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1):
+                            _canon = False
+                        _pos = _e
+                    elif _tag == 74:
+                        if _rank >= 7:
+                            _canon = False
+                        _rank = 7
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        if _depth <= 0:
+                            raise _rt.too_deep(Collections, _tag, _pos)
+                        if not _m_golden__scalars_pb.Scalars._pb_scan(_buf, _pos, _e, _depth - 1):
+                            _canon = False
+                        _pos = _e
+                    elif _tag == 82:
+                        if _rank != 10:
+                            _r10 = _pos
+                        if _rank > 10:
+                            _canon = False
+                        _rank = 10
+                        _s = _pos
+                        _ee = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _ee <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _ee = _rt.read_len(Collections, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        _st = 0
+                        while _pos < _ee:
+                            _etag = _buf[_pos]
+                            if _etag < 0x80:
+                                _pos += 1
+                            else:
+                                _etag, _pos = _rt.dec_tag(_buf, _pos)
+                                _canon = False
+                            if _etag == 8:
+                                if _st != 0:
+                                    _canon = False
+                                _st = 1
+                                _k = _pos
+                                if _buf[_pos] > 1:
+                                    _canon = False
+                                if _buf[_pos] < 0x80:
+                                    _pos += 1
+                                else:
+                                    _pos = _rt.scan_varint(_buf, _pos, 1)
+                                    if _pos < 0:
+                                        _pos = ~_pos
+                                        _canon = False
+                                _ke = _pos
+                            elif _etag == 16:
+                                if _st != 1:
+                                    _canon = False
+                                _st = 2
+                                if _buf[_pos] < 0x80:
+                                    _pos += 1
+                                else:
+                                    _pos = _rt.scan_varint(_buf, _pos, 31)
+                                    if _pos < 0:
+                                        _pos = ~_pos
+                                        _canon = False
+                            else:
+                                _rt.check_tag(_etag, _pos)
+                                _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                                _canon = False
+                        if _pos != _ee:
+                            raise _rt.bad_end(Collections, _pos, _ee, -1)
+                        if _st != 2:
+                            _canon = False
+                        elif _canon and not _rt.map_key_is_new(_buf, _r10, _s, 1, _k, _ke):
+                            _canon = False
+                    elif _tag == 90:
+                        if _rank >= 11:
+                            _canon = False
+                        _rank = 11
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        if not _rt.scan_packed_fixed(_buf, _pos, _e, 4, True):
+                            _canon = False
+                        _pos = _e
+                    elif _tag == 93:
+                        _canon = False
+                        if _rt.signalling_f32(_rt.read_i32_le(_buf, _pos)):
+                            _canon = False
+                        _pos += 4
+                    elif _tag == 98:
+                        if _rank != 12:
+                            _r12 = _pos
+                        if _rank > 12:
+                            _canon = False
+                        _rank = 12
+                        _s = _pos
+                        _ee = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _ee <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _ee = _rt.read_len(Collections, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        _st = 0
+                        while _pos < _ee:
+                            _etag = _buf[_pos]
+                            if _etag < 0x80:
+                                _pos += 1
+                            else:
+                                _etag, _pos = _rt.dec_tag(_buf, _pos)
+                                _canon = False
+                            if _etag == 10:
+                                if _st != 0:
+                                    _canon = False
+                                _st = 1
+                                _k = _pos
+                                _pos = _rt.scan_string(Collections, _buf, _tag, _pos, _ee, True, False)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
+                                _ke = _pos
+                            elif _etag == 21:
+                                if _st != 1:
+                                    _canon = False
+                                _st = 2
+                                if _rt.signalling_f32(_rt.read_i32_le(_buf, _pos)):
+                                    _canon = False
+                                _pos += 4
+                            else:
+                                _rt.check_tag(_etag, _pos)
+                                _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                                _canon = False
+                        if _pos != _ee:
+                            raise _rt.bad_end(Collections, _pos, _ee, -1)
+                        if _st != 2:
+                            _canon = False
+                        elif _canon and not _rt.map_key_is_new(_buf, _r12, _s, 1, _k, _ke):
+                            _canon = False
+                    elif _tag == 104:
+                        if _rank >= 7:
+                            _canon = False
+                        _rank = 7
+                        if _buf[_pos] < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.scan_varint(_buf, _pos, 64)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
+                    else:
+                        _rank = 0x20000000
+                        _pos = _rt.scan_unknown(Collections, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Collections, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Collections, _pos, _end, -1)
+        return _canon
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self.packed_ints:

@@ -126,6 +126,54 @@ class _c_LogEntry_Detail(_rt.Message):
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
 
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 10:
+                    if _rank > 1:
+                        _canon = False
+                    _rank = 1
+                    _pos = _rt.scan_string(_c_LogEntry_Detail, _buf, _tag, _pos, _end, True, False)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
+                elif _tag == 16:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(_c_LogEntry_Detail, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(_c_LogEntry_Detail, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(_c_LogEntry_Detail, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         for _x1 in self.lines:
             _out.append(10)
@@ -428,6 +476,102 @@ class LogEntry(_rt.Message):
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
 
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 64)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                elif _tag == 18:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
+                    _pos = _rt.scan_string(LogEntry, _buf, _tag, _pos, _end, True, False)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
+                elif _tag == 26:
+                    if _rank >= 3:
+                        _canon = False
+                    _rank = 3
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(LogEntry, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(LogEntry, _tag, _pos)
+                    if not _c_LogEntry_Detail._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                elif _tag == 34:
+                    if _rank >= 4:
+                        _canon = False
+                    _rank = 4
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(LogEntry, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(LogEntry, _tag, _pos)
+                    if not _c_LogEntry_Detail._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                elif _tag == 42:
+                    if _rank > 5:
+                        _canon = False
+                    _rank = 5
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(LogEntry, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(LogEntry, _tag, _pos)
+                    if not _c_LogEntry_Detail._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(LogEntry, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(LogEntry, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(LogEntry, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.timestamp
         if _x1 is not None:
@@ -715,6 +859,59 @@ class Envelope(_rt.Message):
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
 
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _pos = _rt.scan_string(Envelope, _buf, _tag, _pos, _end, True, False)
+                    if _pos < 0:
+                        _pos = ~_pos
+                        _canon = False
+                elif _tag == 18:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Envelope, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Envelope, _tag, _pos)
+                    if not LogEntry._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(Envelope, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Envelope, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Envelope, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.name
         if _x1 is not None:
@@ -949,6 +1146,78 @@ class Node(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                elif _tag == 18:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Node, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Node, _tag, _pos)
+                    if not Node._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                elif _tag == 26:
+                    if _rank >= 3:
+                        _canon = False
+                    _rank = 3
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Node, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Node, _tag, _pos)
+                    if not Node._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(Node, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Node, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Node, _pos, _end, -1)
+        return _canon
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.value

@@ -127,6 +127,46 @@ class buf(_rt.Message):
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
 
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(buf, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(buf, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(buf, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.a
         if _x1 is not None:
@@ -271,6 +311,46 @@ class m4(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(m4, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(m4, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(m4, _pos, _end, -1)
+        return _canon
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.a
@@ -723,6 +803,46 @@ class class_(_rt.Message):
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
 
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(class_, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(class_, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(class_, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.a
         if _x1 is not None:
@@ -839,6 +959,34 @@ class len_(_rt.Message):
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
 
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                _rank = 0x20000000
+                _pos = _rt.scan_unknown(len_, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(len_, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(len_, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown:
             _out.write(self._pb_unknown)
@@ -933,6 +1081,34 @@ class property_(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                _rank = 0x20000000
+                _pos = _rt.scan_unknown(property_, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(property_, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(property_, _pos, _end, -1)
+        return _canon
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown:
@@ -1029,6 +1205,34 @@ class value_(_rt.Message):
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
 
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                _rank = 0x20000000
+                _pos = _rt.scan_unknown(value_, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(value_, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(value_, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown:
             _out.write(self._pb_unknown)
@@ -1123,6 +1327,34 @@ class annotations_(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                _rank = 0x20000000
+                _pos = _rt.scan_unknown(annotations_, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(annotations_, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(annotations_, _pos, _end, -1)
+        return _canon
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         if self._pb_unknown:
@@ -1247,6 +1479,46 @@ class Private_(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(Private_, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Private_, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Private_, _pos, _end, -1)
+        return _canon
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.a
@@ -2909,6 +3181,48 @@ class Enums(_rt.Message):
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
 
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _rt.dec_int32(_buf, _pos)[0] not in _e_Enums_E.numbers:
+                        _canon = False
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(Enums, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Enums, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Enums, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.e
         if _x1 is not None:
@@ -3056,6 +3370,46 @@ class _c_Outer_Inner_X(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(_c_Outer_Inner_X, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(_c_Outer_Inner_X, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(_c_Outer_Inner_X, _pos, _end, -1)
+        return _canon
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.a
@@ -3206,6 +3560,51 @@ class Outer(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Outer, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Outer, _tag, _pos)
+                    if not _c_Outer_Inner_X._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(Outer, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Outer, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Outer, _pos, _end, -1)
+        return _canon
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.x
@@ -3358,6 +3757,46 @@ class _c_Outer_Inner_X_(_rt.Message):
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
 
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(_c_Outer_Inner_X_, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(_c_Outer_Inner_X_, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(_c_Outer_Inner_X_, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.a
         if _x1 is not None:
@@ -3507,6 +3946,51 @@ class Outer_Inner(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Outer_Inner, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Outer_Inner, _tag, _pos)
+                    if not _c_Outer_Inner_X_._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(Outer_Inner, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Outer_Inner, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Outer_Inner, _pos, _end, -1)
+        return _canon
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.x

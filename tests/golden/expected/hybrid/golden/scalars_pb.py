@@ -489,6 +489,220 @@ class Scalars(_rt.Message):
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
 
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                elif _buf[_pos + 1] < 0x80:
+                    _tag = (_tag & 0x7F) | (_buf[_pos + 1] << 7)
+                    _pos += 2
+                    if _tag < 0x80:
+                        _canon = False
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag < 74:
+                    if _tag == 9:
+                        if _rank >= 1:
+                            _canon = False
+                        _rank = 1
+                        if _rt.read_i64_le(_buf, _pos) == 0:
+                            _canon = False
+                        _pos += 8
+                    elif _tag == 21:
+                        if _rank >= 2:
+                            _canon = False
+                        _rank = 2
+                        if _rt.signalling_f32(_rt.read_i32_le(_buf, _pos)):
+                            _canon = False
+                        if _rt.read_i32_le(_buf, _pos) == 0:
+                            _canon = False
+                        _pos += 4
+                    elif _tag == 24:
+                        if _rank >= 3:
+                            _canon = False
+                        _rank = 3
+                        if _buf[_pos] == 0:
+                            _canon = False
+                        if _buf[_pos] < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.scan_varint(_buf, _pos, 64)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
+                    elif _tag == 32:
+                        if _rank >= 4:
+                            _canon = False
+                        _rank = 4
+                        if _buf[_pos] == 0:
+                            _canon = False
+                        if _buf[_pos] < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.scan_varint(_buf, _pos, 64)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
+                    elif _tag == 40:
+                        if _rank >= 5:
+                            _canon = False
+                        _rank = 5
+                        if _buf[_pos] == 0:
+                            _canon = False
+                        if _buf[_pos] < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.scan_varint(_buf, _pos, 31)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
+                    elif _tag == 49:
+                        if _rank >= 6:
+                            _canon = False
+                        _rank = 6
+                        if _rt.read_i64_le(_buf, _pos) == 0:
+                            _canon = False
+                        _pos += 8
+                    elif _tag == 61:
+                        if _rank >= 7:
+                            _canon = False
+                        _rank = 7
+                        if _rt.read_i32_le(_buf, _pos) == 0:
+                            _canon = False
+                        _pos += 4
+                    elif _tag == 64:
+                        if _rank >= 8:
+                            _canon = False
+                        _rank = 8
+                        if _buf[_pos] != 1:
+                            _canon = False
+                        if _buf[_pos] < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.scan_varint(_buf, _pos, 1)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
+                    else:
+                        _rank = 0x20000000
+                        _pos = _rt.scan_unknown(Scalars, _buf, _tag, _pos, _end, _depth)
+                else:
+                    if _tag < 105:
+                        if _tag == 74:
+                            if _rank >= 9:
+                                _canon = False
+                            _rank = 9
+                            _pos = _rt.scan_string(Scalars, _buf, _tag, _pos, _end, True, True)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
+                        elif _tag == 82:
+                            if _rank >= 10:
+                                _canon = False
+                            _rank = 10
+                            _pos = _rt.scan_string(Scalars, _buf, _tag, _pos, _end, False, True)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
+                        elif _tag == 88:
+                            if _rank >= 11:
+                                _canon = False
+                            _rank = 11
+                            if _buf[_pos] == 0:
+                                _canon = False
+                            if _buf[_pos] < 0x80:
+                                _pos += 1
+                            else:
+                                _pos = _rt.scan_varint(_buf, _pos, 32)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
+                        elif _tag == 101:
+                            if _rank >= 12:
+                                _canon = False
+                            _rank = 12
+                            if _rt.read_i32_le(_buf, _pos) == 0:
+                                _canon = False
+                            _pos += 4
+                        else:
+                            _rank = 0x20000000
+                            _pos = _rt.scan_unknown(Scalars, _buf, _tag, _pos, _end, _depth)
+                    else:
+                        if _tag == 105:
+                            if _rank >= 13:
+                                _canon = False
+                            _rank = 13
+                            if _rt.read_i64_le(_buf, _pos) == 0:
+                                _canon = False
+                            _pos += 8
+                        elif _tag == 112:
+                            if _rank >= 14:
+                                _canon = False
+                            _rank = 14
+                            if _buf[_pos] == 0:
+                                _canon = False
+                            if _buf[_pos] < 0x80:
+                                _pos += 1
+                            else:
+                                _pos = _rt.scan_varint(_buf, _pos, 32)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
+                        elif _tag == 120:
+                            if _rank >= 15:
+                                _canon = False
+                            _rank = 15
+                            if _buf[_pos] == 0:
+                                _canon = False
+                            if _buf[_pos] < 0x80:
+                                _pos += 1
+                            else:
+                                _pos = _rt.scan_varint(_buf, _pos, 64)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
+                        elif _tag == 128:
+                            if _rank >= 16:
+                                _canon = False
+                            _rank = 16
+                            if _buf[_pos] < 0x80:
+                                _pos += 1
+                            else:
+                                _pos = _rt.scan_varint(_buf, _pos, 31)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
+                        elif _tag == 138:
+                            if _rank >= 17:
+                                _canon = False
+                            _rank = 17
+                            _pos = _rt.scan_string(Scalars, _buf, _tag, _pos, _end, True, False)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
+                        else:
+                            _rank = 0x20000000
+                            _pos = _rt.scan_unknown(Scalars, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Scalars, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Scalars, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.f_double
         if _x1 or _rt.copysign(1.0, _x1) < 0.0:
@@ -1013,6 +1227,62 @@ class FixedFirst(_rt.Message):
         if _pos != _end or _end_tag >= 0:
             raise _rt.bad_end(self, _pos, _end, _end_tag)
         return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _canon: bool = True
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 9:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    if _rt.read_i64_le(_buf, _pos) == 0:
+                        _canon = False
+                    _pos += 8
+                elif _tag == 16:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
+                    if _buf[_pos] == 0:
+                        _canon = False
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 64)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                elif _tag == 29:
+                    if _rank >= 3:
+                        _canon = False
+                    _rank = 3
+                    if _rt.read_i32_le(_buf, _pos) == 0:
+                        _canon = False
+                    _pos += 4
+                else:
+                    _rank = 0x20000000
+                    _pos = _rt.scan_unknown(FixedFirst, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(FixedFirst, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(FixedFirst, _pos, _end, -1)
+        return _canon
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
         _x1 = self.id
