@@ -35,7 +35,7 @@ from ._json_gen import (
     json_out_float, json_out_int, json_out_str, json_write_extensions,
 )
 from ._kept import (
-    NESTING_CHECKED, check_structure, keep_fields, keep_input, kept_bytes, kept_verbatim, map_key_is_new, signalling_f32,
+    NESTING_CHECKED, check_structure, keep_fields, keep_input, kept_bytes, kept_verbatim, map_keys_unique, signalling_f32,
     scan_by_decode, scan_packed_fixed, scan_packed_varints, scan_string, scan_unknown, scan_varint,
 )
 from ._output import finish_len, splices, write_raw, write_span
@@ -80,7 +80,7 @@ __all__ = [
     "json_in_enum", "json_in_enums", "json_in_float", "json_in_int", "json_in_key", "json_in_other",
     "json_in_str", "json_out_bytes", "json_out_double", "json_out_enum", "json_out_float", "json_out_int",
     "json_out_str", "json_refuse", "json_write_extensions", "keep_fields", "keep_input", "kept_bytes",
-    "kept_verbatim", "map_key_is_new", "merge_extension", "merge_unknown", "nest_class", "nested_too_deep",
+    "kept_verbatim", "map_keys_unique", "merge_extension", "merge_unknown", "nest_class", "nested_too_deep",
     "out_of_range", "overrun", "protoopaque_selected", "read_f32_le", "read_f64_le", "read_i32_le",
     "read_i64_le", "read_len", "register_extension", "register_messages", "round_f32", "scan_by_decode",
     "scan_packed_fixed", "scan_packed_varints", "scan_string", "scan_unknown", "scan_varint", "signalling_f32",

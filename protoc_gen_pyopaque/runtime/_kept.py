@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # i64: an annotation only (mypyc compiles it to a C int64_t, 
 __all__ = ["check_structure", "nesting_bound", "UNBOUNDED", "NESTING_CHECKED", "KeptInput",
            "keep_input", "keep_fields", "kept_fields", "kept_bytes", "kept_verbatim", "scan_unknown",
            "scan_by_decode", "scan_varint", "scan_string", "scan_packed_varints", "scan_packed_fixed", "signalling_f32",
-           "map_key_is_new"]
+           "map_keys_unique"]
 
 # The ``lazy`` argument of _pb_merge: false decodes everything; true keeps [lazy] fields' bytes,
 # checking a verified field's structure and the nesting depth of everything inside it;
@@ -427,35 +427,92 @@ def scan_packed_fixed(buf: bytes, pos: i64, end: i64, width: i64, f32: bool) -> 
     return True
 
 
-MAP_KEYS_COMPARED: Final = 32  # more entries than this in a map: not checked, taken as non-canonical
+# Compiled, a map of up to this many entries has its keys compared in place, each with the ones
+# after it (no object made); larger maps, and every map interpreted, put them in a set.
+MAP_KEYS_COMPARED_IN_PLACE: Final = 8
 
 
-def map_key_is_new(buf: bytes, pos: i64, stop: i64, tag_size: i64, key: i64, key_end: i64) -> bool:
-    """Whether no map entry in ``buf[pos:stop]`` holds the key encoded at ``buf[key:key_end]``.
+def map_keys_unique(buf: bytes, pos: i64, end: i64, tag_size: i64) -> bool:
+    """Whether no key is given twice among the map entries in ``buf[pos:end]``.
 
-    The entries there are canonical (length, key tag, key, value tag, value, each one followed
-    by the map's tag of ``tag_size`` bytes), so equal keys are equal bytes, and a key that
-    starts with the other's bytes ends where it does. False also past MAP_KEYS_COMPARED entries.
+    The entries there are canonical (length, key tag, key, value tag, value, each but the last
+    followed by the map's tag of ``tag_size`` bytes), so equal keys are equal bytes, and a key
+    that starts with the other's bytes ends where it does. Linear in the entries.
     """
-    size = key_end - key
-    seen: i64 = 0
-    while pos < stop:
-        seen += 1
-        if seen > MAP_KEYS_COMPARED:
-            return False
+    if wire.NATIVE and _entries_at_most(buf, pos, end, tag_size, MAP_KEYS_COMPARED_IN_PLACE):
+        return _keys_unique_in_place(buf, pos, end, tag_size)
+    keys: set[bytes] = set()
+    count: i64 = 0
+    while pos < end:
         n: i64 = buf[pos]
-        pos += 1
-        if n >= 0x80:
-            n, pos = wire.dec_len(buf, pos - 1)
-        at = pos + 1  # after the key's one-byte tag
-        if at + size <= pos + n:
-            i: i64 = 0
-            while i < size and buf[at + i] == buf[key + i]:
-                i += 1
-            if i == size:
-                return False
+        if n < 0x80:
+            pos += 1
+        else:
+            n, pos = wire.dec_len(buf, pos)
+        key = pos + 1
+        short: i64 = buf[key]  # a string key's length, if it takes one byte: no call
+        keys.add(buf[key:key + 1 + short] if buf[pos] == 0x0A and short < 0x80 else buf[key:_key_end(buf, key)])
+        count += 1
         pos += n + tag_size
+    return len(keys) == count
+
+
+def _entries_at_most(buf: bytes, pos: i64, end: i64, tag_size: i64, most: i64) -> bool:
+    """Whether ``buf[pos:end]`` holds at most ``most`` map entries (as map_keys_unique's)."""
+    while pos < end:
+        if most == 0:
+            return False
+        most -= 1
+        pos = _entry_end(buf, pos) + tag_size
     return True
+
+
+def _keys_unique_in_place(buf: bytes, pos: i64, end: i64, tag_size: i64) -> bool:
+    """map_keys_unique by comparing each key with the ones after it: no object made."""
+    while pos < end:
+        key = _entry_key(buf, pos)
+        size = _key_end(buf, key) - key
+        pos = _entry_end(buf, pos) + tag_size
+        other = pos
+        while other < end:
+            at = _entry_key(buf, other)
+            other = _entry_end(buf, other)
+            if at + size <= other:
+                i: i64 = 0
+                while i < size and buf[at + i] == buf[key + i]:
+                    i += 1
+                if i == size:
+                    return False
+            other += tag_size
+    return True
+
+
+def _entry_key(buf: bytes, pos: i64) -> i64:
+    """Where the key of the map entry whose length is at ``pos`` starts (after its one-byte tag)."""
+    return pos + 2 if buf[pos] < 0x80 else wire.dec_len(buf, pos)[1] + 1
+
+
+def _entry_end(buf: bytes, pos: i64) -> i64:
+    """The end of the map entry (or string) whose length is at ``pos``."""
+    n: i64 = buf[pos]
+    if n < 0x80:
+        return pos + 1 + n
+    n, pos = wire.dec_len(buf, pos)
+    return pos + n
+
+
+def _key_end(buf: bytes, key: i64) -> i64:
+    """The end of the (canonical) map key at ``key``, by the wire type of its tag before it."""
+    wire_type = buf[key - 1] & 7
+    if wire_type == wire.WIRE_VARINT:
+        while buf[key] >= 0x80:
+            key += 1
+        return key + 1
+    if wire_type == wire.WIRE_FIXED64:
+        return key + 8
+    if wire_type == wire.WIRE_FIXED32:
+        return key + 4
+    return _entry_end(buf, key)  # a string: its length, then its bytes
 
 
 def scan_unknown(cls: Any, buf: bytes, tag: i64, pos: i64, end: i64, depth: i64) -> i64:

@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from protoc_gen_pyopaque.runtime import DecodeError, message
+from protoc_gen_pyopaque.runtime._kept import MAP_KEYS_COMPARED_IN_PLACE
 from tests.behavior.conftest import Modules
 
 
@@ -225,18 +226,38 @@ def test_only_canonical_input_is_written_back_as_read(mods: Modules, what: str) 
     assert cls.parse(canonical, lazy=True).serialize() == canonical
 
 
-def test_canonical_detection_covers_every_map_entry_up_to_a_limit(mods: Modules) -> None:
-    """Keys are compared with the entries before them, up to MAP_KEYS_COMPARED: a larger map
-    is written again, canonical or not."""
-    from protoc_gen_pyopaque.runtime._kept import MAP_KEYS_COMPARED
+@pytest.mark.parametrize("n", [2, MAP_KEYS_COMPARED_IN_PLACE, MAP_KEYS_COMPARED_IN_PLACE + 1, 1000])
+def test_a_map_key_given_twice_is_found_in_a_map_of_any_size(mods: Modules, n: int) -> None:
+    """Every key of a map is checked, in linear time (compiled, small maps in place, larger ones
+    through a set): distinct keys come back as read, sorted or not; a key given twice anywhere
+    is encoded again (the last value, in the first one's place)."""
+    import random
 
     Collections = mods.load("collections").Collections
-    def counts(n: int) -> bytes:
-        return b"".join(ln(5, ln(1, b"k%d" % i) + b"\x10\x01") for i in range(n))
-    for n, verbatim in ((MAP_KEYS_COMPARED + 1, True), (MAP_KEYS_COMPARED + 2, False)):
-        data = counts(n)
-        assert (Collections.parse(data, lazy=True).serialize() is data) is (deferred(mods) and verbatim)
-        assert Collections.parse(data, lazy=True).serialize() == data  # canonical all the same
+    rng = random.Random(n)
+    names = [b"k%d" % i for i in range(n)]
+    numbers = [rng.randrange(1 << 31) for _ in range(n)]
+    numbers = sorted(set(numbers))
+
+    def counts(keys: list[bytes]) -> bytes:  # map<string, int64>
+        return b"".join(ln(5, ln(1, k) + b"\x10\x01") for k in keys)
+
+    def items_by_id(keys: list[int]) -> bytes:  # map<int32, Item>
+        return b"".join(ln(6, b"\x08" + varint(k) + ln(2, b"")) for k in keys)
+
+    for data in (counts(names), counts(rng.sample(names, n)),
+                 items_by_id(numbers), items_by_id(rng.sample(numbers, len(numbers)))):
+        assert (Collections.parse(data, lazy=True).serialize() is data) is deferred(mods)
+        assert Collections.parse(data, lazy=False).serialize() == data
+    shuffled = rng.sample(names, len(names))
+    for twice in (names + names[:1], shuffled[:-1] + shuffled[-2:-1], names[:1] + names,
+                  shuffled[: n // 2] + shuffled[n // 2 - 1:]):
+        data = counts(twice)
+        encoded = Collections.parse(data, lazy=False).serialize()
+        assert encoded != data
+        assert Collections.parse(data, lazy=True).serialize() == encoded
+    data = items_by_id(numbers + numbers[-1:])
+    assert Collections.parse(data, lazy=True).serialize() == Collections.parse(data, lazy=False).serialize() != data
 
 
 def test_an_embedded_message_is_written_back_only_when_canonical(mods: Modules) -> None:

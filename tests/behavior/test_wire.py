@@ -106,6 +106,37 @@ def test_kept_input_carries_its_depth_limit(depth: int) -> None:
         assert _kept.kept_verbatim(whole) is (data if canonical else None)
 
 
+@pytest.mark.parametrize("compared_in_place", [2, _kept.MAP_KEYS_COMPARED_IN_PLACE + 1])
+@pytest.mark.parametrize("key_kind", ["varint", "fixed32", "fixed64", "string"])
+def test_map_keys_unique(key_kind: str, compared_in_place: int) -> None:
+    """The keys of canonical map entries, of every wire type, long entries and keys among them
+    (two-byte lengths), in small and large maps: a key given twice is found wherever it is."""
+    tag = b"\x92\x01"  # field 18 of the enclosing message: a two-byte tag between entries
+
+    def key(i: int) -> bytes:
+        if key_kind == "varint":
+            return b"\x08" + encoder._VarintBytes(i << 20 | i)
+        if key_kind == "fixed32":
+            return b"\x0d" + i.to_bytes(4, "little")
+        if key_kind == "fixed64":
+            return b"\x09" + i.to_bytes(8, "little")
+        text = b"x" * (i % 3 * 100) + b"%d" % i  # some of 100 bytes or more: two-byte lengths
+        return b"\x0a" + encoder._VarintBytes(len(text)) + text
+
+    def entries(ids: list[int]) -> bytes:
+        run = []
+        for i in ids:
+            entry = key(i) + b"\x12" + (b"\x02vv" if i % 2 else b"\x82\x01" + b"v" * 130)
+            run.append(encoder._VarintBytes(len(entry)) + entry)
+        return tag.join(run)
+
+    ids = list(range(1, compared_in_place + 1))
+    for keys, unique in ((ids, True), (ids[::-1], True), (ids + ids[:1], False), (ids[:1] + ids, False),
+                         (ids[:-1] + ids[-2:], False), (ids[:1], True)):
+        data = b"\xff" + entries(keys) + b"\xff"  # other bytes around the run
+        assert _kept.map_keys_unique(data, 1, len(data) - 1, len(tag)) is unique
+
+
 def _zigzag(v: int) -> int:
     return (v << 1) ^ (v >> 63)
 

@@ -178,11 +178,9 @@ class Struct(_rt.StructBase):
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
         _canon: bool = True
-        _s: _rt.i64 = 0  # map entries: where this one starts, the state of its key and value
-        _st: _rt.i64 = 0
-        _k: _rt.i64 = 0
-        _ke: _rt.i64 = 0
+        _st: _rt.i64 = 0  # map entries: the state of the one read, where each map's start and end
         _r1: _rt.i64 = 0
+        _r1e: _rt.i64 = 0
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -199,7 +197,6 @@ class Struct(_rt.StructBase):
                     if _rank > 1:
                         _canon = False
                     _rank = 1
-                    _s = _pos
                     _ee = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _ee <= _end:
                         _pos += 1
@@ -221,12 +218,10 @@ class Struct(_rt.StructBase):
                             if _st != 0:
                                 _canon = False
                             _st = 1
-                            _k = _pos
                             _pos = _rt.scan_string(Struct, _buf, _tag, _pos, _ee, True, False)
                             if _pos < 0:
                                 _pos = ~_pos
                                 _canon = False
-                            _ke = _pos
                         elif _etag == 18:
                             if _st != 1:
                                 _canon = False
@@ -249,8 +244,7 @@ class Struct(_rt.StructBase):
                         raise _rt.bad_end(Struct, _pos, _ee, -1)
                     if _st != 2:
                         _canon = False
-                    elif _canon and not _rt.map_key_is_new(_buf, _r1, _s, 1, _k, _ke):
-                        _canon = False
+                    _r1e = _pos
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(Struct, _buf, _tag, _pos, _end, _depth)
@@ -259,6 +253,8 @@ class Struct(_rt.StructBase):
             raise _rt.decode_failure(Struct, _tag, _pos, _exc) from None
         if _pos != _end:
             raise _rt.bad_end(Struct, _pos, _end, -1)
+        if _canon and _r1 < _r1e:
+            _canon = _rt.map_keys_unique(_buf, _r1, _r1e, 1)
         return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:

@@ -294,11 +294,9 @@ class Stamped(_rt.Message):
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
         _canon: bool = True
-        _s: _rt.i64 = 0  # map entries: where this one starts, the state of its key and value
-        _st: _rt.i64 = 0
-        _k: _rt.i64 = 0
-        _ke: _rt.i64 = 0
+        _st: _rt.i64 = 0  # map entries: the state of the one read, where each map's start and end
         _r6: _rt.i64 = 0
+        _r6e: _rt.i64 = 0
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -387,7 +385,6 @@ class Stamped(_rt.Message):
                     if _rank > 6:
                         _canon = False
                     _rank = 6
-                    _s = _pos
                     _ee = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _ee <= _end:
                         _pos += 1
@@ -409,12 +406,10 @@ class Stamped(_rt.Message):
                             if _st != 0:
                                 _canon = False
                             _st = 1
-                            _k = _pos
                             _pos = _rt.scan_string(Stamped, _buf, _tag, _pos, _ee, True, False)
                             if _pos < 0:
                                 _pos = ~_pos
                                 _canon = False
-                            _ke = _pos
                         elif _etag == 18:
                             if _st != 1:
                                 _canon = False
@@ -437,8 +432,7 @@ class Stamped(_rt.Message):
                         raise _rt.bad_end(Stamped, _pos, _ee, -1)
                     if _st != 2:
                         _canon = False
-                    elif _canon and not _rt.map_key_is_new(_buf, _r6, _s, 1, _k, _ke):
-                        _canon = False
+                    _r6e = _pos
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(Stamped, _buf, _tag, _pos, _end, _depth)
@@ -447,6 +441,8 @@ class Stamped(_rt.Message):
             raise _rt.decode_failure(Stamped, _tag, _pos, _exc) from None
         if _pos != _end:
             raise _rt.bad_end(Stamped, _pos, _end, -1)
+        if _canon and _r6 < _r6e:
+            _canon = _rt.map_keys_unique(_buf, _r6, _r6e, 1)
         return _canon
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:

@@ -947,14 +947,15 @@ class Collections(_rt.Message):
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
         _canon: bool = True
-        _s: _rt.i64 = 0  # map entries: where this one starts, the state of its key and value
-        _st: _rt.i64 = 0
-        _k: _rt.i64 = 0
-        _ke: _rt.i64 = 0
+        _st: _rt.i64 = 0  # map entries: the state of the one read, where each map's start and end
         _r5: _rt.i64 = 0
+        _r5e: _rt.i64 = 0
         _r6: _rt.i64 = 0
+        _r6e: _rt.i64 = 0
         _r10: _rt.i64 = 0
+        _r10e: _rt.i64 = 0
         _r12: _rt.i64 = 0
+        _r12e: _rt.i64 = 0
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1042,7 +1043,6 @@ class Collections(_rt.Message):
                         if _rank > 5:
                             _canon = False
                         _rank = 5
-                        _s = _pos
                         _ee = _pos + 1 + (_n := _buf[_pos])
                         if _n < 0x80 and _ee <= _end:
                             _pos += 1
@@ -1062,12 +1062,10 @@ class Collections(_rt.Message):
                                 if _st != 0:
                                     _canon = False
                                 _st = 1
-                                _k = _pos
                                 _pos = _rt.scan_string(Collections, _buf, _tag, _pos, _ee, True, False)
                                 if _pos < 0:
                                     _pos = ~_pos
                                     _canon = False
-                                _ke = _pos
                             elif _etag == 16:
                                 if _st != 1:
                                     _canon = False
@@ -1087,15 +1085,13 @@ class Collections(_rt.Message):
                             raise _rt.bad_end(Collections, _pos, _ee, -1)
                         if _st != 2:
                             _canon = False
-                        elif _canon and not _rt.map_key_is_new(_buf, _r5, _s, 1, _k, _ke):
-                            _canon = False
+                        _r5e = _pos
                     elif _tag == 50:
                         if _rank != 6:
                             _r6 = _pos
                         if _rank > 6:
                             _canon = False
                         _rank = 6
-                        _s = _pos
                         _ee = _pos + 1 + (_n := _buf[_pos])
                         if _n < 0x80 and _ee <= _end:
                             _pos += 1
@@ -1117,7 +1113,6 @@ class Collections(_rt.Message):
                                 if _st != 0:
                                     _canon = False
                                 _st = 1
-                                _k = _pos
                                 if _buf[_pos] < 0x80:
                                     _pos += 1
                                 else:
@@ -1125,7 +1120,6 @@ class Collections(_rt.Message):
                                     if _pos < 0:
                                         _pos = ~_pos
                                         _canon = False
-                                _ke = _pos
                             elif _etag == 18:
                                 if _st != 1:
                                     _canon = False
@@ -1148,8 +1142,7 @@ class Collections(_rt.Message):
                             raise _rt.bad_end(Collections, _pos, _ee, -1)
                         if _st != 2:
                             _canon = False
-                        elif _canon and not _rt.map_key_is_new(_buf, _r6, _s, 1, _k, _ke):
-                            _canon = False
+                        _r6e = _pos
                     else:
                         _rank = 0x20000000
                         _pos = _rt.scan_unknown(Collections, _buf, _tag, _pos, _end, _depth)
@@ -1200,7 +1193,6 @@ class Collections(_rt.Message):
                         if _rank > 10:
                             _canon = False
                         _rank = 10
-                        _s = _pos
                         _ee = _pos + 1 + (_n := _buf[_pos])
                         if _n < 0x80 and _ee <= _end:
                             _pos += 1
@@ -1220,7 +1212,6 @@ class Collections(_rt.Message):
                                 if _st != 0:
                                     _canon = False
                                 _st = 1
-                                _k = _pos
                                 if _buf[_pos] > 1:
                                     _canon = False
                                 if _buf[_pos] < 0x80:
@@ -1230,7 +1221,6 @@ class Collections(_rt.Message):
                                     if _pos < 0:
                                         _pos = ~_pos
                                         _canon = False
-                                _ke = _pos
                             elif _etag == 16:
                                 if _st != 1:
                                     _canon = False
@@ -1250,8 +1240,7 @@ class Collections(_rt.Message):
                             raise _rt.bad_end(Collections, _pos, _ee, -1)
                         if _st != 2:
                             _canon = False
-                        elif _canon and not _rt.map_key_is_new(_buf, _r10, _s, 1, _k, _ke):
-                            _canon = False
+                        _r10e = _pos
                     elif _tag == 90:
                         if _rank >= 11:
                             _canon = False
@@ -1277,7 +1266,6 @@ class Collections(_rt.Message):
                         if _rank > 12:
                             _canon = False
                         _rank = 12
-                        _s = _pos
                         _ee = _pos + 1 + (_n := _buf[_pos])
                         if _n < 0x80 and _ee <= _end:
                             _pos += 1
@@ -1297,12 +1285,10 @@ class Collections(_rt.Message):
                                 if _st != 0:
                                     _canon = False
                                 _st = 1
-                                _k = _pos
                                 _pos = _rt.scan_string(Collections, _buf, _tag, _pos, _ee, True, False)
                                 if _pos < 0:
                                     _pos = ~_pos
                                     _canon = False
-                                _ke = _pos
                             elif _etag == 21:
                                 if _st != 1:
                                     _canon = False
@@ -1318,8 +1304,7 @@ class Collections(_rt.Message):
                             raise _rt.bad_end(Collections, _pos, _ee, -1)
                         if _st != 2:
                             _canon = False
-                        elif _canon and not _rt.map_key_is_new(_buf, _r12, _s, 1, _k, _ke):
-                            _canon = False
+                        _r12e = _pos
                     elif _tag == 104:
                         if _rank >= 7:
                             _canon = False
@@ -1339,6 +1324,14 @@ class Collections(_rt.Message):
             raise _rt.decode_failure(Collections, _tag, _pos, _exc) from None
         if _pos != _end:
             raise _rt.bad_end(Collections, _pos, _end, -1)
+        if _canon and _r5 < _r5e:
+            _canon = _rt.map_keys_unique(_buf, _r5, _r5e, 1)
+        if _canon and _r6 < _r6e:
+            _canon = _rt.map_keys_unique(_buf, _r6, _r6e, 1)
+        if _canon and _r10 < _r10e:
+            _canon = _rt.map_keys_unique(_buf, _r10, _r10e, 1)
+        if _canon and _r12 < _r12e:
+            _canon = _rt.map_keys_unique(_buf, _r12, _r12e, 1)
         return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
