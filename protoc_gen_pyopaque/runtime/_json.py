@@ -15,7 +15,7 @@ import math
 import re
 import struct
 from decimal import Decimal, InvalidOperation
-from typing import Any, Final, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 from . import _json_wkt  # by module: _json_wkt uses this one too (the WKT forms recurse into it)
 from ._codec import nested_too_deep
@@ -26,6 +26,9 @@ from .reflect import (
     TYPE_INT64, TYPE_MESSAGE, TYPE_SFIXED64, TYPE_SINT64, TYPE_STRING, TYPE_UINT64,
     INT_RANGES, KIND_NAMES, MAX_DEPTH, EnumInfo, ExtensionInfo, FieldInfo, MessageInfo, message_info,
 )
+
+if TYPE_CHECKING:
+    from .message import Message
 
 M = TypeVar("M")
 
@@ -79,7 +82,8 @@ COMPACT: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separator
 class JsonCtx:
     """Options and state of one conversion."""
 
-    __slots__ = ("root", "proto_names", "always_print", "ignore_unknown", "rounded_floats", "keys", "colons")
+    __slots__ = ("root", "proto_names", "always_print", "ignore_unknown", "rounded_floats", "valid_strings",
+                 "ascii_strings", "keys", "colons")
 
     def __init__(self, root: type, proto_names: bool = False, always_print: bool = False,
                  ignore_unknown: bool = False, rounded_floats: bool = False) -> None:
@@ -91,6 +95,10 @@ class JsonCtx:
         # path): integer fields refuse them, as they may have lost digits ("1.0000000000000001"
         # reads as 1.0); the exact decimals of the rerun decide
         self.rounded_floats = rounded_floats
+        # what from_json's fast path knows of every string the scanner read (see _read_text):
+        # none holds an unpaired surrogate, all are ASCII; else the generated parsers check each
+        self.valid_strings = False
+        self.ascii_strings = False
         # members of the JSON objects the generated parsers read, colons of the strings of
         # well-known types they read (see _no_key_twice)
         self.keys = 0
@@ -151,7 +159,8 @@ def _fast_text(msg: Any) -> str | None:
     """Compact ProtoJSON from the generated printers, or None when they give up."""
     out: list[str] = []
     try:
-        msg._pb_json_write(out, JsonCtx(type(msg)), 0)
+        printer: Message = msg  # typed: compiled, a native call of the class's printer
+        printer._pb_json_write(out, JsonCtx(type(msg)), 0)
     except _GIVE_UP:
         return None
     return "".join(out)
@@ -325,6 +334,16 @@ def _scan(text: str) -> Any:
     return obj
 
 
+def _read_text(ctx: JsonCtx, text: str) -> None:
+    """Note in ``ctx`` what the strings read from ASCII ``text`` are: ASCII too when it has no
+    \\u escape; free of unpaired surrogates when it escapes no surrogate half (\\uD800 to
+    \\uDFFF; the scanner joins pairs)."""
+    if "\\" not in text or "\\u" not in text:  # one character is found with memchr, two are not
+        ctx.ascii_strings = ctx.valid_strings = True
+    else:
+        ctx.valid_strings = "\\ud" not in text and "\\uD" not in text
+
+
 def _no_key_twice(text: str, obj: Any, ctx: JsonCtx) -> bool:
     """Say whether no object of ``text`` gives a key twice, ``obj`` being what _scan read and
     ``ctx`` the context the generated parsers read it with (counting no more than it holds).
@@ -370,8 +389,10 @@ def from_json(cls: type[M], text: str | bytes | bytearray, *, ignore_unknown_fie
         else:
             msg = cls()
             ctx = JsonCtx(cls, ignore_unknown=ignore_unknown_fields, rounded_floats=True)
+            if text.isascii():  # a flag of the str: no scan
+                _read_text(ctx, text)
             try:
-                cast(Any, msg)._pb_json_merge(obj, ctx, 0)
+                cast("Message", msg)._pb_json_merge(obj, ctx, 0)  # compiled: a native call
             except _GIVE_UP:
                 pass
             else:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from . import _json  # by module: _json imports this one too (see there)
+from ._wire import NATIVE
 from .errors import JsonError
 from .reflect import message_info
 
@@ -75,22 +76,36 @@ def timestamp_text(seconds: int, nanos: int, path: str) -> str:
         raise JsonError(f"{path}: Timestamp seconds {seconds} out of range (years 1 to 9999)")
     if not 0 <= nanos <= NANOS_MAX:
         raise JsonError(f"{path}: Timestamp nanos {nanos} out of range 0..999999999")
-    day = datetime.date.fromordinal(_EPOCH_ORDINAL + seconds // 86400).isoformat()
+    # the civil date of a day number (H. Hinnant's days-to-civil): integer arithmetic only,
+    # which compiles to native code (datetime.date costs several generic calls per use)
+    days = seconds // 86400 + 719468  # days since 0000-03-01
+    era = days // 146097
+    day_of_era = days - era * 146097
+    year_of_era = (day_of_era - day_of_era // 1460 + day_of_era // 36524 - day_of_era // 146096) // 365
+    day_of_year = day_of_era - (365 * year_of_era + year_of_era // 4 - year_of_era // 100)
+    shifted_month = (5 * day_of_year + 2) // 153  # from March
+    day = day_of_year - (153 * shifted_month + 2) // 5 + 1
+    month = shifted_month + 3 if shifted_month < 10 else shifted_month - 9
+    year = year_of_era + era * 400 + (1 if month <= 2 else 0)
     rest = seconds % 86400
-    return f"{day}T{_TWO_DIGITS[rest // 3600]}:{_TWO_DIGITS[rest // 60 % 60]}:{_TWO_DIGITS[rest % 60]}{_fraction(nanos)}Z"
+    two = _TWO_DIGITS
+    return (f"{two[year // 100]}{two[year % 100]}-{two[month]}-{two[day]}T{two[rest // 3600]}:"
+            f"{two[rest // 60 % 60]}:{two[rest % 60]}{_fraction(nanos)}Z")
 
 
 _TWO_DIGITS: Final = [f"{i:02d}" for i in range(100)]  # pasted, not formatted: % and format specs cost more
 
 
 def _fraction(nanos: int) -> str:
+    """Nanoseconds as ProtoJSON writes them after the seconds: nothing, or 3, 6 or 9 digits."""
     if nanos == 0:
         return ""
+    # the digits of the number plus a power of ten, after its leading 1: no format spec to parse
     if nanos % 1000000 == 0:
-        return f".{nanos // 1000000:03d}"
+        return "." + str(nanos // 1000000 + 1000)[1:]
     if nanos % 1000 == 0:
-        return f".{nanos // 1000:06d}"
-    return f".{nanos:09d}"
+        return "." + str(nanos // 1000 + 1000000)[1:]
+    return "." + str(nanos + 1000000000)[1:]
 
 
 def _print_duration(msg: Any, ctx: JsonCtx, path: str, depth: int) -> Any:
@@ -234,6 +249,10 @@ def _parse_timestamp(msg: Any, obj: Any, ctx: JsonCtx, path: str, depth: int) ->
 
 def timestamp_value(obj: Any, path: str) -> tuple[int, int]:
     """The seconds and nanos of an RFC 3339 timestamp string; JsonError naming ``path``."""
+    if NATIVE and type(obj) is str:  # interpreted, the pattern is faster than reading digit by digit
+        read = _utc_timestamp(obj)
+        if read[0] >= TS_MIN:
+            return read
     m = _TIMESTAMP_TEXT.match(obj) if isinstance(obj, str) else None
     if m is None:
         raise JsonError(f"{path}: expected an RFC 3339 timestamp like \"1972-01-01T10:00:20.021Z\", "
@@ -258,6 +277,56 @@ def timestamp_value(obj: Any, path: str) -> tuple[int, int]:
     if not TS_MIN <= seconds <= TS_MAX:
         raise JsonError(f"{path}: timestamp {_json.show(obj)} out of range (years 1 to 9999)")
     return seconds, nanos
+
+
+def _utc_timestamp(text: str) -> tuple[int, int]:
+    """The seconds and nanos of ``text`` in the form ProtoJSON prints, "1972-01-01T10:00:20.021Z"
+    (UTC, 0 to 9 fraction digits), read digit by digit (compiled: native code, no objects made);
+    seconds below TS_MIN when it is not in that form or not a valid time: the pattern decides."""
+    size = len(text)
+    if not (size == 20 or 22 <= size <= 30) or ord(text[size - 1]) != 90 or ord(text[4]) != 45 \
+            or ord(text[7]) != 45 or ord(text[10]) != 84 or ord(text[13]) != 58 or ord(text[16]) != 58:
+        return TS_MIN - 1, 0
+    year = _digits(text, 0, 4)
+    month = _digits(text, 5, 7)
+    day = _digits(text, 8, 10)
+    hours = _digits(text, 11, 13)
+    minutes = _digits(text, 14, 16)
+    secs = _digits(text, 17, 19)
+    nanos = 0
+    if size > 20:
+        if ord(text[19]) != 46:
+            return TS_MIN - 1, 0
+        nanos = _digits(text, 20, size - 1) * _TENS[30 - size]
+    if year < 1 or month < 1 or month > 12 or day < 1 or hours < 0 or hours > 23 or minutes < 0 \
+            or minutes > 59 or secs < 0 or secs > 59 or nanos < 0:
+        return TS_MIN - 1, 0
+    if day > _MONTH_DAYS[month] and not (month == 2 and day == 29 and year % 4 == 0
+                                         and (year % 100 != 0 or year % 400 == 0)):
+        return TS_MIN - 1, 0
+    # the day number of a civil date (H. Hinnant's civil-to-days), years from March
+    march_year = year - 1 if month <= 2 else year
+    era = march_year // 400
+    year_of_era = march_year - era * 400
+    day_of_year = (153 * (month - 3 if month > 2 else month + 9) + 2) // 5 + day - 1
+    day_of_era = year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year
+    days = era * 146097 + day_of_era - 719468
+    return days * 86400 + hours * 3600 + minutes * 60 + secs, nanos
+
+
+def _digits(text: str, start: int, end: int) -> int:
+    """The ASCII decimal digits text[start:end] as a number; -1 if any is not such a digit."""
+    number = 0
+    for i in range(start, end):
+        digit = ord(text[i]) - 48
+        if digit < 0 or digit > 9:
+            return -1
+        number = number * 10 + digit
+    return number
+
+
+_TENS: Final = [10 ** i for i in range(9)]  # a fraction's digits times 10 ** (9 - its length): nanos
+_MONTH_DAYS: Final = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]  # February of a leap year: 29
 
 
 _DURATION_TEXT: Final = re.compile(r"(-)?([0-9]+)(\.[0-9]{1,9})?s\Z")

@@ -157,6 +157,26 @@ def test_strings_and_bools(mods: Modules) -> None:
             jf.from_json(Scalars, bad)
 
 
+def test_strings_whatever_the_text_looks_like(mods: Modules) -> None:
+    # from_json takes strings unchecked only from ASCII text without surrogate escapes, and
+    # digits as ASCII only from text without \u escapes: every other text has its strings checked
+    Scalars = mods.load("scalars").Scalars
+    Collections = mods.load("collections").Collections
+    surrogates = ['{"fString": "\\uDC00"}', '{"fString": "\u00fc\ud800"}', '{"fString": "\ud800"}']
+    for text in surrogates:
+        with pytest.raises(JsonError, match="unpaired surrogate"):
+            jf.from_json(Scalars, text)
+    for text in ('{"names": ["a", "\\udfff"]}', '{"counts": {"\\ud800": 1}}'):
+        with pytest.raises(JsonError, match="unpaired surrogate"):
+            jf.from_json(Collections, text)
+    for text in ('{"fInt64": "\\u0661"}', '{"fInt64": "\u0661"}', '{"fInt64": "1\\u0662", "fString": "x"}'):
+        with pytest.raises(JsonError, match="fInt64"):
+            jf.from_json(Scalars, text)
+    assert jf.from_json(Scalars, '{"fString": "\\u00fc", "fInt64": "12"}') == Scalars(f_string="ü", f_int64=12)
+    assert jf.from_json(Collections, '{"names": ["\u00fc"], "counts": {"\\u00e9": "3"}}') == \
+        Collections(names=["ü"], counts={"é": 3})
+
+
 # ----------------------------------------------------------------------------- collections
 
 

@@ -6,6 +6,7 @@ own well-known-type helpers (google.protobuf.*_pb2, upb backend).
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections.abc import Iterator
@@ -24,9 +25,9 @@ import protoc_gen_pyopaque.runtime.google.protobuf.duration_protoopaque_pb as du
 import protoc_gen_pyopaque.runtime.google.protobuf.field_mask_protoopaque_pb as field_mask_op
 import protoc_gen_pyopaque.runtime.google.protobuf.struct_protoopaque_pb as struct_op
 import protoc_gen_pyopaque.runtime.google.protobuf.timestamp_protoopaque_pb as timestamp_op
-from protoc_gen_pyopaque.runtime import _registry
+from protoc_gen_pyopaque.runtime import _json_wkt, _registry
 from protoc_gen_pyopaque.runtime import wkt
-from protoc_gen_pyopaque.runtime.errors import DecodeError
+from protoc_gen_pyopaque.runtime.errors import DecodeError, JsonError
 from protoc_gen_pyopaque.runtime.google.protobuf import (
     any_pb, duration_pb, empty_pb, field_mask_pb, struct_pb, timestamp_pb,
 )
@@ -503,6 +504,45 @@ def test_timestamp_nanoseconds_match_protobuf(w: Any, total: int) -> None:
         assert ours.to_datetime(PLUS_2) == theirs.ToDatetime(tzinfo=PLUS_2)
     assert ours.to_dict() == theirs.ToJsonString()
     assert ours.to_seconds() == total / 10**9
+
+
+@style
+@CHECK
+@given(total=ts_nanos, digits=st.sampled_from([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]))
+def test_timestamp_text_reads_as_protobuf_reads_it(w: Any, total: int, digits: int) -> None:
+    # every fraction length, not only the 0, 3, 6 or 9 digits printers write
+    theirs = timestamp_pb2.Timestamp()
+    theirs.FromNanoseconds(total - total % 10 ** (9 - digits))
+    text = theirs.ToJsonString()
+    if digits:
+        whole, _, fraction = text[:-1].partition(".")
+        text = f"{whole}.{(fraction + '000000000')[:digits]}Z"
+    back = timestamp_pb2.Timestamp()
+    back.FromJsonString(text)
+    _same_ts(w.Timestamp.from_json(f'"{text}"'), back)
+    assert _json_wkt._utc_timestamp(text) == (back.seconds, back.nanos)  # compiled builds' reader
+
+
+def test_timestamp_text_refused_or_read_as_dates_are() -> None:
+    T = timestamp_pb.Timestamp
+    for text in ("2000-02-29T00:00:00Z", "2024-02-29T23:59:59.5Z", "0001-01-01T00:00:00Z",
+                 "9999-12-31T23:59:59.999999999Z", "1970-01-01T00:00:00.000000001Z", "1969-12-31T23:59:59Z",
+                 "2023-01-01T01:00:00+01:00", "2023-01-01T00:00:00-00:30"):
+        theirs = timestamp_pb2.Timestamp()
+        theirs.FromJsonString(text)
+        _same_ts(T.from_json(f'"{text}"'), theirs)
+        if text.endswith("Z"):  # the form compiled builds read digit by digit
+            assert _json_wkt._utc_timestamp(text) == (theirs.seconds, theirs.nanos)
+    for text in ("2023-02-29T00:00:00Z", "1900-02-29T00:00:00Z", "2023-13-01T00:00:00Z",
+                 "2023-00-10T00:00:00Z", "2023-01-00T00:00:00Z", "2023-04-31T00:00:00Z",
+                 "2023-01-01T24:00:00Z", "2023-01-01T00:60:00Z", "2023-01-01T00:00:60Z",
+                 "0000-01-01T00:00:00Z", "2023-01-01T00:00:00.Z", "2023-01-01T00:00:00.1234567890Z",
+                 "2023-01-01t00:00:00Z", "2023-01-01T00:00:00z", "2023-01-01T00:00:0\u0661Z",
+                 "\u0662023-01-01T00:00:00Z", "2023-01-01 00:00:00Z", "2023-1-01T00:00:00Z",
+                 "9999-12-31T23:59:59-01:00", "2023-01-01T00:00:00+24:00"):
+        with pytest.raises(JsonError, match="timestamp"):
+            T.from_json(f'"{text}"')
+        assert _json_wkt._utc_timestamp(json.loads(f'"{text}"'))[0] < TS_MIN
 
 
 @style

@@ -695,7 +695,7 @@ class Api(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_name = _x1
             elif _n == 2:
                 if _v is None:
@@ -726,7 +726,7 @@ class Api(_rt.Message):
             elif _n == 4:
                 if _v is None:
                     continue
-                _x4 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                _x4 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_version = _x4
             elif _n == 5:
                 if _key != 'sourceContext' and 'sourceContext' in _obj:
@@ -761,7 +761,7 @@ class Api(_rt.Message):
             elif _n == 8:
                 if _v is None:
                     continue
-                _x8 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                _x8 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_edition = _x8
             else:
                 _rt.json_in_other(self, _key, _v, _ctx, _depth)
@@ -1378,14 +1378,14 @@ class Method(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_name = _x1
             elif _n == 2:
                 if _key != 'requestTypeUrl' and 'requestTypeUrl' in _obj:
                     raise _rt.json_refuse()
                 if _v is None:
                     continue
-                _x2 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                _x2 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_request_type_url = _x2
             elif _n == 3:
                 if _key != 'requestStreaming' and 'requestStreaming' in _obj:
@@ -1399,7 +1399,7 @@ class Method(_rt.Message):
                     raise _rt.json_refuse()
                 if _v is None:
                     continue
-                _x4 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                _x4 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_response_type_url = _x4
             elif _n == 5:
                 if _key != 'responseStreaming' and 'responseStreaming' in _obj:
@@ -1432,7 +1432,7 @@ class Method(_rt.Message):
             elif _n == 8:
                 if _v is None:
                     continue
-                _x8 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                _x8 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_edition = _x8
             else:
                 _rt.json_in_other(self, _key, _v, _ctx, _depth)
@@ -1780,12 +1780,12 @@ class Mixin(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_name = _x1
             elif _n == 2:
                 if _v is None:
                     continue
-                _x2 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                _x2 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_root = _x2
             else:
                 _rt.json_in_other(self, _key, _v, _ctx, _depth)

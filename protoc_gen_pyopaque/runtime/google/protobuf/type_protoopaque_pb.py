@@ -604,7 +604,7 @@ class Type(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_name = _x1
             elif _n == 2:
                 if _v is None:
@@ -624,7 +624,7 @@ class Type(_rt.Message):
                     continue
                 if type(_v) is not list:
                     raise _rt.json_refuse()
-                self._f_oneofs = [_y if type(_y) is str and _y.isascii() else _rt.json_in_str(_y) for _y in _t.cast("list[object]", _v)]
+                self._f_oneofs = [_y if type(_y) is str and (_ctx.valid_strings or _y.isascii()) else _rt.json_in_str(_y) for _y in _t.cast("list[object]", _v)]
             elif _n == 4:
                 if _v is None:
                     continue
@@ -658,7 +658,7 @@ class Type(_rt.Message):
             elif _n == 7:
                 if _v is None:
                     continue
-                _x7 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                _x7 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_edition = _x7
             else:
                 _rt.json_in_other(self, _key, _v, _ctx, _depth)
@@ -1407,7 +1407,7 @@ class Field(_rt.Message):
         _x3 = self._f_number
         if _x3:
             _out.append(',"number":')
-            _out.append(str(_x3) if type(_x3) is int else _rt.json_out_int(_x3))
+            _out.append(str(int(_x3)))
         _x4 = self._f_name
         if _x4:
             _out.append(',"name":')
@@ -1419,7 +1419,7 @@ class Field(_rt.Message):
         _x7 = self._f_oneof_index
         if _x7:
             _out.append(',"oneofIndex":')
-            _out.append(str(_x7) if type(_x7) is int else _rt.json_out_int(_x7))
+            _out.append(str(int(_x7)))
         _x8 = self._f_packed
         if _x8:
             _out.append(',"packed":')
@@ -1476,14 +1476,14 @@ class Field(_rt.Message):
                 elif _n == 4:
                     if _v is None:
                         continue
-                    _x4 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                    _x4 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                     self._f_name = _x4
                 elif _n == 6:
                     if _key != 'typeUrl' and 'typeUrl' in _obj:
                         raise _rt.json_refuse()
                     if _v is None:
                         continue
-                    _x6 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                    _x6 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                     self._f_type_url = _x6
                 else:
                     _rt.json_in_other(self, _key, _v, _ctx, _depth)
@@ -1518,14 +1518,14 @@ class Field(_rt.Message):
                         raise _rt.json_refuse()
                     if _v is None:
                         continue
-                    _x10 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                    _x10 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                     self._f_json_name = _x10
                 elif _n == 11:
                     if _key != 'defaultValue' and 'defaultValue' in _obj:
                         raise _rt.json_refuse()
                     if _v is None:
                         continue
-                    _x11 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                    _x11 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                     self._f_default_value = _x11
                 else:
                     _rt.json_in_other(self, _key, _v, _ctx, _depth)
@@ -2079,7 +2079,7 @@ class Enum(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_name = _x1
             elif _n == 2:
                 if _v is None:
@@ -2127,7 +2127,7 @@ class Enum(_rt.Message):
             elif _n == 6:
                 if _v is None:
                     continue
-                _x6 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                _x6 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_edition = _x6
             else:
                 _rt.json_in_other(self, _key, _v, _ctx, _depth)
@@ -2453,7 +2453,7 @@ class EnumValue(_rt.Message):
         _x2 = self._f_number
         if _x2:
             _out.append(',"number":')
-            _out.append(str(_x2) if type(_x2) is int else _rt.json_out_int(_x2))
+            _out.append(str(int(_x2)))
         _x3 = self._f_options
         if _x3:
             _out.append(',"options":' + "[")
@@ -2476,7 +2476,7 @@ class EnumValue(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_name = _x1
             elif _n == 2:
                 if _v is None:
@@ -2794,7 +2794,7 @@ class Option(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_name = _x1
             elif _n == 2:
                 if _v is None:

@@ -242,7 +242,7 @@ class _c_Collections_Item(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self.key = _x1
             elif _n == 2:
                 if _v is None:
@@ -1579,7 +1579,7 @@ class Collections(_rt.Message):
         _x1 = self.packed_ints
         if _x1:
             _out.append(',"packedInts":' + "[")
-            _out.append(",".join([str(_y) if type(_y) is int else _rt.json_out_int(_y) for _y in _x1]))
+            _out.append(",".join([str(int(_y)) for _y in _x1]))
             _out.append("]")
         _x2 = self.names
         if _x2:
@@ -1605,7 +1605,7 @@ class Collections(_rt.Message):
                 _out.append(_rt.json_out_str(_k5))
                 _out.append(":")
                 _out.append('"')
-                _out.append(str(_v5) if type(_v5) is int else _rt.json_out_int(_v5))
+                _out.append(str(int(_v5)))
                 _out.append('"')
                 _out.append(",")
             _out[-1] = "}"
@@ -1654,7 +1654,7 @@ class Collections(_rt.Message):
         if self._oc_choice == 13:
             _x13 = _t.cast(int, self._ov_choice)
             _out.append(',"number":' + '"')
-            _out.append(str(_x13) if type(_x13) is int else _rt.json_out_int(_x13))
+            _out.append(str(int(_x13)))
             _out.append('"')
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
@@ -1682,7 +1682,7 @@ class Collections(_rt.Message):
                         continue
                     if type(_v) is not list:
                         raise _rt.json_refuse()
-                    self.names = [_y if type(_y) is str and _y.isascii() else _rt.json_in_str(_y) for _y in _t.cast("list[object]", _v)]
+                    self.names = [_y if type(_y) is str and (_ctx.valid_strings or _y.isascii()) else _rt.json_in_str(_y) for _y in _t.cast("list[object]", _v)]
                 elif _n == 3:
                     if _v is None:
                         continue
@@ -1708,10 +1708,10 @@ class Collections(_rt.Message):
                     _ctx.keys += len(_t.cast("dict[str, object]", _v))
                     _d5: dict[str, int] = {}
                     for _k, _w in _t.cast("dict[str, object]", _v).items():
-                        _kv5 = _k if _k.isascii() else _rt.json_in_str(_k)
+                        _kv5 = _k if _ctx.valid_strings or _k.isascii() else _rt.json_in_str(_k)
                         if _w is None:
                             raise _rt.json_refuse()
-                        _xv5 = int(_w) if type(_w) is str and _w.isdigit() and _w.isascii() and _w[0] != "0" and len(_w) < 19 else _rt.json_in_int(3, _w)
+                        _xv5 = int(_w) if type(_w) is str and _w.isdigit() and (_ctx.ascii_strings or _w.isascii()) and _w[0] != "0" and len(_w) < 19 else _rt.json_in_int(3, _w)
 
                         _d5[_kv5] = _xv5
                     self.counts = _d5
@@ -1741,7 +1741,7 @@ class Collections(_rt.Message):
                     if _oc_choice_seen:
                         raise _rt.json_refuse()
                     _oc_choice_seen = True
-                    _x7 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                    _x7 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                     self._oc_choice = 7
                     self._ov_choice = _x7
                 elif _n == 8:
@@ -1805,7 +1805,7 @@ class Collections(_rt.Message):
                     _ctx.keys += len(_t.cast("dict[str, object]", _v))
                     _d12: dict[str, float] = {}
                     for _k, _w in _t.cast("dict[str, object]", _v).items():
-                        _kv12 = _k if _k.isascii() else _rt.json_in_str(_k)
+                        _kv12 = _k if _ctx.valid_strings or _k.isascii() else _rt.json_in_str(_k)
                         if _w is None:
                             raise _rt.json_refuse()
                         _xv12 = _rt.json_in_float(_w)
@@ -1818,7 +1818,7 @@ class Collections(_rt.Message):
                     if _oc_choice_seen:
                         raise _rt.json_refuse()
                     _oc_choice_seen = True
-                    _x13 = int(_v) if type(_v) is str and _v.isdigit() and _v.isascii() and _v[0] != "0" and len(_v) < 19 else _rt.json_in_int(3, _v)
+                    _x13 = int(_v) if type(_v) is str and _v.isdigit() and (_ctx.ascii_strings or _v.isascii()) and _v[0] != "0" and len(_v) < 19 else _rt.json_in_int(3, _v)
                     self._oc_choice = 13
                     self._ov_choice = _x13
                 else:

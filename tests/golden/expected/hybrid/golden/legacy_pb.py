@@ -229,11 +229,11 @@ class _c_Legacy_Point(_rt.Message):
         _x7 = self.x
         if _x7 is not None:
             _out.append(',"x":')
-            _out.append(str(_x7) if type(_x7) is int else _rt.json_out_int(_x7))
+            _out.append(str(int(_x7)))
         _x8 = self.y
         if _x8 is not None:
             _out.append(',"y":')
-            _out.append(str(_x8) if type(_x8) is int else _rt.json_out_int(_x8))
+            _out.append(str(int(_x8)))
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
@@ -585,7 +585,7 @@ class Legacy(_rt.ExtendableMessage):
         _x1 = self.id
         if _x1 is not None:
             _out.append(',"id":')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
         _x2 = self.label
         if _x2 is not None:
             _out.append(',"label":')
@@ -597,11 +597,11 @@ class Legacy(_rt.ExtendableMessage):
         _x4 = self.ratio
         if _x4 is not None:
             _out.append(',"ratio":')
-            _out.append(repr(_x4) if type(_x4) is float and _x4 - _x4 == 0.0 else _rt.json_out_double(_x4))
+            _out.append(repr(float(_x4)) if _x4 - _x4 == 0.0 else _rt.json_out_double(_x4))
         _x5 = self.samples
         if _x5:
             _out.append(',"samples":' + '["')
-            _out.append('","'.join([str(_y) if type(_y) is int else _rt.json_out_int(_y) for _y in _x5]))
+            _out.append('","'.join([str(int(_y)) for _y in _x5]))
             _out.append('"]')
         _x6 = self.point
         if _x6 is not None:
@@ -628,7 +628,7 @@ class Legacy(_rt.ExtendableMessage):
             elif _n == 2:
                 if _v is None:
                     continue
-                _x2 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                _x2 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self.label = _x2
             elif _n == 3:
                 if _v is None:
@@ -648,7 +648,7 @@ class Legacy(_rt.ExtendableMessage):
                     continue
                 if type(_v) is not list:
                     raise _rt.json_refuse()
-                self.samples = [int(_y) if type(_y) is str and _y.isdigit() and _y.isascii() and _y[0] != "0" and len(_y) < 19 else _rt.json_in_int(3, _y) for _y in _t.cast("list[object]", _v)]
+                self.samples = [int(_y) if type(_y) is str and _y.isdigit() and (_ctx.ascii_strings or _y.isascii()) and _y[0] != "0" and len(_y) < 19 else _rt.json_in_int(3, _y) for _y in _t.cast("list[object]", _v)]
             elif _n == 6:
                 if _v is None:
                     continue
@@ -881,11 +881,11 @@ class ConflictJsonName(_rt.Message):
         _x1 = self.value
         if _x1 is not None:
             _out.append(',"old_value":')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
         _x2 = self.new_value
         if _x2 is not None:
             _out.append(',"value":')
-            _out.append(str(_x2) if type(_x2) is int else _rt.json_out_int(_x2))
+            _out.append(str(int(_x2)))
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")

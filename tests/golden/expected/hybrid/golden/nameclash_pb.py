@@ -198,7 +198,7 @@ class buf(_rt.Message):
         _x1 = self.a
         if _x1 is not None:
             _out.append(',"a":')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
@@ -383,7 +383,7 @@ class m4(_rt.Message):
         _x1 = self.a
         if _x1 is not None:
             _out.append(',"a":')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
@@ -536,7 +536,7 @@ class i5(_rt.Message):
         _x1 = self.a
         if _x1 is not None:
             _out.append(',"a":')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
@@ -689,7 +689,7 @@ class key6(_rt.Message):
         _x1 = self.a
         if _x1 is not None:
             _out.append(',"a":')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
@@ -874,7 +874,7 @@ class class_(_rt.Message):
         _x1 = self.a
         if _x1 is not None:
             _out.append(',"a":')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
@@ -1551,7 +1551,7 @@ class Private_(_rt.Message):
         _x1 = self.a
         if _x1 is not None:
             _out.append(',"a":')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
@@ -2785,47 +2785,47 @@ class Holder(_rt.ExtendableMessage):
         _x10 = self.has_pick_
         if _x10 is not None:
             _out.append(',"hasPick":')
-            _out.append(str(_x10) if type(_x10) is int else _rt.json_out_int(_x10))
+            _out.append(str(int(_x10)))
         _x11 = self.foo
         if _x11 is not None:
             _out.append(',"foo":')
-            _out.append(str(_x11) if type(_x11) is int else _rt.json_out_int(_x11))
+            _out.append(str(int(_x11)))
         _x12 = self.get_foo_
         if _x12 is not None:
             _out.append(',"getFoo":')
-            _out.append(str(_x12) if type(_x12) is int else _rt.json_out_int(_x12))
+            _out.append(str(int(_x12)))
         _x13 = self.int_
         if _x13 is not None:
             _out.append(',"int":')
-            _out.append(str(_x13) if type(_x13) is int else _rt.json_out_int(_x13))
+            _out.append(str(int(_x13)))
         _x14 = self.classmethod_
         if _x14 is not None:
             _out.append(',"classmethod":')
-            _out.append(str(_x14) if type(_x14) is int else _rt.json_out_int(_x14))
+            _out.append(str(int(_x14)))
         _x15 = self.parse_
         if _x15 is not None:
             _out.append(',"parse":')
-            _out.append(str(_x15) if type(_x15) is int else _rt.json_out_int(_x15))
+            _out.append(str(int(_x15)))
         _x16 = self.self_
         if _x16 is not None:
             _out.append(',"self":')
-            _out.append(str(_x16) if type(_x16) is int else _rt.json_out_int(_x16))
+            _out.append(str(int(_x16)))
         _x17 = self.x_
         if _x17 is not None:
             _out.append(',"X":')
-            _out.append(str(_x17) if type(_x17) is int else _rt.json_out_int(_x17))
+            _out.append(str(int(_x17)))
         _x18 = self.y__
         if _x18 is not None:
             _out.append(',"Y":')
-            _out.append(str(_x18) if type(_x18) is int else _rt.json_out_int(_x18))
+            _out.append(str(int(_x18)))
         _x19 = self.pb_info_
         if _x19 is not None:
             _out.append(',"PbInfo":')
-            _out.append(str(_x19) if type(_x19) is int else _rt.json_out_int(_x19))
+            _out.append(str(int(_x19)))
         _x20 = self.x__
         if _x20 is not None:
             _out.append(',"x":')
-            _out.append(str(_x20) if type(_x20) is int else _rt.json_out_int(_x20))
+            _out.append(str(int(_x20)))
         _x21 = self.raw
         if _x21 is not None:
             _out.append(',"raw":')
@@ -2833,15 +2833,15 @@ class Holder(_rt.ExtendableMessage):
         _x22 = self.buf_
         if _x22 is not None:
             _out.append(',"buf":')
-            _out.append(str(_x22) if type(_x22) is int else _rt.json_out_int(_x22))
+            _out.append(str(int(_x22)))
         _x23 = self.type
         if _x23 is not None:
             _out.append(',"type":')
-            _out.append(str(_x23) if type(_x23) is int else _rt.json_out_int(_x23))
+            _out.append(str(int(_x23)))
         _x24 = self.FIELD_NAME
         if _x24 is not None:
             _out.append(',"FIELDNAME":')
-            _out.append(str(_x24) if type(_x24) is int else _rt.json_out_int(_x24))
+            _out.append(str(int(_x24)))
         if self._pb_ext:
             _rt.json_write_extensions(_out, self, _ctx, _depth)
         if len(_out) > _first:
@@ -3442,7 +3442,7 @@ class _c_Outer_Inner_X(_rt.Message):
         _x1 = self.a
         if _x1 is not None:
             _out.append(',"a":')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
@@ -3828,7 +3828,7 @@ class _c_Outer_Inner_X_(_rt.Message):
         _x1 = self.a
         if _x1 is not None:
             _out.append(',"a":')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")

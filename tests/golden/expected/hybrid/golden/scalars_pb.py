@@ -864,7 +864,7 @@ class Scalars(_rt.Message):
         _x1 = self.f_double
         if _x1 or _rt.copysign(1.0, _x1) < 0.0:
             _out.append(',"fDouble":')
-            _out.append(repr(_x1) if type(_x1) is float and _x1 - _x1 == 0.0 else _rt.json_out_double(_x1))
+            _out.append(repr(float(_x1)) if _x1 - _x1 == 0.0 else _rt.json_out_double(_x1))
         _x2 = self.f_float
         if _x2 or _rt.copysign(1.0, _x2) < 0.0:
             _out.append(',"fFloat":')
@@ -872,26 +872,26 @@ class Scalars(_rt.Message):
         _x3 = self.f_int64
         if _x3:
             _out.append(',"fInt64":' + '"')
-            _out.append(str(_x3) if type(_x3) is int else _rt.json_out_int(_x3))
+            _out.append(str(int(_x3)))
             _out.append('"')
         _x4 = self.f_uint64
         if _x4:
             _out.append(',"fUint64":' + '"')
-            _out.append(str(_x4) if type(_x4) is int else _rt.json_out_int(_x4))
+            _out.append(str(int(_x4)))
             _out.append('"')
         _x5 = self.f_int32
         if _x5:
             _out.append(',"fInt32":')
-            _out.append(str(_x5) if type(_x5) is int else _rt.json_out_int(_x5))
+            _out.append(str(int(_x5)))
         _x6 = self.f_fixed64
         if _x6:
             _out.append(',"fFixed64":' + '"')
-            _out.append(str(_x6) if type(_x6) is int else _rt.json_out_int(_x6))
+            _out.append(str(int(_x6)))
             _out.append('"')
         _x7 = self.f_fixed32
         if _x7:
             _out.append(',"fFixed32":')
-            _out.append(str(_x7) if type(_x7) is int else _rt.json_out_int(_x7))
+            _out.append(str(int(_x7)))
         _x8 = self.f_bool
         if _x8:
             _out.append(',"fBool":')
@@ -907,29 +907,29 @@ class Scalars(_rt.Message):
         _x11 = self.f_uint32
         if _x11:
             _out.append(',"fUint32":')
-            _out.append(str(_x11) if type(_x11) is int else _rt.json_out_int(_x11))
+            _out.append(str(int(_x11)))
         _x12 = self.f_sfixed32
         if _x12:
             _out.append(',"fSfixed32":')
-            _out.append(str(_x12) if type(_x12) is int else _rt.json_out_int(_x12))
+            _out.append(str(int(_x12)))
         _x13 = self.f_sfixed64
         if _x13:
             _out.append(',"fSfixed64":' + '"')
-            _out.append(str(_x13) if type(_x13) is int else _rt.json_out_int(_x13))
+            _out.append(str(int(_x13)))
             _out.append('"')
         _x14 = self.f_sint32
         if _x14:
             _out.append(',"fSint32":')
-            _out.append(str(_x14) if type(_x14) is int else _rt.json_out_int(_x14))
+            _out.append(str(int(_x14)))
         _x15 = self.f_sint64
         if _x15:
             _out.append(',"fSint64":' + '"')
-            _out.append(str(_x15) if type(_x15) is int else _rt.json_out_int(_x15))
+            _out.append(str(int(_x15)))
             _out.append('"')
         _x16 = self.opt_int32
         if _x16 is not None:
             _out.append(',"optInt32":')
-            _out.append(str(_x16) if type(_x16) is int else _rt.json_out_int(_x16))
+            _out.append(str(int(_x16)))
         _x17 = self.opt_string
         if _x17 is not None:
             _out.append(',"optString":')
@@ -965,14 +965,14 @@ class Scalars(_rt.Message):
                         raise _rt.json_refuse()
                     if _v is None:
                         continue
-                    _x3 = int(_v) if type(_v) is str and _v.isdigit() and _v.isascii() and _v[0] != "0" and len(_v) < 19 else _rt.json_in_int(3, _v)
+                    _x3 = int(_v) if type(_v) is str and _v.isdigit() and (_ctx.ascii_strings or _v.isascii()) and _v[0] != "0" and len(_v) < 19 else _rt.json_in_int(3, _v)
                     self.f_int64 = _x3
                 elif _n == 4:
                     if _key != 'fUint64' and 'fUint64' in _obj:
                         raise _rt.json_refuse()
                     if _v is None:
                         continue
-                    _x4 = int(_v) if type(_v) is str and _v.isdigit() and _v.isascii() and _v[0] != "0" and len(_v) < 20 else _rt.json_in_int(4, _v)
+                    _x4 = int(_v) if type(_v) is str and _v.isdigit() and (_ctx.ascii_strings or _v.isascii()) and _v[0] != "0" and len(_v) < 20 else _rt.json_in_int(4, _v)
                     self.f_uint64 = _x4
                 elif _n == 5:
                     if _key != 'fInt32' and 'fInt32' in _obj:
@@ -986,7 +986,7 @@ class Scalars(_rt.Message):
                         raise _rt.json_refuse()
                     if _v is None:
                         continue
-                    _x6 = int(_v) if type(_v) is str and _v.isdigit() and _v.isascii() and _v[0] != "0" and len(_v) < 20 else _rt.json_in_int(6, _v)
+                    _x6 = int(_v) if type(_v) is str and _v.isdigit() and (_ctx.ascii_strings or _v.isascii()) and _v[0] != "0" and len(_v) < 20 else _rt.json_in_int(6, _v)
                     self.f_fixed64 = _x6
                 elif _n == 7:
                     if _key != 'fFixed32' and 'fFixed32' in _obj:
@@ -1011,7 +1011,7 @@ class Scalars(_rt.Message):
                             raise _rt.json_refuse()
                         if _v is None:
                             continue
-                        _x9 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                        _x9 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                         self.f_string = _x9
                     elif _n == 10:
                         if _key != 'fBytes' and 'fBytes' in _obj:
@@ -1042,7 +1042,7 @@ class Scalars(_rt.Message):
                             raise _rt.json_refuse()
                         if _v is None:
                             continue
-                        _x13 = int(_v) if type(_v) is str and _v.isdigit() and _v.isascii() and _v[0] != "0" and len(_v) < 19 else _rt.json_in_int(16, _v)
+                        _x13 = int(_v) if type(_v) is str and _v.isdigit() and (_ctx.ascii_strings or _v.isascii()) and _v[0] != "0" and len(_v) < 19 else _rt.json_in_int(16, _v)
                         self.f_sfixed64 = _x13
                     elif _n == 14:
                         if _key != 'fSint32' and 'fSint32' in _obj:
@@ -1056,7 +1056,7 @@ class Scalars(_rt.Message):
                             raise _rt.json_refuse()
                         if _v is None:
                             continue
-                        _x15 = int(_v) if type(_v) is str and _v.isdigit() and _v.isascii() and _v[0] != "0" and len(_v) < 19 else _rt.json_in_int(18, _v)
+                        _x15 = int(_v) if type(_v) is str and _v.isdigit() and (_ctx.ascii_strings or _v.isascii()) and _v[0] != "0" and len(_v) < 19 else _rt.json_in_int(18, _v)
                         self.f_sint64 = _x15
                     elif _n == 16:
                         if _key != 'optInt32' and 'optInt32' in _obj:
@@ -1070,7 +1070,7 @@ class Scalars(_rt.Message):
                             raise _rt.json_refuse()
                         if _v is None:
                             continue
-                        _x17 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                        _x17 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                         self.opt_string = _x17
                     else:
                         _rt.json_in_other(self, _key, _v, _ctx, _depth)
@@ -1325,17 +1325,17 @@ class FixedFirst(_rt.Message):
         _x1 = self.id
         if _x1:
             _out.append(',"id":' + '"')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
             _out.append('"')
         _x2 = self.count
         if _x2:
             _out.append(',"count":' + '"')
-            _out.append(str(_x2) if type(_x2) is int else _rt.json_out_int(_x2))
+            _out.append(str(int(_x2)))
             _out.append('"')
         _x3 = self.small
         if _x3:
             _out.append(',"small":')
-            _out.append(str(_x3) if type(_x3) is int else _rt.json_out_int(_x3))
+            _out.append(str(int(_x3)))
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
@@ -1350,12 +1350,12 @@ class FixedFirst(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = int(_v) if type(_v) is str and _v.isdigit() and _v.isascii() and _v[0] != "0" and len(_v) < 20 else _rt.json_in_int(6, _v)
+                _x1 = int(_v) if type(_v) is str and _v.isdigit() and (_ctx.ascii_strings or _v.isascii()) and _v[0] != "0" and len(_v) < 20 else _rt.json_in_int(6, _v)
                 self.id = _x1
             elif _n == 2:
                 if _v is None:
                     continue
-                _x2 = int(_v) if type(_v) is str and _v.isdigit() and _v.isascii() and _v[0] != "0" and len(_v) < 20 else _rt.json_in_int(4, _v)
+                _x2 = int(_v) if type(_v) is str and _v.isdigit() and (_ctx.ascii_strings or _v.isascii()) and _v[0] != "0" and len(_v) < 20 else _rt.json_in_int(4, _v)
                 self.count = _x2
             elif _n == 3:
                 if _v is None:

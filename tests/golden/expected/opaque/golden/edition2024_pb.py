@@ -249,7 +249,7 @@ class _c_LogEntry_Detail(_rt.Message):
         if self._pb_p0 & 1:
             _x2 = self._f_level
             _out.append(',"level":')
-            _out.append(str(_x2) if type(_x2) is int else _rt.json_out_int(_x2))
+            _out.append(str(int(_x2)))
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
@@ -267,7 +267,7 @@ class _c_LogEntry_Detail(_rt.Message):
                     continue
                 if type(_v) is not list:
                     raise _rt.json_refuse()
-                self._f_lines = [_y if type(_y) is str and _y.isascii() else _rt.json_in_str(_y) for _y in _t.cast("list[object]", _v)]
+                self._f_lines = [_y if type(_y) is str and (_ctx.valid_strings or _y.isascii()) else _rt.json_in_str(_y) for _y in _t.cast("list[object]", _v)]
             elif _n == 2:
                 if _v is None:
                     continue
@@ -821,7 +821,7 @@ class LogEntry(_rt.Message):
         if self._pb_p0 & 1:
             _x1 = self._f_timestamp
             _out.append(',"timestamp":' + '"')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
             _out.append('"')
         if self._pb_p0 & 2:
             _x2 = self._f_message
@@ -859,13 +859,13 @@ class LogEntry(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = int(_v) if type(_v) is str and _v.isdigit() and _v.isascii() and _v[0] != "0" and len(_v) < 19 else _rt.json_in_int(3, _v)
+                _x1 = int(_v) if type(_v) is str and _v.isdigit() and (_ctx.ascii_strings or _v.isascii()) and _v[0] != "0" and len(_v) < 19 else _rt.json_in_int(3, _v)
                 self._f_timestamp = _x1
                 self._pb_p0 |= 1
             elif _n == 2:
                 if _v is None:
                     continue
-                _x2 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                _x2 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_message = _x2
                 self._pb_p0 |= 2
             elif _n == 3:
@@ -1198,7 +1198,7 @@ class Envelope(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_name = _x1
                 self._pb_p0 |= 1
             elif _n == 2:
@@ -1589,7 +1589,7 @@ class Node(_rt.Message):
         if self._pb_p0 & 1:
             _x1 = self._f_value
             _out.append(',"value":')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
         _x2 = self._f_child
         if _x2 is not None:
             _out.append(',"child":')

@@ -207,7 +207,7 @@ class _c_Edition2023_Child(_rt.Message):
         if self._pb_p0 & 1:
             _x1 = self._f_value
             _out.append(',"value":')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
@@ -752,19 +752,19 @@ class Edition2023(_rt.Message):
         if self._pb_p0 & 1:
             _x1 = self._f_explicit_by_default
             _out.append(',"explicitByDefault":')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
         _x2 = self._f_implicit
         if _x2:
             _out.append(',"implicit":')
-            _out.append(str(_x2) if type(_x2) is int else _rt.json_out_int(_x2))
+            _out.append(str(int(_x2)))
         if self._pb_p0 & 2:
             _x3 = self._f_required_legacy
             _out.append(',"requiredLegacy":')
-            _out.append(str(_x3) if type(_x3) is int else _rt.json_out_int(_x3))
+            _out.append(str(int(_x3)))
         _x4 = self._f_expanded
         if _x4:
             _out.append(',"expanded":' + "[")
-            _out.append(",".join([str(_y) if type(_y) is int else _rt.json_out_int(_y) for _y in _x4]))
+            _out.append(",".join([str(int(_y)) for _y in _x4]))
             _out.append("]")
         if self._pb_p0 & 4:
             _x5 = self._f_unchecked
@@ -837,7 +837,7 @@ class Edition2023(_rt.Message):
                 if _n == 5:
                     if _v is None:
                         continue
-                    _x5 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                    _x5 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                     self._f_unchecked = _x5
                     self._pb_p0 |= 4
                 elif _n == 6:
@@ -872,7 +872,7 @@ class Edition2023(_rt.Message):
                     _ctx.keys += len(_t.cast("dict[str, object]", _v))
                     _d9: dict[str, int] = {}
                     for _k, _w in _t.cast("dict[str, object]", _v).items():
-                        _kv9 = _k if _k.isascii() else _rt.json_in_str(_k)
+                        _kv9 = _k if _ctx.valid_strings or _k.isascii() else _rt.json_in_str(_k)
                         if _w is None:
                             raise _rt.json_refuse()
                         _xv9 = _e_State.names.get(_w) if type(_w) is str else None

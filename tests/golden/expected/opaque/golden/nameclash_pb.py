@@ -223,7 +223,7 @@ class buf(_rt.Message):
         if self._pb_p0 & 1:
             _x1 = self._f_a
             _out.append(',"a":')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
@@ -447,7 +447,7 @@ class m4(_rt.Message):
         if self._pb_p0 & 1:
             _x1 = self._f_a
             _out.append(',"a":')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
@@ -612,7 +612,7 @@ class i5(_rt.Message):
         if self._pb_p0 & 1:
             _x1 = self._f_a
             _out.append(',"a":')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
@@ -774,7 +774,7 @@ class key6(_rt.Message):
         if self._pb_p0 & 1:
             _x1 = self._f_a
             _out.append(',"a":')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
@@ -995,7 +995,7 @@ class class_(_rt.Message):
         if self._pb_p0 & 1:
             _x1 = self._f_a
             _out.append(',"a":')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
@@ -1807,7 +1807,7 @@ class Private_(_rt.Message):
         if self._pb_p0 & 1:
             _x1 = self._f_a
             _out.append(',"a":')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
@@ -3105,47 +3105,47 @@ class Holder(_rt.ExtendableMessage):
         if self._pb_p0 & 1:
             _x10 = self._f_has_pick
             _out.append(',"hasPick":')
-            _out.append(str(_x10) if type(_x10) is int else _rt.json_out_int(_x10))
+            _out.append(str(int(_x10)))
         if self._pb_p0 & 2:
             _x11 = self._f_foo
             _out.append(',"foo":')
-            _out.append(str(_x11) if type(_x11) is int else _rt.json_out_int(_x11))
+            _out.append(str(int(_x11)))
         if self._pb_p0 & 4:
             _x12 = self._f_get_foo
             _out.append(',"getFoo":')
-            _out.append(str(_x12) if type(_x12) is int else _rt.json_out_int(_x12))
+            _out.append(str(int(_x12)))
         if self._pb_p0 & 8:
             _x13 = self._f_int
             _out.append(',"int":')
-            _out.append(str(_x13) if type(_x13) is int else _rt.json_out_int(_x13))
+            _out.append(str(int(_x13)))
         if self._pb_p0 & 16:
             _x14 = self._f_classmethod
             _out.append(',"classmethod":')
-            _out.append(str(_x14) if type(_x14) is int else _rt.json_out_int(_x14))
+            _out.append(str(int(_x14)))
         if self._pb_p0 & 32:
             _x15 = self._f_parse
             _out.append(',"parse":')
-            _out.append(str(_x15) if type(_x15) is int else _rt.json_out_int(_x15))
+            _out.append(str(int(_x15)))
         if self._pb_p0 & 64:
             _x16 = self._f_self
             _out.append(',"self":')
-            _out.append(str(_x16) if type(_x16) is int else _rt.json_out_int(_x16))
+            _out.append(str(int(_x16)))
         if self._pb_p0 & 128:
             _x17 = self._f__x
             _out.append(',"X":')
-            _out.append(str(_x17) if type(_x17) is int else _rt.json_out_int(_x17))
+            _out.append(str(int(_x17)))
         if self._pb_p0 & 256:
             _x18 = self._f___y
             _out.append(',"Y":')
-            _out.append(str(_x18) if type(_x18) is int else _rt.json_out_int(_x18))
+            _out.append(str(int(_x18)))
         if self._pb_p0 & 512:
             _x19 = self._f__pb_info
             _out.append(',"PbInfo":')
-            _out.append(str(_x19) if type(_x19) is int else _rt.json_out_int(_x19))
+            _out.append(str(int(_x19)))
         if self._pb_p0 & 1024:
             _x20 = self._f_x_
             _out.append(',"x":')
-            _out.append(str(_x20) if type(_x20) is int else _rt.json_out_int(_x20))
+            _out.append(str(int(_x20)))
         _x21 = self._f_raw
         if _x21 is not None:
             _out.append(',"raw":')
@@ -3153,15 +3153,15 @@ class Holder(_rt.ExtendableMessage):
         if self._pb_p0 & 2048:
             _x22 = self._f_buf
             _out.append(',"buf":')
-            _out.append(str(_x22) if type(_x22) is int else _rt.json_out_int(_x22))
+            _out.append(str(int(_x22)))
         if self._pb_p0 & 4096:
             _x23 = self._f_type
             _out.append(',"type":')
-            _out.append(str(_x23) if type(_x23) is int else _rt.json_out_int(_x23))
+            _out.append(str(int(_x23)))
         if self._pb_p0 & 8192:
             _x24 = self._f_FIELD_NAME
             _out.append(',"FIELDNAME":')
-            _out.append(str(_x24) if type(_x24) is int else _rt.json_out_int(_x24))
+            _out.append(str(int(_x24)))
         if self._pb_ext:
             _rt.json_write_extensions(_out, self, _ctx, _depth)
         if len(_out) > _first:
@@ -3853,7 +3853,7 @@ class _c_Outer_Inner_X(_rt.Message):
         if self._pb_p0 & 1:
             _x1 = self._f_a
             _out.append(',"a":')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
@@ -4310,7 +4310,7 @@ class _c_Outer_Inner_X_(_rt.Message):
         if self._pb_p0 & 1:
             _x1 = self._f_a
             _out.append(',"a":')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")

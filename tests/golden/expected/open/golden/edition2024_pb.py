@@ -148,7 +148,7 @@ class _c_LogEntry_Detail(_rt.Message):
         _x2 = self.level
         if _x2 is not None:
             _out.append(',"level":')
-            _out.append(str(_x2) if type(_x2) is int else _rt.json_out_int(_x2))
+            _out.append(str(int(_x2)))
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
@@ -165,7 +165,7 @@ class _c_LogEntry_Detail(_rt.Message):
                     continue
                 if type(_v) is not list:
                     raise _rt.json_refuse()
-                self.lines = [_y if type(_y) is str and _y.isascii() else _rt.json_in_str(_y) for _y in _t.cast("list[object]", _v)]
+                self.lines = [_y if type(_y) is str and (_ctx.valid_strings or _y.isascii()) else _rt.json_in_str(_y) for _y in _t.cast("list[object]", _v)]
             elif _n == 2:
                 if _v is None:
                     continue
@@ -441,7 +441,7 @@ class LogEntry(_rt.Message):
         _x1 = self.timestamp
         if _x1 is not None:
             _out.append(',"timestamp":' + '"')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
             _out.append('"')
         _x2 = self.message
         if _x2 is not None:
@@ -476,12 +476,12 @@ class LogEntry(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = int(_v) if type(_v) is str and _v.isdigit() and _v.isascii() and _v[0] != "0" and len(_v) < 19 else _rt.json_in_int(3, _v)
+                _x1 = int(_v) if type(_v) is str and _v.isdigit() and (_ctx.ascii_strings or _v.isascii()) and _v[0] != "0" and len(_v) < 19 else _rt.json_in_int(3, _v)
                 self.timestamp = _x1
             elif _n == 2:
                 if _v is None:
                     continue
-                _x2 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                _x2 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self.message = _x2
             elif _n == 3:
                 if _v is None:
@@ -690,7 +690,7 @@ class Envelope(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self.name = _x1
             elif _n == 2:
                 if _v is None:
@@ -889,7 +889,7 @@ class Node(_rt.Message):
         _x1 = self.value
         if _x1 is not None:
             _out.append(',"value":')
-            _out.append(str(_x1) if type(_x1) is int else _rt.json_out_int(_x1))
+            _out.append(str(int(_x1)))
         _x2 = self.child
         if _x2 is not None:
             _out.append(',"child":')
