@@ -250,12 +250,14 @@ def targets(runs: list[Running]) -> str:
         m = r.memory.get(workload) if r else None
         return m.get(key) if m else None
 
-    def line(what: str, pairs: list[tuple[str, float | None, float | None]], ok: Any, fmt: str) -> str:
+    def line(what: str, pairs: list[tuple[str, float | None, float | None]], ok: Any, fmt: str,
+             times: bool = False) -> str:
+        """``times``: each ratio followed by the two µs figures it divides."""
         cells, met = [], True
         for workload, a, b in pairs:
             if a is None or b is None:
                 continue
-            cells.append(f"{workload} {format(a / b, fmt)}")
+            cells.append(f"{workload} {format(a / b, fmt)}" + (f" ({fmt_us(a)} vs {fmt_us(b)} µs)" if times else ""))
             met = met and ok(a / b)
         if not cells:
             return ""
@@ -295,6 +297,10 @@ def targets(runs: list[Running]) -> str:
         for op in ("parse", "serialize"):
             out.append(line(f"{label}: {op} ahead of protobuf-py native (× its time)",
                             [(w, t(style, w, op), t("protobuf-py", w, op)) for w in WORKLOADS], lambda x: x < 1.0, ".2f"))
+        for op in ("to_json", "from_json"):
+            out.append(line(f"{label}: {op} at least as fast as protobuf-py native (× its time; ours vs its µs)",
+                            [(w, t(style, w, op), t("protobuf-py", w, op)) for w in WORKLOADS], lambda x: x <= 1.0,
+                            ".2f", times=True))
     for suffix, build in (("", "interpreted"), ("-native", "compiled")):
         out.append(line(f"{build}: opaque uses no more memory per decoded message than open (tracemalloc bytes, "
                         f"opaque ÷ open)", [(w, mem(f"ours-opaque{suffix}", w, "heap"), mem(f"ours-open{suffix}", w, "heap"))
