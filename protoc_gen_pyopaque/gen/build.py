@@ -14,7 +14,7 @@ from ..runtime import reflect as k
 from ..runtime._codec import WIRE_OF_KIND
 from ..runtime._wire import WIRE_END_GROUP, WIRE_LEN
 from . import pyexpr
-from .pyexpr import docstring, py_literal, tag_write
+from .pyexpr import docstring, tag_write
 from .views import (
     DispatchNode, EnumView, ExtensionView, FieldView, FileView, JsonView, MessageView, KindCodec, OneofView,
 )
@@ -70,14 +70,13 @@ CODECS: Final = {
 
 
 class FieldTypes(NamedTuple):
-    """The Python types of one field's accessors, and its defaults."""
+    """The Python types of one field's accessors."""
 
     getter: str  # the value as read
     slot: str  # the attribute holding it (open and hybrid: None while an explicit-presence field is unset)
     ctor: str  # the constructor keyword
     ctor_default: str
     setter: str  # the setter's parameter
-    default: str  # the value of an unset field
 
 
 def field_types(f: Field, value_type: str, entry_types: str, opaque: bool, param_type: str = "",
@@ -91,20 +90,19 @@ def field_types(f: Field, value_type: str, entry_types: str, opaque: bool, param
     if f.map is not None:
         param_type = param_type or entry_types
         return FieldTypes(f"dict[{entry_types}]", f"dict[{entry_types}]", f"_t.Mapping[{param_type}] | None",
-                          "None", f"_t.Mapping[{param_type}]", "{}")
+                          "None", f"_t.Mapping[{param_type}]")
     param_type = param_type or value_type
     if f.repeated:
         return FieldTypes(f"list[{value_type}]", f"list[{value_type}]", f"_t.Iterable[{param_type}]", "()",
-                          f"_t.Iterable[{param_type}]", "[]")
+                          f"_t.Iterable[{param_type}]")
     optional = f"{value_type} | None"
     if f.message is not None:
-        return FieldTypes(optional, optional, optional, "None", optional, "None")
-    default = py_literal(f.default)
+        return FieldTypes(optional, optional, optional, "None", optional)
     slot = slot_type or value_type
     if f.presence and not opaque:
         slot += " | None"
     # None given to a constructor means "not set", in every style (the default needs no check)
-    return FieldTypes(value_type, slot, f"{param_type} | None", "None", param_type, default)
+    return FieldTypes(value_type, slot, f"{param_type} | None", "None", param_type)
 
 
 class _Refs:
@@ -136,6 +134,26 @@ class _Refs:
     def enum_info(self, full_name: str) -> str:
         proto = self.schema.enums[full_name].file
         return self._prefix(proto) + self._table_of(proto).enum_infos[full_name]
+
+    def enum_default(self, full_name: str, number: int) -> str:
+        """The constant of this module holding the member ``number`` of closed enum ``full_name``."""
+        return self.table.enum_defaults[full_name, number]
+
+    def enum_member(self, full_name: str, number: int) -> str:
+        """The member ``number`` of enum ``full_name`` read from its class (this module's: its
+        module-level name)."""
+        enum = self.schema.enums[full_name]
+        table = self._table_of(enum.file)
+        member = next(name for name, v in zip(table.enum_members[full_name], enum.values) if v.number == number)
+        cls = table.classes[full_name]
+        return (cls.py_name if enum.file == self.file.name else self.enum(full_name)) + "." + member
+
+    def enum_class(self, full_name: str) -> str:
+        """Enum ``full_name``'s class: this module's by its module-level name (no attribute to
+        read at each use), another's by its path."""
+        if self.schema.enums[full_name].file == self.file.name:
+            return self.table.classes[full_name].py_name
+        return self.enum(full_name)
 
 
 class _Builder:
@@ -173,7 +191,7 @@ class _Builder:
         view = EnumView(
             class_name=cls.qualname.rsplit(".", 1)[-1], qualname=cls.qualname, py_name=cls.py_name,
             info_name=self.names.enum_infos[enum.full_name], members=members,
-            info_expr=pyexpr.enum_info(enum),
+            info_expr=pyexpr.enum_info(enum, cls.py_name),
             comment=docstring(enum.comment, indent=4),
         )
         self.all_enums.append(view)
@@ -182,9 +200,19 @@ class _Builder:
     # -- fields -----------------------------------------------------------------
 
     def value_type(self, f: Field) -> str:
+        """The type of the values field ``f`` holds: a closed enum's members, an open enum's ints."""
         if f.message is not None:
             return self.refs.message(f.message)
+        if f.closed_enum and f.enum is not None:
+            return self.refs.enum(f.enum)
         return CODECS[f.kind].py_type
+
+    def read_type(self, f: Field) -> str:
+        """The type of the value singular field ``f``'s getter returns: an open enum's are its
+        members or the numbers it does not name (plain ints, whatever the number: see README)."""
+        if f.enum is not None and not f.closed_enum:
+            return f"{self.refs.enum(f.enum)} | int"
+        return self.value_type(f)
 
     def message_ref(self, full_name: str, value_type: str) -> str:
         """This module's classes by their module-level name: compiled code calls them directly."""
@@ -201,8 +229,9 @@ class _Builder:
         is_message = f.message is not None and f.map is None
         lazy = self.is_lazy(f, msg, self.needs_required)
         entry_types = f"{self.value_type(f.map.key)}, {self.value_type(f.map.value)}" if f.map is not None else ""
-        # an open enum's field holds unknown values as ints: the enum types parameters only (of
-        # maps: the values')
+        # an enum's parameters (of maps: the values') take its members or plain ints (a closed
+        # enum's: the numbers it names, each made its member); to a checker ``int``, but an IDE
+        # offers the members. Compiled, ``Level | int`` is an object, as for ``int | bool`` below.
         param_type = ""
         if f.map is not None and f.map.value.enum is not None:
             param_type = f"{self.value_type(f.map.key)}, {self.refs.enum(f.map.value.enum)} | int"
@@ -214,9 +243,9 @@ class _Builder:
             # int parameter turns it into 0 or 1 before the check; a constructor's test for
             # None would too: it narrows a copy, pyexpr.none_operand)
             param_type = "int | bool"
-        # an enum's values are ints, held as such (a native int compiled); the getter of a
-        # singular one says they are its members or numbers it does not name
-        read_type = f"{self.refs.enum(f.enum)} | int" if f.enum is not None and not f.repeated else value_type
+        # an open enum's values are ints, held as such (a native int compiled); its getter
+        # says they are its members or the numbers it does not name
+        read_type = self.read_type(f) if f.map is None and not f.repeated else value_type
         types = field_types(f, read_type, entry_types, opaque, param_type, value_type)
         bit_word, bit_mask = "", 0
         if bit is not None:
@@ -229,7 +258,7 @@ class _Builder:
         declaration = pyexpr.declaration(f, self.file.edition)
         doc = "\n\n".join(filter(None, (f.comment, "Field: " + declaration)))
         view = FieldView(
-            **self.value_parts(f, value_type, types.getter, types.default,
+            **self.value_parts(f, value_type, types.getter, pyexpr.default_expr(f, self.refs),
                                # this module's classes by their module-level name: compiled code
                                # calls them directly
                                self.message_ref(f.message or "", value_type) if is_message else ""),
@@ -263,7 +292,7 @@ class _Builder:
     def entry_field(self, f: Field) -> FieldView:
         """A view of a map entry's key or value, for the inlined entry codec."""
         value_type = self.value_type(f)
-        default_expr = "None" if f.message is not None else py_literal(f.default)
+        default_expr = "None" if f.message is not None else pyexpr.default_expr(f, self.refs)
         # this module's classes by their module-level name, as for fields (the checks name them)
         return FieldView(**self.value_parts(f, value_type, value_type, default_expr,
                                             self.message_ref(f.message, value_type) if f.message is not None else ""))
@@ -278,7 +307,7 @@ class _Builder:
             tag=(f.number << 3) | wire, tag_write=tag_write(f.number, wire), utf8=f.utf8,
             float_kind=f.kind in (k.TYPE_FLOAT, k.TYPE_DOUBLE),
             message_ref=message_ref, enum_info_ref=self.refs.enum_info(f.enum) if f.enum is not None else "",
-            closed_enum=f.closed_enum,
+            closed_enum=f.closed_enum, enum_ref=self.refs.enum_class(f.enum) if f.closed_enum and f.enum else "",
             child_lazy_capable=self.is_lazy_capable(f.message) and f.kind == k.TYPE_MESSAGE,
             child_scans=f.message in self.schema.scannable and f.kind == k.TYPE_MESSAGE,
             json=json_view(f),
@@ -371,6 +400,8 @@ class _Builder:
             all_messages=self.all_messages, all_enums=self.all_enums, extensions=extensions,
             registered=pyexpr.wrapped_list([m.py_name for m in self.all_messages], REGISTERED_WIDTH),
             twin_module=twin, is_twin=self.is_twin, comment=docstring(file.comment),
+            enum_defaults=[(name, self.refs.enum_member(enum, number))
+                           for (enum, number), name in self.names.enum_defaults.items()],
             uses_enum=bool(self.all_enums),
             capital_slots=any(CAPITALS.fullmatch(f.slot) for m in self.all_messages for f in m.fields),
             descriptor=repr((file.name, file.descriptor,

@@ -19,6 +19,8 @@ class TypeRefs(Protocol):
 
     def enum_info(self, full_name: str) -> str: ...
 
+    def enum_default(self, full_name: str, number: int) -> str: ...
+
 
 # the range test of a varint integer field's value {x} (enums are int32): values outside it
 # raise on serialize instead of being written as another number. For the 64-bit kinds it is the
@@ -54,25 +56,33 @@ _SET_RANGE_TESTS: Final = {
 
 
 def checked_value(kind: int, number: int, py_type: str, message_ref: str, closed_enum_ref: str, x: str,
-                  nullable: bool = False, tested: bool = False) -> str:
+                  nullable: bool = False, tested: bool = False, enum_info_ref: str = "") -> str:
     """The value in ``x`` as a singular field of ``kind`` holds it: ``x`` itself when of the exact
-    type the field holds (an integer in range, a closed enum's number: in ``closed_enum_ref``),
-    else what the runtime's ``checked`` makes of it or raises (a float32 is rounded:
-    ``round_f32``). ``nullable``: ``x`` may be None (a message setter's), which passes (a test
-    of None where the type says otherwise fails pyright). ``tested``: inside a test of None
-    written by ``none_operand``, whose local the range test reads (see there). The class is
-    read as ``x.__class__``: a constructor's parameters are named after the fields, and one
-    named ``type`` would shadow the builtin."""
+    type the field holds (an integer in range, a member of the closed enum ``closed_enum_ref``),
+    a closed enum's member for a plain int it names (from ``enum_info_ref``), else what the
+    runtime's ``checked`` makes of it or raises (a float32 is rounded: ``round_f32``).
+    ``nullable``: ``x`` may be None (a message setter's), which passes (a test of None where the
+    type says otherwise fails pyright). ``tested``: inside a test of None written by
+    ``none_operand`` (a constructor's or a oneof attribute's), whose local the range test reads
+    (see there). The class is read as ``x.__class__``: a constructor's parameters are named after
+    the fields, and one named ``type`` would shadow the builtin."""
     slow = f"_rt.checked(self, {number}, {x})"
     if kind == k.TYPE_FLOAT:
         return f"_rt.round_f32({x}) if {x}.__class__ is float else {slow}"
+    if closed_enum_ref:
+        # the plain int first: its test narrows nothing else, where a test of the member's class
+        # would leave ``int | bool`` (to mypy ``int``: compiled, a bool made a native int before
+        # its test). The member's class by type(), by which pyright narrows too, read from the
+        # runtime in a constructor, where a parameter named ``type`` may shadow the builtin.
+        members = f"{enum_info_ref}.members"
+        type_of = "_rt.type" if tested else "type"
+        return (f"{members}[{x}] if {x}.__class__ is int and {x} in {members} "
+                f"else {x} if {type_of}({x}) is {closed_enum_ref} else {slow}")
     if message_ref:
         test = f"{x}.__class__ is {message_ref}" + (f" or {x} is None" if nullable else "")
     elif kind in _SET_RANGE_TESTS:
         narrowed = _narrowed(number) if tested else x
-        in_range = (f"{narrowed} in {closed_enum_ref}.numbers" if closed_enum_ref
-                    else _SET_RANGE_TESTS[kind].format(x=narrowed))
-        return f"{narrowed} if {x}.__class__ is int and {in_range} else {slow}"
+        return f"{narrowed} if {x}.__class__ is int and {_SET_RANGE_TESTS[kind].format(x=narrowed)} else {slow}"
     else:
         test = f"{x}.__class__ is {py_type}"
     return f"{x} if {test} else {slow}"
@@ -80,11 +90,11 @@ def checked_value(kind: int, number: int, py_type: str, message_ref: str, closed
 
 def none_operand(kind: int, number: int, x: str) -> str:
     """``x`` as the operand of a constructor's (or oneof attribute's) test of None. An integer
-    field's parameter is typed ``int | bool | None``, and the test narrows it to ``int``, which
-    compiled with mypyc is a native int: a ``bool`` would become 0 or 1 before the class test
-    could refuse it. So the test reads a copy, ``(_x<number> := x)``, and narrows that one;
-    ``checked_value(..., tested=True)`` tests the class of ``x``, still the object given, and
-    the range of the copy."""
+    field's parameter is typed ``int | bool | None`` (a closed enum's ``Level | int | None``),
+    and the test narrows it to ``int``, which compiled with mypyc is a native int: a ``bool``
+    (or a member) would become a plain int before the class test could refuse it. So the test
+    reads a copy, ``(_x<number> := x)``, and narrows that one; ``checked_value(...,
+    tested=True)`` tests the class of ``x``, still the object given, and the range of the copy."""
     return f"({_narrowed(number)} := {x})" if kind in _SET_RANGE_TESTS else x
 
 
@@ -201,8 +211,15 @@ def field_info(f: Field, attr: str, oneof_name: str, refs: TypeRefs) -> str:
     if f.required:
         kw.append("required=True")
     if f.message is None and not (f.repeated and f.map is None) and f.map is None:
-        kw.append(f"default={py_literal(f.default)}")
+        kw.append(f"default={default_expr(f, refs)}")
     return f"_rt.FieldInfo({', '.join(args + kw)})"
+
+
+def default_expr(f: Field, refs: TypeRefs) -> str:
+    """The default of scalar field ``f``: a literal, or the constant holding a closed enum's member."""
+    if f.closed_enum and f.enum is not None and isinstance(f.default, int):
+        return refs.enum_default(f.enum, f.default)
+    return py_literal(f.default)
 
 
 def tuple_expr(items: list[str]) -> str:
@@ -235,10 +252,13 @@ def message_info(msg: Message, field_infos: list[tuple[str, str]], oneofs: list[
             f"    {oneof_infos}{extra},\n)")
 
 
-def enum_info(enum: Enum) -> str:
-    """The ``_rt.EnumInfo(...)`` of ``enum``."""
+def enum_info(enum: Enum, cls: str) -> str:
+    """The ``_rt.EnumInfo(...)`` of ``enum``, whose class is ``cls`` (a closed enum's fields hold
+    its members)."""
     values = ", ".join(f"({v.name!r}, {v.number})" for v in enum.values)
-    return f"_rt.EnumInfo({enum.full_name!r}, {enum.closed!r}, ({values},), legacy_json={enum.legacy_json!r})"
+    members = f", cls={cls}" if enum.closed else ""
+    return (f"_rt.EnumInfo({enum.full_name!r}, {enum.closed!r}, ({values},), "
+            f"legacy_json={enum.legacy_json!r}{members})")
 
 
 def extension_info(full_name: str, field: str, extendee: str) -> str:

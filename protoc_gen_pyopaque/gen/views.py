@@ -100,6 +100,7 @@ class FieldView:
     message_ref: str
     enum_info_ref: str  # closed enums: the EnumInfo whose numbers are known
     closed_enum: bool
+    enum_ref: str  # closed enums: the class whose members the field holds (module-level name)
     child_lazy_capable: bool  # message fields: the child may hold parse(lazy=True) bytes
     child_scans: bool  # message fields: the child's class has a validating scan (_pb_scan)
     json: JsonView  # how the generated ProtoJSON code reads and writes it
@@ -150,7 +151,8 @@ class FieldView:
 
     def checked_value(self, x: str, nullable: bool = False, tested: bool = False) -> str:
         return pyexpr.checked_value(self.model.kind, self.number, self.codec.py_type, self.message_ref,
-                                    self.enum_info_ref if self.closed_enum else "", x, nullable, tested)
+                                    self.enum_ref if self.closed_enum else "", x, nullable, tested,
+                                    self.enum_info_ref)
 
     def none_operand(self, x: str) -> str:
         return pyexpr.none_operand(self.model.kind, self.number, x)
@@ -261,6 +263,8 @@ class FileView:
     is_twin: bool
     comment: str
     descriptor: str  # the literal of _pb_descriptor: (.proto name, FileDescriptorProto, ((import, module), ...))
+    # the constants holding the closed enum members that fields default to: (name, member)
+    enum_defaults: list[tuple[str, str]]
     uses_enum: bool  # the module defines enums: it imports enum
     capital_slots: bool  # a field's attribute is all capitals (FIELD_NAME11), a constant to pyright
     parameter: str = ""  # the plugin parameter, for the header

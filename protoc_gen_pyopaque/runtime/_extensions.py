@@ -41,7 +41,7 @@ def merge_extension(msg: ExtendableMessage, buf: bytes, tag: int, pos: int, end:
         values = msg._pb_ext.setdefault(field.number, [])
         assert isinstance(values, list)
         if field.enum is not None and field.enum.closed:
-            dec_packed_closed_enum(msg, field.number, frozenset(field.enum.numbers), buf, start, stop, values)
+            dec_packed_closed_enum(msg, field.number, field.enum.members, buf, start, stop, values)
         else:
             dec_packed(field.kind, buf, start, stop, values)
         if not values:  # an empty run, or only unknown enum values: the extension stays unset
@@ -51,9 +51,12 @@ def merge_extension(msg: ExtendableMessage, buf: bytes, tag: int, pos: int, end:
         return merge_unknown(msg, buf, tag, pos, end, depth)
     existing = None if field.repeated else msg._pb_ext.get(field.number)
     value, pos = decode_value(field, msg, buf, tag, pos, end, depth, existing)
-    if field.enum is not None and field.enum.closed and value not in field.enum.numbers:
-        add_unknown_varint(msg, field.number, value)
-        return pos
+    if field.enum is not None and field.enum.closed:
+        member = field.enum.members.get(value)
+        if member is None:
+            add_unknown_varint(msg, field.number, value)
+            return pos
+        value = member
     if field.repeated:
         values = msg._pb_ext.setdefault(field.number, [])
         assert isinstance(values, list)

@@ -16,6 +16,7 @@ it still runs modules that name it.
 from __future__ import annotations
 
 import sys
+from builtins import type  # the name a constructor reaches it by: a parameter may be named ``type``
 from math import copysign
 from typing import TYPE_CHECKING
 
@@ -84,7 +85,7 @@ __all__ = [
     "out_of_range", "overrun", "protoopaque_selected", "read_f32_le", "read_f64_le", "read_i32_le",
     "read_i64_le", "read_len", "register_extension", "register_messages", "round_f32", "scan_by_decode",
     "scan_packed_fixed", "scan_packed_varints", "scan_string", "scan_unknown", "scan_varint", "signalling_f32",
-    "skip_field", "skip_varint", "splices", "struct_error", "too_deep", "valid_utf8", "value_eq",
+    "skip_field", "skip_varint", "splices", "struct_error", "too_deep", "type", "valid_utf8", "value_eq",
     "varint_size", "write_extensions", "write_f32_le", "write_f64_le", "write_fixed32", "write_fixed64",
     "write_i32_le", "write_i64_le", "write_packed", "write_raw", "write_span", "write_varint",
     "write_varint64"

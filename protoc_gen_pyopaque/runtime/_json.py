@@ -709,18 +709,20 @@ def parse_bytes(value: Any, path: str) -> bytes:
         raise JsonError(f"{path}: invalid base64: {show(value)}") from None
 
 
-def _parse_enum(field: FieldInfo | None, value: Any, ctx: JsonCtx | None, path: str) -> int:
+def _parse_enum(field: FieldInfo | None, value: Any, ctx: JsonCtx | None, path: str) -> Any:
     return parse_enum_of(field.enum if field is not None else None, value, ctx, path)
 
 
-def parse_enum_of(enum: EnumInfo | None, value: Any, ctx: JsonCtx | None, path: str) -> int:
+def parse_enum_of(enum: EnumInfo | None, value: Any, ctx: JsonCtx | None, path: str) -> Any:
+    """An enum value as its fields hold it: a closed enum's member (typed Any: compiled, an
+    ``int`` would be a native int, which forgets the member), an open enum's number."""
     if enum is not None and enum.full_name == _json_wkt.NULL_VALUE and value is None:
         return 0
     if isinstance(value, str):
         if enum is not None:
-            number = enum.names.get(value)
-            if number is not None:
-                return number
+            named = enum.names.get(value)
+            if named is not None:
+                return named
         if ctx is not None and ctx.ignore_unknown:
             raise Skip
         name = enum.full_name if enum is not None else "enum"
@@ -730,8 +732,11 @@ def parse_enum_of(enum: EnumInfo | None, value: Any, ctx: JsonCtx | None, path: 
     if ctx is not None and ctx.rounded_floats and type(value) is float:
         raise json_refuse()
     number = parse_int(TYPE_INT32, value, path)
-    if enum is not None and enum.closed and number not in enum.numbers:
-        raise JsonError(f"{path}: {number} is not a value of closed enum {enum.full_name}")
+    if enum is not None and enum.closed:
+        member = enum.members.get(number)
+        if member is None:
+            raise JsonError(f"{path}: {number} is not a value of closed enum {enum.full_name}")
+        return member
     return number
 
 

@@ -183,19 +183,21 @@ def json_in_bytes(value: Any) -> bytes:
     return parse_bytes(value, "$")
 
 
-def json_in_enum(enum: EnumInfo, value: Any, ctx: JsonCtx) -> int | None:
-    """An enum value given by number (or by unknown name): None to skip it (ignore_unknown_fields)."""
+def json_in_enum(enum: EnumInfo, value: Any, ctx: JsonCtx) -> Any:
+    """An enum value given by number (or by unknown name), as its fields hold it (a closed
+    enum's member, an open enum's number): None to skip it (ignore_unknown_fields)."""
     try:
         return parse_enum_of(enum, value, ctx, "$")
     except Skip:
         return None
 
 
-def json_in_enums(enum: EnumInfo, value: Any, ctx: JsonCtx) -> list[int]:
-    """A repeated enum field's values (unknown names skipped under ignore_unknown_fields)."""
+def json_in_enums(enum: EnumInfo, value: Any, ctx: JsonCtx) -> list[Any]:
+    """A repeated enum field's values, as json_in_enum makes them (unknown names skipped under
+    ignore_unknown_fields)."""
     if type(value) is not list:
         raise json_refuse()
-    out: list[int] = []
+    out: list[Any] = []
     for item in value:
         if item is None:
             raise json_refuse()

@@ -143,14 +143,16 @@ def dec_packed_double(buf: bytes, pos: int, end: int, out: list[Any]) -> None:
     dec_packed(TYPE_DOUBLE, buf, pos, end, out)
 
 
-def dec_packed_closed_enum(msg: Message, number: int, known: frozenset[int], buf: bytes,
-                           pos: int, end: int, out: list[int]) -> None:
-    """Append a packed run of a closed enum; unknown values go to unknown fields."""
+def dec_packed_closed_enum(msg: Message, number: int, members: dict[int, Any], buf: bytes,
+                           pos: int, end: int, out: list[Any]) -> None:
+    """Append a packed run of a closed enum, as its members (``members``, by number); unknown
+    values go to unknown fields."""
     values: list[int] = []
     dec_packed(TYPE_ENUM, buf, pos, end, values)
     for v in values:
-        if v in known:
-            out.append(v)
+        member = members.get(v)
+        if member is not None:
+            out.append(member)
         else:
             add_unknown_varint(msg, number, v)
 

@@ -171,8 +171,11 @@ def _check(field: FieldInfo, value: Any) -> Any:
         if not low <= value <= high:
             raise ValueError(f"{value} is out of range for {KIND_NAMES[kind]}")
         enum = field.enum
-        if enum is not None and enum.closed and value not in enum.numbers:  # as upb refuses it
-            raise ValueError(f"{value} is not a value of the closed enum {enum.full_name}")
+        if enum is not None and enum.closed:  # its member; a number it does not name refused, as upb does
+            member = enum.members.get(value)
+            if member is None:
+                raise ValueError(f"{value} is not a value of the closed enum {enum.full_name}")
+            return member
         return int(value)  # an IntEnum member becomes the plain int the field holds
     raise TypeError(f"expected {(exact or int).__name__}, got {type(value).__qualname__}")
 

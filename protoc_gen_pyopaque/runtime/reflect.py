@@ -6,6 +6,7 @@ more flexible does.
 
 from __future__ import annotations
 
+from enum import IntEnum
 from typing import Any, Final
 
 from ._layout import FieldLayout
@@ -63,21 +64,30 @@ MAX_DEPTH: Final = 100
 
 
 class EnumInfo:
-    """An enum's full name, closedness and value names."""
+    """An enum's full name, closedness and value names.
 
-    __slots__ = ("full_name", "closed", "names", "numbers", "json_names", "legacy_json")
+    A closed enum's fields hold the members of its class ``cls`` (they can hold no other
+    number), an open enum's plain ints (they keep numbers it does not name): ``members`` maps
+    a closed enum's numbers to the values its fields hold, and ``names`` its names to them."""
+
+    __slots__ = ("full_name", "closed", "names", "numbers", "members", "json_names", "legacy_json")
 
     def __init__(self, full_name: str, closed: bool, values: tuple[tuple[str, int], ...],
-                 legacy_json: bool = False) -> None:
+                 legacy_json: bool = False, cls: type[IntEnum] | None = None) -> None:
         self.full_name = full_name
         self.closed = closed
-        self.names: dict[str, int] = dict(values)
         # the first name of an aliased number is its canonical name
         self.numbers: dict[int, str] = {}
         for name, number in values:
             self.numbers.setdefault(number, name)
-        # what generated JSON printers write: the canonical names as JSON strings
-        self.json_names: dict[int, str] = {number: '"' + name + '"' for number, name in self.numbers.items()}
+        self.members: dict[int, Any] = {}
+        if closed:  # (without its class: its numbers)
+            self.members = {int(m): m for m in cls} if cls is not None else {n: n for n in self.numbers}
+        self.names: dict[str, Any] = {name: self.members.get(number, number) for name, number in values}
+        # what generated JSON printers write: the canonical names as JSON strings, by the values
+        # fields hold (a member found by identity; a plain int equal to it finds it too)
+        self.json_names: dict[int, str] = {self.members.get(number, number): '"' + name + '"'
+                                           for number, name in self.numbers.items()}
         self.legacy_json = legacy_json
 
 

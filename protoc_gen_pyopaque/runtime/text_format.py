@@ -538,19 +538,23 @@ def _bool(toks: _Tokens) -> bool:
     raise toks.error(f"expected true or false, got {toks.describe()}")
 
 
-def _enum(toks: _Tokens, field: FieldInfo) -> int:
+def _enum(toks: _Tokens, field: FieldInfo) -> Any:
+    """The value of ``field``'s enum, as the field holds it (see _json.parse_enum_of)."""
     enum = field.enum
     if toks.kind == "id":
-        number = enum.names.get(toks.value) if enum is not None else None
-        if number is None:
+        named = enum.names.get(toks.value) if enum is not None else None
+        if named is None:
             name = enum.full_name if enum is not None else "enum"
             raise toks.error(f"{toks.value!r} is not a value of {name}")
         toks.next()
-        return number
+        return named
     start = toks.start
     number = _integer(toks, TYPE_INT32)
-    if enum is not None and enum.closed and number not in enum.numbers:
-        raise toks.error(f"{number} is not a value of closed enum {enum.full_name}", start)
+    if enum is not None and enum.closed:
+        member = enum.members.get(number)
+        if member is None:
+            raise toks.error(f"{number} is not a value of closed enum {enum.full_name}", start)
+        return member
     return number
 
 

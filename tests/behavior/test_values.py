@@ -116,6 +116,107 @@ def test_a_closed_enum_refuses_a_number_it_does_not_name(mods: Modules) -> None:
     assert C.Item(color=7).serialize() == b"\x10\x07"  # open: an unknown value is kept
 
 
+def test_a_closed_enum_field_holds_its_members_and_an_open_enum_field_ints(mods: Modules) -> None:
+    """What fields read is what their annotations say: a closed enum's field (typed as its
+    enum) holds its members however the value came (default, constructor, setter, binary
+    packed or not, JSON, text, by name; list elements and map values too); an open enum's
+    (typed ``Color | int``) holds plain ints, the numbers it does not name among them."""
+    legacy = mods.load("legacy")
+    Legacy, Level = legacy.Legacy, legacy.Level
+    editions = mods.load("editions")
+    Edition2023, State = editions.Edition2023, editions.State
+
+    def same(value: object, member: object) -> None:
+        assert value is member, (value, member)
+
+    same(Legacy(id=1).get_level(), Level.HIGH)  # the proto2 default
+    same(Legacy(id=1).get("level"), Level.HIGH)
+    for value in (1, Level.LOW, State.STATE_ON):  # a number, its member, another enum's
+        same(Legacy(id=1, level=value).get_level(), Level.LOW)
+    same(Legacy.parse(b"\x08\x01\x18\x01").get_level(), Level.LOW)
+    for text in ('{"id": 1, "level": "LOW"}', '{"id": 1, "level": 1}'):
+        same(Legacy.from_json(text).get_level(), Level.LOW)
+    for text in ("id: 1 level: LOW", "id: 1 level: 1"):
+        same(Legacy.from_text(text).get_level(), Level.LOW)
+    same(Legacy.from_text("id: 1 level: 1").get("level"), Level.LOW)
+    if mods.accessors:
+        m = Legacy(id=1)
+        m.set_level(2)
+        same(m.get_level(), Level.HIGH)
+    same(Edition2023(state=1).get_state(), State.STATE_ON)
+    m = Edition2023(required_legacy=1, states=[0, 1], state_by_name={"a": 1})
+    for made in (m, Edition2023.parse(m.serialize()), Edition2023.from_json(m.to_json()),
+                 Edition2023.from_text(m.to_text()), Edition2023.parse(b"\x40\x01\x40\x00", partial=True)):
+        assert all(type(v) is State for v in made.get_states()), made.get_states()
+        assert all(type(v) is State for v in made.get_state_by_name().values())
+    C = mods.load("collections").Collections
+    for item in (C.Item(color=C.Color.RED), C.Item(color=1), C.Item.parse(b"\x10\x01"), C.Item(color=7),
+                 C.Item.parse(b"\x10\x07"), C.Item.from_json('{"color": "RED"}')):
+        assert type(item.get_color()) is int
+
+
+def test_a_closed_enum_oneof_member_and_extension_hold_members(mods: Modules) -> None:
+    """The oneof member and the extensions of a closed enum hold its members too, set or parsed;
+    a constructor whose parameter ``type`` shadows the builtin checks the member all the same."""
+    legacy = mods.load("legacy")
+    Legacy, Level = legacy.Legacy, legacy.Level
+    for m in (Legacy(id=1, picked=2), Legacy(id=1, picked=Level.HIGH), Legacy.parse(b"\x08\x01\x48\x02")):
+        assert m.get_picked() is Level.HIGH and m.which_choice() == "picked"
+        assert m.serialize() == b"\x08\x01\x48\x02"
+    assert Legacy.parse(b"\x08\x01\x48\x07").unknown_fields() == b"\x48\x07"  # not a Level
+    if mods.attributes:
+        m = Legacy(id=1)
+        m.picked = 1
+        assert m.picked is Level.LOW
+        with pytest.raises(TypeError, match=r"golden\.Legacy\.picked: expected int, got bool$"):
+            m.picked = True
+        with pytest.raises(ValueError, match=r"golden\.Legacy\.picked: 7 is not a value"):
+            m.picked = 7
+        assert m.picked is Level.LOW
+    m = Legacy(id=1)
+    m.set_extension(legacy.rank, 2)
+    m.set_extension(legacy.ranks, [1, Level.HIGH])
+    for made in (m, Legacy.parse(m.serialize()), Legacy.from_json(m.to_json()), Legacy.from_text(m.to_text())):
+        assert made.get_extension(legacy.rank) is Level.HIGH
+        assert [type(v) for v in made.get_extension(legacy.ranks)] == [Level, Level]
+        assert made.get_extension(legacy.ranks) == [1, 2]
+    with pytest.raises(ValueError, match="7 is not a value of the closed enum golden.Level"):
+        m.set_extension(legacy.rank, 7)
+    Enums = mods.load("nameclash").Enums
+    made = Enums(e=1, type=2)
+    assert (made.get_e() if mods.accessors else made.e) is Enums.E(1)
+    with pytest.raises(TypeError, match=r"golden\.nameclash\.Enums\.e: expected int, got bool$"):
+        Enums(e=True, type=2)
+
+
+def test_closed_enum_members_equal_their_numbers_through_copies_and_dicts(mods: Modules) -> None:
+    """A member is an int: messages built from numbers equal those built from members, values
+    compare and hash as their numbers, and pickle, copy, to_dict/from_dict keep them members."""
+    legacy = mods.load("legacy")
+    Legacy, Level = legacy.Legacy, legacy.Level
+    editions = mods.load("editions")
+    Edition2023, State = editions.Edition2023, editions.State
+    by_number = Legacy(id=1, level=1, picked=2)
+    by_member = Legacy(id=1, level=Level.LOW, picked=Level.HIGH)
+    assert by_number == by_member and by_number.serialize() == by_member.serialize()
+    level = by_number.get_level()
+    assert level == 1 and hash(level) == hash(1) and {1: "one"}[level] == "one"
+    e = Edition2023(required_legacy=1, state=State.STATE_ON, states=[0, 1], state_by_name={"a": 1})
+    assert e.get_states() == [0, 1] and e.get_state_by_name() == {"a": 1}
+    assert e == Edition2023(required_legacy=1, state=1, states=[State.STATE_UNKNOWN, State.STATE_ON],
+                            state_by_name={"a": State.STATE_ON})
+    for made in (pickle.loads(pickle.dumps(e)), copy.copy(e), copy.deepcopy(e),
+                 Edition2023.from_dict(e.to_dict()), Edition2023.from_dict({"requiredLegacy": 1, "state": 1,
+                                                                             "states": [0, "STATE_ON"],
+                                                                             "stateByName": {"a": "STATE_ON"}})):
+        assert made == e
+        assert made.get_state() is State.STATE_ON
+        assert [type(v) for v in made.get_states()] == [State, State]
+        assert type(made.get_state_by_name()["a"]) is State
+    for made in (pickle.loads(pickle.dumps(by_member)), copy.deepcopy(by_member)):
+        assert made.get_level() is Level.LOW and made.get_picked() is Level.HIGH
+
+
 def test_values_are_converted_as_the_field_holds_them(mods: Modules) -> None:
     Scalars = mods.load("scalars").Scalars
     C = mods.load("collections").Collections

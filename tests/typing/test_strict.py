@@ -40,6 +40,8 @@ from typing import Any, Literal, assert_type
 
 from example.addressbook_pb import AddressBook, Person
 from golden.collections_pb import Collections
+from golden.editions_pb import Edition2023, State
+from golden.legacy_pb import Legacy, Level
 from golden.scalars_pb import Scalars
 
 c = Collections(items=[Collections.Item(key="k", color=Collections.Color.RED)],
@@ -49,10 +51,6 @@ assert_type(Collections.parse(c.serialize()), Collections)
 assert_type(Collections.from_json(c.to_json()), Collections)
 assert_type(Scalars.from_dict({}), Scalars)
 assert_type(AddressBook.parse(b"").get_people(), list[Person])
-# enums: values are plain ints (an open enum's may be numbers it does not name); a singular
-# getter says so, containers and attributes say int
-assert_type(Collections.Item(color=7).get_color(), Collections.Color | int)
-assert_type(c.get_colors(), list[int])
 assert_type(c.which("choice"), Literal["text", "item", "scalars", "number"] | None)
 assert_type(Scalars().has("opt_string"), bool)
 assert_type(c.has("item") or c.has("choice"), bool)
@@ -61,6 +59,19 @@ c.clear("choice")
 c.clear()
 assert_type(c.get("names"), Any)
 assert_type(c.mutable("scalars"), Any)
+# enums: a closed enum's field holds its members (parameters take members or the ints they
+# name); an open enum's field plain ints, which may be numbers it does not name: its singular
+# getter says so, its containers and attributes say int
+e = Edition2023(state=State.STATE_ON, states=[State.STATE_ON, 0], state_by_name={"a": 1})
+assert_type(Legacy(id=1, level=2).get_level(), Level)
+level_name: str = Legacy(id=1, level=Level.LOW).get_level().name  # a member's attributes
+assert_type(e.get_state(), State)
+assert_type(e.get_states(), list[State])
+assert_type(e.get_states()[0], State)
+assert_type(e.get_state_by_name(), dict[str, State])
+assert_type(e.get("state"), Any)
+assert_type(Collections.Item(color=7).get_color(), Collections.Color | int)
+assert_type(c.get_colors(), list[int])
 '''
 
 USER_CODE = {
@@ -73,6 +84,12 @@ c.counts["a"] = 1
 c.text = "t"
 assert_type(c.item, Collections.Item | None)
 assert_type(c.color_by_flag, dict[bool, int])
+assert_type(Legacy(id=1).level, Level | None)
+assert_type(e.state, State | None)
+assert_type(e.states, list[State])
+assert_type(e.state_by_name, dict[str, State])
+e.state = State.STATE_UNKNOWN
+e.states.append(State.STATE_ON)
 ''',
     "hybrid": COMMON + '''
 m = Scalars(f_int32=3)
@@ -81,6 +98,10 @@ m.set_opt_string("y")
 assert_type(m.has_opt_string(), bool)
 c.set_item(Collections.Item(key="k"))
 c.set_color_by_flag({True: Collections.Color.GREEN})
+e.set_state(State.STATE_ON)
+e.set_state(1)
+e.set_states([State.STATE_ON, 0])
+e.set_state_by_name({"b": State.STATE_ON})
 ''',
     "opaque": COMMON + '''
 m = Scalars(f_int32=3)
@@ -93,6 +114,10 @@ c.set_item(Collections.Item(key="k"))
 c.get_counts()["a"] = 1
 assert_type(c.get_item(), Collections.Item | None)
 c.set_color_by_flag({True: Collections.Color.GREEN})
+e.set_state(State.STATE_ON)
+e.set_state(1)
+e.set_states([State.STATE_ON, 0])
+e.set_state_by_name({"b": State.STATE_ON})
 ''',
 }
 USER_CODE["lazy"] = USER_CODE["opaque"]
@@ -100,7 +125,8 @@ USER_CODE["lazy"] = USER_CODE["opaque"]
 # Mistakes each checker must report (one file each): a misspelt oneof member compared with
 # which_<oneof>()'s Literal, a value of the wrong type, names passed as strings that the class
 # does not have (misspelt, a field for a oneof, a field without presence to has(), a scalar to
-# mutable()), and, opaque, a hidden field written.
+# mutable()), a closed enum's member taken for another enum's, an open enum's value taken for
+# a member (it may be a number the enum does not name), and, opaque, a hidden field written.
 COLLECTIONS = "from golden.collections_pb import Collections\n"
 SCALARS = "from golden.scalars_pb import Scalars\n"
 WRONG = {
@@ -112,6 +138,9 @@ WRONG = {
     "which_field": COLLECTIONS + 'Collections().which("text")\n',
     "get_misspelt": COLLECTIONS + 'Collections().get("name")\n',
     "mutable_scalar": COLLECTIONS + 'Collections().mutable("text")\n',
+    "closed_enum": "from golden.editions_pb import State\nfrom golden.legacy_pb import Legacy\n"
+                   "s: State = Legacy().get_level()\n",
+    "closed_enum_value": "from golden.editions_pb import Edition2023\nEdition2023(state=\"STATE_ON\")\n",
     "open_enum": COLLECTIONS + "color: Collections.Color = Collections.Item().get_color()\n",
     "opaque_field": SCALARS + "Scalars().f_int32 = 3\n",
 }

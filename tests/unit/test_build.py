@@ -101,18 +101,18 @@ SCALAR = Field(name="x", number=1, json_name="x", kind=k.TYPE_INT32, repeated=Fa
 
 @pytest.mark.parametrize(("field", "opaque", "types"), [
     # implicit presence: plain value; None in the constructor means "not set", as for every keyword
-    (SCALAR, False, ("int", "int", "int | None", "None", "int", "0")),
-    (SCALAR, True, ("int", "int", "int | None", "None", "int", "0")),
+    (SCALAR, False, ("int", "int", "int | None", "None", "int")),
+    (SCALAR, True, ("int", "int", "int | None", "None", "int")),
     # explicit presence: None while unset in the open/hybrid slot
-    (replace(SCALAR, presence=True), False, ("int", "int | None", "int | None", "None", "int", "0")),
-    (replace(SCALAR, presence=True), True, ("int", "int", "int | None", "None", "int", "0")),
-    (replace(SCALAR, oneof=0, presence=True), False, ("int", "int | None", "int | None", "None", "int", "0")),
+    (replace(SCALAR, presence=True), False, ("int", "int | None", "int | None", "None", "int")),
+    (replace(SCALAR, presence=True), True, ("int", "int", "int | None", "None", "int")),
+    (replace(SCALAR, oneof=0, presence=True), False, ("int", "int | None", "int | None", "None", "int")),
     (replace(SCALAR, kind=k.TYPE_MESSAGE, message="p.M", default=None), True,
-     ("M | None", "M | None", "M | None", "None", "M | None", "None")),
+     ("M | None", "M | None", "M | None", "None", "M | None")),
     (replace(SCALAR, repeated=True), False,
-     ("list[int]", "list[int]", "_t.Iterable[int]", "()", "_t.Iterable[int]", "[]")),
+     ("list[int]", "list[int]", "_t.Iterable[int]", "()", "_t.Iterable[int]")),
     (replace(SCALAR, repeated=True, map=MapTypes(SCALAR, SCALAR)), True,
-     ("dict[str, M]", "dict[str, M]", "_t.Mapping[str, M] | None", "None", "_t.Mapping[str, M]", "{}")),
+     ("dict[str, M]", "dict[str, M]", "_t.Mapping[str, M] | None", "None", "_t.Mapping[str, M]")),
 ])
 def test_field_types(field: Field, opaque: bool, types: tuple[str, ...]) -> None:
     value_type = "M" if field.message else "int"
@@ -125,9 +125,9 @@ OPEN_ENUM = replace(SCALAR, kind=k.TYPE_ENUM, enum="p.Color")
 @pytest.mark.parametrize(("opaque", "presence", "slot"), [
     (True, False, "int"), (True, True, "int"), (False, False, "int"), (False, True, "int | None"),
 ])
-def test_enum_field_types(opaque: bool, presence: bool, slot: str) -> None:
-    """An enum's getter says ``Color | int`` (its values are plain ints, and an open enum's keep
-    numbers it does not name); its slot, ``int``, a native int compiled."""
+def test_open_enum_field_types(opaque: bool, presence: bool, slot: str) -> None:
+    """An open enum's getter says ``Color | int`` (its values keep numbers the enum does not
+    name); its slot, ``int``, a native int compiled."""
     types = field_types(replace(OPEN_ENUM, presence=presence), "Color | int", "", opaque, "Color | int", "int")
     assert (types.getter, types.slot, types.setter) == ("Color | int", slot, "Color | int")
 

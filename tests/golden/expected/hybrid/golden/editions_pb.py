@@ -231,14 +231,14 @@ class Edition2023(_rt.Message):
     """Field: string unchecked = 5;"""
     delimited_child: Edition2023.Child | None
     """Field: golden.Edition2023.Child delimited_child = 6;"""
-    state: int | None
+    state: State | None
     """Field: golden.State state = 7;"""
-    states: list[int]
+    states: list[State]
     """closed: every element one of State's values
 
     Field: repeated golden.State states = 8;
     """
-    state_by_name: dict[str, int]
+    state_by_name: dict[str, State]
     """Field: map<string, golden.State> state_by_name = 9;"""
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
@@ -271,7 +271,7 @@ class Edition2023(_rt.Message):
         self.expanded = _rt.checked_list(self, 4, expanded, int, -0x80000000, 0x7FFFFFFF) if expanded else []
         self.unchecked = (unchecked if unchecked.__class__ is str else _rt.checked(self, 5, unchecked)) if unchecked is not None else None
         self.delimited_child = (delimited_child if delimited_child.__class__ is _c_Edition2023_Child else _rt.checked(self, 6, delimited_child)) if delimited_child is not None else None
-        self.state = (_x7 if state.__class__ is int and _x7 in _e_State.numbers else _rt.checked(self, 7, state)) if (_x7 := state) is not None else None
+        self.state = (_e_State.members[state] if state.__class__ is int and state in _e_State.members else state if _rt.type(state) is State else _rt.checked(self, 7, state)) if (_x7 := state) is not None else None
         self.states = _rt.checked_list(self, 8, states, None) if states else []
         self.state_by_name = _rt.checked_map(self, 9, state_by_name, str, None) if state_by_name else {}
 
@@ -357,14 +357,14 @@ class Edition2023(_rt.Message):
     def clear_delimited_child(self) -> None:
         self.delimited_child = None
 
-    def get_state(self) -> State | int:
+    def get_state(self) -> State:
         """Field: golden.State state = 7;"""
         _value = self.state
-        return 0 if _value is None else _value
+        return _v_golden_State_STATE_UNKNOWN if _value is None else _value
 
     def set_state(self, value: State | int) -> None:
-        value = value if value.__class__ is int and value in _e_State.numbers else _rt.checked(self, 7, value)
-        self.state = value
+        _member = _e_State.members[value] if value.__class__ is int and value in _e_State.members else value if type(value) is State else _rt.checked(self, 7, value)
+        self.state = _member
 
     def has_state(self) -> bool:
         return self.state is not None
@@ -372,7 +372,7 @@ class Edition2023(_rt.Message):
     def clear_state(self) -> None:
         self.state = None
 
-    def get_states(self) -> list[int]:
+    def get_states(self) -> list[State]:
         """closed: every element one of State's values
 
         Field: repeated golden.State states = 8;
@@ -385,7 +385,7 @@ class Edition2023(_rt.Message):
     def clear_states(self) -> None:
         self.states = []
 
-    def get_state_by_name(self) -> dict[str, int]:
+    def get_state_by_name(self) -> dict[str, State]:
         """Field: map<string, golden.State> state_by_name = 9;"""
         return self.state_by_name
 
@@ -486,8 +486,9 @@ class Edition2023(_rt.Message):
                             _pos += 1
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
-                        if _iv in _e_State.numbers:
-                            self.state = _iv
+                        _ev = _e_State.members.get(_iv)
+                        if _ev is not None:
+                            self.state = _ev
 
                         else:
                             _rt.add_unknown_varint(self, 7, _iv)
@@ -497,8 +498,9 @@ class Edition2023(_rt.Message):
                             _pos += 1
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
-                        if _iv in _e_State.numbers:
-                            self.states.append(_iv)
+                        _ev = _e_State.members.get(_iv)
+                        if _ev is not None:
+                            self.states.append(_ev)
 
                         else:
                             _rt.add_unknown_varint(self, 8, _iv)
@@ -509,7 +511,7 @@ class Edition2023(_rt.Message):
                         else:
                             _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
 
-                        _rt.dec_packed_closed_enum(self, 8, frozenset(_e_State.numbers), _buf, _pos, _e, self.states)
+                        _rt.dec_packed_closed_enum(self, 8, _e_State.members, _buf, _pos, _e, self.states)
                         _pos = _e
                     elif _tag == 74:
                         _p9 = _pos
@@ -519,7 +521,7 @@ class Edition2023(_rt.Message):
                         else:
                             _pos, _ee = _rt.read_len(self, _buf, _tag, _pos, _end)
                         _k9 = ''
-                        _v9 = 0
+                        _v9: int = _v_golden_State_STATE_UNKNOWN
                         _raw9 = False
                         while _pos < _ee:
                             _etag = _buf[_pos]
@@ -549,10 +551,11 @@ class Edition2023(_rt.Message):
                                 _raw9 = True
                         if _pos != _ee:
                             raise _rt.bad_end(self, _pos, _ee, -1)
-                        if _raw9 or _v9 not in _e_State.numbers:
+                        _ev = _e_State.members.get(_v9)
+                        if _raw9 or _ev is None:
                             _rt.merge_unknown(self, _buf, _tag, _p9, _ee, _depth)
                         else:
-                            self.state_by_name[_k9] = _v9
+                            self.state_by_name[_k9] = _ev
                     else:
                         if _tag == _end_tag:
                             return _pos
@@ -623,7 +626,7 @@ class Edition2023(_rt.Message):
             _x6._pb_encode(_out, _deterministic)
             _out.append(52)
 
-        _x7 = self.state
+        _x7: int | None = self.state
         if _x7 is not None:
             _out.append(56)
             if 0 <= _x7 < 0x80:
@@ -637,7 +640,9 @@ class Edition2023(_rt.Message):
             _out.append(66)
             _start = len(_out)
             _out.append(0)
-            for _x8 in self.states:
+            _a8: list[_t.Any] = self.states
+            _x8: int
+            for _x8 in _a8:
                 if 0 <= _x8 < 0x80:
                     _out.append(_x8)
                 elif -0x80000000 <= _x8 <= 0x7FFFFFFF:
@@ -651,10 +656,11 @@ class Edition2023(_rt.Message):
             else:
                 _rt.finish_len(_out, _start)
 
-        _d9 = self.state_by_name
+        _d9: dict[str, _t.Any] = self.state_by_name
         if _d9:
             if _deterministic:
                 _d9 = dict(sorted(_d9.items()))
+            _v9: int
             for _k9, _v9 in _d9.items():
                 _b1 = _k9.encode()
                 _l1 = len(_b1)
@@ -820,7 +826,7 @@ class Edition2023(_rt.Message):
                     if type(_v) is not dict:
                         raise _rt.json_refuse()
                     _ctx.keys += len(_t.cast("dict[str, object]", _v))
-                    _d9: dict[str, int] = {}
+                    _d9: dict[str, State] = {}
                     for _k, _w in _t.cast("dict[str, object]", _v).items():
                         _kv9 = _k if _ctx.valid_strings or _k.isascii() else _rt.json_in_str(_k)
                         if _w is None:
@@ -857,7 +863,8 @@ class Edition2023(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
-_e_State: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.State', True, (('STATE_UNKNOWN', 0), ('STATE_ON', 1),), legacy_json=False)
+_e_State: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.State', True, (('STATE_UNKNOWN', 0), ('STATE_ON', 1),), legacy_json=False, cls=State)
+_v_golden_State_STATE_UNKNOWN: _t.Final = State.STATE_UNKNOWN
 _rt.nest_class(Edition2023, _c_Edition2023_Child, "Edition2023.Child")
 _c_Edition2023_Child._pb_info = _rt.MessageInfo(
     'golden.Edition2023.Child',
@@ -876,9 +883,9 @@ Edition2023._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(4, 'expanded', 'expanded', 'expanded', 5, repeated=True),  # repeated int32 expanded = 4;
         _rt.FieldInfo(5, 'unchecked', 'unchecked', 'unchecked', 9, presence=True, utf8=False, default=''),  # string unchecked = 5;
         _rt.FieldInfo(6, 'delimited_child', 'delimitedChild', 'delimited_child', 10, presence=True, message_type=Edition2023.Child),  # golden.Edition2023.Child delimited_child = 6;
-        _rt.FieldInfo(7, 'state', 'state', 'state', 14, presence=True, enum=_e_State, default=0),  # golden.State state = 7;
+        _rt.FieldInfo(7, 'state', 'state', 'state', 14, presence=True, enum=_e_State, default=_v_golden_State_STATE_UNKNOWN),  # golden.State state = 7;
         _rt.FieldInfo(8, 'states', 'states', 'states', 14, repeated=True, packed=True, enum=_e_State),  # repeated golden.State states = 8;
-        _rt.FieldInfo(9, 'state_by_name', 'stateByName', 'state_by_name', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 9, default=''), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 14, enum=_e_State, default=0)),  # map<string, golden.State> state_by_name = 9;
+        _rt.FieldInfo(9, 'state_by_name', 'stateByName', 'state_by_name', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 9, default=''), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 14, enum=_e_State, default=_v_golden_State_STATE_UNKNOWN)),  # map<string, golden.State> state_by_name = 9;
     ),
     (),
     layout=('explicit_by_default', 'implicit', 'required_legacy', 'expanded', 'unchecked',

@@ -3,7 +3,9 @@
 # parameter: "default_api_level=API_OPAQUE"
 # ruff: noqa
 # pyright: reportPrivateUsage=false
-"""proto2: defaults, required fields, groups, closed enums, extensions."""
+"""proto2: defaults, required fields, groups, closed enums (a field, a oneof member, an
+extension), extensions.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import typing as _t
 from protoc_gen_pyopaque.runtime import _gen_v8 as _rt
 
 _pb_no_unknown: _t.Final = b""
-_pb_descriptor: _t.Final = ('golden/legacy.proto', b'\n\x13golden/legacy.proto\x12\x06golden"\xff\x01\n\x06Legacy\x12\x0e\n\x02id\x18\x01 \x02(\x05R\x02id\x12)\n\x05label\x18\x02 \x01(\t:\x13none "quoted" \\ endR\x05label\x12)\n\x05level\x18\x03 \x01(\x0e2\r.golden.Level:\x04HIGHR\x05level\x12\x19\n\x05ratio\x18\x04 \x01(\x01:\x03infR\x05ratio\x12\x1c\n\x07samples\x18\x05 \x03(\x03B\x02\x10\x01R\x07samples\x12*\n\x05point\x18\x06 \x01(\n2\x14.golden.Legacy.PointR\x05point\x1a#\n\x05Point\x12\x0c\n\x01x\x18\x07 \x01(\x05R\x01x\x12\x0c\n\x01y\x18\x08 \x01(\x05R\x01y*\x05\x08d\x10\xc8\x01"F\n\x10ConflictJsonName\x12\x18\n\x05value\x18\x01 \x01(\x05R\told_value\x12\x18\n\tnew_value\x18\x02 \x01(\x05R\x05value*\x1a\n\x05Level\x12\x07\n\x03LOW\x10\x01\x12\x08\n\x04HIGH\x10\x02:"\n\x04note\x12\x0e.golden.Legacy\x18d \x01(\tR\x04note:"\n\x04tags\x12\x0e.golden.Legacy\x18e \x03(\x05R\x04tags', ())
+_pb_descriptor: _t.Final = ('golden/legacy.proto', b'\n\x13golden/legacy.proto\x12\x06golden"\xca\x02\n\x06Legacy\x12\x0e\n\x02id\x18\x01 \x02(\x05R\x02id\x12)\n\x05label\x18\x02 \x01(\t:\x13none "quoted" \\ endR\x05label\x12)\n\x05level\x18\x03 \x01(\x0e2\r.golden.Level:\x04HIGHR\x05level\x12\x19\n\x05ratio\x18\x04 \x01(\x01:\x03infR\x05ratio\x12\x1c\n\x07samples\x18\x05 \x03(\x03B\x02\x10\x01R\x07samples\x12*\n\x05point\x18\x06 \x01(\n2\x14.golden.Legacy.PointR\x05point\x12\'\n\x06picked\x18\t \x01(\x0e2\r.golden.LevelH\x00R\x06picked\x12\x16\n\x05named\x18\n \x01(\tH\x00R\x05named\x1a#\n\x05Point\x12\x0c\n\x01x\x18\x07 \x01(\x05R\x01x\x12\x0c\n\x01y\x18\x08 \x01(\x05R\x01y*\x05\x08d\x10\xc8\x01B\x08\n\x06choice"F\n\x10ConflictJsonName\x12\x18\n\x05value\x18\x01 \x01(\x05R\told_value\x12\x18\n\tnew_value\x18\x02 \x01(\x05R\x05value*\x1a\n\x05Level\x12\x07\n\x03LOW\x10\x01\x12\x08\n\x04HIGH\x10\x02:"\n\x04note\x12\x0e.golden.Legacy\x18d \x01(\tR\x04note:"\n\x04tags\x12\x0e.golden.Legacy\x18e \x03(\x05R\x04tags:1\n\x04rank\x12\x0e.golden.Legacy\x18f \x01(\x0e2\r.golden.LevelR\x04rank:3\n\x05ranks\x12\x0e.golden.Legacy\x18g \x03(\x0e2\r.golden.LevelR\x05ranks', ())
 
 
 class Level(_enum.IntEnum):
@@ -316,21 +318,24 @@ class _c_Legacy_Point(_rt.Message):
 
 class Legacy(_rt.ExtendableMessage):
     Point: _t.TypeAlias = _c_Legacy_Point
-    __slots__ = ("_f_id", "_f_label", "_f_level", "_f_ratio", "_f_samples", "_f_point", "_pb_p0")
+    __slots__ = ("_f_id", "_f_label", "_f_level", "_f_ratio", "_f_samples", "_f_point", "_pb_p0",
+                 "_oc_choice", "_ov_choice")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _f_id: int
     _f_label: str
-    _f_level: int
+    _f_level: Level
     _f_ratio: float
     _f_samples: list[int]
     _f_point: Legacy.Point | None
     _pb_p0: int
+    _oc_choice: int
+    _ov_choice: object
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
-        _t.Literal["id", "label", "level", "ratio", "samples", "point"],  # fields
-        _t.Literal["id", "label", "level", "ratio", "point"],  # singular fields with presence
-        _t.Never,  # oneofs: none
-        _t.Never,  # oneof members: none
+        _t.Literal["id", "label", "level", "ratio", "samples", "point", "picked", "named"],  # fields
+        _t.Literal["id", "label", "level", "ratio", "point", "picked", "named"],  # singular fields with presence
+        _t.Literal["choice"],  # oneofs
+        _t.Literal["picked", "named"],  # oneof members
         _t.Literal["point"]  # singular message fields
     ]]
 
@@ -343,10 +348,14 @@ class Legacy(_rt.ExtendableMessage):
         ratio: float | None = None,
         samples: _t.Iterable[int] = (),
         point: Legacy.Point | None = None,
+        picked: Level | int | None = None,
+        named: str | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._pb_ext = {}
         self._pb_p0 = 0
+        self._oc_choice = 0
+        self._ov_choice = None
         if (_x1 := id) is None:
             self._f_id = 0
         else:
@@ -358,9 +367,9 @@ class Legacy(_rt.ExtendableMessage):
             self._f_label = label if label.__class__ is str else _rt.checked(self, 2, label)
             self._pb_p0 |= 2
         if (_x3 := level) is None:
-            self._f_level = 2
+            self._f_level = _v_golden_Level_HIGH
         else:
-            self._f_level = _x3 if level.__class__ is int and _x3 in _e_Level.numbers else _rt.checked(self, 3, level)
+            self._f_level = _e_Level.members[level] if level.__class__ is int and level in _e_Level.members else level if _rt.type(level) is Level else _rt.checked(self, 3, level)
             self._pb_p0 |= 4
         if ratio is None:
             self._f_ratio = float("inf")
@@ -369,6 +378,12 @@ class Legacy(_rt.ExtendableMessage):
             self._pb_p0 |= 8
         self._f_samples = _rt.checked_list(self, 5, samples, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if samples else []
         self._f_point = (point if point.__class__ is _c_Legacy_Point else _rt.checked(self, 6, point)) if point is not None else None
+        if (_x9 := picked) is not None:
+            self._ov_choice = _e_Level.members[picked] if picked.__class__ is int and picked in _e_Level.members else picked if _rt.type(picked) is Level else _rt.checked(self, 9, picked)
+            self._oc_choice = 9
+        if named is not None:
+            self._ov_choice = named if named.__class__ is str else _rt.checked(self, 10, named)
+            self._oc_choice = 10
 
     # -- accessors ---------------------------------------------------------------
 
@@ -404,20 +419,20 @@ class Legacy(_rt.ExtendableMessage):
         self._f_label = 'none "quoted" \\ end'
         self._pb_p0 &= ~2
 
-    def get_level(self) -> Level | int:
+    def get_level(self) -> Level:
         """Field: optional golden.Level level = 3;"""
         return self._f_level
 
     def set_level(self, value: Level | int) -> None:
-        value = value if value.__class__ is int and value in _e_Level.numbers else _rt.checked(self, 3, value)
-        self._f_level = value
+        _member = _e_Level.members[value] if value.__class__ is int and value in _e_Level.members else value if type(value) is Level else _rt.checked(self, 3, value)
+        self._f_level = _member
         self._pb_p0 |= 4
 
     def has_level(self) -> bool:
         return self._pb_p0 & 4 != 0
 
     def clear_level(self) -> None:
-        self._f_level = 2
+        self._f_level = _v_golden_Level_HIGH
         self._pb_p0 &= ~4
 
     def get_ratio(self) -> float:
@@ -460,6 +475,60 @@ class Legacy(_rt.ExtendableMessage):
     def clear_point(self) -> None:
         self._f_point = None
 
+    def get_picked(self) -> Level:
+        """Field: golden.Level picked = 9;"""
+        if self._oc_choice == 9:
+            return _t.cast(Level, self._ov_choice)
+        return _v_golden_Level_LOW
+
+    def set_picked(self, value: Level | int) -> None:
+        _member = _e_Level.members[value] if value.__class__ is int and value in _e_Level.members else value if type(value) is Level else _rt.checked(self, 9, value)
+        self._oc_choice = 9
+        self._ov_choice = _member
+
+    def has_picked(self) -> bool:
+        return self._oc_choice == 9
+
+    def clear_picked(self) -> None:
+        if self._oc_choice == 9:
+            self._oc_choice = 0
+            self._ov_choice = None
+
+    def get_named(self) -> str:
+        """Field: string named = 10;"""
+        if self._oc_choice == 10:
+            return _t.cast(str, self._ov_choice)
+        return ''
+
+    def set_named(self, value: str) -> None:
+        value = value if value.__class__ is str else _rt.checked(self, 10, value)
+        self._oc_choice = 10
+        self._ov_choice = value
+
+    def has_named(self) -> bool:
+        return self._oc_choice == 10
+
+    def clear_named(self) -> None:
+        if self._oc_choice == 10:
+            self._oc_choice = 0
+            self._ov_choice = None
+
+    def which_choice(self) -> _t.Literal["picked", "named"] | None:
+        """Name the member of oneof choice that is set, or None."""
+        _c = self._oc_choice
+        if _c == 9:
+            return "picked"
+        if _c == 10:
+            return "named"
+        return None
+
+    def has_choice(self) -> bool:
+        return self._oc_choice != 0
+
+    def clear_choice(self) -> None:
+        self._oc_choice = 0
+        self._ov_choice = None
+
     # -- codec -------------------------------------------------------------------
 
     @classmethod
@@ -483,70 +552,99 @@ class Legacy(_rt.ExtendableMessage):
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
-                if _tag == 8:
-                    _iv = _buf[_pos]
-                    if _iv < 0x80:
-                        _pos += 1
-                    else:
-                        _iv, _pos = _rt.dec_int32(_buf, _pos)
-                    self._f_id = _iv
-                    self._pb_p0 |= 1
+                if _tag < 40:
+                    if _tag == 8:
+                        _iv = _buf[_pos]
+                        if _iv < 0x80:
+                            _pos += 1
+                        else:
+                            _iv, _pos = _rt.dec_int32(_buf, _pos)
+                        self._f_id = _iv
+                        self._pb_p0 |= 1
 
-                elif _tag == 18:
-                    _e = _pos + 1 + (_n := _buf[_pos])
-                    if _n < 0x80 and _e <= _end:
-                        _pos += 1
-                    else:
-                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
-                    self._f_label = _rt.decode_str(_buf[_pos:_e], False)
-                    self._pb_p0 |= 2
-                    _pos = _e
-                elif _tag == 24:
-                    _iv = _buf[_pos]
-                    if _iv < 0x80:
-                        _pos += 1
-                    else:
-                        _iv, _pos = _rt.dec_int32(_buf, _pos)
-                    if _iv in _e_Level.numbers:
-                        self._f_level = _iv
-                        self._pb_p0 |= 4
+                    elif _tag == 18:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                        self._f_label = _rt.decode_str(_buf[_pos:_e], False)
+                        self._pb_p0 |= 2
+                        _pos = _e
+                    elif _tag == 24:
+                        _iv = _buf[_pos]
+                        if _iv < 0x80:
+                            _pos += 1
+                        else:
+                            _iv, _pos = _rt.dec_int32(_buf, _pos)
+                        _ev = _e_Level.members.get(_iv)
+                        if _ev is not None:
+                            self._f_level = _ev
+                            self._pb_p0 |= 4
+
+                        else:
+                            _rt.add_unknown_varint(self, 3, _iv)
+                    elif _tag == 33:
+                        _fv = _rt.read_f64_le(_buf, _pos)
+                        _pos += 8
+                        self._f_ratio = _fv
+                        self._pb_p0 |= 8
 
                     else:
-                        _rt.add_unknown_varint(self, 3, _iv)
-                elif _tag == 33:
-                    _fv = _rt.read_f64_le(_buf, _pos)
-                    _pos += 8
-                    self._f_ratio = _fv
-                    self._pb_p0 |= 8
-
-                elif _tag == 40:
-                    _iv = _buf[_pos]
-                    if _iv < 0x80:
-                        _pos += 1
-                    else:
-                        _iv, _pos = _rt.dec_int64(_buf, _pos)
-                    self._f_samples.append(_iv)
-
-                elif _tag == 42:
-                    _e = _pos + 1 + (_n := _buf[_pos])
-                    if _n < 0x80 and _e <= _end:
-                        _pos += 1
-                    else:
-                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
-
-                    _rt.dec_packed_int64(_buf, _pos, _e, self._f_samples)
-                    _pos = _e
-                elif _tag == 51:
-                    if _depth <= 0:
-                        raise _rt.too_deep(self, _tag, _pos)
-                    _m6 = self._f_point
-                    if _m6 is None:
-                        _m6 = self._f_point = _c_Legacy_Point()
-                    _pos = _m6._pb_merge(_buf, _pos, _end, _depth - 1, 52, _lazy)
+                        if _tag == _end_tag:
+                            return _pos
+                        _pos = _rt.merge_extension(self, _buf, _tag, _pos, _end, _depth)
                 else:
-                    if _tag == _end_tag:
-                        return _pos
-                    _pos = _rt.merge_extension(self, _buf, _tag, _pos, _end, _depth)
+                    if _tag == 40:
+                        _iv = _buf[_pos]
+                        if _iv < 0x80:
+                            _pos += 1
+                        else:
+                            _iv, _pos = _rt.dec_int64(_buf, _pos)
+                        self._f_samples.append(_iv)
+
+                    elif _tag == 42:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+
+                        _rt.dec_packed_int64(_buf, _pos, _e, self._f_samples)
+                        _pos = _e
+                    elif _tag == 51:
+                        if _depth <= 0:
+                            raise _rt.too_deep(self, _tag, _pos)
+                        _m6 = self._f_point
+                        if _m6 is None:
+                            _m6 = self._f_point = _c_Legacy_Point()
+                        _pos = _m6._pb_merge(_buf, _pos, _end, _depth - 1, 52, _lazy)
+                    elif _tag == 72:
+                        _iv = _buf[_pos]
+                        if _iv < 0x80:
+                            _pos += 1
+                        else:
+                            _iv, _pos = _rt.dec_int32(_buf, _pos)
+                        _ev = _e_Level.members.get(_iv)
+                        if _ev is not None:
+                            self._oc_choice = 9
+                            self._ov_choice = _ev
+
+                        else:
+                            _rt.add_unknown_varint(self, 9, _iv)
+                    elif _tag == 82:
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                        self._oc_choice = 10
+                        self._ov_choice = _rt.decode_str(_buf[_pos:_e], False)
+                        _pos = _e
+                    else:
+                        if _tag == _end_tag:
+                            return _pos
+                        _pos = _rt.merge_extension(self, _buf, _tag, _pos, _end, _depth)
 
         except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(self, _tag, _pos, _exc) from None
@@ -577,7 +675,7 @@ class Legacy(_rt.ExtendableMessage):
             _out.write(_b2)
 
         if self._pb_p0 & 4:
-            _x3 = self._f_level
+            _x3: int = self._f_level
             _out.append(24)
             if 0 <= _x3 < 0x80:
                 _out.append(_x3)
@@ -617,6 +715,27 @@ class Legacy(_rt.ExtendableMessage):
             _x6._pb_encode(_out, _deterministic)
             _out.append(52)
 
+        _c = self._oc_choice
+        if _c == 9:
+            _x9 = _t.cast(int, self._ov_choice)
+            _out.append(72)
+            if 0 <= _x9 < 0x80:
+                _out.append(_x9)
+            elif -0x80000000 <= _x9 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x9)
+            else:
+                raise _rt.out_of_range(14, _x9)
+        elif _c == 10:
+            _x10 = _t.cast(str, self._ov_choice)
+            _out.append(82)
+            _b10 = _rt.encode_str(_x10, False)
+            _l10 = len(_b10)
+            if _l10 < 0x80:
+                _out.append(_l10)
+            else:
+                _rt.write_varint(_out, _l10)
+            _out.write(_b10)
+
         if self._pb_ext:
             _rt.write_extensions(self, _out, _deterministic)
         if self._pb_unknown:
@@ -637,7 +756,7 @@ class Legacy(_rt.ExtendableMessage):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'id': 1, 'label': 2, 'level': 3, 'ratio': 4, 'samples': 5, 'point': 6}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'id': 1, 'label': 2, 'level': 3, 'ratio': 4, 'samples': 5, 'point': 6, 'picked': 9, 'named': 10}
 
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -669,6 +788,14 @@ class Legacy(_rt.ExtendableMessage):
         if _x6 is not None:
             _out.append(',"point":')
             _x6._pb_json_write(_out, _ctx, _depth + 1)
+        if self._oc_choice == 9:
+            _x9 = _t.cast(Level, self._ov_choice)
+            _out.append(',"picked":')
+            _out.append(_e_Level.json_names.get(_x9) or _rt.json_out_enum(_e_Level, _x9))
+        if self._oc_choice == 10:
+            _x10 = _t.cast(str, self._ov_choice)
+            _out.append(',"named":')
+            _out.append(_rt.json_out_str(_x10))
         if self._pb_ext:
             _rt.json_write_extensions(_out, self, _ctx, _depth)
         if len(_out) > _first:
@@ -680,6 +807,7 @@ class Legacy(_rt.ExtendableMessage):
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
+        _oc_choice_seen = False
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
             _n = _keys.get(_key, 0)
             if _n == 1:
@@ -722,6 +850,27 @@ class Legacy(_rt.ExtendableMessage):
                 if _m6 is None:
                     _m6 = self._f_point = _c_Legacy_Point()
                 _m6._pb_json_merge(_v, _ctx, _depth + 1)
+            elif _n == 9:
+                if _v is None:
+                    continue
+                if _oc_choice_seen:
+                    raise _rt.json_refuse()
+                _oc_choice_seen = True
+                _x9 = _e_Level.names.get(_v) if type(_v) is str else None
+                if _x9 is None:
+                    _x9 = _rt.json_in_enum(_e_Level, _v, _ctx)
+                if _x9 is not None:
+                    self._oc_choice = 9
+                    self._ov_choice = _x9
+            elif _n == 10:
+                if _v is None:
+                    continue
+                if _oc_choice_seen:
+                    raise _rt.json_refuse()
+                _oc_choice_seen = True
+                _x10 = _v if type(_v) is str and _v.isascii() else _rt.json_in_str(_v)
+                self._oc_choice = 10
+                self._ov_choice = _x10
             else:
                 _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
@@ -740,6 +889,8 @@ class Legacy(_rt.ExtendableMessage):
                 and _rt.float_eq(self._f_ratio, _other._f_ratio)
                 and self._f_samples == _other._f_samples
                 and self._f_point == _other._f_point
+                and self._oc_choice == _other._oc_choice
+                and _rt.value_eq(self._ov_choice, _other._ov_choice)
             )
         except RecursionError:
             raise _rt.nested_too_deep(self) from None
@@ -1045,7 +1196,9 @@ class ConflictJsonName(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
-_e_Level: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.Level', True, (('LOW', 1), ('HIGH', 2),), legacy_json=True)
+_e_Level: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.Level', True, (('LOW', 1), ('HIGH', 2),), legacy_json=True, cls=Level)
+_v_golden_Level_LOW: _t.Final = Level.LOW
+_v_golden_Level_HIGH: _t.Final = Level.HIGH
 _rt.nest_class(Legacy, _c_Legacy_Point, "Legacy.Point")
 _c_Legacy_Point._pb_info = _rt.MessageInfo(
     'golden.Legacy.Point',
@@ -1061,14 +1214,17 @@ Legacy._pb_info = _rt.MessageInfo(
     (
         _rt.FieldInfo(1, 'id', 'id', 'id', 5, presence=True, required=True, default=0),  # required int32 id = 1;
         _rt.FieldInfo(2, 'label', 'label', 'label', 9, presence=True, utf8=False, default='none "quoted" \\ end'),  # optional string label = 2;
-        _rt.FieldInfo(3, 'level', 'level', 'level', 14, presence=True, enum=_e_Level, default=2),  # optional golden.Level level = 3;
+        _rt.FieldInfo(3, 'level', 'level', 'level', 14, presence=True, enum=_e_Level, default=_v_golden_Level_HIGH),  # optional golden.Level level = 3;
         _rt.FieldInfo(4, 'ratio', 'ratio', 'ratio', 1, presence=True, default=float("inf")),  # optional double ratio = 4;
         _rt.FieldInfo(5, 'samples', 'samples', 'samples', 3, repeated=True, packed=True),  # repeated int64 samples = 5;
         _rt.FieldInfo(6, 'point', 'point', 'point', 10, presence=True, message_type=Legacy.Point),  # optional golden.Legacy.Point point = 6;
+        _rt.FieldInfo(9, 'picked', 'picked', 'picked', 14, presence=True, oneof='choice', enum=_e_Level, default=_v_golden_Level_LOW),  # golden.Level picked = 9;
+        _rt.FieldInfo(10, 'named', 'named', 'named', 9, presence=True, oneof='choice', utf8=False, default=''),  # string named = 10;
     ),
-    (), extension_ranges=((100, 200),), legacy_json=True,
+    (_rt.OneofInfo('choice', (9, 10)),), extension_ranges=((100, 200),), legacy_json=True,
     layout=(('_f_id', '_pb_p0', 1), ('_f_label', '_pb_p0', 2), ('_f_level', '_pb_p0', 4),
-            ('_f_ratio', '_pb_p0', 8), '_f_samples', '_f_point'),
+            ('_f_ratio', '_pb_p0', 8), '_f_samples', '_f_point', ('_ov_choice', '_oc_choice'),
+            ('_ov_choice', '_oc_choice')),
 )
 ConflictJsonName._pb_info = _rt.MessageInfo(
     'golden.ConflictJsonName',
@@ -1081,6 +1237,10 @@ ConflictJsonName._pb_info = _rt.MessageInfo(
 )
 note: _t.Final[_rt.ExtensionInfo] = _rt.ExtensionInfo('golden.note', _rt.FieldInfo(100, 'note', 'note', 'note', 9, presence=True, utf8=False, default=''), Legacy)
 tags: _t.Final[_rt.ExtensionInfo] = _rt.ExtensionInfo('golden.tags', _rt.FieldInfo(101, 'tags', 'tags', 'tags', 5, repeated=True), Legacy)
+rank: _t.Final[_rt.ExtensionInfo] = _rt.ExtensionInfo('golden.rank', _rt.FieldInfo(102, 'rank', 'rank', 'rank', 14, presence=True, enum=_e_Level, default=_v_golden_Level_LOW), Legacy)
+ranks: _t.Final[_rt.ExtensionInfo] = _rt.ExtensionInfo('golden.ranks', _rt.FieldInfo(103, 'ranks', 'ranks', 'ranks', 14, repeated=True, enum=_e_Level), Legacy)
 _rt.register_extension(note)
 _rt.register_extension(tags)
+_rt.register_extension(rank)
+_rt.register_extension(ranks)
 _rt.register_messages(_c_Legacy_Point, Legacy, ConflictJsonName)

@@ -34,7 +34,7 @@ import typing as _t
 from protoc_gen_pyopaque.runtime import _gen_v8 as _rt
 
 _pb_no_unknown: _t.Final = b""
-_pb_descriptor: _t.Final = ('golden/nameclash.proto', b'\n\x16golden/nameclash.proto\x12\x10golden.nameclash"\x13\n\x03buf\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02m4\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02i5\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x14\n\x04key6\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x15\n\x05class\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x05\n\x03len"\n\n\x08property"\x07\n\x05value"\r\n\x0bannotations"\x18\n\x08_Private\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\xaf\x06\n\x06Holder\x12*\n\x05f_buf\x18\x01 \x01(\x0b2\x15.golden.nameclash.bufR\x04fBuf\x12$\n\x02m4\x18\x04 \x03(\x0b2\x14.golden.nameclash.m4R\x02m4\x12*\n\x05items\x18\x05 \x03(\x0b2\x14.golden.nameclash.i5R\x05items\x127\n\x05by_id\x18\x06 \x03(\x0b2".golden.nameclash.Holder.ByIdEntryR\x04byId\x12(\n\x03one\x18\x07 \x01(\x0b2\x14.golden.nameclash.i5H\x00R\x03one\x12.\n\x05other\x18\x08 \x01(\x0b2\x16.golden.nameclash.key6H\x00R\x05other\x12*\n\x04four\x18\t \x01(\x0b2\x14.golden.nameclash.m4H\x00R\x04four\x12\x19\n\x08has_pick\x18\n \x01(\x05R\x07hasPick\x12\x10\n\x03foo\x18\x0b \x01(\x05R\x03foo\x12\x17\n\x07get_foo\x18\x0c \x01(\x05R\x06getFoo\x12\x10\n\x03int\x18\r \x01(\x05R\x03int\x12 \n\x0bclassmethod\x18\x0e \x01(\x05R\x0bclassmethod\x12\x14\n\x05parse\x18\x0f \x01(\x05R\x05parse\x12\x12\n\x04self\x18\x10 \x01(\x05R\x04self\x12\r\n\x02_x\x18\x11 \x01(\x05R\x01X\x12\x0e\n\x03__y\x18\x12 \x01(\x05R\x01Y\x12\x18\n\x08_pb_info\x18\x13 \x01(\x05R\x06PbInfo\x12\r\n\x02x_\x18\x14 \x01(\x05R\x01x\x12+\n\x03raw\x18\x15 \x01(\x0b2\x15.golden.nameclash.bufB\x02(\x01R\x03raw\x12\x10\n\x03buf\x18\x16 \x01(\x05R\x03buf\x12\x12\n\x04type\x18\x17 \x01(\x05R\x04type\x12\x1d\n\nFIELD_NAME\x18\x18 \x01(\x05R\tFIELDNAME\x1aO\n\tByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12,\n\x05value\x18\x02 \x01(\x0b2\x16.golden.nameclash.key6R\x05value:\x028\x01*\x05\x08d\x10\xc8\x012*\n\x03len\x12\x18.golden.nameclash.Holder\x18e \x01(\x05R\x03lenB\x06\n\x04pick"p\n\x05Enums\x12\'\n\x01e\x18\x01 \x01(\x0e2\x19.golden.nameclash.Enums.ER\x01e">\n\x01E\x12\x08\n\x04ZERO\x10\x00\x12\x08\n\x04name\x10\x01\x12\t\n\x05value\x10\x02\x12\x07\n\x03mro\x10\x03\x12\x08\n\x04None\x10\x04\x12\x07\n\x03_x_\x10\x05"O\n\x05Outer\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer.Inner_XR\x01x\x1a\x17\n\x07Inner_X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"O\n\x0bOuter_Inner\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer_Inner.XR\x01x\x1a\x11\n\x01X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a:,\n\x04data\x12\x18.golden.nameclash.Holder\x18d \x01(\x05R\x04data', ())
+_pb_descriptor: _t.Final = ('golden/nameclash.proto', b'\n\x16golden/nameclash.proto\x12\x10golden.nameclash"\x13\n\x03buf\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02m4\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02i5\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x14\n\x04key6\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x15\n\x05class\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x05\n\x03len"\n\n\x08property"\x07\n\x05value"\r\n\x0bannotations"\x18\n\x08_Private\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\xaf\x06\n\x06Holder\x12*\n\x05f_buf\x18\x01 \x01(\x0b2\x15.golden.nameclash.bufR\x04fBuf\x12$\n\x02m4\x18\x04 \x03(\x0b2\x14.golden.nameclash.m4R\x02m4\x12*\n\x05items\x18\x05 \x03(\x0b2\x14.golden.nameclash.i5R\x05items\x127\n\x05by_id\x18\x06 \x03(\x0b2".golden.nameclash.Holder.ByIdEntryR\x04byId\x12(\n\x03one\x18\x07 \x01(\x0b2\x14.golden.nameclash.i5H\x00R\x03one\x12.\n\x05other\x18\x08 \x01(\x0b2\x16.golden.nameclash.key6H\x00R\x05other\x12*\n\x04four\x18\t \x01(\x0b2\x14.golden.nameclash.m4H\x00R\x04four\x12\x19\n\x08has_pick\x18\n \x01(\x05R\x07hasPick\x12\x10\n\x03foo\x18\x0b \x01(\x05R\x03foo\x12\x17\n\x07get_foo\x18\x0c \x01(\x05R\x06getFoo\x12\x10\n\x03int\x18\r \x01(\x05R\x03int\x12 \n\x0bclassmethod\x18\x0e \x01(\x05R\x0bclassmethod\x12\x14\n\x05parse\x18\x0f \x01(\x05R\x05parse\x12\x12\n\x04self\x18\x10 \x01(\x05R\x04self\x12\r\n\x02_x\x18\x11 \x01(\x05R\x01X\x12\x0e\n\x03__y\x18\x12 \x01(\x05R\x01Y\x12\x18\n\x08_pb_info\x18\x13 \x01(\x05R\x06PbInfo\x12\r\n\x02x_\x18\x14 \x01(\x05R\x01x\x12+\n\x03raw\x18\x15 \x01(\x0b2\x15.golden.nameclash.bufB\x02(\x01R\x03raw\x12\x10\n\x03buf\x18\x16 \x01(\x05R\x03buf\x12\x12\n\x04type\x18\x17 \x01(\x05R\x04type\x12\x1d\n\nFIELD_NAME\x18\x18 \x01(\x05R\tFIELDNAME\x1aO\n\tByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12,\n\x05value\x18\x02 \x01(\x0b2\x16.golden.nameclash.key6R\x05value:\x028\x01*\x05\x08d\x10\xc8\x012*\n\x03len\x12\x18.golden.nameclash.Holder\x18e \x01(\x05R\x03lenB\x06\n\x04pick"\x84\x01\n\x05Enums\x12\'\n\x01e\x18\x01 \x01(\x0e2\x19.golden.nameclash.Enums.ER\x01e\x12\x12\n\x04type\x18\x02 \x01(\x05R\x04type">\n\x01E\x12\x08\n\x04ZERO\x10\x00\x12\x08\n\x04name\x10\x01\x12\t\n\x05value\x10\x02\x12\x07\n\x03mro\x10\x03\x12\x08\n\x04None\x10\x04\x12\x07\n\x03_x_\x10\x05"O\n\x05Outer\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer.Inner_XR\x01x\x1a\x17\n\x07Inner_X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"O\n\x0bOuter_Inner\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer_Inner.XR\x01x\x1a\x11\n\x01X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a:,\n\x04data\x12\x18.golden.nameclash.Holder\x18d \x01(\x05R\x04data', ())
 
 
 class buf(_rt.Message):
@@ -3436,15 +3436,16 @@ class _c_Enums_E(_enum.IntEnum):
 
 class Enums(_rt.Message):
     E: _t.TypeAlias = _c_Enums_E
-    __slots__ = ("_f_e", "_pb_p0")
+    __slots__ = ("_f_e", "_f_type", "_pb_p0")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _f_e: int
+    _f_e: Enums.E
+    _f_type: int
     _pb_p0: int
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
-        _t.Literal["e"],  # fields
-        _t.Literal["e"],  # singular fields with presence
+        _t.Literal["e", "type"],  # fields
+        _t.Literal["e", "type"],  # singular fields with presence
         _t.Never,  # oneofs: none
         _t.Never,  # oneof members: none
         _t.Never  # singular message fields: none
@@ -3454,26 +3455,32 @@ class Enums(_rt.Message):
         self,
         *,
         e: Enums.E | int | None = None,
+        type: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
         if (_x1 := e) is None:
-            self._f_e = 0
+            self._f_e = _v_golden_nameclash_Enums_E_ZERO
         else:
-            self._f_e = _x1 if e.__class__ is int and _x1 in _e_Enums_E.numbers else _rt.checked(self, 1, e)
+            self._f_e = _e_Enums_E.members[e] if e.__class__ is int and e in _e_Enums_E.members else e if _rt.type(e) is _c_Enums_E else _rt.checked(self, 1, e)
             self._pb_p0 |= 1
+        if (_x2 := type) is None:
+            self._f_type = 0
+        else:
+            self._f_type = _x2 if type.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, type)
+            self._pb_p0 |= 2
 
     # -- accessors ---------------------------------------------------------------
 
-    def get_e(self) -> Enums.E | int:
+    def get_e(self) -> Enums.E:
         """Field: optional golden.nameclash.Enums.E e = 1;"""
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         return self._f_e
 
     def set_e(self, value: Enums.E | int) -> None:
-        value = value if value.__class__ is int and value in _e_Enums_E.numbers else _rt.checked(self, 1, value)
+        _member = _e_Enums_E.members[value] if value.__class__ is int and value in _e_Enums_E.members else value if type(value) is _c_Enums_E else _rt.checked(self, 1, value)
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_e = value
+        self._f_e = _member
         self._pb_p0 |= 1
 
     def has_e(self) -> bool:
@@ -3482,8 +3489,31 @@ class Enums(_rt.Message):
 
     def clear_e(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_e = 0
+        self._f_e = _v_golden_nameclash_Enums_E_ZERO
         self._pb_p0 &= ~1
+
+    def get_type(self) -> int:
+        """A constructor parameter that shadows the builtin type(), which the check of e's member reads.
+
+        Field: optional int32 type = 2;
+        """
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        return self._f_type
+
+    def set_type(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        self._f_type = value
+        self._pb_p0 |= 2
+
+    def has_type(self) -> bool:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        return self._pb_p0 & 2 != 0
+
+    def clear_type(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        self._f_type = 0
+        self._pb_p0 &= ~2
 
     # -- codec -------------------------------------------------------------------
 
@@ -3515,12 +3545,22 @@ class Enums(_rt.Message):
                         _pos += 1
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
-                    if _iv in _e_Enums_E.numbers:
-                        self._f_e = _iv
+                    _ev = _e_Enums_E.members.get(_iv)
+                    if _ev is not None:
+                        self._f_e = _ev
                         self._pb_p0 |= 1
 
                     else:
                         _rt.add_unknown_varint(self, 1, _iv)
+                elif _tag == 16:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
+                    else:
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    self._f_type = _iv
+                    self._pb_p0 |= 2
+
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -3564,6 +3604,17 @@ class Enums(_rt.Message):
                         if _pos < 0:
                             _pos = ~_pos
                             _canon = False
+                elif _tag == 16:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
+                    if _buf[_pos] < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(Enums, _buf, _tag, _pos, _end, _depth)
@@ -3587,7 +3638,7 @@ class Enums(_rt.Message):
                 _rt.write_raw(_out, _kv, False)
                 return
         if self._pb_p0 & 1:
-            _x1 = self._f_e
+            _x1: int = self._f_e
             _out.append(8)
             if 0 <= _x1 < 0x80:
                 _out.append(_x1)
@@ -3595,6 +3646,16 @@ class Enums(_rt.Message):
                 _rt.write_varint(_out, _x1)
             else:
                 raise _rt.out_of_range(14, _x1)
+
+        if self._pb_p0 & 2:
+            _x2 = self._f_type
+            _out.append(16)
+            if 0 <= _x2 < 0x80:
+                _out.append(_x2)
+            elif -0x80000000 <= _x2 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x2)
+            else:
+                raise _rt.out_of_range(5, _x2)
 
         if self._pb_unknown:
             _out.write(self._pb_unknown)
@@ -3605,6 +3666,7 @@ class Enums(_rt.Message):
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(Enums, _other)
         self._f_e = _m._f_e
+        self._f_type = _m._f_type
         self._pb_p0 = _m._pb_p0
         self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
 
@@ -3615,7 +3677,7 @@ class Enums(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'e': 1}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'e': 1, 'type': 2}
 
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -3627,6 +3689,10 @@ class Enums(_rt.Message):
             _x1 = self._f_e
             _out.append(',"e":')
             _out.append(_e_Enums_E.json_names.get(_x1) or _rt.json_out_enum(_e_Enums_E, _x1))
+        if self._pb_p0 & 2:
+            _x2 = self._f_type
+            _out.append(',"type":')
+            _out.append(str(_x2) if type(_x2) is int else _rt.json_out_int(_x2))
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
@@ -3648,6 +3714,12 @@ class Enums(_rt.Message):
                 if _x1 is not None:
                     self._f_e = _x1
                     self._pb_p0 |= 1
+            elif _n == 2:
+                if _v is None:
+                    continue
+                _x2 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(5, _v)
+                self._f_type = _x2
+                self._pb_p0 |= 2
             else:
                 _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
@@ -3662,6 +3734,7 @@ class Enums(_rt.Message):
                 self._pb_unknown == _other._pb_unknown
                 and self._pb_p0 == _other._pb_p0
                 and self._f_e == _other._f_e
+                and self._f_type == _other._f_type
             )
         except RecursionError:
             raise _rt.nested_too_deep(self) from None
@@ -4581,7 +4654,8 @@ class Outer_Inner(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
-_e_Enums_E: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.nameclash.Enums.E', True, (('ZERO', 0), ('name', 1), ('value', 2), ('mro', 3), ('None', 4), ('_x_', 5),), legacy_json=True)
+_e_Enums_E: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.nameclash.Enums.E', True, (('ZERO', 0), ('name', 1), ('value', 2), ('mro', 3), ('None', 4), ('_x_', 5),), legacy_json=True, cls=_c_Enums_E)
+_v_golden_nameclash_Enums_E_ZERO: _t.Final = _c_Enums_E.ZERO
 _rt.nest_class(Enums, _c_Enums_E, "Enums.E")
 _rt.nest_class(Outer, _c_Outer_Inner_X, "Outer.Inner_X")
 _rt.nest_class(Outer_Inner, _c_Outer_Inner_X_, "Outer_Inner.X")
@@ -4695,10 +4769,11 @@ Holder._pb_info = _rt.MessageInfo(
 Enums._pb_info = _rt.MessageInfo(
     'golden.nameclash.Enums',
     (
-        _rt.FieldInfo(1, 'e', 'e', 'e', 14, presence=True, enum=_e_Enums_E, default=0),  # optional golden.nameclash.Enums.E e = 1;
+        _rt.FieldInfo(1, 'e', 'e', 'e', 14, presence=True, enum=_e_Enums_E, default=_v_golden_nameclash_Enums_E_ZERO),  # optional golden.nameclash.Enums.E e = 1;
+        _rt.FieldInfo(2, 'type', 'type', 'type', 5, presence=True, default=0),  # optional int32 type = 2;
     ),
     (), legacy_json=True,
-    layout=(('_f_e', '_pb_p0', 1),),
+    layout=(('_f_e', '_pb_p0', 1), ('_f_type', '_pb_p0', 2)),
 )
 _c_Outer_Inner_X._pb_info = _rt.MessageInfo(
     'golden.nameclash.Outer.Inner_X',
