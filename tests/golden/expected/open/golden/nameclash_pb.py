@@ -2667,7 +2667,7 @@ class Enums(_rt.Message):
         _x2 = self.type
         if _x2 is not None:
             _out.append(',"type":')
-            _out.append(str(_x2) if type(_x2) is int else _rt.json_out_int(_x2))
+            _out.append(str(int(_x2)))
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
