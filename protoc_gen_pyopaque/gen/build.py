@@ -16,7 +16,8 @@ from ..runtime._wire import WIRE_END_GROUP, WIRE_LEN
 from . import pyexpr
 from .pyexpr import docstring, tag_write
 from .views import (
-    DispatchNode, EnumView, ExtensionView, FieldView, FileView, JsonView, MessageView, KindCodec, OneofView,
+    DispatchChunk, DispatchNode, EnumView, ExtensionView, FieldView, FileView, JsonView, MessageView, KindCodec,
+    OneofView,
 )
 
 WKT_BASES: Final = {
@@ -41,6 +42,11 @@ SLOTS_WIDTH: Final = 83
 REGISTERED_WIDTH: Final = 78
 NAMES_WIDTH: Final = 78  # _t.Literal[... in _rt.Names[... in a class body
 DISPATCH_LEAF_SIZE: Final = 8  # tag cases tested linearly before splitting by value
+# pyright gives up analysing a function whose code flow complexity passes a fixed 768 ("code is too
+# complex to analyze", an error in strict mode). A parse method whose dispatch cases would pass
+# PARSE_COMPLEXITY_BUDGET by the estimates of _merge_weight, _scan_weight and _json_weight
+# (measured on generated code) hands runs of its cases to methods of their own (DispatchChunk).
+PARSE_COMPLEXITY_BUDGET: Final = 640
 # How the values of each field kind are typed and read and written, in binary and in ProtoJSON
 # (templates/_codec.py.j2 branches on the shape, templates/_json.py.j2 on the JSON form).
 _SCALAR_CODECS: Final = {
@@ -157,8 +163,9 @@ class _Refs:
 
 
 class _Builder:
-    def __init__(self, file: File, schema: Schema, is_twin: bool) -> None:
+    def __init__(self, file: File, schema: Schema, is_twin: bool, parse_budget: int) -> None:
         self.file = file
+        self.parse_budget = parse_budget
         self.schema = schema
         self.is_twin = is_twin
         self.names = names.allocate(file, schema)
@@ -348,6 +355,14 @@ class _Builder:
         extendable = bool(msg.extension_ranges)
         nested_ext = [self.extension(x, py) for x in msg.extensions]
         by_number = sorted(fields, key=lambda f: f.number)
+        cases = _dispatch_cases(fields)
+        dispatch, merge_chunks = _chunked(cases, [_merge_weight(f, mode) for _, f, mode in cases], self.parse_budget,
+                                          inline_first=True)
+        scans = has_scan(level) and msg.full_name not in self.needs_required
+        scan_dispatch, scan_chunks = dispatch, merge_chunks
+        if scans:
+            scan_dispatch, scan_chunks = _chunked(cases, [_scan_weight(f, mode) for _, f, mode in cases],
+                                                  self.parse_budget, inline_first=True)
         view = MessageView(
             class_name=qual.rsplit(".", 1)[-1], qualname=qual, py_name=py,
             style=level.name.lower(), is_open=level is ApiLevel.OPEN, is_opaque=level is ApiLevel.OPAQUE,
@@ -355,11 +370,11 @@ class _Builder:
             slots=slots, slots_literal=pyexpr.wrapped_list([json.dumps(s) for s in slots], SLOTS_WIDTH)
             + ("," if len(slots) == 1 else ""), fields=fields, fields_by_number=by_number, plain_fields=plain, oneofs=oneofs, presence_words=words,
             messages=nested, enums=enums, nested_extensions=nested_ext,
-            dispatch=_dispatch(fields), encode_order=_encode_order(by_number), extendable=extendable,
+            dispatch=dispatch, merge_chunks=merge_chunks, scan_dispatch=scan_dispatch, scan_chunks=scan_chunks,
+            scan_map_fields=_own_maps(fields, scan_chunks), encode_order=_encode_order(by_number), extendable=extendable,
             checks_required=msg.full_name in self.needs_required,
             lazy_capable=lazy_capable, lazy_fields=[f for f in fields if f.lazy],
-            scans=has_scan(level) and msg.full_name not in self.needs_required,
-            wide_tags=any(f.number >= 16 for f in fields),
+            scans=scans, wide_tags=any(f.number >= 16 for f in fields),
             info_expr=pyexpr.message_info(msg, [(f.info_expr, f.declaration) for f in fields],
                                           [(o.name, [f.number for f in o.fields]) for o in oneofs],
                                           [_layout_entry(f) for f in fields]),
@@ -370,7 +385,11 @@ class _Builder:
         if msg.full_name not in JSON_SPECIAL_FORMS and keys is not None:
             view.json_fast = True
             view.json_keys = keys
-            view.json_dispatch = _split(sorted(((f.number, f, "json") for f in fields), key=lambda c: c[0]))
+            view.json_dispatch, view.json_chunks = _chunked(
+                sorted(((f.number, f, "json") for f in fields), key=lambda c: c[0]),
+                [_json_weight(f) for f in fields], self.parse_budget, inline_first=False)
+        for i, o in enumerate(oneofs):
+            o.json_seen = f"_seen[{i}]" if view.json_chunks else f"{o.case_slot}_seen"
         self.all_messages.append(view)
         return view
 
@@ -402,7 +421,7 @@ class _Builder:
             twin_module=twin, is_twin=self.is_twin, comment=docstring(file.comment),
             enum_defaults=[(name, self.refs.enum_member(enum, number))
                            for (enum, number), name in self.names.enum_defaults.items()],
-            uses_enum=bool(self.all_enums),
+            uses_enum=bool(self.all_enums), uses_itertools=any(m.json_chunks for m in self.all_messages),
             capital_slots=any(CAPITALS.fullmatch(f.slot) for m in self.all_messages for f in m.fields),
             descriptor=repr((file.name, file.descriptor,
                              tuple((d, names.import_path(d)) for d in file.dependencies))),
@@ -474,7 +493,7 @@ def _layout_entry(f: FieldView) -> str | tuple[str, str] | tuple[str, str, int |
     return f.slot
 
 
-def _dispatch(fields: list[FieldView]) -> DispatchNode:
+def _dispatch_cases(fields: list[FieldView]) -> list[tuple[int, FieldView, str]]:
     cases: list[tuple[int, FieldView, str]] = []
     for f in fields:
         if f.codec.shape == "group":
@@ -487,7 +506,7 @@ def _dispatch(fields: list[FieldView]) -> DispatchNode:
         else:
             cases.append((f.tag, f, "one"))
     cases.sort(key=lambda c: c[0])
-    return _split(cases)
+    return cases
 
 
 def _json_keys(fields: list[FieldView]) -> list[tuple[str, int]] | None:
@@ -524,7 +543,78 @@ def _split(cases: list[tuple[int, FieldView, str]]) -> DispatchNode:
     return DispatchNode(cases=[], pivot=cases[mid][0], low=_split(cases[:mid]), high=_split(cases[mid:]))
 
 
-def build_file_view(file: File, schema: Schema, *, is_twin: bool = False, parameter: str = "") -> FileView:
+def _merge_weight(f: FieldView, mode: str) -> float:
+    """The estimated pyright complexity of _pb_merge's case for ``f`` read in ``mode``."""
+    if mode == "map":
+        return 45.0 if f.map_value is not None and f.map_value.is_message else 34.0  # a loop of its own
+    if f.lazy or f.lazy_elements:
+        return 32.0
+    if mode == "packed":
+        return 9.0
+    if f.message_ref:
+        return 14.0 if mode == "group" else 18.0
+    return 12.0 if f.closed_enum else 10.0
+
+
+def _scan_weight(f: FieldView, mode: str) -> float:
+    """The estimated pyright complexity of _pb_scan's case for ``f`` read in ``mode`` (the scan
+    also checks whether the input is canonical)."""
+    if mode == "map":
+        return 68.0
+    if mode == "group":
+        return 8.0
+    return 21.0 if f.message_ref or f.closed_enum or f.codec.shape in ("string", "bytes") else 16.0
+
+
+def _json_weight(f: FieldView) -> float:
+    """The estimated pyright complexity of _pb_json_merge's case for ``f``."""
+    if f.json.form in ("int64", "enum", "null"):
+        return 7.0
+    return 6.0 if f.is_map else 4.0
+
+
+def _chunked(cases: list[tuple[int, FieldView, str]], weights: list[float], budget: int, *,
+             inline_first: bool) -> tuple[DispatchNode, list[DispatchChunk]]:
+    """The dispatch over ``cases`` (sorted by value), of estimated complexities ``weights``: one
+    tree, or past ``budget``, runs of consecutive cases of about equal weight, each decoded by a
+    method of its own (DispatchChunk), and the tree that picks the run. ``inline_first``: the
+    tree decodes the first run itself (the lowest numbers, often the most common fields, read
+    without a call)."""
+    total = sum(weights)
+    if total <= budget:
+        return _split(cases), []
+    count = -(-total // max(budget - max(weights), 1))  # a run may pass its share by one case
+    runs: list[list[tuple[int, FieldView, str]]] = [[] for _ in range(int(count))]
+    done = 0.0
+    for case, weight in zip(cases, weights):
+        runs[int(done * count // total)].append(case)
+        done += weight
+    runs = [run for run in runs if run]
+    bounds = [None, *(run[0][0] for run in runs[1:]), None]
+    chunks = [DispatchChunk(i if inline_first else i + 1, _split(run), bounds[i], bounds[i + 1], [f for _, f, mode in run if mode == "map"])
+              for i, run in enumerate(runs)]
+    if not inline_first:
+        return _pick_chunk(chunks), chunks
+    return DispatchNode(cases=[], pivot=bounds[1] or 0, low=chunks[0].tree, high=_pick_chunk(chunks[1:])), chunks[1:]
+
+
+def _own_maps(fields: list[FieldView], chunks: list[DispatchChunk]) -> list[FieldView]:
+    """The map fields a dispatch decodes itself, not in its ``chunks``' methods."""
+    elsewhere = {f.number for c in chunks for f in c.map_fields}
+    return [f for f in fields if f.is_map and f.number not in elsewhere]
+
+
+def _pick_chunk(chunks: list[DispatchChunk]) -> DispatchNode:
+    if len(chunks) == 1:
+        return DispatchNode(cases=[], chunk=chunks[0].number)
+    mid = len(chunks) // 2
+    return DispatchNode(cases=[], pivot=chunks[mid].lower or 0, low=_pick_chunk(chunks[:mid]),
+                        high=_pick_chunk(chunks[mid:]))
+
+
+def build_file_view(file: File, schema: Schema, *, is_twin: bool = False, parameter: str = "",
+                    parse_budget: int = PARSE_COMPLEXITY_BUDGET) -> FileView:
     """Decide everything about one generated module (the hybrid twin: ``file.as_opaque()``);
-    ``parameter``: the plugin parameter, named in the module's header."""
-    return replace(_Builder(file, schema, is_twin).build(), parameter=parameter)
+    ``parameter``: the plugin parameter, named in the module's header; ``parse_budget``: the
+    estimated complexity past which parse methods are split (tests force a split with a small one)."""
+    return replace(_Builder(file, schema, is_twin, parse_budget).build(), parameter=parameter)

@@ -62,6 +62,7 @@ class OneofView:
     fields: list[FieldView] = field(default_factory=list)
     comment: str = ""
     member_names: str = ""  # the members' names as string literals, joined by ", " (which()'s type)
+    json_seen: str = ""  # the flag the JSON parser sets on a member (a local, or an item of _seen)
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +207,21 @@ class DispatchNode:
     pivot: int = 0
     low: DispatchNode | None = None
     high: DispatchNode | None = None
+    chunk: int = 0  # not 0: the values here go to that DispatchChunk's method
+
+
+@dataclass(slots=True)
+class DispatchChunk:
+    """A run of a large message's dispatch cases, decoded by a method of its own, so that each
+    method stays within what pyright analyses (it gives up on a function of too many branches).
+    The method loops while the values it reads are in [lower, upper), then returns to the
+    dispatch that called it."""
+
+    number: int  # the method's suffix
+    tree: DispatchNode
+    lower: int | None  # None: no bound
+    upper: int | None
+    map_fields: list[FieldView]  # the maps among its cases (the scan keeps state for each)
 
 
 @dataclass(slots=True)
@@ -227,7 +243,11 @@ class MessageView:
     messages: list[MessageView]
     enums: list[EnumView]
     nested_extensions: list[ExtensionView]
-    dispatch: DispatchNode
+    dispatch: DispatchNode  # _pb_merge's
+    merge_chunks: list[DispatchChunk]  # the methods a large message's _pb_merge hands runs of cases to
+    scan_dispatch: DispatchNode  # _pb_scan's (dispatch itself unless the message is split)
+    scan_chunks: list[DispatchChunk]
+    scan_map_fields: list[FieldView]  # the maps _pb_scan decodes itself (the scan keeps state for each)
     encode_order: list[FieldView | OneofView]  # by field number; a oneof at its first member
     extendable: bool
     checks_required: bool
@@ -244,6 +264,7 @@ class MessageView:
     inline_reflection: bool = False
     json_keys: list[tuple[str, int]] = field(default_factory=list)  # (key literal, field number)
     json_dispatch: DispatchNode | None = None  # over field numbers
+    json_chunks: list[DispatchChunk] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -266,6 +287,7 @@ class FileView:
     # the constants holding the closed enum members that fields default to: (name, member)
     enum_defaults: list[tuple[str, str]]
     uses_enum: bool  # the module defines enums: it imports enum
+    uses_itertools: bool  # a large message's JSON parser hands its items on (itertools.chain)
     capital_slots: bool  # a field's attribute is all capitals (FIELD_NAME11), a constant to pyright
     parameter: str = ""  # the plugin parameter, for the header
     runtime_package: str = RUNTIME_PACKAGE

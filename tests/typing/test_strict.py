@@ -2,9 +2,11 @@
 strict mode, in every style; user code gets precise types, and mistakes fail both checkers.
 
 One checker run per style and checker covers the golden protos (the hostile names of
-nameclash.proto and the gRPC modules of services.proto among them), the examples and user
-code; the shipped well-known types join the open run (pyright: mypy checks them with the
-package, test_project_passes_mypy_strict).
+nameclash.proto and the gRPC modules of services.proto among them), the examples, Google's
+conformance protos (messages of over a hundred fields: their parse methods are split for
+pyright's complexity limit, gen/build.py PARSE_COMPLEXITY_BUDGET) and user code; the shipped
+well-known types join the open run (pyright: mypy checks them with the package,
+test_project_passes_mypy_strict).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conformance import harness
 from tests.golden.golden import PROTOS, importable, proto_files
 from tools.generate import REPO, generate
 
@@ -165,8 +168,8 @@ CHECKERS = {"mypy": mypy, "pyright": pyright}
 
 @pytest.fixture(scope="module", params=sorted(STYLES))
 def style_root(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
-    """The golden protos and the examples generated in one style (the gRPC modules with the
-    open and opaque ones), under one folder."""
+    """The golden protos, the examples (the gRPC modules with the open and opaque ones) and the
+    conformance protos generated in one style, under one folder."""
     style: str = request.param
     options, golden = STYLES[style]
     root = tmp_path_factory.mktemp(f"strict-{style}")
@@ -177,6 +180,11 @@ def style_root(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
         generate(proto_files(), [PROTOS], root, options=options)
     examples = [str(p.relative_to(EXAMPLES)) for p in sorted(EXAMPLES.rglob("*.proto"))]
     generate(examples, [EXAMPLES], root, options=options, grpc_options=grpc)
+    try:
+        runner = harness.find_runner()
+    except harness.SetupError:
+        return style, root  # without the conformance protos: tests/conformance skip, saying why
+    shutil.copytree(harness.ensure_generated(harness.STYLES[style], runner) / "conformance", root / "conformance")
     return style, root
 
 
