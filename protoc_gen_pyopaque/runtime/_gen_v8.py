@@ -1,4 +1,4 @@
-"""Surface 8 (7 + NESTING_CHECKED, the lazy mode of decoding checked kept bytes, JSON printed as parts of one text, ``_pb_json_write``, the validating scan's helpers, and read_len, the parse's slow path of a length prefix): the one module generated code imports from the runtime (as ``_rt``).
+"""Surface 8 (7 + NESTING_CHECKED, the lazy mode of decoding checked kept bytes, JSON printed as parts of one text, ``_pb_json_write``, the validating scan's helpers, and read_len, the slow path of a length prefix): the one module generated code imports from the runtime (as ``_rt``).
 
 Only re-exports, so that the runtime can change behind them. A generated module imports the
 surface it was generated for, ``_gen_v<N>``: a runtime without it fails that import, naming
@@ -37,7 +37,7 @@ from ._json_gen import (
 )
 from ._kept import (
     NESTING_CHECKED, check_structure, keep_fields, keep_input, kept_bytes, kept_verbatim, map_keys_unique, signalling_f32,
-    scan_by_decode, scan_packed_fixed, scan_packed_varints, scan_string, scan_unknown, scan_varint,
+    scan_by_decode, scan_packed_fixed, scan_packed_varints, scan_unknown, scan_varint,
 )
 from ._output import finish_len, splices, write_raw, write_span
 from ._packed import (
@@ -84,7 +84,7 @@ __all__ = [
     "kept_verbatim", "map_keys_unique", "merge_extension", "merge_unknown", "nest_class", "nested_too_deep",
     "out_of_range", "overrun", "protoopaque_selected", "read_f32_le", "read_f64_le", "read_i32_le",
     "read_i64_le", "read_len", "register_extension", "register_messages", "round_f32", "scan_by_decode",
-    "scan_packed_fixed", "scan_packed_varints", "scan_string", "scan_unknown", "scan_varint", "signalling_f32",
+    "scan_packed_fixed", "scan_packed_varints", "scan_unknown", "scan_varint", "signalling_f32",
     "skip_field", "skip_varint", "splices", "struct_error", "too_deep", "type", "valid_utf8", "value_eq",
     "varint_size", "write_extensions", "write_f32_le", "write_f64_le", "write_fixed32", "write_fixed64",
     "write_i32_le", "write_i64_le", "write_packed", "write_raw", "write_span", "write_varint",

@@ -10,7 +10,7 @@ from mypy_extensions import mypyc_attr
 
 from . import _wire as wire
 from ._codec import WIRE_OF_KIND, read_len, struct_error
-from ._codec_errors import bad_utf8, decode_failure, field_label, overrun, too_deep
+from ._codec_errors import decode_failure, field_label, too_deep
 from ._extensions import merge_extension
 from .errors import DecodeError
 from .reflect import TYPE_GROUP, TYPE_MESSAGE, ExtensionInfo, MessageInfo
@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # i64: an annotation only (mypyc compiles it to a C int64_t, 
 
 __all__ = ["check_structure", "nesting_bound", "UNBOUNDED", "NESTING_CHECKED", "KeptInput",
            "keep_input", "keep_fields", "kept_fields", "kept_bytes", "kept_verbatim", "scan_unknown",
-           "scan_by_decode", "scan_varint", "scan_string", "scan_packed_varints", "scan_packed_fixed", "signalling_f32",
+           "scan_by_decode", "scan_varint", "scan_packed_varints", "scan_packed_fixed", "signalling_f32",
            "map_keys_unique"]
 
 # The ``lazy`` argument of _pb_merge: false decodes everything; true keeps [lazy] fields' bytes,
@@ -357,27 +357,6 @@ def scan_varint(buf: bytes, pos: i64, kind: i64) -> i64:
     else:  # an int32 below zero: ten bytes, bits 31 to 63 set
         canonical = size == _MAX_VARINT_BYTES and last == 1 and wire.dec_varint(buf, start)[0] >> 31 == _INT32_NEGATIVE_TOP
     return pos if canonical else ~pos
-
-
-def scan_string(cls: Any, buf: bytes, tag: i64, pos: i64, end: i64, utf8: bool, implicit: bool) -> i64:
-    """Check the string or bytes value at ``pos`` as a decode would (a length prefix, a value that
-    ends by ``end`` and, with ``utf8``, is valid UTF-8), errors naming ``cls``; return the position
-    after it, or its bitwise complement (negative) when it is not what the encoder writes: a length
-    prefix longer than it needs to be or, ``implicit`` (a field without presence), an empty value.
-    One call for what the scan of a string field does (a call it makes anyway for the UTF-8)."""
-    n: i64 = buf[pos]
-    canonical = True
-    if n < 0x80:
-        pos += 1
-    else:
-        n, pos = wire.dec_len(buf, pos)
-        canonical = buf[pos - 1] != 0
-    stop = pos + n
-    if stop > end:
-        raise overrun(cls, tag, pos, n)
-    if utf8 and not wire.valid_utf8(buf, pos, stop):
-        raise bad_utf8(cls, tag, pos)
-    return stop if canonical and (n or not implicit) else ~stop
 
 
 def scan_packed_varints(buf: bytes, pos: i64, end: i64, kind: i64, known: dict[int, str] | None) -> bool:

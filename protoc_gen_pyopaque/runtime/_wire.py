@@ -323,7 +323,8 @@ def valid_utf8(buf: bytes, pos: i64, end: i64) -> bool:
 
     Compiled, ASCII text (the common case) is checked eight bytes at a time, the last word
     overlapping the one before (or, for text under eight bytes, the word that ends with it,
-    its other bytes shifted out); other text is decoded, which is the fastest full check.
+    its other bytes shifted out); other text is decoded, which is the fastest full check (and,
+    interpreted, the only one: inline, no call more).
     """
     if NATIVE:
         high: i64 = 0x80808080  # not a module constant: one beyond 62 bits stays boxed (mypyc)
@@ -331,23 +332,15 @@ def valid_utf8(buf: bytes, pos: i64, end: i64) -> bool:
         n = end - pos
         if n >= 8:
             at = pos
-            while at + 8 <= end:
-                if read_i64_le(buf, at) & high:
-                    return _decodes(buf, pos, end)
+            while at + 8 <= end and not read_i64_le(buf, at) & high:
                 at += 8
-            if at == end or not read_i64_le(buf, end - 8) & high:
+            if at == end or (at + 8 > end and not read_i64_le(buf, end - 8) & high):
                 return True
-            return _decodes(buf, pos, end)
-        if n <= 0:
+        elif n <= 0:
             return True
-        if end >= 8:  # the top n bytes of the word that ends at ``end``; a sign bit shifted in is one of them
+        elif end >= 8:  # the top n bytes of the word that ends at ``end``; a sign bit shifted in is one of them
             if not (read_i64_le(buf, end - 8) >> ((8 - n) * 8)) & high:
                 return True
-            return _decodes(buf, pos, end)
-    return _decodes(buf, pos, end)
-
-
-def _decodes(buf: bytes, pos: i64, end: i64) -> bool:
     try:
         buf[pos:end].decode()
     except UnicodeDecodeError:

@@ -245,18 +245,32 @@ class Any(_rt.AnyBase):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _pos = _rt.scan_string(Any, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Any, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Any, _tag, _pos)
+                    _pos = _e
                 elif _tag == 18:
                     if _rank >= 2:
                         _canon = False
                     _rank = 2
-                    _pos = _rt.scan_string(Any, _buf, _tag, _pos, _end, False, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Any, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    _pos = _e
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(Any, _buf, _tag, _pos, _end, _depth)

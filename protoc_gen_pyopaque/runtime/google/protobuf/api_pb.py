@@ -365,7 +365,6 @@ class Api(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.syntax = _iv
-
                 elif _tag == 66:
                     _e = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _e <= _end:
@@ -408,10 +407,18 @@ class Api(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _pos = _rt.scan_string(Api, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Api, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Api, _tag, _pos)
+                    _pos = _e
                 elif _tag == 18:
                     if _rank > 2:
                         _canon = False
@@ -448,10 +455,18 @@ class Api(_rt.Message):
                     if _rank >= 4:
                         _canon = False
                     _rank = 4
-                    _pos = _rt.scan_string(Api, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Api, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Api, _tag, _pos)
+                    _pos = _e
                 elif _tag == 42:
                     if _rank >= 5:
                         _canon = False
@@ -501,10 +516,18 @@ class Api(_rt.Message):
                     if _rank >= 8:
                         _canon = False
                     _rank = 8
-                    _pos = _rt.scan_string(Api, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Api, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Api, _tag, _pos)
+                    _pos = _e
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(Api, _buf, _tag, _pos, _end, _depth)
@@ -1029,7 +1052,6 @@ class Method(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_varint(_buf, _pos)
                     self.request_streaming = _iv != 0
-
                 elif _tag == 34:
                     _e = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _e <= _end:
@@ -1045,7 +1067,6 @@ class Method(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_varint(_buf, _pos)
                     self.response_streaming = _iv != 0
-
                 elif _tag == 50:
                     _e = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _e <= _end:
@@ -1065,7 +1086,6 @@ class Method(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.syntax = _iv
-
                 elif _tag == 66:
                     _e = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _e <= _end:
@@ -1108,18 +1128,34 @@ class Method(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _pos = _rt.scan_string(Method, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Method, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Method, _tag, _pos)
+                    _pos = _e
                 elif _tag == 18:
                     if _rank >= 2:
                         _canon = False
                     _rank = 2
-                    _pos = _rt.scan_string(Method, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Method, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Method, _tag, _pos)
+                    _pos = _e
                 elif _tag == 24:
                     if _rank >= 3:
                         _canon = False
@@ -1137,10 +1173,18 @@ class Method(_rt.Message):
                     if _rank >= 4:
                         _canon = False
                     _rank = 4
-                    _pos = _rt.scan_string(Method, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Method, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Method, _tag, _pos)
+                    _pos = _e
                 elif _tag == 40:
                     if _rank >= 5:
                         _canon = False
@@ -1187,10 +1231,18 @@ class Method(_rt.Message):
                     if _rank >= 8:
                         _canon = False
                     _rank = 8
-                    _pos = _rt.scan_string(Method, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Method, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Method, _tag, _pos)
+                    _pos = _e
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(Method, _buf, _tag, _pos, _end, _depth)
@@ -1640,18 +1692,34 @@ class Mixin(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _pos = _rt.scan_string(Mixin, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Mixin, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Mixin, _tag, _pos)
+                    _pos = _e
                 elif _tag == 18:
                     if _rank >= 2:
                         _canon = False
                     _rank = 2
-                    _pos = _rt.scan_string(Mixin, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Mixin, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Mixin, _tag, _pos)
+                    _pos = _e
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(Mixin, _buf, _tag, _pos, _end, _depth)

@@ -188,7 +188,6 @@ class Duration(_rt.DurationBase):
                     else:
                         _iv, _pos = _rt.dec_int64(_buf, _pos)
                     self.seconds = _iv
-
                 elif _tag == 16:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -196,7 +195,6 @@ class Duration(_rt.DurationBase):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.nanos = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos

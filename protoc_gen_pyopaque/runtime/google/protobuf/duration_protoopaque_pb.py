@@ -173,7 +173,6 @@ class Duration(_rt.DurationBase):
                     else:
                         _iv, _pos = _rt.dec_int64(_buf, _pos)
                     self._f_seconds = _iv
-
                 elif _tag == 16:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -181,7 +180,6 @@ class Duration(_rt.DurationBase):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self._f_nanos = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos

@@ -218,10 +218,16 @@ class Struct(_rt.StructBase):
                             if _st != 0:
                                 _canon = False
                             _st = 1
-                            _pos = _rt.scan_string(Struct, _buf, _tag, _pos, _ee, True, False)
-                            if _pos < 0:
-                                _pos = ~_pos
-                                _canon = False
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _ee:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Struct, _buf, _tag, _pos, _ee)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Struct, _tag, _pos)
+                            _pos = _e
                         elif _etag == 18:
                             if _st != 1:
                                 _canon = False
@@ -636,13 +642,11 @@ class Value(_rt.ValueBase):
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self._oc_kind = 1
                     self._ov_kind = _iv
-
                 elif _tag == 17:
                     _fv = _rt.read_f64_le(_buf, _pos)
                     _pos += 8
                     self._oc_kind = 2
                     self._ov_kind = _fv
-
                 elif _tag == 26:
                     _e = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _e <= _end:
@@ -660,7 +664,6 @@ class Value(_rt.ValueBase):
                         _iv, _pos = _rt.dec_varint(_buf, _pos)
                     self._oc_kind = 4
                     self._ov_kind = _iv != 0
-
                 elif _tag == 42:
                     _e = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _e <= _end:
@@ -743,10 +746,16 @@ class Value(_rt.ValueBase):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _pos = _rt.scan_string(Value, _buf, _tag, _pos, _end, True, False)
-                    if _pos < 0:
-                        _pos = ~_pos
-                        _canon = False
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Value, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Value, _tag, _pos)
+                    _pos = _e
                 elif _tag == 32:
                     if _rank >= 1:
                         _canon = False

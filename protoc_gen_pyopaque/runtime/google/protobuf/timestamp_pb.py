@@ -217,7 +217,6 @@ class Timestamp(_rt.TimestampBase):
                     else:
                         _iv, _pos = _rt.dec_int64(_buf, _pos)
                     self.seconds = _iv
-
                 elif _tag == 16:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -225,7 +224,6 @@ class Timestamp(_rt.TimestampBase):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.nanos = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos

@@ -203,7 +203,6 @@ class Timestamp(_rt.TimestampBase):
                     else:
                         _iv, _pos = _rt.dec_int64(_buf, _pos)
                     self._f_seconds = _iv
-
                 elif _tag == 16:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -211,7 +210,6 @@ class Timestamp(_rt.TimestampBase):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self._f_nanos = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos

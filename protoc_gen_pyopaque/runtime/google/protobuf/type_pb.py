@@ -293,7 +293,6 @@ class Type(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.syntax = _iv
-
                 elif _tag == 58:
                     _e = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _e <= _end:
@@ -336,10 +335,18 @@ class Type(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _pos = _rt.scan_string(Type, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Type, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Type, _tag, _pos)
+                    _pos = _e
                 elif _tag == 18:
                     if _rank > 2:
                         _canon = False
@@ -360,10 +367,16 @@ class Type(_rt.Message):
                     if _rank > 3:
                         _canon = False
                     _rank = 3
-                    _pos = _rt.scan_string(Type, _buf, _tag, _pos, _end, True, False)
-                    if _pos < 0:
-                        _pos = ~_pos
-                        _canon = False
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Type, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Type, _tag, _pos)
+                    _pos = _e
                 elif _tag == 34:
                     if _rank > 4:
                         _canon = False
@@ -413,10 +426,18 @@ class Type(_rt.Message):
                     if _rank >= 7:
                         _canon = False
                     _rank = 7
-                    _pos = _rt.scan_string(Type, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Type, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Type, _tag, _pos)
+                    _pos = _e
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(Type, _buf, _tag, _pos, _end, _depth)
@@ -983,7 +1004,6 @@ class Field(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self.kind = _iv
-
                     elif _tag == 16:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -991,7 +1011,6 @@ class Field(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self.cardinality = _iv
-
                     elif _tag == 24:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -999,7 +1018,6 @@ class Field(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self.number = _iv
-
                     elif _tag == 34:
                         _e = _pos + 1 + (_n := _buf[_pos])
                         if _n < 0x80 and _e <= _end:
@@ -1028,7 +1046,6 @@ class Field(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self.oneof_index = _iv
-
                     elif _tag == 64:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -1036,7 +1053,6 @@ class Field(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_varint(_buf, _pos)
                         self.packed = _iv != 0
-
                     elif _tag == 74:
                         _e = _pos + 1 + (_n := _buf[_pos])
                         if _n < 0x80 and _e <= _end:
@@ -1139,18 +1155,34 @@ class Field(_rt.Message):
                         if _rank >= 4:
                             _canon = False
                         _rank = 4
-                        _pos = _rt.scan_string(Field, _buf, _tag, _pos, _end, True, True)
-                        if _pos < 0:
-                            _pos = ~_pos
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(Field, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        if _e == _pos:
                             _canon = False
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Field, _tag, _pos)
+                        _pos = _e
                     elif _tag == 50:
                         if _rank >= 6:
                             _canon = False
                         _rank = 6
-                        _pos = _rt.scan_string(Field, _buf, _tag, _pos, _end, True, True)
-                        if _pos < 0:
-                            _pos = ~_pos
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(Field, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        if _e == _pos:
                             _canon = False
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Field, _tag, _pos)
+                        _pos = _e
                     else:
                         _rank = 0x20000000
                         _pos = _rt.scan_unknown(Field, _buf, _tag, _pos, _end, _depth)
@@ -1201,18 +1233,34 @@ class Field(_rt.Message):
                         if _rank >= 10:
                             _canon = False
                         _rank = 10
-                        _pos = _rt.scan_string(Field, _buf, _tag, _pos, _end, True, True)
-                        if _pos < 0:
-                            _pos = ~_pos
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(Field, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        if _e == _pos:
                             _canon = False
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Field, _tag, _pos)
+                        _pos = _e
                     elif _tag == 90:
                         if _rank >= 11:
                             _canon = False
                         _rank = 11
-                        _pos = _rt.scan_string(Field, _buf, _tag, _pos, _end, True, True)
-                        if _pos < 0:
-                            _pos = ~_pos
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(Field, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        if _e == _pos:
                             _canon = False
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Field, _tag, _pos)
+                        _pos = _e
                     else:
                         _rank = 0x20000000
                         _pos = _rt.scan_unknown(Field, _buf, _tag, _pos, _end, _depth)
@@ -1727,7 +1775,6 @@ class Enum(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.syntax = _iv
-
                 elif _tag == 50:
                     _e = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _e <= _end:
@@ -1770,10 +1817,18 @@ class Enum(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _pos = _rt.scan_string(Enum, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Enum, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Enum, _tag, _pos)
+                    _pos = _e
                 elif _tag == 18:
                     if _rank > 2:
                         _canon = False
@@ -1839,10 +1894,18 @@ class Enum(_rt.Message):
                     if _rank >= 6:
                         _canon = False
                     _rank = 6
-                    _pos = _rt.scan_string(Enum, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Enum, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Enum, _tag, _pos)
+                    _pos = _e
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(Enum, _buf, _tag, _pos, _end, _depth)
@@ -2185,7 +2248,6 @@ class EnumValue(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.number = _iv
-
                 elif _tag == 26:
                     _e = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _e <= _end:
@@ -2232,10 +2294,18 @@ class EnumValue(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _pos = _rt.scan_string(EnumValue, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(EnumValue, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(EnumValue, _tag, _pos)
+                    _pos = _e
                 elif _tag == 16:
                     if _rank >= 2:
                         _canon = False
@@ -2556,10 +2626,18 @@ class Option(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _pos = _rt.scan_string(Option, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Option, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Option, _tag, _pos)
+                    _pos = _e
                 elif _tag == 18:
                     if _rank >= 2:
                         _canon = False

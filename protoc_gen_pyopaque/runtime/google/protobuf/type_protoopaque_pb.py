@@ -282,7 +282,6 @@ class Type(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self._f_syntax = _iv
-
                 elif _tag == 58:
                     _e = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _e <= _end:
@@ -325,10 +324,18 @@ class Type(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _pos = _rt.scan_string(Type, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Type, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Type, _tag, _pos)
+                    _pos = _e
                 elif _tag == 18:
                     if _rank > 2:
                         _canon = False
@@ -349,10 +356,16 @@ class Type(_rt.Message):
                     if _rank > 3:
                         _canon = False
                     _rank = 3
-                    _pos = _rt.scan_string(Type, _buf, _tag, _pos, _end, True, False)
-                    if _pos < 0:
-                        _pos = ~_pos
-                        _canon = False
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Type, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Type, _tag, _pos)
+                    _pos = _e
                 elif _tag == 34:
                     if _rank > 4:
                         _canon = False
@@ -402,10 +415,18 @@ class Type(_rt.Message):
                     if _rank >= 7:
                         _canon = False
                     _rank = 7
-                    _pos = _rt.scan_string(Type, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Type, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Type, _tag, _pos)
+                    _pos = _e
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(Type, _buf, _tag, _pos, _end, _depth)
@@ -1003,7 +1024,6 @@ class Field(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self._f_kind = _iv
-
                     elif _tag == 16:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -1011,7 +1031,6 @@ class Field(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self._f_cardinality = _iv
-
                     elif _tag == 24:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -1019,7 +1038,6 @@ class Field(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self._f_number = _iv
-
                     elif _tag == 34:
                         _e = _pos + 1 + (_n := _buf[_pos])
                         if _n < 0x80 and _e <= _end:
@@ -1048,7 +1066,6 @@ class Field(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self._f_oneof_index = _iv
-
                     elif _tag == 64:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -1056,7 +1073,6 @@ class Field(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_varint(_buf, _pos)
                         self._f_packed = _iv != 0
-
                     elif _tag == 74:
                         _e = _pos + 1 + (_n := _buf[_pos])
                         if _n < 0x80 and _e <= _end:
@@ -1159,18 +1175,34 @@ class Field(_rt.Message):
                         if _rank >= 4:
                             _canon = False
                         _rank = 4
-                        _pos = _rt.scan_string(Field, _buf, _tag, _pos, _end, True, True)
-                        if _pos < 0:
-                            _pos = ~_pos
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(Field, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        if _e == _pos:
                             _canon = False
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Field, _tag, _pos)
+                        _pos = _e
                     elif _tag == 50:
                         if _rank >= 6:
                             _canon = False
                         _rank = 6
-                        _pos = _rt.scan_string(Field, _buf, _tag, _pos, _end, True, True)
-                        if _pos < 0:
-                            _pos = ~_pos
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(Field, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        if _e == _pos:
                             _canon = False
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Field, _tag, _pos)
+                        _pos = _e
                     else:
                         _rank = 0x20000000
                         _pos = _rt.scan_unknown(Field, _buf, _tag, _pos, _end, _depth)
@@ -1221,18 +1253,34 @@ class Field(_rt.Message):
                         if _rank >= 10:
                             _canon = False
                         _rank = 10
-                        _pos = _rt.scan_string(Field, _buf, _tag, _pos, _end, True, True)
-                        if _pos < 0:
-                            _pos = ~_pos
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(Field, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        if _e == _pos:
                             _canon = False
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Field, _tag, _pos)
+                        _pos = _e
                     elif _tag == 90:
                         if _rank >= 11:
                             _canon = False
                         _rank = 11
-                        _pos = _rt.scan_string(Field, _buf, _tag, _pos, _end, True, True)
-                        if _pos < 0:
-                            _pos = ~_pos
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(Field, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        if _e == _pos:
                             _canon = False
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Field, _tag, _pos)
+                        _pos = _e
                     else:
                         _rank = 0x20000000
                         _pos = _rt.scan_unknown(Field, _buf, _tag, _pos, _end, _depth)
@@ -1781,7 +1829,6 @@ class Enum(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self._f_syntax = _iv
-
                 elif _tag == 50:
                     _e = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _e <= _end:
@@ -1824,10 +1871,18 @@ class Enum(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _pos = _rt.scan_string(Enum, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Enum, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Enum, _tag, _pos)
+                    _pos = _e
                 elif _tag == 18:
                     if _rank > 2:
                         _canon = False
@@ -1893,10 +1948,18 @@ class Enum(_rt.Message):
                     if _rank >= 6:
                         _canon = False
                     _rank = 6
-                    _pos = _rt.scan_string(Enum, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Enum, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Enum, _tag, _pos)
+                    _pos = _e
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(Enum, _buf, _tag, _pos, _end, _depth)
@@ -2278,7 +2341,6 @@ class EnumValue(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self._f_number = _iv
-
                 elif _tag == 26:
                     _e = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _e <= _end:
@@ -2325,10 +2387,18 @@ class EnumValue(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _pos = _rt.scan_string(EnumValue, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(EnumValue, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(EnumValue, _tag, _pos)
+                    _pos = _e
                 elif _tag == 16:
                     if _rank >= 2:
                         _canon = False
@@ -2673,10 +2743,18 @@ class Option(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _pos = _rt.scan_string(Option, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Option, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Option, _tag, _pos)
+                    _pos = _e
                 elif _tag == 18:
                     if _rank >= 2:
                         _canon = False

@@ -98,7 +98,6 @@ class DoubleValue(_rt.Message):
                     _fv = _rt.read_f64_le(_buf, _pos)
                     _pos += 8
                     self.value = _fv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -261,7 +260,6 @@ class FloatValue(_rt.Message):
                     _fv = _rt.read_f32_le(_buf, _pos)
                     _pos += 4
                     self.value = _fv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -429,7 +427,6 @@ class Int64Value(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int64(_buf, _pos)
                     self.value = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -606,7 +603,6 @@ class UInt64Value(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_varint(_buf, _pos)
                     self.value = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -783,7 +779,6 @@ class Int32Value(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.value = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -960,7 +955,6 @@ class UInt32Value(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_uint32(_buf, _pos)
                     self.value = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -1137,7 +1131,6 @@ class BoolValue(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_varint(_buf, _pos)
                     self.value = _iv != 0
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -1344,10 +1337,18 @@ class StringValue(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _pos = _rt.scan_string(StringValue, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(StringValue, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(StringValue, _tag, _pos)
+                    _pos = _e
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(StringValue, _buf, _tag, _pos, _end, _depth)
@@ -1517,10 +1518,16 @@ class BytesValue(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _pos = _rt.scan_string(BytesValue, _buf, _tag, _pos, _end, False, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(BytesValue, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    _pos = _e
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(BytesValue, _buf, _tag, _pos, _end, _depth)

@@ -91,7 +91,6 @@ class DoubleValue(_rt.Message):
                     _fv = _rt.read_f64_le(_buf, _pos)
                     _pos += 8
                     self._f_value = _fv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -278,7 +277,6 @@ class FloatValue(_rt.Message):
                     _fv = _rt.read_f32_le(_buf, _pos)
                     _pos += 4
                     self._f_value = _fv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -470,7 +468,6 @@ class Int64Value(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int64(_buf, _pos)
                     self._f_value = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -671,7 +668,6 @@ class UInt64Value(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_varint(_buf, _pos)
                     self._f_value = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -872,7 +868,6 @@ class Int32Value(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self._f_value = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -1073,7 +1068,6 @@ class UInt32Value(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_uint32(_buf, _pos)
                     self._f_value = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -1274,7 +1268,6 @@ class BoolValue(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_varint(_buf, _pos)
                     self._f_value = _iv != 0
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -1505,10 +1498,18 @@ class StringValue(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _pos = _rt.scan_string(StringValue, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(StringValue, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(StringValue, _tag, _pos)
+                    _pos = _e
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(StringValue, _buf, _tag, _pos, _end, _depth)
@@ -1702,10 +1703,16 @@ class BytesValue(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _pos = _rt.scan_string(BytesValue, _buf, _tag, _pos, _end, False, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(BytesValue, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    _pos = _e
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(BytesValue, _buf, _tag, _pos, _end, _depth)

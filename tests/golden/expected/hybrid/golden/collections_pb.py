@@ -119,7 +119,6 @@ class _c_Collections_Item(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.color = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -154,10 +153,18 @@ class _c_Collections_Item(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _pos = _rt.scan_string(_c_Collections_Item, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(_c_Collections_Item, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(_c_Collections_Item, _tag, _pos)
+                    _pos = _e
                 elif _tag == 16:
                     if _rank >= 2:
                         _canon = False
@@ -654,7 +661,6 @@ class Collections(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self.packed_ints.append(_iv)
-
                     elif _tag == 10:
                         _e = _pos + 1 + (_n := _buf[_pos])
                         if _n < 0x80 and _e <= _end:
@@ -691,7 +697,6 @@ class Collections(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self.colors.append(_iv)
-
                     elif _tag == 34:
                         _e = _pos + 1 + (_n := _buf[_pos])
                         if _n < 0x80 and _e <= _end:
@@ -889,7 +894,6 @@ class Collections(_rt.Message):
                         _fv = _rt.read_f32_le(_buf, _pos)
                         _pos += 4
                         self.ratios.append(_fv)
-
                     elif _tag == 98:
                         _p12 = _pos
                         _ee = _pos + 1 + (_n := _buf[_pos])
@@ -937,7 +941,6 @@ class Collections(_rt.Message):
                             _iv, _pos = _rt.dec_int64(_buf, _pos)
                         self._oc_choice = 13
                         self._ov_choice = _iv
-
                     else:
                         if _tag == _end_tag:
                             return _pos
@@ -1005,10 +1008,16 @@ class Collections(_rt.Message):
                         if _rank > 2:
                             _canon = False
                         _rank = 2
-                        _pos = _rt.scan_string(Collections, _buf, _tag, _pos, _end, True, False)
-                        if _pos < 0:
-                            _pos = ~_pos
-                            _canon = False
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Collections, _tag, _pos)
+                        _pos = _e
                     elif _tag == 26:
                         if _rank > 3:
                             _canon = False
@@ -1073,10 +1082,16 @@ class Collections(_rt.Message):
                                 if _st != 0:
                                     _canon = False
                                 _st = 1
-                                _pos = _rt.scan_string(Collections, _buf, _tag, _pos, _ee, True, False)
-                                if _pos < 0:
-                                    _pos = ~_pos
-                                    _canon = False
+                                _e = _pos + 1 + (_n := _buf[_pos])
+                                if _n < 0x80 and _e <= _ee:
+                                    _pos += 1
+                                else:
+                                    _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _ee)
+                                    if _buf[_pos - 1] == 0:
+                                        _canon = False
+                                if not _rt.valid_utf8(_buf, _pos, _e):
+                                    raise _rt.bad_utf8(Collections, _tag, _pos)
+                                _pos = _e
                             elif _etag == 16:
                                 if _st != 1:
                                     _canon = False
@@ -1162,10 +1177,16 @@ class Collections(_rt.Message):
                         if _rank >= 7:
                             _canon = False
                         _rank = 7
-                        _pos = _rt.scan_string(Collections, _buf, _tag, _pos, _end, True, False)
-                        if _pos < 0:
-                            _pos = ~_pos
-                            _canon = False
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Collections, _tag, _pos)
+                        _pos = _e
                     elif _tag == 66:
                         if _rank >= 7:
                             _canon = False
@@ -1296,10 +1317,16 @@ class Collections(_rt.Message):
                                 if _st != 0:
                                     _canon = False
                                 _st = 1
-                                _pos = _rt.scan_string(Collections, _buf, _tag, _pos, _ee, True, False)
-                                if _pos < 0:
-                                    _pos = ~_pos
-                                    _canon = False
+                                _e = _pos + 1 + (_n := _buf[_pos])
+                                if _n < 0x80 and _e <= _ee:
+                                    _pos += 1
+                                else:
+                                    _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _ee)
+                                    if _buf[_pos - 1] == 0:
+                                        _canon = False
+                                if not _rt.valid_utf8(_buf, _pos, _e):
+                                    raise _rt.bad_utf8(Collections, _tag, _pos)
+                                _pos = _e
                             elif _etag == 21:
                                 if _st != 1:
                                     _canon = False

@@ -114,7 +114,6 @@ class _c_LogEntry_Detail(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.level = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -149,10 +148,16 @@ class _c_LogEntry_Detail(_rt.Message):
                     if _rank > 1:
                         _canon = False
                     _rank = 1
-                    _pos = _rt.scan_string(_c_LogEntry_Detail, _buf, _tag, _pos, _end, True, False)
-                    if _pos < 0:
-                        _pos = ~_pos
-                        _canon = False
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(_c_LogEntry_Detail, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(_c_LogEntry_Detail, _tag, _pos)
+                    _pos = _e
                 elif _tag == 16:
                     if _rank >= 2:
                         _canon = False
@@ -418,7 +423,6 @@ class LogEntry(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int64(_buf, _pos)
                     self.timestamp = _iv
-
                 elif _tag == 18:
                     _e = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _e <= _end:
@@ -510,10 +514,16 @@ class LogEntry(_rt.Message):
                     if _rank >= 2:
                         _canon = False
                     _rank = 2
-                    _pos = _rt.scan_string(LogEntry, _buf, _tag, _pos, _end, True, False)
-                    if _pos < 0:
-                        _pos = ~_pos
-                        _canon = False
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(LogEntry, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(LogEntry, _tag, _pos)
+                    _pos = _e
                 elif _tag == 26:
                     if _rank >= 3:
                         _canon = False
@@ -882,10 +892,16 @@ class Envelope(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _pos = _rt.scan_string(Envelope, _buf, _tag, _pos, _end, True, False)
-                    if _pos < 0:
-                        _pos = ~_pos
-                        _canon = False
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Envelope, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Envelope, _tag, _pos)
+                    _pos = _e
                 elif _tag == 18:
                     if _rank >= 2:
                         _canon = False
@@ -1109,7 +1125,6 @@ class Node(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.value = _iv
-
                 elif _tag == 18:
                     _e = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _e <= _end:

@@ -98,7 +98,6 @@ class _c_Edition2023_Child(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.value = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -426,7 +425,6 @@ class Edition2023(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self.explicit_by_default = _iv
-
                     elif _tag == 16:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -434,7 +432,6 @@ class Edition2023(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self.implicit = _iv
-
                     elif _tag == 24:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -442,7 +439,6 @@ class Edition2023(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self.required_legacy = _iv
-
                     elif _tag == 32:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -450,7 +446,6 @@ class Edition2023(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self.expanded.append(_iv)
-
                     elif _tag == 34:
                         _e = _pos + 1 + (_n := _buf[_pos])
                         if _n < 0x80 and _e <= _end:

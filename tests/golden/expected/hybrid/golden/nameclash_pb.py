@@ -115,7 +115,6 @@ class buf(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.a = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -300,7 +299,6 @@ class m4(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.a = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -485,7 +483,6 @@ class i5(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.a = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -638,7 +635,6 @@ class key6(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.a = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -791,7 +787,6 @@ class class_(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.a = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -1468,7 +1463,6 @@ class Private_(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.a = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -2302,7 +2296,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.has_pick_ = _iv
-
                         elif _tag == 88:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -2310,7 +2303,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.foo = _iv
-
                         elif _tag == 96:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -2318,7 +2310,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.get_foo_ = _iv
-
                         elif _tag == 104:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -2326,7 +2317,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.int_ = _iv
-
                         else:
                             if _tag == _end_tag:
                                 return _pos
@@ -2340,7 +2330,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.classmethod_ = _iv
-
                         elif _tag == 120:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -2348,7 +2337,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.parse_ = _iv
-
                         elif _tag == 128:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -2356,7 +2344,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.self_ = _iv
-
                         elif _tag == 136:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -2364,7 +2351,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.x_ = _iv
-
                         elif _tag == 144:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -2372,7 +2358,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.y__ = _iv
-
                         else:
                             if _tag == _end_tag:
                                 return _pos
@@ -2385,7 +2370,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.pb_info_ = _iv
-
                         elif _tag == 160:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -2393,7 +2377,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.x__ = _iv
-
                         elif _tag == 170:
                             _e = _pos + 1 + (_n := _buf[_pos])
                             if _n < 0x80 and _e <= _end:
@@ -2414,7 +2397,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.buf_ = _iv
-
                         elif _tag == 184:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -2422,7 +2404,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.type = _iv
-
                         elif _tag == 192:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -2430,7 +2411,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.FIELD_NAME = _iv
-
                         else:
                             if _tag == _end_tag:
                                 return _pos
@@ -3203,7 +3183,6 @@ class Enums(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.type = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -3424,7 +3403,6 @@ class _c_Outer_Inner_X(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.a = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -3810,7 +3788,6 @@ class _c_Outer_Inner_X_(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.a = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos

@@ -121,7 +121,6 @@ class _c_LogEntry_Detail(_rt.Message):
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self._f_level = _iv
                     self._pb_p0 |= 1
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -156,10 +155,16 @@ class _c_LogEntry_Detail(_rt.Message):
                     if _rank > 1:
                         _canon = False
                     _rank = 1
-                    _pos = _rt.scan_string(_c_LogEntry_Detail, _buf, _tag, _pos, _end, True, False)
-                    if _pos < 0:
-                        _pos = ~_pos
-                        _canon = False
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(_c_LogEntry_Detail, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(_c_LogEntry_Detail, _tag, _pos)
+                    _pos = _e
                 elif _tag == 16:
                     if _rank >= 2:
                         _canon = False
@@ -515,7 +520,6 @@ class LogEntry(_rt.Message):
                         _iv, _pos = _rt.dec_int64(_buf, _pos)
                     self._f_timestamp = _iv
                     self._pb_p0 |= 1
-
                 elif _tag == 18:
                     _e = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _e <= _end:
@@ -623,10 +627,16 @@ class LogEntry(_rt.Message):
                     if _rank >= 2:
                         _canon = False
                     _rank = 2
-                    _pos = _rt.scan_string(LogEntry, _buf, _tag, _pos, _end, True, False)
-                    if _pos < 0:
-                        _pos = ~_pos
-                        _canon = False
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(LogEntry, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(LogEntry, _tag, _pos)
+                    _pos = _e
                 elif _tag == 26:
                     if _rank >= 3:
                         _canon = False
@@ -1076,10 +1086,16 @@ class Envelope(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _pos = _rt.scan_string(Envelope, _buf, _tag, _pos, _end, True, False)
-                    if _pos < 0:
-                        _pos = ~_pos
-                        _canon = False
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Envelope, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Envelope, _tag, _pos)
+                    _pos = _e
                 elif _tag == 18:
                     if _rank >= 2:
                         _canon = False
@@ -1374,7 +1390,6 @@ class Node(_rt.Message):
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self._f_value = _iv
                     self._pb_p0 |= 1
-
                 elif _tag == 18:
                     _e = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _e <= _end:

@@ -103,7 +103,6 @@ class _c_Edition2023_Child(_rt.Message):
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self._f_value = _iv
                     self._pb_p0 |= 1
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -469,7 +468,6 @@ class Edition2023(_rt.Message):
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self._f_explicit_by_default = _iv
                         self._pb_p0 |= 1
-
                     elif _tag == 16:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -477,7 +475,6 @@ class Edition2023(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self._f_implicit = _iv
-
                     elif _tag == 24:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -486,7 +483,6 @@ class Edition2023(_rt.Message):
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self._f_required_legacy = _iv
                         self._pb_p0 |= 2
-
                     elif _tag == 32:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -494,7 +490,6 @@ class Edition2023(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self._f_expanded.append(_iv)
-
                     elif _tag == 34:
                         _e = _pos + 1 + (_n := _buf[_pos])
                         if _n < 0x80 and _e <= _end:

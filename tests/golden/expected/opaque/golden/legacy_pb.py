@@ -132,7 +132,6 @@ class _c_Legacy_Point(_rt.Message):
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self._f_x = _iv
                     self._pb_p0 |= 1
-
                 elif _tag == 64:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -141,7 +140,6 @@ class _c_Legacy_Point(_rt.Message):
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self._f_y = _iv
                     self._pb_p0 |= 2
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -561,7 +559,6 @@ class Legacy(_rt.ExtendableMessage):
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self._f_id = _iv
                         self._pb_p0 |= 1
-
                     elif _tag == 18:
                         _e = _pos + 1 + (_n := _buf[_pos])
                         if _n < 0x80 and _e <= _end:
@@ -589,7 +586,6 @@ class Legacy(_rt.ExtendableMessage):
                         _pos += 8
                         self._f_ratio = _fv
                         self._pb_p0 |= 8
-
                     else:
                         if _tag == _end_tag:
                             return _pos
@@ -602,7 +598,6 @@ class Legacy(_rt.ExtendableMessage):
                         else:
                             _iv, _pos = _rt.dec_int64(_buf, _pos)
                         self._f_samples.append(_iv)
-
                     elif _tag == 42:
                         _e = _pos + 1 + (_n := _buf[_pos])
                         if _n < 0x80 and _e <= _end:
@@ -1008,7 +1003,6 @@ class ConflictJsonName(_rt.Message):
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self._f_value = _iv
                     self._pb_p0 |= 1
-
                 elif _tag == 16:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -1017,7 +1011,6 @@ class ConflictJsonName(_rt.Message):
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self._f_new_value = _iv
                     self._pb_p0 |= 2
-
                 else:
                     if _tag == _end_tag:
                         return _pos

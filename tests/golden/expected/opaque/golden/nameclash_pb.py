@@ -119,7 +119,6 @@ class buf(_rt.Message):
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self._f_a = _iv
                     self._pb_p0 |= 1
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -343,7 +342,6 @@ class m4(_rt.Message):
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self._f_a = _iv
                     self._pb_p0 |= 1
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -561,7 +559,6 @@ class i5(_rt.Message):
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self._f_a = _iv
                     self._pb_p0 |= 1
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -723,7 +720,6 @@ class key6(_rt.Message):
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self._f_a = _iv
                     self._pb_p0 |= 1
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -891,7 +887,6 @@ class class_(_rt.Message):
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self._f_a = _iv
                     self._pb_p0 |= 1
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -1703,7 +1698,6 @@ class Private_(_rt.Message):
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self._f_a = _iv
                     self._pb_p0 |= 1
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -2578,7 +2572,6 @@ class Holder(_rt.ExtendableMessage):
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self._f_has_pick = _iv
                             self._pb_p0 |= 1
-
                         elif _tag == 88:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -2587,7 +2580,6 @@ class Holder(_rt.ExtendableMessage):
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self._f_foo = _iv
                             self._pb_p0 |= 2
-
                         elif _tag == 96:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -2596,7 +2588,6 @@ class Holder(_rt.ExtendableMessage):
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self._f_get_foo = _iv
                             self._pb_p0 |= 4
-
                         elif _tag == 104:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -2605,7 +2596,6 @@ class Holder(_rt.ExtendableMessage):
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self._f_int = _iv
                             self._pb_p0 |= 8
-
                         else:
                             if _tag == _end_tag:
                                 return _pos
@@ -2620,7 +2610,6 @@ class Holder(_rt.ExtendableMessage):
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self._f_classmethod = _iv
                             self._pb_p0 |= 16
-
                         elif _tag == 120:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -2629,7 +2618,6 @@ class Holder(_rt.ExtendableMessage):
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self._f_parse = _iv
                             self._pb_p0 |= 32
-
                         elif _tag == 128:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -2638,7 +2626,6 @@ class Holder(_rt.ExtendableMessage):
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self._f_self = _iv
                             self._pb_p0 |= 64
-
                         elif _tag == 136:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -2647,7 +2634,6 @@ class Holder(_rt.ExtendableMessage):
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self._f__x = _iv
                             self._pb_p0 |= 128
-
                         elif _tag == 144:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -2656,7 +2642,6 @@ class Holder(_rt.ExtendableMessage):
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self._f___y = _iv
                             self._pb_p0 |= 256
-
                         else:
                             if _tag == _end_tag:
                                 return _pos
@@ -2670,7 +2655,6 @@ class Holder(_rt.ExtendableMessage):
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self._f__pb_info = _iv
                             self._pb_p0 |= 512
-
                         elif _tag == 160:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -2679,7 +2663,6 @@ class Holder(_rt.ExtendableMessage):
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self._f_x_ = _iv
                             self._pb_p0 |= 1024
-
                         elif _tag == 170:
                             _e = _pos + 1 + (_n := _buf[_pos])
                             if _n < 0x80 and _e <= _end:
@@ -2707,7 +2690,6 @@ class Holder(_rt.ExtendableMessage):
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self._f_buf = _iv
                             self._pb_p0 |= 2048
-
                         elif _tag == 184:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -2716,7 +2698,6 @@ class Holder(_rt.ExtendableMessage):
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self._f_type = _iv
                             self._pb_p0 |= 4096
-
                         elif _tag == 192:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -2725,7 +2706,6 @@ class Holder(_rt.ExtendableMessage):
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self._f_FIELD_NAME = _iv
                             self._pb_p0 |= 8192
-
                         else:
                             if _tag == _end_tag:
                                 return _pos
@@ -3560,7 +3540,6 @@ class Enums(_rt.Message):
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self._f_type = _iv
                     self._pb_p0 |= 2
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -3822,7 +3801,6 @@ class _c_Outer_Inner_X(_rt.Message):
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self._f_a = _iv
                     self._pb_p0 |= 1
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -4279,7 +4257,6 @@ class _c_Outer_Inner_X_(_rt.Message):
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self._f_a = _iv
                     self._pb_p0 |= 1
-
                 else:
                     if _tag == _end_tag:
                         return _pos

@@ -387,12 +387,10 @@ class Scalars(_rt.Message):
                         _fv = _rt.read_f64_le(_buf, _pos)
                         _pos += 8
                         self._f_f_double = _fv
-
                     elif _tag == 21:
                         _fv = _rt.read_f32_le(_buf, _pos)
                         _pos += 4
                         self._f_f_float = _fv
-
                     elif _tag == 24:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -400,7 +398,6 @@ class Scalars(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int64(_buf, _pos)
                         self._f_f_int64 = _iv
-
                     elif _tag == 32:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -408,7 +405,6 @@ class Scalars(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_varint(_buf, _pos)
                         self._f_f_uint64 = _iv
-
                     elif _tag == 40:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -416,21 +412,18 @@ class Scalars(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self._f_f_int32 = _iv
-
                     elif _tag == 49:
                         _iv = _rt.read_i64_le(_buf, _pos)
                         if _iv < 0:
                             _iv += 0x10000000000000000
                         _pos += 8
                         self._f_f_fixed64 = _iv
-
                     elif _tag == 61:
                         _iv = _rt.read_i32_le(_buf, _pos)
                         if _iv < 0:
                             _iv += 0x100000000
                         _pos += 4
                         self._f_f_fixed32 = _iv
-
                     elif _tag == 64:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -438,7 +431,6 @@ class Scalars(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_varint(_buf, _pos)
                         self._f_f_bool = _iv != 0
-
                     else:
                         if _tag == _end_tag:
                             return _pos
@@ -468,12 +460,10 @@ class Scalars(_rt.Message):
                             else:
                                 _iv, _pos = _rt.dec_uint32(_buf, _pos)
                             self._f_f_uint32 = _iv
-
                         elif _tag == 101:
                             _iv = _rt.read_i32_le(_buf, _pos)
                             _pos += 4
                             self._f_f_sfixed32 = _iv
-
                         else:
                             if _tag == _end_tag:
                                 return _pos
@@ -483,7 +473,6 @@ class Scalars(_rt.Message):
                             _iv = _rt.read_i64_le(_buf, _pos)
                             _pos += 8
                             self._f_f_sfixed64 = _iv
-
                         elif _tag == 112:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -492,7 +481,6 @@ class Scalars(_rt.Message):
                             else:
                                 _iv, _pos = _rt.dec_sint32(_buf, _pos)
                             self._f_f_sint32 = _iv
-
                         elif _tag == 120:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -501,7 +489,6 @@ class Scalars(_rt.Message):
                             else:
                                 _iv, _pos = _rt.dec_sint64(_buf, _pos)
                             self._f_f_sint64 = _iv
-
                         elif _tag == 128:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -510,7 +497,6 @@ class Scalars(_rt.Message):
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self._f_opt_int32 = _iv
                             self._pb_p0 |= 1
-
                         elif _tag == 138:
                             _e = _pos + 1 + (_n := _buf[_pos])
                             if _n < 0x80 and _e <= _end:
@@ -647,18 +633,32 @@ class Scalars(_rt.Message):
                             if _rank >= 9:
                                 _canon = False
                             _rank = 9
-                            _pos = _rt.scan_string(Scalars, _buf, _tag, _pos, _end, True, True)
-                            if _pos < 0:
-                                _pos = ~_pos
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Scalars, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if _e == _pos:
                                 _canon = False
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Scalars, _tag, _pos)
+                            _pos = _e
                         elif _tag == 82:
                             if _rank >= 10:
                                 _canon = False
                             _rank = 10
-                            _pos = _rt.scan_string(Scalars, _buf, _tag, _pos, _end, False, True)
-                            if _pos < 0:
-                                _pos = ~_pos
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Scalars, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if _e == _pos:
                                 _canon = False
+                            _pos = _e
                         elif _tag == 88:
                             if _rank >= 11:
                                 _canon = False
@@ -731,10 +731,16 @@ class Scalars(_rt.Message):
                             if _rank >= 17:
                                 _canon = False
                             _rank = 17
-                            _pos = _rt.scan_string(Scalars, _buf, _tag, _pos, _end, True, False)
-                            if _pos < 0:
-                                _pos = ~_pos
-                                _canon = False
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Scalars, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Scalars, _tag, _pos)
+                            _pos = _e
                         else:
                             _rank = 0x20000000
                             _pos = _rt.scan_unknown(Scalars, _buf, _tag, _pos, _end, _depth)
@@ -1294,7 +1300,6 @@ class FixedFirst(_rt.Message):
                         _iv += 0x10000000000000000
                     _pos += 8
                     self._f_id = _iv
-
                 elif _tag == 16:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -1302,14 +1307,12 @@ class FixedFirst(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_varint(_buf, _pos)
                     self._f_count = _iv
-
                 elif _tag == 29:
                     _iv = _rt.read_i32_le(_buf, _pos)
                     if _iv < 0:
                         _iv += 0x100000000
                     _pos += 4
                     self._f_small = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos

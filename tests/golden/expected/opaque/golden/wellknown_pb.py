@@ -320,10 +320,18 @@ class Stamped(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    _pos = _rt.scan_string(Stamped, _buf, _tag, _pos, _end, True, True)
-                    if _pos < 0:
-                        _pos = ~_pos
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Stamped, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
                         _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Stamped, _tag, _pos)
+                    _pos = _e
                 elif _tag == 18:
                     if _rank >= 2:
                         _canon = False
@@ -415,10 +423,16 @@ class Stamped(_rt.Message):
                             if _st != 0:
                                 _canon = False
                             _st = 1
-                            _pos = _rt.scan_string(Stamped, _buf, _tag, _pos, _ee, True, False)
-                            if _pos < 0:
-                                _pos = ~_pos
-                                _canon = False
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _ee:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Stamped, _buf, _tag, _pos, _ee)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Stamped, _tag, _pos)
+                            _pos = _e
                         elif _etag == 18:
                             if _st != 1:
                                 _canon = False

@@ -97,7 +97,6 @@ class _c_Collections_Item(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.color = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -463,7 +462,6 @@ class Collections(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self.packed_ints.append(_iv)
-
                     elif _tag == 10:
                         _e = _pos + 1 + (_n := _buf[_pos])
                         if _n < 0x80 and _e <= _end:
@@ -500,7 +498,6 @@ class Collections(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self.colors.append(_iv)
-
                     elif _tag == 34:
                         _e = _pos + 1 + (_n := _buf[_pos])
                         if _n < 0x80 and _e <= _end:
@@ -698,7 +695,6 @@ class Collections(_rt.Message):
                         _fv = _rt.read_f32_le(_buf, _pos)
                         _pos += 4
                         self.ratios.append(_fv)
-
                     elif _tag == 98:
                         _p12 = _pos
                         _ee = _pos + 1 + (_n := _buf[_pos])
@@ -746,7 +742,6 @@ class Collections(_rt.Message):
                             _iv, _pos = _rt.dec_int64(_buf, _pos)
                         self._oc_choice = 13
                         self._ov_choice = _iv
-
                     else:
                         if _tag == _end_tag:
                             return _pos

@@ -90,7 +90,6 @@ class _c_LogEntry_Detail(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.level = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -300,7 +299,6 @@ class LogEntry(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int64(_buf, _pos)
                     self.timestamp = _iv
-
                 elif _tag == 18:
                     _e = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _e <= _end:
@@ -792,7 +790,6 @@ class Node(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.value = _iv
-
                 elif _tag == 18:
                     _e = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _e <= _end:

@@ -80,7 +80,6 @@ class _c_Edition2023_Child(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.value = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -293,7 +292,6 @@ class Edition2023(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self.explicit_by_default = _iv
-
                     elif _tag == 16:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -301,7 +299,6 @@ class Edition2023(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self.implicit = _iv
-
                     elif _tag == 24:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -309,7 +306,6 @@ class Edition2023(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self.required_legacy = _iv
-
                     elif _tag == 32:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -317,7 +313,6 @@ class Edition2023(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self.expanded.append(_iv)
-
                     elif _tag == 34:
                         _e = _pos + 1 + (_n := _buf[_pos])
                         if _n < 0x80 and _e <= _end:

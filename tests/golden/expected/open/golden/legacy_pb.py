@@ -91,7 +91,6 @@ class _c_Legacy_Point(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.x = _iv
-
                 elif _tag == 64:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -99,7 +98,6 @@ class _c_Legacy_Point(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.y = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -365,7 +363,6 @@ class Legacy(_rt.ExtendableMessage):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self.id = _iv
-
                     elif _tag == 18:
                         _e = _pos + 1 + (_n := _buf[_pos])
                         if _n < 0x80 and _e <= _end:
@@ -390,7 +387,6 @@ class Legacy(_rt.ExtendableMessage):
                         _fv = _rt.read_f64_le(_buf, _pos)
                         _pos += 8
                         self.ratio = _fv
-
                     else:
                         if _tag == _end_tag:
                             return _pos
@@ -403,7 +399,6 @@ class Legacy(_rt.ExtendableMessage):
                         else:
                             _iv, _pos = _rt.dec_int64(_buf, _pos)
                         self.samples.append(_iv)
-
                     elif _tag == 42:
                         _e = _pos + 1 + (_n := _buf[_pos])
                         if _n < 0x80 and _e <= _end:
@@ -763,7 +758,6 @@ class ConflictJsonName(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.value = _iv
-
                 elif _tag == 16:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -771,7 +765,6 @@ class ConflictJsonName(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.new_value = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos

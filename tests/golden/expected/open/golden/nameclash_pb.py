@@ -97,7 +97,6 @@ class buf(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.a = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -232,7 +231,6 @@ class m4(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.a = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -367,7 +365,6 @@ class i5(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.a = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -510,7 +507,6 @@ class key6(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.a = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -653,7 +649,6 @@ class class_(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.a = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -1168,7 +1163,6 @@ class Private_(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.a = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -1729,7 +1723,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.has_pick_ = _iv
-
                         elif _tag == 88:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -1737,7 +1730,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.foo = _iv
-
                         elif _tag == 96:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -1745,7 +1737,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.get_foo_ = _iv
-
                         elif _tag == 104:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -1753,7 +1744,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.int_ = _iv
-
                         else:
                             if _tag == _end_tag:
                                 return _pos
@@ -1767,7 +1757,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.classmethod_ = _iv
-
                         elif _tag == 120:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -1775,7 +1764,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.parse_ = _iv
-
                         elif _tag == 128:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -1783,7 +1771,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.self_ = _iv
-
                         elif _tag == 136:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -1791,7 +1778,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.x_ = _iv
-
                         elif _tag == 144:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -1799,7 +1785,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.y__ = _iv
-
                         else:
                             if _tag == _end_tag:
                                 return _pos
@@ -1812,7 +1797,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.pb_info_ = _iv
-
                         elif _tag == 160:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -1820,7 +1804,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.x__ = _iv
-
                         elif _tag == 170:
                             _e = _pos + 1 + (_n := _buf[_pos])
                             if _n < 0x80 and _e <= _end:
@@ -1841,7 +1824,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.buf_ = _iv
-
                         elif _tag == 184:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -1849,7 +1831,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.type = _iv
-
                         elif _tag == 192:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -1857,7 +1838,6 @@ class Holder(_rt.ExtendableMessage):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.FIELD_NAME = _iv
-
                         else:
                             if _tag == _end_tag:
                                 return _pos
@@ -2610,7 +2590,6 @@ class Enums(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.type = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -2768,7 +2747,6 @@ class _c_Outer_Inner_X(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.a = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
@@ -3049,7 +3027,6 @@ class _c_Outer_Inner_X_(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_int32(_buf, _pos)
                     self.a = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos

@@ -214,12 +214,10 @@ class Scalars(_rt.Message):
                         _fv = _rt.read_f64_le(_buf, _pos)
                         _pos += 8
                         self.f_double = _fv
-
                     elif _tag == 21:
                         _fv = _rt.read_f32_le(_buf, _pos)
                         _pos += 4
                         self.f_float = _fv
-
                     elif _tag == 24:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -227,7 +225,6 @@ class Scalars(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int64(_buf, _pos)
                         self.f_int64 = _iv
-
                     elif _tag == 32:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -235,7 +232,6 @@ class Scalars(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_varint(_buf, _pos)
                         self.f_uint64 = _iv
-
                     elif _tag == 40:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -243,21 +239,18 @@ class Scalars(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_int32(_buf, _pos)
                         self.f_int32 = _iv
-
                     elif _tag == 49:
                         _iv = _rt.read_i64_le(_buf, _pos)
                         if _iv < 0:
                             _iv += 0x10000000000000000
                         _pos += 8
                         self.f_fixed64 = _iv
-
                     elif _tag == 61:
                         _iv = _rt.read_i32_le(_buf, _pos)
                         if _iv < 0:
                             _iv += 0x100000000
                         _pos += 4
                         self.f_fixed32 = _iv
-
                     elif _tag == 64:
                         _iv = _buf[_pos]
                         if _iv < 0x80:
@@ -265,7 +258,6 @@ class Scalars(_rt.Message):
                         else:
                             _iv, _pos = _rt.dec_varint(_buf, _pos)
                         self.f_bool = _iv != 0
-
                     else:
                         if _tag == _end_tag:
                             return _pos
@@ -295,12 +287,10 @@ class Scalars(_rt.Message):
                             else:
                                 _iv, _pos = _rt.dec_uint32(_buf, _pos)
                             self.f_uint32 = _iv
-
                         elif _tag == 101:
                             _iv = _rt.read_i32_le(_buf, _pos)
                             _pos += 4
                             self.f_sfixed32 = _iv
-
                         else:
                             if _tag == _end_tag:
                                 return _pos
@@ -310,7 +300,6 @@ class Scalars(_rt.Message):
                             _iv = _rt.read_i64_le(_buf, _pos)
                             _pos += 8
                             self.f_sfixed64 = _iv
-
                         elif _tag == 112:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -319,7 +308,6 @@ class Scalars(_rt.Message):
                             else:
                                 _iv, _pos = _rt.dec_sint32(_buf, _pos)
                             self.f_sint32 = _iv
-
                         elif _tag == 120:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -328,7 +316,6 @@ class Scalars(_rt.Message):
                             else:
                                 _iv, _pos = _rt.dec_sint64(_buf, _pos)
                             self.f_sint64 = _iv
-
                         elif _tag == 128:
                             _iv = _buf[_pos]
                             if _iv < 0x80:
@@ -336,7 +323,6 @@ class Scalars(_rt.Message):
                             else:
                                 _iv, _pos = _rt.dec_int32(_buf, _pos)
                             self.opt_int32 = _iv
-
                         elif _tag == 138:
                             _e = _pos + 1 + (_n := _buf[_pos])
                             if _n < 0x80 and _e <= _end:
@@ -833,7 +819,6 @@ class FixedFirst(_rt.Message):
                         _iv += 0x10000000000000000
                     _pos += 8
                     self.id = _iv
-
                 elif _tag == 16:
                     _iv = _buf[_pos]
                     if _iv < 0x80:
@@ -841,14 +826,12 @@ class FixedFirst(_rt.Message):
                     else:
                         _iv, _pos = _rt.dec_varint(_buf, _pos)
                     self.count = _iv
-
                 elif _tag == 29:
                     _iv = _rt.read_i32_le(_buf, _pos)
                     if _iv < 0:
                         _iv += 0x100000000
                     _pos += 4
                     self.small = _iv
-
                 else:
                     if _tag == _end_tag:
                         return _pos
