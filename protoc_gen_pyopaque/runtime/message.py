@@ -13,7 +13,7 @@ from ._values import check_buffer, checked_extension
 from .descriptors import DescriptorProperty
 from .errors import DecodeError, EncodeError, ProtobufError
 from .reflect import MAX_DEPTH, ExtensionInfo, FieldInfo, MessageInfo
-from ._wire import BytesWriter
+from ._wire import NATIVE, BytesWriter
 
 if TYPE_CHECKING:  # an annotation only: mypyc compiles it to a C int64_t, Python runs plain ints
     from mypy_extensions import i64
@@ -33,30 +33,33 @@ _protoopaque = os.environ.get(PROTOOPAQUE_ENV, "") not in ("", "0")
 
 
 LAZY_ENV: Final = "PYOPAQUE_LAZY"
-# Whether parse(data) (lazy=None) defers decoding behind the validating scan, as lazy=True does
-# (see _pb_parse). Compiled it would pay (figures in docs/performance.md); interpreted, the scan
-# costs half to all of the decode it defers. An untouched message serializes as its input only
-# where the scan found it canonical (what serialize would write), so deferring changes no
-# output; off until the compiled build passes the conformance suite with it.
-DEFER_BY_DEFAULT: Final = False
 _lazy_decoding = os.environ.get(LAZY_ENV, "1") not in ("", "0")
+# Whether parse(data) (lazy=None) defers a whole opaque message behind the validating scan, as
+# lazy=True does: compiled, where the scan makes no object and costs a fraction of the decode
+# (docs/performance.md). Interpreted, the scan costs half to all of the decode it defers, so
+# there parse(data) decodes. An untouched message serializes as its input only where the scan
+# found it canonical (what serialize would write), so deferring changes no output.
+_defer_parse = NATIVE and _lazy_decoding
 # Serialises first decodes of lazy fields, so that two threads see one decoded value.
 # Re-entrant: decoding may merge into a message that itself holds lazy bytes.
 LAZY_LOCK: Final = threading.RLock()
 
 
 def lazy_decoding() -> bool:
-    """Say whether fields declared lazy are decoded lazily by default (``PYOPAQUE_LAZY=0`` turns it off)."""
+    """Say whether ``parse(data)`` decodes lazily: fields declared lazy, and compiled whole opaque
+    messages (``PYOPAQUE_LAZY=0`` turns it off)."""
     return _lazy_decoding
 
 
 def set_lazy_decoding(enabled: bool) -> None:
-    """Turn lazy decoding of fields declared lazy on or off for the whole program.
+    """Turn lazy decoding on or off for the whole program: fields declared lazy, and in the
+    compiled build the deferred parse of whole opaque messages that ``parse(data)`` does.
 
     ``parse(data, lazy=True/False)`` still decides for its own call.
     """
-    global _lazy_decoding
+    global _lazy_decoding, _defer_parse
     _lazy_decoding = enabled
+    _defer_parse = NATIVE and enabled
 
 
 def protoopaque_selected() -> bool:
@@ -160,13 +163,18 @@ class Message:
         would and keeps the input, which the first access decodes.
         """
         buf = data if type(data) is bytes else check_buffer(data)
-        if lazy or (lazy is None and DEFER_BY_DEFAULT and _lazy_decoding):
+        if lazy is None:
+            lazy = _lazy_decoding
+            defer = _defer_parse
+        else:
+            defer = lazy
+        if defer:
             try:
                 if self._pb_scan_input(buf, max_depth):
                     return
             except RecursionError:
                 raise DecodeError(f"{self._pb_info.full_name}: nesting too deep for the Python stack") from None
-        self._pb_merge_checked(buf, max_depth, partial, _lazy_decoding if lazy is None else lazy)
+        self._pb_merge_checked(buf, max_depth, partial, lazy)
 
     def _pb_scan_input(self, buf: bytes, max_depth: i64, /) -> bool:
         """Check ``buf`` as a parse into this message would (raise DecodeError), making no value,
