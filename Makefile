@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint unit pythons unit-compiled conformance golden wkt bench bench-quick bench-lazy bench-lazy-quick bench-deps fuzz clean
+.PHONY: demo test lint unit pythons unit-compiled conformance golden wkt bench bench-quick bench-lazy bench-lazy-quick bench-deps fuzz typing-full clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,11 @@ lint: $(STAMP)
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+## typing-full: the strict typing tests with Google's conformance protos in every style (make test
+## includes them in the opaque style only: pyright takes minutes per style on them)
+typing-full: $(STAMP)
+	PYOPAQUE_TYPING_ALL_STYLES=1 $(BIN)/python -m pytest -q tests/typing
 
 ## pythons: CPython 3.12 and 3.13 (from pyenv, where installed) each install the package into a venv
 ## under build/py (kept until pyproject.toml changes), generate the golden outputs identically and
