@@ -11,7 +11,7 @@ import enum as _enum
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v8 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v9 as _rt
 import golden.scalars_pb as _m_golden__scalars_pb
 
 _pb_no_unknown: _t.Final = b""
