@@ -379,6 +379,7 @@ class _Builder:
                                           [(o.name, [f.number for f in o.fields]) for o in oneofs],
                                           [_layout_entry(f) for f in fields]),
             comment=docstring(msg.comment, indent=4), names_types=_names_types(msg),
+            deferred_codecs=self.file.deferred_codecs,
         )
         keys = _json_keys(fields)
         view.inline_reflection = msg.full_name in JSON_SPECIAL_FORMS
@@ -421,7 +422,7 @@ class _Builder:
             twin_module=twin, is_twin=self.is_twin, comment=docstring(file.comment),
             enum_defaults=[(name, self.refs.enum_member(enum, number))
                            for (enum, number), name in self.names.enum_defaults.items()],
-            uses_enum=bool(self.all_enums), uses_itertools=any(m.json_chunks for m in self.all_messages),
+            deferred_codecs=file.deferred_codecs, uses_enum=bool(self.all_enums), uses_itertools=any(m.json_chunks for m in self.all_messages),
             capital_slots=any(CAPITALS.fullmatch(f.slot) for m in self.all_messages for f in m.fields),
             descriptor=repr((file.name, file.descriptor,
                              tuple((d, names.import_path(d)) for d in file.dependencies))),

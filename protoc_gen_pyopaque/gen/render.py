@@ -6,8 +6,10 @@ and every module the tests generate is compiled (tests/unit/_support.py) or impo
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import zlib
 from functools import lru_cache
 from hashlib import sha1
 from io import StringIO
@@ -214,6 +216,7 @@ def make_environment(cache: Path | None) -> jinja2.Environment:
     )
     env.filters["indent"] = indent
     env.filters["tojson"] = tojson
+    env.filters["packed"] = packed
     return env
 
 
@@ -222,6 +225,14 @@ def tojson(value: object) -> str:
     wrapper; a string, the common case, through json.dumps' cached encoder."""
     text = json.dumps(value) if isinstance(value, str) else json.dumps(value, sort_keys=True)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").replace("'", "\\u0027")
+
+
+def packed(methods: str, class_name: str) -> str:
+    """The literal of a class's codec methods for ``_rt.defer_codecs``: their source as the body
+    of a class of the same name (so that names mangle alike), deflated, in base 85 (no quote or
+    backslash in its alphabet)."""
+    source = f"class {class_name}:\n{methods}".encode()
+    return f"'{base64.b85encode(zlib.compress(source, 6)).decode()}'"
 
 
 def indent(text: str, width: int = 4) -> str:

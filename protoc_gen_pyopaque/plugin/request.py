@@ -21,8 +21,12 @@ from .names import SHIPPED_PROTOS
 from .options import Options
 from .schema import (
     ApiLevel, Enum, EnumValue, Extension, Field, File, MapTypes, Message, Method, Oneof, Schema,
-    Service,
+    Service, walk_messages,
 )
+
+# Files of this many fields or more get deferred codecs under codecs=auto: their inline
+# methods are 3-6 MB of source, a second or more of compiling on first import.
+DEFERRED_CODECS_FIELDS = 1500
 
 _TYPE_FLOAT = descriptor_pb2.FieldDescriptorProto.TYPE_FLOAT
 _TYPE_DOUBLE = descriptor_pb2.FieldDescriptorProto.TYPE_DOUBLE
@@ -194,6 +198,7 @@ class _FileReader:
         )
         return File(
             name=fdp.name, package=fdp.package, edition=features.edition_label(fdp),
+            deferred_codecs=self._deferred_codecs(messages),
             messages=messages, enums=enums,
             extensions=extensions, api_level=self.file_level,
             comment=self.comments.get((12,), ""),  # FileDescriptorProto.syntax: the file's header
@@ -202,6 +207,14 @@ class _FileReader:
             dependencies=tuple(fdp.dependency),
             public_dependencies=tuple(fdp.dependency[i] for i in fdp.public_dependency),
         )
+
+    def _deferred_codecs(self, messages: tuple[Message, ...]) -> bool:
+        codecs = self.options.codecs
+        if codecs == "auto":
+            fields = sum(len(m.fields) for m in walk_messages(messages))
+            return (fields >= DEFERRED_CODECS_FIELDS
+                    or self.fdp.options.optimize_for == descriptor_pb2.FileOptions.CODE_SIZE)
+        return codecs == "deferred"
 
     def _service(self, sp: descriptor_pb2.ServiceDescriptorProto, sd: Any, path: Path) -> Service:
         methods = tuple(

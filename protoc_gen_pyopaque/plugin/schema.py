@@ -140,6 +140,9 @@ class File:
     descriptor: bytes = b""
     dependencies: tuple[str, ...] = ()  # the .proto files it imports, in its order
     public_dependencies: tuple[str, ...] = ()  # those imported with ``import public``
+    # the classes' parse, serialize and JSON methods are packed, compiled on first use (the
+    # plugin's codecs option: a large file's module imports without compiling them)
+    deferred_codecs: bool = False
 
     @cached_property  # asked for every reference to the file's types
     def is_hybrid(self) -> bool:

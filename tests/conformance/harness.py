@@ -49,6 +49,9 @@ STYLES: Final = {
         Style("opaque", "opaque", "API_OPAQUE", False, "opaque.v1"),
         # opaque with every message field decoded lazily
         Style("lazy", "lazy", "API_OPAQUE", False, "opaque.v1", ",lazy_all=true"),
+        # opaque, each class's codec methods packed and compiled on its first use (the form of
+        # very large files)
+        Style("deferred", "deferred", "API_OPAQUE", False, "opaque.v1", ",codecs=deferred"),
         # opaque, compiled with mypyc together with a copy of the runtime
         Style("compiled", "compiled", "API_OPAQUE", False, "opaque.v1", compiled=True),
     )

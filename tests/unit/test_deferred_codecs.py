@@ -1,0 +1,146 @@
+"""The deferred form of large files (the plugin's ``codecs`` option, runtime/_deferred.py): each
+class's codec methods packed at the module's end, compiled on the class's first use. Once
+compiled, a class must be the inline form's class, method for method, and behave alike on random
+and corrupted input; the first use may come from any thread; the option's choices and the
+automatic threshold; and a deferred module is refused by pyopaque-compile."""
+
+from __future__ import annotations
+
+import random
+import threading
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from protoc_gen_pyopaque.compile import CompileError, compile_dir
+from protoc_gen_pyopaque.plugin import request as plugin_request
+from protoc_gen_pyopaque.plugin.options import OptionError, parse_options
+from protoc_gen_pyopaque.runtime import _deferred
+
+from ._support import generate_files, imported, make_request
+from .test_parse_chunks import FLAT_FIELDS, PROTO, PROTO3, WIDE_FIELDS, mutated, observe, random_message
+
+STYLES = ("default_api_level=API_OPEN", "default_api_level=API_HYBRID", "default_api_level=API_OPAQUE",
+          "default_api_level=API_OPAQUE,lazy_all=true")
+CASES = [("wide_pb", "Wide", WIDE_FIELDS), ("flat_pb", "Flat", FLAT_FIELDS)]
+
+
+def write_protos(root: Path) -> None:
+    (root / "chunks").mkdir(exist_ok=True)
+    (root / "chunks" / "wide.proto").write_text(PROTO)
+    (root / "chunks" / "flat.proto").write_text(PROTO3)
+
+
+def generated(root: Path, parameter: str, codecs: str) -> tuple[Path, dict[str, str]]:
+    out = root / f"out-{codecs}"
+    req = make_request(["chunks/wide.proto", "chunks/flat.proto"], f"{parameter},codecs={codecs}", include=[root])
+    return out, generate_files(req, out)
+
+
+def fingerprint(value: Any) -> Any:
+    """What a class attribute is, comparable across two compilations of the same source."""
+    if isinstance(value, (classmethod, staticmethod)):
+        return (type(value).__name__, fingerprint(value.__func__))
+    if isinstance(value, types.FunctionType):
+        return ("function", fingerprint(value.__code__), value.__defaults__, value.__kwdefaults__)
+    if isinstance(value, types.CodeType):
+        return (value.co_code, value.co_names, value.co_varnames, value.co_freevars,
+                tuple(fingerprint(c) for c in value.co_consts))
+    return repr(value) if type(value).__repr__ is not object.__repr__ else type(value).__name__
+
+
+def class_members(module: types.ModuleType) -> dict[str, dict[str, Any]]:
+    """Every message class of ``module`` by name: its own attributes (codec methods compiled)."""
+    out = {}
+    for name, cls in vars(module).items():
+        if isinstance(cls, type) and cls.__module__ == module.__name__ and hasattr(cls, "_pb_info"):
+            _deferred.compile_codecs(cls)
+            out[name] = {k: fingerprint(v) for k, v in vars(cls).items()
+                         if k not in ("__module__", "__doc__", "__firstlineno__", "__static_attributes__")
+                         and not isinstance(v, types.MemberDescriptorType)}
+    return out
+
+
+@pytest.mark.parametrize("parameter", STYLES)
+def test_deferred_classes_are_the_inline_classes(parameter: str, tmp_path: Path) -> None:
+    write_protos(tmp_path)
+    rng = random.Random(20)
+    inputs = {name: [mutated(rng, random_message(rng, fields)) for _ in range(200)] for _, name, fields in CASES}
+    members, behaviour = {}, {}
+    for codecs in ("inline", "deferred"):
+        out, sources = generated(tmp_path, parameter, codecs)
+        assert ("_rt.defer_codecs(" in sources["chunks/wide_pb.py"]) == (codecs == "deferred")
+        assert ("def _pb_merge(" in sources["chunks/wide_pb.py"]) == (codecs == "inline")
+        with imported(out, *(f"chunks.{module}" for module, _, _ in CASES)) as modules:
+            seen = {}
+            for mod, (_, name, _) in zip(modules, CASES):
+                cls = getattr(mod, name)
+                seen[name] = observe(cls, inputs[name], scans=hasattr(cls, "_pb_scan"))
+            behaviour[codecs] = seen
+            members[codecs] = [class_members(m) for m in modules]
+            assert not any(c in _deferred._pending for m in modules for c in vars(m).values() if isinstance(c, type))
+    assert members["deferred"] == members["inline"]
+    assert behaviour["deferred"] == behaviour["inline"]
+
+
+def test_first_use_from_many_threads(tmp_path: Path) -> None:
+    write_protos(tmp_path)
+    out, _ = generated(tmp_path, "default_api_level=API_OPAQUE", "deferred")
+    data = bytes.fromhex("0805" "120568656c6c6f" "3a050a01611200")  # i32, str, kids["a"]
+    with imported(out, "chunks.flat_pb") as (mod,):
+        cls = mod.Flat
+        assert isinstance(vars(cls)["_pb_merge"], _deferred._Pending)
+        start = threading.Barrier(8)
+        results: list[Any] = []
+
+        def use() -> None:
+            start.wait()
+            m = cls.parse(data)
+            results.append((m.serialize(), m.to_json(), m == cls.parse(data)))
+
+        threads = [threading.Thread(target=use) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(results) == 8 and len(set(results)) == 1 and results[0][2]
+        assert results[0][0] == data
+        assert not any(isinstance(v, _deferred._Pending) for v in vars(cls).values())
+        # a compiled method's traceback shows its source
+        with pytest.raises(Exception) as info:
+            cls.parse(b"\x0a\x05ab")
+        assert any("codecs of chunks.flat_pb.Flat" in str(entry.path) for entry in info.traceback)
+
+
+def test_the_option_and_the_automatic_threshold(tmp_path: Path) -> None:
+    assert parse_options("").codecs == "auto"
+    assert parse_options("codecs=inline").codecs == "inline"
+    with pytest.raises(OptionError, match="option codecs: expected one of auto, inline, deferred"):
+        parse_options("codecs=lazy")
+    with pytest.raises(OptionError, match="unknown option 'codecs'"):
+        parse_options("codecs=inline", grpc=True)
+    fields = plugin_request.DEFERRED_CODECS_FIELDS
+    (tmp_path / "big").mkdir()
+    body = "\n".join(f"  optional int32 f{i} = {i + 1};" for i in range(fields // 2))
+    (tmp_path / "big" / "big.proto").write_text(
+        f'syntax = "proto2";\npackage big;\nmessage A {{\n{body}\n}}\nmessage B {{\n{body}\n}}\n')
+    (tmp_path / "big" / "small.proto").write_text(
+        f'syntax = "proto2";\npackage big;\nmessage C {{\n{body}\n}}\n')
+    (tmp_path / "big" / "sized.proto").write_text(
+        'syntax = "proto2";\npackage big;\noption optimize_for = CODE_SIZE;\nmessage D { optional int32 x = 1; }\n')
+    for parameter, expected in (("", {"big": True, "small": False, "sized": True}),
+                                ("codecs=inline", {"big": False, "small": False, "sized": False}),
+                                ("codecs=deferred", {"big": True, "small": True, "sized": True})):
+        req = make_request([f"big/{n}.proto" for n in expected], parameter, include=[tmp_path])
+        sources = generate_files(req, tmp_path / f"out{parameter}")
+        assert {n: "_rt.defer_codecs(" in sources[f"big/{n}_pb.py"] for n in expected} == expected, parameter
+        assert all(("\n# codecs: deferred" in sources[f"big/{n}_pb.py"]) == d for n, d in expected.items())
+
+
+def test_compile_refuses_deferred_modules(tmp_path: Path) -> None:
+    write_protos(tmp_path)
+    out, _ = generated(tmp_path, "default_api_level=API_OPAQUE", "deferred")
+    with pytest.raises(CompileError, match=r"chunks/flat_pb.py: generated with deferred codecs .* codecs=inline"):
+        compile_dir(out)
