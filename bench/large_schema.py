@@ -110,8 +110,8 @@ def generate(root: Path, out: Path, option: str) -> None:
 
 # Imports the module with no .pyc to read or write: the import's wall and CPU seconds, and the
 # process's peak resident set in MiB; then (this plugin's modules) the CPU milliseconds a class's
-# first serialize and parse take, over the first FIRST_USES classes: with deferred codecs, the
-# compiling of their methods.
+# first construction, serialize and parse take, over the first FIRST_USES classes: with deferred
+# classes, the compiling of their methods.
 FIRST_USES = 50
 IMPORTER = """
 import sys, time, importlib
@@ -125,7 +125,8 @@ with open("/proc/self/status") as status:
     peak = next(line for line in status if line.startswith("VmHWM:"))
 first = 0.0
 if hasattr(module, "_pb_descriptor"):
-    classes = [v for v in vars(module).values() if isinstance(v, type) and hasattr(v, "_pb_info")]
+    base = module._rt.Message  # (reading _pb_info would compile a deferred class)
+    classes = [v for v in vars(module).values() if isinstance(v, type) and issubclass(v, base) and v is not base]
     c0 = time.process_time()
     for cls in classes[:{uses}]:
         cls.parse(cls().serialize())
@@ -149,10 +150,10 @@ def first_import(out: Path, module: str, runtime: str, runs: int) -> tuple[float
     return best
 
 
-# codecs=auto defers the codec methods of a file this large; the inline form for comparison
-STYLES = {"default options (open; deferred codecs)": "", "opaque (deferred codecs)": "default_api_level=API_OPAQUE",
-          "opaque, codecs=inline": "default_api_level=API_OPAQUE,codecs=inline"}
-DEFERRED, INLINE = "opaque (deferred codecs)", "opaque, codecs=inline"
+# classes=auto defers the classes of a file this large; the inline form for comparison
+STYLES = {"default options (open; deferred classes)": "", "opaque (deferred classes)": "default_api_level=API_OPAQUE",
+          "opaque, classes=inline": "default_api_level=API_OPAQUE,classes=inline"}
+DEFERRED, INLINE = "opaque (deferred classes)", "opaque, classes=inline"
 MODES = {"full": (MESSAGES, 2), "quick": (400, 1)}
 
 
@@ -178,7 +179,7 @@ def measure(messages: int, runs: int) -> dict[str, dict[str, float]]:
 
 
 def first_use(ms: float) -> str:
-    return f"{ms:.1f} ms" if ms else "–"
+    return f"{ms:.2f} ms" if ms else "–"
 
 
 def section(mode: str = "full") -> str:
@@ -207,18 +208,19 @@ strings and scalars, with nested enums, repeated, map and message fields and a c
 Each module is imported once in a fresh process with no `.pyc` to read or write (compile to bytecode,
 then run the module): its CPU time (user + system; other processes on the machine inflate the wall
 time next to it), the fastest of {runs}, and the process's peak resident set (the interpreter and the
-runtime included); then, for this plugin's modules, the CPU time of a class's first `serialize()` and
-`parse()`, the mean over the first {FIRST_USES} classes (deferred codecs: compiling the class's methods).
-The official module runs on the protobuf runtime installed (upb). A file this large gets deferred codecs
-by default (the plugin option `codecs`: each class's parse, serialize and JSON methods packed, compiled
-on its first use); the inline form is the last of our rows.
+runtime included); then, for this plugin's modules, the CPU time of a class's first construction,
+`serialize()` and `parse()`, the mean over the first {FIRST_USES} classes (deferred classes: compiling
+the class's methods). The official module runs on the protobuf runtime installed (upb). A file this
+large gets deferred classes by default (the plugin option `classes`: each class's methods packed,
+compiled on its first use, its typed API in a `.pyi` next to the module, not counted here); the inline
+form is the last of our rows.
 1-minute load average {load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end.
 
 | module | MiB | bytes per field | lines | first import: CPU / wall | × --python_out (CPU) | peak RSS | a class's first use |
 |---|---:|---:|---:|---:|---:|---:|---:|
 {table}
 
-- generated size per field at least halved (deferred codecs ÷ inline, opaque): {size:.2f} — {'**met**' if size <= 0.5 else '**not met**'}
+- generated size per field at least halved (deferred classes ÷ inline, opaque): {size:.2f} — {'**met**' if size <= 0.5 else '**not met**'}
 - first import within 3× of `--python_out`'s (slowest default form): {ratio:.1f}× — {'**met**' if ratio <= 3 else '**not met**'}
 - peak memory under 500 MB (largest default form): {peak:,.0f} MiB — {'**met**' if peak * 1.048576 < 500 else '**not met**'}
 """

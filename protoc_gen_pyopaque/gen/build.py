@@ -364,7 +364,7 @@ class _Builder:
             scan_dispatch, scan_chunks = _chunked(cases, [_scan_weight(f, mode) for _, f, mode in cases],
                                                   self.parse_budget, inline_first=True)
         view = MessageView(
-            class_name=qual.rsplit(".", 1)[-1], qualname=qual, py_name=py,
+            class_name=qual.rsplit(".", 1)[-1], full_name=msg.full_name, qualname=qual, py_name=py,
             style=level.name.lower(), is_open=level is ApiLevel.OPEN, is_opaque=level is ApiLevel.OPAQUE,
             base=WKT_BASES.get(msg.full_name, "_rt.ExtendableMessage" if extendable else "_rt.Message"),
             slots=slots, slots_literal=pyexpr.wrapped_list([json.dumps(s) for s in slots], SLOTS_WIDTH)
@@ -379,7 +379,7 @@ class _Builder:
                                           [(o.name, [f.number for f in o.fields]) for o in oneofs],
                                           [_layout_entry(f) for f in fields]),
             comment=docstring(msg.comment, indent=4), names_types=_names_types(msg),
-            deferred_codecs=self.file.deferred_codecs,
+            deferred_classes=self.file.deferred_classes,
         )
         keys = _json_keys(fields)
         view.inline_reflection = msg.full_name in JSON_SPECIAL_FORMS
@@ -422,7 +422,7 @@ class _Builder:
             twin_module=twin, is_twin=self.is_twin, comment=docstring(file.comment),
             enum_defaults=[(name, self.refs.enum_member(enum, number))
                            for (enum, number), name in self.names.enum_defaults.items()],
-            deferred_codecs=file.deferred_codecs, uses_enum=bool(self.all_enums), uses_itertools=any(m.json_chunks for m in self.all_messages),
+            deferred_classes=file.deferred_classes, uses_enum=bool(self.all_enums), uses_itertools=any(m.json_chunks for m in self.all_messages),
             capital_slots=any(CAPITALS.fullmatch(f.slot) for m in self.all_messages for f in m.fields),
             descriptor=repr((file.name, file.descriptor,
                              tuple((d, names.import_path(d)) for d in file.dependencies))),

@@ -228,7 +228,7 @@ def tojson(value: object) -> str:
 
 
 def packed(methods: str, class_name: str) -> str:
-    """The literal of a class's codec methods for ``_rt.defer_codecs``: their source as the body
+    """The literal of a class's methods for ``_rt.defer_classes``: their source as the body
     of a class of the same name (so that names mangle alike), deflated, in base 85 (no quote or
     backslash in its alphabet)."""
     source = f"class {class_name}:\n{methods}".encode()
@@ -248,6 +248,11 @@ def indent(text: str, width: int = 4) -> str:
 def render_module(view: FileView) -> str:
     """Render one generated module."""
     return environment().get_template("module.py.j2").render(file=view)
+
+
+def render_stub(view: FileView) -> str:
+    """Render the .pyi of a module with deferred classes: its API for type checkers and IDEs."""
+    return environment().get_template("stub.pyi.j2").render(file=view)
 
 
 def render_grpc_module(view: GrpcFileView) -> str:

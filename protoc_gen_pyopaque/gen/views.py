@@ -227,6 +227,7 @@ class DispatchChunk:
 @dataclass(slots=True)
 class MessageView:
     class_name: str
+    full_name: str
     qualname: str
     py_name: str  # the module-level name it is defined under (nested types are hoisted)
     style: str
@@ -265,7 +266,7 @@ class MessageView:
     json_keys: list[tuple[str, int]] = field(default_factory=list)  # (key literal, field number)
     json_dispatch: DispatchNode | None = None  # over field numbers
     json_chunks: list[DispatchChunk] = field(default_factory=list)
-    deferred_codecs: bool = False  # codec methods packed at the module's end, not in the class
+    deferred_classes: bool = False  # its methods packed at the module's end, its API in the .pyi
 
 
 @dataclass(slots=True)
@@ -291,7 +292,7 @@ class FileView:
     uses_itertools: bool  # a large message's JSON parser hands its items on (itertools.chain)
     capital_slots: bool  # a field's attribute is all capitals (FIELD_NAME11), a constant to pyright
     parameter: str = ""  # the plugin parameter, for the header
-    deferred_codecs: bool = False  # the classes' codec methods compiled on first use
+    deferred_classes: bool = False  # the classes' methods compiled on first use; a .pyi
     runtime_package: str = RUNTIME_PACKAGE
     runtime_surface: str = RUNTIME_SURFACE
     plugin_version: str = PLUGIN_VERSION

@@ -162,6 +162,11 @@ def output_path(proto_path: str, twin: bool = False) -> str:
     return module_for(proto_path, TWIN_SUFFIX if twin else MODULE_SUFFIX).replace(".", "/") + ".py"
 
 
+def stub_output_path(proto_path: str, twin: bool = False) -> str:
+    """``foo/bar.proto`` → ``foo/bar_pb.pyi``: the API of a module with deferred classes."""
+    return output_path(proto_path, twin).removesuffix(".py") + ".pyi"
+
+
 def grpc_output_path(proto_path: str) -> str:
     """``foo/bar.proto`` → ``foo/bar_grpc.py``."""
     return module_for(proto_path, GRPC_SUFFIX).replace(".", "/") + ".py"

@@ -33,10 +33,10 @@ class Options:
     io: the gRPC plugin only: ``sync``, ``async`` or ``both`` (grpcio's API, grpc.aio, both).
     lazy_parse: the gRPC plugin only: requests and responses are parsed with
         ``parse(data, lazy=True)``, so an untouched message is forwarded as the bytes it came in.
-    codecs: where the parse, serialize and JSON methods of message classes go: ``inline`` (in
-        each class), ``deferred`` (packed, compiled on a class's first use: a large module
-        imports in a fraction of the time and memory) or ``auto`` (deferred for files of
-        DEFERRED_CODECS_FIELDS fields or more, and for files with ``optimize_for = CODE_SIZE``).
+    classes: how message classes are written: ``inline`` (whole), ``deferred`` (each class's
+        methods packed, compiled on the class's first use, its API in a .pyi next to the module:
+        a large module imports in a fraction of the time and memory) or ``auto`` (deferred for
+        files of DEFERRED_CLASSES_FIELDS fields or more, and for ``optimize_for = CODE_SIZE``).
     """
 
     default_api_level: ApiLevel | None = None
@@ -45,7 +45,7 @@ class Options:
     bootstrap_wkt: bool = False
     io: str = "both"
     lazy_parse: bool = False
-    codecs: str = "auto"
+    classes: str = "auto"
 
     @property
     def sync_io(self) -> bool:
@@ -68,7 +68,7 @@ def _level(key: str, value: str) -> ApiLevel:
 
 _BOOLS = {"true": True, "false": False}
 _IO = ("sync", "async", "both")
-_CODECS = ("auto", "inline", "deferred")
+_CLASSES = ("auto", "inline", "deferred")
 
 
 def _bool(key: str, value: str) -> bool:
@@ -88,7 +88,7 @@ def parse_options(parameter: str, *, grpc: bool = False) -> Options:
     bootstrap_wkt = False
     io = "both"
     lazy_parse = False
-    codecs = "auto"
+    classes = "auto"
     for item in parameter.split(","):
         item = item.strip()
         if not item:
@@ -104,10 +104,10 @@ def parse_options(parameter: str, *, grpc: bool = False) -> Options:
             lazy_all = _bool(key, value)
         elif key == "bootstrap_wkt":
             bootstrap_wkt = _bool(key, value)
-        elif key == "codecs" and not grpc:
-            if value not in _CODECS:
-                raise OptionError(f"option codecs: expected one of {', '.join(_CODECS)}, got {value!r}")
-            codecs = value
+        elif key == "classes" and not grpc:
+            if value not in _CLASSES:
+                raise OptionError(f"option classes: expected one of {', '.join(_CLASSES)}, got {value!r}")
+            classes = value
         elif key.startswith(_FILE_LEVEL_PREFIX) and len(key) > len(_FILE_LEVEL_PREFIX):
             per_file[key[len(_FILE_LEVEL_PREFIX):]] = _level(key, value)
         elif grpc and key == "io":
@@ -118,7 +118,7 @@ def parse_options(parameter: str, *, grpc: bool = False) -> Options:
             lazy_parse = _bool(key, value)
         else:
             known = "default_api_level, apilevelM<file.proto>, lazy_all, bootstrap_wkt" + (
-                ", io, lazy_parse" if grpc else ", codecs")
+                ", io, lazy_parse" if grpc else ", classes")
             raise OptionError(f"unknown option {key!r} (known: {known})")
     return Options(default_api_level=default, file_api_levels=per_file, lazy_all=lazy_all,
-                   bootstrap_wkt=bootstrap_wkt, io=io, lazy_parse=lazy_parse, codecs=codecs)
+                   bootstrap_wkt=bootstrap_wkt, io=io, lazy_parse=lazy_parse, classes=classes)

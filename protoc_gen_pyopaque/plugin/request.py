@@ -24,9 +24,9 @@ from .schema import (
     Service, walk_messages,
 )
 
-# Files of this many fields or more get deferred codecs under codecs=auto: their inline
-# methods are 3-6 MB of source, a second or more of compiling on first import.
-DEFERRED_CODECS_FIELDS = 1500
+# Files of this many fields or more get deferred classes under classes=auto: inline, their
+# classes are 5-8 MB of source, seconds and gigabytes of compiling on first import.
+DEFERRED_CLASSES_FIELDS = 1500
 
 _TYPE_FLOAT = descriptor_pb2.FieldDescriptorProto.TYPE_FLOAT
 _TYPE_DOUBLE = descriptor_pb2.FieldDescriptorProto.TYPE_DOUBLE
@@ -198,7 +198,7 @@ class _FileReader:
         )
         return File(
             name=fdp.name, package=fdp.package, edition=features.edition_label(fdp),
-            deferred_codecs=self._deferred_codecs(messages),
+            deferred_classes=self._deferred_classes(messages),
             messages=messages, enums=enums,
             extensions=extensions, api_level=self.file_level,
             comment=self.comments.get((12,), ""),  # FileDescriptorProto.syntax: the file's header
@@ -208,13 +208,13 @@ class _FileReader:
             public_dependencies=tuple(fdp.dependency[i] for i in fdp.public_dependency),
         )
 
-    def _deferred_codecs(self, messages: tuple[Message, ...]) -> bool:
-        codecs = self.options.codecs
-        if codecs == "auto":
+    def _deferred_classes(self, messages: tuple[Message, ...]) -> bool:
+        classes = self.options.classes
+        if classes == "auto":
             fields = sum(len(m.fields) for m in walk_messages(messages))
-            return (fields >= DEFERRED_CODECS_FIELDS
+            return (fields >= DEFERRED_CLASSES_FIELDS
                     or self.fdp.options.optimize_for == descriptor_pb2.FileOptions.CODE_SIZE)
-        return codecs == "deferred"
+        return classes == "deferred"
 
     def _service(self, sp: descriptor_pb2.ServiceDescriptorProto, sd: Any, path: Path) -> Service:
         methods = tuple(

@@ -17,7 +17,7 @@ from google.protobuf.compiler import plugin_pb2
 
 from ..gen.build import build_file_view
 from ..gen.grpc_views import build_grpc_view
-from ..gen.render import render_grpc_module, render_module
+from ..gen.render import render_grpc_module, render_module, render_stub
 from . import features, names
 from .options import OptionError, parse_options
 from .request import InputError, Request, build_schema, decode_request
@@ -73,14 +73,20 @@ def generate(request: Request, *, grpc: bool = False, workers: int = 1) -> Itera
             return [_piece(file=[plugin_pb2.CodeGeneratorResponse.File(
                 name=names.grpc_output_path(proto), content=content)])]
         try:
-            outputs = [(names.output_path(proto), build_file_view(file, schema, parameter=request.parameter))]
+            outputs = [(False, build_file_view(file, schema, parameter=request.parameter))]
             if file.is_hybrid:
-                twin = build_file_view(file.as_opaque(), schema, is_twin=True, parameter=request.parameter)
-                outputs.append((names.output_path(proto, twin=True), twin))
+                outputs.append((True, build_file_view(file.as_opaque(), schema, is_twin=True,
+                                                      parameter=request.parameter)))
         except InputError as exc:
             return str(exc)
-        return [_piece(file=[plugin_pb2.CodeGeneratorResponse.File(name=path, content=render_module(view))])
-                for path, view in outputs]
+        pieces = []
+        for twin, view in outputs:
+            pieces.append(_piece(file=[plugin_pb2.CodeGeneratorResponse.File(
+                name=names.output_path(proto, twin=twin), content=render_module(view))]))
+            if view.deferred_classes:  # the classes' API for type checkers: the module packs it
+                pieces.append(_piece(file=[plugin_pb2.CodeGeneratorResponse.File(
+                    name=names.stub_output_path(proto, twin=twin), content=render_stub(view))]))
+        return pieces
 
     for result in _mapped(modules, protos, workers if len(protos) >= PARALLEL_MIN_FILES else 1):
         if isinstance(result, str):

@@ -140,9 +140,9 @@ class File:
     descriptor: bytes = b""
     dependencies: tuple[str, ...] = ()  # the .proto files it imports, in its order
     public_dependencies: tuple[str, ...] = ()  # those imported with ``import public``
-    # the classes' parse, serialize and JSON methods are packed, compiled on first use (the
-    # plugin's codecs option: a large file's module imports without compiling them)
-    deferred_codecs: bool = False
+    # the classes' methods are packed, compiled on each class's first use, and their API is
+    # written to a .pyi (the plugin's classes option: a large file's module imports fast)
+    deferred_classes: bool = False
 
     @cached_property  # asked for every reference to the file's types
     def is_hybrid(self) -> bool:

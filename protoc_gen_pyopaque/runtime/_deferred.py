@@ -1,14 +1,16 @@
-"""Codec methods compiled on a class's first use: the deferred form of very large modules.
+"""Classes compiled on their first use: the deferred form of very large modules.
 
-Most of a generated module is its classes' parse, serialize and JSON methods; a file of
-thousands of messages (the plugin's ``codecs`` option: deferred from DEFERRED_CODECS_FIELDS
-fields, or for ``optimize_for = CODE_SIZE``) would spend most of its first import compiling
-methods a program mostly never calls. In the deferred form each class is written without them,
-and its methods' source — the inline form's, as the body of a class of the same name — is
-packed at the module's end. ``defer_codecs`` stands a placeholder for each of the runtime's
-codec methods on the class; the first read of any of them compiles the class's source, in the
-module's namespace, and sets its methods on the class. From then on the class is the inline
-form's, method for method, and costs nothing more.
+A file of thousands of messages (Google's compute.proto has about 2,000) would spend seconds and
+gigabytes of its first import compiling methods a program mostly never calls. In the deferred
+form (the plugin's ``classes`` option: the default from DEFERRED_CLASSES_FIELDS fields, and for
+``optimize_for = CODE_SIZE``) the module creates each class with what its creation needs (base,
+``__slots__``, class constants) and packs the source of everything else — the inline form's
+constructor, accessors and codec methods, as the body of a class of the same name — at its end;
+the typed API is in a ``.pyi`` next to the module, for type checkers and IDEs. ``defer_classes``
+stands a placeholder for what may be read of a class before any instance exists (``__init__``,
+``parse`` and the runtime's hooks); the first read of any compiles the class's source in the
+module's namespace and sets its methods on the class. From then on the class is the inline
+form's, method for method (bytecode included), and costs nothing more.
 
 Tracebacks show the compiled source (it is registered with linecache). Compiled builds
 (pyopaque-compile) take the inline form only.
@@ -24,15 +26,15 @@ import zlib
 from types import ModuleType
 from typing import Any, Final
 
-__all__ = ["defer_codecs"]
+__all__ = ["compile_class", "defer_classes"]
 
-# The methods the runtime, other classes and operators call on a class: each may be among its
-# packed ones (__eq__ too: Message's __hash__ = None holds for the class all the same).
-# Runs of a split parser (_pb_merge_1, ...) are called from their own class only, once loaded.
-CODEC_METHODS: Final = (
-    "parse", "_pb_merge", "_pb_scan", "_pb_scan_input", "_pb_encode", "_pb_kept_input", "_pb_adopt",
+# What may be read of a class before any instance exists (creating one reads __init__): each
+# may be among its packed methods (__eq__ too: Message's __hash__ = None holds all the same).
+# The rest (accessors, runs of a split parser) is read on instances, made by __init__.
+DEFERRED_METHODS: Final = (
+    "__init__", "parse", "_pb_merge", "_pb_scan", "_pb_scan_input", "_pb_encode", "_pb_kept_input", "_pb_adopt",
     "_pb_items", "_pb_set", "_pb_reset", "_pb_checks_required", "_pb_missing", "_pb_json_keys",
-    "_pb_json_write", "_pb_json_merge", "__eq__",
+    "_pb_json_write", "_pb_json_merge", "__eq__", "_pb_info",
 )
 # what a class statement puts in a class's namespace itself
 _CLASS_KEYS: Final = frozenset({"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
@@ -40,10 +42,11 @@ _CLASS_KEYS: Final = frozenset({"__module__", "__qualname__", "__doc__", "__dict
 
 _LOCK: Final = threading.RLock()
 _pending: dict[type, tuple[dict[str, Any], str]] = {}  # class -> (its module's namespace, packed source)
+_full_names: dict[type, str] = {}  # class -> its message's full name, known without compiling it
 
 
 class _Pending:
-    """A codec method of ``owner`` not compiled yet: reading it compiles the class's methods."""
+    """A method of ``owner`` not compiled yet: reading it compiles the class."""
 
     __slots__ = ("owner", "name")
 
@@ -52,23 +55,30 @@ class _Pending:
         self.name = name
 
     def __get__(self, obj: object, cls: type | None = None) -> Any:
-        compile_codecs(self.owner)
+        compile_class(self.owner)
         return getattr(obj if obj is not None else cls if cls is not None else self.owner, self.name)
 
 
-def defer_codecs(namespace: dict[str, Any], classes: tuple[tuple[type, str], ...]) -> None:
-    """Register each class's packed codec methods, compiled in ``namespace`` (the module's
-    globals) on the class's first use of one."""
+def defer_classes(namespace: dict[str, Any], classes: tuple[tuple[type, str, str], ...]) -> None:
+    """Register each class (with its message's full name) and its packed methods, compiled in
+    ``namespace`` (the module's globals) on the class's first use."""
     with _LOCK:
-        for cls, source in classes:
+        for cls, full_name, source in classes:
             _pending[cls] = (namespace, source)
-            for name in CODEC_METHODS:
+            _full_names[cls] = full_name
+            for name in DEFERRED_METHODS:
                 if name not in cls.__dict__:
                     setattr(cls, name, _Pending(cls, name))
 
 
-def compile_codecs(cls: type) -> None:
-    """Compile ``cls``'s packed codec methods and set them on it (once; other threads wait)."""
+def full_name(cls: type) -> str:
+    """The full name of ``cls``'s message, without compiling a deferred class."""
+    name = _full_names.get(cls)
+    return name if name is not None else cls._pb_info.full_name  # type: ignore[attr-defined, no-any-return]
+
+
+def compile_class(cls: type) -> None:
+    """Compile ``cls``'s packed methods and set them on it (once; other threads wait)."""
     with _LOCK:
         entry = _pending.pop(cls, None)
         if entry is None:  # compiled meanwhile
@@ -79,7 +89,7 @@ def compile_codecs(cls: type) -> None:
         # as it does in the inline form (a plain attribute load, not a method load)
         modules = [name for name, value in namespace.items() if isinstance(value, ModuleType)]
         source = f"if 0:\n    import {', '.join(f'_ as {name}' for name in modules)}\n{source}"
-        filename = f"<codecs of {cls.__module__}.{cls.__qualname__}>"
+        filename = f"<deferred class {cls.__module__}.{cls.__qualname__}>"
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         code = compile(source, filename, "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True)
         scope: dict[str, Any] = {}
@@ -90,6 +100,6 @@ def compile_codecs(cls: type) -> None:
             if name not in _CLASS_KEYS:
                 setattr(cls, name, value)
         cls.__annotations__.update(vars(body).get("__annotations__", {}))
-        for name in CODEC_METHODS:
+        for name in DEFERRED_METHODS:
             if isinstance(cls.__dict__.get(name), _Pending):
                 delattr(cls, name)

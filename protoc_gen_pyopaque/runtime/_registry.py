@@ -9,6 +9,7 @@ import sys
 from types import ModuleType
 from typing import TYPE_CHECKING, Final
 
+from ._deferred import full_name
 from .reflect import ExtensionInfo, MessageInfo, message_info
 
 if TYPE_CHECKING:
@@ -39,14 +40,14 @@ def register_message_class(cls: type) -> None:
     own classes, does not take the name from the hybrid class: hybrid code that unpacks an
     Any keeps getting hybrid messages, whatever else imported the twin.
     """
-    info: MessageInfo = cls._pb_info  # type: ignore[attr-defined]
+    name = full_name(cls)  # a deferred class stays uncompiled
     if cls.__module__.endswith(TWIN_SUFFIX):
         from .message import protoopaque_selected  # at call time: message imports this module
 
         if not protoopaque_selected():
-            _registry.setdefault(info.full_name, cls)
+            _registry.setdefault(name, cls)
             return
-    _registry[info.full_name] = cls
+    _registry[name] = cls
 
 
 def register_module(module: ModuleType) -> None:

@@ -1,12 +1,13 @@
-"""The deferred form of large files (the plugin's ``codecs`` option, runtime/_deferred.py): each
-class's codec methods packed at the module's end, compiled on the class's first use. Once
-compiled, a class must be the inline form's class, method for method, and behave alike on random
-and corrupted input; the first use may come from any thread; the option's choices and the
+"""The deferred form of large files (the plugin's ``classes`` option, runtime/_deferred.py): each
+class's methods packed at the module's end, compiled on the class's first use, its API in a .pyi.
+Once compiled, a class must be the inline form's class, method for method, and behave alike on
+random and corrupted input; the first use may come from any thread; the option's choices and the
 automatic threshold; and a deferred module is refused by pyopaque-compile."""
 
 from __future__ import annotations
 
 import random
+import re
 import threading
 import types
 from pathlib import Path
@@ -33,9 +34,9 @@ def write_protos(root: Path) -> None:
     (root / "chunks" / "flat.proto").write_text(PROTO3)
 
 
-def generated(root: Path, parameter: str, codecs: str) -> tuple[Path, dict[str, str]]:
-    out = root / f"out-{codecs}"
-    req = make_request(["chunks/wide.proto", "chunks/flat.proto"], f"{parameter},codecs={codecs}", include=[root])
+def generated(root: Path, parameter: str, classes: str) -> tuple[Path, dict[str, str]]:
+    out = root / f"out-{classes}"
+    req = make_request(["chunks/wide.proto", "chunks/flat.proto"], f"{parameter},classes={classes}", include=[root])
     return out, generate_files(req, out)
 
 
@@ -56,9 +57,11 @@ def class_members(module: types.ModuleType) -> dict[str, dict[str, Any]]:
     out = {}
     for name, cls in vars(module).items():
         if isinstance(cls, type) and cls.__module__ == module.__name__ and hasattr(cls, "_pb_info"):
-            _deferred.compile_codecs(cls)
+            _deferred.compile_class(cls)
             out[name] = {k: fingerprint(v) for k, v in vars(cls).items()
-                         if k not in ("__module__", "__doc__", "__firstlineno__", "__static_attributes__")
+                         # annotations (the attributes') are for type checkers: in the .pyi
+                         if k not in ("__module__", "__doc__", "__firstlineno__", "__static_attributes__",
+                                      "__annotations__")
                          and not isinstance(v, types.MemberDescriptorType)}
     return out
 
@@ -69,17 +72,24 @@ def test_deferred_classes_are_the_inline_classes(parameter: str, tmp_path: Path)
     rng = random.Random(20)
     inputs = {name: [mutated(rng, random_message(rng, fields)) for _ in range(200)] for _, name, fields in CASES}
     members, behaviour = {}, {}
-    for codecs in ("inline", "deferred"):
-        out, sources = generated(tmp_path, parameter, codecs)
-        assert ("_rt.defer_codecs(" in sources["chunks/wide_pb.py"]) == (codecs == "deferred")
-        assert ("def _pb_merge(" in sources["chunks/wide_pb.py"]) == (codecs == "inline")
+    for classes in ("inline", "deferred"):
+        out, sources = generated(tmp_path, parameter, classes)
+        deferred = classes == "deferred"
+        assert ("_rt.defer_classes(" in sources["chunks/wide_pb.py"]) == deferred
+        assert ("def _pb_merge(" in sources["chunks/wide_pb.py"]) == (not deferred)
+        assert ("def get_i32(" in sources["chunks/wide_pb.py"]) == (not deferred)
+        # the API for type checkers: in a .pyi beside each deferred module, bodies elided
+        assert ("chunks/wide_pb.pyi" in sources) == deferred
+        if deferred:
+            assert re.search(r'\n    def get_i32\(self\) -> int:\n        """Field: optional int32 i32 = 1;"""\n        \.\.\.\n',
+                             sources["chunks/wide_pb.pyi"])
         with imported(out, *(f"chunks.{module}" for module, _, _ in CASES)) as modules:
             seen = {}
             for mod, (_, name, _) in zip(modules, CASES):
                 cls = getattr(mod, name)
                 seen[name] = observe(cls, inputs[name], scans=hasattr(cls, "_pb_scan"))
-            behaviour[codecs] = seen
-            members[codecs] = [class_members(m) for m in modules]
+            behaviour[classes] = seen
+            members[classes] = [class_members(m) for m in modules]
             assert not any(c in _deferred._pending for m in modules for c in vars(m).values() if isinstance(c, type))
     assert members["deferred"] == members["inline"]
     assert behaviour["deferred"] == behaviour["inline"]
@@ -111,17 +121,17 @@ def test_first_use_from_many_threads(tmp_path: Path) -> None:
         # a compiled method's traceback shows its source
         with pytest.raises(Exception) as info:
             cls.parse(b"\x0a\x05ab")
-        assert any("codecs of chunks.flat_pb.Flat" in str(entry.path) for entry in info.traceback)
+        assert any("deferred class chunks.flat_pb.Flat" in str(entry.path) for entry in info.traceback)
 
 
 def test_the_option_and_the_automatic_threshold(tmp_path: Path) -> None:
-    assert parse_options("").codecs == "auto"
-    assert parse_options("codecs=inline").codecs == "inline"
-    with pytest.raises(OptionError, match="option codecs: expected one of auto, inline, deferred"):
-        parse_options("codecs=lazy")
-    with pytest.raises(OptionError, match="unknown option 'codecs'"):
-        parse_options("codecs=inline", grpc=True)
-    fields = plugin_request.DEFERRED_CODECS_FIELDS
+    assert parse_options("").classes == "auto"
+    assert parse_options("classes=inline").classes == "inline"
+    with pytest.raises(OptionError, match="option classes: expected one of auto, inline, deferred"):
+        parse_options("classes=lazy")
+    with pytest.raises(OptionError, match="unknown option 'classes'"):
+        parse_options("classes=inline", grpc=True)
+    fields = plugin_request.DEFERRED_CLASSES_FIELDS
     (tmp_path / "big").mkdir()
     body = "\n".join(f"  optional int32 f{i} = {i + 1};" for i in range(fields // 2))
     (tmp_path / "big" / "big.proto").write_text(
@@ -131,16 +141,17 @@ def test_the_option_and_the_automatic_threshold(tmp_path: Path) -> None:
     (tmp_path / "big" / "sized.proto").write_text(
         'syntax = "proto2";\npackage big;\noption optimize_for = CODE_SIZE;\nmessage D { optional int32 x = 1; }\n')
     for parameter, expected in (("", {"big": True, "small": False, "sized": True}),
-                                ("codecs=inline", {"big": False, "small": False, "sized": False}),
-                                ("codecs=deferred", {"big": True, "small": True, "sized": True})):
+                                ("classes=inline", {"big": False, "small": False, "sized": False}),
+                                ("classes=deferred", {"big": True, "small": True, "sized": True})):
         req = make_request([f"big/{n}.proto" for n in expected], parameter, include=[tmp_path])
         sources = generate_files(req, tmp_path / f"out{parameter}")
-        assert {n: "_rt.defer_codecs(" in sources[f"big/{n}_pb.py"] for n in expected} == expected, parameter
-        assert all(("\n# codecs: deferred" in sources[f"big/{n}_pb.py"]) == d for n, d in expected.items())
+        assert {n: "_rt.defer_classes(" in sources[f"big/{n}_pb.py"] for n in expected} == expected, parameter
+        assert all(("\n# classes: deferred" in sources[f"big/{n}_pb.py"]) == d for n, d in expected.items())
+        assert all((f"big/{n}_pb.pyi" in sources) == d for n, d in expected.items())
 
 
 def test_compile_refuses_deferred_modules(tmp_path: Path) -> None:
     write_protos(tmp_path)
     out, _ = generated(tmp_path, "default_api_level=API_OPAQUE", "deferred")
-    with pytest.raises(CompileError, match=r"chunks/flat_pb.py: generated with deferred codecs .* codecs=inline"):
+    with pytest.raises(CompileError, match=r"chunks/flat_pb.py: generated with deferred classes .* classes=inline"):
         compile_dir(out)
