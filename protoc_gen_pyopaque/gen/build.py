@@ -422,7 +422,8 @@ class _Builder:
             twin_module=twin, is_twin=self.is_twin, comment=docstring(file.comment),
             enum_defaults=[(name, self.refs.enum_member(enum, number))
                            for (enum, number), name in self.names.enum_defaults.items()],
-            deferred_classes=file.deferred_classes, uses_enum=bool(self.all_enums), uses_itertools=any(m.json_chunks for m in self.all_messages),
+            deferred_classes=file.deferred_classes, uses_enum=bool(self.all_enums),
+            extended=bool(extensions) or any(m.nested_extensions for m in self.all_messages), uses_itertools=any(m.json_chunks for m in self.all_messages),
             capital_slots=any(CAPITALS.fullmatch(f.slot) for m in self.all_messages for f in m.fields),
             descriptor=repr((file.name, file.descriptor,
                              tuple((d, names.import_path(d)) for d in file.dependencies))),

@@ -227,11 +227,11 @@ def tojson(value: object) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").replace("'", "\\u0027")
 
 
-def packed(methods: str, class_name: str) -> str:
-    """The literal of a class's methods for ``_rt.defer_classes``: their source as the body
-    of a class of the same name (so that names mangle alike), deflated, in base 85 (no quote or
-    backslash in its alphabet)."""
-    source = f"class {class_name}:\n{methods}".encode()
+def packed(code: str, class_name: str = "") -> str:
+    """The literal of source for ``_rt.defer_classes`` (``class_name``: a class's methods, as the
+    body of a class of that name, so that names mangle alike) or ``_rt.defer_enums``, deflated,
+    in base 85 (no quote or backslash in its alphabet)."""
+    source = (f"class {class_name}:\n{code}" if class_name else code).encode()
     return f"'{base64.b85encode(zlib.compress(source, 6)).decode()}'"
 
 

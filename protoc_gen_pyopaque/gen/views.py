@@ -293,6 +293,7 @@ class FileView:
     capital_slots: bool  # a field's attribute is all capitals (FIELD_NAME11), a constant to pyright
     parameter: str = ""  # the plugin parameter, for the header
     deferred_classes: bool = False  # the classes' methods compiled on first use; a .pyi
+    extended: bool = False  # the module declares extensions (file-level or nested)
     runtime_package: str = RUNTIME_PACKAGE
     runtime_surface: str = RUNTIME_SURFACE
     plugin_version: str = PLUGIN_VERSION

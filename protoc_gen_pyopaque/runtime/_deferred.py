@@ -24,9 +24,10 @@ import linecache
 import threading
 import zlib
 from types import ModuleType
+from collections.abc import Callable
 from typing import Any, Final
 
-__all__ = ["compile_class", "defer_classes"]
+__all__ = ["compile_class", "defer_classes", "defer_enums", "define_enums"]
 
 # What may be read of a class before any instance exists (creating one reads __init__): each
 # may be among its packed methods (__eq__ too: Message's __hash__ = None holds all the same).
@@ -43,6 +44,7 @@ _CLASS_KEYS: Final = frozenset({"__module__", "__qualname__", "__doc__", "__dict
 _LOCK: Final = threading.RLock()
 _pending: dict[type, tuple[dict[str, Any], str]] = {}  # class -> (its module's namespace, packed source)
 _full_names: dict[type, str] = {}  # class -> its message's full name, known without compiling it
+_enums: dict[int, tuple[dict[str, Any], str]] = {}  # id(module namespace) -> (it, packed enum definitions)
 
 
 class _Pending:
@@ -71,6 +73,48 @@ def defer_classes(namespace: dict[str, Any], classes: tuple[tuple[type, str, str
                     setattr(cls, name, _Pending(cls, name))
 
 
+def defer_enums(namespace: dict[str, Any], packed: str,
+                nested: tuple[tuple[type, tuple[str, ...]], ...]) -> Callable[[str], Any]:
+    """Register a module's packed enum definitions (enum classes: the bulk of a large module's
+    import otherwise), made on the first use of any of its classes or enums; ``nested``: each
+    class's nested enums, read on the class before any instance exists. Return the module's
+    ``__getattr__``, which makes them when one is asked for by name."""
+    with _LOCK:
+        _enums[id(namespace)] = (namespace, packed)
+        for cls, names in nested:
+            for name in names:
+                setattr(cls, name, _Pending(cls, name))
+
+    def module_getattr(name: str) -> Any:
+        define_enums(namespace)
+        try:
+            return namespace[name]
+        except KeyError:
+            raise AttributeError(f"module {namespace['__name__']!r} has no attribute {name!r}") from None
+
+    return module_getattr
+
+
+def define_enums(namespace: dict[str, Any]) -> None:
+    """Make the enums ``namespace``'s module deferred, if not made yet (once; others wait)."""
+    with _LOCK:
+        entry = _enums.pop(id(namespace), None)
+        if entry is not None:
+            _run(namespace, entry[1], f"<deferred enums of {namespace['__name__']}>", namespace)
+
+
+def _run(namespace: dict[str, Any], packed: str, filename: str, scope: dict[str, Any]) -> None:
+    """Compile and run packed source in ``namespace``, binding its names in ``scope``."""
+    source = zlib.decompress(base64.b85decode(packed)).decode()
+    # the module's imports named as such (never run): the compiler then reads their attributes
+    # as it does in the inline form (a plain attribute load, not a method load)
+    modules = [name for name, value in namespace.items() if isinstance(value, ModuleType)]
+    source = f"if 0:\n    import {', '.join(f'_ as {name}' for name in modules)}\n{source}"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    code = compile(source, filename, "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True)
+    exec(code, namespace, scope)  # noqa: S102 - the plugin's own output, packed by it
+
+
 def full_name(cls: type) -> str:
     """The full name of ``cls``'s message, without compiling a deferred class."""
     name = _full_names.get(cls)
@@ -84,17 +128,10 @@ def compile_class(cls: type) -> None:
         if entry is None:  # compiled meanwhile
             return
         namespace, packed = entry
-        source = zlib.decompress(base64.b85decode(packed)).decode()
-        # the module's imports named as such (never run): the compiler then reads their attributes
-        # as it does in the inline form (a plain attribute load, not a method load)
-        modules = [name for name, value in namespace.items() if isinstance(value, ModuleType)]
-        source = f"if 0:\n    import {', '.join(f'_ as {name}' for name in modules)}\n{source}"
-        filename = f"<deferred class {cls.__module__}.{cls.__qualname__}>"
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        code = compile(source, filename, "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True)
+        define_enums(namespace)  # the class's code names them as the module's globals
         scope: dict[str, Any] = {}
-        exec(code, namespace, scope)  # noqa: S102 - the plugin's own output, packed by it
-        (body,) = scope.values()  # the imports above never run
+        _run(namespace, packed, f"<deferred class {cls.__module__}.{cls.__qualname__}>", scope)
+        (body,) = scope.values()  # the imports _run names never run
         # every method in place before any placeholder goes: a reader never sees the base's
         for name, value in vars(body).items():
             if name not in _CLASS_KEYS:

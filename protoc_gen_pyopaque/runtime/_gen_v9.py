@@ -27,7 +27,7 @@ from ._codec import (
     struct_error,
 )
 from ._codec_errors import bad_end, bad_utf8, decode_failure, overrun, too_deep
-from ._deferred import defer_classes
+from ._deferred import defer_classes, defer_enums, define_enums
 from ._equality import extensions_eq, float_eq, float_values_eq, floats_eq, value_eq
 from ._extensions import merge_extension, write_extensions
 from ._json import JsonCtx, json_refuse
@@ -77,7 +77,7 @@ __all__ = [
     "dec_packed_fixed64", "dec_packed_float", "dec_packed_int32", "dec_packed_int64", "dec_packed_sfixed32",
     "dec_packed_sfixed64", "dec_packed_sint32", "dec_packed_sint64", "dec_packed_uint32",
     "dec_packed_uint64", "dec_sint32", "dec_sint64", "dec_tag", "dec_uint32", "dec_varint",
-    "decode_failure", "decode_str", "defer_classes", "encode_str", "extensions_eq", "finish_len", "float_eq",
+    "decode_failure", "decode_str", "defer_classes", "defer_enums", "define_enums", "encode_str", "extensions_eq", "finish_len", "float_eq",
     "float_values_eq", "floats_eq", "i64", "json_in_bool", "json_in_bytes", "json_in_double",
     "json_in_enum", "json_in_enums", "json_in_float", "json_in_int", "json_in_key", "json_in_other",
     "json_in_str", "json_out_bytes", "json_out_double", "json_out_enum", "json_out_float", "json_out_int",

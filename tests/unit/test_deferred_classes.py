@@ -6,6 +6,7 @@ automatic threshold; and a deferred module is refused by pyopaque-compile."""
 
 from __future__ import annotations
 
+import pickle
 import random
 import re
 import threading
@@ -55,7 +56,7 @@ def fingerprint(value: Any) -> Any:
 def class_members(module: types.ModuleType) -> dict[str, dict[str, Any]]:
     """Every message class of ``module`` by name: its own attributes (codec methods compiled)."""
     out = {}
-    for name, cls in vars(module).items():
+    for name, cls in list(vars(module).items()):  # compiling adds the module's enums
         if isinstance(cls, type) and cls.__module__ == module.__name__ and hasattr(cls, "_pb_info"):
             _deferred.compile_class(cls)
             out[name] = {k: fingerprint(v) for k, v in vars(cls).items()
@@ -155,3 +156,41 @@ def test_compile_refuses_deferred_modules(tmp_path: Path) -> None:
     out, _ = generated(tmp_path, "default_api_level=API_OPAQUE", "deferred")
     with pytest.raises(CompileError, match=r"chunks/flat_pb.py: generated with deferred classes .* classes=inline"):
         compile_dir(out)
+
+
+ENUMS = """
+syntax = "proto2";
+package enums;
+
+enum Color { NONE = 0; RED = 1; }
+
+message Outer {
+  enum Level { LOW = 1; HIGH = 2; }
+  optional Level level = 1 [default = HIGH];
+  optional Color color = 2;
+  repeated Level levels = 3;
+}
+"""
+
+
+def test_enums_are_made_on_first_use(tmp_path: Path) -> None:
+    (tmp_path / "enums").mkdir()
+    (tmp_path / "enums" / "e.proto").write_text(ENUMS)
+    req = make_request(["enums/e.proto"], "default_api_level=API_OPAQUE,classes=deferred", include=[tmp_path])
+    generate_files(req, tmp_path / "out")
+    for first in ("nested", "module", "instance"):
+        with imported(tmp_path / "out", "enums.e_pb") as (mod,):
+            assert "Color" not in vars(mod)  # not made at import
+            assert isinstance(vars(mod.Outer)["Level"], _deferred._Pending)
+            if first == "nested":  # read on the class before any instance: the class compiles
+                level = mod.Outer.Level
+                assert level.HIGH == 2 and "_pb_merge" in vars(mod.Outer)
+            elif first == "module":  # from the module, by name (PEP 562)
+                assert mod.Color.RED == 1 and mod.Outer.Level.LOW == 1
+            else:
+                assert mod.Outer().get_level() is mod.Outer.Level.HIGH  # the default, a member
+            msg = mod.Outer.parse(b"\x08\x01\x10\x01\x18\x02")
+            assert msg.get_level() is mod.Outer.Level.LOW and msg.get_levels() == [mod.Outer.Level.HIGH]
+            assert pickle.loads(pickle.dumps(mod.Color.RED)) is mod.Color.RED
+            with pytest.raises(AttributeError, match="has no attribute 'Colour'"):
+                mod.Colour  # noqa: B018
