@@ -86,15 +86,30 @@ class _CodeGenerator(CodeGenerator):
         self.write("]")
 
     @optimizeconst
+    def visit_Concat(self, node: nodes.Concat, frame: Frame) -> None:
+        """``a ~ b``: a %-format of its operands (%s applies str(), as Jinja's str_join does)."""
+        if frame.eval_ctx.volatile or frame.eval_ctx.autoescape:
+            super().visit_Concat(node, frame)
+            return
+        self.write(f"({'%s' * len(node.nodes)!r} % (")
+        for arg in node.nodes:
+            self.visit(arg, frame)
+            self.write(", ")
+        self.write("))")
+
+    @optimizeconst
     def visit_Call(self, node: nodes.Call, frame: Frame, forward_caller: bool = False) -> None:
         keywords = bool(node.kwargs or node.dyn_args or node.dyn_kwargs or forward_caller)
-        if keywords:  # a macro's parameters are not named as its arguments
+        # a macro's parameters are not named as its arguments; a method of a view (an attribute:
+        # macros are imported by name) takes its keywords as they are
+        by_position = keywords and not isinstance(node.node, nodes.Getattr)
+        if by_position:
             self.write("environment.keyword_call(")
         self.visit(node.node, frame)
         stream, self.stream = self.stream, StringIO()  # signature() puts ", " before each argument
         self.signature(node, frame, {"caller": "caller"} if forward_caller else None)
         arguments, self.stream = self.stream.getvalue(), stream
-        self.write(f"{arguments})" if keywords else f"({arguments.removeprefix(', ')})")
+        self.write(f"{arguments})" if by_position else f"({arguments.removeprefix(', ')})")
 
     def visit_Output(self, node: nodes.Output, frame: Frame) -> None:
         """Inside macros, an output statement appends one string: a %-format of its text with its

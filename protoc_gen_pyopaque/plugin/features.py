@@ -8,8 +8,7 @@ adds the one feature protobuf does not know: the API level.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from google.protobuf import descriptor_pb2
 
@@ -36,9 +35,9 @@ MINIMUM_EDITION: Final = descriptor_pb2.EDITION_PROTO2
 MAXIMUM_EDITION: Final = descriptor_pb2.EDITION_2024
 
 
-@dataclass(frozen=True)
-class FieldFeatures:
-    """What the wire format and the API of one field depend on."""
+class FieldFeatures(NamedTuple):
+    """What the wire format and the API of one field depend on (a tuple: one is made for every
+    field, at a third of a frozen dataclass's cost)."""
 
     presence: bool
     required: bool

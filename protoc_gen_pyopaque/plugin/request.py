@@ -280,26 +280,28 @@ class _FileReader:
                oneof_position: dict[int, int]) -> Field:
         feats = features.field_features(fd)
         kind = _TYPE_GROUP if feats.delimited else fp.type
-        message = fd.message_type.full_name if kind in (_TYPE_MESSAGE, _TYPE_GROUP) else None
+        message_type = fd.message_type if kind in (_TYPE_MESSAGE, _TYPE_GROUP) else None
+        message = message_type.full_name if message_type is not None else None
         enum = fd.enum_type.full_name if kind == _TYPE_ENUM else None
         map_types = None
-        if message is not None and fd.message_type.GetOptions().map_entry:
-            entry = fd.message_type
+        if message_type is not None and message_type.GetOptions().map_entry:
+            entry = message_type
             map_types = MapTypes(key=self._entry_field(entry.fields_by_number[1]),
                                  value=self._entry_field(entry.fields_by_number[2]))
         oneof = None
         if fp.HasField("oneof_index") and not fp.proto3_optional:
             oneof = oneof_position[fp.oneof_index]
+        options = fp.options
         return Field(
             name=fp.name, number=fp.number, json_name=json_name(fp), kind=kind,
             repeated=fd.is_repeated, presence=feats.presence, required=feats.required,
             packed=feats.packed, utf8=feats.utf8, message=message, enum=enum,
             closed_enum=enum is not None and features.enum_closed(fd.enum_type),
             oneof=oneof, map=map_types, default=_default(fd, kind),
-            lazy=fp.options.lazy or fp.options.unverified_lazy
+            lazy=options.lazy or options.unverified_lazy
             or (self.options.lazy_all and kind == _TYPE_MESSAGE),
-            lazy_unverified=fp.options.unverified_lazy,
-            comment=self.comments.get(path, ""), deprecated=fp.options.deprecated,
+            lazy_unverified=options.unverified_lazy,
+            comment=self.comments.get(path, ""), deprecated=options.deprecated,
         )
 
     def _entry_field(self, fd: Any) -> Field:
