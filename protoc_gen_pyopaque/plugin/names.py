@@ -44,7 +44,7 @@ CLASS_BUILTINS: Final = frozenset({
 # (tests/unit/test_names.py checks that generated modules name no other builtin).
 BODY_BUILTINS: Final = frozenset({
     "IndexError", "KeyError", "NotImplemented", "RecursionError", "UnicodeDecodeError", "enumerate", "frozenset",
-    "isinstance", "len", "repr", "sorted", "type",
+    "globals", "isinstance", "len", "repr", "sorted", "type",
 })
 # Parameters of the public Message API: their names are part of it, so they cannot move to the
 # generator's namespace (``parse(data, *, lazy, max_depth, partial)``, ``set_x(value)``).

@@ -19,7 +19,7 @@ from tests.behavior.compiled import selected_build
 from tests.golden.golden import importable
 
 COMPILED_STYLE, COMPILED_ROOT = selected_build() or (None, None)
-STYLES = [COMPILED_STYLE] if COMPILED_STYLE else ["open", "hybrid", "hybrid-opaque", "opaque"]
+STYLES = [COMPILED_STYLE] if COMPILED_STYLE else ["open", "hybrid", "hybrid-opaque", "opaque", "deferred-classes"]
 
 
 class Modules:

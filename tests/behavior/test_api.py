@@ -14,7 +14,7 @@ from tests.behavior.conftest import Modules
 def test_style_marker(mods: Modules) -> None:
     Scalars = mods.load("scalars").Scalars
     expected = {"open": "open.v1", "hybrid": "hybrid.v1", "hybrid-opaque": "opaque.v1",
-                "opaque": "opaque.v1"}[mods.style]
+                "opaque": "opaque.v1", "deferred-classes": "opaque.v1"}[mods.style]
     assert Scalars.__pyopaque_api__ == expected
 
 

@@ -19,7 +19,7 @@ from tests.behavior.conftest import Modules
 
 
 def deferred(mods: Modules) -> bool:
-    return mods.style in ("opaque", "hybrid-opaque")
+    return mods.style in ("opaque", "hybrid-opaque", "deferred-classes")
 
 
 def ln(number: int, payload: bytes) -> bytes:

@@ -27,7 +27,7 @@ def entry(detail: bytes, number: int = 3) -> bytes:
 
 
 def lazy(mods: Modules) -> bool:
-    return mods.style in ("opaque", "hybrid-opaque")
+    return mods.style in ("opaque", "hybrid-opaque", "deferred-classes")
 
 
 @pytest.fixture(autouse=True)

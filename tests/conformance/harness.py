@@ -51,7 +51,7 @@ STYLES: Final = {
         Style("lazy", "lazy", "API_OPAQUE", False, "opaque.v1", ",lazy_all=true"),
         # opaque, each class's codec methods packed and compiled on its first use (the form of
         # very large files)
-        Style("deferred", "deferred", "API_OPAQUE", False, "opaque.v1", ",classes=deferred"),
+        Style("deferred-classes", "deferred-classes", "API_OPAQUE", False, "opaque.v1", ",classes=deferred"),
         # opaque, compiled with mypyc together with a copy of the runtime
         Style("compiled", "compiled", "API_OPAQUE", False, "opaque.v1", compiled=True),
     )

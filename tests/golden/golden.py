@@ -27,6 +27,8 @@ VARIANTS = {
     "open": "default_api_level=API_OPEN",
     "hybrid": "default_api_level=API_HYBRID",
     "opaque": "default_api_level=API_OPAQUE",
+    # opaque, with the classes of large files: created bare, compiled on first use, API in .pyi
+    "deferred-classes": "default_api_level=API_OPAQUE,classes=deferred",
 }
 # Without an API level option, a file takes its edition's default style: opaque from edition
 # 2024, open before. The test checks that output against those folders; it has none of its own.
@@ -34,6 +36,9 @@ DEFAULT_OPTIONS = ""
 # Variants whose folders also hold the gRPC plugin's modules, and its options (they do not
 # depend on the message style).
 GRPC_VARIANTS = {"open": ""}
+
+
+SOURCES = (".py", ".pyi")  # what the plugins write (not the .pyc of an import)
 
 
 def proto_files() -> list[str]:
@@ -46,7 +51,7 @@ def render(options: str, grpc_options: str | None = None) -> dict[str, str]:
     ``grpc_options``, if given); return {relative path: source}."""
     with tempfile.TemporaryDirectory() as tmp:
         out = generate(proto_files(), [PROTOS], Path(tmp), options=options, grpc_options=grpc_options)
-        return {str(p.relative_to(out)): p.read_text() for p in sorted(out.rglob("*.py"))}
+        return {str(p.relative_to(out)): p.read_text() for p in sorted(out.rglob("*.py*")) if p.suffix in SOURCES}
 
 
 def default_style(proto: str) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.golden.golden import (
-    DEFAULT_OPTIONS, EXPECTED, GRPC_VARIANTS, VARIANTS, default_style, is_twin, render, twins,
+    DEFAULT_OPTIONS, EXPECTED, GRPC_VARIANTS, SOURCES, VARIANTS, default_style, is_twin, render, twins,
 )
 from protoc_gen_pyopaque.compile import is_generated
 from tools.bootstrap_wkt import TARGET, render_wkts
@@ -26,7 +26,7 @@ def _check(actual: dict[str, str], expected: dict[str, str], label: str, fix: st
 
 
 def _committed(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*.py"))}
+    return {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*.py*")) if p.suffix in SOURCES}
 
 
 def test_message_modules_are_recognised_as_generated() -> None:

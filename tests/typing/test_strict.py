@@ -41,7 +41,7 @@ STYLES = {
     "opaque": ("default_api_level=API_OPAQUE", "opaque"),
     "lazy": ("default_api_level=API_OPAQUE,lazy_all=true", None),
     # the codec methods packed (the form of large files): the classes' API as type checkers see it
-    "deferred": ("default_api_level=API_OPAQUE,classes=deferred", None),
+    "deferred-classes": ("default_api_level=API_OPAQUE,classes=deferred", None),
 }
 
 # What every style's user code asserts: the precise types of whole-message operations, oneof
@@ -132,7 +132,7 @@ e.set_states([State.STATE_ON, 0])
 e.set_state_by_name({"b": State.STATE_ON})
 ''',
 }
-USER_CODE["lazy"] = USER_CODE["deferred"] = USER_CODE["opaque"]
+USER_CODE["lazy"] = USER_CODE["deferred-classes"] = USER_CODE["opaque"]
 
 # Mistakes each checker must report (one file each): a misspelt oneof member compared with
 # which_<oneof>()'s Literal, a value of the wrong type, names passed as strings that the class
@@ -156,7 +156,7 @@ WRONG = {
     "open_enum": COLLECTIONS + "color: Collections.Color = Collections.Item().get_color()\n",
     "opaque_field": SCALARS + "Scalars().f_int32 = 3\n",
 }
-WRONG_IN = {name: STYLES for name in WRONG} | {"opaque_field": ("opaque", "lazy", "deferred")}
+WRONG_IN = {name: STYLES for name in WRONG} | {"opaque_field": ("opaque", "lazy", "deferred-classes")}
 
 
 def mypy(root: Path, files: list[str]) -> subprocess.CompletedProcess[str]:
