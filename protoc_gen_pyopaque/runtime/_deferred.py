@@ -98,14 +98,19 @@ def defer_enums(namespace: dict[str, Any], packed: str,
 def define_enums(namespace: dict[str, Any]) -> None:
     """Make the enums ``namespace``'s module deferred, if not made yet (once; others wait)."""
     with _LOCK:
-        entry = _enums.pop(id(namespace), None)
+        entry = _enums.get(id(namespace))
         if entry is not None:
             _run(namespace, entry[1], f"<deferred enums of {namespace['__name__']}>", namespace)
+            del _enums[id(namespace)]  # once made (a failure, e.g. an edited module, fails again)
 
 
 def _run(namespace: dict[str, Any], packed: str, filename: str, scope: dict[str, Any]) -> None:
     """Compile and run packed source in ``namespace``, binding its names in ``scope``."""
-    source = zlib.decompress(base64.b85decode(packed)).decode()
+    try:
+        source = zlib.decompress(base64.b85decode(packed)).decode()
+    except (ValueError, zlib.error) as exc:
+        raise ImportError(f"{filename[1:-1]}: its packed source is damaged ({exc}): generate the module "
+                          "again") from None
     # the module's imports named as such (never run): the compiler then reads their attributes
     # as it does in the inline form (a plain attribute load, not a method load)
     modules = [name for name, value in namespace.items() if isinstance(value, ModuleType)]
@@ -124,7 +129,7 @@ def full_name(cls: type) -> str:
 def compile_class(cls: type) -> None:
     """Compile ``cls``'s packed methods and set them on it (once; other threads wait)."""
     with _LOCK:
-        entry = _pending.pop(cls, None)
+        entry = _pending.get(cls)
         if entry is None:  # compiled meanwhile
             return
         namespace, packed = entry
@@ -140,3 +145,4 @@ def compile_class(cls: type) -> None:
         for name in DEFERRED_METHODS:
             if isinstance(cls.__dict__.get(name), _Pending):
                 delattr(cls, name)
+        del _pending[cls]  # once compiled (a failure, e.g. an edited module, fails again)

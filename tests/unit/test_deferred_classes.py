@@ -194,3 +194,19 @@ def test_enums_are_made_on_first_use(tmp_path: Path) -> None:
             assert pickle.loads(pickle.dumps(mod.Color.RED)) is mod.Color.RED
             with pytest.raises(AttributeError, match="has no attribute 'Colour'"):
                 mod.Colour  # noqa: B018
+
+
+def test_a_damaged_module_fails_clearly_every_time(tmp_path: Path) -> None:
+    write_protos(tmp_path)
+    out, sources = generated(tmp_path, "default_api_level=API_OPAQUE", "deferred")
+    path = out / "chunks" / "flat_pb.py"
+    source = sources["chunks/flat_pb.py"]
+    start = source.index("(Flat, ")
+    packed = source.index("'", start)
+    path.write_text(source[:packed + 1] + "!!" + source[packed + 3:])  # the packed class, damaged
+    with imported(out, "chunks.flat_pb") as (mod,):
+        for _ in range(2):  # not a RecursionError through the placeholders, and not once only
+            with pytest.raises(ImportError, match="deferred class chunks.flat_pb.Flat: its packed source is damaged"):
+                mod.Flat()
+        with pytest.raises(ImportError, match="damaged"):
+            mod.Flat.parse(b"")
