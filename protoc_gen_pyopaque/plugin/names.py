@@ -29,7 +29,7 @@ import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Final
+from typing import Final, NamedTuple
 
 from ..runtime._registry import TWIN_SUFFIX, WKT_MODULES
 from .schema import ApiLevel, Enum, Field, File, Message, Schema, Service, walk_messages
@@ -188,14 +188,12 @@ def dependency_module(proto: str, file: File, schema: Schema) -> str:
 # -- the name table of one generated module ----------------------------------------------
 
 
-@dataclass(frozen=True)
-class ClassNames:
+class ClassNames(NamedTuple):  # a tuple: made for every class, field or oneof
     qualname: str  # the path within its module: Outer.Inner
     py_name: str  # the module-level name it is defined under (nested classes are hoisted)
 
 
-@dataclass(frozen=True)
-class FieldNames:
+class FieldNames(NamedTuple):  # a tuple: made for every class, field or oneof
     attr: str  # public attribute (open/hybrid) and constructor keyword
     getter: str
     setter: str  # "" where the style has none (open)
@@ -206,8 +204,7 @@ class FieldNames:
     loader: str  # lazy fields: the method that decodes them
 
 
-@dataclass(frozen=True)
-class OneofNames:
+class OneofNames(NamedTuple):  # a tuple: made for every class, field or oneof
     which: str
     has: str
     clear: str

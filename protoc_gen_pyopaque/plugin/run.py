@@ -18,6 +18,7 @@ from google.protobuf.compiler import plugin_pb2
 from ..gen.build import build_file_view
 from ..gen.grpc_views import build_grpc_view
 from ..gen.render import render_grpc_module, render_module, render_stub
+from ..runtime._wire import varint_bytes
 from . import features, names
 from .options import OptionError, parse_options
 from .request import InputError, Request, build_schema, decode_request
@@ -32,6 +33,15 @@ def _piece(**fields: Any) -> bytes:
     """A CodeGeneratorResponse holding ``fields`` only, serialized: a piece of the whole."""
     data: bytes = plugin_pb2.CodeGeneratorResponse(**fields).SerializeToString()
     return data
+
+
+def _file(name: str, content: str) -> list[bytes]:
+    """A CodeGeneratorResponse holding one generated file, serialized in two pieces (the last:
+    the content's bytes, not copied again), as protobuf writes it: the field ``file`` (15), a
+    File of ``name`` (1) and ``content`` (15)."""
+    name_bytes, data = name.encode(), content.encode()
+    head = b"\x0a" + varint_bytes(len(name_bytes)) + name_bytes + b"\x7a" + varint_bytes(len(data))
+    return [b"\x7a" + varint_bytes(len(head) + len(data)) + head, data]
 
 
 def _header() -> bytes:
@@ -70,8 +80,7 @@ def generate(request: Request, *, grpc: bool = False, workers: int = 1) -> Itera
             if not file.services:
                 return []
             content = render_grpc_module(build_grpc_view(file, schema, options))
-            return [_piece(file=[plugin_pb2.CodeGeneratorResponse.File(
-                name=names.grpc_output_path(proto), content=content)])]
+            return _file(names.grpc_output_path(proto), content)
         try:
             outputs = [(False, build_file_view(file, schema, parameter=request.parameter))]
             if file.is_hybrid:
@@ -81,11 +90,9 @@ def generate(request: Request, *, grpc: bool = False, workers: int = 1) -> Itera
             return str(exc)
         pieces = []
         for twin, view in outputs:
-            pieces.append(_piece(file=[plugin_pb2.CodeGeneratorResponse.File(
-                name=names.output_path(proto, twin=twin), content=render_module(view))]))
+            pieces += _file(names.output_path(proto, twin=twin), render_module(view))
             if view.deferred_classes:  # the classes' API for type checkers: the module packs it
-                pieces.append(_piece(file=[plugin_pb2.CodeGeneratorResponse.File(
-                    name=names.stub_output_path(proto, twin=twin), content=render_stub(view))]))
+                pieces += _file(names.stub_output_path(proto, twin=twin), render_stub(view))
         return pieces
 
     for result in _mapped(modules, protos, workers if len(protos) >= PARALLEL_MIN_FILES else 1):
