@@ -35,12 +35,14 @@ def main_grpc(argv: list[str] | None = None) -> int:
 def workers() -> int:
     """The worker processes for large requests: PYOPAQUE_PLUGIN_WORKERS (default 1: none); none
     where processes cannot be forked."""
-    import multiprocessing
     import os
 
-    if "fork" not in multiprocessing.get_all_start_methods():
+    count = max(1, int(os.environ.get("PYOPAQUE_PLUGIN_WORKERS", "").strip() or 1))
+    if count == 1:  # multiprocessing not imported: that costs every run about 10 ms
         return 1
-    return max(1, int(os.environ.get("PYOPAQUE_PLUGIN_WORKERS", "").strip() or 1))
+    import multiprocessing
+
+    return count if "fork" in multiprocessing.get_all_start_methods() else 1
 
 
 def _main(argv: list[str] | None, *, grpc: bool) -> int:

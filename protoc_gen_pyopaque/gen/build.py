@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from json.encoder import encode_basestring
 from dataclasses import replace
@@ -344,7 +343,7 @@ class _Builder:
         bits = presence_bits(msg)
         fields = [self.field(f, msg, i, oneofs, bits.get(f.name)) for i, f in enumerate(msg.fields)]
         for o in oneofs:
-            o.member_names = ", ".join(json.dumps(f.name) for f in o.fields)
+            o.member_names = ", ".join(pyexpr.quoted(f.name) for f in o.fields)
         words = [f"_pb_p{i}" for i in range((len(bits) + PRESENCE_WORD_BITS - 1) // PRESENCE_WORD_BITS)]
         lazy_capable = level is ApiLevel.OPAQUE and msg.full_name not in self.needs_required
         plain = [f for f in fields if f.oneof is None]
@@ -367,7 +366,7 @@ class _Builder:
             class_name=qual.rsplit(".", 1)[-1], full_name=msg.full_name, qualname=qual, py_name=py,
             style=level.name.lower(), is_open=level is ApiLevel.OPEN, is_opaque=level is ApiLevel.OPAQUE,
             base=WKT_BASES.get(msg.full_name, "_rt.ExtendableMessage" if extendable else "_rt.Message"),
-            slots=slots, slots_literal=pyexpr.wrapped_list([json.dumps(s) for s in slots], SLOTS_WIDTH)
+            slots=slots, slots_literal=pyexpr.wrapped_list([pyexpr.quoted(s) for s in slots], SLOTS_WIDTH)
             + ("," if len(slots) == 1 else ""), fields=fields, fields_by_number=by_number, plain_fields=plain, oneofs=oneofs, presence_words=words,
             messages=nested, enums=enums, nested_extensions=nested_ext,
             dispatch=dispatch, merge_chunks=merge_chunks, scan_dispatch=scan_dispatch, scan_chunks=scan_chunks,
@@ -475,7 +474,7 @@ def _names_types(msg: Message) -> str:
     for i, (names_, what) in enumerate(sets):
         comma = "," if i < len(sets) - 1 else ""
         if names_:
-            quoted = pyexpr.wrapped_list([json.dumps(n) for n in names_], NAMES_WIDTH)
+            quoted = pyexpr.wrapped_list([pyexpr.quoted(n) for n in names_], NAMES_WIDTH)
             lines.append("_t.Literal[" + quoted.replace("\n", "\n" + " " * len("_t.Literal[")) + "]"
                          + comma + "  # " + what)
         else:

@@ -5,6 +5,7 @@ literals, docstrings, tags, range tests, and the ``_rt.*Info(...)`` tables of ev
 from __future__ import annotations
 
 from functools import lru_cache
+from json.encoder import encode_basestring_ascii
 from typing import Final, Protocol
 
 from ..plugin.schema import Enum, Field, Message
@@ -145,6 +146,12 @@ def py_literal(value: object) -> str:
         if value in (float("inf"), float("-inf")):
             return 'float("inf")' if value > 0 else '-float("inf")'
     return repr(value)
+
+
+def quoted(text: str) -> str:
+    """``text`` as json.dumps writes it, in double quotes, escaped to ASCII (a Python string
+    literal too), without json.dumps' call overhead: every field name is quoted several times."""
+    return encode_basestring_ascii(text)
 
 
 def docstring(text: str, indent: int = 0) -> str:

@@ -25,6 +25,7 @@ from jinja2.runtime import Macro
 from jinja2.utils import missing
 
 from .grpc_views import GrpcFileView
+from .pyexpr import quoted
 from .views import FileView
 
 
@@ -273,8 +274,8 @@ def make_environment(cache: Path | None) -> jinja2.Environment:
 
 def tojson(value: object) -> str:
     """Jinja's own filter (JSON, keys sorted, with <, >, & and ' escaped), without its markup
-    wrapper; a string, the common case, through json.dumps' cached encoder."""
-    text = json.dumps(value) if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    wrapper; a string, the common case, as json.dumps quotes it (pyexpr.quoted)."""
+    text = quoted(value) if isinstance(value, str) else json.dumps(value, sort_keys=True)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").replace("'", "\\u0027")
 
 

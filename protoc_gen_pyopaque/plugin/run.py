@@ -9,7 +9,6 @@ processes: those of the files they are working on, and of those finished ahead o
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -122,6 +121,8 @@ def _mapped(task: Callable[[str], list[bytes] | str], protos: list[str],
     if workers <= 1:
         yield from map(task, protos)
         return
+    import multiprocessing  # here: importing it costs every run about 10 ms (see cli.workers)
+
     _task = task
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
