@@ -76,6 +76,8 @@ SHIPPED_PROTOS: Final = frozenset(f"google/protobuf/{name}.proto" for name in WK
 def _base(name: str) -> str:
     """Move ``name`` out of the generator's namespace (``_`` and a letter) and out of Python's
     private names (``__x`` is mangled in a class)."""
+    if name[:1] != "_":  # most names: as they are
+        return name
     stripped = name.lstrip("_")
     if stripped[:1].isalpha():
         return stripped + "_" * (len(name) - len(stripped))
