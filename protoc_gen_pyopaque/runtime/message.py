@@ -40,6 +40,11 @@ _lazy_decoding = os.environ.get(LAZY_ENV, "1") not in ("", "0")
 # there parse(data) decodes. An untouched message serializes as its input only where the scan
 # found it canonical (what serialize would write), so deferring changes no output.
 _defer_parse = NATIVE and _lazy_decoding
+# ... for inputs of this many bytes or more. A deferred message that is then read is walked
+# twice (the scan, then the decode); below a kilobyte the decode is cheap, and read at once
+# more often than not: compiled, parse + read of the 203-byte log entry took 1.10x upb's time
+# deferred and 0.65x decoded at once; the 1.7 KB address book parses in 0.57x deferred, 3.0x not.
+DEFER_MIN_BYTES: Final = 1024
 # Serialises first decodes of lazy fields, so that two threads see one decoded value.
 # Re-entrant: decoding may merge into a message that itself holds lazy bytes.
 LAZY_LOCK: Final = threading.RLock()
@@ -165,7 +170,7 @@ class Message:
         buf = data if type(data) is bytes else check_buffer(data)
         if lazy is None:
             lazy = _lazy_decoding
-            defer = _defer_parse
+            defer = _defer_parse and len(buf) >= DEFER_MIN_BYTES
         else:
             defer = lazy
         if defer:

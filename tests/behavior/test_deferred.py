@@ -15,6 +15,7 @@ import pytest
 from protoc_gen_pyopaque.runtime import DecodeError
 from protoc_gen_pyopaque.runtime._kept import MAP_KEYS_COMPARED_IN_PLACE
 from protoc_gen_pyopaque.runtime._wire import NATIVE
+from protoc_gen_pyopaque.runtime.message import DEFER_MIN_BYTES
 from tests.behavior.conftest import Modules
 
 
@@ -100,7 +101,11 @@ def test_an_untouched_message_serializes_as_its_input(mods: Modules) -> None:
     assert Collections.parse(data, lazy=False).serialize() == data
     assert (Collections.parse(data, lazy=True).serialize() is data) is deferred(mods)
     default = Collections.parse(data)
-    assert (default.serialize() is data) is (deferred(mods) and NATIVE)  # compiled: deferred by default
+    assert default.serialize() is not data  # under DEFER_MIN_BYTES: decoded at once
+    large = b"\x0a\x01\x01" + ln(2, b"a") + ln(2, b"b" * 100) * 10 + ln(3, item(b"x"))  # 1 KiB and more
+    assert len(large) >= DEFER_MIN_BYTES
+    default = Collections.parse(large)
+    assert (default.serialize() is large) is (deferred(mods) and NATIVE)  # compiled: deferred by default
     msg = Collections.parse(data, lazy=True)
     assert msg.get_names() == ["a"]  # a read decodes: serialize encodes again
     assert msg.serialize() == data and msg.serialize() is not data
