@@ -123,7 +123,7 @@ def _run(namespace: dict[str, Any], packed: str, filename: str, scope: dict[str,
 def full_name(cls: type) -> str:
     """The full name of ``cls``'s message, without compiling a deferred class."""
     name = _full_names.get(cls)
-    return name if name is not None else cls._pb_info.full_name  # type: ignore[attr-defined, no-any-return]
+    return name if name is not None else cls._pb_info.full_name  # type: ignore[attr-defined]
 
 
 def compile_class(cls: type) -> None:
