@@ -137,7 +137,7 @@ class FieldView:
     required: bool = False
     lazy: bool = False  # opaque, singular, length-prefixed message: decoded on first access
     lazy_slot: str = ""  # holds the undecoded bytes (a memoryview of the input) or None
-    lazy_verify: bool = False  # check the wire structure at parse ([lazy]); not for [unverified_lazy]
+    lazy_verify: bool = False  # check the bytes fully at parse ([lazy]); not for [unverified_lazy]
     loader: str = ""  # the method that decodes the lazy bytes
     # repeated message field declared lazy: each element keeps its bytes, as parse(lazy=True) does
     lazy_elements: bool = False

@@ -2,245 +2,58 @@
 
 from __future__ import annotations
 
-import re
-import threading
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from mypy_extensions import mypyc_attr
 
 from . import _wire as wire
-from ._codec import WIRE_OF_KIND, read_len, struct_error
-from ._codec_errors import decode_failure, field_label, too_deep
+from ._codec import struct_error
+from ._codec_errors import decode_failure, field_label
 from ._extensions import merge_extension
 from .errors import DecodeError
-from .reflect import TYPE_GROUP, TYPE_MESSAGE, ExtensionInfo, MessageInfo
+from .reflect import MessageInfo
 
 if TYPE_CHECKING:  # i64: an annotation only (mypyc compiles it to a C int64_t, Python runs plain ints)
     from mypy_extensions import i64
 
     from .message import Message
 
-__all__ = ["check_structure", "nesting_bound", "UNBOUNDED", "NESTING_CHECKED", "KeptInput",
+__all__ = ["check_structure", "UNBOUNDED", "NESTING_CHECKED", "KeptInput",
            "keep_input", "keep_fields", "kept_fields", "kept_bytes", "kept_verbatim", "scan_unknown",
            "scan_by_decode", "scan_varint", "scan_packed_varints", "scan_packed_fixed", "signalling_f32",
            "map_keys_unique"]
 
 # The ``lazy`` argument of _pb_merge: false decodes everything; true keeps [lazy] fields' bytes,
-# checking a verified field's structure and the nesting depth of everything inside it;
-# NESTING_CHECKED does the same inside bytes whose nesting an enclosing check already covered
-# (the decode of kept bytes), so that only each level's own structure is checked again: every
-# byte is walked for nesting once, not once per enclosing lazy level.
+# verifying a [lazy] field's bytes at parse as a decode would; NESTING_CHECKED does the same
+# inside bytes an enclosing check at parse verified already, nesting and all (the decode of
+# kept bytes), so they are not checked again: every byte is verified once, not once per
+# enclosing lazy level. (The name is the surface's, from when the check at parse covered
+# only the structure and the nesting.)
 NESTING_CHECKED: Final = 2
 
-# one-byte tag -> 0 (the general path: bad number or wire type, groups) or wire type + 1
-_ONE_BYTE_TAG: Final = bytes(
-    ((t & 7) + 1) if t >> 3 and (t & 7) in (wire.WIRE_VARINT, wire.WIRE_FIXED64, wire.WIRE_LEN,
-                                           wire.WIRE_FIXED32) else 0
-    for t in range(0x80)) + bytes(0x80)
-_SKIP_LEN: Final = wire.WIRE_LEN + 1
-_SKIP_VARINT: Final = wire.WIRE_VARINT + 1
-_SKIP_FIXED64: Final = wire.WIRE_FIXED64 + 1
-_SKIP_FIXED32: Final = wire.WIRE_FIXED32 + 1
-# a varint's bytes (at most 10): interpreted, the regex engine finds its end faster than a loop
-_VARINT: Final = re.compile(b"[\\x80-\\xff]{0,9}[\\x00-\\x7f]")
+UNBOUNDED: Final = 1 << 62  # a depth limit that no input reaches
 
 
 def check_structure(msg: object, buf: bytes, tag: int, pos: int, end: int, depth: int,
-                    cls: type | None = None, lazy: int = True) -> None:
-    """Check the wire structure of ``buf[pos:end]`` without decoding it (verified lazy fields).
-
-    Tags, wire types, varints, lengths and group nesting are checked at this level, and,
-    given ``cls`` (the class those bytes encode), the nesting depth of the messages inside,
-    unless ``lazy`` (_pb_merge's) says an enclosing check covered it; what else needs the
-    schema (UTF-8, nested messages' other contents) is checked on decode.
+                    cls: type, lazy: int = True) -> None:
+    """Verify the bytes of a [lazy] field of ``msg``, ``buf[pos:end]``, which encode a ``cls``
+    message, as decoding them would (wire structure, lengths, UTF-8, packed runs, nesting
+    depth, down to the deepest message), making no value: every check protobuf requires at
+    parse happens at parse, not at first access. Nothing when ``lazy`` (_pb_merge's) says
+    an enclosing check verified these bytes. (The name is the surface's.)
     """
-    nesting = None
-    if cls is not None and lazy != NESTING_CHECKED and end - pos >= 2 * depth + 2:  # long enough
-        nesting = _nesting(cls)
-        if nesting.bound <= depth:  # of too shallow a schema to nest too deep
-            nesting = None
+    if lazy == NESTING_CHECKED:
+        return
     try:
-        _check_fields(nesting, buf, pos, end, depth, -1)
+        scan = getattr(cls, "_pb_scan", None)
+        if scan is not None:  # opaque and hybrid classes: no value made
+            scan(buf, pos, end, depth)
+        else:
+            scan_by_decode(cls, buf, pos, end, depth, -1)
     except DecodeError as exc:
         raise DecodeError(f"{field_label(msg, tag)} (lazy, offset {pos}): {exc}") from None
     except RecursionError:  # a max_depth beyond the Python stack
         raise DecodeError(f"{field_label(msg, tag)} (lazy, offset {pos}): nesting too deep for the Python stack") from None
-
-
-UNBOUNDED: Final = 1 << 62
-
-
-class _Nesting:
-    """What the nesting check needs of a message class ``cls``: ``table``, tag -> (the
-    _Nesting of the message a field of that tag holds, whether a map entry holds it); its
-    extensions (registered later too); ``bound``, the most levels of messages its fields can
-    nest, one below another (UNBOUNDED: recursive or extendable). Built under a lock and
-    published complete, with those of the classes it reaches."""
-
-    def __init__(self, cls: type, extensions: dict[int, ExtensionInfo]) -> None:
-        self.cls: Final = cls
-        self.extensions: Final = extensions
-        self.table: Final[dict[int, tuple[_Nesting, bool]]] = {}
-        self.bound = UNBOUNDED  # while computed: a cycle is unbounded
-
-
-_nestings: Final[dict[type, _Nesting]] = {}  # complete ones only: read without a lock
-_nestings_lock: Final = threading.Lock()
-_NO_TABLE: Final[dict[int, tuple[_Nesting, bool]]] = {}
-_NO_EXTENSIONS: Final[dict[int, ExtensionInfo]] = {}
-
-
-def _nesting(cls: type) -> _Nesting:
-    nesting = _nestings.get(cls)
-    if nesting is None:
-        with _nestings_lock:
-            building: dict[type, _Nesting] = {}
-            nesting = _build_nesting(cls, building)
-            _nestings.update(building)
-    return nesting
-
-
-def _build_nesting(cls: type, building: dict[type, _Nesting]) -> _Nesting:
-    nesting = _nestings.get(cls) or building.get(cls)
-    if nesting is None:
-        info: MessageInfo = getattr(cls, "_pb_info")
-        nesting = building[cls] = _Nesting(cls, info.extensions)
-        bound = UNBOUNDED if info.extension_ranges else 0
-        for field in info.fields:
-            value = field.map_value
-            if value is not None and value.message_type is not None:
-                tag, child, in_map_entry = field.number << 3 | wire.WIRE_LEN, value.message_type, True
-            elif field.message_type is not None and field.kind in (TYPE_MESSAGE, TYPE_GROUP):
-                wire_type = wire.WIRE_LEN if field.kind == TYPE_MESSAGE else wire.WIRE_START_GROUP
-                tag, child, in_map_entry = field.number << 3 | wire_type, field.message_type, False
-            else:
-                continue
-            child_nesting = _build_nesting(child, building)
-            nesting.table[tag] = (child_nesting, in_map_entry)
-            bound = max(bound, min(UNBOUNDED, 1 + child_nesting.bound))
-        nesting.bound = bound
-    return nesting
-
-
-def nesting_bound(cls: type) -> int:
-    """The most levels of messages the schema lets a ``cls`` message hold, one below another."""
-    return _nesting(cls).bound
-
-
-def _check_fields(nesting: _Nesting | None, buf: bytes, pos: int, end: int, depth: int, end_tag: int) -> int:
-    """Check the structure of the fields in ``buf[pos:end]`` (up to ``end_tag`` for a group)
-    and return the end; given ``nesting``, that of their message class, check also that the
-    messages inside nest no deeper than ``depth`` allows, as decoding them would, walking
-    each in one pass with this level. A nesting level takes at least two bytes, so
-    sub-messages too short or of too shallow a schema to reach the limit are skipped by
-    their length.
-
-    Common one-byte tags take inline paths; the rest goes through skip_field.
-    """
-    table = _NO_TABLE
-    extensions = _NO_EXTENSIONS
-    cls: type | None = None
-    if nesting is not None:
-        table = nesting.table
-        extensions = nesting.extensions
-        cls = nesting.cls
-    kinds = _ONE_BYTE_TAG
-    varint_end = _VARINT.match
-    try:
-        while pos < end:
-            tag = buf[pos]
-            kind = kinds[tag]
-            if kind == _SKIP_LEN:
-                n = buf[pos + 1]
-                if n < 0x80:
-                    start = pos + 2
-                elif buf[pos + 2] < 0x80:
-                    n = (n & 0x7F) | (buf[pos + 2] << 7)
-                    start = pos + 3
-                else:
-                    n, start = wire.dec_len(buf, pos + 1)
-                pos = start + n
-                if pos > end:
-                    raise DecodeError(f"length {n} at offset {start} runs past the end of the message")
-                if nesting is None:
-                    continue
-                entry = table.get(tag)
-                if entry is None:
-                    entry = _extension_entry(extensions, tag) if extensions else None
-                    if entry is None:
-                        continue
-            else:
-                if kind == _SKIP_VARINT:
-                    if buf[pos + 1] < 0x80:
-                        pos += 2
-                        continue
-                    if not wire.NATIVE:  # compiled, skip_field's loop is faster than a regex call
-                        varint = varint_end(buf, pos + 1, end)
-                        if varint is not None:
-                            pos = varint.end()
-                            continue
-                elif kind == _SKIP_FIXED64:
-                    pos += 9
-                    continue
-                elif kind == _SKIP_FIXED32:
-                    pos += 5
-                    continue
-                # multi-byte tags, groups, bad tags, a varint over 10 bytes, a value past the end
-                tag, pos = wire.dec_tag(buf, pos)
-                if tag == end_tag:
-                    return pos
-                wire.check_tag(tag, pos)
-                entry = table.get(tag)
-                if entry is None and extensions:
-                    entry = _extension_entry(extensions, tag)
-                if entry is None:
-                    pos = wire.skip_field(buf, tag, pos, end, depth)
-                    continue
-                if tag & 7 == wire.WIRE_START_GROUP:
-                    if depth <= 0:
-                        raise too_deep(cls, tag, pos)
-                    pos = _check_fields(entry[0], buf, pos, end, depth - 1, (tag & ~7) | wire.WIRE_END_GROUP)
-                    continue
-                start, pos = read_len(cls, buf, tag, pos, end)
-            # a message field (or map entry holding one) in buf[start:pos]: one level deeper
-            child, in_map_entry = entry
-            if depth <= 0:
-                raise too_deep(cls, tag, start)
-            if pos - start >= 2 * depth and child.bound >= depth:  # room for `depth` more levels
-                if in_map_entry:  # its value (field 2) holds the message
-                    _check_entry(child, buf, start, pos, depth)
-                else:
-                    _check_fields(child, buf, start, pos, depth - 1, -1)
-    except (IndexError, struct_error):
-        raise DecodeError(f"input truncated at offset {pos}") from None
-    if end_tag >= 0:
-        raise DecodeError(f"group of field {end_tag >> 3} is not terminated")
-    if pos != end:
-        raise DecodeError(f"field runs past the end of the message (offset {pos})")
-    return pos
-
-
-def _extension_entry(extensions: dict[int, ExtensionInfo], tag: int) -> tuple[_Nesting, bool] | None:
-    """The nesting table entry of a registered extension of ``tag`` that holds a message."""
-    ext = extensions.get(tag >> 3)
-    if ext is not None and ext.field.message_type is not None and tag & 7 == WIRE_OF_KIND[ext.field.kind]:
-        return _nesting(ext.field.message_type), False
-    return None
-
-
-def _check_entry(child: _Nesting, buf: bytes, pos: int, end: int, depth: int) -> None:
-    """_check_fields for one map entry whose value (field 2) is a ``child`` message."""
-    while pos < end:
-        tag, pos = wire.dec_tag(buf, pos)
-        if tag == 2 << 3 | wire.WIRE_LEN:
-            start, stop = read_len(child.cls, buf, tag, pos, end)
-            _check_fields(child, buf, start, stop, depth - 1, -1)
-            pos = stop
-        else:
-            wire.check_tag(tag, pos)
-            pos = wire.skip_field(buf, tag, pos, end, depth)
-    if pos != end:
-        raise DecodeError(f"field runs past the end of the message (offset {pos})")
 
 
 # ----------------------------------------------------------------------------- length prefixes
@@ -252,8 +65,8 @@ def _check_entry(child: _Nesting, buf: bytes, pos: int, end: int, depth: int) ->
 # code tests `u is not _pb_no_unknown and u and u[0] == 0` (_pb_no_unknown: the module's b"",
 # the shared empty bytes): compiled, the common case is one pointer comparison. A lazy element
 # keeps a copy, `0, depth limit (varint), its fields`; parse(lazy=True) keeps its input by
-# reference in a one-byte KeptInput. The depth limit is kept doubled, plus 1 when the nesting
-# inside was checked at parse (a verified [lazy] element, and parse(lazy=True) always).
+# reference in a one-byte KeptInput. The depth limit is kept doubled, plus 1 when the bytes
+# were verified at parse (a [lazy] element, and parse(lazy=True) always).
 
 
 @mypyc_attr(native_class=False)  # mypyc compiles no subclass of bytes as a native class
@@ -280,10 +93,10 @@ def keep_input(data: bytes, max_depth: int, canonical: bool) -> bytes:
     return kept  # typed as bytes: compiled code would check a KeptInput by its exact type
 
 
-def keep_fields(buf: bytes, pos: int, end: int, depth: int, nesting_checked: bool = False) -> bytes:
+def keep_fields(buf: bytes, pos: int, end: int, depth: int, verified: bool = False) -> bytes:
     """Return what a lazy element keeps of ``buf[pos:end]``, to decode with the depth limit
-    ``depth``; ``nesting_checked``: check_structure checked the nesting inside."""
-    limit = depth << 1 | nesting_checked
+    ``depth``; ``verified``: check_structure verified them."""
+    limit = depth << 1 | verified
     prefix = _DEPTH_PREFIXES[limit] if 0 <= limit < 0x200 else b"\0" + wire.varint_bytes(limit)
     return prefix + buf[pos:end]
 

@@ -98,7 +98,7 @@ class Message:
         """Merge the fields in ``buf[pos:end]`` (up to ``end_tag`` for a group); return the end.
 
         ``lazy``: fields declared lazy keep their bytes instead of being decoded
-        (_kept.NESTING_CHECKED: inside bytes whose nesting a check at parse covered).
+        (_kept.NESTING_CHECKED: inside bytes a check at parse verified).
         """
         raise NotImplementedError
 
@@ -152,7 +152,7 @@ class Message:
 
         ``lazy=None``: fields declared lazy are decoded on first access (unless
         turned off program-wide); ``lazy=True``: an opaque message as a whole too
-        (its wire structure is checked now, its contents on first access);
+        (checked now as a decode would check it, decoded on first access);
         ``lazy=False``: everything now. ``max_depth`` bounds message nesting;
         ``partial=True`` accepts missing required fields.
         """

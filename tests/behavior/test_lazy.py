@@ -46,32 +46,34 @@ def test_untouched_lazy_field_is_written_back_verbatim(mods: Modules) -> None:
     assert msg.serialize() == b"\x08\x07\x1a\x06\x0a\x02ab\x10\x01"  # decoded: canonical again
 
 
-def test_content_errors_surface_on_first_access(mods: Modules) -> None:
-    LogEntry = mods.load("edition2024").LogEntry
-    data = entry(BAD_UTF8_DETAIL)
+# Node { lazy_child { child { value: <tag without its varint> } } }: the error is two levels
+# inside the lazy field, where a check of its own fields' structure would not reach.
+NESTED_TRUNCATED_NODE = b"\x1a\x03\x12\x01\x08"
+
+
+@pytest.mark.parametrize("whole", [None, True], ids=["parse", "parse-lazy"])
+def test_contents_are_checked_at_parse_unless_unverified(mods: Modules, whole: bool | None) -> None:
+    """[lazy] fields reject at parse all that an eager decode rejects, in every style and
+    through parse(lazy=True) too; [unverified_lazy] defers its checks to first access."""
+    mod = mods.load("edition2024")
+    LogEntry, Node = mod.LogEntry, mod.Node
+    for bad in (entry(BAD_UTF8_DETAIL), entry(BAD_UTF8_DETAIL, number=5),  # singular, an element
+                entry(DETAIL, number=5) + entry(BAD_UTF8_DETAIL, number=5)[2:]):  # a later element
+        with pytest.raises(DecodeError, match="invalid UTF-8"):
+            LogEntry.parse(bad, lazy=whole)
+    with pytest.raises(DecodeError, match="truncated"):
+        Node.parse(NESTED_TRUNCATED_NODE, lazy=whole)
+    with pytest.raises(DecodeError, match="truncated"):  # a lazy field inside a lazy field
+        Node.parse(b"\x1a\x05" + NESTED_TRUNCATED_NODE, lazy=whole)
+    unverified = entry(BAD_UTF8_DETAIL, number=4)
     if not lazy(mods):
         with pytest.raises(DecodeError, match="invalid UTF-8"):
-            LogEntry.parse(data)
+            LogEntry.parse(unverified, lazy=whole)
         return
-    msg = LogEntry.parse(data)  # the wire structure is sound; UTF-8 is checked on decode
-    assert msg.has_detail()
+    msg = LogEntry.parse(unverified, lazy=whole)
+    assert msg.has_unchecked_detail()
     with pytest.raises(DecodeError, match="invalid UTF-8"):
-        msg.get_detail()
-    with pytest.raises(DecodeError, match="invalid UTF-8"):
-        LogEntry.parse(data, lazy=False)
-
-
-def test_structure_is_checked_at_parse_unless_unverified(mods: Modules) -> None:
-    LogEntry = mods.load("edition2024").LogEntry
-    with pytest.raises(DecodeError):
-        LogEntry.parse(entry(TRUNCATED_DETAIL))
-    if lazy(mods):
-        msg = LogEntry.parse(entry(TRUNCATED_DETAIL, number=4))  # unverified_lazy: no checks now
-        with pytest.raises(DecodeError):
-            msg.get_unchecked_detail()
-    else:
-        with pytest.raises(DecodeError):
-            LogEntry.parse(entry(TRUNCATED_DETAIL, number=4))
+        msg.get_unchecked_detail()
 
 
 def test_mutation_replaces_the_kept_bytes(mods: Modules) -> None:
@@ -155,12 +157,8 @@ def test_elements_of_a_lazy_repeated_field_decode_one_by_one(mods: Modules) -> N
     else:
         second.level = 3
     assert LogEntry.parse(msg.serialize()).get_history()[1].get_level() == 3
-    with pytest.raises(DecodeError):  # [lazy]: the structure of each element is checked at parse
+    with pytest.raises(DecodeError):  # [lazy]: each element is checked at parse
         LogEntry.parse(entry(TRUNCATED_DETAIL, number=5))
-    if lazy(mods):  # contents are checked on first access
-        bad = LogEntry.parse(entry(BAD_UTF8_DETAIL, number=5))
-        with pytest.raises(DecodeError, match="invalid UTF-8"):
-            bad.get_history()[0].get_lines()
 
 
 def test_elements_keep_a_depth_limit_of_any_size(mods: Modules) -> None:

@@ -45,9 +45,11 @@ def check_ours(cls: Any, data: bytes, *, required: bool = False, timeout: float 
                lazy: bool = False) -> OursResult:
     """Run our class over ``data``; never raises (crashes are reported in ``crash``).
 
-    ``lazy``: parse with ``lazy=True``, which checks only the wire structure and defers
-    the rest to first access; a DecodeError on the first full access (``repr``)
-    counts as a rejection, and the lazy message must equal the eager one.
+    ``lazy``: parse with ``lazy=True``, which checks everything a decode would (the
+    lazy style's fields are all verified ``[lazy]``) and decodes on first access: a
+    DecodeError after the parse accepted (serialize before any access, the first full
+    access) is a bug, reported as a crash, not a rejection; the lazy message must equal
+    the eager one.
     """
     res = OursResult(api=getattr(cls, "__pyopaque_api__", ""))
     old = signal.signal(signal.SIGALRM, _alarm)
@@ -62,9 +64,10 @@ def check_ours(cls: Any, data: bytes, *, required: bool = False, timeout: float 
                 stage = "lazy: first access (repr)"
                 repr(a)
         except DecodeError as exc:
+            if stage != "parse":
+                res.crash = f"{stage}: DecodeError after parse(lazy=True) accepted: {exc}"
+                return res
             res.error = str(exc) or "DecodeError"
-            if lazy and stage != "parse":
-                res.error = f"{stage}: {res.error}"
             return res
         res.accepted = True
         if lazy:

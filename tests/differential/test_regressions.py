@@ -15,7 +15,9 @@ import struct
 import pytest
 from google.protobuf.message import DecodeError as UpbDecodeError
 
-from tests.differential.harness import NAN_DEFAULTS, REQUIRED_VALUES, RICH2, RICH3, STYLE_NAMES, Backend, World
+from tests.differential.harness import (
+    CONFORMANCE_ROOTS, NAN_DEFAULTS, REQUIRED_VALUES, RICH2, RICH3, STYLE_NAMES, Backend, World,
+)
 from tests.differential.strategies import tag, varint
 from tests.differential.test_upb_differential import differential
 
@@ -192,6 +194,49 @@ def test_depth_limit_matches_upb(world: World, backend: Backend, shape: str, dep
         res = backend.check(RICH2, data)
         assert not res.crash, res.crash
         assert res.accepted == _upb_accepts(world, RICH2.full_name, data), (shape, n)
+
+
+# ----------------------------------------------------------------------------- lazy: every check at parse
+
+EDITION2023 = CONFORMANCE_ROOTS[2]  # protobuf_test_messages.editions.TestAllTypesEdition2023
+# repeated_fixed32 (field 37) as a packed run of 3 bytes, which upb and our decode reject
+_BAD_PACKED = tag(37, 2) + varint(3) + b"\0\0\0"
+
+
+def _len_field(number: int, body: bytes) -> bytes:
+    return tag(number, 2) + varint(len(body)) + body
+
+
+# NestedMessage.corecursive (field 2; lazy under lazy_all) holding the bad run
+_BAD_NESTED = _len_field(2, _BAD_PACKED)
+LAZY_CONTENT_INPUTS = {
+    # found by test_fuzzed_bytes[lazy]: oneof_nested_message (112) holding it, then replaced
+    # by oneof_uint32 (111) = 0, so that the lazy field is never decoded
+    "oneof-replaced": bytes.fromhex("8207081206aa0203000000088000f80600"),
+    # the same, not replaced
+    "oneof-kept": _len_field(112, _BAD_NESTED),
+    # optional_nested_message (18)
+    "singular": _len_field(18, _BAD_NESTED),
+    # repeated_nested_message (48): a good element, then the bad one
+    "repeated": _len_field(48, b"") + _len_field(48, _BAD_NESTED),
+    # recursive_message (27, lazy) inside recursive_message
+    "nested-lazy": _len_field(27, _len_field(27, _BAD_PACKED)),
+    # invalid UTF-8 in optional_string (14) inside optional_nested_message.corecursive
+    "utf8": _len_field(18, _len_field(2, _len_field(14, b"\xff"))),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LAZY_CONTENT_INPUTS))
+def test_lazy_fields_are_checked_at_parse(world: World, backend: Backend, case: str) -> None:
+    """Every style rejects at parse what upb rejects inside a [lazy] field; the lazy style's
+    oracle reports a DecodeError after parse(lazy=True) accepted as a crash."""
+    if EDITION2023 not in world.roots:
+        pytest.skip("conformance test messages not available (no runner --protos)")
+    data = LAZY_CONTENT_INPUTS[case]
+    assert not _upb_accepts(world, EDITION2023.full_name, data)
+    res = backend.check(EDITION2023, data)
+    assert not res.crash, res.crash
+    assert not res.accepted, f"accepted {data.hex()}"
 
 
 # ----------------------------------------------------------------------------- lazy + deterministic
