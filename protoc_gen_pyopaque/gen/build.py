@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from json.encoder import encode_basestring
 from dataclasses import replace
-from typing import Any, Final, NamedTuple
+from typing import Final, NamedTuple
 
 from ..plugin import names
 from ..plugin.schema import ApiLevel, Enum, Extension, Field, File, Message, Schema, has_scan, walk_messages
@@ -263,29 +263,46 @@ class _Builder:
             alt_tag = (f.number << 3) | WIRE_LEN
         declaration = pyexpr.declaration(f, self.file.edition)
         doc = "\n\n".join(filter(None, (f.comment, "Field: " + declaration)))
-        view = FieldView(
-            **self.value_parts(f, value_type, types.getter, pyexpr.default_expr(f, self.refs),
+        view = self.value_view(f, value_type, types.getter, pyexpr.default_expr(f, self.refs),
                                # this module's classes by their module-level name: compiled code
                                # calls them directly
-                               self.message_ref(f.message or "", value_type) if is_message else ""),
-            attr=attr, slot=slot, store="self." + slot if slot else "", getter=fn.getter, setter=fn.setter,
-            hazzer=fn.has, clearer=fn.clear, slot_annotation=types.slot, ctor_annotation=types.ctor,
-            ctor_default=types.ctor_default, setter_annotation=types.setter,
-            repeated=f.repeated and f.map is None, is_map=f.map is not None,
-            presence=f.presence, bit_word=bit_word, bit_mask=bit_mask, oneof=oneof,
-            alt_tag=alt_tag, alt_tag_write=tag_write(f.number, WIRE_LEN),
-            end_tag=(f.number << 3) | WIRE_END_GROUP,
-            end_tag_write=tag_write(f.number, WIRE_END_GROUP),
-            packed=f.packed, index=index,
-            info_expr=pyexpr.field_info(f, attr, oneof.name if oneof is not None else "", self.refs),
-            declaration=declaration, comment=docstring(doc, indent=8), attr_comment=docstring(doc, indent=4),
-            required=f.required,
-            lazy=lazy, lazy_slot=fn.lazy_slot if lazy else "", lazy_verify=not f.lazy_unverified,
-            loader=fn.loader if lazy else "",
-            needs_required_check=(
-                (f.map.value.message if f.map is not None else f.message) in self.needs_required
-            ),
-        )
+                               self.message_ref(f.message or "", value_type) if is_message else "")
+        # the parts of a field of a message, stored one by one: a call's keywords cost more the
+        # later their parameters come (each is looked for from the first)
+        view.attr = attr
+        view.slot = slot
+        view.store = "self." + slot if slot else ""
+        view.getter = fn.getter
+        view.setter = fn.setter
+        view.hazzer = fn.has
+        view.clearer = fn.clear
+        view.slot_annotation = types.slot
+        view.ctor_annotation = types.ctor
+        view.ctor_default = types.ctor_default
+        view.setter_annotation = types.setter
+        view.repeated = f.repeated and f.map is None
+        view.is_map = f.map is not None
+        view.presence = f.presence
+        view.bit_word = bit_word
+        view.bit_mask = bit_mask
+        view.oneof = oneof
+        view.alt_tag = alt_tag
+        view.alt_tag_write = tag_write(f.number, WIRE_LEN)
+        view.end_tag = (f.number << 3) | WIRE_END_GROUP
+        view.end_tag_write = tag_write(f.number, WIRE_END_GROUP)
+        view.packed = f.packed
+        view.index = index
+        view.info_expr = pyexpr.field_info(f, attr, oneof.name if oneof is not None else "", self.refs)
+        view.declaration = declaration
+        view.comment = docstring(doc, indent=8)
+        # the same literal unless the text has lines to indent
+        view.attr_comment = docstring(doc, indent=4) if "\n" in doc else view.comment
+        view.required = f.required
+        view.lazy = lazy
+        view.lazy_slot = fn.lazy_slot if lazy else ""
+        view.lazy_verify = not f.lazy_unverified
+        view.loader = fn.loader if lazy else ""
+        view.needs_required_check = (f.map.value.message if f.map is not None else f.message) in self.needs_required
         if oneof is not None:
             oneof.fields.append(view)
         if f.map is not None:
@@ -300,14 +317,14 @@ class _Builder:
         value_type = self.value_type(f)
         default_expr = "None" if f.message is not None else pyexpr.default_expr(f, self.refs)
         # this module's classes by their module-level name, as for fields (the checks name them)
-        return FieldView(**self.value_parts(f, value_type, value_type, default_expr,
-                                            self.message_ref(f.message, value_type) if f.message is not None else ""))
+        return self.value_view(f, value_type, value_type, default_expr,
+                               self.message_ref(f.message, value_type) if f.message is not None else "")
 
-    def value_parts(self, f: Field, value_type: str, annotation: str, default_expr: str,
-                    message_ref: str) -> dict[str, Any]:
-        """The parts of a field's view that its values decide: all a map entry's key or value has."""
+    def value_view(self, f: Field, value_type: str, annotation: str, default_expr: str,
+                   message_ref: str) -> FieldView:
+        """A view of the parts of a field that its values decide: all a map entry's key or value has."""
         wire = WIRE_OF_KIND[f.kind]
-        return dict(
+        return FieldView(
             model=f, name=f.name, number=f.number, codec=CODECS[f.kind], value_type=value_type,
             annotation=annotation, default_expr=default_expr, is_message=f.message is not None and f.map is None,
             tag=(f.number << 3) | wire, tag_write=tag_write(f.number, wire), utf8=f.utf8,

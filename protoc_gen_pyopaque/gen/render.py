@@ -26,7 +26,7 @@ from jinja2.utils import missing
 
 from .grpc_views import GrpcFileView
 from .pyexpr import quoted
-from .views import FileView
+from .views import FileView, OneofView
 
 
 def templates_dir() -> Path:
@@ -269,6 +269,9 @@ def make_environment(cache: Path | None) -> jinja2.Environment:
     env.filters["indent"] = indent
     env.filters["tojson"] = tojson
     env.filters["packed"] = packed
+    # ``item is oneof``: an isinstance test, where ``item.fields is defined`` raised and caught two
+    # exceptions for every field that is not a oneof
+    env.tests["oneof"] = lambda item: isinstance(item, OneofView)
     return env
 
 
