@@ -1,7 +1,8 @@
 """One contender's benchmark process: `python bench/worker.py CONTENDER`.
 
 Speaks JSON lines with bench/run.py (bench/channel.py). Commands: memory (first, while the
-heap is fresh), measure, quit.
+heap is fresh), measure, quit. `python bench/worker.py CONTENDER --rss HOW COUNTS` is the new
+process in which the memory command measures RSS (rss_in_fresh_process).
 """
 
 from __future__ import annotations
@@ -10,13 +11,14 @@ import gc
 import itertools
 import json
 import os
+import subprocess
 import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
 from channel import serve
-from contenders import BY_NAME, DATA, OPS, REPO, WORKLOADS, load_adapter, make_reader
+from contenders import BY_NAME, DATA, OPS, REPO, WORKLOADS, Adapter, Contender, load_adapter, make_reader
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 PREEMPTED = 1.03  # wall/CPU ratio above which a timing loop counts as descheduled
@@ -38,34 +40,103 @@ def trim() -> None:
         pass
 
 
+def fresh_copy(data: bytes) -> bytes:
+    """A new bytes object equal to ``data``, as each message received arrives in its own buffer
+    (``bytes(data)`` would return ``data`` itself)."""
+    return bytes(memoryview(data))
+
+
+# what decodes one workload: (parse, reader (None for the object floor), parse(lazy=False) (None
+# but for ours), the input)
+Decoders = tuple[Callable[[bytes], Any], Callable[[Any], None] | None, Callable[[bytes], Any] | None, bytes]
+
+
+def load_decoders(c: Contender, workload: str, schema: dict[str, Any]) -> tuple[Adapter, Decoders]:
+    a = load_adapter(c, workload)
+    reader = None if a.serialize is None else make_reader(c, schema["messages"], schema["roots"][workload])
+    return a, (a.parse, reader, a.parse_eager, (DATA / f"{workload}.bin").read_bytes())
+
+
+def decoder(decoders: Decoders, how: str) -> Callable[[], Any] | None:
+    """A function that decodes the workload from a fresh copy of its input (which the caller
+    drops at once, so that only what the message keeps of it stays alive) and returns the
+    message: ``how`` "parse" leaves it untouched, "read" reads every field, "eager read" parses
+    with lazy=False and reads every field; None where the contender has no such decode."""
+    parse, reader, parse_eager, data = decoders
+    if how == "parse":
+        return lambda: parse(fresh_copy(data))
+    decode = parse if how == "read" else parse_eager
+    if reader is None or decode is None:
+        return None
+
+    def decode_and_read() -> Any:
+        m = decode(fresh_copy(data))
+        reader(m)
+        return m
+
+    return decode_and_read
+
+
+RSS_KEYS = {"parse": "rss", "read": "rss_read", "eager read": "rss_eager_read"}
+
+
+def rss_in_fresh_process(name: str, how: str, counts: dict[str, int]) -> dict[str, float]:
+    """rss_per_message of every workload decoded as ``how`` says (see decoder), in a new process
+    of this contender: memory that this one freed earlier is not there to be reused."""
+    result = subprocess.run([sys.executable, __file__, name, "--rss", how, json.dumps(counts)],
+                            capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise RuntimeError(f"RSS measurement ({how}) failed: {result.stderr.strip()[-500:]}")
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+def rss_main(name: str, how: str, counts: dict[str, int]) -> None:
+    """The process of rss_in_fresh_process: every workload's code loaded first, then measured."""
+    schema = json.loads((DATA / "schema.json").read_text())
+    decoders = {w: (decode, n) for w, n in counts.items()
+                if (decode := decoder(load_decoders(BY_NAME[name], w, schema)[1], how))}
+    print(json.dumps(rss_per_message(decoders)))
+
+
 class Worker:
     def __init__(self, name: str) -> None:
         self.c = BY_NAME[name]
         schema = json.loads((DATA / "schema.json").read_text())
         self.cases: dict[tuple[str, str], Callable[[], Any]] = {}
-        self.parsers: dict[str, Callable[[], Any]] = {}
+        self.decoders: dict[str, Decoders] = {}
         self.status: dict[str, dict[str, str | None]] = {}
+        self.verbatim: dict[str, bool] = {}  # workload -> reserialize returned the parsed input itself
         self.version = ""
         for workload in WORKLOADS:
             self._setup(workload, schema)
 
     def _setup(self, workload: str, schema: dict[str, Any]) -> None:
-        a = load_adapter(self.c, workload)
+        a, decoders = load_decoders(self.c, workload, schema)
+        self.decoders[workload] = decoders
         self.version = a.version
-        data = (DATA / f"{workload}.bin").read_bytes()
+        parse, reader, _, data = decoders
         canonical = (DATA / f"{workload}.json").read_text()
-        parse, serialize = a.parse, a.serialize
+        serialize = a.serialize
         msg = parse(data)
-        self.parsers[workload] = lambda: parse(data)
         self.cases[workload, "parse"] = lambda: parse(data)
-        if serialize is None:  # the object floor: parse only
+        if serialize is None or reader is None:  # the object floor: parse only
             self.status[workload] = {op: None if op == "parse" else "n/a" for op in OPS}
             return
         status: dict[str, str | None] = dict.fromkeys(OPS)
-        reader = make_reader(self.c, schema["messages"], schema["roots"][workload])
         reader(msg)
         (DATA / f"out-{self.c.name}-{workload}.bin").write_bytes(serialize(msg))
         self.cases[workload, "serialize"] = lambda: serialize(msg)
+        # Timed on one untouched message, again and again: serialize leaves a message as it was
+        # (ours writes a kept input back as it is, or encodes; no contender keeps an encoding), so
+        # every call does the work of the first; checked below as far as the outputs show it
+        untouched = parse(data)
+        first = serialize(untouched)
+        again = serialize(untouched)
+        if again != first or (again is data) != (first is data):
+            status["reserialize"] = "error: a second serialize() of a parsed message differs from the first"
+        else:
+            self.verbatim[workload] = first is data
+            self.cases[workload, "reserialize"] = lambda: serialize(untouched)
         self.cases[workload, "parse+read"] = lambda: reader(parse(data))
         json_out = DATA / f"out-{self.c.name}-{workload}.json"
         json_out.unlink(missing_ok=True)
@@ -89,27 +160,22 @@ class Worker:
         self.status[workload] = status
 
     def memory(self, counts: dict[str, int], traced: list[str]) -> dict[str, Any]:
-        """RSS growth and tracemalloc blocks/bytes per decoded message, kept alive."""
+        """Per decoded message, kept alive: RSS growth (what every allocator holds, upb's arenas
+        and the input the message keeps included), each in a new process, untouched ("rss"), after
+        every field is read ("rss_read") and, for ours, parsed with lazy=False and read
+        ("rss_eager_read"); and tracemalloc's live blocks and bytes of an untouched one ("blocks",
+        "heap"), here."""
         import tracemalloc
 
-        result: dict[str, Any] = {}
-        keep: list[Any] = []
-        for workload, n in counts.items():
-            parse = self.parsers[workload]
-            parse()
-            trim()
-            before = rss()
-            batch = [parse() for _ in range(n)]
-            gc.collect()
-            result[workload] = {"rss": (rss() - before) / n}
-            keep.append(batch)
-        del keep, batch
-        gc.collect()
+        result: dict[str, Any] = {workload: {} for workload in counts}
+        for how, key in RSS_KEYS.items():
+            for workload, per_message in rss_in_fresh_process(self.c.name, how, counts).items():
+                result[workload][key] = per_message
         tracemalloc.start()
         for workload, n in counts.items():
             if workload not in traced:
                 continue
-            parse = self.parsers[workload]
+            decode = decoder(self.decoders[workload], "parse")
             k = max(1, min(n // 10, 10))
             batch = [None] * k  # allocated before counting: only the messages are counted
             gc.collect()
@@ -119,7 +185,7 @@ class Worker:
             blocks0 = len(snap.traces)
             del snap
             for i in range(k):
-                batch[i] = parse()
+                batch[i] = decode()
             gc.collect()
             size1 = tracemalloc.get_traced_memory()[0]
             snap = tracemalloc.take_snapshot()
@@ -135,6 +201,22 @@ class Worker:
     def measure(self, workload: str, op: str, target_ns: int, budget_ns: int,
                 repeats: int) -> dict[str, Any]:
         return measure(self.cases[workload, op], target_ns, budget_ns, repeats)
+
+
+def rss_per_message(decoders: dict[str, tuple[Callable[[], Any], int]]) -> dict[str, float]:
+    """workload -> RSS growth over n messages from its decoder, kept alive, divided by n; every
+    workload's messages stay alive until the last is counted (no reuse of memory freed between)."""
+    result: dict[str, float] = {}
+    keep: list[Any] = []
+    for workload, (decode, n) in decoders.items():
+        decode()
+        trim()
+        before = rss()
+        batch = [decode() for _ in range(n)]
+        gc.collect()
+        result[workload] = (rss() - before) / n
+        keep.append(batch)
+    return result
 
 
 def measure(fn: Callable[[], Any], target_ns: int, budget_ns: int, repeats: int) -> dict[str, Any]:
@@ -197,6 +279,9 @@ def main() -> None:
     for mod in c.block_modules:
         sys.modules[mod] = None  # type: ignore[assignment]
     sys.path.insert(1, str(REPO))
+    if sys.argv[2:3] == ["--rss"]:
+        rss_main(name, sys.argv[3], json.loads(sys.argv[4]))
+        return
 
     def setup() -> tuple[dict[str, Any], Callable[[dict[str, Any]], dict[str, Any]]]:
         worker = Worker(name)
@@ -208,7 +293,7 @@ def main() -> None:
                 return worker.measure(cmd["workload"], cmd["op"], cmd["target_ns"], cmd["budget_ns"], cmd["repeats"])
             return {"error": f"unknown command {cmd['cmd']}"}
 
-        return {"version": worker.version, "status": worker.status, "pid": os.getpid(),
+        return {"version": worker.version, "status": worker.status, "verbatim": worker.verbatim, "pid": os.getpid(),
                 "python": sys.version.split()[0]}, handle
 
     serve(setup)
