@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from json.encoder import encode_basestring
 from dataclasses import replace
+from functools import lru_cache
 from typing import Final, NamedTuple
 
 from ..plugin import names
@@ -452,18 +453,23 @@ CAPITALS: Final = re.compile(r"[A-Z0-9_]+")
 
 def json_view(f: Field) -> JsonView:
     """Decide how the generated JSON code reads and writes ``f``."""
-    form = "null" if f.enum == JSON_NULL_VALUE else CODECS[f.kind].json
+    return _json_view(f.kind, f.name, f.json_name, f.enum == JSON_NULL_VALUE,
+                      f.message == JSON_VALUE and f.map is None)
+
+
+@lru_cache(maxsize=4096)  # a schema's fields share a few names and kinds: most views are made once
+def _json_view(kind: int, name: str, json_name: str, null_enum: bool, value_message: bool) -> JsonView:
+    form = "null" if null_enum else CODECS[kind].json
     low = high = digits = 0
     if form == "int":
-        low, high = k.INT_RANGES[f.kind]
+        low, high = k.INT_RANGES[kind]
     elif form == "int64":
-        digits = len(str(k.INT_RANGES[f.kind][1]))
+        digits = len(str(k.INT_RANGES[kind][1]))
     return JsonView(
-        kind=f.kind, form=form,
+        kind=kind, form=form,
         # json.dumps(name, ensure_ascii=False) without making an encoder for each field
-        key=repr("," + encode_basestring(f.json_name) + ":"), name=repr(f.json_name), alias=f.name != f.json_name,
-        null=f.enum == JSON_NULL_VALUE or (f.message == JSON_VALUE and f.map is None),
-        int_low=low, int_high=high, int_digits=digits,
+        key=repr("," + encode_basestring(json_name) + ":"), name=repr(json_name), alias=name != json_name,
+        null=null_enum or value_message, int_low=low, int_high=high, int_digits=digits,
     )
 
 

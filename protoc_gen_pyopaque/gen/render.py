@@ -229,10 +229,12 @@ class _Environment(jinja2.Environment):
     def loop_positions(iterable: Any, undefined: Any) -> Iterator[tuple[Any, _LoopPosition]]:
         """Each item of ``iterable`` with its position, as LoopContext(iterable, undefined) gives
         it for loop.first and loop.last."""
-        items = list(iterable)
+        items = iterable if type(iterable) is list else list(iterable)
         if len(items) < 2:
             return zip(items, (_ONLY,))
-        return zip(items, [_FIRST, *[_MIDDLE] * (len(items) - 2), _LAST])
+        positions = [_MIDDLE] * len(items)
+        positions[0], positions[-1] = _FIRST, _LAST
+        return zip(items, positions)
 
     @staticmethod
     def keyword_call(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
