@@ -332,6 +332,8 @@ class _Builder:
             float_kind=f.kind in (k.TYPE_FLOAT, k.TYPE_DOUBLE),
             message_ref=message_ref, enum_info_ref=self.refs.enum_info(f.enum) if f.enum is not None else "",
             closed_enum=f.closed_enum, enum_ref=self.refs.enum_class(f.enum) if f.closed_enum and f.enum else "",
+            enum_numbers=tuple(sorted({v.number for v in self.schema.enums[f.enum].values}))
+            if f.closed_enum and f.enum else (),
             child_lazy_capable=self.is_lazy_capable(f.message) and f.kind == k.TYPE_MESSAGE,
             child_scans=f.message in self.schema.scannable and f.kind == k.TYPE_MESSAGE,
             json=json_view(f),

@@ -119,6 +119,24 @@ def range_args(kind: int) -> str:
     return "" if low_high is None else "".join(f", {'-' * (n < 0)}0x{abs(n):X}" for n in low_high)
 
 
+def names_number(numbers: tuple[int, ...], info_ref: str, x: str) -> str:
+    """The test that the int in local ``x`` is one of ``numbers`` (a closed enum's, sorted):
+    two comparisons (compiled: native) when they run without a gap, else a lookup in the
+    members of the enum's EnumInfo ``info_ref``."""
+    if _without_gap(numbers):
+        return f"{numbers[0]} <= {x} <= {numbers[-1]}"
+    return f"{x} in {info_ref}.members"
+
+
+def one_byte_run(numbers: tuple[int, ...]) -> bool:
+    """Whether ``numbers`` (sorted) run without a gap, each one a varint of one byte."""
+    return _without_gap(numbers) and numbers[0] >= 0 and numbers[-1] < 0x80
+
+
+def _without_gap(numbers: tuple[int, ...]) -> bool:
+    return bool(numbers) and numbers[-1] - numbers[0] + 1 == len(numbers)
+
+
 def one_byte_test(wide: bool, x: str) -> str:
     """The test that the value in local ``x`` is written as one byte. int64 and uint64 (``wide``)
     test the upper bound first: their big values, mostly positive, are boxed compiled, and each

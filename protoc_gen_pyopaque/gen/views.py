@@ -102,6 +102,7 @@ class FieldView:
     enum_info_ref: str  # closed enums: the EnumInfo whose numbers are known
     closed_enum: bool
     enum_ref: str  # closed enums: the class whose members the field holds (module-level name)
+    enum_numbers: tuple[int, ...]  # closed enums: the numbers the enum names, sorted
     child_lazy_capable: bool  # message fields: the child may hold parse(lazy=True) bytes
     child_scans: bool  # message fields: the child's class has a validating scan (_pb_scan)
     json: JsonView  # how the generated ProtoJSON code reads and writes it
@@ -146,6 +147,14 @@ class FieldView:
 
     def int_in_range(self, x: str) -> str:
         return pyexpr.int_in_range(self.model.kind, x)
+
+    def names_number(self, x: str) -> str:
+        return pyexpr.names_number(self.enum_numbers, self.enum_info_ref, x)
+
+    @property
+    def enum_one_byte_run(self) -> bool:
+        """A closed enum's numbers run without a gap, each written in one byte."""
+        return pyexpr.one_byte_run(self.enum_numbers)
 
     def one_byte_test(self, x: str) -> str:
         return pyexpr.one_byte_test(self.codec.wide, x)

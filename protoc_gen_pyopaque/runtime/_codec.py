@@ -143,6 +143,9 @@ def _bad_value(field: FieldInfo, value: Any, where: str) -> str | None:
     low_high = INT_RANGES.get(TYPE_INT32 if kind == TYPE_ENUM else kind)
     if low_high is not None and isinstance(value, int) and not low_high[0] <= value <= low_high[1]:
         return f"{where}: {value} is out of range for {KIND_NAMES[kind]}"
+    enum = field.enum
+    if enum is not None and enum.closed and value not in enum.members:  # as its setter refuses it
+        return f"{where}: {value} is not a value of the closed enum {enum.full_name}"
     out = BytesWriter()
     try:
         write_value(out, field, field.number, value, False)

@@ -116,6 +116,28 @@ def test_a_closed_enum_refuses_a_number_it_does_not_name(mods: Modules) -> None:
     assert C.Item(color=7).serialize() == b"\x10\x07"  # open: an unknown value is kept
 
 
+def test_serialize_refuses_a_number_put_by_hand_in_a_closed_enum_list_or_map(mods: Modules) -> None:
+    """The list and dict a closed enum field hands out are plain ones: a number put in by hand
+    that the enum does not name is refused by serialize, naming the field and the element, in
+    both builds (compiled code reads their elements as Any); a number it names is written as
+    its member would be."""
+    Edition2023 = mods.load("editions").Edition2023
+
+    def made(states: list[Any], by_name: dict[str, Any]) -> Any:
+        m = Edition2023(required_legacy=1, states=[0, 1], state_by_name={"a": 1})
+        (m.get_states() if mods.accessors else m.states).extend(states)
+        (m.get_state_by_name() if mods.accessors else m.state_by_name).update(by_name)
+        return m
+
+    for states, by_name, error in (([7], {}, r"states\[2\]: 7 is not a value of the closed enum golden\.State"),
+                                   ([-1], {}, r"states\[2\]: -1 is not a value of the closed enum"),
+                                   ([], {"b": 7}, r"state_by_name\['b'\]: 7 is not a value of the closed enum")):
+        with pytest.raises(EncodeError, match=rf"^cannot serialize: golden\.Edition2023\.{error}"):
+            made(states, by_name).serialize()
+    expected = Edition2023(required_legacy=1, states=[0, 1, 1], state_by_name={"a": 1, "b": 0})
+    assert made([1], {"b": 0}).serialize() == expected.serialize()
+
+
 def test_a_closed_enum_field_holds_its_members_and_an_open_enum_field_ints(mods: Modules) -> None:
     """What fields read is what their annotations say: a closed enum's field (typed as its
     enum) holds its members however the value came (default, constructor, setter, binary

@@ -505,12 +505,10 @@ class Edition2023(_rt.Message):
             _a8: list[_t.Any] = self.states
             _x8: int
             for _x8 in _a8:
-                if 0 <= _x8 < 0x80:
+                if 0 <= _x8 <= 1:
                     _out.append(_x8)
-                elif -0x80000000 <= _x8 <= 0x7FFFFFFF:
-                    _rt.write_varint(_out, _x8)
                 else:
-                    raise _rt.out_of_range(14, _x8)
+                    _out.append(_rt.checked(self, 8, _x8))
 
             _n = len(_out) - _start - 1
             if _n < 0x80 and not _rt.splices:
@@ -524,6 +522,8 @@ class Edition2023(_rt.Message):
                 _d9 = dict(sorted(_d9.items()))
             _v9: int
             for _k9, _v9 in _d9.items():
+                if not (0 <= _v9 <= 1):
+                    _v9 = _rt.checked_map(self, 9, {_k9: _v9}, str, None)[_k9]
                 _b1 = _k9.encode()
                 _l1 = len(_b1)
                 _n9 = (_l1 + 2 if _l1 < 0x80 else _l1 + 1 + _rt.varint_size(_l1)) + (2 if 0 <= _v9 < 0x80 else 1 + _rt.varint_size(_v9))
