@@ -149,7 +149,7 @@ def test_long_length_prefix_is_rejected(world: World, backend: Backend, case: st
 # ----------------------------------------------------------------------------- depth limit
 
 def test_very_deep_input_is_a_decode_error(world: World, backend: Backend) -> None:
-    """3000 nested Rich2.child: DecodeError at parse or first access, never another exception.
+    """3000 nested Rich2.child: DecodeError at parse (lazy too), never another exception.
     (Lazy decoding used to restart the depth budget per lazy field, accepting any nesting
     and failing with RecursionError on access; fixed in f169fe6.)"""
     res = backend.check(RICH2, _nested_messages(3000))
