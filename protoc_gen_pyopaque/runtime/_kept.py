@@ -63,10 +63,17 @@ def check_structure(msg: object, buf: bytes, tag: int, pos: int, end: int, depth
 # until first access, so that no message pays a slot for that state. Kept input starts with
 # a 0 byte, which unknown fields never do (it would be a tag of field number 0). Generated
 # code tests `u is not _pb_no_unknown and u and u[0] == 0` (_pb_no_unknown: the module's b"",
-# the shared empty bytes): compiled, the common case is one pointer comparison. A lazy element
-# keeps a copy, `0, depth limit (varint), its fields`; parse(lazy=True) keeps its input by
-# reference in a one-byte KeptInput. The depth limit is kept doubled, plus 1 when the bytes
-# were verified at parse (a [lazy] element, and parse(lazy=True) always).
+# the shared empty bytes): compiled, the common case is one pointer comparison. A copy is
+# `0, limit (varint), the fields`, the limit being the depth limit times four, plus 2 when
+# serialize may not write the fields back as they are (not canonical), plus 1 when the bytes
+# were verified at parse (a [lazy] element, and parse(lazy=True) always). A lazy element keeps
+# such a copy, and so does parse(lazy=True) of an input under KEEP_COPY_BELOW bytes; a longer
+# input is kept by reference, in a one-byte KeptInput.
+_NOT_VERBATIM: Final = 2
+_VERIFIED: Final = 1
+# Compiled, a KeptInput (a Python object and its attribute dictionary) costs as much as copying
+# about this many bytes.
+KEEP_COPY_BELOW: Final = 2048
 
 
 @mypyc_attr(native_class=False)  # mypyc compiles no subclass of bytes as a native class
@@ -81,11 +88,17 @@ class KeptInput(bytes):
     canonical: bool
 
 
-_DEPTH_PREFIXES: Final = tuple(b"\0" + wire.varint_bytes(d) for d in range(0x200))
+_PREFIXES: Final = tuple(b"\0" + wire.varint_bytes(limit) for limit in range(0x200))
+
+
+def _prefix(limit: int) -> bytes:
+    return _PREFIXES[limit] if 0 <= limit < 0x200 else b"\0" + wire.varint_bytes(limit)
 
 
 def keep_input(data: bytes, max_depth: int, canonical: bool) -> bytes:
     """Return what a message keeps of ``data`` from ``parse(lazy=True)`` (``canonical``: see KeptInput)."""
+    if len(data) < KEEP_COPY_BELOW:
+        return _prefix(max_depth << 2 | (0 if canonical else _NOT_VERBATIM) | _VERIFIED) + data
     kept = KeptInput(b"\0")
     kept.input = data
     kept.max_depth = max_depth
@@ -96,9 +109,7 @@ def keep_input(data: bytes, max_depth: int, canonical: bool) -> bytes:
 def keep_fields(buf: bytes, pos: int, end: int, depth: int, verified: bool = False) -> bytes:
     """Return what a lazy element keeps of ``buf[pos:end]``, to decode with the depth limit
     ``depth``; ``verified``: check_structure verified them."""
-    limit = depth << 1 | verified
-    prefix = _DEPTH_PREFIXES[limit] if 0 <= limit < 0x200 else b"\0" + wire.varint_bytes(limit)
-    return prefix + buf[pos:end]
+    return _prefix(depth << 2 | (_VERIFIED if verified else 0)) + buf[pos:end]
 
 
 def kept_fields(kept: bytes | bytearray) -> tuple[bytes, int, int, int]:
@@ -108,7 +119,7 @@ def kept_fields(kept: bytes | bytearray) -> tuple[bytes, int, int, int]:
         return kept.input, 0, kept.max_depth, NESTING_CHECKED
     fields = cast(bytes, kept)  # kept input is bytes (only unknown fields grow into a bytearray)
     limit, start = wire.dec_varint(fields, 1)
-    return fields, start, limit >> 1, NESTING_CHECKED if limit & 1 else True
+    return fields, start, limit >> 2, NESTING_CHECKED if limit & _VERIFIED else True
 
 
 def kept_bytes(kept: bytes | bytearray) -> bytes:
@@ -124,7 +135,9 @@ def kept_verbatim(kept: bytes | bytearray) -> bytes | None:
     encoding writes them back when decoded too."""
     if type(kept) is KeptInput:
         return kept.input if kept.canonical else None
-    return kept_bytes(kept)
+    fields = cast(bytes, kept)
+    limit, start = wire.dec_varint(fields, 1)
+    return None if limit & _NOT_VERBATIM else fields[start:]
 
 
 # ----------------------------------------------------------------------------- validating scan
@@ -143,7 +156,6 @@ VARINT_BOOL: Final = 1
 VARINT_INT32: Final = 31
 VARINT_UINT32: Final = 32
 VARINT_64: Final = 64
-_INT32_NEGATIVE_TOP: Final = (1 << 33) - 1  # bits 31 to 63 of a negative int32's varint
 _MAX_VARINT_BYTES: Final = 10
 
 
@@ -167,8 +179,10 @@ def scan_varint(buf: bytes, pos: i64, kind: i64) -> i64:
         canonical = size < 5 or (size == 5 and last < 0x10)
     elif size < 5 or (size == 5 and last < 0x08):
         canonical = True
-    else:  # an int32 below zero: ten bytes, bits 31 to 63 set
-        canonical = size == _MAX_VARINT_BYTES and last == 1 and wire.dec_varint(buf, start)[0] >> 31 == _INT32_NEGATIVE_TOP
+    else:  # an int32 below zero: ten bytes, bits 31 to 63 set (byte 4's top four, then all), no int made
+        canonical = (size == _MAX_VARINT_BYTES and last == 1 and buf[start + 4] & 0x78 == 0x78
+                     and buf[start + 5] == 0xFF and buf[start + 6] == 0xFF and buf[start + 7] == 0xFF
+                     and buf[start + 8] == 0xFF)
     return pos if canonical else ~pos
 
 
@@ -231,8 +245,10 @@ def map_keys_unique(buf: bytes, pos: i64, end: i64, tag_size: i64) -> bool:
     followed by the map's tag of ``tag_size`` bytes), so equal keys are equal bytes, and a key
     that starts with the other's bytes ends where it does. Linear in the entries.
     """
-    if wire.NATIVE and _entries_at_most(buf, pos, end, tag_size, MAP_KEYS_COMPARED_IN_PLACE):
-        return _keys_unique_in_place(buf, pos, end, tag_size)
+    if wire.NATIVE:
+        unique = _keys_unique_in_place(buf, pos, end, tag_size, MAP_KEYS_COMPARED_IN_PLACE)
+        if unique >= 0:
+            return unique == 1
     keys: set[bytes] = set()
     count: i64 = 0
     while pos < end:
@@ -249,23 +265,16 @@ def map_keys_unique(buf: bytes, pos: i64, end: i64, tag_size: i64) -> bool:
     return len(keys) == count
 
 
-def _entries_at_most(buf: bytes, pos: i64, end: i64, tag_size: i64, most: i64) -> bool:
-    """Whether ``buf[pos:end]`` holds at most ``most`` map entries (as map_keys_unique's)."""
-    while pos < end:
-        if most == 0:
-            return False
-        most -= 1
-        pos = _entry_end(buf, pos) + tag_size
-    return True
-
-
-def _keys_unique_in_place(buf: bytes, pos: i64, end: i64, tag_size: i64) -> bool:
-    """map_keys_unique by comparing each key with the ones after it: no object made."""
+def _keys_unique_in_place(buf: bytes, pos: i64, end: i64, tag_size: i64, most: i64) -> i64:
+    """map_keys_unique by comparing each key with the ones after it, no object made: 1 (unique)
+    or 0; -1 when there are more than ``most`` entries (counted while the first key is compared)."""
+    first = True
     while pos < end:
         key = _entry_key(buf, pos)
         size = _key_end(buf, key) - key
         pos = _entry_end(buf, pos) + tag_size
         other = pos
+        entries: i64 = 1
         while other < end:
             at = _entry_key(buf, other)
             other = _entry_end(buf, other)
@@ -274,9 +283,13 @@ def _keys_unique_in_place(buf: bytes, pos: i64, end: i64, tag_size: i64) -> bool
                 while i < size and buf[at + i] == buf[key + i]:
                     i += 1
                 if i == size:
-                    return False
+                    return 0
             other += tag_size
-    return True
+            entries += 1
+        if first and entries > most:
+            return -1
+        first = False
+    return 1
 
 
 def _entry_key(buf: bytes, pos: i64) -> i64:

@@ -323,8 +323,9 @@ def valid_utf8(buf: bytes, pos: i64, end: i64) -> bool:
 
     Compiled, ASCII text (the common case) is checked eight bytes at a time, the last word
     overlapping the one before (or, for text under eight bytes, the word that ends with it,
-    its other bytes shifted out); other text is decoded, which is the fastest full check (and,
-    interpreted, the only one: inline, no call more).
+    its other bytes shifted out); other short text is checked byte by byte (no object made),
+    longer text decoded, which is the fastest full check there (and, interpreted, the only one:
+    inline, no call more).
     """
     if NATIVE:
         high: i64 = 0x80808080  # not a module constant: one beyond 62 bits stays boxed (mypyc)
@@ -341,10 +342,52 @@ def valid_utf8(buf: bytes, pos: i64, end: i64) -> bool:
         elif end >= 8:  # the top n bytes of the word that ends at ``end``; a sign bit shifted in is one of them
             if not (read_i64_le(buf, end - 8) >> ((8 - n) * 8)) & high:
                 return True
+        if n < _UTF8_CHECKED_BY_BYTE_BELOW:
+            return _valid_utf8_bytes(buf, pos, end)
     try:
         buf[pos:end].decode()
     except UnicodeDecodeError:
         return False
+    return True
+
+
+# Compiled, non-ASCII text shorter than this is checked byte by byte: for short text, making the
+# slice and the str that decoding makes costs more than the loop.
+_UTF8_CHECKED_BY_BYTE_BELOW: Final = 128
+
+
+def _valid_utf8_bytes(buf: bytes, pos: i64, end: i64) -> bool:
+    """valid_utf8 byte by byte: the well-formed sequences of Unicode's table 3-7, which are what
+    ``bytes.decode()`` accepts (no overlong forms, surrogates or code points past U+10FFFF)."""
+    while pos < end:
+        b: i64 = buf[pos]
+        if b < 0x80:
+            pos += 1
+            continue
+        if b < 0xC2 or b > 0xF4:  # a continuation byte, an overlong lead, or past U+10FFFF
+            return False
+        size: i64 = 2 if b < 0xE0 else 3 if b < 0xF0 else 4
+        if pos + size > end:
+            return False
+        low: i64 = 0x80  # the range of the second byte
+        high: i64 = 0xBF
+        if b == 0xE0:
+            low = 0xA0
+        elif b == 0xED:
+            high = 0x9F
+        elif b == 0xF0:
+            low = 0x90
+        elif b == 0xF4:
+            high = 0x8F
+        second: i64 = buf[pos + 1]
+        if second < low or second > high:
+            return False
+        i = pos + 2
+        pos += size
+        while i < pos:
+            if buf[i] & 0xC0 != 0x80:
+                return False
+            i += 1
     return True
 
 

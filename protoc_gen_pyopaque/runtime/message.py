@@ -33,17 +33,33 @@ _protoopaque = os.environ.get(PROTOOPAQUE_ENV, "") not in ("", "0")
 
 
 LAZY_ENV: Final = "PYOPAQUE_LAZY"
-_lazy_decoding = os.environ.get(LAZY_ENV, "1") not in ("", "0")
-# Whether parse(data) (lazy=None) defers a whole opaque message behind the validating scan, as
-# lazy=True does: compiled, where the scan makes no object and costs a fraction of the decode
-# (docs/performance.md). Interpreted, the scan costs half to all of the decode it defers, so
-# there parse(data) decodes. An untouched message serializes as its input only where the scan
-# found it canonical (what serialize would write), so deferring changes no output.
-_defer_parse = NATIVE and _lazy_decoding
+
+
+class _Switches:
+    """The program-wide switches every parse() reads: compiled, the attributes of a native
+    object are read in place, where a module global is a dictionary lookup."""
+
+    lazy_decoding: bool
+    # Whether parse(data) (lazy=None) defers a whole opaque message behind the validating scan,
+    # as lazy=True does: compiled, where the scan makes no object and costs a fraction of the
+    # decode (docs/performance.md). Interpreted, the scan costs half to all of the decode it
+    # defers, so there parse(data) decodes. An untouched message serializes as its input only
+    # where the scan found it canonical (what serialize would write), so deferring changes no output.
+    defer_parse: bool
+
+    def __init__(self, lazy_decoding: bool) -> None:
+        self.set(lazy_decoding)
+
+    def set(self, lazy_decoding: bool) -> None:
+        self.lazy_decoding = lazy_decoding
+        self.defer_parse = NATIVE and lazy_decoding
+
+
+_switches: Final = _Switches(os.environ.get(LAZY_ENV, "1") not in ("", "0"))
 # ... for inputs of this many bytes or more. A deferred message that is then read is walked
-# twice (the scan, then the decode); below a kilobyte the decode is cheap, and read at once
-# more often than not: compiled, parse + read of the 203-byte log entry took 1.10x upb's time
-# deferred and 0.65x decoded at once; the 1.7 KB address book parses in 0.57x deferred, 3.0x not.
+# twice (the scan, then the decode), which small messages feel: compiled, the 203-byte log entry
+# parsed in 0.73x upb's time deferred and 1.6x decoded at once, but parse + read took 0.86x
+# deferred and 0.66x decoded; the 1.7 KB address book parses in 0.53x deferred, 3.0x not.
 DEFER_MIN_BYTES: Final = 1024
 # Serialises first decodes of lazy fields, so that two threads see one decoded value.
 # Re-entrant: decoding may merge into a message that itself holds lazy bytes.
@@ -53,7 +69,7 @@ LAZY_LOCK: Final = threading.RLock()
 def lazy_decoding() -> bool:
     """Say whether ``parse(data)`` decodes lazily: fields declared lazy, and compiled whole opaque
     messages (``PYOPAQUE_LAZY=0`` turns it off)."""
-    return _lazy_decoding
+    return _switches.lazy_decoding
 
 
 def set_lazy_decoding(enabled: bool) -> None:
@@ -62,9 +78,7 @@ def set_lazy_decoding(enabled: bool) -> None:
 
     ``parse(data, lazy=True/False)`` still decides for its own call.
     """
-    global _lazy_decoding, _defer_parse
-    _lazy_decoding = enabled
-    _defer_parse = NATIVE and enabled
+    _switches.set(enabled)
 
 
 def protoopaque_selected() -> bool:
@@ -169,8 +183,8 @@ class Message:
         """
         buf = data if type(data) is bytes else check_buffer(data)
         if lazy is None:
-            lazy = _lazy_decoding
-            defer = _defer_parse and len(buf) >= DEFER_MIN_BYTES
+            lazy = _switches.lazy_decoding
+            defer = _switches.defer_parse and len(buf) >= DEFER_MIN_BYTES
         else:
             defer = lazy
         if defer:
@@ -192,7 +206,7 @@ class Message:
                          partial: bool = False, lazy: bool | None = None) -> None:
         """Merge the fields encoded in ``data`` into this message, as protobuf merging does."""
         buf = data if type(data) is bytes else check_buffer(data)
-        self._pb_merge_checked(buf, max_depth, partial, _lazy_decoding if lazy is None else lazy)
+        self._pb_merge_checked(buf, max_depth, partial, _switches.lazy_decoding if lazy is None else lazy)
 
     def _pb_merge_checked(self, buf: bytes, max_depth: int, partial: bool, lazy: bool) -> None:
         """Merge ``buf`` (bytes: the callers checked the buffer given) with the parse's checks."""
@@ -243,16 +257,22 @@ class Message:
         that sees no kept input sees every field, and a failed decode leaves the input kept.
         """
         kept = self._pb_unknown
-        if not kept or kept[0] != 0:  # unknown fields, not kept input: no lock taken
+        if not kept or kept[0] != 0:  # unknown fields, not kept input
+            return
+        buf, start, depth, lazy = _kept.kept_fields(kept)
+        decoded = type(self)()
+        decoded._pb_merge(buf, start, len(buf), depth, -1, lazy)
+        # Published once: threads that decode the same kept input at once each make their own
+        # message, and the first to finish is adopted, the others dropped (a write after a first
+        # decode is never undone). Compiled, the test and the adoption run without a thread
+        # switch: no call leaves native code, nothing is allocated. Interpreted, a lock holds them together.
+        if NATIVE:
+            if self._pb_unknown is kept:
+                self._pb_adopt(decoded)
             return
         with LAZY_LOCK:
-            kept = self._pb_unknown
-            if not kept or kept[0] != 0:  # decoded meanwhile by another thread
-                return
-            buf, start, depth, lazy = _kept.kept_fields(kept)
-            decoded = type(self)()
-            decoded._pb_merge(buf, start, len(buf), depth, -1, lazy)
-            self._pb_adopt(decoded)
+            if self._pb_unknown is kept:
+                self._pb_adopt(decoded)
 
     def _pb_adopt(self, other: Message, /) -> None:
         """Take the fields of ``other``, a new message of this class, ``_pb_unknown`` last

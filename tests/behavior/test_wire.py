@@ -98,12 +98,16 @@ def test_kept_input_carries_its_depth_limit(depth: int) -> None:
         buf, start, limit, decode_lazy = _kept.kept_fields(kept)
         assert (buf[start:], limit, decode_lazy) == (fields, depth, lazy)
         assert _kept.kept_bytes(kept) == fields
-    data = bytes(fields)
+    long = fields * (_kept.KEEP_COPY_BELOW // len(fields))
     for canonical in (True, False):
-        whole = _kept.keep_input(data, depth, canonical)  # parse(lazy=True): the input itself, not a copy
-        assert whole[0] == 0 and _kept.kept_fields(whole) == (data, 0, depth, _kept.NESTING_CHECKED)
-        assert _kept.kept_bytes(whole) is data
-        assert _kept.kept_verbatim(whole) is (data if canonical else None)
+        short = _kept.keep_input(fields, depth, canonical)  # parse(lazy=True) of a short input: a copy
+        buf, start, limit, decode_lazy = _kept.kept_fields(short)
+        assert short[0] == 0 and (buf[start:], limit, decode_lazy) == (fields, depth, _kept.NESTING_CHECKED)
+        assert _kept.kept_verbatim(short) == (fields if canonical else None)
+        whole = _kept.keep_input(long, depth, canonical)  # of a long one: the input itself, not a copy
+        assert whole[0] == 0 and _kept.kept_fields(whole) == (long, 0, depth, _kept.NESTING_CHECKED)
+        assert _kept.kept_bytes(whole) is long
+        assert _kept.kept_verbatim(whole) is (long if canonical else None)
 
 
 @pytest.mark.parametrize("compared_in_place", [2, _kept.MAP_KEYS_COMPARED_IN_PLACE + 1])
@@ -177,3 +181,33 @@ def test_packed_varint_run_cut_short() -> None:
         _packed.dec_packed_int32(b"\x01\x02\x83", 0, 3, [])
     with pytest.raises(DecodeError, match="packed run overruns its length"):
         _packed.dec_packed_int32(b"\x01\x02\x83\x01", 0, 3, [])
+
+
+def decodes(data: bytes) -> bool:
+    try:
+        data.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+# lead and continuation bytes at the edges of UTF-8's well-formed ranges, and ASCII
+UTF8_EDGES = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0,
+              0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF]
+
+
+@given(st.lists(st.sampled_from(UTF8_EDGES) | st.integers(0, 255), max_size=12).map(bytes),
+       st.binary(max_size=9), st.binary(max_size=9))
+def test_valid_utf8_agrees_with_decode(text: bytes, before: bytes, after: bytes) -> None:
+    """Short text (checked byte by byte compiled) and longer text (word by word while ASCII),
+    inside a larger buffer: valid exactly when bytes.decode() accepts it."""
+    for data in (text, text * 12, b"x" * 9 + text):
+        buf = before + data + after
+        assert wire.valid_utf8(buf, len(before), len(before) + len(data)) == decodes(data)
+
+
+def test_valid_utf8_every_code_point() -> None:
+    """Every scalar value's encoding is valid; surrogates' (as surrogatepass writes them) are not."""
+    for cp in range(0, 0x110000, 7):
+        data = chr(cp).encode("utf-8", "surrogatepass")
+        assert wire.valid_utf8(b"a" + data, 1, 1 + len(data)) == (not 0xD800 <= cp < 0xE000)
