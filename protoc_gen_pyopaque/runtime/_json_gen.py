@@ -11,6 +11,7 @@ key names two fields (legacy_json) keep the reflective code, through Message's d
 from __future__ import annotations
 
 import binascii
+import math
 import struct
 from decimal import Decimal
 from json.encoder import encode_basestring
@@ -22,6 +23,7 @@ from ._json import (
     null_is_value, parse_bytes, parse_enum_of, parse_float, parse_int, parse_map_key, parse_scalar,
     print_extensions, print_float, print_message,
 )
+from ._wire import NATIVE
 from .errors import JsonError
 from .reflect import INT_RANGES, TYPE_BOOL, TYPE_STRING, EnumInfo, message_info
 
@@ -55,15 +57,19 @@ def json_out_double(value: Any) -> str:
     return _float_text(float(value), False)
 
 
-def json_out_float(value: Any) -> str:
+def json_out_float(value: float) -> str:
     """A float32 in its shortest decimal form that reads back as the same float32 (6 digits at least)."""
-    number = value if type(value) is float else float(value)
+    number = float(value)
     if number == 0.0 or number - number != 0.0:
         return _float_text(number, True)
     try:
         want = _F32.pack(number)
     except OverflowError:
         return repr(number)
+    if NATIVE:  # interpreted, the steps of _float32_digits cost more than the search below
+        text = _float32_digits(number, int.from_bytes(want, "little"))
+        if text:
+            return text
     # f-strings: "%.7g" % number parses its format on every call, at several times the cost
     text = f"{number:.7g}"
     if _F32.pack(float(text)) == want:
@@ -84,6 +90,68 @@ def json_out_float(value: Any) -> str:
     if "e" not in text:
         return text if "." in text else text + ".0"
     return repr(float(text))
+
+
+# 10**n for n in -30..46 (float() of the literal: correctly rounded), for the scaling below
+_POW10: Final = tuple(float("1e" + str(n)) for n in range(-30, 47))
+_LN10: Final = math.log(10.0)
+# how far the scaled value below may be off, in its units (its 9 digits near 1e9: a few ulps of
+# 1e9 are 1e-7; the double a decimal reads as is off by at most that much more)
+_SLACK: Final = 1e-6
+
+
+def _float32_digits(number: float, bits: int) -> str:
+    """The shortest form of float32 ``number`` (with IEEE ``bits``) found in double arithmetic,
+    as the f-string search below finds it; "" when that cannot decide, for the search to run.
+
+    Scaled by 10**(8 - exponent) to 9 digits before the point, the value's nearest multiple
+    of 1000, 100, 10 or 1 is its 6 to 9 digit decimal; that decimal reads back as ``number``
+    when it lies within half a float32 ulp of it. The double arithmetic is off by far less
+    than _SLACK: a decimal that close to a tie or to that limit is left undecided.
+    """
+    exponent = bits >> 23 & 0xFF
+    if exponent == 0 or not bits & 0x7FFFFF:  # subnormal; a power of two's interval is lopsided
+        return ""
+    half_ulp = math.pow(2.0, exponent - 151)
+    v = math.fabs(number)
+    if float(bits & 0x7FFFFF | 0x800000) * (half_ulp * 2.0) != v:  # a double between two float32s
+        return ""
+    e10 = math.floor(math.log(v) / _LN10)
+    scale: float = _POW10[38 - e10]
+    w = v * scale
+    if not 1e8 <= w < 1e9:  # the logarithm rounded across a power of ten
+        return ""
+    reach = half_ulp * scale
+    digits = 6
+    for step in (1000.0, 100.0, 10.0, 1.0):
+        n = math.floor(w / step + 0.5)
+        off = math.fabs(n * step - w)
+        if off > step * 0.5 - _SLACK:  # near a tie of the rounding: decided if neither reads back
+            if step * 0.5 - _SLACK <= reach + _SLACK:
+                return ""
+        elif off < reach - _SLACK:
+            return _decimal_text(number < 0.0, str(n), e10, digits)
+        elif off <= reach + _SLACK:
+            return ""
+        digits += 1
+    return ""
+
+
+def _decimal_text(negative: bool, text: str, e10: int, digits: int) -> str:
+    """repr() of the float whose decimal digits are ``text`` (``digits`` of them, one more when
+    rounding carried), the first of them at 10**e10."""
+    e10 += len(text) - digits
+    text = text.rstrip("0")
+    if e10 < -4 or e10 >= 16:
+        mantissa = text[0] + "." + text[1:] if len(text) > 1 else text
+        text = mantissa + ("e-" if e10 < 0 else "e+") + ("0" if -10 < e10 < 10 else "") + str(abs(e10))
+    elif e10 < 0:
+        text = "0." + "0" * (-e10 - 1) + text
+    elif len(text) <= e10 + 1:
+        text = text + "0" * (e10 + 1 - len(text)) + ".0"
+    else:
+        text = text[:e10 + 1] + "." + text[e10 + 1:]
+    return "-" + text if negative else text
 
 
 def _float_text(number: float, single: bool) -> str:

@@ -172,6 +172,25 @@ def test_float32_shortest_form_matches_the_reflective_printer() -> None:
             assert _json_gen.json_out_float(v) == want, v
 
 
+def test_float32_digits_of_the_compiled_path_are_the_shortest_form() -> None:
+    """json_out_float's compiled path (double arithmetic) writes the reflective printer's text or
+    leaves the value to the search (run here interpreted: the same code)."""
+    f32 = struct.Struct("<f")
+    rng = random.Random(12)
+    values = [f32.unpack(struct.pack("<I", rng.getrandbits(32)))[0] for _ in range(20000)]
+    values += [f32.unpack(f32.pack(rng.random() * 10.0 ** rng.randint(-8, 8)))[0] for _ in range(20000)]
+    values += [0.1, 1.5, 3e10, 1e-5, 1e8, 123456.0, 999999.94, 3.4028235e38, 1.1754944e-38]
+    decided = 0
+    for v in values:
+        if v == 0.0 or v - v != 0.0:
+            continue
+        text = _json_gen._float32_digits(v, int.from_bytes(f32.pack(v), "little"))
+        if text:
+            decided += 1
+            assert text == repr(_json.print_float(v, True)), v
+    assert decided > len(values) * 0.95
+
+
 def test_values_of_the_wrong_type_print_as_the_reflective_printer_has_them(mods: Modules) -> None:
     if not mods.attributes:
         pytest.skip("only attribute styles can hold a value of the wrong type")
