@@ -650,7 +650,7 @@ class LogEntry(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(LogEntry, _tag, _pos)
-                    _rt.check_structure(LogEntry, _buf, _tag, _pos, _e, _depth - 1, _c_LogEntry_Detail)
+                    _c_LogEntry_Detail._pb_scan(_buf, _pos, _e, _depth - 1)
                     _pos = _e
                 elif _tag == 34:
                     if _rank >= 4:
@@ -679,7 +679,7 @@ class LogEntry(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(LogEntry, _tag, _pos)
-                    _rt.check_structure(LogEntry, _buf, _tag, _pos, _e, _depth - 1, _c_LogEntry_Detail)
+                    _c_LogEntry_Detail._pb_scan(_buf, _pos, _e, _depth - 1)
                     _pos = _e
                 else:
                     _rank = 0x20000000
@@ -1492,7 +1492,7 @@ class Node(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(Node, _tag, _pos)
-                    _rt.check_structure(Node, _buf, _tag, _pos, _e, _depth - 1, Node)
+                    Node._pb_scan(_buf, _pos, _e, _depth - 1)
                     _pos = _e
                 else:
                     _rank = 0x20000000
