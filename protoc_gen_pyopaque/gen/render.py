@@ -292,21 +292,24 @@ def packed(code: str, class_name: str = "") -> str:
     return f"'{base64.b85encode(zlib.compress(source, 6)).decode()}'"
 
 
-def indent(text: str, width: int = 4) -> str:
-    """Indent every line but the first by ``width`` spaces, as Jinja2's own filter does, at a
-    fraction of its cost (it was a quarter of rendering); blank lines stay empty."""
+def indent(text: str, width: int | str = 4) -> str:
+    """Indent every line but the first by ``width`` spaces (or by the string ``width``), as
+    Jinja2's own filter does, at a fraction of its cost (it was a quarter of rendering); blank
+    lines stay empty."""
     if "\n" not in text:  # a third of the calls
         return text
     pads = _PADS.get(width)
     if pads is None:
-        pads = _PADS[width] = ("\n" + " " * width, " " * width + "\n")
+        pad = width if isinstance(width, str) else " " * width
+        pads = _PADS[width] = ("\n" + pad, pad + "\n", len(pad))
     # blank lines stay empty: a pad followed by a newline is one (the text has no trailing spaces)
     indented = text.replace("\n", pads[0]).replace(pads[1], "\n")
     # a last newline ends the text: no spaces after it
-    return indented[:-width] if width and text[-1] == "\n" else indented
+    return indented[:len(indented) - pads[2]] if text[-1] == "\n" else indented
 
 
-_PADS: dict[int, tuple[str, str]] = {}  # by width: a newline and the pad, the pad and a newline
+# by width: a newline and the pad, the pad and a newline, the pad's length
+_PADS: dict[int | str, tuple[str, str, int]] = {}
 
 
 def render_module(view: FileView) -> str:

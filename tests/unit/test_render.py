@@ -71,3 +71,4 @@ def test_indent_leaves_blank_lines_empty() -> None:
     assert indent("a\n\n\nb\n  c\n", 4) == "a\n\n\n    b\n      c\n"
     assert indent("a\nb", 2) == "a\n  b"
     assert indent("a\n", 0) == "a\n"
+    assert indent("a\n\nb\n", "   ") == "a\n\n   b\n"  # a pad given as its string
