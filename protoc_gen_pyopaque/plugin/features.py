@@ -19,6 +19,8 @@ from .schema import ApiLevel
 # google.protobuf.FeatureSet enum values (descriptor.proto)
 _UTF8_VERIFY: Final = descriptor_pb2.FeatureSet.VERIFY
 _JSON_LEGACY_BEST_EFFORT: Final = descriptor_pb2.FeatureSet.LEGACY_BEST_EFFORT
+_TYPE_STRING: Final = descriptor_pb2.FieldDescriptorProto.TYPE_STRING
+_TYPE_GROUP: Final = descriptor_pb2.FieldDescriptorProto.TYPE_GROUP
 
 # Our custom options (protoc_gen_pyopaque/proto/pyopaque/options.proto): extension
 # numbers on FileOptions and MessageOptions, and the api_level field inside them.
@@ -64,13 +66,14 @@ def default_api_level(fdp: descriptor_pb2.FileDescriptorProto) -> ApiLevel:
 
 def field_features(fd: Any) -> FieldFeatures:
     """Resolve the features of a field descriptor (from protobuf's pool)."""
-    return FieldFeatures(
-        presence=bool(fd.has_presence),
-        required=bool(fd.is_required),
-        packed=bool(fd.is_packed),
+    kind = fd.type
+    return FieldFeatures(  # by position: a NamedTuple binds keywords at a cost
+        bool(fd.has_presence),
+        bool(fd.is_required),
+        bool(fd.is_packed),
         # the resolved features only for strings: resolving them cost more than the rest
-        utf8=fd.type != fd.TYPE_STRING or fd._GetFeatures().utf8_validation == _UTF8_VERIFY,
-        delimited=fd.type == fd.TYPE_GROUP,
+        kind != _TYPE_STRING or fd._GetFeatures().utf8_validation == _UTF8_VERIFY,
+        kind == _TYPE_GROUP,
     )
 
 

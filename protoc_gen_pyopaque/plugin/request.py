@@ -229,18 +229,23 @@ class _FileReader:
 
     def _message(self, mp: descriptor_pb2.DescriptorProto, md: Any, path: Path,
                  inherited: ApiLevel) -> Message:
-        try:
-            option = features.api_level_option(mp.options, features.MESSAGE_OPTIONS_EXTENSION)
-        except ValueError as exc:
-            raise InputError(f"{self.fdp.name}: {md.full_name}: {exc}") from None
-        level = option if option is not None else inherited
-        # one pass over the fields each: proto3 messages may have thousands of (synthetic) oneofs
-        synthetic = {f.oneof_index for f in mp.field if f.proto3_optional and f.HasField("oneof_index")}
-        real_oneofs = [i for i in range(len(mp.oneof_decl)) if i not in synthetic]
+        level = inherited
+        if mp.HasField("options"):  # most messages have none: nothing to decode
+            try:
+                option = features.api_level_option(mp.options, features.MESSAGE_OPTIONS_EXTENSION)
+            except ValueError as exc:
+                raise InputError(f"{self.fdp.name}: {md.full_name}: {exc}") from None
+            level = option if option is not None else inherited
+        real_oneofs: list[int] = []
+        if mp.oneof_decl:
+            # one pass over the fields each: proto3 messages may have thousands of (synthetic) oneofs
+            synthetic = {f.oneof_index for f in mp.field if f.proto3_optional and f.HasField("oneof_index")}
+            real_oneofs = [i for i in range(len(mp.oneof_decl)) if i not in synthetic]
         oneof_position = {index: pos for pos, index in enumerate(real_oneofs)}
+        # the pool's fields and nested types come in the order of the file's
         fields = tuple(
-            self._field(fp, md.fields_by_number[fp.number], path + (MESSAGE_FIELD, i), oneof_position)
-            for i, fp in enumerate(mp.field)
+            self._field(fp, fd, path + (MESSAGE_FIELD, i), oneof_position)
+            for i, (fp, fd) in enumerate(zip(mp.field, md.fields))
         )
         members: dict[int, list[int]] = {}
         for f in fields:
@@ -254,8 +259,8 @@ class _FileReader:
         message = Message(
             full_name=md.full_name, name=mp.name, file=self.fdp.name, fields=fields, oneofs=oneofs,
             messages=tuple(
-                self._message(np, md.nested_types_by_name[np.name], path + (MESSAGE_NESTED, i), level)
-                for i, np in enumerate(mp.nested_type)
+                self._message(np, nd, path + (MESSAGE_NESTED, i), level)
+                for i, (np, nd) in enumerate(zip(mp.nested_type, md.nested_types))
             ),
             enums=tuple(
                 self._enum(ep, md.enum_types_by_name[ep.name], path + (MESSAGE_ENUM, i))
@@ -289,19 +294,21 @@ class _FileReader:
             map_types = MapTypes(key=self._entry_field(entry.fields_by_number[1]),
                                  value=self._entry_field(entry.fields_by_number[2]))
         oneof = None
-        if fp.HasField("oneof_index") and not fp.proto3_optional:
+        if oneof_position and fp.HasField("oneof_index") and not fp.proto3_optional:
             oneof = oneof_position[fp.oneof_index]
-        options = fp.options
+        lazy = unverified = deprecated = False
+        if fp.HasField("options"):  # most fields have none: nothing to read
+            options = fp.options
+            lazy, unverified, deprecated = options.lazy, options.unverified_lazy, options.deprecated
         return Field(
             name=fp.name, number=fp.number, json_name=json_name(fp), kind=kind,
             repeated=fd.is_repeated, presence=feats.presence, required=feats.required,
             packed=feats.packed, utf8=feats.utf8, message=message, enum=enum,
             closed_enum=enum is not None and features.enum_closed(fd.enum_type),
             oneof=oneof, map=map_types, default=_default(fd, kind),
-            lazy=options.lazy or options.unverified_lazy
-            or (self.options.lazy_all and kind == _TYPE_MESSAGE),
-            lazy_unverified=options.unverified_lazy,
-            comment=self.comments.get(path, ""), deprecated=options.deprecated,
+            lazy=lazy or unverified or (self.options.lazy_all and kind == _TYPE_MESSAGE),
+            lazy_unverified=unverified,
+            comment=self.comments.get(path, ""), deprecated=deprecated,
         )
 
     def _entry_field(self, fd: Any) -> Field:
