@@ -118,11 +118,14 @@ class _Refs:
         self.file = file
         self.schema = schema
         self.table = table
+        self._prefixes: dict[str, str] = {}  # by .proto file: asked for every reference to its types
 
     def _prefix(self, proto: str) -> str:
-        if proto == self.file.name:
-            return ""
-        return self.table.imports[names.dependency_module(proto, self.file, self.schema)] + "."
+        prefix = self._prefixes.get(proto)
+        if prefix is None:
+            prefix = self._prefixes[proto] = "" if proto == self.file.name else \
+                self.table.imports[names.dependency_module(proto, self.file, self.schema)] + "."
+        return prefix
 
     def _table_of(self, proto: str) -> names.NameTable:
         if proto == self.file.name:
@@ -486,7 +489,8 @@ def presence_bits(msg: Message) -> dict[str, int]:
 
 def _names_types(msg: Message) -> str:
     """The arguments of ``_rt.Names`` for ``msg``: the names its by-name methods take (has, clear,
-    which, get, mutable) and which() returns, as Literal types, one a line, wrapped."""
+    which, get, mutable) and which() returns, as Literal types, one a line, wrapped; at their
+    indentation in the class body (the first line's is the template's)."""
     singular = [f for f in msg.fields if not f.repeated and f.map is None]
     sets = (
         ([f.name for f in msg.fields], "fields"),
@@ -500,11 +504,15 @@ def _names_types(msg: Message) -> str:
         comma = "," if i < len(sets) - 1 else ""
         if names_:
             quoted = pyexpr.wrapped_list([pyexpr.quoted(n) for n in names_], NAMES_WIDTH)
-            lines.append("_t.Literal[" + quoted.replace("\n", "\n" + " " * len("_t.Literal[")) + "]"
+            lines.append("_t.Literal[" + quoted.replace("\n", _NAMES_CONTINUED) + "]"
                          + comma + "  # " + what)
         else:
             lines.append(f"_t.Never{comma}  # {what}: none")
-    return "\n".join(lines)
+    return _NAMES_INDENT.join(lines)
+
+
+_NAMES_INDENT: Final = "\n" + " " * 8  # _rt.Names's arguments in the class body
+_NAMES_CONTINUED: Final = _NAMES_INDENT + " " * len("_t.Literal[")  # a Literal's wrapped lines
 
 
 def _layout_entry(f: FieldView) -> str | tuple[str, str] | tuple[str, str, int | str]:

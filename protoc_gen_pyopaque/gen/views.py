@@ -267,7 +267,9 @@ class MessageView:
     lazy_fields: list[FieldView]
     info_expr: str
     comment: str
-    names_types: str  # the arguments of _rt.Names: the names the by-name methods take, as Literals
+    # the arguments of _rt.Names: the names the by-name methods take, as Literals, at their
+    # indentation in the class body (but the first line)
+    names_types: str
     json_fast: bool = False  # generated JSON printer and parser (not a special form, no key clash)
     # generated _pb_items and _pb_set, for the well-known types whose special JSON forms read and
     # write through them (other classes inherit runtime/_layout.py's, driven by the layout)
