@@ -304,6 +304,9 @@ def filled(words: list[str], width: int, first: str = "", rest: str = "") -> str
     stands alone on one."""
     if not words:
         return ""
+    joined = " ".join(words)
+    if len(first) + len(joined) <= width:  # most: one line
+        return first + joined
     lines: list[str] = []
     line = first + words[0]
     for word in words[1:]:
