@@ -93,15 +93,20 @@ def build_schema(generated: Iterable[str], proto_files: Iterable[descriptor_pb2.
     pool = descriptor_pool.DescriptorPool()
     schema = Schema(generated=frozenset(generated))
     for fdp in proto_files:
+        comments = comment_index(fdp)
+        # the comments read, the rest of the source info (most of a file's size) is no use: neither
+        # the pool nor the module that embeds the file gets it, and one serialization serves both
+        fdp.ClearField("source_code_info")
         try:
-            pool.Add(_for_pool(fdp))
+            descriptor = bytes(fdp.SerializeToString())
+            pool_file = _for_pool(fdp)
+            pool.AddSerializedFile(descriptor if pool_file is fdp else pool_file.SerializeToString())
         except Exception as exc:  # protobuf reports descriptor problems with various types
             raise InputError(f"{fdp.name}: {exc}") from None
-        reader = _FileReader(fdp, pool.FindFileByName(fdp.name), options)
+        reader = _FileReader(fdp, pool.FindFileByName(fdp.name), comments, options)
         file = reader.read()
-        if file.name in schema.generated:  # its module embeds it (comments read, now dropped)
-            fdp.ClearField("source_code_info")
-            file = replace(file, descriptor=bytes(fdp.SerializeToString()))
+        if file.name in schema.generated:  # its module embeds it
+            file = replace(file, descriptor=descriptor)
         schema.files[file.name] = file
         schema.messages.update(reader.messages)
         schema.enums.update(reader.enums)
@@ -161,10 +166,11 @@ def _for_pool(fdp: descriptor_pb2.FileDescriptorProto) -> descriptor_pb2.FileDes
 
 
 class _FileReader:
-    def __init__(self, fdp: descriptor_pb2.FileDescriptorProto, fd: Any, options: Options) -> None:
+    def __init__(self, fdp: descriptor_pb2.FileDescriptorProto, fd: Any, comments: dict[Path, str],
+                 options: Options) -> None:
         self.fdp = fdp
         self.fd = fd
-        self.comments = comment_index(fdp)
+        self.comments = comments  # comment_index's
         self.messages: dict[str, Message] = {}
         self.enums: dict[str, Enum] = {}
         self.file_level = self._file_api_level(options)
