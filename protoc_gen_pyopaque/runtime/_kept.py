@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import threading
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from mypy_extensions import mypyc_attr
@@ -11,7 +13,11 @@ from ._codec import struct_error
 from ._codec_errors import decode_failure, field_label
 from ._extensions import merge_extension
 from .errors import DecodeError
-from .reflect import MessageInfo
+from .reflect import (
+    TYPE_BOOL, TYPE_BYTES, TYPE_DOUBLE, TYPE_ENUM, TYPE_FIXED32, TYPE_FIXED64, TYPE_FLOAT, TYPE_GROUP,
+    TYPE_INT32, TYPE_INT64, TYPE_MESSAGE, TYPE_SFIXED32, TYPE_SFIXED64, TYPE_SINT32, TYPE_SINT64,
+    TYPE_STRING, TYPE_UINT32, TYPE_UINT64, FieldInfo, MessageInfo,
+)
 
 if TYPE_CHECKING:  # i64: an annotation only (mypyc compiles it to a C int64_t, Python runs plain ints)
     from mypy_extensions import i64
@@ -40,10 +46,19 @@ def check_structure(msg: object, buf: bytes, tag: int, pos: int, end: int, depth
     message, as decoding them would (wire structure, lengths, UTF-8, packed runs, nesting
     depth, down to the deepest message), making no value: every check protobuf requires at
     parse happens at parse, not at first access. Nothing when ``lazy`` (_pb_merge's) says
-    an enclosing check verified these bytes. (The name is the surface's.)
+    an enclosing check verified these bytes. (The name is the surface's.) Interpreted,
+    _verify checks first; the class's scan runs where it rejects, to name the error.
     """
     if lazy == NESTING_CHECKED:
         return
+    if not wire.NATIVE and isinstance(buf, bytes):  # compiled, the scan is fast: no second walk
+        verifier = _verifier(cls)
+        if verifier is not None:
+            try:
+                _verify(verifier, buf, pos, end, depth)
+                return
+            except (_Unverified, DecodeError, IndexError, UnicodeDecodeError, RecursionError):
+                pass  # the scan below finds the same error and names it
     try:
         scan = getattr(cls, "_pb_scan", None)
         if scan is not None:  # opaque and hybrid classes: no value made
@@ -54,6 +69,245 @@ def check_structure(msg: object, buf: bytes, tag: int, pos: int, end: int, depth
         raise DecodeError(f"{field_label(msg, tag)} (lazy, offset {pos}): {exc}") from None
     except RecursionError:  # a max_depth beyond the Python stack
         raise DecodeError(f"{field_label(msg, tag)} (lazy, offset {pos}): nesting too deep for the Python stack") from None
+
+
+# ----------------------------------------------------------------------------- interpreted check
+#
+# Interpreted, a class's _pb_scan costs about what its decode costs: it also works out whether
+# the input is canonical, and walks long if/elif chains per field. check_structure needs only
+# whether the scan would accept, so it runs _verify first: one loop for every class, driven by
+# a table per class (tag -> what the value is) built from its MessageInfo, common cases inline,
+# UTF-8 checked by isascii() where the text is ASCII. It accepts exactly what the scan accepts
+# or rejects in doubt (it checks the contents of [unverified_lazy] fields too, which the
+# scan leaves alone): anything it rejects is scanned again, so the scan decides and names
+# every error.
+
+_VARINT: Final = 0  # the actions of a tag, most common first
+_STRING: Final = 1  # length-delimited, UTF-8 checked
+_BYTES: Final = 2  # length-delimited, anything
+_MESSAGE: Final = 3  # a message of a class with a _Verifier (children[tag])
+_MAP: Final = 4  # a map entry: key and value (children[tag], a _Verifier of the entry)
+_FIXED64: Final = 5
+_FIXED32: Final = 6
+_PACKED_VARINTS: Final = 7
+_PACKED_FIXED64: Final = 8
+_PACKED_FIXED32: Final = 9
+_BY_DECODE: Final = 10  # a message of a class without a scan (children[tag], the class)
+_GROUP: Final = 11  # a group of class children[tag], checked by a decode
+_UNKNOWN: Final = 12  # no field of that tag
+
+_VARINT_KINDS: Final = frozenset((TYPE_INT32, TYPE_INT64, TYPE_UINT32, TYPE_UINT64, TYPE_SINT32,
+                                  TYPE_SINT64, TYPE_BOOL, TYPE_ENUM))
+_FIXED64_KINDS: Final = frozenset((TYPE_FIXED64, TYPE_SFIXED64, TYPE_DOUBLE))
+_FIXED32_KINDS: Final = frozenset((TYPE_FIXED32, TYPE_SFIXED32, TYPE_FLOAT))
+
+# a varint's bytes (at most 10), and a packed run of them: the regex engine finds their end
+# faster than an interpreted loop
+_VARINT_END: Final = re.compile(b"[\\x80-\\xff]{0,9}[\\x00-\\x7f]")
+_VARINT_RUN: Final = re.compile(b"(?:[\\x80-\\xff]{0,9}[\\x00-\\x7f])*")
+
+
+class _Unverified(Exception):
+    """_verify found input it does not accept: the scan decides."""
+
+
+class _Verifier:
+    """What _verify needs of a message class, or of the entries of a map field (``cls`` None):
+    ``actions``, tag -> _VARINT..._GROUP; ``children``, tag -> what a field of a message action
+    holds; ``extendable``: a tag without a field may be an extension (the scan decodes it)."""
+
+    __slots__ = ("cls", "actions", "short_actions", "children", "extendable", "message_value", "text_pair")
+
+    def __init__(self, cls: type | None, extendable: bool) -> None:
+        self.cls: Final = cls
+        self.extendable: Final = extendable
+        self.actions: Final[dict[int, int]] = {}
+        self.short_actions: list[int] = []  # ``actions`` of the one-byte tags, by tag: no call
+        self.children: Final[dict[int, Any]] = {}
+        self.message_value = False  # a map entry whose value is a message: the map checks depth
+        self.text_pair = False  # a map entry of a string key and a string or bytes value
+
+    def complete(self) -> None:
+        """Fill ``short_actions`` from ``actions``."""
+        self.short_actions = [self.actions.get(tag, _UNKNOWN) for tag in range(0x80)]
+
+
+_verifiers: Final[dict[type, _Verifier | None]] = {}  # complete ones only: read without a lock
+_verifiers_lock: Final = threading.Lock()
+
+
+def _verifier(cls: type) -> _Verifier | None:
+    """The _Verifier of ``cls``; None for a class without a scan (checked by a decode)."""
+    try:
+        return _verifiers[cls]
+    except KeyError:
+        with _verifiers_lock:
+            building: dict[type, _Verifier | None] = {}
+            verifier = _build_verifier(cls, building)
+            _verifiers.update(building)
+        return verifier
+
+
+def _build_verifier(cls: type, building: dict[type, _Verifier | None]) -> _Verifier | None:
+    if cls in _verifiers:
+        return _verifiers[cls]
+    if cls in building:
+        return building[cls]
+    if getattr(cls, "_pb_scan", None) is None:
+        building[cls] = None
+        return None
+    info: MessageInfo = getattr(cls, "_pb_info")
+    verifier = building[cls] = _Verifier(cls, bool(info.extension_ranges))
+    for field in info.fields:
+        if field.map_key is not None and field.map_value is not None:
+            entry = _Verifier(None, False)
+            _add_action(entry, field.map_key, building)
+            _add_action(entry, field.map_value, building)
+            entry.message_value = field.map_value.kind == TYPE_MESSAGE
+            entry.text_pair = (entry.actions.get(1 << 3 | wire.WIRE_LEN) in (_STRING, _BYTES)
+                               and entry.actions.get(2 << 3 | wire.WIRE_LEN) in (_STRING, _BYTES))
+            entry.complete()
+            tag = field.number << 3 | wire.WIRE_LEN
+            verifier.actions[tag] = _MAP
+            verifier.children[tag] = entry
+        else:
+            _add_action(verifier, field, building)
+    verifier.complete()
+    return verifier
+
+
+def _add_action(verifier: _Verifier, field: FieldInfo, building: dict[type, _Verifier | None]) -> None:
+    """Enter the tags of ``field`` (not a map) in ``verifier``'s table."""
+    number, kind = field.number, field.kind
+    if kind in _VARINT_KINDS:
+        actions = ((wire.WIRE_VARINT, _VARINT), (wire.WIRE_LEN, _PACKED_VARINTS))
+    elif kind in _FIXED64_KINDS:
+        actions = ((wire.WIRE_FIXED64, _FIXED64), (wire.WIRE_LEN, _PACKED_FIXED64))
+    elif kind in _FIXED32_KINDS:
+        actions = ((wire.WIRE_FIXED32, _FIXED32), (wire.WIRE_LEN, _PACKED_FIXED32))
+    else:
+        tag = number << 3 | (wire.WIRE_START_GROUP if kind == TYPE_GROUP else wire.WIRE_LEN)
+        if kind == TYPE_STRING:
+            verifier.actions[tag] = _STRING if field.utf8 else _BYTES
+        elif kind == TYPE_BYTES:
+            verifier.actions[tag] = _BYTES
+        elif field.message_type is not None and kind in (TYPE_MESSAGE, TYPE_GROUP):
+            child = _build_verifier(field.message_type, building) if kind == TYPE_MESSAGE else None
+            verifier.actions[tag] = _GROUP if kind == TYPE_GROUP else _MESSAGE if child is not None else _BY_DECODE
+            verifier.children[tag] = child if child is not None else field.message_type
+        return  # one tag (a message field of no known type: none, skipped as unknown)
+    verifier.actions[number << 3 | actions[0][0]] = actions[0][1]
+    if field.repeated:  # read packed or expanded, whichever it declares
+        verifier.actions[number << 3 | actions[1][0]] = actions[1][1]
+
+
+def _verify(verifier: _Verifier, buf: bytes, pos: int, end: int, depth: int) -> None:
+    """Check ``buf[pos:end]`` as ``verifier``'s class's scan would, with depth limit ``depth``;
+    raise _Unverified (or the error of a runtime helper) where it might not accept them.
+
+    One loop for every level: a message inside is entered by pushing where its parent stands
+    (no call a level: each map entry is a level too)."""
+    stack: list[tuple[_Verifier, int, int]] = []
+    actions = verifier.short_actions
+    varint_end = _VARINT_END.match
+    while True:
+        if pos >= end:
+            if pos != end:
+                raise _Unverified
+            if not stack:
+                return
+            verifier, end, depth = stack.pop()
+            actions = verifier.short_actions
+            continue
+        tag = buf[pos]
+        if tag < 0x80:
+            pos += 1
+            action = actions[tag]
+        else:
+            tag, pos = wire.dec_tag(buf, pos)
+            action = verifier.actions.get(tag, _UNKNOWN)
+        if action == _VARINT:
+            if buf[pos] < 0x80:
+                pos += 1
+            else:
+                varint = varint_end(buf, pos, end)
+                if varint is None:
+                    raise _Unverified
+                pos = varint.end()
+        elif action <= _MAP:  # length-delimited
+            n = buf[pos]
+            if n < 0x80:
+                pos += 1
+            else:
+                n, pos = wire.dec_len(buf, pos)
+            stop = pos + n
+            if stop > end:
+                raise _Unverified
+            if action == _STRING:
+                if not buf[pos:stop].isascii():  # no str made for ASCII text
+                    buf[pos:stop].decode()
+            elif action == _MESSAGE:
+                if depth <= 0:
+                    raise _Unverified
+                stack.append((verifier, end, depth))
+                verifier = verifier.children[tag]
+                actions = verifier.short_actions
+                end = stop
+                depth -= 1
+                continue
+            elif action == _MAP:
+                entry: _Verifier = verifier.children[tag]
+                if entry.text_pair and stop - pos >= 4:  # a map<string, string> entry's usual shape in one test
+                    key = pos + 2 + buf[pos + 1]
+                    if (buf[pos] == 0x0A and key + 1 < stop and buf[key] == 0x12 and key + 2 + buf[key + 1] == stop
+                            and buf[pos:stop].isascii()):  # lengths under 0x80 and valid UTF-8
+                        pos = stop
+                        continue
+                if depth <= 0 and entry.message_value:
+                    raise _Unverified
+                stack.append((verifier, end, depth))
+                verifier = entry
+                actions = verifier.short_actions
+                end = stop
+                continue
+            pos = stop
+        elif action == _FIXED64:
+            pos += 8
+        elif action == _FIXED32:
+            pos += 4
+        elif action == _UNKNOWN:
+            if verifier.extendable:
+                pos = scan_unknown(verifier.cls, buf, tag, pos, end, depth)
+            else:
+                wire.check_tag(tag, pos)
+                pos = wire.skip_field(buf, tag, pos, end, depth)
+        elif action == _GROUP:
+            if depth <= 0:
+                raise _Unverified
+            pos = scan_by_decode(verifier.children[tag], buf, pos, end, depth - 1, tag + 1)
+        else:  # length-delimited: packed runs, a message checked by a decode
+            n = buf[pos]
+            if n < 0x80:
+                pos += 1
+            else:
+                n, pos = wire.dec_len(buf, pos)
+            stop = pos + n
+            if stop > end:
+                raise _Unverified
+            if action == _PACKED_VARINTS:
+                if _VARINT_RUN.fullmatch(buf, pos, stop) is None:
+                    raise _Unverified
+            elif action == _PACKED_FIXED64:
+                if n & 7:
+                    raise _Unverified
+            elif action == _PACKED_FIXED32:
+                if n & 3:
+                    raise _Unverified
+            else:
+                if depth <= 0:
+                    raise _Unverified
+                scan_by_decode(verifier.children[tag], buf, pos, stop, depth - 1, -1)
+            pos = stop
 
 
 # ----------------------------------------------------------------------------- length prefixes

@@ -6,6 +6,7 @@ tests check that they do.
 
 from __future__ import annotations
 
+import random
 import sys
 import threading
 from collections.abc import Iterator
@@ -251,3 +252,42 @@ def test_depth_limit_holds_through_deferred_decoding(mods: Modules) -> None:
         with pytest.raises(DecodeError, match="nested deeper"):
             Envelope.parse(data, max_depth=1, lazy=lazy_whole)
     assert Envelope.parse(data, max_depth=2, lazy=True).get_entry().get_detail().get_level() == 1
+
+
+def test_interpreted_check_accepts_only_what_the_scan_accepts(mods: Modules) -> None:
+    """check_structure's table-driven walk (interpreted) takes valid input without the scan,
+    and never accepts what the class's scan rejects (where it does, the scan decides)."""
+    from protoc_gen_pyopaque.runtime import _kept, _wire
+
+    mod = mods.load("edition2024")
+    if _wire.NATIVE or getattr(mod.LogEntry, "_pb_scan", None) is None:
+        pytest.skip("compiled, or a style without scans: check_structure runs the scan alone")
+    node = b"\x08\x05\x12\x03\x08\x81\x01\x1a\x06\x08\x02\x1a\x02\x08\x03"  # child, lazy_child in lazy_child
+    seeds = [(mod.LogEntry, entry(DETAIL) + entry(DETAIL, number=5) + entry(DETAIL, number=4)),
+             (mod.LogEntry, b"\x12\x06h\xc3\xa9llo" + entry(b"\x0a\x03\xe2\x82\xac\x0a\x00")),
+             (mod.Node, node), (mod.Envelope, b"\x0a\x01n\x12" + bytes([len(entry(DETAIL))]) + entry(DETAIL))]
+    rng = random.Random(20261206)
+
+    def verified(cls: type, data: bytes, depth: int) -> bool:
+        verifier = _kept._verifier(cls)
+        assert verifier is not None
+        try:
+            _kept._verify(verifier, data, 0, len(data), depth)
+        except (_kept._Unverified, DecodeError, IndexError, UnicodeDecodeError, RecursionError):
+            return False
+        return True
+
+    for cls, data in seeds:
+        assert verified(cls, data, 100), data.hex()
+    for _ in range(3000):
+        cls, data = rng.choice(seeds)
+        mutated = bytearray(data)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(mutated) + 1)
+            if rng.random() < 0.6:
+                mutated[at:at + 1] = bytes([rng.choice((0, 0x7F, 0x80, 0xFF, 0xC3, 0x0A, rng.randrange(256)))])
+            else:
+                del mutated[at:at + rng.randint(1, 4)]
+        depth = rng.choice((0, 1, 2, 100))
+        if verified(cls, bytes(mutated), depth):
+            cls._pb_scan(bytes(mutated), 0, len(mutated), depth)  # raises if the walk accepted too much
