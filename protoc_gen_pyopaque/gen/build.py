@@ -651,4 +651,6 @@ def build_file_view(file: File, schema: Schema, *, is_twin: bool = False, parame
     """Decide everything about one generated module (the hybrid twin: ``file.as_opaque()``);
     ``parameter``: the plugin parameter, named in the module's header; ``parse_budget``: the
     estimated complexity past which parse methods are split (tests force a split with a small one)."""
-    return replace(_Builder(file, schema, is_twin, parse_budget).build(), parameter=parameter)
+    view = _Builder(file, schema, is_twin, parse_budget).build()
+    view.parameter = parameter
+    return view

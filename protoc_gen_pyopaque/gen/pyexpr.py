@@ -112,6 +112,7 @@ def exact_type(kind: int, py_type: str, message_ref: str, closed_enum: bool = Fa
     return "None" if kind == k.TYPE_FLOAT or closed_enum else py_type
 
 
+@lru_cache(maxsize=32)  # a few kinds, asked for by every list and map field
 def range_args(kind: int) -> str:
     """``, low, high``: the range of an integer kind's values, for the same checks ("" for the
     other kinds)."""

@@ -6,7 +6,7 @@ The only module (with features.py) that touches protobuf's descriptor classes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
@@ -104,9 +104,7 @@ def build_schema(generated: Iterable[str], proto_files: Iterable[descriptor_pb2.
         except Exception as exc:  # protobuf reports descriptor problems with various types
             raise InputError(f"{fdp.name}: {exc}") from None
         reader = _FileReader(fdp, pool.FindFileByName(fdp.name), comments, options)
-        file = reader.read()
-        if file.name in schema.generated:  # its module embeds it
-            file = replace(file, descriptor=descriptor)
+        file = reader.read(descriptor if fdp.name in schema.generated else b"")  # its module embeds it
         schema.files[file.name] = file
         schema.messages.update(reader.messages)
         schema.enums.update(reader.enums)
@@ -188,7 +186,8 @@ class _FileReader:
             raise InputError(f"{self.fdp.name}: {exc}") from None
         return option if option is not None else level
 
-    def read(self) -> File:
+    def read(self, descriptor: bytes) -> File:
+        """The file (``descriptor``: see File.descriptor)."""
         fdp, fd = self.fdp, self.fd
         messages = tuple(
             self._message(mp, fd.message_types_by_name[mp.name], (FILE_MESSAGE, i), self.file_level)
@@ -212,6 +211,7 @@ class _FileReader:
                            for i, sp in enumerate(fdp.service)),
             dependencies=tuple(fdp.dependency),
             public_dependencies=tuple(fdp.dependency[i] for i in fdp.public_dependency),
+            descriptor=descriptor,
         )
 
     def _deferred_classes(self, messages: tuple[Message, ...]) -> bool:
