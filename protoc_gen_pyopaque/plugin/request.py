@@ -302,19 +302,17 @@ class _FileReader:
         oneof = None
         if oneof_position and fp.HasField("oneof_index") and not fp.proto3_optional:
             oneof = oneof_position[fp.oneof_index]
-        lazy = unverified = deprecated = False
-        if fp.HasField("options"):  # most fields have none: nothing to read
-            options = fp.options
-            lazy, unverified, deprecated = options.lazy, options.unverified_lazy, options.deprecated
+        options = fp.options
         return Field(
             name=fp.name, number=fp.number, json_name=json_name(fp), kind=kind,
             repeated=fd.is_repeated, presence=feats.presence, required=feats.required,
             packed=feats.packed, utf8=feats.utf8, message=message, enum=enum,
             closed_enum=enum is not None and features.enum_closed(fd.enum_type),
             oneof=oneof, map=map_types, default=_default(fd, kind),
-            lazy=lazy or unverified or (self.options.lazy_all and kind == _TYPE_MESSAGE),
-            lazy_unverified=unverified,
-            comment=self.comments.get(path, ""), deprecated=deprecated,
+            lazy=options.lazy or options.unverified_lazy
+            or (self.options.lazy_all and kind == _TYPE_MESSAGE),
+            lazy_unverified=options.unverified_lazy,
+            comment=self.comments.get(path, ""), deprecated=options.deprecated,
         )
 
     def _entry_field(self, fd: Any) -> Field:
