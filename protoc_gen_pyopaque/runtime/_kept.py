@@ -37,7 +37,9 @@ __all__ = ["check_structure", "UNBOUNDED", "NESTING_CHECKED", "KeptInput",
 # only the structure and the nesting.)
 NESTING_CHECKED: Final = 2
 
-UNBOUNDED: Final = 1 << 62  # a depth limit that no input reaches
+# A depth limit that no input reaches, and the greatest one parse uses: kept input notes its limit
+# times four in a varint, which holds 64 bits (keep_input, keep_fields).
+UNBOUNDED: Final = 1 << 60
 
 
 def check_structure(msg: object, buf: bytes, tag: int, pos: int, end: int, depth: int,

@@ -182,6 +182,8 @@ class Message:
         would and keeps the input, which the first access decodes.
         """
         buf = data if type(data) is bytes else check_buffer(data)
+        if max_depth > _kept.UNBOUNDED:  # as deep as no input goes, and noted whole in kept input
+            max_depth = _kept.UNBOUNDED
         if lazy is None:
             lazy = _switches.lazy_decoding
             defer = _switches.defer_parse and len(buf) >= DEFER_MIN_BYTES
@@ -206,6 +208,8 @@ class Message:
                          partial: bool = False, lazy: bool | None = None) -> None:
         """Merge the fields encoded in ``data`` into this message, as protobuf merging does."""
         buf = data if type(data) is bytes else check_buffer(data)
+        if max_depth > _kept.UNBOUNDED:  # as deep as no input goes, and noted whole in kept input
+            max_depth = _kept.UNBOUNDED
         self._pb_merge_checked(buf, max_depth, partial, _switches.lazy_decoding if lazy is None else lazy)
 
     def _pb_merge_checked(self, buf: bytes, max_depth: int, partial: bool, lazy: bool) -> None:

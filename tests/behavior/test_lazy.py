@@ -254,6 +254,21 @@ def test_depth_limit_holds_through_deferred_decoding(mods: Modules) -> None:
     assert Envelope.parse(data, max_depth=2, lazy=True).get_entry().get_detail().get_level() == 1
 
 
+def test_a_depth_limit_beyond_any_input_holds_after_the_parse(mods: Modules) -> None:
+    """A limit no input reaches (2**62 and up) is kept whole: the first access decodes what the
+    parse accepted. Kept input notes the limit times four in a 64-bit varint, which 2**62 once
+    overflowed (to 0: "nested deeper than the limit" at the first read)."""
+    Node = mods.load("edition2024").Node
+    data = b"\x08\x05\x12\x03\x08\x81\x01\x1a\x06\x08\x02\x1a\x02\x08\x03"  # child, lazy_child in lazy_child
+    expected = repr(Node.parse(data, lazy=False))
+    for max_depth in (2**62, 2**62 + 1, 2**63, 2**64 + 3):
+        for whole in (True, None, False):
+            assert repr(Node.parse(data, lazy=whole, max_depth=max_depth)) == expected, (max_depth, whole)
+            merged = Node()
+            merged.merge_from_bytes(data, lazy=whole, max_depth=max_depth)
+            assert repr(merged) == expected, (max_depth, whole)
+
+
 def test_interpreted_check_accepts_only_what_the_scan_accepts(mods: Modules) -> None:
     """check_structure's table-driven walk (interpreted) takes valid input without the scan,
     and never accepts what the class's scan rejects (where it does, the scan decides)."""
