@@ -624,6 +624,8 @@ def _chunked(cases: list[tuple[int, FieldView, str]], weights: list[float], budg
         runs[int(done * count // total)].append(case)
         done += weight
     runs = [run for run in runs if run]
+    if len(runs) == 1:  # one case heavier than the budget: nothing to split
+        return _split(cases), []
     bounds = [None, *(run[0][0] for run in runs[1:]), None]
     chunks = [DispatchChunk(i if inline_first else i + 1, _split(run), bounds[i], bounds[i + 1], [f for _, f, mode in run if mode == "map"])
               for i, run in enumerate(runs)]

@@ -238,6 +238,9 @@ def test_the_budget_bounds_every_method() -> None:
     assert [c.lower for c in chunks] == [run[0] for run in runs[1:]]
     whole, none = build._chunked(cases, weights, 1000, inline_first=True)
     assert none == [] and [i for i, _, _ in _leaves(whole)] == list(range(len(weights)))
+    for first in (True, False):  # a single case heavier than the budget stays whole
+        alone, no_chunks = build._chunked(cases[:1], [60.0], 50, inline_first=first)
+        assert no_chunks == [] and [i for i, _, _ in _leaves(alone)] == [0]
 
 
 def _leaves(node: Any) -> list[Any]:
