@@ -165,7 +165,7 @@ def test_elements_of_a_lazy_repeated_field_decode_one_by_one(mods: Modules) -> N
 def test_elements_keep_a_depth_limit_of_any_size(mods: Modules) -> None:
     LogEntry = mods.load("edition2024").LogEntry
     data = entry(DETAIL, number=5)
-    for max_depth in (2, 65, 257, 1000):  # kept doubled: one byte below 64, two below 256 (a table), more above
+    for max_depth in (2, 65, 257, 5000):  # kept times four: one byte below 32, table-made below 128, three bytes from 4096
         msg = LogEntry.parse(data, max_depth=max_depth)
         assert (msg.serialize() == data) is lazy(mods)
         assert msg.get_history()[0].get_level() == 1
