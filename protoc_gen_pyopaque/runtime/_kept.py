@@ -89,12 +89,12 @@ _STRING: Final = 1  # length-delimited, UTF-8 checked
 _BYTES: Final = 2  # length-delimited, anything
 _MESSAGE: Final = 3  # a message of a class with a _Verifier (children[tag])
 _MAP: Final = 4  # a map entry: key and value (children[tag], a _Verifier of the entry)
-_FIXED64: Final = 5
-_FIXED32: Final = 6
-_PACKED_VARINTS: Final = 7
-_PACKED_FIXED64: Final = 8
-_PACKED_FIXED32: Final = 9
-_BY_DECODE: Final = 10  # a message of a class without a scan (children[tag], the class)
+_PACKED_VARINTS: Final = 5
+_PACKED_FIXED64: Final = 6
+_PACKED_FIXED32: Final = 7
+_BY_DECODE: Final = 8  # a message of a class without a scan (children[tag], the class); the last length-delimited
+_FIXED64: Final = 9
+_FIXED32: Final = 10
 _GROUP: Final = 11  # a group of class children[tag], checked by a decode
 _UNKNOWN: Final = 12  # no field of that tag
 
@@ -236,7 +236,7 @@ def _verify(verifier: _Verifier, buf: bytes, pos: int, end: int, depth: int) -> 
                 if varint is None:
                     raise _Unverified
                 pos = varint.end()
-        elif action <= _MAP:  # length-delimited
+        elif action <= _BY_DECODE:  # length-delimited
             n = buf[pos]
             if n < 0x80:
                 pos += 1
@@ -272,6 +272,19 @@ def _verify(verifier: _Verifier, buf: bytes, pos: int, end: int, depth: int) -> 
                 actions = verifier.short_actions
                 end = stop
                 continue
+            elif action == _PACKED_VARINTS:
+                if _VARINT_RUN.fullmatch(buf, pos, stop) is None:
+                    raise _Unverified
+            elif action == _PACKED_FIXED64:
+                if n & 7:
+                    raise _Unverified
+            elif action == _PACKED_FIXED32:
+                if n & 3:
+                    raise _Unverified
+            elif action == _BY_DECODE:
+                if depth <= 0:
+                    raise _Unverified
+                scan_by_decode(verifier.children[tag], buf, pos, stop, depth - 1, -1)
             pos = stop
         elif action == _FIXED64:
             pos += 8
@@ -287,29 +300,6 @@ def _verify(verifier: _Verifier, buf: bytes, pos: int, end: int, depth: int) -> 
             if depth <= 0:
                 raise _Unverified
             pos = scan_by_decode(verifier.children[tag], buf, pos, end, depth - 1, tag + 1)
-        else:  # length-delimited: packed runs, a message checked by a decode
-            n = buf[pos]
-            if n < 0x80:
-                pos += 1
-            else:
-                n, pos = wire.dec_len(buf, pos)
-            stop = pos + n
-            if stop > end:
-                raise _Unverified
-            if action == _PACKED_VARINTS:
-                if _VARINT_RUN.fullmatch(buf, pos, stop) is None:
-                    raise _Unverified
-            elif action == _PACKED_FIXED64:
-                if n & 7:
-                    raise _Unverified
-            elif action == _PACKED_FIXED32:
-                if n & 3:
-                    raise _Unverified
-            else:
-                if depth <= 0:
-                    raise _Unverified
-                scan_by_decode(verifier.children[tag], buf, pos, stop, depth - 1, -1)
-            pos = stop
 
 
 # ----------------------------------------------------------------------------- length prefixes
