@@ -281,6 +281,11 @@ def test_interpreted_check_accepts_only_what_the_scan_accepts(mods: Modules) -> 
     seeds = [(mod.LogEntry, entry(DETAIL) + entry(DETAIL, number=5) + entry(DETAIL, number=4)),
              (mod.LogEntry, b"\x12\x06h\xc3\xa9llo" + entry(b"\x0a\x03\xe2\x82\xac\x0a\x00")),
              (mod.Node, node), (mod.Envelope, b"\x0a\x01n\x12" + bytes([len(entry(DETAIL))]) + entry(DETAIL))]
+    collections = mods.load("collections").Collections  # packed runs, fixed widths, maps, a message member
+    seeds.append((collections, bytes.fromhex(
+        "0a03019601" "5a080000803f00000040"  # packed_ints [1, 150], ratios [1.0, 2.0]
+        "2a050a01611005" "3209080712050a016b1001"  # counts {"a": 5}, items_by_id {7: Item("k", RED)}
+        "62080a0177150000803f" "4a0e09000000000000f03f3d07000000")))  # weights {"w": 1.0}, scalars
     rng = random.Random(20261206)
 
     def verified(cls: type, data: bytes, depth: int) -> bool:
@@ -294,6 +299,8 @@ def test_interpreted_check_accepts_only_what_the_scan_accepts(mods: Modules) -> 
 
     for cls, data in seeds:
         assert verified(cls, data, 100), data.hex()
+    for bad in ("5a03000000", "0a0196", "2a050a01ff1005", "4a0509000000f0"):  # a float run of 3 bytes,
+        assert not verified(collections, bytes.fromhex(bad), 100), bad  # a cut varint, a bad UTF-8 key, a cut double
     for _ in range(3000):
         cls, data = rng.choice(seeds)
         mutated = bytearray(data)
