@@ -296,7 +296,6 @@ class _Builder:
         view.end_tag_write = tag_write(f.number, WIRE_END_GROUP)
         view.packed = f.packed
         view.index = index
-        view.info_expr = pyexpr.field_info(f, attr, oneof.name if oneof is not None else "", self.refs)
         view.declaration = declaration
         view.comment = docstring(doc, indent=8)
         # the same literal unless the text has lines to indent
@@ -314,6 +313,8 @@ class _Builder:
             view.map_value = self.entry_field(f.map.value)
         view.lazy_elements = (msg.api_level is ApiLevel.OPAQUE and f.lazy and view.repeated
                               and view.child_lazy_capable)
+        view.info_expr = pyexpr.field_info(f, attr, oneof.name if oneof is not None else "", self.refs,
+                                           (lazy or view.lazy_elements) and f.lazy_unverified)
         return view
 
     def entry_field(self, f: Field) -> FieldView:

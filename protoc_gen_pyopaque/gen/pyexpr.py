@@ -213,8 +213,9 @@ def declaration(f: Field, edition: str) -> str:
     return f"{label}{type_name(f)} {f.name} = {f.number};"
 
 
-def field_info(f: Field, attr: str, oneof_name: str, refs: TypeRefs) -> str:
-    """The ``_rt.FieldInfo(...)`` of field ``f``."""
+def field_info(f: Field, attr: str, oneof_name: str, refs: TypeRefs, unverified_lazy: bool = False) -> str:
+    """The ``_rt.FieldInfo(...)`` of field ``f`` (``unverified_lazy``: the class decodes it on
+    first access, unchecked at parse)."""
     args = [str(f.number), repr(f.name), repr(f.json_name), repr(attr), str(f.kind)]
     kw: list[str] = []
     if f.repeated and f.map is None:
@@ -238,6 +239,8 @@ def field_info(f: Field, attr: str, oneof_name: str, refs: TypeRefs) -> str:
         kw.append("required=True")
     if f.message is None and not (f.repeated and f.map is None) and f.map is None:
         kw.append(f"default={default_expr(f, refs)}")
+    if unverified_lazy:
+        kw.append("unverified_lazy=True")
     return f"_rt.FieldInfo({', '.join(args + kw)})"
 
 

@@ -80,9 +80,9 @@ def check_structure(msg: object, buf: bytes, tag: int, pos: int, end: int, depth
 # whether the scan would accept, so it runs _verify first: one loop for every class, driven by
 # a table per class (tag -> what the value is) built from its MessageInfo, common cases inline,
 # UTF-8 checked by isascii() where the text is ASCII. It accepts exactly what the scan accepts
-# or rejects in doubt (it checks the contents of [unverified_lazy] fields too, which the
-# scan leaves alone): anything it rejects is scanned again, so the scan decides and names
-# every error.
+# or rejects in doubt (as the scan, it leaves the contents of [unverified_lazy] fields alone,
+# FieldInfo.unverified_lazy): anything it rejects is scanned again, so the scan decides and
+# names every error.
 
 _VARINT: Final = 0  # the actions of a tag, most common first
 _STRING: Final = 1  # length-delimited, UTF-8 checked
@@ -92,11 +92,12 @@ _MAP: Final = 4  # a map entry: key and value (children[tag], a _Verifier of the
 _PACKED_VARINTS: Final = 5
 _PACKED_FIXED64: Final = 6
 _PACKED_FIXED32: Final = 7
-_BY_DECODE: Final = 8  # a message of a class without a scan (children[tag], the class); the last length-delimited
-_FIXED64: Final = 9
-_FIXED32: Final = 10
-_GROUP: Final = 11  # a group of class children[tag], checked by a decode
-_UNKNOWN: Final = 12  # no field of that tag
+_BY_DECODE: Final = 8  # a message of a class without a scan (children[tag], the class)
+_UNVERIFIED_LAZY: Final = 9  # an [unverified_lazy] message: its length and the depth checked; the last length-delimited
+_FIXED64: Final = 10
+_FIXED32: Final = 11
+_GROUP: Final = 12  # a group of class children[tag], checked by a decode
+_UNKNOWN: Final = 13  # no field of that tag
 
 _VARINT_KINDS: Final = frozenset((TYPE_INT32, TYPE_INT64, TYPE_UINT32, TYPE_UINT64, TYPE_SINT32,
                                   TYPE_SINT64, TYPE_BOOL, TYPE_ENUM))
@@ -193,6 +194,8 @@ def _add_action(verifier: _Verifier, field: FieldInfo, building: dict[type, _Ver
             verifier.actions[tag] = _STRING if field.utf8 else _BYTES
         elif kind == TYPE_BYTES:
             verifier.actions[tag] = _BYTES
+        elif field.unverified_lazy:
+            verifier.actions[tag] = _UNVERIFIED_LAZY
         elif field.message_type is not None and kind in (TYPE_MESSAGE, TYPE_GROUP):
             child = _build_verifier(field.message_type, building) if kind == TYPE_MESSAGE else None
             verifier.actions[tag] = _GROUP if kind == TYPE_GROUP else _MESSAGE if child is not None else _BY_DECODE
@@ -236,7 +239,7 @@ def _verify(verifier: _Verifier, buf: bytes, pos: int, end: int, depth: int) -> 
                 if varint is None:
                     raise _Unverified
                 pos = varint.end()
-        elif action <= _BY_DECODE:  # length-delimited
+        elif action <= _UNVERIFIED_LAZY:  # length-delimited
             n = buf[pos]
             if n < 0x80:
                 pos += 1
@@ -285,6 +288,9 @@ def _verify(verifier: _Verifier, buf: bytes, pos: int, end: int, depth: int) -> 
                 if depth <= 0:
                     raise _Unverified
                 scan_by_decode(verifier.children[tag], buf, pos, stop, depth - 1, -1)
+            elif action == _UNVERIFIED_LAZY:
+                if depth <= 0:
+                    raise _Unverified
             pos = stop
         elif action == _FIXED64:
             pos += 8

@@ -77,6 +77,69 @@ def test_contents_are_checked_at_parse_unless_unverified(mods: Modules, whole: b
         msg.get_unchecked_detail()
 
 
+def node_field(number: int, body: bytes) -> bytes:
+    return bytes([number << 3 | 2, len(body)]) + body
+
+
+# Node { lazy_child { unchecked_child { value: <tag without its varint> } } }, and the same in
+# the second element of lazy_child's unchecked_children: [unverified_lazy] contents that a
+# decode checks at first access only, inside a [lazy] field that parse checks.
+UNCHECKED_IN_LAZY = (node_field(3, node_field(4, b"\x08")),
+                     node_field(3, node_field(5, b"\x08\x01") + node_field(5, b"\x08")))
+
+
+@pytest.mark.parametrize("whole", [None, True], ids=["parse", "parse-lazy"])
+def test_unverified_contents_inside_a_lazy_field_wait_for_first_access(mods: Modules, whole: bool | None) -> None:
+    """The check at parse of a [lazy] field leaves [unverified_lazy] fields inside it as a decode
+    leaves them: their contents fail their first access, not the parse. An eager parse decodes
+    them, so it fails."""
+    Node = mods.load("edition2024").Node
+    for data in UNCHECKED_IN_LAZY:
+        with pytest.raises(DecodeError, match="truncated"):
+            Node.parse(data, lazy=False)
+        if not lazy(mods):  # open and hybrid classes decode everything at parse
+            with pytest.raises(DecodeError, match="truncated"):
+                Node.parse(data, lazy=whole)
+            continue
+        child = Node.parse(data, lazy=whole).get_lazy_child()
+        with pytest.raises(DecodeError, match="truncated"):
+            if child.has_unchecked_child():
+                child.get_unchecked_child()
+            else:
+                assert child.get_unchecked_children()[0].get_value() == 1
+                child.get_unchecked_children()[1].get_value()
+    # the depth limit is checked at parse: unchecked_child is a third level
+    deep = node_field(3, node_field(4, b""))
+    with pytest.raises(DecodeError, match="nested deeper"):
+        Node.parse(deep, max_depth=1, lazy=whole)
+    assert Node.parse(deep, max_depth=2, lazy=whole).serialize() == deep
+
+
+def test_interpreted_check_skips_unverified_contents(mods: Modules, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Interpreted, the walk that checks a [lazy] field accepts what the scan accepts inside an
+    [unverified_lazy] field without entering it: the scan, which names the walk's errors, does
+    not run."""
+    from protoc_gen_pyopaque.runtime import _wire
+
+    Node = mods.load("edition2024").Node
+    if _wire.NATIVE or not lazy(mods):
+        pytest.skip("compiled (check_structure runs the scan alone), or a style without [lazy] fields")
+    scan = Node._pb_scan
+    scans = []
+
+    def counted(buf: bytes, pos: int, end: int, depth: int) -> bool:
+        scans.append(pos)
+        return bool(scan(buf, pos, end, depth))
+
+    monkeypatch.setattr(Node, "_pb_scan", staticmethod(counted))
+    for data in UNCHECKED_IN_LAZY:
+        Node.parse(data)
+    assert scans == []
+    with pytest.raises(DecodeError, match="truncated"):  # a checked field: the walk rejects, the scan names it
+        Node.parse(node_field(3, node_field(3, b"\x08")))
+    assert scans[:1] == [2]  # from lazy_child's bytes on
+
+
 def test_mutation_replaces_the_kept_bytes(mods: Modules) -> None:
     LogEntry = mods.load("edition2024").LogEntry
     msg = LogEntry.parse(entry(DETAIL))
@@ -271,16 +334,22 @@ def test_a_depth_limit_beyond_any_input_holds_after_the_parse(mods: Modules) -> 
 
 def test_interpreted_check_accepts_only_what_the_scan_accepts(mods: Modules) -> None:
     """check_structure's table-driven walk (interpreted) takes valid input without the scan,
-    and never accepts what the class's scan rejects (where it does, the scan decides)."""
+    and never accepts what the class's scan rejects (where it does, the scan decides); on these
+    inputs it rejects nothing the scan accepts either (which would run the scan for nothing),
+    leaving [unverified_lazy] contents unchecked as the scan does."""
     from protoc_gen_pyopaque.runtime import _kept, _wire
 
     mod = mods.load("edition2024")
     if _wire.NATIVE or getattr(mod.LogEntry, "_pb_scan", None) is None:
         pytest.skip("compiled, or a style without scans: check_structure runs the scan alone")
     node = b"\x08\x05\x12\x03\x08\x81\x01\x1a\x06\x08\x02\x1a\x02\x08\x03"  # child, lazy_child in lazy_child
+    # value: 2, unchecked_child { value: 7, lazy_child { value: 1 } },
+    # unchecked_children [{ value: 1 }, { child { value: 2 } }]: a lazy_child's, below
+    unchecked = (b"\x08\x02" + node_field(4, b"\x08\x07\x1a\x02\x08\x01") + node_field(5, b"\x08\x01")
+                 + node_field(5, b"\x12\x02\x08\x02"))
     seeds = [(mod.LogEntry, entry(DETAIL) + entry(DETAIL, number=5) + entry(DETAIL, number=4)),
              (mod.LogEntry, b"\x12\x06h\xc3\xa9llo" + entry(b"\x0a\x03\xe2\x82\xac\x0a\x00")),
-             (mod.Node, node), (mod.Envelope, b"\x0a\x01n\x12" + bytes([len(entry(DETAIL))]) + entry(DETAIL))]
+             (mod.Node, node), (mod.Node, b"\x08\x05" + node_field(3, unchecked)), (mod.Envelope, b"\x0a\x01n\x12" + bytes([len(entry(DETAIL))]) + entry(DETAIL))]
     collections = mods.load("collections").Collections  # packed runs, fixed widths, maps, a message member
     seeds.append((collections, bytes.fromhex(
         "0a03019601" "5a080000803f00000040"  # packed_ints [1, 150], ratios [1.0, 2.0]
@@ -311,5 +380,9 @@ def test_interpreted_check_accepts_only_what_the_scan_accepts(mods: Modules) -> 
             else:
                 del mutated[at:at + rng.randint(1, 4)]
         depth = rng.choice((0, 1, 2, 100))
-        if verified(cls, bytes(mutated), depth):
-            cls._pb_scan(bytes(mutated), 0, len(mutated), depth)  # raises if the walk accepted too much
+        try:
+            cls._pb_scan(bytes(mutated), 0, len(mutated), depth)
+            scanned = True
+        except DecodeError:
+            scanned = False
+        assert verified(cls, bytes(mutated), depth) == scanned, (bytes(mutated).hex(), depth)

@@ -226,22 +226,26 @@ class Envelope(_rt.Message):
 
 
 class Node(_rt.Message):
-    """A tree of any depth: one child decoded at parse, one on first access."""
-    __slots__ = ("_f_value", "_f_child", "_f_lazy_child", "_pb_p0", "_l_lazy_child")
+    """A tree of any depth: one child decoded at parse, the others on first access."""
+    __slots__ = ("_f_value", "_f_child", "_f_lazy_child", "_f_unchecked_child",
+                 "_f_unchecked_children", "_pb_p0", "_l_lazy_child", "_l_unchecked_child")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: int
     _f_child: Node | None
     _f_lazy_child: Node | None
+    _f_unchecked_child: Node | None
+    _f_unchecked_children: list[Node]
     _pb_p0: int
     _l_lazy_child: tuple[bytes, int, int, int] | None
+    _l_unchecked_child: tuple[bytes, int, int, int] | None
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
-        _t.Literal["value", "child", "lazy_child"],  # fields
-        _t.Literal["value", "child", "lazy_child"],  # singular fields with presence
+        _t.Literal["value", "child", "lazy_child", "unchecked_child", "unchecked_children"],  # fields
+        _t.Literal["value", "child", "lazy_child", "unchecked_child"],  # singular fields with presence
         _t.Never,  # oneofs: none
         _t.Never,  # oneof members: none
-        _t.Literal["child", "lazy_child"]  # singular message fields
+        _t.Literal["child", "lazy_child", "unchecked_child"]  # singular message fields
     ]]
 
     def __init__(
@@ -250,6 +254,8 @@ class Node(_rt.Message):
         value: int | bool | None = None,
         child: Node | None = None,
         lazy_child: Node | None = None,
+        unchecked_child: Node | None = None,
+        unchecked_children: _t.Iterable[Node] = (),
     ) -> None:
         ...
 
@@ -292,4 +298,30 @@ class Node(_rt.Message):
         ...
 
     def clear_lazy_child(self) -> None:
+        ...
+
+    def get_unchecked_child(self) -> Node | None:
+        """Checked on first access only, also inside a lazy_child.
+
+        Field: golden.Node unchecked_child = 4;
+        """
+        ...
+
+    def set_unchecked_child(self, value: Node | None) -> None:
+        ...
+
+    def has_unchecked_child(self) -> bool:
+        ...
+
+    def clear_unchecked_child(self) -> None:
+        ...
+
+    def get_unchecked_children(self) -> list[Node]:
+        """Field: repeated golden.Node unchecked_children = 5;"""
+        ...
+
+    def set_unchecked_children(self, value: _t.Iterable[Node]) -> None:
+        ...
+
+    def clear_unchecked_children(self) -> None:
         ...

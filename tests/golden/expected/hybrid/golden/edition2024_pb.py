@@ -13,7 +13,7 @@ import sys as _sys
 from protoc_gen_pyopaque.runtime import _gen_v9 as _rt
 
 _pb_no_unknown: _t.Final = b""
-_pb_descriptor: _t.Final = ('golden/edition2024.proto', b'\n\x18golden/edition2024.proto\x12\x06golden"\xac\x02\n\x08LogEntry\x12\x1c\n\ttimestamp\x18\x01 \x01(\x03R\ttimestamp\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\x123\n\x06detail\x18\x03 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x06detail\x12F\n\x10unchecked_detail\x18\x04 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02x\x01R\x0funcheckedDetail\x125\n\x07history\x18\x05 \x03(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x07history\x1a4\n\x06Detail\x12\x14\n\x05lines\x18\x01 \x03(\tR\x05lines\x12\x14\n\x05level\x18\x02 \x01(\x05R\x05level"F\n\x08Envelope\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12&\n\x05entry\x18\x02 \x01(\x0b2\x10.golden.LogEntryR\x05entry"q\n\x04Node\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value\x12"\n\x05child\x18\x02 \x01(\x0b2\x0c.golden.NodeR\x05child\x12/\n\nlazy_child\x18\x03 \x01(\x0b2\x0c.golden.NodeB\x02(\x01R\tlazyChildb\x08editionsp\xe9\x07', ())
+_pb_descriptor: _t.Final = ('golden/edition2024.proto', b'\n\x18golden/edition2024.proto\x12\x06golden"\xac\x02\n\x08LogEntry\x12\x1c\n\ttimestamp\x18\x01 \x01(\x03R\ttimestamp\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\x123\n\x06detail\x18\x03 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x06detail\x12F\n\x10unchecked_detail\x18\x04 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02x\x01R\x0funcheckedDetail\x125\n\x07history\x18\x05 \x03(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x07history\x1a4\n\x06Detail\x12\x14\n\x05lines\x18\x01 \x03(\tR\x05lines\x12\x14\n\x05level\x18\x02 \x01(\x05R\x05level"F\n\x08Envelope\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12&\n\x05entry\x18\x02 \x01(\x0b2\x10.golden.LogEntryR\x05entry"\xed\x01\n\x04Node\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value\x12"\n\x05child\x18\x02 \x01(\x0b2\x0c.golden.NodeR\x05child\x12/\n\nlazy_child\x18\x03 \x01(\x0b2\x0c.golden.NodeB\x02(\x01R\tlazyChild\x129\n\x0funchecked_child\x18\x04 \x01(\x0b2\x0c.golden.NodeB\x02x\x01R\x0euncheckedChild\x12?\n\x12unchecked_children\x18\x05 \x03(\x0b2\x0c.golden.NodeB\x02x\x01R\x11uncheckedChildrenb\x08editionsp\xe9\x07', ())
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
 # the opaque twin's classes: the Python counterpart of Go's protoopaque build tag.
@@ -1020,8 +1020,8 @@ class Envelope(_rt.Message):
 
 
 class Node(_rt.Message):
-    """A tree of any depth: one child decoded at parse, one on first access."""
-    __slots__ = ("value", "child", "lazy_child")
+    """A tree of any depth: one child decoded at parse, the others on first access."""
+    __slots__ = ("value", "child", "lazy_child", "unchecked_child", "unchecked_children")
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
     value: int | None
     """Field: int32 value = 1;"""
@@ -1029,13 +1029,20 @@ class Node(_rt.Message):
     """Field: golden.Node child = 2;"""
     lazy_child: Node | None
     """Field: golden.Node lazy_child = 3;"""
+    unchecked_child: Node | None
+    """Checked on first access only, also inside a lazy_child.
+
+    Field: golden.Node unchecked_child = 4;
+    """
+    unchecked_children: list[Node]
+    """Field: repeated golden.Node unchecked_children = 5;"""
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
-        _t.Literal["value", "child", "lazy_child"],  # fields
-        _t.Literal["value", "child", "lazy_child"],  # singular fields with presence
+        _t.Literal["value", "child", "lazy_child", "unchecked_child", "unchecked_children"],  # fields
+        _t.Literal["value", "child", "lazy_child", "unchecked_child"],  # singular fields with presence
         _t.Never,  # oneofs: none
         _t.Never,  # oneof members: none
-        _t.Literal["child", "lazy_child"]  # singular message fields
+        _t.Literal["child", "lazy_child", "unchecked_child"]  # singular message fields
     ]]
 
     def __init__(
@@ -1044,11 +1051,15 @@ class Node(_rt.Message):
         value: int | bool | None = None,
         child: Node | None = None,
         lazy_child: Node | None = None,
+        unchecked_child: Node | None = None,
+        unchecked_children: _t.Iterable[Node] = (),
     ) -> None:
         self._pb_unknown = b""
         self.value = (_x1 if value.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if (_x1 := value) is not None else None
         self.child = (child if child.__class__ is Node else _rt.checked(self, 2, child)) if child is not None else None
         self.lazy_child = (lazy_child if lazy_child.__class__ is Node else _rt.checked(self, 3, lazy_child)) if lazy_child is not None else None
+        self.unchecked_child = (unchecked_child if unchecked_child.__class__ is Node else _rt.checked(self, 4, unchecked_child)) if unchecked_child is not None else None
+        self.unchecked_children = _rt.checked_list(self, 5, unchecked_children, Node) if unchecked_children else []
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1094,6 +1105,33 @@ class Node(_rt.Message):
 
     def clear_lazy_child(self) -> None:
         self.lazy_child = None
+
+    def get_unchecked_child(self) -> Node | None:
+        """Checked on first access only, also inside a lazy_child.
+
+        Field: golden.Node unchecked_child = 4;
+        """
+        return self.unchecked_child
+
+    def set_unchecked_child(self, value: Node | None) -> None:
+        value = value if value.__class__ is Node or value is None else _rt.checked(self, 4, value)
+        self.unchecked_child = value
+
+    def has_unchecked_child(self) -> bool:
+        return self.unchecked_child is not None
+
+    def clear_unchecked_child(self) -> None:
+        self.unchecked_child = None
+
+    def get_unchecked_children(self) -> list[Node]:
+        """Field: repeated golden.Node unchecked_children = 5;"""
+        return self.unchecked_children
+
+    def set_unchecked_children(self, value: _t.Iterable[Node]) -> None:
+        self.unchecked_children = _rt.checked_list(self, 5, value, Node) if value else []
+
+    def clear_unchecked_children(self) -> None:
+        self.unchecked_children = []
 
     # -- codec -------------------------------------------------------------------
 
@@ -1150,6 +1188,31 @@ class Node(_rt.Message):
                     if _m3 is None:
                         _m3 = self.lazy_child = Node()
                     _m3._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                elif _tag == 34:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m4 = self.unchecked_child
+                    if _m4 is None:
+                        _m4 = self.unchecked_child = Node()
+                    _m4._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                elif _tag == 42:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m5 = Node()
+                    self.unchecked_children.append(_m5)
+                    _m5._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 else:
                     if _tag == _end_tag:
@@ -1224,6 +1287,38 @@ class Node(_rt.Message):
                     if not Node._pb_scan(_buf, _pos, _e, _depth - 1):
                         _canon = False
                     _pos = _e
+                elif _tag == 34:
+                    if _rank >= 4:
+                        _canon = False
+                    _rank = 4
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Node, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Node, _tag, _pos)
+                    if not Node._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
+                elif _tag == 42:
+                    if _rank > 5:
+                        _canon = False
+                    _rank = 5
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Node, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Node, _tag, _pos)
+                    if not Node._pb_scan(_buf, _pos, _e, _depth - 1):
+                        _canon = False
+                    _pos = _e
                 else:
                     _rank = 0x20000000
                     _pos = _rt.scan_unknown(Node, _buf, _tag, _pos, _end, _depth)
@@ -1273,6 +1368,33 @@ class Node(_rt.Message):
             else:
                 _rt.finish_len(_out, _start)
 
+        _x4 = self.unchecked_child
+        if _x4 is not None:
+            _out.append(34)
+            if type(_x4) is not Node:
+                _rt.check_message(Node, _x4)
+            _start = len(_out)
+            _out.append(0)
+            _x4._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
+            else:
+                _rt.finish_len(_out, _start)
+
+        for _x5 in self.unchecked_children:
+            _out.append(42)
+            if type(_x5) is not Node:
+                _rt.check_message(Node, _x5)
+            _start = len(_out)
+            _out.append(0)
+            _x5._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
+            else:
+                _rt.finish_len(_out, _start)
+
         if self._pb_unknown:
             _out.write(self._pb_unknown)
 
@@ -1283,7 +1405,7 @@ class Node(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'value': 1, 'child': 2, 'lazyChild': 3, 'lazy_child': 3}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'value': 1, 'child': 2, 'lazyChild': 3, 'uncheckedChild': 4, 'uncheckedChildren': 5, 'lazy_child': 3, 'unchecked_child': 4, 'unchecked_children': 5}
 
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
@@ -1302,6 +1424,17 @@ class Node(_rt.Message):
         if _x3 is not None:
             _out.append(',"lazyChild":')
             _x3._pb_json_write(_out, _ctx, _depth + 1)
+        _x4 = self.unchecked_child
+        if _x4 is not None:
+            _out.append(',"uncheckedChild":')
+            _x4._pb_json_write(_out, _ctx, _depth + 1)
+        _x5 = self.unchecked_children
+        if _x5:
+            _out.append(',"uncheckedChildren":' + "[")
+            for _y5 in _x5:
+                _y5._pb_json_write(_out, _ctx, _depth + 2)
+                _out.append(",")
+            _out[-1] = "]"
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
@@ -1334,6 +1467,30 @@ class Node(_rt.Message):
                 if _m3 is None:
                     _m3 = self.lazy_child = Node()
                 _m3._pb_json_merge(_v, _ctx, _depth + 1)
+            elif _n == 4:
+                if _key != 'uncheckedChild' and 'uncheckedChild' in _obj:
+                    raise _rt.json_refuse()
+                if _v is None:
+                    continue
+                _m4 = self.unchecked_child
+                if _m4 is None:
+                    _m4 = self.unchecked_child = Node()
+                _m4._pb_json_merge(_v, _ctx, _depth + 1)
+            elif _n == 5:
+                if _key != 'uncheckedChildren' and 'uncheckedChildren' in _obj:
+                    raise _rt.json_refuse()
+                if _v is None:
+                    continue
+                if type(_v) is not list:
+                    raise _rt.json_refuse()
+                _l5: list[Node] = []
+                for _w in _t.cast("list[object]", _v):
+                    if _w is None:
+                        raise _rt.json_refuse()
+                    _m5 = Node()
+                    _m5._pb_json_merge(_w, _ctx, _depth + 2)
+                    _l5.append(_m5)
+                self.unchecked_children = _l5
             else:
                 _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
@@ -1347,6 +1504,8 @@ class Node(_rt.Message):
                 and self.value == _other.value
                 and self.child == _other.child
                 and self.lazy_child == _other.lazy_child
+                and self.unchecked_child == _other.unchecked_child
+                and self.unchecked_children == _other.unchecked_children
             )
         except RecursionError:
             raise _rt.nested_too_deep(self) from None
@@ -1389,9 +1548,11 @@ Node._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'value', 'value', 'value', 5, presence=True, default=0),  # int32 value = 1;
         _rt.FieldInfo(2, 'child', 'child', 'child', 11, presence=True, message_type=Node),  # golden.Node child = 2;
         _rt.FieldInfo(3, 'lazy_child', 'lazyChild', 'lazy_child', 11, presence=True, message_type=Node),  # golden.Node lazy_child = 3;
+        _rt.FieldInfo(4, 'unchecked_child', 'uncheckedChild', 'unchecked_child', 11, presence=True, message_type=Node),  # golden.Node unchecked_child = 4;
+        _rt.FieldInfo(5, 'unchecked_children', 'uncheckedChildren', 'unchecked_children', 11, repeated=True, message_type=Node),  # repeated golden.Node unchecked_children = 5;
     ),
     (),
-    layout=('value', 'child', 'lazy_child'),
+    layout=('value', 'child', 'lazy_child', 'unchecked_child', 'unchecked_children'),
 )
 
 # Registrations belong to the classes this module serves: its twin's when selected.

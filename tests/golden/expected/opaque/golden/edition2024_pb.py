@@ -12,7 +12,7 @@ import typing as _t
 from protoc_gen_pyopaque.runtime import _gen_v9 as _rt
 
 _pb_no_unknown: _t.Final = b""
-_pb_descriptor: _t.Final = ('golden/edition2024.proto', b'\n\x18golden/edition2024.proto\x12\x06golden"\xac\x02\n\x08LogEntry\x12\x1c\n\ttimestamp\x18\x01 \x01(\x03R\ttimestamp\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\x123\n\x06detail\x18\x03 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x06detail\x12F\n\x10unchecked_detail\x18\x04 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02x\x01R\x0funcheckedDetail\x125\n\x07history\x18\x05 \x03(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x07history\x1a4\n\x06Detail\x12\x14\n\x05lines\x18\x01 \x03(\tR\x05lines\x12\x14\n\x05level\x18\x02 \x01(\x05R\x05level"F\n\x08Envelope\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12&\n\x05entry\x18\x02 \x01(\x0b2\x10.golden.LogEntryR\x05entry"q\n\x04Node\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value\x12"\n\x05child\x18\x02 \x01(\x0b2\x0c.golden.NodeR\x05child\x12/\n\nlazy_child\x18\x03 \x01(\x0b2\x0c.golden.NodeB\x02(\x01R\tlazyChildb\x08editionsp\xe9\x07', ())
+_pb_descriptor: _t.Final = ('golden/edition2024.proto', b'\n\x18golden/edition2024.proto\x12\x06golden"\xac\x02\n\x08LogEntry\x12\x1c\n\ttimestamp\x18\x01 \x01(\x03R\ttimestamp\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\x123\n\x06detail\x18\x03 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x06detail\x12F\n\x10unchecked_detail\x18\x04 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02x\x01R\x0funcheckedDetail\x125\n\x07history\x18\x05 \x03(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x07history\x1a4\n\x06Detail\x12\x14\n\x05lines\x18\x01 \x03(\tR\x05lines\x12\x14\n\x05level\x18\x02 \x01(\x05R\x05level"F\n\x08Envelope\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12&\n\x05entry\x18\x02 \x01(\x0b2\x10.golden.LogEntryR\x05entry"\xed\x01\n\x04Node\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value\x12"\n\x05child\x18\x02 \x01(\x0b2\x0c.golden.NodeR\x05child\x12/\n\nlazy_child\x18\x03 \x01(\x0b2\x0c.golden.NodeB\x02(\x01R\tlazyChild\x129\n\x0funchecked_child\x18\x04 \x01(\x0b2\x0c.golden.NodeB\x02x\x01R\x0euncheckedChild\x12?\n\x12unchecked_children\x18\x05 \x03(\x0b2\x0c.golden.NodeB\x02x\x01R\x11uncheckedChildrenb\x08editionsp\xe9\x07', ())
 
 
 class _c_LogEntry_Detail(_rt.Message):
@@ -1245,22 +1245,26 @@ class Envelope(_rt.Message):
 
 
 class Node(_rt.Message):
-    """A tree of any depth: one child decoded at parse, one on first access."""
-    __slots__ = ("_f_value", "_f_child", "_f_lazy_child", "_pb_p0", "_l_lazy_child")
+    """A tree of any depth: one child decoded at parse, the others on first access."""
+    __slots__ = ("_f_value", "_f_child", "_f_lazy_child", "_f_unchecked_child",
+                 "_f_unchecked_children", "_pb_p0", "_l_lazy_child", "_l_unchecked_child")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: int
     _f_child: Node | None
     _f_lazy_child: Node | None
+    _f_unchecked_child: Node | None
+    _f_unchecked_children: list[Node]
     _pb_p0: int
     _l_lazy_child: tuple[bytes, int, int, int] | None
+    _l_unchecked_child: tuple[bytes, int, int, int] | None
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
-        _t.Literal["value", "child", "lazy_child"],  # fields
-        _t.Literal["value", "child", "lazy_child"],  # singular fields with presence
+        _t.Literal["value", "child", "lazy_child", "unchecked_child", "unchecked_children"],  # fields
+        _t.Literal["value", "child", "lazy_child", "unchecked_child"],  # singular fields with presence
         _t.Never,  # oneofs: none
         _t.Never,  # oneof members: none
-        _t.Literal["child", "lazy_child"]  # singular message fields
+        _t.Literal["child", "lazy_child", "unchecked_child"]  # singular message fields
     ]]
 
     def __init__(
@@ -1269,9 +1273,12 @@ class Node(_rt.Message):
         value: int | bool | None = None,
         child: Node | None = None,
         lazy_child: Node | None = None,
+        unchecked_child: Node | None = None,
+        unchecked_children: _t.Iterable[Node] = (),
     ) -> None:
         self._pb_unknown = b""
         self._l_lazy_child = None
+        self._l_unchecked_child = None
         self._pb_p0 = 0
         if (_x1 := value) is None:
             self._f_value = 0
@@ -1280,6 +1287,8 @@ class Node(_rt.Message):
             self._pb_p0 |= 1
         self._f_child = (child if child.__class__ is Node else _rt.checked(self, 2, child)) if child is not None else None
         self._f_lazy_child = (lazy_child if lazy_child.__class__ is Node else _rt.checked(self, 3, lazy_child)) if lazy_child is not None else None
+        self._f_unchecked_child = (unchecked_child if unchecked_child.__class__ is Node else _rt.checked(self, 4, unchecked_child)) if unchecked_child is not None else None
+        self._f_unchecked_children = _rt.checked_list(self, 5, unchecked_children, Node) if unchecked_children else []
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1346,6 +1355,47 @@ class Node(_rt.Message):
                 self._l_lazy_child = None
         self._f_lazy_child = None
 
+    def get_unchecked_child(self) -> Node | None:
+        """Checked on first access only, also inside a lazy_child.
+
+        Field: golden.Node unchecked_child = 4;
+        """
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._l_unchecked_child is not None: self._load_unchecked_child()
+        return self._f_unchecked_child
+
+    def set_unchecked_child(self, value: Node | None) -> None:
+        value = value if value.__class__ is Node or value is None else _rt.checked(self, 4, value)
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._l_unchecked_child is not None:
+            with _rt.LAZY_LOCK:
+                self._l_unchecked_child = None
+        self._f_unchecked_child = value
+
+    def has_unchecked_child(self) -> bool:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        return self._l_unchecked_child is not None or self._f_unchecked_child is not None  # in the order a decode clears them
+
+    def clear_unchecked_child(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._l_unchecked_child is not None:
+            with _rt.LAZY_LOCK:
+                self._l_unchecked_child = None
+        self._f_unchecked_child = None
+
+    def get_unchecked_children(self) -> list[Node]:
+        """Field: repeated golden.Node unchecked_children = 5;"""
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        return self._f_unchecked_children
+
+    def set_unchecked_children(self, value: _t.Iterable[Node]) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        self._f_unchecked_children = _rt.checked_list(self, 5, value, Node) if value else []
+
+    def clear_unchecked_children(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        self._f_unchecked_children = []
+
     def _load_lazy_child(self) -> None:
         """Decode the bytes lazy_child kept at parse time (its first access)."""
         with _rt.LAZY_LOCK:
@@ -1357,6 +1407,18 @@ class Node(_rt.Message):
             _m._pb_merge(_buf, _start, _end, _depth, -1, _rt.NESTING_CHECKED)
             self._f_lazy_child = _m  # published before the span is dropped: see the hazzer
             self._l_lazy_child = None
+
+    def _load_unchecked_child(self) -> None:
+        """Decode the bytes unchecked_child kept at parse time (its first access)."""
+        with _rt.LAZY_LOCK:
+            _span = self._l_unchecked_child
+            if _span is None:  # decoded meanwhile by another thread
+                return
+            _m = Node()  # the field is unset while its bytes are kept
+            _buf, _start, _end, _depth = _span
+            _m._pb_merge(_buf, _start, _end, _depth, -1, True)
+            self._f_unchecked_child = _m  # published before the span is dropped: see the hazzer
+            self._l_unchecked_child = None
 
     # -- codec -------------------------------------------------------------------
 
@@ -1421,6 +1483,39 @@ class Node(_rt.Message):
                         if _m3 is None:
                             _m3 = self._f_lazy_child = Node()
                         _m3._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                elif _tag == 34:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    if _lazy and self._f_unchecked_child is None and self._l_unchecked_child is None:
+                        self._l_unchecked_child = (_buf, _pos, _e, _depth - 1)
+                    else:
+                        if self._l_unchecked_child is not None:
+                            self._load_unchecked_child()
+                        _m4 = self._f_unchecked_child
+                        if _m4 is None:
+                            _m4 = self._f_unchecked_child = Node()
+                        _m4._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                elif _tag == 42:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m5 = Node()
+                    if _lazy:
+                        _m5._pb_unknown = _rt.keep_fields(_buf, _pos, _e, _depth - 1)
+                    else:
+                        _m5._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    self._f_unchecked_children.append(_m5)
                     _pos = _e
                 else:
                     if _tag == _end_tag:
@@ -1493,6 +1588,34 @@ class Node(_rt.Message):
                     if _depth <= 0:
                         raise _rt.too_deep(Node, _tag, _pos)
                     Node._pb_scan(_buf, _pos, _e, _depth - 1)
+                    _pos = _e
+                elif _tag == 34:
+                    if _rank >= 4:
+                        _canon = False
+                    _rank = 4
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Node, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Node, _tag, _pos)
+                    _pos = _e
+                elif _tag == 42:
+                    if _rank > 5:
+                        _canon = False
+                    _rank = 5
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Node, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Node, _tag, _pos)
                     _pos = _e
                 else:
                     _rank = 0x20000000
@@ -1570,6 +1693,49 @@ class Node(_rt.Message):
                     else:
                         _rt.finish_len(_out, _start)
 
+        _raw4 = self._l_unchecked_child
+        if _raw4 is not None and _deterministic:
+            self._load_unchecked_child()
+            _raw4 = None
+        if _raw4 is not None:
+            _out.append(34)
+            _rt.write_span(_out, _raw4)
+        else:
+            _x4 = self._f_unchecked_child
+            if _x4 is not None:
+                _out.append(34)
+                if type(_x4) is not Node:
+                    _rt.check_message(Node, _x4)
+                _kv = _rt.kept_verbatim(_x4._pb_unknown) if _x4._pb_unknown is not _pb_no_unknown and _x4._pb_unknown and _x4._pb_unknown[0] == 0 and not _deterministic else None
+                if _kv is not None:
+                    _rt.write_raw(_out, _kv)
+                else:
+                    _start = len(_out)
+                    _out.append(0)
+                    _x4._pb_encode(_out, _deterministic)
+                    _n = len(_out) - _start - 1
+                    if _n < 0x80 and not _rt.splices:
+                        _out[_start] = _n
+                    else:
+                        _rt.finish_len(_out, _start)
+
+        for _x5 in self._f_unchecked_children:
+            _out.append(42)
+            if type(_x5) is not Node:
+                _rt.check_message(Node, _x5)
+            _kv = _rt.kept_verbatim(_x5._pb_unknown) if _x5._pb_unknown is not _pb_no_unknown and _x5._pb_unknown and _x5._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
+            else:
+                _start = len(_out)
+                _out.append(0)
+                _x5._pb_encode(_out, _deterministic)
+                _n = len(_out) - _start - 1
+                if _n < 0x80 and not _rt.splices:
+                    _out[_start] = _n
+                else:
+                    _rt.finish_len(_out, _start)
+
         if self._pb_unknown:
             _out.write(self._pb_unknown)
 
@@ -1581,8 +1747,11 @@ class Node(_rt.Message):
         self._f_value = _m._f_value
         self._f_child = _m._f_child
         self._f_lazy_child = _m._f_lazy_child
+        self._f_unchecked_child = _m._f_unchecked_child
+        self._f_unchecked_children = _m._f_unchecked_children
         self._pb_p0 = _m._pb_p0
         self._l_lazy_child = _m._l_lazy_child
+        self._l_unchecked_child = _m._l_unchecked_child
         self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
 
     # -- reflection --------------------------------------------------------------
@@ -1592,13 +1761,14 @@ class Node(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'value': 1, 'child': 2, 'lazyChild': 3, 'lazy_child': 3}
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'value': 1, 'child': 2, 'lazyChild': 3, 'uncheckedChild': 4, 'uncheckedChildren': 5, 'lazy_child': 3, 'unchecked_child': 4, 'unchecked_children': 5}
 
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._l_lazy_child is not None: self._load_lazy_child()
+        if self._l_unchecked_child is not None: self._load_unchecked_child()
         _out.append("{")
         _first = len(_out)
         if self._pb_p0 & 1:
@@ -1613,6 +1783,17 @@ class Node(_rt.Message):
         if _x3 is not None:
             _out.append(',"lazyChild":')
             _x3._pb_json_write(_out, _ctx, _depth + 1)
+        _x4 = self._f_unchecked_child
+        if _x4 is not None:
+            _out.append(',"uncheckedChild":')
+            _x4._pb_json_write(_out, _ctx, _depth + 1)
+        _x5 = self._f_unchecked_children
+        if _x5:
+            _out.append(',"uncheckedChildren":' + "[")
+            for _y5 in _x5:
+                _y5._pb_json_write(_out, _ctx, _depth + 2)
+                _out.append(",")
+            _out[-1] = "]"
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
@@ -1622,6 +1803,7 @@ class Node(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._l_lazy_child is not None: self._load_lazy_child()
+        if self._l_unchecked_child is not None: self._load_unchecked_child()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
         _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
@@ -1648,6 +1830,30 @@ class Node(_rt.Message):
                 if _m3 is None:
                     _m3 = self._f_lazy_child = Node()
                 _m3._pb_json_merge(_v, _ctx, _depth + 1)
+            elif _n == 4:
+                if _key != 'uncheckedChild' and 'uncheckedChild' in _obj:
+                    raise _rt.json_refuse()
+                if _v is None:
+                    continue
+                _m4 = self._f_unchecked_child
+                if _m4 is None:
+                    _m4 = self._f_unchecked_child = Node()
+                _m4._pb_json_merge(_v, _ctx, _depth + 1)
+            elif _n == 5:
+                if _key != 'uncheckedChildren' and 'uncheckedChildren' in _obj:
+                    raise _rt.json_refuse()
+                if _v is None:
+                    continue
+                if type(_v) is not list:
+                    raise _rt.json_refuse()
+                _l5: list[Node] = []
+                for _w in _t.cast("list[object]", _v):
+                    if _w is None:
+                        raise _rt.json_refuse()
+                    _m5 = Node()
+                    _m5._pb_json_merge(_w, _ctx, _depth + 2)
+                    _l5.append(_m5)
+                self._f_unchecked_children = _l5
             else:
                 _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
@@ -1657,8 +1863,10 @@ class Node(_rt.Message):
             return NotImplemented
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._l_lazy_child is not None: self._load_lazy_child()
+        if self._l_unchecked_child is not None: self._load_unchecked_child()
         if _other._pb_unknown is not _pb_no_unknown: _other._pb_load_raw()
         if _other._l_lazy_child is not None: _other._load_lazy_child()
+        if _other._l_unchecked_child is not None: _other._load_unchecked_child()
         try:  # a message built in code may nest deeper than the stack
             return (
                 self._pb_unknown == _other._pb_unknown
@@ -1666,6 +1874,8 @@ class Node(_rt.Message):
                 and self._f_value == _other._f_value
                 and self._f_child == _other._f_child
                 and self._f_lazy_child == _other._f_lazy_child
+                and self._f_unchecked_child == _other._f_unchecked_child
+                and self._f_unchecked_children == _other._f_unchecked_children
             )
         except RecursionError:
             raise _rt.nested_too_deep(self) from None
@@ -1687,7 +1897,7 @@ LogEntry._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'timestamp', 'timestamp', 'timestamp', 3, presence=True, default=0),  # int64 timestamp = 1;
         _rt.FieldInfo(2, 'message', 'message', 'message', 9, presence=True, default=''),  # string message = 2;
         _rt.FieldInfo(3, 'detail', 'detail', 'detail', 11, presence=True, message_type=LogEntry.Detail),  # golden.LogEntry.Detail detail = 3;
-        _rt.FieldInfo(4, 'unchecked_detail', 'uncheckedDetail', 'unchecked_detail', 11, presence=True, message_type=LogEntry.Detail),  # golden.LogEntry.Detail unchecked_detail = 4;
+        _rt.FieldInfo(4, 'unchecked_detail', 'uncheckedDetail', 'unchecked_detail', 11, presence=True, message_type=LogEntry.Detail, unverified_lazy=True),  # golden.LogEntry.Detail unchecked_detail = 4;
         _rt.FieldInfo(5, 'history', 'history', 'history', 11, repeated=True, message_type=LogEntry.Detail),  # repeated golden.LogEntry.Detail history = 5;
     ),
     (),
@@ -1710,9 +1920,12 @@ Node._pb_info = _rt.MessageInfo(
         _rt.FieldInfo(1, 'value', 'value', 'value', 5, presence=True, default=0),  # int32 value = 1;
         _rt.FieldInfo(2, 'child', 'child', 'child', 11, presence=True, message_type=Node),  # golden.Node child = 2;
         _rt.FieldInfo(3, 'lazy_child', 'lazyChild', 'lazy_child', 11, presence=True, message_type=Node),  # golden.Node lazy_child = 3;
+        _rt.FieldInfo(4, 'unchecked_child', 'uncheckedChild', 'unchecked_child', 11, presence=True, message_type=Node, unverified_lazy=True),  # golden.Node unchecked_child = 4;
+        _rt.FieldInfo(5, 'unchecked_children', 'uncheckedChildren', 'unchecked_children', 11, repeated=True, message_type=Node, unverified_lazy=True),  # repeated golden.Node unchecked_children = 5;
     ),
     (),
     layout=(('_f_value', '_pb_p0', 1), '_f_child', ('_f_lazy_child', '_l_lazy_child',
-            '_load_lazy_child')),
+            '_load_lazy_child'), ('_f_unchecked_child', '_l_unchecked_child',
+            '_load_unchecked_child'), '_f_unchecked_children'),
 )
 _rt.register_messages(_c_LogEntry_Detail, LogEntry, Envelope, Node)
