@@ -62,6 +62,12 @@ def json_out_float(value: float) -> str:
     number = float(value)
     if number == 0.0 or number - number != 0.0:
         return _float_text(number, True)
+    # a multiple of 1/16 below 4096 (exact: scaled by a power of two) is a float32 whose decimal
+    # expansion is its shortest form: a decimal with a digit less is 0.0005 away at least, more
+    # than its half ulp (0.000122 at most); repr() writes that expansion
+    sixteenths = number * 16.0
+    if -65536.0 < sixteenths < 65536.0 and sixteenths == math.floor(sixteenths):
+        return repr(number)
     try:
         want = _F32.pack(number)
     except OverflowError:

@@ -17,7 +17,9 @@ from ._wire import NATIVE
 from .errors import JsonError
 from .reflect import message_info
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # i64: an annotation only (mypyc compiles it to a C int64_t, Python runs plain ints)
+    from mypy_extensions import i64
+
     from ._json import JsonCtx
 
 _WKT_PREFIX: Final = "google.protobuf."
@@ -293,7 +295,7 @@ def _utc_timestamp(text: str) -> tuple[int, int]:
     hours = _digits(text, 11, 13)
     minutes = _digits(text, 14, 16)
     secs = _digits(text, 17, 19)
-    nanos = 0
+    nanos: i64 = 0
     if size > 20:
         if ord(text[19]) != 46:
             return TS_MIN - 1, 0
@@ -314,11 +316,13 @@ def _utc_timestamp(text: str) -> tuple[int, int]:
     return days * 86400 + hours * 3600 + minutes * 60 + secs, nanos
 
 
-def _digits(text: str, start: int, end: int) -> int:
-    """The ASCII decimal digits text[start:end] as a number; -1 if any is not such a digit."""
-    number = 0
+def _digits(text: str, start: i64, end: i64) -> i64:
+    """The ASCII decimal digits text[start:end] as a number; -1 if any is not such a digit.
+
+    Native ints compiled: no boxed arithmetic (at most 9 digits: no overflow)."""
+    number: i64 = 0
     for i in range(start, end):
-        digit = ord(text[i]) - 48
+        digit: i64 = ord(text[i]) - 48
         if digit < 0 or digit > 9:
             return -1
         number = number * 10 + digit

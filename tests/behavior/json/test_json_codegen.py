@@ -164,6 +164,7 @@ def test_float32_shortest_form_matches_the_reflective_printer() -> None:
     values = [f32.unpack(struct.pack("<I", rng.getrandbits(32)))[0] for _ in range(20000)]
     values += [2.0 ** e for e in range(-149, 128)] + [rng.uniform(-10, 10) for _ in range(2000)]
     values += [0.1, 1.5, 3e10, 1e-5, 3.4028235e38, 1e39, -0.0, 0.0, float("inf"), 16777216.0, 1e-45]
+    values += [k / 16 for k in range(-66000, 66000, 7)] + [4096.5, -4095.9375, 4095.9375 + 2 ** -10]  # the 1/16 path
     for v in values:
         expected = _json.print_float(v, True)
         want = expected if isinstance(expected, str) and expected[:1] == '"' else (
