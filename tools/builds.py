@@ -20,8 +20,13 @@ from tools.generate import REPO
 DIGEST_FILE = ".digest"
 
 
-def build_cached(out: Path, digest: str, build: Callable[[Path], None]) -> Path:
-    """Return ``out``, first made by ``build(folder)`` unless it was made from the same ``digest``.
+class StaleBuild(Exception):
+    """A folder build_cached may not make is missing or was made from other inputs."""
+
+
+def build_cached(out: Path, digest: str, build: Callable[[Path], None], *, may_build: bool = True) -> Path:
+    """Return ``out``, first made by ``build(folder)`` unless it was made from the same ``digest``;
+    with ``may_build=False``, raise StaleBuild instead of building.
 
     Safe to call from concurrent processes: a lock serialises builds of ``out``, and a
     new build replaces the old folder only once complete (a failed one leaves it as it was).
@@ -32,6 +37,8 @@ def build_cached(out: Path, digest: str, build: Callable[[Path], None]) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if stamp.is_file() and stamp.read_text() == digest:
             return out
+        if not may_build:
+            raise StaleBuild(f"{out} is {'older than its inputs (they changed since it was made)' if stamp.is_file() else 'missing'}")
         tmp = out.with_name(f"{out.name}.tmp{os.getpid()}")
         shutil.rmtree(tmp, ignore_errors=True)
         try:

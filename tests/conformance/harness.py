@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from tools.builds import build_cached, compile_generated, toolchain
+from tools.builds import StaleBuild, build_cached, compile_generated, toolchain
 from tools.generate import BUILD, REPO, generate, source_digest
 
 RUNNER_ENV: Final = "CONFORMANCE_RUNNER"
@@ -154,9 +154,10 @@ def generation_dir(style: Style) -> Path:
     return CONFORMANCE_BUILD / f"gen-{style.generation}"
 
 
-def ensure_generated(style: Style, runner: Runner) -> Path:
+def ensure_generated(style: Style, runner: Runner, *, may_build: bool = True) -> Path:
     """Generate the conformance protos for ``style`` unless an up-to-date generation exists
-    (safe to call from concurrent processes: see build_cached)."""
+    (safe to call from concurrent processes: see build_cached); ``may_build=False``: raise
+    SetupError instead of generating."""
     out = generation_dir(style)
     protos = conformance_protos(runner)
     options = f"default_api_level={style.api_level}{style.extra_options}"
@@ -176,4 +177,7 @@ def ensure_generated(style: Style, runner: Runner) -> Path:
             except RuntimeError as exc:
                 raise SetupError(f"compiling the conformance protos failed:\n{exc}") from None
 
-    return build_cached(out, digest, build)
+    try:
+        return build_cached(out, digest, build, may_build=may_build)
+    except StaleBuild as exc:
+        raise SetupError(f"{exc}: run `testee {style.name} --prepare` first (run_suite.py does)") from None
