@@ -416,6 +416,16 @@ def scan_varint(buf: bytes, pos: i64, kind: i64) -> i64:
     ten bytes), or its bitwise complement (negative) when it is not the varint the encoder
     writes for a value of ``kind`` (VARINT_*): not minimal, or out of the kind's range."""
     start = pos
+    if wire.NATIVE and pos + 8 <= len(buf):  # its first eight bytes in one word: no loop over 64-bit values' bytes
+        high: i64 = 0x80808080  # not a module constant: one beyond 62 bits stays boxed (mypyc)
+        high |= high << 32
+        stops = ~wire.read_i64_le(buf, pos) & high  # the top bit of each byte that ends a varint
+        if stops == 0:
+            pos += 8
+        else:
+            while not stops & 0x80:
+                stops >>= 8
+                pos += 1
     while buf[pos] >= 0x80:
         pos += 1
         if pos - start == _MAX_VARINT_BYTES:

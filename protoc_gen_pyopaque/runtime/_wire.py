@@ -330,19 +330,18 @@ def valid_utf8(buf: bytes, pos: i64, end: i64) -> bool:
     if NATIVE:
         high: i64 = 0x80808080  # not a module constant: one beyond 62 bits stays boxed (mypyc)
         high |= high << 32
-        n = end - pos
-        if n >= 8:
+        last = end - 8  # where the text's last word starts
+        if pos <= last:
             at = pos
-            while at + 8 <= end and not read_i64_le(buf, at) & high:
+            while at < last and not read_i64_le(buf, at) & high:
                 at += 8
-            if at == end or (at + 8 > end and not read_i64_le(buf, end - 8) & high):
+            if at >= last and not read_i64_le(buf, last) & high:
                 return True
-        elif n <= 0:
+        elif pos >= end:
             return True
-        elif end >= 8:  # the top n bytes of the word that ends at ``end``; a sign bit shifted in is one of them
-            if not (read_i64_le(buf, end - 8) >> ((8 - n) * 8)) & high:
-                return True
-        if n < _UTF8_CHECKED_BY_BYTE_BELOW:
+        elif last >= 0 and not (read_i64_le(buf, last) >> ((pos - last) * 8)) & high:
+            return True  # the top end - pos bytes of that word; a sign bit shifted in is one of them
+        if end - pos < _UTF8_CHECKED_BY_BYTE_BELOW:
             return _valid_utf8_bytes(buf, pos, end)
     try:
         buf[pos:end].decode()

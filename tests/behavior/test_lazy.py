@@ -127,9 +127,9 @@ def test_interpreted_check_skips_unverified_contents(mods: Modules, monkeypatch:
     scan = Node._pb_scan
     scans = []
 
-    def counted(buf: bytes, pos: int, end: int, depth: int) -> bool:
+    def counted(buf: bytes, pos: int, end: int, depth: int, canon: bool = True) -> bool:
         scans.append(pos)
-        return bool(scan(buf, pos, end, depth))
+        return bool(scan(buf, pos, end, depth, canon))
 
     monkeypatch.setattr(Node, "_pb_scan", staticmethod(counted))
     for data in UNCHECKED_IN_LAZY:

@@ -211,3 +211,31 @@ def test_valid_utf8_every_code_point() -> None:
     for cp in range(0, 0x110000, 7):
         data = chr(cp).encode("utf-8", "surrogatepass")
         assert wire.valid_utf8(b"a" + data, 1, 1 + len(data)) == (not 0xD800 <= cp < 0xE000)
+
+
+def scan_varint_expected(data: bytes, kind: int) -> bool:
+    """Whether ``data``, one varint, is what the encoder writes for its value as a field of ``kind``."""
+    value, _ = wire.dec_varint(data, 0)
+    if kind == _kept.VARINT_UINT32 and value >= 2**32:
+        return False
+    if kind == _kept.VARINT_INT32 and 2**31 <= value < 2**64 - 2**31:  # a negative int32 takes ten bytes
+        return False
+    return expected(value) == data
+
+
+@pytest.mark.parametrize("kind", [_kept.VARINT_64, _kept.VARINT_UINT32, _kept.VARINT_INT32])
+def test_scan_varint_every_length_and_place(kind: int) -> None:
+    """Varints of two to ten bytes, minimal or not, in and out of their kind's range, with 0 to
+    9 bytes after them in the buffer (compiled, a varint's first eight bytes are read as one
+    word where the buffer holds them); over ten bytes is an error wherever it ends."""
+    forms = [b"\x80" * (n - 1) + b"\x00" for n in range(2, 11)]  # not minimal
+    forms += [b"\xff" * (n - 1) + last for n in range(2, 11) for last in (b"\x01", b"\x0f", b"\x10", b"\x7f")]
+    forms += [expected(v) for v in (-1, -2**31, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**63)]
+    for form in forms:
+        for after in range(10):
+            buf = b"\x81" + form + b"\xff" * after
+            end = 1 + len(form)
+            assert _kept.scan_varint(buf, 1, kind) == (end if scan_varint_expected(form, kind) else ~end), (form, after)
+    for after in range(10):
+        with pytest.raises(DecodeError, match="varint longer than 10 bytes at offset 1"):
+            _kept.scan_varint(b"\x81" + b"\xff" * 10 + b"\x01" + b"\x00" * after, 1, kind)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v9 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v10 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('google/protobuf/any.proto', b'\n\x19google/protobuf/any.proto\x12\x0fgoogle.protobuf"6\n\x03Any\x12\x19\n\x08type_url\x18\x01 \x01(\tR\x07typeUrl\x12\x14\n\x05value\x18\x02 \x01(\x0cR\x05valueBv\n\x13com.google.protobufB\x08AnyProtoP\x01Z,google.golang.org/protobuf/types/known/anypb\xa2\x02\x03GPB\xaa\x02\x1eGoogle.Protobuf.WellKnownTypesb\x06proto3', ())
@@ -187,14 +187,14 @@ class Any(_rt.AnyBase):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _canon: bool = True) -> bool:
         """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
-        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        say whether they are canonical: what _pb_encode writes for the message they decode to
+        (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]

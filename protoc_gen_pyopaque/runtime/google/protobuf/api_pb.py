@@ -10,7 +10,7 @@ from __future__ import annotations
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v9 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v10 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.type_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb
 
@@ -385,14 +385,14 @@ class Api(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _canon: bool = True) -> bool:
         """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
-        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        say whether they are canonical: what _pb_encode writes for the message they decode to
+        (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -432,8 +432,7 @@ class Api(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(Api, _tag, _pos)
-                    if not Method._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = Method._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 elif _tag == 26:
                     if _rank > 3:
@@ -448,8 +447,7 @@ class Api(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(Api, _tag, _pos)
-                    if not _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 elif _tag == 34:
                     if _rank >= 4:
@@ -480,8 +478,7 @@ class Api(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(Api, _tag, _pos)
-                    if not _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 elif _tag == 50:
                     if _rank > 6:
@@ -496,8 +493,7 @@ class Api(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(Api, _tag, _pos)
-                    if not Mixin._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = Mixin._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 elif _tag == 56:
                     if _rank >= 7:
@@ -1106,14 +1102,14 @@ class Method(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _canon: bool = True) -> bool:
         """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
-        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        say whether they are canonical: what _pb_encode writes for the message they decode to
+        (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1211,8 +1207,7 @@ class Method(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(Method, _tag, _pos)
-                    if not _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 elif _tag == 56:
                     if _rank >= 7:
@@ -1670,14 +1665,14 @@ class Mixin(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _canon: bool = True) -> bool:
         """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
-        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        say whether they are canonical: what _pb_encode writes for the message they decode to
+        (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]

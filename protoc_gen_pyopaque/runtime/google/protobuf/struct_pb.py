@@ -11,7 +11,7 @@ import enum as _enum
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v9 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v10 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('google/protobuf/struct.proto', b'\n\x1cgoogle/protobuf/struct.proto\x12\x0fgoogle.protobuf"\x98\x01\n\x06Struct\x12;\n\x06fields\x18\x01 \x03(\x0b2#.google.protobuf.Struct.FieldsEntryR\x06fields\x1aQ\n\x0bFieldsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12,\n\x05value\x18\x02 \x01(\x0b2\x16.google.protobuf.ValueR\x05value:\x028\x01"\xb2\x02\n\x05Value\x12;\n\nnull_value\x18\x01 \x01(\x0e2\x1a.google.protobuf.NullValueH\x00R\tnullValue\x12#\n\x0cnumber_value\x18\x02 \x01(\x01H\x00R\x0bnumberValue\x12#\n\x0cstring_value\x18\x03 \x01(\tH\x00R\x0bstringValue\x12\x1f\n\nbool_value\x18\x04 \x01(\x08H\x00R\tboolValue\x12<\n\x0cstruct_value\x18\x05 \x01(\x0b2\x17.google.protobuf.StructH\x00R\x0bstructValue\x12;\n\nlist_value\x18\x06 \x01(\x0b2\x1a.google.protobuf.ListValueH\x00R\tlistValueB\x06\n\x04kind";\n\tListValue\x12.\n\x06values\x18\x01 \x03(\x0b2\x16.google.protobuf.ValueR\x06values*\x1b\n\tNullValue\x12\x0e\n\nNULL_VALUE\x10\x00B\x7f\n\x13com.google.protobufB\x0bStructProtoP\x01Z/google.golang.org/protobuf/types/known/structpb\xf8\x01\x01\xa2\x02\x03GPB\xaa\x02\x1eGoogle.Protobuf.WellKnownTypesb\x06proto3', ())
@@ -177,14 +177,14 @@ class Struct(_rt.StructBase):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _canon: bool = True) -> bool:
         """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
-        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        say whether they are canonical: what _pb_encode writes for the message they decode to
+        (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon: bool = True
         _st: _rt.i64 = 0  # map entries: the state of the one read, where each map's start and end
         _r1: _rt.i64 = 0
         _r1e: _rt.i64 = 0
@@ -246,8 +246,7 @@ class Struct(_rt.StructBase):
                                 _pos, _e = _rt.read_len(Struct, _buf, _tag, _pos, _ee)
                                 if _buf[_pos - 1] == 0:
                                     _canon = False
-                            if not Value._pb_scan(_buf, _pos, _e, _depth - 1):
-                                _canon = False
+                            _canon = Value._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                             _pos = _e
                         else:
                             _rt.check_tag(_etag, _pos)
@@ -776,14 +775,14 @@ class Value(_rt.ValueBase):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _canon: bool = True) -> bool:
         """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
-        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        say whether they are canonical: what _pb_encode writes for the message they decode to
+        (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -850,8 +849,7 @@ class Value(_rt.ValueBase):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(Value, _tag, _pos)
-                    if not Struct._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = Struct._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 elif _tag == 50:
                     if _rank >= 1:
@@ -866,8 +864,7 @@ class Value(_rt.ValueBase):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(Value, _tag, _pos)
-                    if not ListValue._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = ListValue._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 else:
                     _rank = 0x20000000
@@ -1084,14 +1081,14 @@ class ListValue(_rt.ListValueBase):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _canon: bool = True) -> bool:
         """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
-        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        say whether they are canonical: what _pb_encode writes for the message they decode to
+        (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1115,8 +1112,7 @@ class ListValue(_rt.ListValueBase):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(ListValue, _tag, _pos)
-                    if not Value._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = Value._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 else:
                     _rank = 0x20000000

@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v9 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v10 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.any_protoopaque_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_protoopaque_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb
 
@@ -302,14 +302,14 @@ class Type(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _canon: bool = True) -> bool:
         """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
-        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        say whether they are canonical: what _pb_encode writes for the message they decode to
+        (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -349,8 +349,7 @@ class Type(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(Type, _tag, _pos)
-                    if not Field._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = Field._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 elif _tag == 26:
                     if _rank > 3:
@@ -379,8 +378,7 @@ class Type(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(Type, _tag, _pos)
-                    if not Option._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = Option._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 elif _tag == 42:
                     if _rank >= 5:
@@ -395,8 +393,7 @@ class Type(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(Type, _tag, _pos)
-                    if not _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 elif _tag == 48:
                     if _rank >= 6:
@@ -1113,14 +1110,14 @@ class Field(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _canon: bool = True) -> bool:
         """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
-        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        say whether they are canonical: what _pb_encode writes for the message they decode to
+        (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1246,8 +1243,7 @@ class Field(_rt.Message):
                                 _canon = False
                         if _depth <= 0:
                             raise _rt.too_deep(Field, _tag, _pos)
-                        if not Option._pb_scan(_buf, _pos, _e, _depth - 1):
-                            _canon = False
+                        _canon = Option._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                         _pos = _e
                     elif _tag == 82:
                         if _rank >= 10:
@@ -1849,14 +1845,14 @@ class Enum(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _canon: bool = True) -> bool:
         """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
-        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        say whether they are canonical: what _pb_encode writes for the message they decode to
+        (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1896,8 +1892,7 @@ class Enum(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(Enum, _tag, _pos)
-                    if not EnumValue._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = EnumValue._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 elif _tag == 26:
                     if _rank > 3:
@@ -1912,8 +1907,7 @@ class Enum(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(Enum, _tag, _pos)
-                    if not Option._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = Option._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 elif _tag == 34:
                     if _rank >= 4:
@@ -1928,8 +1922,7 @@ class Enum(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(Enum, _tag, _pos)
-                    if not _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 elif _tag == 40:
                     if _rank >= 5:
@@ -2365,14 +2358,14 @@ class EnumValue(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _canon: bool = True) -> bool:
         """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
-        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        say whether they are canonical: what _pb_encode writes for the message they decode to
+        (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -2425,8 +2418,7 @@ class EnumValue(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(EnumValue, _tag, _pos)
-                    if not Option._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = Option._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 else:
                     _rank = 0x20000000
@@ -2721,14 +2713,14 @@ class Option(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _canon: bool = True) -> bool:
         """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
-        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        say whether they are canonical: what _pb_encode writes for the message they decode to
+        (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -2768,8 +2760,7 @@ class Option(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(Option, _tag, _pos)
-                    if not _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 else:
                     _rank = 0x20000000

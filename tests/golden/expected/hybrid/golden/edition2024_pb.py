@@ -10,7 +10,7 @@ from __future__ import annotations
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v9 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v10 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/edition2024.proto', b'\n\x18golden/edition2024.proto\x12\x06golden"\xac\x02\n\x08LogEntry\x12\x1c\n\ttimestamp\x18\x01 \x01(\x03R\ttimestamp\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\x123\n\x06detail\x18\x03 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x06detail\x12F\n\x10unchecked_detail\x18\x04 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02x\x01R\x0funcheckedDetail\x125\n\x07history\x18\x05 \x03(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x07history\x1a4\n\x06Detail\x12\x14\n\x05lines\x18\x01 \x03(\tR\x05lines\x12\x14\n\x05level\x18\x02 \x01(\x05R\x05level"F\n\x08Envelope\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12&\n\x05entry\x18\x02 \x01(\x0b2\x10.golden.LogEntryR\x05entry"\xed\x01\n\x04Node\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value\x12"\n\x05child\x18\x02 \x01(\x0b2\x0c.golden.NodeR\x05child\x12/\n\nlazy_child\x18\x03 \x01(\x0b2\x0c.golden.NodeB\x02(\x01R\tlazyChild\x129\n\x0funchecked_child\x18\x04 \x01(\x0b2\x0c.golden.NodeB\x02x\x01R\x0euncheckedChild\x12?\n\x12unchecked_children\x18\x05 \x03(\x0b2\x0c.golden.NodeB\x02x\x01R\x11uncheckedChildrenb\x08editionsp\xe9\x07', ())
@@ -126,14 +126,14 @@ class _c_LogEntry_Detail(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _canon: bool = True) -> bool:
         """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
-        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        say whether they are canonical: what _pb_encode writes for the message they decode to
+        (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -481,14 +481,14 @@ class LogEntry(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _canon: bool = True) -> bool:
         """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
-        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        say whether they are canonical: what _pb_encode writes for the message they decode to
+        (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -537,8 +537,7 @@ class LogEntry(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(LogEntry, _tag, _pos)
-                    if not _c_LogEntry_Detail._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = _c_LogEntry_Detail._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 elif _tag == 34:
                     if _rank >= 4:
@@ -553,8 +552,7 @@ class LogEntry(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(LogEntry, _tag, _pos)
-                    if not _c_LogEntry_Detail._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = _c_LogEntry_Detail._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 elif _tag == 42:
                     if _rank > 5:
@@ -569,8 +567,7 @@ class LogEntry(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(LogEntry, _tag, _pos)
-                    if not _c_LogEntry_Detail._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = _c_LogEntry_Detail._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 else:
                     _rank = 0x20000000
@@ -870,14 +867,14 @@ class Envelope(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _canon: bool = True) -> bool:
         """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
-        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        say whether they are canonical: what _pb_encode writes for the message they decode to
+        (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -915,8 +912,7 @@ class Envelope(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(Envelope, _tag, _pos)
-                    if not LogEntry._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = LogEntry._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 else:
                     _rank = 0x20000000
@@ -1226,14 +1222,14 @@ class Node(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _canon: bool = True) -> bool:
         """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
-        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        say whether they are canonical: what _pb_encode writes for the message they decode to
+        (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1268,8 +1264,7 @@ class Node(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(Node, _tag, _pos)
-                    if not Node._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = Node._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 elif _tag == 26:
                     if _rank >= 3:
@@ -1284,8 +1279,7 @@ class Node(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(Node, _tag, _pos)
-                    if not Node._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = Node._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 elif _tag == 34:
                     if _rank >= 4:
@@ -1300,8 +1294,7 @@ class Node(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(Node, _tag, _pos)
-                    if not Node._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = Node._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 elif _tag == 42:
                     if _rank > 5:
@@ -1316,8 +1309,7 @@ class Node(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(Node, _tag, _pos)
-                    if not Node._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = Node._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 else:
                     _rank = 0x20000000

@@ -10,7 +10,7 @@ from __future__ import annotations
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v9 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v10 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/services.proto', b'\n\x15golden/services.proto\x12\x06golden\x1a\x14golden/scalars.proto"\x1b\n\x05Query\x12\x12\n\x04text\x18\x01 \x01(\tR\x04text2\xb0\x01\n\x06Search\x12&\n\x04Find\x12\r.golden.Query\x1a\x0f.golden.Scalars\x12)\n\x05Watch\x12\r.golden.Query\x1a\x0f.golden.Scalars0\x01\x12)\n\x05Batch\x12\r.golden.Query\x1a\x0f.golden.Scalars(\x01\x12(\n\x04Chat\x12\r.golden.Query\x1a\r.golden.Query(\x010\x01b\x06proto3', (('golden/scalars.proto', 'golden.scalars_pb'),))
@@ -101,14 +101,14 @@ class Query(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _canon: bool = True) -> bool:
         """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
-        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        say whether they are canonical: what _pb_encode writes for the message they decode to
+        (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]

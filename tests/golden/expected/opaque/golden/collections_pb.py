@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v9 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v10 as _rt
 import golden.scalars_pb as _m_golden__scalars_pb
 
 _pb_no_unknown: _t.Final = b""
@@ -129,14 +129,14 @@ class _c_Collections_Item(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _canon: bool = True) -> bool:
         """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
-        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        say whether they are canonical: what _pb_encode writes for the message they decode to
+        (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -942,14 +942,14 @@ class Collections(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _canon: bool = True) -> bool:
         """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
-        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        say whether they are canonical: what _pb_encode writes for the message they decode to
+        (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon: bool = True
         _st: _rt.i64 = 0  # map entries: the state of the one read, where each map's start and end
         _r5: _rt.i64 = 0
         _r5e: _rt.i64 = 0
@@ -1020,8 +1020,7 @@ class Collections(_rt.Message):
                                 _canon = False
                         if _depth <= 0:
                             raise _rt.too_deep(Collections, _tag, _pos)
-                        if not _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1):
-                            _canon = False
+                        _canon = _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                         _pos = _e
                     elif _tag == 32:
                         _canon = False
@@ -1146,8 +1145,7 @@ class Collections(_rt.Message):
                                     _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _ee)
                                     if _buf[_pos - 1] == 0:
                                         _canon = False
-                                if not _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1):
-                                    _canon = False
+                                _canon = _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                                 _pos = _e
                             else:
                                 _rt.check_tag(_etag, _pos)
@@ -1189,8 +1187,7 @@ class Collections(_rt.Message):
                                 _canon = False
                         if _depth <= 0:
                             raise _rt.too_deep(Collections, _tag, _pos)
-                        if not _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1):
-                            _canon = False
+                        _canon = _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                         _pos = _e
                     elif _tag == 74:
                         if _rank >= 7:
@@ -1205,8 +1202,7 @@ class Collections(_rt.Message):
                                 _canon = False
                         if _depth <= 0:
                             raise _rt.too_deep(Collections, _tag, _pos)
-                        if not _m_golden__scalars_pb.Scalars._pb_scan(_buf, _pos, _e, _depth - 1):
-                            _canon = False
+                        _canon = _m_golden__scalars_pb.Scalars._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                         _pos = _e
                     elif _tag == 82:
                         if _rank != 10:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v9 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v10 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/editions.proto', b'\n\x15golden/editions.proto\x12\x06golden"\xa7\x04\n\x0bEdition2023\x12.\n\x13explicit_by_default\x18\x01 \x01(\x05R\x11explicitByDefault\x12!\n\x08implicit\x18\x02 \x01(\x05B\x05\xaa\x01\x02\x08\x02R\x08implicit\x12.\n\x0frequired_legacy\x18\x03 \x01(\x05B\x05\xaa\x01\x02\x08\x03R\x0erequiredLegacy\x12!\n\x08expanded\x18\x04 \x03(\x05B\x05\xaa\x01\x02\x18\x02R\x08expanded\x12#\n\tunchecked\x18\x05 \x01(\tB\x05\xaa\x01\x02 \x03R\tunchecked\x12I\n\x0fdelimited_child\x18\x06 \x01(\x0b2\x19.golden.Edition2023.ChildB\x05\xaa\x01\x02(\x02R\x0edelimitedChild\x12#\n\x05state\x18\x07 \x01(\x0e2\r.golden.StateR\x05state\x12%\n\x06states\x18\x08 \x03(\x0e2\r.golden.StateR\x06states\x12H\n\rstate_by_name\x18\t \x03(\x0b2$.golden.Edition2023.StateByNameEntryR\x0bstateByName\x1a\x1d\n\x05Child\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value\x1aM\n\x10StateByNameEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12#\n\x05value\x18\x02 \x01(\x0e2\r.golden.StateR\x05value:\x028\x01*(\n\x05State\x12\x11\n\rSTATE_UNKNOWN\x10\x00\x12\x0c\n\x08STATE_ON\x10\x01B\x05\x92\x03\x02\x10\x02b\x08editionsp\xe8\x07', ())
@@ -115,14 +115,14 @@ class _c_Edition2023_Child(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _canon: bool = True) -> bool:
         """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
-        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        say whether they are canonical: what _pb_encode writes for the message they decode to
+        (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon: bool = True
         try:
             while _pos < _end:
                 _tag = _buf[_pos]

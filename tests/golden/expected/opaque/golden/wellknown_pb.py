@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v9 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v10 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.any_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.struct_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__struct_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.timestamp_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb
@@ -295,14 +295,14 @@ class Stamped(_rt.Message):
         return _pos
 
     @staticmethod
-    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> bool:
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _canon: bool = True) -> bool:
         """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
-        say whether they are canonical: what _pb_encode writes for the message they decode to."""
+        say whether they are canonical: what _pb_encode writes for the message they decode to
+        (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
-        _canon: bool = True
         _st: _rt.i64 = 0  # map entries: the state of the one read, where each map's start and end
         _r6: _rt.i64 = 0
         _r6e: _rt.i64 = 0
@@ -345,8 +345,7 @@ class Stamped(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(Stamped, _tag, _pos)
-                    if not _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 elif _tag == 26:
                     if _rank >= 3:
@@ -361,8 +360,7 @@ class Stamped(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(Stamped, _tag, _pos)
-                    if not _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 elif _tag == 34:
                     if _rank >= 4:
@@ -377,8 +375,7 @@ class Stamped(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(Stamped, _tag, _pos)
-                    if not _m_protoc_gen_pyopaque__runtime__google__protobuf__struct_pb.Struct._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = _m_protoc_gen_pyopaque__runtime__google__protobuf__struct_pb.Struct._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 elif _tag == 42:
                     if _rank > 5:
@@ -393,8 +390,7 @@ class Stamped(_rt.Message):
                             _canon = False
                     if _depth <= 0:
                         raise _rt.too_deep(Stamped, _tag, _pos)
-                    if not _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp._pb_scan(_buf, _pos, _e, _depth - 1):
-                        _canon = False
+                    _canon = _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
                 elif _tag == 50:
                     if _rank != 6:
@@ -444,8 +440,7 @@ class Stamped(_rt.Message):
                                 _pos, _e = _rt.read_len(Stamped, _buf, _tag, _pos, _ee)
                                 if _buf[_pos - 1] == 0:
                                     _canon = False
-                            if not _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp._pb_scan(_buf, _pos, _e, _depth - 1):
-                                _canon = False
+                            _canon = _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                             _pos = _e
                         else:
                             _rt.check_tag(_etag, _pos)

@@ -1,4 +1,4 @@
-"""Surface 9 (8 with map_keys_unique, the repeated-key check of a map at any size, in place of map_key_is_new, and defer_classes, the deferred form of large modules): the one module generated code imports from the runtime (as ``_rt``).
+"""Surface 10 (9 with the well-known types' _pb_scan taking ``_canon``, whether the caller wants the input's canonical form: generated scans pass it to their children's): the one module generated code imports from the runtime (as ``_rt``).
 
 Only re-exports, so that the runtime can change behind them. A generated module imports the
 surface it was generated for, ``_gen_v<N>``: a runtime without it fails that import, naming
@@ -8,7 +8,7 @@ surface: rename this module to the next number and point ``RUNTIME_SURFACE`` in
 ``gen/views.py`` at it.
 
 ``Names`` is for type checkers only (generated classes name it in an annotation that never
-runs): imported when type checking, it is not in ``__all__``, and a surface 9 runtime without
+runs): imported when type checking, it is not in ``__all__``, and a surface 10 runtime without
 it still runs modules that name it.
 
 ``DEFAULT_MAX_DEPTH`` and ``JSON_MAX_DEPTH`` are two names of the one limit ``MAX_DEPTH``."""
