@@ -192,6 +192,60 @@ def test_float32_digits_of_the_compiled_path_are_the_shortest_form() -> None:
     assert decided > len(values) * 0.95
 
 
+def _int64_text_reference(text: str, unsigned: bool) -> tuple[bool, int]:
+    canonical = text.isascii() and (text.lstrip("-") == "0" or text.lstrip("-")[:1] in "123456789") \
+        and text.lstrip("-").isdigit() and text.count("-") <= 1 and not (unsigned and text[:1] == "-")
+    if not canonical:
+        return False, 0
+    low, high = (0, 2**64 - 1) if unsigned else (-(2**63), 2**63 - 1)
+    number = int(text)
+    return (True, number) if low <= number <= high else (False, 0)
+
+
+def test_int64_text_reads_exactly_the_printed_form_in_range() -> None:
+    """int64_text (json_in_int's compiled reader; here interpreted: the same code) around every
+    digit count and both limits: what it reads is int()'s value, what it refuses parse_int decides."""
+    rng = random.Random(64)
+    texts = ["0", "-0", "", "-", "00", "01", "-01", "+1", " 1", "1 ", "1_0", "1e2", "1.0", "٣", "1٣", "--1",
+             "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+             "9223372036854775810", "9300000000000000000", "18446744073709551615", "18446744073709551616",
+             "18446744073709551619", "18446744073709551705", "18446744073709552615", "18446744073709561615",
+             "19000000000000000000", "99999999999999999999", "100000000000000000000", "-18446744073709551615",
+             "9999999999999999999", "-9999999999999999999", "1844674407370955161x", "922337203685477580x"]
+    for digits in range(1, 22):
+        texts += [str(rng.randrange(10 ** (digits - 1), 10 ** digits)) for _ in range(40)]
+        texts += ["9" * digits, "1" + "0" * (digits - 1)]
+    texts += [str(n + d) for n in (2**62, 2**63, 2**64, 10**18, 10**19) for d in range(-3, 4)]
+    texts += ["-" + t for t in texts if t[:1] != "-"]
+    for text in texts:
+        for unsigned in (False, True):
+            assert _json_gen.int64_text(text, unsigned) == _int64_text_reference(text, unsigned), (text, unsigned)
+
+
+def test_64_bit_strings_at_the_limits(mods: Modules) -> None:
+    """Strings at and just past each 64-bit limit, through the generated parser (json_in_int for
+    19 and 20 digits and negatives): in range read, out of range refused naming the field."""
+    Scalars = mods.load("scalars").Scalars
+    cases = {"fInt64": ("9223372036854775807", "-9223372036854775808", "-0", "1e2", "-1000000000000000000"),
+             "fSfixed64": ("-9223372036854775807", "999999999999999999"),
+             "fUint64": ("18446744073709551615", "9223372036854775808", "9999999999999999999", "0"),
+             "fFixed64": ("18446744073709551610", "10000000000000000000")}
+    for key, texts in cases.items():
+        for text in texts:
+            m = jf.from_json(Scalars, json.dumps({key: text}))
+            assert jf.to_dict(m).get(key, "0") == str(int(float(text)) if "e" in text else int(text)), (key, text)
+    refused = {"fInt64": ("9223372036854775808", "-9223372036854775809", "10000000000000000000", "01",
+                          "+1", "1.5", "9" * 25, "12345678901234567890"),
+               "fSint64": ("-18446744073709551615", "9300000000000000000"),
+               "fUint64": ("18446744073709551616", "18446744073709551620", "99999999999999999999",
+                           "100000000000000000000", "-1", "-18446744073709551615", "007"),
+               "fFixed64": ("18446744073709552000", "-9223372036854775808")}
+    for key, texts in refused.items():
+        for text in texts:
+            with pytest.raises(JsonError, match=rf"^\$\.{key}: "):
+                jf.from_json(Scalars, json.dumps({key: text}))
+
+
 def test_values_of_the_wrong_type_print_as_the_reflective_printer_has_them(mods: Modules) -> None:
     if not mods.attributes:
         pytest.skip("only attribute styles can hold a value of the wrong type")
