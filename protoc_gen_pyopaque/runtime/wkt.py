@@ -258,7 +258,8 @@ class _SecondsNanosBase(Message):
         seconds, nanos = self._pb_json_value(obj)
         self.set_seconds(seconds)
         self.set_nanos(nanos)
-        ctx.colons += obj.count(":")
+        text: str = obj  # a string, as read: compiled, its count() is then a native call, not a generic one
+        ctx.colons += text.count(":")
 
     def _pb_json_value(self, obj: Any) -> tuple[int, int]:
         """The seconds and nanos of the ProtoJSON string ``obj``."""
