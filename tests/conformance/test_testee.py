@@ -11,9 +11,11 @@ import struct
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from tests.conformance import harness
 from tests.conformance.harness import HERE, STYLES, SetupError, find_runner
 
 TESTEE = HERE / "testee"
@@ -164,3 +166,13 @@ def test_unknown_style_is_rejected() -> None:
                           env=dict(os.environ, PYOPAQUE_PYTHON=sys.executable))
     assert done.returncode == 2
     assert "unknown style 'eager-ish'" in done.stderr and "hybrid-opaque" in done.stderr
+
+
+def test_a_build_it_may_not_make_is_refused_not_started(runner_available: None, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A serving testee of the compiled style passes may_build=False: a missing build is an error
+    naming --prepare, and nothing is generated (the runner would time a minutes-long build out)."""
+    monkeypatch.setattr(harness, "CONFORMANCE_BUILD", tmp_path)
+    with pytest.raises(SetupError, match="--prepare"):
+        harness.ensure_generated(STYLES["compiled"], find_runner(), may_build=False)
+    assert list(tmp_path.iterdir()) == [tmp_path / ".gen-compiled.lock"]
