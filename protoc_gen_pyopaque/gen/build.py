@@ -492,20 +492,33 @@ def _names_types(msg: Message) -> str:
     """The arguments of ``_rt.Names`` for ``msg``: the names its by-name methods take (has, clear,
     which, get, mutable) and which() returns, as Literal types, one a line, wrapped; at their
     indentation in the class body (the first line's is the template's)."""
-    singular = [f for f in msg.fields if not f.repeated and f.map is None]
+    fields: list[str] = []
+    with_presence: list[str] = []
+    members: list[str] = []
+    messages: list[str] = []
+    for f in msg.fields:  # one pass: the names as literals, in field order in each list
+        name = pyexpr.quoted(f.name)
+        fields.append(name)
+        if f.oneof is not None:
+            members.append(name)
+        if not f.repeated and f.map is None:
+            if f.presence:
+                with_presence.append(name)
+            if f.message is not None:
+                messages.append(name)
     sets = (
-        ([f.name for f in msg.fields], "fields"),
-        ([f.name for f in singular if f.presence], "singular fields with presence"),
-        ([o.name for o in msg.oneofs], "oneofs"),
-        ([f.name for f in msg.fields if f.oneof is not None], "oneof members"),
-        ([f.name for f in singular if f.message is not None], "singular message fields"),
+        (fields, "fields"),
+        (with_presence, "singular fields with presence"),
+        ([pyexpr.quoted(o.name) for o in msg.oneofs], "oneofs"),
+        (members, "oneof members"),
+        (messages, "singular message fields"),
     )
     lines = []
-    for i, (names_, what) in enumerate(sets):
+    for i, (quoted, what) in enumerate(sets):
         comma = "," if i < len(sets) - 1 else ""
-        if names_:
-            quoted = pyexpr.wrapped_list([pyexpr.quoted(n) for n in names_], NAMES_WIDTH)
-            lines.append("_t.Literal[" + quoted.replace("\n", _NAMES_CONTINUED) + "]"
+        if quoted:
+            wrapped = pyexpr.wrapped_list(quoted, NAMES_WIDTH)
+            lines.append("_t.Literal[" + wrapped.replace("\n", _NAMES_CONTINUED) + "]"
                          + comma + "  # " + what)
         else:
             lines.append(f"_t.Never{comma}  # {what}: none")

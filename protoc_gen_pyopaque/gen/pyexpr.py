@@ -216,32 +216,32 @@ def declaration(f: Field, edition: str) -> str:
 def field_info(f: Field, attr: str, oneof_name: str, refs: TypeRefs, unverified_lazy: bool = False) -> str:
     """The ``_rt.FieldInfo(...)`` of field ``f`` (``unverified_lazy``: the class decodes it on
     first access, unchecked at parse)."""
-    args = [str(f.number), repr(f.name), repr(f.json_name), repr(attr), str(f.kind)]
-    kw: list[str] = []
+    # one string grown in place: every field has one, a map field three
+    text = f"_rt.FieldInfo({f.number}, {f.name!r}, {f.json_name!r}, {attr!r}, {f.kind}"
     if f.repeated and f.map is None:
-        kw.append("repeated=True")
+        text += ", repeated=True"
     if f.packed:
-        kw.append("packed=True")
+        text += ", packed=True"
     if f.presence:
-        kw.append("presence=True")
+        text += ", presence=True"
     if oneof_name:
-        kw.append(f"oneof={oneof_name!r}")
+        text += f", oneof={oneof_name!r}"
     if f.message is not None and f.map is None:
-        kw.append(f"message_type={refs.message(f.message)}")
+        text += f", message_type={refs.message(f.message)}"
     if f.enum is not None:
-        kw.append(f"enum={refs.enum_info(f.enum)}")
+        text += f", enum={refs.enum_info(f.enum)}"
     if f.map is not None:
-        kw.append(f"map_key={field_info(f.map.key, 'key', '', refs)}")
-        kw.append(f"map_value={field_info(f.map.value, 'value', '', refs)}")
+        text += (f", map_key={field_info(f.map.key, 'key', '', refs)}"
+                 f", map_value={field_info(f.map.value, 'value', '', refs)}")
     if not f.utf8:
-        kw.append("utf8=False")
+        text += ", utf8=False"
     if f.required:
-        kw.append("required=True")
-    if f.message is None and not (f.repeated and f.map is None) and f.map is None:
-        kw.append(f"default={default_expr(f, refs)}")
+        text += ", required=True"
+    if f.message is None and not f.repeated and f.map is None:
+        text += f", default={default_expr(f, refs)}"
     if unverified_lazy:
-        kw.append("unverified_lazy=True")
-    return f"_rt.FieldInfo({', '.join(args + kw)})"
+        text += ", unverified_lazy=True"
+    return text + ")"
 
 
 def default_expr(f: Field, refs: TypeRefs) -> str:
@@ -298,6 +298,9 @@ def extension_info(full_name: str, field: str, extendee: str) -> str:
 def wrapped_list(items: list[str], width: int) -> str:
     """``items`` (without spaces) joined by ", " and broken into lines of at most ``width``
     characters, as textwrap fills them; an item longer than a line stands alone on one."""
+    joined = ", ".join(items)
+    if len(joined) <= width:  # most: one line, as filled makes it without the words' list
+        return joined
     return filled([item + "," for item in items[:-1]] + items[-1:], width)
 
 
