@@ -2,8 +2,8 @@
 protobuf feature already settled (presence, packing, UTF-8, encoding, API level).
 
 Nothing here knows about syntax or editions; features.py decided everything. Everything is
-immutable: the records made by the thousand (fields, map types, oneofs, enum values) are
-NamedTuples, which cost a third of a frozen dataclass to make; the rest frozen dataclasses.
+immutable: the records made by the thousand (messages, fields, map types, oneofs, enum values)
+are NamedTuples, which cost a third of a frozen dataclass to make; the rest frozen dataclasses.
 """
 
 from __future__ import annotations
@@ -80,8 +80,7 @@ class Extension:
     field: Field
 
 
-@dataclass(frozen=True)
-class Message:
+class Message(NamedTuple):
     full_name: str
     name: str
     file: str
@@ -100,8 +99,7 @@ class Message:
 
     def with_api_level(self, level: ApiLevel) -> Message:
         """Return this message (and its nested messages) switched to ``level``."""
-        return replace(self, api_level=level,
-                       messages=tuple(m.with_api_level(level) for m in self.messages))
+        return self._replace(api_level=level, messages=tuple(m.with_api_level(level) for m in self.messages))
 
 
 @dataclass(frozen=True)
