@@ -6,6 +6,7 @@ import re
 from json.encoder import encode_basestring
 from dataclasses import replace
 from functools import lru_cache
+from collections.abc import Callable
 from typing import Final, NamedTuple
 
 from ..plugin import names
@@ -119,6 +120,7 @@ class _Refs:
         self.schema = schema
         self.table = table
         self._prefixes: dict[str, str] = {}  # by .proto file: asked for every reference to its types
+        self._messages: dict[str, str] = {}  # by full name: a message field asks for its type thrice
 
     def _prefix(self, proto: str) -> str:
         prefix = self._prefixes.get(proto)
@@ -133,8 +135,11 @@ class _Refs:
         return names.allocate(self.schema.files[proto], self.schema)
 
     def message(self, full_name: str) -> str:
-        proto = self.schema.messages[full_name].file
-        return self._prefix(proto) + self._table_of(proto).classes[full_name].qualname
+        ref = self._messages.get(full_name)
+        if ref is None:
+            proto = self.schema.messages[full_name].file
+            ref = self._messages[full_name] = self._prefix(proto) + self._table_of(proto).classes[full_name].qualname
+        return ref
 
     def enum(self, full_name: str) -> str:
         proto = self.schema.enums[full_name].file
@@ -266,7 +271,7 @@ class _Builder:
         if f.repeated and f.map is None and WIRE_OF_KIND[f.kind] != WIRE_LEN and f.kind != k.TYPE_GROUP:
             alt_tag = (f.number << 3) | WIRE_LEN
         declaration = pyexpr.declaration(f, self.file.edition)
-        doc = "\n\n".join(filter(None, (f.comment, "Field: " + declaration)))
+        doc = f"{f.comment}\n\nField: {declaration}" if f.comment else "Field: " + declaration
         view = self.value_view(f, value_type, types.getter, pyexpr.default_expr(f, self.refs),
                                # this module's classes by their module-level name: compiled code
                                # calls them directly
@@ -379,13 +384,13 @@ class _Builder:
         nested_ext = [self.extension(x, py) for x in msg.extensions]
         by_number = sorted(fields, key=lambda f: f.number)
         cases = _dispatch_cases(fields)
-        dispatch, merge_chunks = _chunked(cases, [_merge_weight(f, mode) for _, f, mode in cases], self.parse_budget,
-                                          inline_first=True)
+        dispatch, merge_chunks = _dispatch(cases, lambda: [_merge_weight(f, mode) for _, f, mode in cases],
+                                           self.parse_budget, inline_first=True)
         scans = has_scan(level) and msg.full_name not in self.needs_required
         scan_dispatch, scan_chunks = dispatch, merge_chunks
         if scans:
-            scan_dispatch, scan_chunks = _chunked(cases, [_scan_weight(f, mode) for _, f, mode in cases],
-                                                  self.parse_budget, inline_first=True)
+            scan_dispatch, scan_chunks = _dispatch(cases, lambda: [_scan_weight(f, mode) for _, f, mode in cases],
+                                                   self.parse_budget, inline_first=True)
         view = MessageView(
             class_name=qual.rsplit(".", 1)[-1], full_name=msg.full_name, qualname=qual, py_name=py,
             style=level.name.lower(), is_open=level is ApiLevel.OPEN, is_opaque=level is ApiLevel.OPAQUE,
@@ -409,9 +414,9 @@ class _Builder:
         if msg.full_name not in JSON_SPECIAL_FORMS and keys is not None:
             view.json_fast = True
             view.json_keys = keys
-            view.json_dispatch, view.json_chunks = _chunked(
+            view.json_dispatch, view.json_chunks = _dispatch(
                 sorted(((f.number, f, "json") for f in fields), key=lambda c: c[0]),
-                [_json_weight(f) for f in fields], self.parse_budget, inline_first=False)
+                lambda: [_json_weight(f) for f in fields], self.parse_budget, inline_first=False)
         for i, o in enumerate(oneofs):
             o.json_seen = f"_seen[{i}]" if view.json_chunks else f"{o.case_slot}_seen"
         self.all_messages.append(view)
@@ -619,6 +624,20 @@ def _json_weight(f: FieldView) -> float:
     if f.json.form in ("int64", "enum", "null"):
         return 7.0
     return 6.0 if f.is_map else 4.0
+
+
+# The largest estimate of _merge_weight, _scan_weight and _json_weight: a message of fewer cases
+# than the budget over it is never split
+HEAVIEST_CASE_WEIGHT: Final = 68.0
+
+
+def _dispatch(cases: list[tuple[int, FieldView, str]], weights: Callable[[], list[float]], budget: int, *,
+              inline_first: bool) -> tuple[DispatchNode, list[DispatchChunk]]:
+    """_chunked's dispatch, the ``weights`` of the cases estimated only for a message with enough
+    of them to pass the budget (most have a few)."""
+    if len(cases) * HEAVIEST_CASE_WEIGHT <= budget:
+        return _split(cases), []
+    return _chunked(cases, weights(), budget, inline_first=inline_first)
 
 
 def _chunked(cases: list[tuple[int, FieldView, str]], weights: list[float], budget: int, *,

@@ -249,3 +249,27 @@ def _leaves(node: Any) -> list[Any]:
     if node.low is None:
         return list(node.cases)
     return _leaves(node.low) + _leaves(node.high)
+
+
+def test_no_case_outweighs_the_heaviest(tmp_path: Path) -> None:
+    """Messages of fewer cases than the budget over HEAVIEST_CASE_WEIGHT are left whole without
+    estimating their cases: no estimate of any field shape, in any style, may pass it."""
+    (tmp_path / "chunks").mkdir()
+    (tmp_path / "chunks" / "wide.proto").write_text(PROTO)
+    (tmp_path / "chunks" / "flat.proto").write_text(PROTO3)
+    estimates: list[float] = []
+    chunked = build._chunked
+
+    def recorded(cases: Any, weights: list[float], budget: int, *, inline_first: bool) -> Any:
+        estimates.extend(weights)
+        return chunked(cases, weights, budget, inline_first=inline_first)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(build, "_chunked", recorded)
+        # a budget of 1: every dispatch is estimated
+        patch.setattr(run, "build_file_view", functools.partial(build.build_file_view, parse_budget=1))
+        for parameter in STYLES:
+            req = make_request(["chunks/wide.proto", "chunks/flat.proto"], parameter, include=[tmp_path])
+            generate_files(req, tmp_path / "out")
+    assert build.HEAVIEST_CASE_WEIGHT in estimates  # the heaviest shape is among them
+    assert max(estimates) <= build.HEAVIEST_CASE_WEIGHT
