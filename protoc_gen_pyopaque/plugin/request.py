@@ -248,38 +248,40 @@ class _FileReader:
             synthetic = {f.oneof_index for f in mp.field if f.proto3_optional and f.HasField("oneof_index")}
             real_oneofs = [i for i in range(len(mp.oneof_decl)) if i not in synthetic]
         oneof_position = {index: pos for pos, index in enumerate(real_oneofs)}
-        # the pool's fields and nested types come in the order of the file's
-        fields = tuple(
+        # the pool's fields and nested types come in the order of the file's. The tuples of the
+        # model are made of lists: a list comprehension costs less than a generator's resumes.
+        fields = tuple([
             self._field(fp, fd, path + (MESSAGE_FIELD, i), oneof_position)
             for i, (fp, fd) in enumerate(zip(mp.field, md.fields))
-        )
+        ])
         members: dict[int, list[int]] = {}
         for f in fields:
             if f.oneof is not None:
                 members.setdefault(f.oneof, []).append(f.number)
-        oneofs = tuple(
+        oneofs = tuple([
             Oneof(name=mp.oneof_decl[index].name, fields=tuple(members.get(pos, ())),
                   comment=self.comments.get(path + (MESSAGE_ONEOF, index), ""))
             for pos, index in enumerate(real_oneofs)
-        )
+        ])
+        options = mp.options
         message = Message(
             full_name=md.full_name, name=mp.name, file=self.fdp.name, fields=fields, oneofs=oneofs,
-            messages=tuple(
+            messages=tuple([
                 self._message(np, nd, path + (MESSAGE_NESTED, i), level)
                 for i, (np, nd) in enumerate(zip(mp.nested_type, md.nested_types))
-            ),
-            enums=tuple(
+            ]),
+            enums=tuple([
                 self._enum(ep, md.enum_types_by_name[ep.name], path + (MESSAGE_ENUM, i))
                 for i, ep in enumerate(mp.enum_type)
-            ),
-            extensions=tuple(
+            ]),
+            extensions=tuple([
                 self._extension(xp, md.extensions_by_name[xp.name], path + (MESSAGE_EXTENSION, i))
                 for i, xp in enumerate(mp.extension)
-            ),
-            extension_ranges=tuple((r.start, r.end) for r in mp.extension_range),
+            ]),
+            extension_ranges=tuple([(r.start, r.end) for r in mp.extension_range]),
             reserved_names=tuple(mp.reserved_name),
-            message_set=mp.options.message_set_wire_format,
-            map_entry=mp.options.map_entry,
+            message_set=options.message_set_wire_format,
+            map_entry=options.map_entry,
             legacy_json=features.legacy_json(md),
             api_level=level,
             comment=self.comments.get(path, ""),
@@ -327,11 +329,11 @@ class _FileReader:
         )
 
     def _enum(self, ep: descriptor_pb2.EnumDescriptorProto, ed: Any, path: Path) -> Enum:
-        values = tuple(
+        values = tuple([
             EnumValue(name=vp.name, number=vp.number,
                       comment=self.comments.get(path + (ENUM_VALUE, i), ""))
             for i, vp in enumerate(ep.value)
-        )
+        ])
         enum = Enum(full_name=ed.full_name, name=ep.name, file=self.fdp.name, values=values,
                     closed=features.enum_closed(ed), legacy_json=features.legacy_json(ed),
                     comment=self.comments.get(path, ""))
