@@ -414,9 +414,10 @@ class _Builder:
         if msg.full_name not in JSON_SPECIAL_FORMS and keys is not None:
             view.json_fast = True
             view.json_keys = keys
+            json_cases = [(f.number, f, "json") for f in by_number]
             view.json_dispatch, view.json_chunks = _dispatch(
-                sorted(((f.number, f, "json") for f in fields), key=lambda c: c[0]),
-                lambda: [_json_weight(f) for f in fields], self.parse_budget, inline_first=False)
+                json_cases, lambda: [_json_weight(f) for _, f, _ in json_cases], self.parse_budget,
+                inline_first=False)
         for i, o in enumerate(oneofs):
             o.json_seen = f"_seen[{i}]" if view.json_chunks else f"{o.case_slot}_seen"
         self.all_messages.append(view)

@@ -273,3 +273,31 @@ def test_no_case_outweighs_the_heaviest(tmp_path: Path) -> None:
             generate_files(req, tmp_path / "out")
     assert build.HEAVIEST_CASE_WEIGHT in estimates  # the heaviest shape is among them
     assert max(estimates) <= build.HEAVIEST_CASE_WEIGHT
+
+
+def test_each_case_gets_its_own_estimate(tmp_path: Path) -> None:
+    """The weights handed to _chunked are those of its cases, in the cases' order (by number),
+    also where fields are declared out of number order (Wide's oneof: 18, 40, 300, then 19)."""
+    (tmp_path / "chunks").mkdir()
+    (tmp_path / "chunks" / "wide.proto").write_text(PROTO)
+    mismatched: list[tuple[int, str]] = []
+    json_cases: list[int] = []
+    chunked = build._chunked
+
+    def recorded(cases: Any, weights: list[float], budget: int, *, inline_first: bool) -> Any:
+        for (number, f, mode), weight in zip(cases, weights, strict=True):
+            if mode == "json":
+                json_cases.append(number)
+                expected: tuple[float, ...] = (build._json_weight(f),)
+            else:  # _pb_merge's or _pb_scan's dispatch: the cases do not say which
+                expected = (build._merge_weight(f, mode), build._scan_weight(f, mode))
+            if weight not in expected:
+                mismatched.append((number, mode))
+        return chunked(cases, weights, budget, inline_first=inline_first)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(build, "_chunked", recorded)
+        patch.setattr(run, "build_file_view", functools.partial(build.build_file_view, parse_budget=1))
+        req = make_request(["chunks/wide.proto"], "default_api_level=API_OPAQUE", include=[tmp_path])
+        generate_files(req, tmp_path / "out")
+    assert 300 in json_cases and mismatched == []
