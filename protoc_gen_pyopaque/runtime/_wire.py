@@ -49,6 +49,8 @@ NATIVE: Final = not __file__.endswith(".py")
 
 _MASK32: Final = 0xFFFFFFFF
 _BIT63: Final = 1 << 63
+_I64_MIN: Final = -(1 << 63)
+_MAX_I64: Final = (1 << 63) - 1
 _SIGN32: Final = 0x80000000
 _MAX_VARINT_BYTES: Final = 10
 
@@ -61,12 +63,14 @@ unpack_u32: Final = _U32.unpack_from
 unpack_u64: Final = _U64.unpack_from
 
 
-def dec_varint(buf: bytes, pos: i64) -> tuple[int, i64]:
-    """Decode an unsigned varint at ``pos``; bits above 64 are dropped, as protobuf does.
+def dec_varint(buf: bytes, pos: i64, signed: bool = False) -> tuple[int, i64]:
+    """Decode an unsigned varint at ``pos``, or with ``signed`` its 64 bits as an int64 (two's
+    complement); bits above 64 are dropped, as protobuf does.
 
-    Unrolled: no loop state to update per byte. Compiled, the first nine bytes (63 bits) are
-    put together in native int64s (i64: inline shifts and ors where int operations are calls
-    that check for overflow); only the tenth byte takes big-int arithmetic.
+    Unrolled: no loop state to update per byte. Compiled, the bytes are put together in native
+    int64s (i64: inline shifts and ors where int operations are calls that check for overflow);
+    only an unsigned value of 2**63 or more takes big-int arithmetic (a signed one none: the
+    signed kinds' negative values are no heap ints made and taken apart again).
     """
     b: i64 = buf[pos]
     if b < 0x80:
@@ -107,8 +111,10 @@ def dec_varint(buf: bytes, pos: i64) -> tuple[int, i64]:
     b = buf[pos + 9]
     if b >= 0x80:
         raise DecodeError(f"varint longer than 10 bytes at offset {pos}")
-    if b & 1:  # bit 63, beyond an i64: one Python int addition (the tenth byte's other bits are dropped)
-        low: int = result
+    if b & 1:  # bit 63 (the tenth byte's other bits are dropped)
+        if signed:  # the sign bit of an int64
+            return result | _I64_MIN, pos + 10
+        low: int = result  # beyond an i64: one Python int addition
         return low + _BIT63, pos + 10
     return result, pos + 10
 
@@ -145,34 +151,38 @@ def dec_len(buf: bytes, pos: i64) -> tuple[i64, i64]:
 
 def dec_int32(buf: bytes, pos: i64) -> tuple[int, i64]:
     """Decode an int32 (or enum) varint: the low 32 bits, two's complement."""
-    v, pos = dec_varint(buf, pos)
+    v: i64  # the signed value fits an int64: native operations compiled
+    v, pos = dec_varint(buf, pos, True)
     v &= _MASK32
     return (v - (1 << 32) if v & _SIGN32 else v), pos
 
 
 def dec_int64(buf: bytes, pos: i64) -> tuple[int, i64]:
     """Decode an int64 varint, two's complement."""
-    v, pos = dec_varint(buf, pos)
-    return (v - (1 << 64) if v >> 63 else v), pos  # bit 63 by a shift: small ints stay unboxed (mypyc)
+    return dec_varint(buf, pos, True)
 
 
 def dec_uint32(buf: bytes, pos: i64) -> tuple[int, i64]:
     """Decode a uint32 varint: the low 32 bits."""
-    v, pos = dec_varint(buf, pos)
+    v: i64  # the signed value fits an int64: native operations compiled
+    v, pos = dec_varint(buf, pos, True)
     return v & _MASK32, pos
 
 
 def dec_sint32(buf: bytes, pos: i64) -> tuple[int, i64]:
     """Decode a zigzag sint32."""
-    v, pos = dec_varint(buf, pos)
+    v: i64  # the signed value fits an int64: native operations compiled
+    v, pos = dec_varint(buf, pos, True)
     v &= _MASK32
     return (v >> 1) ^ -(v & 1), pos
 
 
 def dec_sint64(buf: bytes, pos: i64) -> tuple[int, i64]:
-    """Decode a zigzag sint64."""
-    v, pos = dec_varint(buf, pos)
-    return (v >> 1) ^ -(v & 1), pos
+    """Decode a zigzag sint64: the int64 shifted right unsigned (the mask clears the sign an
+    arithmetic shift copies), its low bit the sign."""
+    v: i64  # the signed value fits an int64: native operations compiled
+    v, pos = dec_varint(buf, pos, True)
+    return ((v >> 1) & _MAX_I64) ^ -(v & 1), pos
 
 
 _LARGE_VARINT: Final = 1 << 56  # from here on, varints take nine or ten bytes

@@ -68,8 +68,14 @@ class Any(_rt.AnyBase):
         value: bytes | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_type_url = (type_url if type_url.__class__ is str else _rt.checked(self, 1, type_url)) if type_url is not None else ''
-        self._f_value = (value if value.__class__ is bytes else _rt.checked(self, 2, value)) if value is not None else b''
+        if type_url is None:
+            self._f_type_url = ''
+        else:
+            self._f_type_url = type_url if type_url.__class__ is str else _rt.checked(self, 1, type_url)
+        if value is None:
+            self._f_value = b''
+        else:
+            self._f_value = value if value.__class__ is bytes else _rt.checked(self, 2, value)
 
     # -- accessors ---------------------------------------------------------------
 

@@ -127,14 +127,29 @@ class Api(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
+        if name is None:
+            self.name = ''
+        else:
+            self.name = name if name.__class__ is str else _rt.checked(self, 1, name)
         self.methods = _rt.checked_list(self, 2, methods, Method) if methods else []
         self.options = _rt.checked_list(self, 3, options, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option) if options else []
-        self.version = (version if version.__class__ is str else _rt.checked(self, 4, version)) if version is not None else ''
-        self.source_context = (source_context if source_context.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext else _rt.checked(self, 5, source_context)) if source_context is not None else None
+        if version is None:
+            self.version = ''
+        else:
+            self.version = version if version.__class__ is str else _rt.checked(self, 4, version)
+        if source_context is None:
+            self.source_context = None
+        else:
+            self.source_context = source_context if source_context.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext else _rt.checked(self, 5, source_context)
         self.mixins = _rt.checked_list(self, 6, mixins, Mixin) if mixins else []
-        self.syntax = (_x7 if syntax.__class__ is int and -0x80000000 <= _x7 <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)) if (_x7 := syntax) is not None else 0
-        self.edition = (edition if edition.__class__ is str else _rt.checked(self, 8, edition)) if edition is not None else ''
+        if (_x7 := syntax) is None:
+            self.syntax = 0
+        else:
+            self.syntax = _x7 if syntax.__class__ is int and -0x80000000 <= _x7 <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)
+        if edition is None:
+            self.edition = ''
+        else:
+            self.edition = edition if edition.__class__ is str else _rt.checked(self, 8, edition)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -874,14 +889,35 @@ class Method(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
-        self.request_type_url = (request_type_url if request_type_url.__class__ is str else _rt.checked(self, 2, request_type_url)) if request_type_url is not None else ''
-        self.request_streaming = (request_streaming if request_streaming.__class__ is bool else _rt.checked(self, 3, request_streaming)) if request_streaming is not None else False
-        self.response_type_url = (response_type_url if response_type_url.__class__ is str else _rt.checked(self, 4, response_type_url)) if response_type_url is not None else ''
-        self.response_streaming = (response_streaming if response_streaming.__class__ is bool else _rt.checked(self, 5, response_streaming)) if response_streaming is not None else False
+        if name is None:
+            self.name = ''
+        else:
+            self.name = name if name.__class__ is str else _rt.checked(self, 1, name)
+        if request_type_url is None:
+            self.request_type_url = ''
+        else:
+            self.request_type_url = request_type_url if request_type_url.__class__ is str else _rt.checked(self, 2, request_type_url)
+        if request_streaming is None:
+            self.request_streaming = False
+        else:
+            self.request_streaming = request_streaming if request_streaming.__class__ is bool else _rt.checked(self, 3, request_streaming)
+        if response_type_url is None:
+            self.response_type_url = ''
+        else:
+            self.response_type_url = response_type_url if response_type_url.__class__ is str else _rt.checked(self, 4, response_type_url)
+        if response_streaming is None:
+            self.response_streaming = False
+        else:
+            self.response_streaming = response_streaming if response_streaming.__class__ is bool else _rt.checked(self, 5, response_streaming)
         self.options = _rt.checked_list(self, 6, options, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option) if options else []
-        self.syntax = (_x7 if syntax.__class__ is int and -0x80000000 <= _x7 <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)) if (_x7 := syntax) is not None else 0
-        self.edition = (edition if edition.__class__ is str else _rt.checked(self, 8, edition)) if edition is not None else ''
+        if (_x7 := syntax) is None:
+            self.syntax = 0
+        else:
+            self.syntax = _x7 if syntax.__class__ is int and -0x80000000 <= _x7 <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)
+        if edition is None:
+            self.edition = ''
+        else:
+            self.edition = edition if edition.__class__ is str else _rt.checked(self, 8, edition)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1580,8 +1616,14 @@ class Mixin(_rt.Message):
         root: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
-        self.root = (root if root.__class__ is str else _rt.checked(self, 2, root)) if root is not None else ''
+        if name is None:
+            self.name = ''
+        else:
+            self.name = name if name.__class__ is str else _rt.checked(self, 1, name)
+        if root is None:
+            self.root = ''
+        else:
+            self.root = root if root.__class__ is str else _rt.checked(self, 2, root)
 
     # -- accessors ---------------------------------------------------------------
 

@@ -68,14 +68,29 @@ class Api(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
+        if name is None:
+            self._f_name = ''
+        else:
+            self._f_name = name if name.__class__ is str else _rt.checked(self, 1, name)
         self._f_methods = _rt.checked_list(self, 2, methods, Method) if methods else []
         self._f_options = _rt.checked_list(self, 3, options, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option) if options else []
-        self._f_version = (version if version.__class__ is str else _rt.checked(self, 4, version)) if version is not None else ''
-        self._f_source_context = (source_context if source_context.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext else _rt.checked(self, 5, source_context)) if source_context is not None else None
+        if version is None:
+            self._f_version = ''
+        else:
+            self._f_version = version if version.__class__ is str else _rt.checked(self, 4, version)
+        if source_context is None:
+            self._f_source_context = None
+        else:
+            self._f_source_context = source_context if source_context.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext else _rt.checked(self, 5, source_context)
         self._f_mixins = _rt.checked_list(self, 6, mixins, Mixin) if mixins else []
-        self._f_syntax = (_x7 if syntax.__class__ is int and -0x80000000 <= _x7 <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)) if (_x7 := syntax) is not None else 0
-        self._f_edition = (edition if edition.__class__ is str else _rt.checked(self, 8, edition)) if edition is not None else ''
+        if (_x7 := syntax) is None:
+            self._f_syntax = 0
+        else:
+            self._f_syntax = _x7 if syntax.__class__ is int and -0x80000000 <= _x7 <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)
+        if edition is None:
+            self._f_edition = ''
+        else:
+            self._f_edition = edition if edition.__class__ is str else _rt.checked(self, 8, edition)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -850,14 +865,35 @@ class Method(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
-        self._f_request_type_url = (request_type_url if request_type_url.__class__ is str else _rt.checked(self, 2, request_type_url)) if request_type_url is not None else ''
-        self._f_request_streaming = (request_streaming if request_streaming.__class__ is bool else _rt.checked(self, 3, request_streaming)) if request_streaming is not None else False
-        self._f_response_type_url = (response_type_url if response_type_url.__class__ is str else _rt.checked(self, 4, response_type_url)) if response_type_url is not None else ''
-        self._f_response_streaming = (response_streaming if response_streaming.__class__ is bool else _rt.checked(self, 5, response_streaming)) if response_streaming is not None else False
+        if name is None:
+            self._f_name = ''
+        else:
+            self._f_name = name if name.__class__ is str else _rt.checked(self, 1, name)
+        if request_type_url is None:
+            self._f_request_type_url = ''
+        else:
+            self._f_request_type_url = request_type_url if request_type_url.__class__ is str else _rt.checked(self, 2, request_type_url)
+        if request_streaming is None:
+            self._f_request_streaming = False
+        else:
+            self._f_request_streaming = request_streaming if request_streaming.__class__ is bool else _rt.checked(self, 3, request_streaming)
+        if response_type_url is None:
+            self._f_response_type_url = ''
+        else:
+            self._f_response_type_url = response_type_url if response_type_url.__class__ is str else _rt.checked(self, 4, response_type_url)
+        if response_streaming is None:
+            self._f_response_streaming = False
+        else:
+            self._f_response_streaming = response_streaming if response_streaming.__class__ is bool else _rt.checked(self, 5, response_streaming)
         self._f_options = _rt.checked_list(self, 6, options, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option) if options else []
-        self._f_syntax = (_x7 if syntax.__class__ is int and -0x80000000 <= _x7 <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)) if (_x7 := syntax) is not None else 0
-        self._f_edition = (edition if edition.__class__ is str else _rt.checked(self, 8, edition)) if edition is not None else ''
+        if (_x7 := syntax) is None:
+            self._f_syntax = 0
+        else:
+            self._f_syntax = _x7 if syntax.__class__ is int and -0x80000000 <= _x7 <= 0x7FFFFFFF else _rt.checked(self, 7, syntax)
+        if edition is None:
+            self._f_edition = ''
+        else:
+            self._f_edition = edition if edition.__class__ is str else _rt.checked(self, 8, edition)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1607,8 +1643,14 @@ class Mixin(_rt.Message):
         root: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
-        self._f_root = (root if root.__class__ is str else _rt.checked(self, 2, root)) if root is not None else ''
+        if name is None:
+            self._f_name = ''
+        else:
+            self._f_name = name if name.__class__ is str else _rt.checked(self, 1, name)
+        if root is None:
+            self._f_root = ''
+        else:
+            self._f_root = root if root.__class__ is str else _rt.checked(self, 2, root)
 
     # -- accessors ---------------------------------------------------------------
 

@@ -38,7 +38,10 @@ class SourceContext(_rt.Message):
         file_name: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_file_name = (file_name if file_name.__class__ is str else _rt.checked(self, 1, file_name)) if file_name is not None else ''
+        if file_name is None:
+            self._f_file_name = ''
+        else:
+            self._f_file_name = file_name if file_name.__class__ is str else _rt.checked(self, 1, file_name)
 
     # -- accessors ---------------------------------------------------------------
 

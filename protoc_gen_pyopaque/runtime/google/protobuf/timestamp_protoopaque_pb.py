@@ -127,8 +127,14 @@ class Timestamp(_rt.TimestampBase):
         nanos: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_seconds = (_x1 if seconds.__class__ is int and _x1 <= 0x3FFFFFFFFFFFFFFF and _x1 >= -0x4000000000000000 else _rt.checked(self, 1, seconds)) if (_x1 := seconds) is not None else 0
-        self._f_nanos = (_x2 if nanos.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, nanos)) if (_x2 := nanos) is not None else 0
+        if (_x1 := seconds) is None:
+            self._f_seconds = 0
+        else:
+            self._f_seconds = _x1 if seconds.__class__ is int and _x1 <= 0x3FFFFFFFFFFFFFFF and _x1 >= -0x4000000000000000 else _rt.checked(self, 1, seconds)
+        if (_x2 := nanos) is None:
+            self._f_nanos = 0
+        else:
+            self._f_nanos = _x2 if nanos.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, nanos)
 
     # -- accessors ---------------------------------------------------------------
 

@@ -102,13 +102,25 @@ class Type(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
+        if name is None:
+            self.name = ''
+        else:
+            self.name = name if name.__class__ is str else _rt.checked(self, 1, name)
         self.fields = _rt.checked_list(self, 2, fields, Field) if fields else []
         self.oneofs = _rt.checked_list(self, 3, oneofs, str) if oneofs else []
         self.options = _rt.checked_list(self, 4, options, Option) if options else []
-        self.source_context = (source_context if source_context.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext else _rt.checked(self, 5, source_context)) if source_context is not None else None
-        self.syntax = (_x6 if syntax.__class__ is int and -0x80000000 <= _x6 <= 0x7FFFFFFF else _rt.checked(self, 6, syntax)) if (_x6 := syntax) is not None else 0
-        self.edition = (edition if edition.__class__ is str else _rt.checked(self, 7, edition)) if edition is not None else ''
+        if source_context is None:
+            self.source_context = None
+        else:
+            self.source_context = source_context if source_context.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext else _rt.checked(self, 5, source_context)
+        if (_x6 := syntax) is None:
+            self.syntax = 0
+        else:
+            self.syntax = _x6 if syntax.__class__ is int and -0x80000000 <= _x6 <= 0x7FFFFFFF else _rt.checked(self, 6, syntax)
+        if edition is None:
+            self.edition = ''
+        else:
+            self.edition = edition if edition.__class__ is str else _rt.checked(self, 7, edition)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -816,16 +828,43 @@ class Field(_rt.Message):
         default_value: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.kind = (_x1 if kind.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, kind)) if (_x1 := kind) is not None else 0
-        self.cardinality = (_x2 if cardinality.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, cardinality)) if (_x2 := cardinality) is not None else 0
-        self.number = (_x3 if number.__class__ is int and -0x80000000 <= _x3 <= 0x7FFFFFFF else _rt.checked(self, 3, number)) if (_x3 := number) is not None else 0
-        self.name = (name if name.__class__ is str else _rt.checked(self, 4, name)) if name is not None else ''
-        self.type_url = (type_url if type_url.__class__ is str else _rt.checked(self, 6, type_url)) if type_url is not None else ''
-        self.oneof_index = (_x7 if oneof_index.__class__ is int and -0x80000000 <= _x7 <= 0x7FFFFFFF else _rt.checked(self, 7, oneof_index)) if (_x7 := oneof_index) is not None else 0
-        self.packed = (packed if packed.__class__ is bool else _rt.checked(self, 8, packed)) if packed is not None else False
+        if (_x1 := kind) is None:
+            self.kind = 0
+        else:
+            self.kind = _x1 if kind.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, kind)
+        if (_x2 := cardinality) is None:
+            self.cardinality = 0
+        else:
+            self.cardinality = _x2 if cardinality.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, cardinality)
+        if (_x3 := number) is None:
+            self.number = 0
+        else:
+            self.number = _x3 if number.__class__ is int and -0x80000000 <= _x3 <= 0x7FFFFFFF else _rt.checked(self, 3, number)
+        if name is None:
+            self.name = ''
+        else:
+            self.name = name if name.__class__ is str else _rt.checked(self, 4, name)
+        if type_url is None:
+            self.type_url = ''
+        else:
+            self.type_url = type_url if type_url.__class__ is str else _rt.checked(self, 6, type_url)
+        if (_x7 := oneof_index) is None:
+            self.oneof_index = 0
+        else:
+            self.oneof_index = _x7 if oneof_index.__class__ is int and -0x80000000 <= _x7 <= 0x7FFFFFFF else _rt.checked(self, 7, oneof_index)
+        if packed is None:
+            self.packed = False
+        else:
+            self.packed = packed if packed.__class__ is bool else _rt.checked(self, 8, packed)
         self.options = _rt.checked_list(self, 9, options, Option) if options else []
-        self.json_name = (json_name if json_name.__class__ is str else _rt.checked(self, 10, json_name)) if json_name is not None else ''
-        self.default_value = (default_value if default_value.__class__ is str else _rt.checked(self, 11, default_value)) if default_value is not None else ''
+        if json_name is None:
+            self.json_name = ''
+        else:
+            self.json_name = json_name if json_name.__class__ is str else _rt.checked(self, 10, json_name)
+        if default_value is None:
+            self.default_value = ''
+        else:
+            self.default_value = default_value if default_value.__class__ is str else _rt.checked(self, 11, default_value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1602,12 +1641,24 @@ class Enum(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
+        if name is None:
+            self.name = ''
+        else:
+            self.name = name if name.__class__ is str else _rt.checked(self, 1, name)
         self.enumvalue = _rt.checked_list(self, 2, enumvalue, EnumValue) if enumvalue else []
         self.options = _rt.checked_list(self, 3, options, Option) if options else []
-        self.source_context = (source_context if source_context.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext else _rt.checked(self, 4, source_context)) if source_context is not None else None
-        self.syntax = (_x5 if syntax.__class__ is int and -0x80000000 <= _x5 <= 0x7FFFFFFF else _rt.checked(self, 5, syntax)) if (_x5 := syntax) is not None else 0
-        self.edition = (edition if edition.__class__ is str else _rt.checked(self, 6, edition)) if edition is not None else ''
+        if source_context is None:
+            self.source_context = None
+        else:
+            self.source_context = source_context if source_context.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb.SourceContext else _rt.checked(self, 4, source_context)
+        if (_x5 := syntax) is None:
+            self.syntax = 0
+        else:
+            self.syntax = _x5 if syntax.__class__ is int and -0x80000000 <= _x5 <= 0x7FFFFFFF else _rt.checked(self, 5, syntax)
+        if edition is None:
+            self.edition = ''
+        else:
+            self.edition = edition if edition.__class__ is str else _rt.checked(self, 6, edition)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -2156,8 +2207,14 @@ class EnumValue(_rt.Message):
         options: _t.Iterable[Option] = (),
     ) -> None:
         self._pb_unknown = b""
-        self.name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
-        self.number = (_x2 if number.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, number)) if (_x2 := number) is not None else 0
+        if name is None:
+            self.name = ''
+        else:
+            self.name = name if name.__class__ is str else _rt.checked(self, 1, name)
+        if (_x2 := number) is None:
+            self.number = 0
+        else:
+            self.number = _x2 if number.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, number)
         self.options = _rt.checked_list(self, 3, options, Option) if options else []
 
     # -- accessors ---------------------------------------------------------------
@@ -2498,8 +2555,14 @@ class Option(_rt.Message):
         value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
-        self.value = (value if value.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any else _rt.checked(self, 2, value)) if value is not None else None
+        if name is None:
+            self.name = ''
+        else:
+            self.name = name if name.__class__ is str else _rt.checked(self, 1, name)
+        if value is None:
+            self.value = None
+        else:
+            self.value = value if value.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any else _rt.checked(self, 2, value)
 
     # -- accessors ---------------------------------------------------------------
 

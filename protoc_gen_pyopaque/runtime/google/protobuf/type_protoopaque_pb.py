@@ -68,13 +68,25 @@ class Type(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
+        if name is None:
+            self._f_name = ''
+        else:
+            self._f_name = name if name.__class__ is str else _rt.checked(self, 1, name)
         self._f_fields = _rt.checked_list(self, 2, fields, Field) if fields else []
         self._f_oneofs = _rt.checked_list(self, 3, oneofs, str) if oneofs else []
         self._f_options = _rt.checked_list(self, 4, options, Option) if options else []
-        self._f_source_context = (source_context if source_context.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext else _rt.checked(self, 5, source_context)) if source_context is not None else None
-        self._f_syntax = (_x6 if syntax.__class__ is int and -0x80000000 <= _x6 <= 0x7FFFFFFF else _rt.checked(self, 6, syntax)) if (_x6 := syntax) is not None else 0
-        self._f_edition = (edition if edition.__class__ is str else _rt.checked(self, 7, edition)) if edition is not None else ''
+        if source_context is None:
+            self._f_source_context = None
+        else:
+            self._f_source_context = source_context if source_context.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext else _rt.checked(self, 5, source_context)
+        if (_x6 := syntax) is None:
+            self._f_syntax = 0
+        else:
+            self._f_syntax = _x6 if syntax.__class__ is int and -0x80000000 <= _x6 <= 0x7FFFFFFF else _rt.checked(self, 6, syntax)
+        if edition is None:
+            self._f_edition = ''
+        else:
+            self._f_edition = edition if edition.__class__ is str else _rt.checked(self, 7, edition)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -805,16 +817,43 @@ class Field(_rt.Message):
         default_value: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_kind = (_x1 if kind.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, kind)) if (_x1 := kind) is not None else 0
-        self._f_cardinality = (_x2 if cardinality.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, cardinality)) if (_x2 := cardinality) is not None else 0
-        self._f_number = (_x3 if number.__class__ is int and -0x80000000 <= _x3 <= 0x7FFFFFFF else _rt.checked(self, 3, number)) if (_x3 := number) is not None else 0
-        self._f_name = (name if name.__class__ is str else _rt.checked(self, 4, name)) if name is not None else ''
-        self._f_type_url = (type_url if type_url.__class__ is str else _rt.checked(self, 6, type_url)) if type_url is not None else ''
-        self._f_oneof_index = (_x7 if oneof_index.__class__ is int and -0x80000000 <= _x7 <= 0x7FFFFFFF else _rt.checked(self, 7, oneof_index)) if (_x7 := oneof_index) is not None else 0
-        self._f_packed = (packed if packed.__class__ is bool else _rt.checked(self, 8, packed)) if packed is not None else False
+        if (_x1 := kind) is None:
+            self._f_kind = 0
+        else:
+            self._f_kind = _x1 if kind.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, kind)
+        if (_x2 := cardinality) is None:
+            self._f_cardinality = 0
+        else:
+            self._f_cardinality = _x2 if cardinality.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, cardinality)
+        if (_x3 := number) is None:
+            self._f_number = 0
+        else:
+            self._f_number = _x3 if number.__class__ is int and -0x80000000 <= _x3 <= 0x7FFFFFFF else _rt.checked(self, 3, number)
+        if name is None:
+            self._f_name = ''
+        else:
+            self._f_name = name if name.__class__ is str else _rt.checked(self, 4, name)
+        if type_url is None:
+            self._f_type_url = ''
+        else:
+            self._f_type_url = type_url if type_url.__class__ is str else _rt.checked(self, 6, type_url)
+        if (_x7 := oneof_index) is None:
+            self._f_oneof_index = 0
+        else:
+            self._f_oneof_index = _x7 if oneof_index.__class__ is int and -0x80000000 <= _x7 <= 0x7FFFFFFF else _rt.checked(self, 7, oneof_index)
+        if packed is None:
+            self._f_packed = False
+        else:
+            self._f_packed = packed if packed.__class__ is bool else _rt.checked(self, 8, packed)
         self._f_options = _rt.checked_list(self, 9, options, Option) if options else []
-        self._f_json_name = (json_name if json_name.__class__ is str else _rt.checked(self, 10, json_name)) if json_name is not None else ''
-        self._f_default_value = (default_value if default_value.__class__ is str else _rt.checked(self, 11, default_value)) if default_value is not None else ''
+        if json_name is None:
+            self._f_json_name = ''
+        else:
+            self._f_json_name = json_name if json_name.__class__ is str else _rt.checked(self, 10, json_name)
+        if default_value is None:
+            self._f_default_value = ''
+        else:
+            self._f_default_value = default_value if default_value.__class__ is str else _rt.checked(self, 11, default_value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1636,12 +1675,24 @@ class Enum(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
+        if name is None:
+            self._f_name = ''
+        else:
+            self._f_name = name if name.__class__ is str else _rt.checked(self, 1, name)
         self._f_enumvalue = _rt.checked_list(self, 2, enumvalue, EnumValue) if enumvalue else []
         self._f_options = _rt.checked_list(self, 3, options, Option) if options else []
-        self._f_source_context = (source_context if source_context.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext else _rt.checked(self, 4, source_context)) if source_context is not None else None
-        self._f_syntax = (_x5 if syntax.__class__ is int and -0x80000000 <= _x5 <= 0x7FFFFFFF else _rt.checked(self, 5, syntax)) if (_x5 := syntax) is not None else 0
-        self._f_edition = (edition if edition.__class__ is str else _rt.checked(self, 6, edition)) if edition is not None else ''
+        if source_context is None:
+            self._f_source_context = None
+        else:
+            self._f_source_context = source_context if source_context.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext else _rt.checked(self, 4, source_context)
+        if (_x5 := syntax) is None:
+            self._f_syntax = 0
+        else:
+            self._f_syntax = _x5 if syntax.__class__ is int and -0x80000000 <= _x5 <= 0x7FFFFFFF else _rt.checked(self, 5, syntax)
+        if edition is None:
+            self._f_edition = ''
+        else:
+            self._f_edition = edition if edition.__class__ is str else _rt.checked(self, 6, edition)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -2239,8 +2290,14 @@ class EnumValue(_rt.Message):
         options: _t.Iterable[Option] = (),
     ) -> None:
         self._pb_unknown = b""
-        self._f_name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
-        self._f_number = (_x2 if number.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, number)) if (_x2 := number) is not None else 0
+        if name is None:
+            self._f_name = ''
+        else:
+            self._f_name = name if name.__class__ is str else _rt.checked(self, 1, name)
+        if (_x2 := number) is None:
+            self._f_number = 0
+        else:
+            self._f_number = _x2 if number.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, number)
         self._f_options = _rt.checked_list(self, 3, options, Option) if options else []
 
     # -- accessors ---------------------------------------------------------------
@@ -2607,8 +2664,14 @@ class Option(_rt.Message):
         value: _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
-        self._f_value = (value if value.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any else _rt.checked(self, 2, value)) if value is not None else None
+        if name is None:
+            self._f_name = ''
+        else:
+            self._f_name = name if name.__class__ is str else _rt.checked(self, 1, name)
+        if value is None:
+            self._f_value = None
+        else:
+            self._f_value = value if value.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb.Any else _rt.checked(self, 2, value)
 
     # -- accessors ---------------------------------------------------------------
 

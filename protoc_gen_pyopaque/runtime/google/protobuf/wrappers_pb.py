@@ -53,7 +53,10 @@ class DoubleValue(_rt.Message):
         value: float | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (value if value.__class__ is float else _rt.checked(self, 1, value)) if value is not None else 0.0
+        if value is None:
+            self.value = 0.0
+        else:
+            self.value = value if value.__class__ is float else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -215,7 +218,10 @@ class FloatValue(_rt.Message):
         value: float | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (_rt.round_f32(value) if value.__class__ is float else _rt.checked(self, 1, value)) if value is not None else 0.0
+        if value is None:
+            self.value = 0.0
+        else:
+            self.value = _rt.round_f32(value) if value.__class__ is float else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -379,7 +385,10 @@ class Int64Value(_rt.Message):
         value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (_x1 if value.__class__ is int and _x1 <= 0x3FFFFFFFFFFFFFFF and _x1 >= -0x4000000000000000 else _rt.checked(self, 1, value)) if (_x1 := value) is not None else 0
+        if (_x1 := value) is None:
+            self.value = 0
+        else:
+            self.value = _x1 if value.__class__ is int and _x1 <= 0x3FFFFFFFFFFFFFFF and _x1 >= -0x4000000000000000 else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -555,7 +564,10 @@ class UInt64Value(_rt.Message):
         value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (_x1 if value.__class__ is int and _x1 <= 0x3FFFFFFFFFFFFFFF and _x1 >= 0 else _rt.checked(self, 1, value)) if (_x1 := value) is not None else 0
+        if (_x1 := value) is None:
+            self.value = 0
+        else:
+            self.value = _x1 if value.__class__ is int and _x1 <= 0x3FFFFFFFFFFFFFFF and _x1 >= 0 else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -731,7 +743,10 @@ class Int32Value(_rt.Message):
         value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (_x1 if value.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if (_x1 := value) is not None else 0
+        if (_x1 := value) is None:
+            self.value = 0
+        else:
+            self.value = _x1 if value.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -907,7 +922,10 @@ class UInt32Value(_rt.Message):
         value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (_x1 if value.__class__ is int and 0 <= _x1 <= 0xFFFFFFFF else _rt.checked(self, 1, value)) if (_x1 := value) is not None else 0
+        if (_x1 := value) is None:
+            self.value = 0
+        else:
+            self.value = _x1 if value.__class__ is int and 0 <= _x1 <= 0xFFFFFFFF else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1083,7 +1101,10 @@ class BoolValue(_rt.Message):
         value: bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (value if value.__class__ is bool else _rt.checked(self, 1, value)) if value is not None else False
+        if value is None:
+            self.value = False
+        else:
+            self.value = value if value.__class__ is bool else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1254,7 +1275,10 @@ class StringValue(_rt.Message):
         value: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (value if value.__class__ is str else _rt.checked(self, 1, value)) if value is not None else ''
+        if value is None:
+            self.value = ''
+        else:
+            self.value = value if value.__class__ is str else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1435,7 +1459,10 @@ class BytesValue(_rt.Message):
         value: bytes | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (value if value.__class__ is bytes else _rt.checked(self, 1, value)) if value is not None else b''
+        if value is None:
+            self.value = b''
+        else:
+            self.value = value if value.__class__ is bytes else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 

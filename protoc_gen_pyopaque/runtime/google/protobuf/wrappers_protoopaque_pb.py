@@ -42,7 +42,10 @@ class DoubleValue(_rt.Message):
         value: float | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = (value if value.__class__ is float else _rt.checked(self, 1, value)) if value is not None else 0.0
+        if value is None:
+            self._f_value = 0.0
+        else:
+            self._f_value = value if value.__class__ is float else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -228,7 +231,10 @@ class FloatValue(_rt.Message):
         value: float | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = (_rt.round_f32(value) if value.__class__ is float else _rt.checked(self, 1, value)) if value is not None else 0.0
+        if value is None:
+            self._f_value = 0.0
+        else:
+            self._f_value = _rt.round_f32(value) if value.__class__ is float else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -416,7 +422,10 @@ class Int64Value(_rt.Message):
         value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = (_x1 if value.__class__ is int and _x1 <= 0x3FFFFFFFFFFFFFFF and _x1 >= -0x4000000000000000 else _rt.checked(self, 1, value)) if (_x1 := value) is not None else 0
+        if (_x1 := value) is None:
+            self._f_value = 0
+        else:
+            self._f_value = _x1 if value.__class__ is int and _x1 <= 0x3FFFFFFFFFFFFFFF and _x1 >= -0x4000000000000000 else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -616,7 +625,10 @@ class UInt64Value(_rt.Message):
         value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = (_x1 if value.__class__ is int and _x1 <= 0x3FFFFFFFFFFFFFFF and _x1 >= 0 else _rt.checked(self, 1, value)) if (_x1 := value) is not None else 0
+        if (_x1 := value) is None:
+            self._f_value = 0
+        else:
+            self._f_value = _x1 if value.__class__ is int and _x1 <= 0x3FFFFFFFFFFFFFFF and _x1 >= 0 else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -816,7 +828,10 @@ class Int32Value(_rt.Message):
         value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = (_x1 if value.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if (_x1 := value) is not None else 0
+        if (_x1 := value) is None:
+            self._f_value = 0
+        else:
+            self._f_value = _x1 if value.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1016,7 +1031,10 @@ class UInt32Value(_rt.Message):
         value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = (_x1 if value.__class__ is int and 0 <= _x1 <= 0xFFFFFFFF else _rt.checked(self, 1, value)) if (_x1 := value) is not None else 0
+        if (_x1 := value) is None:
+            self._f_value = 0
+        else:
+            self._f_value = _x1 if value.__class__ is int and 0 <= _x1 <= 0xFFFFFFFF else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1216,7 +1234,10 @@ class BoolValue(_rt.Message):
         value: bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = (value if value.__class__ is bool else _rt.checked(self, 1, value)) if value is not None else False
+        if value is None:
+            self._f_value = False
+        else:
+            self._f_value = value if value.__class__ is bool else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1411,7 +1432,10 @@ class StringValue(_rt.Message):
         value: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = (value if value.__class__ is str else _rt.checked(self, 1, value)) if value is not None else ''
+        if value is None:
+            self._f_value = ''
+        else:
+            self._f_value = value if value.__class__ is str else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1616,7 +1640,10 @@ class BytesValue(_rt.Message):
         value: bytes | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_value = (value if value.__class__ is bytes else _rt.checked(self, 1, value)) if value is not None else b''
+        if value is None:
+            self._f_value = b''
+        else:
+            self._f_value = value if value.__class__ is bytes else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 

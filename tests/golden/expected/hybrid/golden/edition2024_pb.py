@@ -47,7 +47,10 @@ class _c_LogEntry_Detail(_rt.Message):
     ) -> None:
         self._pb_unknown = b""
         self.lines = _rt.checked_list(self, 1, lines, str) if lines else []
-        self.level = (_x2 if level.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, level)) if (_x2 := level) is not None else None
+        if (_x2 := level) is None:
+            self.level = None
+        else:
+            self.level = _x2 if level.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, level)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -308,10 +311,22 @@ class LogEntry(_rt.Message):
         history: _t.Iterable[LogEntry.Detail] = (),
     ) -> None:
         self._pb_unknown = b""
-        self.timestamp = (_x1 if timestamp.__class__ is int and _x1 <= 0x3FFFFFFFFFFFFFFF and _x1 >= -0x4000000000000000 else _rt.checked(self, 1, timestamp)) if (_x1 := timestamp) is not None else None
-        self.message = (message if message.__class__ is str else _rt.checked(self, 2, message)) if message is not None else None
-        self.detail = (detail if detail.__class__ is _c_LogEntry_Detail else _rt.checked(self, 3, detail)) if detail is not None else None
-        self.unchecked_detail = (unchecked_detail if unchecked_detail.__class__ is _c_LogEntry_Detail else _rt.checked(self, 4, unchecked_detail)) if unchecked_detail is not None else None
+        if (_x1 := timestamp) is None:
+            self.timestamp = None
+        else:
+            self.timestamp = _x1 if timestamp.__class__ is int and _x1 <= 0x3FFFFFFFFFFFFFFF and _x1 >= -0x4000000000000000 else _rt.checked(self, 1, timestamp)
+        if message is None:
+            self.message = None
+        else:
+            self.message = message if message.__class__ is str else _rt.checked(self, 2, message)
+        if detail is None:
+            self.detail = None
+        else:
+            self.detail = detail if detail.__class__ is _c_LogEntry_Detail else _rt.checked(self, 3, detail)
+        if unchecked_detail is None:
+            self.unchecked_detail = None
+        else:
+            self.unchecked_detail = unchecked_detail if unchecked_detail.__class__ is _c_LogEntry_Detail else _rt.checked(self, 4, unchecked_detail)
         self.history = _rt.checked_list(self, 5, history, _c_LogEntry_Detail) if history else []
 
     # -- accessors ---------------------------------------------------------------
@@ -777,8 +792,14 @@ class Envelope(_rt.Message):
         entry: LogEntry | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else None
-        self.entry = (entry if entry.__class__ is LogEntry else _rt.checked(self, 2, entry)) if entry is not None else None
+        if name is None:
+            self.name = None
+        else:
+            self.name = name if name.__class__ is str else _rt.checked(self, 1, name)
+        if entry is None:
+            self.entry = None
+        else:
+            self.entry = entry if entry.__class__ is LogEntry else _rt.checked(self, 2, entry)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1051,10 +1072,22 @@ class Node(_rt.Message):
         unchecked_children: _t.Iterable[Node] = (),
     ) -> None:
         self._pb_unknown = b""
-        self.value = (_x1 if value.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if (_x1 := value) is not None else None
-        self.child = (child if child.__class__ is Node else _rt.checked(self, 2, child)) if child is not None else None
-        self.lazy_child = (lazy_child if lazy_child.__class__ is Node else _rt.checked(self, 3, lazy_child)) if lazy_child is not None else None
-        self.unchecked_child = (unchecked_child if unchecked_child.__class__ is Node else _rt.checked(self, 4, unchecked_child)) if unchecked_child is not None else None
+        if (_x1 := value) is None:
+            self.value = None
+        else:
+            self.value = _x1 if value.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+        if child is None:
+            self.child = None
+        else:
+            self.child = child if child.__class__ is Node else _rt.checked(self, 2, child)
+        if lazy_child is None:
+            self.lazy_child = None
+        else:
+            self.lazy_child = lazy_child if lazy_child.__class__ is Node else _rt.checked(self, 3, lazy_child)
+        if unchecked_child is None:
+            self.unchecked_child = None
+        else:
+            self.unchecked_child = unchecked_child if unchecked_child.__class__ is Node else _rt.checked(self, 4, unchecked_child)
         self.unchecked_children = _rt.checked_list(self, 5, unchecked_children, Node) if unchecked_children else []
 
     # -- accessors ---------------------------------------------------------------

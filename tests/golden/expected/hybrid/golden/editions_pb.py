@@ -49,7 +49,10 @@ class _c_Edition2023_Child(_rt.Message):
         value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (_x1 if value.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if (_x1 := value) is not None else None
+        if (_x1 := value) is None:
+            self.value = None
+        else:
+            self.value = _x1 if value.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, value)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -264,13 +267,31 @@ class Edition2023(_rt.Message):
         state_by_name: _t.Mapping[str, State | int] | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.explicit_by_default = (_x1 if explicit_by_default.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, explicit_by_default)) if (_x1 := explicit_by_default) is not None else None
-        self.implicit = (_x2 if implicit.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, implicit)) if (_x2 := implicit) is not None else 0
-        self.required_legacy = (_x3 if required_legacy.__class__ is int and -0x80000000 <= _x3 <= 0x7FFFFFFF else _rt.checked(self, 3, required_legacy)) if (_x3 := required_legacy) is not None else None
+        if (_x1 := explicit_by_default) is None:
+            self.explicit_by_default = None
+        else:
+            self.explicit_by_default = _x1 if explicit_by_default.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, explicit_by_default)
+        if (_x2 := implicit) is None:
+            self.implicit = 0
+        else:
+            self.implicit = _x2 if implicit.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, implicit)
+        if (_x3 := required_legacy) is None:
+            self.required_legacy = None
+        else:
+            self.required_legacy = _x3 if required_legacy.__class__ is int and -0x80000000 <= _x3 <= 0x7FFFFFFF else _rt.checked(self, 3, required_legacy)
         self.expanded = _rt.checked_list(self, 4, expanded, int, -0x80000000, 0x7FFFFFFF) if expanded else []
-        self.unchecked = (unchecked if unchecked.__class__ is str else _rt.checked(self, 5, unchecked)) if unchecked is not None else None
-        self.delimited_child = (delimited_child if delimited_child.__class__ is _c_Edition2023_Child else _rt.checked(self, 6, delimited_child)) if delimited_child is not None else None
-        self.state = (_e_State.members[state] if state.__class__ is int and state in _e_State.members else state if _rt.type(state) is State else _rt.checked(self, 7, state)) if (_x7 := state) is not None else None
+        if unchecked is None:
+            self.unchecked = None
+        else:
+            self.unchecked = unchecked if unchecked.__class__ is str else _rt.checked(self, 5, unchecked)
+        if delimited_child is None:
+            self.delimited_child = None
+        else:
+            self.delimited_child = delimited_child if delimited_child.__class__ is _c_Edition2023_Child else _rt.checked(self, 6, delimited_child)
+        if (_x7 := state) is None:
+            self.state = None
+        else:
+            self.state = _e_State.members[state] if state.__class__ is int and state in _e_State.members else state if _rt.type(state) is State else _rt.checked(self, 7, state)
         self.states = _rt.checked_list(self, 8, states, None) if states else []
         self.state_by_name = _rt.checked_map(self, 9, state_by_name, str, None) if state_by_name else {}
 

@@ -54,8 +54,14 @@ class _c_Legacy_Point(_rt.Message):
         y: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.x = (_x7 if x.__class__ is int and -0x80000000 <= _x7 <= 0x7FFFFFFF else _rt.checked(self, 7, x)) if (_x7 := x) is not None else None
-        self.y = (_x8 if y.__class__ is int and -0x80000000 <= _x8 <= 0x7FFFFFFF else _rt.checked(self, 8, y)) if (_x8 := y) is not None else None
+        if (_x7 := x) is None:
+            self.x = None
+        else:
+            self.x = _x7 if x.__class__ is int and -0x80000000 <= _x7 <= 0x7FFFFFFF else _rt.checked(self, 7, x)
+        if (_x8 := y) is None:
+            self.y = None
+        else:
+            self.y = _x8 if y.__class__ is int and -0x80000000 <= _x8 <= 0x7FFFFFFF else _rt.checked(self, 8, y)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -315,12 +321,27 @@ class Legacy(_rt.ExtendableMessage):
         self._pb_ext = {}
         self._oc_choice = 0
         self._ov_choice = None
-        self.id = (_x1 if id.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, id)) if (_x1 := id) is not None else None
-        self.label = (label if label.__class__ is str else _rt.checked(self, 2, label)) if label is not None else None
-        self.level = (_e_Level.members[level] if level.__class__ is int and level in _e_Level.members else level if _rt.type(level) is Level else _rt.checked(self, 3, level)) if (_x3 := level) is not None else None
-        self.ratio = (ratio if ratio.__class__ is float else _rt.checked(self, 4, ratio)) if ratio is not None else None
+        if (_x1 := id) is None:
+            self.id = None
+        else:
+            self.id = _x1 if id.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, id)
+        if label is None:
+            self.label = None
+        else:
+            self.label = label if label.__class__ is str else _rt.checked(self, 2, label)
+        if (_x3 := level) is None:
+            self.level = None
+        else:
+            self.level = _e_Level.members[level] if level.__class__ is int and level in _e_Level.members else level if _rt.type(level) is Level else _rt.checked(self, 3, level)
+        if ratio is None:
+            self.ratio = None
+        else:
+            self.ratio = ratio if ratio.__class__ is float else _rt.checked(self, 4, ratio)
         self.samples = _rt.checked_list(self, 5, samples, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if samples else []
-        self.point = (point if point.__class__ is _c_Legacy_Point else _rt.checked(self, 6, point)) if point is not None else None
+        if point is None:
+            self.point = None
+        else:
+            self.point = point if point.__class__ is _c_Legacy_Point else _rt.checked(self, 6, point)
         if (_x9 := picked) is not None:
             self._ov_choice = _e_Level.members[picked] if picked.__class__ is int and picked in _e_Level.members else picked if _rt.type(picked) is Level else _rt.checked(self, 9, picked)
             self._oc_choice = 9
@@ -881,8 +902,14 @@ class ConflictJsonName(_rt.Message):
         new_value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.value = (_x1 if value.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, value)) if (_x1 := value) is not None else None
-        self.new_value = (_x2 if new_value.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, new_value)) if (_x2 := new_value) is not None else None
+        if (_x1 := value) is None:
+            self.value = None
+        else:
+            self.value = _x1 if value.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, value)
+        if (_x2 := new_value) is None:
+            self.new_value = None
+        else:
+            self.new_value = _x2 if new_value.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, new_value)
 
     # -- accessors ---------------------------------------------------------------
 

@@ -45,8 +45,14 @@ class _c_Collections_Item(_rt.Message):
         color: Collections.Color | int | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_key = (key if key.__class__ is str else _rt.checked(self, 1, key)) if key is not None else ''
-        self._f_color = (_x2 if color.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, color)) if (_x2 := color) is not None else 0
+        if key is None:
+            self._f_key = ''
+        else:
+            self._f_key = key if key.__class__ is str else _rt.checked(self, 1, key)
+        if (_x2 := color) is None:
+            self._f_color = 0
+        else:
+            self._f_color = _x2 if color.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, color)
 
     # -- accessors ---------------------------------------------------------------
 

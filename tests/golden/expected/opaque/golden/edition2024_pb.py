@@ -346,8 +346,14 @@ class LogEntry(_rt.Message):
         else:
             self._f_message = message if message.__class__ is str else _rt.checked(self, 2, message)
             self._pb_p0 |= 2
-        self._f_detail = (detail if detail.__class__ is _c_LogEntry_Detail else _rt.checked(self, 3, detail)) if detail is not None else None
-        self._f_unchecked_detail = (unchecked_detail if unchecked_detail.__class__ is _c_LogEntry_Detail else _rt.checked(self, 4, unchecked_detail)) if unchecked_detail is not None else None
+        if detail is None:
+            self._f_detail = None
+        else:
+            self._f_detail = detail if detail.__class__ is _c_LogEntry_Detail else _rt.checked(self, 3, detail)
+        if unchecked_detail is None:
+            self._f_unchecked_detail = None
+        else:
+            self._f_unchecked_detail = unchecked_detail if unchecked_detail.__class__ is _c_LogEntry_Detail else _rt.checked(self, 4, unchecked_detail)
         self._f_history = _rt.checked_list(self, 5, history, _c_LogEntry_Detail) if history else []
 
     # -- accessors ---------------------------------------------------------------
@@ -964,7 +970,10 @@ class Envelope(_rt.Message):
         else:
             self._f_name = name if name.__class__ is str else _rt.checked(self, 1, name)
             self._pb_p0 |= 1
-        self._f_entry = (entry if entry.__class__ is LogEntry else _rt.checked(self, 2, entry)) if entry is not None else None
+        if entry is None:
+            self._f_entry = None
+        else:
+            self._f_entry = entry if entry.__class__ is LogEntry else _rt.checked(self, 2, entry)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1284,9 +1293,18 @@ class Node(_rt.Message):
         else:
             self._f_value = _x1 if value.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, value)
             self._pb_p0 |= 1
-        self._f_child = (child if child.__class__ is Node else _rt.checked(self, 2, child)) if child is not None else None
-        self._f_lazy_child = (lazy_child if lazy_child.__class__ is Node else _rt.checked(self, 3, lazy_child)) if lazy_child is not None else None
-        self._f_unchecked_child = (unchecked_child if unchecked_child.__class__ is Node else _rt.checked(self, 4, unchecked_child)) if unchecked_child is not None else None
+        if child is None:
+            self._f_child = None
+        else:
+            self._f_child = child if child.__class__ is Node else _rt.checked(self, 2, child)
+        if lazy_child is None:
+            self._f_lazy_child = None
+        else:
+            self._f_lazy_child = lazy_child if lazy_child.__class__ is Node else _rt.checked(self, 3, lazy_child)
+        if unchecked_child is None:
+            self._f_unchecked_child = None
+        else:
+            self._f_unchecked_child = unchecked_child if unchecked_child.__class__ is Node else _rt.checked(self, 4, unchecked_child)
         self._f_unchecked_children = _rt.checked_list(self, 5, unchecked_children, Node) if unchecked_children else []
 
     # -- accessors ---------------------------------------------------------------

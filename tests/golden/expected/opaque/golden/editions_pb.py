@@ -291,7 +291,10 @@ class Edition2023(_rt.Message):
         else:
             self._f_explicit_by_default = _x1 if explicit_by_default.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, explicit_by_default)
             self._pb_p0 |= 1
-        self._f_implicit = (_x2 if implicit.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, implicit)) if (_x2 := implicit) is not None else 0
+        if (_x2 := implicit) is None:
+            self._f_implicit = 0
+        else:
+            self._f_implicit = _x2 if implicit.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, implicit)
         if (_x3 := required_legacy) is None:
             self._f_required_legacy = 0
         else:
@@ -303,7 +306,10 @@ class Edition2023(_rt.Message):
         else:
             self._f_unchecked = unchecked if unchecked.__class__ is str else _rt.checked(self, 5, unchecked)
             self._pb_p0 |= 4
-        self._f_delimited_child = (delimited_child if delimited_child.__class__ is _c_Edition2023_Child else _rt.checked(self, 6, delimited_child)) if delimited_child is not None else None
+        if delimited_child is None:
+            self._f_delimited_child = None
+        else:
+            self._f_delimited_child = delimited_child if delimited_child.__class__ is _c_Edition2023_Child else _rt.checked(self, 6, delimited_child)
         if (_x7 := state) is None:
             self._f_state = _v_golden_State_STATE_UNKNOWN
         else:

@@ -375,7 +375,10 @@ class Legacy(_rt.ExtendableMessage):
             self._f_ratio = ratio if ratio.__class__ is float else _rt.checked(self, 4, ratio)
             self._pb_p0 |= 8
         self._f_samples = _rt.checked_list(self, 5, samples, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if samples else []
-        self._f_point = (point if point.__class__ is _c_Legacy_Point else _rt.checked(self, 6, point)) if point is not None else None
+        if point is None:
+            self._f_point = None
+        else:
+            self._f_point = point if point.__class__ is _c_Legacy_Point else _rt.checked(self, 6, point)
         if (_x9 := picked) is not None:
             self._ov_choice = _e_Level.members[picked] if picked.__class__ is int and picked in _e_Level.members else picked if _rt.type(picked) is Level else _rt.checked(self, 9, picked)
             self._oc_choice = 9

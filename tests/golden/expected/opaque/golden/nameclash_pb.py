@@ -1914,7 +1914,10 @@ class Holder(_rt.ExtendableMessage):
         self._pb_p0 = 0
         self._oc_pick = 0
         self._ov_pick = None
-        self._f_f_buf = (f_buf if f_buf.__class__ is buf else _rt.checked(self, 1, f_buf)) if f_buf is not None else None
+        if f_buf is None:
+            self._f_f_buf = None
+        else:
+            self._f_f_buf = f_buf if f_buf.__class__ is buf else _rt.checked(self, 1, f_buf)
         self._f_m4 = _rt.checked_list(self, 4, m4_, m4) if m4_ else []
         self._f_items = _rt.checked_list(self, 5, items, i5) if items else []
         self._f_by_id = _rt.checked_map(self, 6, by_id, int, key6) if by_id else {}
@@ -1982,7 +1985,10 @@ class Holder(_rt.ExtendableMessage):
         else:
             self._f_x_ = _x20 if x__.__class__ is int and -0x80000000 <= _x20 <= 0x7FFFFFFF else _rt.checked(self, 20, x__)
             self._pb_p0 |= 1024
-        self._f_raw = (raw if raw.__class__ is buf else _rt.checked(self, 21, raw)) if raw is not None else None
+        if raw is None:
+            self._f_raw = None
+        else:
+            self._f_raw = raw if raw.__class__ is buf else _rt.checked(self, 21, raw)
         if (_x22 := buf_) is None:
             self._f_buf = 0
         else:
@@ -3963,7 +3969,10 @@ class Outer(_rt.Message):
         x: Outer.Inner_X | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_x = (x if x.__class__ is _c_Outer_Inner_X else _rt.checked(self, 1, x)) if x is not None else None
+        if x is None:
+            self._f_x = None
+        else:
+            self._f_x = x if x.__class__ is _c_Outer_Inner_X else _rt.checked(self, 1, x)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -4418,7 +4427,10 @@ class Outer_Inner(_rt.Message):
         x: Outer_Inner.X | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_x = (x if x.__class__ is _c_Outer_Inner_X_ else _rt.checked(self, 1, x)) if x is not None else None
+        if x is None:
+            self._f_x = None
+        else:
+            self._f_x = x if x.__class__ is _c_Outer_Inner_X_ else _rt.checked(self, 1, x)
 
     # -- accessors ---------------------------------------------------------------
 

@@ -74,21 +74,66 @@ class Scalars(_rt.Message):
     ) -> None:
         self._pb_unknown = b""
         self._pb_p0 = 0
-        self._f_f_double = (f_double if f_double.__class__ is float else _rt.checked(self, 1, f_double)) if f_double is not None else 0.0
-        self._f_f_float = (_rt.round_f32(f_float) if f_float.__class__ is float else _rt.checked(self, 2, f_float)) if f_float is not None else 0.0
-        self._f_f_int64 = (_x3 if f_int64.__class__ is int and _x3 <= 0x3FFFFFFFFFFFFFFF and _x3 >= -0x4000000000000000 else _rt.checked(self, 3, f_int64)) if (_x3 := f_int64) is not None else 0
-        self._f_f_uint64 = (_x4 if f_uint64.__class__ is int and _x4 <= 0x3FFFFFFFFFFFFFFF and _x4 >= 0 else _rt.checked(self, 4, f_uint64)) if (_x4 := f_uint64) is not None else 0
-        self._f_f_int32 = (_x5 if f_int32.__class__ is int and -0x80000000 <= _x5 <= 0x7FFFFFFF else _rt.checked(self, 5, f_int32)) if (_x5 := f_int32) is not None else 0
-        self._f_f_fixed64 = (_x6 if f_fixed64.__class__ is int and _x6 <= 0x3FFFFFFFFFFFFFFF and _x6 >= 0 else _rt.checked(self, 6, f_fixed64)) if (_x6 := f_fixed64) is not None else 0
-        self._f_f_fixed32 = (_x7 if f_fixed32.__class__ is int and 0 <= _x7 <= 0xFFFFFFFF else _rt.checked(self, 7, f_fixed32)) if (_x7 := f_fixed32) is not None else 0
-        self._f_f_bool = (f_bool if f_bool.__class__ is bool else _rt.checked(self, 8, f_bool)) if f_bool is not None else False
-        self._f_f_string = (f_string if f_string.__class__ is str else _rt.checked(self, 9, f_string)) if f_string is not None else ''
-        self._f_f_bytes = (f_bytes if f_bytes.__class__ is bytes else _rt.checked(self, 10, f_bytes)) if f_bytes is not None else b''
-        self._f_f_uint32 = (_x11 if f_uint32.__class__ is int and 0 <= _x11 <= 0xFFFFFFFF else _rt.checked(self, 11, f_uint32)) if (_x11 := f_uint32) is not None else 0
-        self._f_f_sfixed32 = (_x12 if f_sfixed32.__class__ is int and -0x80000000 <= _x12 <= 0x7FFFFFFF else _rt.checked(self, 12, f_sfixed32)) if (_x12 := f_sfixed32) is not None else 0
-        self._f_f_sfixed64 = (_x13 if f_sfixed64.__class__ is int and _x13 <= 0x3FFFFFFFFFFFFFFF and _x13 >= -0x4000000000000000 else _rt.checked(self, 13, f_sfixed64)) if (_x13 := f_sfixed64) is not None else 0
-        self._f_f_sint32 = (_x14 if f_sint32.__class__ is int and -0x80000000 <= _x14 <= 0x7FFFFFFF else _rt.checked(self, 14, f_sint32)) if (_x14 := f_sint32) is not None else 0
-        self._f_f_sint64 = (_x15 if f_sint64.__class__ is int and _x15 <= 0x3FFFFFFFFFFFFFFF and _x15 >= -0x4000000000000000 else _rt.checked(self, 15, f_sint64)) if (_x15 := f_sint64) is not None else 0
+        if f_double is None:
+            self._f_f_double = 0.0
+        else:
+            self._f_f_double = f_double if f_double.__class__ is float else _rt.checked(self, 1, f_double)
+        if f_float is None:
+            self._f_f_float = 0.0
+        else:
+            self._f_f_float = _rt.round_f32(f_float) if f_float.__class__ is float else _rt.checked(self, 2, f_float)
+        if (_x3 := f_int64) is None:
+            self._f_f_int64 = 0
+        else:
+            self._f_f_int64 = _x3 if f_int64.__class__ is int and _x3 <= 0x3FFFFFFFFFFFFFFF and _x3 >= -0x4000000000000000 else _rt.checked(self, 3, f_int64)
+        if (_x4 := f_uint64) is None:
+            self._f_f_uint64 = 0
+        else:
+            self._f_f_uint64 = _x4 if f_uint64.__class__ is int and _x4 <= 0x3FFFFFFFFFFFFFFF and _x4 >= 0 else _rt.checked(self, 4, f_uint64)
+        if (_x5 := f_int32) is None:
+            self._f_f_int32 = 0
+        else:
+            self._f_f_int32 = _x5 if f_int32.__class__ is int and -0x80000000 <= _x5 <= 0x7FFFFFFF else _rt.checked(self, 5, f_int32)
+        if (_x6 := f_fixed64) is None:
+            self._f_f_fixed64 = 0
+        else:
+            self._f_f_fixed64 = _x6 if f_fixed64.__class__ is int and _x6 <= 0x3FFFFFFFFFFFFFFF and _x6 >= 0 else _rt.checked(self, 6, f_fixed64)
+        if (_x7 := f_fixed32) is None:
+            self._f_f_fixed32 = 0
+        else:
+            self._f_f_fixed32 = _x7 if f_fixed32.__class__ is int and 0 <= _x7 <= 0xFFFFFFFF else _rt.checked(self, 7, f_fixed32)
+        if f_bool is None:
+            self._f_f_bool = False
+        else:
+            self._f_f_bool = f_bool if f_bool.__class__ is bool else _rt.checked(self, 8, f_bool)
+        if f_string is None:
+            self._f_f_string = ''
+        else:
+            self._f_f_string = f_string if f_string.__class__ is str else _rt.checked(self, 9, f_string)
+        if f_bytes is None:
+            self._f_f_bytes = b''
+        else:
+            self._f_f_bytes = f_bytes if f_bytes.__class__ is bytes else _rt.checked(self, 10, f_bytes)
+        if (_x11 := f_uint32) is None:
+            self._f_f_uint32 = 0
+        else:
+            self._f_f_uint32 = _x11 if f_uint32.__class__ is int and 0 <= _x11 <= 0xFFFFFFFF else _rt.checked(self, 11, f_uint32)
+        if (_x12 := f_sfixed32) is None:
+            self._f_f_sfixed32 = 0
+        else:
+            self._f_f_sfixed32 = _x12 if f_sfixed32.__class__ is int and -0x80000000 <= _x12 <= 0x7FFFFFFF else _rt.checked(self, 12, f_sfixed32)
+        if (_x13 := f_sfixed64) is None:
+            self._f_f_sfixed64 = 0
+        else:
+            self._f_f_sfixed64 = _x13 if f_sfixed64.__class__ is int and _x13 <= 0x3FFFFFFFFFFFFFFF and _x13 >= -0x4000000000000000 else _rt.checked(self, 13, f_sfixed64)
+        if (_x14 := f_sint32) is None:
+            self._f_f_sint32 = 0
+        else:
+            self._f_f_sint32 = _x14 if f_sint32.__class__ is int and -0x80000000 <= _x14 <= 0x7FFFFFFF else _rt.checked(self, 14, f_sint32)
+        if (_x15 := f_sint64) is None:
+            self._f_f_sint64 = 0
+        else:
+            self._f_f_sint64 = _x15 if f_sint64.__class__ is int and _x15 <= 0x3FFFFFFFFFFFFFFF and _x15 >= -0x4000000000000000 else _rt.checked(self, 15, f_sint64)
         if (_x16 := opt_int32) is None:
             self._f_opt_int32 = 0
         else:
@@ -1222,9 +1267,18 @@ class FixedFirst(_rt.Message):
         small: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_id = (_x1 if id.__class__ is int and _x1 <= 0x3FFFFFFFFFFFFFFF and _x1 >= 0 else _rt.checked(self, 1, id)) if (_x1 := id) is not None else 0
-        self._f_count = (_x2 if count.__class__ is int and _x2 <= 0x3FFFFFFFFFFFFFFF and _x2 >= 0 else _rt.checked(self, 2, count)) if (_x2 := count) is not None else 0
-        self._f_small = (_x3 if small.__class__ is int and 0 <= _x3 <= 0xFFFFFFFF else _rt.checked(self, 3, small)) if (_x3 := small) is not None else 0
+        if (_x1 := id) is None:
+            self._f_id = 0
+        else:
+            self._f_id = _x1 if id.__class__ is int and _x1 <= 0x3FFFFFFFFFFFFFFF and _x1 >= 0 else _rt.checked(self, 1, id)
+        if (_x2 := count) is None:
+            self._f_count = 0
+        else:
+            self._f_count = _x2 if count.__class__ is int and _x2 <= 0x3FFFFFFFFFFFFFFF and _x2 >= 0 else _rt.checked(self, 2, count)
+        if (_x3 := small) is None:
+            self._f_small = 0
+        else:
+            self._f_small = _x3 if small.__class__ is int and 0 <= _x3 <= 0xFFFFFFFF else _rt.checked(self, 3, small)
 
     # -- accessors ---------------------------------------------------------------
 

@@ -48,10 +48,22 @@ class Stamped(_rt.Message):
         by_key: _t.Mapping[str, _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp] | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self._f_name = (name if name.__class__ is str else _rt.checked(self, 1, name)) if name is not None else ''
-        self._f_at = (at if at.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp else _rt.checked(self, 2, at)) if at is not None else None
-        self._f_detail = (detail if detail.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any else _rt.checked(self, 3, detail)) if detail is not None else None
-        self._f_meta = (meta if meta.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__struct_pb.Struct else _rt.checked(self, 4, meta)) if meta is not None else None
+        if name is None:
+            self._f_name = ''
+        else:
+            self._f_name = name if name.__class__ is str else _rt.checked(self, 1, name)
+        if at is None:
+            self._f_at = None
+        else:
+            self._f_at = at if at.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp else _rt.checked(self, 2, at)
+        if detail is None:
+            self._f_detail = None
+        else:
+            self._f_detail = detail if detail.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb.Any else _rt.checked(self, 3, detail)
+        if meta is None:
+            self._f_meta = None
+        else:
+            self._f_meta = meta if meta.__class__ is _m_protoc_gen_pyopaque__runtime__google__protobuf__struct_pb.Struct else _rt.checked(self, 4, meta)
         self._f_history = _rt.checked_list(self, 5, history, _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp) if history else []
         self._f_by_key = _rt.checked_map(self, 6, by_key, str, _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp) if by_key else {}
 

@@ -58,7 +58,10 @@ class buf(_rt.Message):
         a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = (_x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if (_x1 := a) is not None else None
+        if (_x1 := a) is None:
+            self.a = None
+        else:
+            self.a = _x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -192,7 +195,10 @@ class m4(_rt.Message):
         a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = (_x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if (_x1 := a) is not None else None
+        if (_x1 := a) is None:
+            self.a = None
+        else:
+            self.a = _x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -326,7 +332,10 @@ class i5(_rt.Message):
         a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = (_x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if (_x1 := a) is not None else None
+        if (_x1 := a) is None:
+            self.a = None
+        else:
+            self.a = _x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -468,7 +477,10 @@ class key6(_rt.Message):
         a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = (_x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if (_x1 := a) is not None else None
+        if (_x1 := a) is None:
+            self.a = None
+        else:
+            self.a = _x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -610,7 +622,10 @@ class class_(_rt.Message):
         a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = (_x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if (_x1 := a) is not None else None
+        if (_x1 := a) is None:
+            self.a = None
+        else:
+            self.a = _x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1124,7 +1139,10 @@ class Private_(_rt.Message):
         a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = (_x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if (_x1 := a) is not None else None
+        if (_x1 := a) is None:
+            self.a = None
+        else:
+            self.a = _x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -1340,7 +1358,10 @@ class Holder(_rt.ExtendableMessage):
         self._pb_ext = {}
         self._oc_pick = 0
         self._ov_pick = None
-        self.f_buf = (f_buf if f_buf.__class__ is buf else _rt.checked(self, 1, f_buf)) if f_buf is not None else None
+        if f_buf is None:
+            self.f_buf = None
+        else:
+            self.f_buf = f_buf if f_buf.__class__ is buf else _rt.checked(self, 1, f_buf)
         self.m4_ = _rt.checked_list(self, 4, m4_, m4) if m4_ else []
         self.items = _rt.checked_list(self, 5, items, i5) if items else []
         self.by_id = _rt.checked_map(self, 6, by_id, int, key6) if by_id else {}
@@ -1353,21 +1374,66 @@ class Holder(_rt.ExtendableMessage):
         if four is not None:
             self._ov_pick = four if four.__class__ is m4 else _rt.checked(self, 9, four)
             self._oc_pick = 9
-        self.has_pick_ = (_x10 if has_pick_.__class__ is int and -0x80000000 <= _x10 <= 0x7FFFFFFF else _rt.checked(self, 10, has_pick_)) if (_x10 := has_pick_) is not None else None
-        self.foo = (_x11 if foo.__class__ is int and -0x80000000 <= _x11 <= 0x7FFFFFFF else _rt.checked(self, 11, foo)) if (_x11 := foo) is not None else None
-        self.get_foo_ = (_x12 if get_foo_.__class__ is int and -0x80000000 <= _x12 <= 0x7FFFFFFF else _rt.checked(self, 12, get_foo_)) if (_x12 := get_foo_) is not None else None
-        self.int_ = (_x13 if int_.__class__ is int and -0x80000000 <= _x13 <= 0x7FFFFFFF else _rt.checked(self, 13, int_)) if (_x13 := int_) is not None else None
-        self.classmethod_ = (_x14 if classmethod_.__class__ is int and -0x80000000 <= _x14 <= 0x7FFFFFFF else _rt.checked(self, 14, classmethod_)) if (_x14 := classmethod_) is not None else None
-        self.parse_ = (_x15 if parse_.__class__ is int and -0x80000000 <= _x15 <= 0x7FFFFFFF else _rt.checked(self, 15, parse_)) if (_x15 := parse_) is not None else None
-        self.self_ = (_x16 if self_.__class__ is int and -0x80000000 <= _x16 <= 0x7FFFFFFF else _rt.checked(self, 16, self_)) if (_x16 := self_) is not None else None
-        self.x_ = (_x17 if x_.__class__ is int and -0x80000000 <= _x17 <= 0x7FFFFFFF else _rt.checked(self, 17, x_)) if (_x17 := x_) is not None else None
-        self.y__ = (_x18 if y__.__class__ is int and -0x80000000 <= _x18 <= 0x7FFFFFFF else _rt.checked(self, 18, y__)) if (_x18 := y__) is not None else None
-        self.pb_info_ = (_x19 if pb_info_.__class__ is int and -0x80000000 <= _x19 <= 0x7FFFFFFF else _rt.checked(self, 19, pb_info_)) if (_x19 := pb_info_) is not None else None
-        self.x__ = (_x20 if x__.__class__ is int and -0x80000000 <= _x20 <= 0x7FFFFFFF else _rt.checked(self, 20, x__)) if (_x20 := x__) is not None else None
-        self.raw = (raw if raw.__class__ is buf else _rt.checked(self, 21, raw)) if raw is not None else None
-        self.buf_ = (_x22 if buf_.__class__ is int and -0x80000000 <= _x22 <= 0x7FFFFFFF else _rt.checked(self, 22, buf_)) if (_x22 := buf_) is not None else None
-        self.type = (_x23 if type.__class__ is int and -0x80000000 <= _x23 <= 0x7FFFFFFF else _rt.checked(self, 23, type)) if (_x23 := type) is not None else None
-        self.FIELD_NAME = (_x24 if FIELD_NAME.__class__ is int and -0x80000000 <= _x24 <= 0x7FFFFFFF else _rt.checked(self, 24, FIELD_NAME)) if (_x24 := FIELD_NAME) is not None else None
+        if (_x10 := has_pick_) is None:
+            self.has_pick_ = None
+        else:
+            self.has_pick_ = _x10 if has_pick_.__class__ is int and -0x80000000 <= _x10 <= 0x7FFFFFFF else _rt.checked(self, 10, has_pick_)
+        if (_x11 := foo) is None:
+            self.foo = None
+        else:
+            self.foo = _x11 if foo.__class__ is int and -0x80000000 <= _x11 <= 0x7FFFFFFF else _rt.checked(self, 11, foo)
+        if (_x12 := get_foo_) is None:
+            self.get_foo_ = None
+        else:
+            self.get_foo_ = _x12 if get_foo_.__class__ is int and -0x80000000 <= _x12 <= 0x7FFFFFFF else _rt.checked(self, 12, get_foo_)
+        if (_x13 := int_) is None:
+            self.int_ = None
+        else:
+            self.int_ = _x13 if int_.__class__ is int and -0x80000000 <= _x13 <= 0x7FFFFFFF else _rt.checked(self, 13, int_)
+        if (_x14 := classmethod_) is None:
+            self.classmethod_ = None
+        else:
+            self.classmethod_ = _x14 if classmethod_.__class__ is int and -0x80000000 <= _x14 <= 0x7FFFFFFF else _rt.checked(self, 14, classmethod_)
+        if (_x15 := parse_) is None:
+            self.parse_ = None
+        else:
+            self.parse_ = _x15 if parse_.__class__ is int and -0x80000000 <= _x15 <= 0x7FFFFFFF else _rt.checked(self, 15, parse_)
+        if (_x16 := self_) is None:
+            self.self_ = None
+        else:
+            self.self_ = _x16 if self_.__class__ is int and -0x80000000 <= _x16 <= 0x7FFFFFFF else _rt.checked(self, 16, self_)
+        if (_x17 := x_) is None:
+            self.x_ = None
+        else:
+            self.x_ = _x17 if x_.__class__ is int and -0x80000000 <= _x17 <= 0x7FFFFFFF else _rt.checked(self, 17, x_)
+        if (_x18 := y__) is None:
+            self.y__ = None
+        else:
+            self.y__ = _x18 if y__.__class__ is int and -0x80000000 <= _x18 <= 0x7FFFFFFF else _rt.checked(self, 18, y__)
+        if (_x19 := pb_info_) is None:
+            self.pb_info_ = None
+        else:
+            self.pb_info_ = _x19 if pb_info_.__class__ is int and -0x80000000 <= _x19 <= 0x7FFFFFFF else _rt.checked(self, 19, pb_info_)
+        if (_x20 := x__) is None:
+            self.x__ = None
+        else:
+            self.x__ = _x20 if x__.__class__ is int and -0x80000000 <= _x20 <= 0x7FFFFFFF else _rt.checked(self, 20, x__)
+        if raw is None:
+            self.raw = None
+        else:
+            self.raw = raw if raw.__class__ is buf else _rt.checked(self, 21, raw)
+        if (_x22 := buf_) is None:
+            self.buf_ = None
+        else:
+            self.buf_ = _x22 if buf_.__class__ is int and -0x80000000 <= _x22 <= 0x7FFFFFFF else _rt.checked(self, 22, buf_)
+        if (_x23 := type) is None:
+            self.type = None
+        else:
+            self.type = _x23 if type.__class__ is int and -0x80000000 <= _x23 <= 0x7FFFFFFF else _rt.checked(self, 23, type)
+        if (_x24 := FIELD_NAME) is None:
+            self.FIELD_NAME = None
+        else:
+            self.FIELD_NAME = _x24 if FIELD_NAME.__class__ is int and -0x80000000 <= _x24 <= 0x7FFFFFFF else _rt.checked(self, 24, FIELD_NAME)
 
     @property
     def one(self) -> i5 | None:
@@ -2530,8 +2596,14 @@ class Enums(_rt.Message):
         type: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.e = (_e_Enums_E.members[e] if e.__class__ is int and e in _e_Enums_E.members else e if _rt.type(e) is _c_Enums_E else _rt.checked(self, 1, e)) if (_x1 := e) is not None else None
-        self.type = (_x2 if type.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, type)) if (_x2 := type) is not None else None
+        if (_x1 := e) is None:
+            self.e = None
+        else:
+            self.e = _e_Enums_E.members[e] if e.__class__ is int and e in _e_Enums_E.members else e if _rt.type(e) is _c_Enums_E else _rt.checked(self, 1, e)
+        if (_x2 := type) is None:
+            self.type = None
+        else:
+            self.type = _x2 if type.__class__ is int and -0x80000000 <= _x2 <= 0x7FFFFFFF else _rt.checked(self, 2, type)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -2708,7 +2780,10 @@ class _c_Outer_Inner_X(_rt.Message):
         a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = (_x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if (_x1 := a) is not None else None
+        if (_x1 := a) is None:
+            self.a = None
+        else:
+            self.a = _x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -2843,7 +2918,10 @@ class Outer(_rt.Message):
         x: Outer.Inner_X | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.x = (x if x.__class__ is _c_Outer_Inner_X else _rt.checked(self, 1, x)) if x is not None else None
+        if x is None:
+            self.x = None
+        else:
+            self.x = x if x.__class__ is _c_Outer_Inner_X else _rt.checked(self, 1, x)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -2988,7 +3066,10 @@ class _c_Outer_Inner_X_(_rt.Message):
         a: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.a = (_x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)) if (_x1 := a) is not None else None
+        if (_x1 := a) is None:
+            self.a = None
+        else:
+            self.a = _x1 if a.__class__ is int and -0x80000000 <= _x1 <= 0x7FFFFFFF else _rt.checked(self, 1, a)
 
     # -- accessors ---------------------------------------------------------------
 
@@ -3123,7 +3204,10 @@ class Outer_Inner(_rt.Message):
         x: Outer_Inner.X | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.x = (x if x.__class__ is _c_Outer_Inner_X_ else _rt.checked(self, 1, x)) if x is not None else None
+        if x is None:
+            self.x = None
+        else:
+            self.x = x if x.__class__ is _c_Outer_Inner_X_ else _rt.checked(self, 1, x)
 
     # -- accessors ---------------------------------------------------------------
 

@@ -35,7 +35,10 @@ class Query(_rt.Message):
         text: str | None = None,
     ) -> None:
         self._pb_unknown = b""
-        self.text = (text if text.__class__ is str else _rt.checked(self, 1, text)) if text is not None else ''
+        if text is None:
+            self.text = ''
+        else:
+            self.text = text if text.__class__ is str else _rt.checked(self, 1, text)
 
     # -- accessors ---------------------------------------------------------------
 
