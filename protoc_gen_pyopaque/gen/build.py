@@ -25,6 +25,9 @@ WKT_BASES: Final = {
     f"google.protobuf.{name}": f"_rt.{name}Base"
     for name in ("Any", "Timestamp", "Duration", "Struct", "Value", "ListValue", "FieldMask")
 }
+# the well-known types of two fields, seconds (1) and nanos (2), both without presence, that
+# runtime/wkt.py's _SecondsNanosBase sets at once from JSON
+SECONDS_NANOS: Final = frozenset({"google.protobuf.Timestamp", "google.protobuf.Duration"})
 # Messages whose ProtoJSON is not an object of their fields: their JSON stays with the
 # runtime (the reflective code of Message._pb_json_write/_pb_json_merge, or the faster
 # overrides of runtime/wkt.py's bases), as do messages where a JSON key would name two fields
@@ -43,6 +46,10 @@ SLOTS_WIDTH: Final = 83
 REGISTERED_WIDTH: Final = 78
 NAMES_WIDTH: Final = 78  # _t.Literal[... in _rt.Names[... in a class body
 DISPATCH_LEAF_SIZE: Final = 8  # tag cases tested linearly before splitting by value
+# JSON keys a message's parser compares in turn (more: a dict maps them to field numbers).
+# Compiled, a key's comparison with a literal costs ~20 instructions (~40 when equal: memcmp),
+# a dict lookup ~250 (the scanner's key is another object than the dict's: memcmp there too)
+JSON_KEY_CHAIN_MAX: Final = 12
 # pyright gives up analysing a function whose code flow complexity passes a fixed 768 ("code is too
 # complex to analyze", an error in strict mode). A parse method whose dispatch cases would pass
 # PARSE_COMPLEXITY_BUDGET by the estimates of _merge_weight, _scan_weight and _json_weight
@@ -411,6 +418,7 @@ class _Builder:
         )
         keys = _json_keys(fields)
         view.inline_reflection = msg.full_name in JSON_SPECIAL_FORMS
+        view.seconds_nanos = msg.full_name in SECONDS_NANOS
         if msg.full_name not in JSON_SPECIAL_FORMS and keys is not None:
             view.json_fast = True
             view.json_keys = keys
@@ -418,6 +426,7 @@ class _Builder:
             view.json_dispatch, view.json_chunks = _dispatch(
                 json_cases, lambda: [_json_weight(f) for _, f, _ in json_cases], self.parse_budget,
                 inline_first=False)
+            view.json_key_chain = not view.json_chunks and len(keys) <= JSON_KEY_CHAIN_MAX
         for i, o in enumerate(oneofs):
             o.json_seen = f"_seen[{i}]" if view.json_chunks else f"{o.case_slot}_seen"
         self.all_messages.append(view)

@@ -274,7 +274,9 @@ class MessageView:
     # generated _pb_items and _pb_set, for the well-known types whose special JSON forms read and
     # write through them (other classes inherit runtime/_layout.py's, driven by the layout)
     inline_reflection: bool = False
+    seconds_nanos: bool = False  # Timestamp, Duration: a generated _pb_set_seconds_nanos
     json_keys: list[tuple[str, int]] = field(default_factory=list)  # (key literal, field number)
+    json_key_chain: bool = False  # the parser compares a key with each of json_keys, no dict
     json_dispatch: DispatchNode | None = None  # over field numbers
     json_chunks: list[DispatchChunk] = field(default_factory=list)
     deferred_classes: bool = False  # its methods packed at the module's end, its API in the .pyi

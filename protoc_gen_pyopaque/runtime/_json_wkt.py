@@ -299,7 +299,9 @@ def _utc_timestamp(text: str) -> tuple[int, int]:
     if size > 20:
         if ord(text[19]) != 46:
             return TS_MIN - 1, 0
-        nanos = _digits(text, 20, size - 1) * _TENS[30 - size]
+        nanos = _digits(text, 20, size - 1)
+        for _ in range(size, 30):  # 10 ** (9 - the fraction's digits), in native ints
+            nanos *= 10
     if year < 1 or month < 1 or month > 12 or day < 1 or hours < 0 or hours > 23 or minutes < 0 \
             or minutes > 59 or secs < 0 or secs > 59 or nanos < 0:
         return TS_MIN - 1, 0
@@ -322,14 +324,14 @@ def _digits(text: str, start: i64, end: i64) -> i64:
     Native ints compiled: no boxed arithmetic (at most 9 digits: no overflow)."""
     number: i64 = 0
     for i in range(start, end):
-        digit: i64 = ord(text[i]) - 48
+        digit: i64 = ord(text[i])  # then less "0" as a native int, not a tagged one
+        digit -= 48
         if digit < 0 or digit > 9:
             return -1
         number = number * 10 + digit
     return number
 
 
-_TENS: Final = [10 ** i for i in range(9)]  # a fraction's digits times 10 ** (9 - its length): nanos
 _MONTH_DAYS: Final = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]  # February of a leap year: 29
 
 

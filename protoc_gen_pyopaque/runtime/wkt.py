@@ -248,6 +248,11 @@ class _SecondsNanosBase(Message):
     def set_nanos(self, value: int) -> None:
         raise NotImplementedError
 
+    def _pb_set_seconds_nanos(self, seconds: int, nanos: int) -> None:
+        """Set both fields to values in range (generated; compiled, native ints where the
+        accessors take objects and check them)."""
+        raise NotImplementedError
+
     # -- JSON --------------------------------------------------------------------------
 
     def _pb_json_merge(self, obj: Any, ctx: JsonCtx, depth: int) -> None:
@@ -256,8 +261,7 @@ class _SecondsNanosBase(Message):
         if depth > MAX_DEPTH:
             raise JsonError("$: messages nested too deeply")
         seconds, nanos = self._pb_json_value(obj)
-        self.set_seconds(seconds)
-        self.set_nanos(nanos)
+        self._pb_set_seconds_nanos(seconds, nanos)  # in range: _pb_json_value checked them
         text: str = obj  # a string, as read: compiled, its count() is then a native call, not a generic one
         ctx.colons += text.count(":")
 

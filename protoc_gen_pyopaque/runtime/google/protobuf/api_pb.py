@@ -656,8 +656,6 @@ class Api(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'methods': 2, 'options': 3, 'version': 4, 'sourceContext': 5, 'mixins': 6, 'syntax': 7, 'edition': 8, 'source_context': 5}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -712,9 +710,8 @@ class Api(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'name' else 2 if _key == 'methods' else 3 if _key == 'options' else 4 if _key == 'version' else 5 if _key == 'sourceContext' else 6 if _key == 'mixins' else 7 if _key == 'syntax' else 8 if _key == 'edition' else 5 if _key == 'source_context' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -1372,8 +1369,6 @@ class Method(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'requestTypeUrl': 2, 'requestStreaming': 3, 'responseTypeUrl': 4, 'responseStreaming': 5, 'options': 6, 'syntax': 7, 'edition': 8, 'request_type_url': 2, 'request_streaming': 3, 'response_type_url': 4, 'response_streaming': 5}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -1422,9 +1417,8 @@ class Method(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'name' else 2 if _key == 'requestTypeUrl' else 3 if _key == 'requestStreaming' else 4 if _key == 'responseTypeUrl' else 5 if _key == 'responseStreaming' else 6 if _key == 'options' else 7 if _key == 'syntax' else 8 if _key == 'edition' else 2 if _key == 'request_type_url' else 3 if _key == 'request_streaming' else 4 if _key == 'response_type_url' else 5 if _key == 'response_streaming' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -1800,8 +1794,6 @@ class Mixin(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'root': 2}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -1823,9 +1815,8 @@ class Mixin(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'name' else 2 if _key == 'root' else 0
             if _n == 1:
                 if _v is None:
                     continue

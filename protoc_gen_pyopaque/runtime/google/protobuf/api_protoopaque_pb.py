@@ -665,8 +665,6 @@ class Api(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'methods': 2, 'options': 3, 'version': 4, 'sourceContext': 5, 'mixins': 6, 'syntax': 7, 'edition': 8, 'source_context': 5}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -723,9 +721,8 @@ class Api(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'name' else 2 if _key == 'methods' else 3 if _key == 'options' else 4 if _key == 'version' else 5 if _key == 'sourceContext' else 6 if _key == 'mixins' else 7 if _key == 'syntax' else 8 if _key == 'edition' else 5 if _key == 'source_context' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -1403,8 +1400,6 @@ class Method(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'requestTypeUrl': 2, 'requestStreaming': 3, 'responseTypeUrl': 4, 'responseStreaming': 5, 'options': 6, 'syntax': 7, 'edition': 8, 'request_type_url': 2, 'request_streaming': 3, 'response_type_url': 4, 'response_streaming': 5}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -1455,9 +1450,8 @@ class Method(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'name' else 2 if _key == 'requestTypeUrl' else 3 if _key == 'requestStreaming' else 4 if _key == 'responseTypeUrl' else 5 if _key == 'responseStreaming' else 6 if _key == 'options' else 7 if _key == 'syntax' else 8 if _key == 'edition' else 2 if _key == 'request_type_url' else 3 if _key == 'request_streaming' else 4 if _key == 'response_type_url' else 5 if _key == 'response_streaming' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -1854,8 +1848,6 @@ class Mixin(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'root': 2}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -1879,9 +1871,8 @@ class Mixin(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'name' else 2 if _key == 'root' else 0
             if _n == 1:
                 if _v is None:
                     continue

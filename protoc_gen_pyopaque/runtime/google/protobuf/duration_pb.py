@@ -311,6 +311,10 @@ class Duration(_rt.DurationBase):
         else:
             raise KeyError(_field.name)
 
+    def _pb_set_seconds_nanos(self, _seconds: int, _nanos: int) -> None:
+        self.seconds = _seconds
+        self.nanos = _nanos
+
     def _pb_reset(self) -> None:
         Duration.__init__(self)
 

@@ -318,6 +318,11 @@ class Duration(_rt.DurationBase):
         else:
             raise KeyError(_field.name)
 
+    def _pb_set_seconds_nanos(self, _seconds: int, _nanos: int) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        self._f_seconds = _seconds
+        self._f_nanos = _nanos
+
     def _pb_reset(self) -> None:
         Duration.__init__(self)
 

@@ -134,8 +134,6 @@ class Empty(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -151,9 +149,8 @@ class Empty(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 0
             _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 

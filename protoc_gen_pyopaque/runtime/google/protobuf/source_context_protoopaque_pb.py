@@ -192,8 +192,6 @@ class SourceContext(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fileName': 1, 'file_name': 1}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -213,9 +211,8 @@ class SourceContext(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'fileName' else 1 if _key == 'file_name' else 0
             if _n == 1:
                 if _key != 'fileName' and 'fileName' in _obj:
                     raise _rt.json_refuse()

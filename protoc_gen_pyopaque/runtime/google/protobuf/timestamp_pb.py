@@ -340,6 +340,10 @@ class Timestamp(_rt.TimestampBase):
         else:
             raise KeyError(_field.name)
 
+    def _pb_set_seconds_nanos(self, _seconds: int, _nanos: int) -> None:
+        self.seconds = _seconds
+        self.nanos = _nanos
+
     def _pb_reset(self) -> None:
         Timestamp.__init__(self)
 

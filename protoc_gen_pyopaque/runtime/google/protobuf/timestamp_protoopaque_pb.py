@@ -348,6 +348,11 @@ class Timestamp(_rt.TimestampBase):
         else:
             raise KeyError(_field.name)
 
+    def _pb_set_seconds_nanos(self, _seconds: int, _nanos: int) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        self._f_seconds = _seconds
+        self._f_nanos = _nanos
+
     def _pb_reset(self) -> None:
         Timestamp.__init__(self)
 

@@ -576,8 +576,6 @@ class Type(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'fields': 2, 'oneofs': 3, 'options': 4, 'sourceContext': 5, 'syntax': 6, 'edition': 7, 'source_context': 5}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -628,9 +626,8 @@ class Type(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'name' else 2 if _key == 'fields' else 3 if _key == 'oneofs' else 4 if _key == 'options' else 5 if _key == 'sourceContext' else 6 if _key == 'syntax' else 7 if _key == 'edition' else 5 if _key == 'source_context' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -2133,8 +2130,6 @@ class Enum(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'enumvalue': 2, 'options': 3, 'sourceContext': 4, 'syntax': 5, 'edition': 6, 'source_context': 4}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -2180,9 +2175,8 @@ class Enum(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'name' else 2 if _key == 'enumvalue' else 3 if _key == 'options' else 4 if _key == 'sourceContext' else 5 if _key == 'syntax' else 6 if _key == 'edition' else 4 if _key == 'source_context' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -2557,8 +2551,6 @@ class EnumValue(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'number': 2, 'options': 3}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -2589,9 +2581,8 @@ class EnumValue(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'name' else 2 if _key == 'number' else 3 if _key == 'options' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -2895,8 +2886,6 @@ class Option(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'value': 2}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -2920,9 +2909,8 @@ class Option(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'name' else 2 if _key == 'value' else 0
             if _n == 1:
                 if _v is None:
                     continue

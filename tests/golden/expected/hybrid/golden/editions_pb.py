@@ -173,8 +173,6 @@ class _c_Edition2023_Child(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'value': 1}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -192,9 +190,8 @@ class _c_Edition2023_Child(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'value' else 0
             if _n == 1:
                 if _v is None:
                     continue

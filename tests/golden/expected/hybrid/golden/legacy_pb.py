@@ -225,8 +225,6 @@ class _c_Legacy_Point(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'x': 7, 'y': 8}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -248,9 +246,8 @@ class _c_Legacy_Point(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 7 if _key == 'x' else 8 if _key == 'y' else 0
             if _n == 7:
                 if _v is None:
                     continue
@@ -741,8 +738,6 @@ class Legacy(_rt.ExtendableMessage):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'id': 1, 'label': 2, 'level': 3, 'ratio': 4, 'samples': 5, 'point': 6, 'picked': 9, 'named': 10}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -791,10 +786,9 @@ class Legacy(_rt.ExtendableMessage):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         _oc_choice_seen = False
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'id' else 2 if _key == 'label' else 3 if _key == 'level' else 4 if _key == 'ratio' else 5 if _key == 'samples' else 6 if _key == 'point' else 9 if _key == 'picked' else 10 if _key == 'named' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -1073,8 +1067,6 @@ class ConflictJsonName(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'old_value': 1, 'value': 2, 'new_value': 2}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -1096,9 +1088,8 @@ class ConflictJsonName(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'old_value' else 2 if _key == 'value' else 2 if _key == 'new_value' else 0
             if _n == 1:
                 if _key != 'old_value' and 'old_value' in _obj:
                     raise _rt.json_refuse()

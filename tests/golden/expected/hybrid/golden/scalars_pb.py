@@ -1378,8 +1378,6 @@ class FixedFirst(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'id': 1, 'count': 2, 'small': 3}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -1407,9 +1405,8 @@ class FixedFirst(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'id' else 2 if _key == 'count' else 3 if _key == 'small' else 0
             if _n == 1:
                 if _v is None:
                     continue

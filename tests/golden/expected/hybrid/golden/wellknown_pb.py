@@ -577,8 +577,6 @@ class Stamped(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'at': 2, 'detail': 3, 'meta': 4, 'history': 5, 'byKey': 6, 'by_key': 6}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -624,9 +622,8 @@ class Stamped(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'name' else 2 if _key == 'at' else 3 if _key == 'detail' else 4 if _key == 'meta' else 5 if _key == 'history' else 6 if _key == 'byKey' else 6 if _key == 'by_key' else 0
             if _n == 1:
                 if _v is None:
                     continue

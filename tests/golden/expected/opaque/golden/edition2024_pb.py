@@ -238,8 +238,6 @@ class _c_LogEntry_Detail(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'lines': 1, 'level': 2}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -264,9 +262,8 @@ class _c_LogEntry_Detail(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'lines' else 2 if _key == 'level' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -824,8 +821,6 @@ class LogEntry(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'timestamp': 1, 'message': 2, 'detail': 3, 'uncheckedDetail': 4, 'history': 5, 'unchecked_detail': 4}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -869,9 +864,8 @@ class LogEntry(_rt.Message):
         if self._l_detail is not None: self._load_detail()
         if self._l_unchecked_detail is not None: self._load_unchecked_detail()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'timestamp' else 2 if _key == 'message' else 3 if _key == 'detail' else 4 if _key == 'uncheckedDetail' else 5 if _key == 'history' else 4 if _key == 'unchecked_detail' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -1191,8 +1185,6 @@ class Envelope(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'entry': 2}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -1216,9 +1208,8 @@ class Envelope(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'name' else 2 if _key == 'entry' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -1777,8 +1768,6 @@ class Node(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'value': 1, 'child': 2, 'lazyChild': 3, 'uncheckedChild': 4, 'uncheckedChildren': 5, 'lazy_child': 3, 'unchecked_child': 4, 'unchecked_children': 5}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -1821,9 +1810,8 @@ class Node(_rt.Message):
         if self._l_lazy_child is not None: self._load_lazy_child()
         if self._l_unchecked_child is not None: self._load_unchecked_child()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'value' else 2 if _key == 'child' else 3 if _key == 'lazyChild' else 4 if _key == 'uncheckedChild' else 5 if _key == 'uncheckedChildren' else 3 if _key == 'lazy_child' else 4 if _key == 'unchecked_child' else 5 if _key == 'unchecked_children' else 0
             if _n == 1:
                 if _v is None:
                     continue

@@ -211,8 +211,6 @@ class buf(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -232,9 +230,8 @@ class buf(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'a' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -434,8 +431,6 @@ class m4(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -455,9 +450,8 @@ class m4(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'a' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -599,8 +593,6 @@ class i5(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -618,9 +610,8 @@ class i5(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'a' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -760,8 +751,6 @@ class key6(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -779,9 +768,8 @@ class key6(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'a' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -979,8 +967,6 @@ class class_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -1000,9 +986,8 @@ class class_(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'a' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -1139,8 +1124,6 @@ class len_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -1156,9 +1139,8 @@ class len_(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 0
             _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
@@ -1286,8 +1268,6 @@ class property_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -1303,9 +1283,8 @@ class property_(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 0
             _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
@@ -1433,8 +1412,6 @@ class value_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -1450,9 +1427,8 @@ class value_(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 0
             _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
@@ -1580,8 +1556,6 @@ class annotations_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -1597,9 +1571,8 @@ class annotations_(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 0
             _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
@@ -1790,8 +1763,6 @@ class Private_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -1811,9 +1782,8 @@ class Private_(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'a' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -3662,8 +3632,6 @@ class Enums(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'e': 1, 'type': 2}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -3687,9 +3655,8 @@ class Enums(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'e' else 2 if _key == 'type' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -3899,8 +3866,6 @@ class _c_Outer_Inner_X(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -3920,9 +3885,8 @@ class _c_Outer_Inner_X(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'a' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -4134,8 +4098,6 @@ class Outer(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'x': 1}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -4155,9 +4117,8 @@ class Outer(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'x' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -4357,8 +4318,6 @@ class _c_Outer_Inner_X_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -4378,9 +4337,8 @@ class _c_Outer_Inner_X_(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'a' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -4592,8 +4550,6 @@ class Outer_Inner(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'x': 1}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -4613,9 +4569,8 @@ class Outer_Inner(_rt.Message):
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'x' else 0
             if _n == 1:
                 if _v is None:
                     continue

@@ -135,8 +135,6 @@ class _c_LogEntry_Detail(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'lines': 1, 'level': 2}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -159,9 +157,8 @@ class _c_LogEntry_Detail(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'lines' else 2 if _key == 'level' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -444,8 +441,6 @@ class LogEntry(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'timestamp': 1, 'message': 2, 'detail': 3, 'uncheckedDetail': 4, 'history': 5, 'unchecked_detail': 4}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -483,9 +478,8 @@ class LogEntry(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'timestamp' else 2 if _key == 'message' else 3 if _key == 'detail' else 4 if _key == 'uncheckedDetail' else 5 if _key == 'history' else 4 if _key == 'unchecked_detail' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -680,8 +674,6 @@ class Envelope(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'name': 1, 'entry': 2}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -703,9 +695,8 @@ class Envelope(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'name' else 2 if _key == 'entry' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -983,8 +974,6 @@ class Node(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'value': 1, 'child': 2, 'lazyChild': 3, 'uncheckedChild': 4, 'uncheckedChildren': 5, 'lazy_child': 3, 'unchecked_child': 4, 'unchecked_children': 5}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -1021,9 +1010,8 @@ class Node(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'value' else 2 if _key == 'child' else 3 if _key == 'lazyChild' else 4 if _key == 'uncheckedChild' else 5 if _key == 'uncheckedChildren' else 3 if _key == 'lazy_child' else 4 if _key == 'unchecked_child' else 5 if _key == 'unchecked_children' else 0
             if _n == 1:
                 if _v is None:
                     continue

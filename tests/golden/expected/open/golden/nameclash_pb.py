@@ -132,8 +132,6 @@ class buf(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -151,9 +149,8 @@ class buf(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'a' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -269,8 +266,6 @@ class m4(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -288,9 +283,8 @@ class m4(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'a' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -414,8 +408,6 @@ class i5(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -433,9 +425,8 @@ class i5(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'a' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -559,8 +550,6 @@ class key6(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -578,9 +567,8 @@ class key6(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'a' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -696,8 +684,6 @@ class class_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -715,9 +701,8 @@ class class_(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'a' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -802,8 +787,6 @@ class len_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -817,9 +800,8 @@ class len_(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 0
             _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
@@ -897,8 +879,6 @@ class property_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -912,9 +892,8 @@ class property_(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 0
             _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
@@ -992,8 +971,6 @@ class value_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -1007,9 +984,8 @@ class value_(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 0
             _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
@@ -1087,8 +1063,6 @@ class annotations_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -1102,9 +1076,8 @@ class annotations_(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 0
             _rt.json_in_other(self, _key, _v, _ctx, _depth)
 
 
@@ -1213,8 +1186,6 @@ class Private_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -1232,9 +1203,8 @@ class Private_(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'a' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -2704,8 +2674,6 @@ class Enums(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'e': 1, 'type': 2}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -2727,9 +2695,8 @@ class Enums(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'e' else 2 if _key == 'type' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -2854,8 +2821,6 @@ class _c_Outer_Inner_X(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -2873,9 +2838,8 @@ class _c_Outer_Inner_X(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'a' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -3001,8 +2965,6 @@ class Outer(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'x': 1}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -3020,9 +2982,8 @@ class Outer(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'x' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -3140,8 +3101,6 @@ class _c_Outer_Inner_X_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'a': 1}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -3159,9 +3118,8 @@ class _c_Outer_Inner_X_(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'a' else 0
             if _n == 1:
                 if _v is None:
                     continue
@@ -3287,8 +3245,6 @@ class Outer_Inner(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'x': 1}
-
     def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -3306,9 +3262,8 @@ class Outer_Inner(_rt.Message):
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         _ctx.keys += len(_t.cast("dict[str, object]", _obj))
-        _keys = self._pb_json_keys
         for _key, _v in _t.cast("dict[str, object]", _obj).items():
-            _n = _keys.get(_key, 0)
+            _n = 1 if _key == 'x' else 0
             if _n == 1:
                 if _v is None:
                     continue
