@@ -248,7 +248,7 @@ class _SecondsNanosBase(Message):
     def set_nanos(self, value: int) -> None:
         raise NotImplementedError
 
-    def _pb_set_seconds_nanos(self, seconds: int, nanos: int) -> None:
+    def _pb_set_seconds_nanos(self, seconds: int, nanos: int, /) -> None:
         """Set both fields to values in range (generated; compiled, native ints where the
         accessors take objects and check them)."""
         raise NotImplementedError
