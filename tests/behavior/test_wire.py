@@ -89,6 +89,36 @@ def test_varint_reader_any_value(v: int) -> None:
     assert read(data) == (v, len(data))
 
 
+def signed(bits: int, width: int) -> int:
+    """The low ``width`` bits of ``bits``, two's complement."""
+    bits &= (1 << width) - 1
+    return bits - (1 << width) if bits >> (width - 1) else bits
+
+
+def check_typed_readers(v: int) -> None:
+    """Each kind's reader takes what protobuf takes from the varint of ``v`` (64 bits), also one
+    its encoder never writes (an int32 or uint32 beyond 32 bits): compiled, the signed kinds
+    read the 64 bits as an int64, with no big-int step."""
+    data = expected(v) + b"\x01"
+    end = len(data) - 1
+    assert wire.dec_int64(data, 0) == (signed(v, 64), end)
+    assert wire.dec_int32(data, 0) == (signed(v, 32), end)
+    assert wire.dec_uint32(data, 0) == (v & 0xFFFFFFFF, end)
+    assert wire.dec_sint64(data, 0) == ((v >> 1) ^ -(v & 1), end)
+    low = v & 0xFFFFFFFF
+    assert wire.dec_sint32(data, 0) == ((low >> 1) ^ -(low & 1), end)
+
+
+def test_typed_varint_readers_edges() -> None:
+    for v in EDGES + [2**63 - 1, 2**64 - 2, 2**32 + 5]:
+        check_typed_readers(v & 0xFFFFFFFFFFFFFFFF)
+
+
+@given(st.integers(min_value=0, max_value=2**64 - 1))
+def test_typed_varint_readers_any_value(v: int) -> None:
+    check_typed_readers(v)
+
+
 @pytest.mark.parametrize("depth", [0, 1, 0x7F, 0x80, 0xFF, 0x100, 300, 2**20])
 def test_kept_input_carries_its_depth_limit(depth: int) -> None:
     fields = b"\x08\x01"
