@@ -17,7 +17,7 @@ class _c_LogEntry_Detail(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_lines: list[str]
     _f_level: int
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["lines", "level"],  # fields
@@ -74,7 +74,7 @@ class LogEntry(_rt.Message):
     _f_detail: LogEntry.Detail | None
     _f_unchecked_detail: LogEntry.Detail | None
     _f_history: list[LogEntry.Detail]
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     _l_detail: tuple[bytes, int, int, int] | None
     _l_unchecked_detail: tuple[bytes, int, int, int] | None
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
@@ -178,7 +178,7 @@ class Envelope(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
     _f_entry: LogEntry | None
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["name", "entry"],  # fields
@@ -236,7 +236,7 @@ class Node(_rt.Message):
     _f_lazy_child: Node | None
     _f_unchecked_child: Node | None
     _f_unchecked_children: list[Node]
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     _l_lazy_child: tuple[bytes, int, int, int] | None
     _l_unchecked_child: tuple[bytes, int, int, int] | None
     # for type checkers: the names has(), clear(), which(), get() and mutable() take

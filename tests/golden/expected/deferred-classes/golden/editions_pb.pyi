@@ -22,7 +22,7 @@ class _c_Edition2023_Child(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: int
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["value"],  # fields
@@ -71,7 +71,7 @@ class Edition2023(_rt.Message):
     _f_state: State
     _f_states: list[State]
     _f_state_by_name: dict[str, State]
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["explicit_by_default", "implicit", "required_legacy", "expanded", "unchecked",

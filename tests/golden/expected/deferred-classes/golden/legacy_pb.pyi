@@ -25,7 +25,7 @@ class _c_Legacy_Point(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_x: int
     _f_y: int
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["x", "y"],  # fields
@@ -84,7 +84,7 @@ class Legacy(_rt.ExtendableMessage):
     _f_ratio: float
     _f_samples: list[int]
     _f_point: Legacy.Point | None
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     _oc_choice: int
     _ov_choice: object
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
@@ -233,7 +233,7 @@ class ConflictJsonName(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: int
     _f_new_value: int
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["value", "new_value"],  # fields

@@ -38,7 +38,7 @@ class buf(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields
@@ -76,7 +76,7 @@ class m4(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields
@@ -113,7 +113,7 @@ class i5(_rt.Message):
     __slots__ = ("_f_a", "_pb_p0")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _f_a: int
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields
@@ -150,7 +150,7 @@ class key6(_rt.Message):
     __slots__ = ("_f_a", "_pb_p0")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _f_a: int
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields
@@ -188,7 +188,7 @@ class class_(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields
@@ -310,7 +310,7 @@ class Private_(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields
@@ -368,7 +368,7 @@ class Holder(_rt.ExtendableMessage):
     _f_buf: int
     _f_type: int
     _f_FIELD_NAME: int
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     _l_raw: tuple[bytes, int, int, int] | None
     _oc_pick: int
     _ov_pick: object
@@ -733,7 +733,7 @@ class Enums(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_e: Enums.E
     _f_type: int
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["e", "type"],  # fields
@@ -788,7 +788,7 @@ class _c_Outer_Inner_X(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields
@@ -865,7 +865,7 @@ class _c_Outer_Inner_X_(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields

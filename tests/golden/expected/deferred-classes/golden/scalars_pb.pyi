@@ -35,7 +35,7 @@ class Scalars(_rt.Message):
     _f_f_sint64: int
     _f_opt_int32: int
     _f_opt_string: str
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["f_double", "f_float", "f_int64", "f_uint64", "f_int32", "f_fixed64",

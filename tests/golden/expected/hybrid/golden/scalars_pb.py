@@ -379,6 +379,7 @@ class Scalars(_rt.Message):
     def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
                   _lazy: int) -> _rt.i64:
         _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _tb: _rt.i64
         _n: _rt.i64
         _e: _rt.i64
         _iv: int
@@ -387,8 +388,8 @@ class Scalars(_rt.Message):
                 _tag = _buf[_pos]
                 if _tag < 0x80:
                     _pos += 1
-                elif _buf[_pos + 1] < 0x80:
-                    _tag = (_tag & 0x7F) | (_buf[_pos + 1] << 7)
+                elif (_tb := _buf[_pos + 1]) < 0x80:
+                    _tag = (_tag & 0x7F) | (_tb << 7)
                     _pos += 2
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
@@ -532,6 +533,7 @@ class Scalars(_rt.Message):
         say whether they are canonical: what _pb_encode writes for the message they decode to
         (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
         _tag: _rt.i64 = 0
+        _tb: _rt.i64
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
@@ -540,8 +542,8 @@ class Scalars(_rt.Message):
                 _tag = _buf[_pos]
                 if _tag < 0x80:
                     _pos += 1
-                elif _buf[_pos + 1] < 0x80:
-                    _tag = (_tag & 0x7F) | (_buf[_pos + 1] << 7)
+                elif (_tb := _buf[_pos + 1]) < 0x80:
+                    _tag = (_tag & 0x7F) | (_tb << 7)
                     _pos += 2
                     if _tag < 0x80:
                         _canon = False

@@ -42,7 +42,7 @@ class buf(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields
@@ -262,7 +262,7 @@ class m4(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields
@@ -481,7 +481,7 @@ class i5(_rt.Message):
     __slots__ = ("_f_a", "_pb_p0")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _f_a: int
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields
@@ -639,7 +639,7 @@ class key6(_rt.Message):
     __slots__ = ("_f_a", "_pb_p0")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _f_a: int
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields
@@ -798,7 +798,7 @@ class class_(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields
@@ -1594,7 +1594,7 @@ class Private_(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields
@@ -1834,7 +1834,7 @@ class Holder(_rt.ExtendableMessage):
     _f_buf: int
     _f_type: int
     _f_FIELD_NAME: int
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     _l_raw: tuple[bytes, int, int, int] | None
     _oc_pick: int
     _ov_pick: object
@@ -2387,6 +2387,7 @@ class Holder(_rt.ExtendableMessage):
     def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
                   _lazy: int) -> _rt.i64:
         _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _tb: _rt.i64
         _n: _rt.i64
         _e: _rt.i64
         _iv: int
@@ -2395,8 +2396,8 @@ class Holder(_rt.ExtendableMessage):
                 _tag = _buf[_pos]
                 if _tag < 0x80:
                     _pos += 1
-                elif _buf[_pos + 1] < 0x80:
-                    _tag = (_tag & 0x7F) | (_buf[_pos + 1] << 7)
+                elif (_tb := _buf[_pos + 1]) < 0x80:
+                    _tag = (_tag & 0x7F) | (_tb << 7)
                     _pos += 2
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
@@ -3397,7 +3398,7 @@ class Enums(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_e: Enums.E
     _f_type: int
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["e", "type"],  # fields
@@ -3697,7 +3698,7 @@ class _c_Outer_Inner_X(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields
@@ -4149,7 +4150,7 @@ class _c_Outer_Inner_X_(_rt.Message):
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields

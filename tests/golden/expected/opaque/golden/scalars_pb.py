@@ -39,7 +39,7 @@ class Scalars(_rt.Message):
     _f_f_sint64: int
     _f_opt_int32: int
     _f_opt_string: str
-    _pb_p0: int
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["f_double", "f_float", "f_int64", "f_uint64", "f_int32", "f_fixed64",
@@ -413,6 +413,7 @@ class Scalars(_rt.Message):
                   _lazy: int) -> _rt.i64:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _tb: _rt.i64
         _n: _rt.i64
         _e: _rt.i64
         _iv: int
@@ -421,8 +422,8 @@ class Scalars(_rt.Message):
                 _tag = _buf[_pos]
                 if _tag < 0x80:
                     _pos += 1
-                elif _buf[_pos + 1] < 0x80:
-                    _tag = (_tag & 0x7F) | (_buf[_pos + 1] << 7)
+                elif (_tb := _buf[_pos + 1]) < 0x80:
+                    _tag = (_tag & 0x7F) | (_tb << 7)
                     _pos += 2
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
@@ -568,6 +569,7 @@ class Scalars(_rt.Message):
         say whether they are canonical: what _pb_encode writes for the message they decode to
         (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
         _tag: _rt.i64 = 0
+        _tb: _rt.i64
         _n: _rt.i64
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
@@ -576,8 +578,8 @@ class Scalars(_rt.Message):
                 _tag = _buf[_pos]
                 if _tag < 0x80:
                     _pos += 1
-                elif _buf[_pos + 1] < 0x80:
-                    _tag = (_tag & 0x7F) | (_buf[_pos + 1] << 7)
+                elif (_tb := _buf[_pos + 1]) < 0x80:
+                    _tag = (_tag & 0x7F) | (_tb << 7)
                     _pos += 2
                     if _tag < 0x80:
                         _canon = False

@@ -246,6 +246,7 @@ class Scalars(_rt.Message):
     def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
                   _lazy: int) -> _rt.i64:
         _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _tb: _rt.i64
         _n: _rt.i64
         _e: _rt.i64
         _iv: int
@@ -254,8 +255,8 @@ class Scalars(_rt.Message):
                 _tag = _buf[_pos]
                 if _tag < 0x80:
                     _pos += 1
-                elif _buf[_pos + 1] < 0x80:
-                    _tag = (_tag & 0x7F) | (_buf[_pos + 1] << 7)
+                elif (_tb := _buf[_pos + 1]) < 0x80:
+                    _tag = (_tag & 0x7F) | (_tb << 7)
                     _pos += 2
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
