@@ -474,6 +474,8 @@ FIELD_ZERO_QUIRK = "upb: field number 0 accepted"
 
 def _has_field_zero(fields: Any) -> bool:
     return any(number == 0 or (wire_type == 3 and _has_field_zero(value)) for number, wire_type, value in fields)
+
+
 _VARINT32 = {FD.TYPE_INT32, FD.TYPE_UINT32, FD.TYPE_SINT32, FD.TYPE_ENUM}
 
 
@@ -507,6 +509,8 @@ def _norm_entry(entry: Any, payload: bytes) -> Any:
         fields = list(iter_wire(payload))
     except (IndexError, ValueError):
         return payload
+    if _has_field_zero(fields):
+        return (FIELD_ZERO_QUIRK, payload)  # an entry kept whole is parsed as upb parses it
     last: dict[int, Any] = {}
     for number, wire_type, value in fields:
         g = entry.fields_by_number.get(number)
@@ -669,7 +673,7 @@ def _contains(c: Any, marker: str) -> bool:
 
 def upb_field_zero_quirk(msg: Any) -> bool:
     """Say whether upb accepted field number 0 somewhere in ``msg``. upb parses unknown
-    groups and message types without fields (google.protobuf.Empty) with its empty
-    mini-table, which lets field number 0 through; C++ and ours reject it everywhere
-    (upb too, in messages with fields)."""
+    groups (also inside a map entry it then keeps whole) and message types without
+    fields (google.protobuf.Empty) with its empty mini-table, which lets field number 0
+    through; C++ and ours reject it everywhere (upb too, in messages with fields)."""
     return _contains(canon(msg), FIELD_ZERO_QUIRK)

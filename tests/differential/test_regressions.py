@@ -18,7 +18,7 @@ from google.protobuf.message import DecodeError as UpbDecodeError
 from tests.differential.harness import (
     CONFORMANCE_ROOTS, NAN_DEFAULTS, REQUIRED_VALUES, RICH2, RICH3, STYLE_NAMES, Backend, World,
 )
-from tests.differential.strategies import tag, varint
+from tests.differential.strategies import tag, upb_field_zero_quirk, varint
 from tests.differential.test_upb_differential import differential
 
 def _upb_accepts(world: World, full_name: str, data: bytes) -> bool:
@@ -319,3 +319,27 @@ def test_map_entry_kept_whole_is_not_checked_for_required_fields(world: World, b
         assert res.strict_accepted == initialized, data.hex()
         if initialized:
             assert res.wire == data
+
+
+# ----------------------------------------------------------------------------- field number 0
+
+# Rich3: an unknown group (field 9000) holding field number 0; the same group inside an
+# entry of m_int64_msg (51) whose key has another wire type, so upb keeps the entry whole
+# (the input the random tests found, shortened)
+FIELD_ZERO_INPUTS = {
+    "unknown-group": tag(9000, 3) + tag(1, 0) + b"\x00" + b"\x00\x00" + tag(9000, 4),
+    "group-in-entry-kept-whole": _entry(51, tag(1, 3) + tag(1, 0) + b"\x00" + b"\x00\x00" + tag(1, 4)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FIELD_ZERO_INPUTS))
+def test_field_number_zero_is_rejected_where_upb_lets_it_through(world: World, backend: Backend, case: str) -> None:
+    """Field number 0 is invalid everywhere (spec, C++, ours); upb skips unknown groups with
+    its empty mini-table and accepts it there. The random tests tolerate exactly these
+    places (upb_field_zero_quirk); this pins that they are recognised and that ours rejects."""
+    data = FIELD_ZERO_INPUTS[case]
+    upb_msg = world.upb.cls(RICH3.full_name).FromString(data)
+    assert upb_field_zero_quirk(upb_msg), "the quirk detector misses this place"
+    res = backend.check(RICH3, data)
+    assert not res.crash, res.crash
+    assert not res.accepted and "field number 0" in res.error, res.error
