@@ -82,8 +82,8 @@ COMPACT: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separator
 class JsonCtx:
     """Options and state of one conversion."""
 
-    __slots__ = ("root", "proto_names", "always_print", "ignore_unknown", "rounded_floats", "valid_strings",
-                 "ascii_strings", "keys", "colons")
+    __slots__ = ("root", "proto_names", "always_print", "ignore_unknown", "rounded_floats", "ascii_strings",
+                 "keys", "colons")
 
     def __init__(self, root: type, proto_names: bool = False, always_print: bool = False,
                  ignore_unknown: bool = False, rounded_floats: bool = False) -> None:
@@ -95,9 +95,8 @@ class JsonCtx:
         # path): integer fields refuse them, as they may have lost digits ("1.0000000000000001"
         # reads as 1.0); the exact decimals of the rerun decide
         self.rounded_floats = rounded_floats
-        # what from_json's fast path knows of every string the scanner read (see _read_text):
-        # none holds an unpaired surrogate, all are ASCII; else the generated parsers check each
-        self.valid_strings = False
+        # from_json's fast path knows every string the scanner read is ASCII, so free of
+        # unpaired surrogates (see _read_text); else the generated parsers check each
         self.ascii_strings = False
         # members of the JSON objects the generated parsers read, colons of the strings of
         # well-known types they read (see _no_key_twice)
@@ -340,7 +339,7 @@ def _read_text(ctx: JsonCtx, text: str) -> None:
     check each string: looking for escaped surrogate halves (\\uD800 to \\uDFFF) would read
     the whole text twice more, at a cost of about ten strings' checks per 300 characters."""
     if "\\" not in text or "\\u" not in text:  # one character is found with memchr, two are not
-        ctx.ascii_strings = ctx.valid_strings = True
+        ctx.ascii_strings = True
 
 
 def _no_key_twice(text: str, obj: Any, ctx: JsonCtx) -> bool:

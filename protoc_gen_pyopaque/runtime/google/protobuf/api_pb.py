@@ -715,7 +715,7 @@ class Api(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self.name = _x1
             elif _n == 2:
                 if _v is None:
@@ -746,7 +746,7 @@ class Api(_rt.Message):
             elif _n == 4:
                 if _v is None:
                     continue
-                _x4 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x4 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self.version = _x4
             elif _n == 5:
                 if _key != 'sourceContext' and 'sourceContext' in _obj:
@@ -781,7 +781,7 @@ class Api(_rt.Message):
             elif _n == 8:
                 if _v is None:
                     continue
-                _x8 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x8 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self.edition = _x8
             else:
                 _rt.json_in_other(self, _key, _v, _ctx, _depth)
@@ -1422,14 +1422,14 @@ class Method(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self.name = _x1
             elif _n == 2:
                 if _key != 'requestTypeUrl' and 'requestTypeUrl' in _obj:
                     raise _rt.json_refuse()
                 if _v is None:
                     continue
-                _x2 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x2 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self.request_type_url = _x2
             elif _n == 3:
                 if _key != 'requestStreaming' and 'requestStreaming' in _obj:
@@ -1443,7 +1443,7 @@ class Method(_rt.Message):
                     raise _rt.json_refuse()
                 if _v is None:
                     continue
-                _x4 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x4 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self.response_type_url = _x4
             elif _n == 5:
                 if _key != 'responseStreaming' and 'responseStreaming' in _obj:
@@ -1476,7 +1476,7 @@ class Method(_rt.Message):
             elif _n == 8:
                 if _v is None:
                     continue
-                _x8 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x8 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self.edition = _x8
             else:
                 _rt.json_in_other(self, _key, _v, _ctx, _depth)
@@ -1820,12 +1820,12 @@ class Mixin(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self.name = _x1
             elif _n == 2:
                 if _v is None:
                     continue
-                _x2 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x2 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self.root = _x2
             else:
                 _rt.json_in_other(self, _key, _v, _ctx, _depth)

@@ -726,7 +726,7 @@ class Api(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_name = _x1
             elif _n == 2:
                 if _v is None:
@@ -757,7 +757,7 @@ class Api(_rt.Message):
             elif _n == 4:
                 if _v is None:
                     continue
-                _x4 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x4 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_version = _x4
             elif _n == 5:
                 if _key != 'sourceContext' and 'sourceContext' in _obj:
@@ -792,7 +792,7 @@ class Api(_rt.Message):
             elif _n == 8:
                 if _v is None:
                     continue
-                _x8 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x8 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_edition = _x8
             else:
                 _rt.json_in_other(self, _key, _v, _ctx, _depth)
@@ -1455,14 +1455,14 @@ class Method(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_name = _x1
             elif _n == 2:
                 if _key != 'requestTypeUrl' and 'requestTypeUrl' in _obj:
                     raise _rt.json_refuse()
                 if _v is None:
                     continue
-                _x2 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x2 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_request_type_url = _x2
             elif _n == 3:
                 if _key != 'requestStreaming' and 'requestStreaming' in _obj:
@@ -1476,7 +1476,7 @@ class Method(_rt.Message):
                     raise _rt.json_refuse()
                 if _v is None:
                     continue
-                _x4 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x4 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_response_type_url = _x4
             elif _n == 5:
                 if _key != 'responseStreaming' and 'responseStreaming' in _obj:
@@ -1509,7 +1509,7 @@ class Method(_rt.Message):
             elif _n == 8:
                 if _v is None:
                     continue
-                _x8 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x8 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_edition = _x8
             else:
                 _rt.json_in_other(self, _key, _v, _ctx, _depth)
@@ -1876,12 +1876,12 @@ class Mixin(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_name = _x1
             elif _n == 2:
                 if _v is None:
                     continue
-                _x2 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x2 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_root = _x2
             else:
                 _rt.json_in_other(self, _key, _v, _ctx, _depth)

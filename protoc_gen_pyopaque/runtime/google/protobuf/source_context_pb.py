@@ -205,7 +205,7 @@ class SourceContext(_rt.Message):
                     raise _rt.json_refuse()
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self.file_name = _x1
             else:
                 _rt.json_in_other(self, _key, _v, _ctx, _depth)

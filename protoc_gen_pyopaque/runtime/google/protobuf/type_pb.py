@@ -603,7 +603,7 @@ class Type(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self.name = _x1
             elif _n == 2:
                 if _v is None:
@@ -623,7 +623,7 @@ class Type(_rt.Message):
                     continue
                 if type(_v) is not list:
                     raise _rt.json_refuse()
-                self.oneofs = [_y if type(_y) is str and (_ctx.valid_strings or _y.isascii()) else _rt.json_in_str(_y) for _y in _t.cast("list[object]", _v)]
+                self.oneofs = [_y if type(_y) is str and (_ctx.ascii_strings or _y.isascii()) else _rt.json_in_str(_y) for _y in _t.cast("list[object]", _v)]
             elif _n == 4:
                 if _v is None:
                     continue
@@ -657,7 +657,7 @@ class Type(_rt.Message):
             elif _n == 7:
                 if _v is None:
                     continue
-                _x7 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x7 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self.edition = _x7
             else:
                 _rt.json_in_other(self, _key, _v, _ctx, _depth)
@@ -1502,14 +1502,14 @@ class Field(_rt.Message):
                 elif _n == 4:
                     if _v is None:
                         continue
-                    _x4 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                    _x4 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                     self.name = _x4
                 elif _n == 6:
                     if _key != 'typeUrl' and 'typeUrl' in _obj:
                         raise _rt.json_refuse()
                     if _v is None:
                         continue
-                    _x6 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                    _x6 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                     self.type_url = _x6
                 else:
                     _rt.json_in_other(self, _key, _v, _ctx, _depth)
@@ -1544,14 +1544,14 @@ class Field(_rt.Message):
                         raise _rt.json_refuse()
                     if _v is None:
                         continue
-                    _x10 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                    _x10 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                     self.json_name = _x10
                 elif _n == 11:
                     if _key != 'defaultValue' and 'defaultValue' in _obj:
                         raise _rt.json_refuse()
                     if _v is None:
                         continue
-                    _x11 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                    _x11 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                     self.default_value = _x11
                 else:
                     _rt.json_in_other(self, _key, _v, _ctx, _depth)
@@ -2088,7 +2088,7 @@ class Enum(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self.name = _x1
             elif _n == 2:
                 if _v is None:
@@ -2136,7 +2136,7 @@ class Enum(_rt.Message):
             elif _n == 6:
                 if _v is None:
                     continue
-                _x6 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x6 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self.edition = _x6
             else:
                 _rt.json_in_other(self, _key, _v, _ctx, _depth)
@@ -2466,7 +2466,7 @@ class EnumValue(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self.name = _x1
             elif _n == 2:
                 if _v is None:
@@ -2771,7 +2771,7 @@ class Option(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self.name = _x1
             elif _n == 2:
                 if _v is None:

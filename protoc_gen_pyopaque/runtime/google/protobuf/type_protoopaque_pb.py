@@ -631,7 +631,7 @@ class Type(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_name = _x1
             elif _n == 2:
                 if _v is None:
@@ -651,7 +651,7 @@ class Type(_rt.Message):
                     continue
                 if type(_v) is not list:
                     raise _rt.json_refuse()
-                self._f_oneofs = [_y if type(_y) is str and (_ctx.valid_strings or _y.isascii()) else _rt.json_in_str(_y) for _y in _t.cast("list[object]", _v)]
+                self._f_oneofs = [_y if type(_y) is str and (_ctx.ascii_strings or _y.isascii()) else _rt.json_in_str(_y) for _y in _t.cast("list[object]", _v)]
             elif _n == 4:
                 if _v is None:
                     continue
@@ -685,7 +685,7 @@ class Type(_rt.Message):
             elif _n == 7:
                 if _v is None:
                     continue
-                _x7 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x7 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_edition = _x7
             else:
                 _rt.json_in_other(self, _key, _v, _ctx, _depth)
@@ -1556,14 +1556,14 @@ class Field(_rt.Message):
                 elif _n == 4:
                     if _v is None:
                         continue
-                    _x4 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                    _x4 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                     self._f_name = _x4
                 elif _n == 6:
                     if _key != 'typeUrl' and 'typeUrl' in _obj:
                         raise _rt.json_refuse()
                     if _v is None:
                         continue
-                    _x6 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                    _x6 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                     self._f_type_url = _x6
                 else:
                     _rt.json_in_other(self, _key, _v, _ctx, _depth)
@@ -1598,14 +1598,14 @@ class Field(_rt.Message):
                         raise _rt.json_refuse()
                     if _v is None:
                         continue
-                    _x10 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                    _x10 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                     self._f_json_name = _x10
                 elif _n == 11:
                     if _key != 'defaultValue' and 'defaultValue' in _obj:
                         raise _rt.json_refuse()
                     if _v is None:
                         continue
-                    _x11 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                    _x11 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                     self._f_default_value = _x11
                 else:
                     _rt.json_in_other(self, _key, _v, _ctx, _depth)
@@ -2180,7 +2180,7 @@ class Enum(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_name = _x1
             elif _n == 2:
                 if _v is None:
@@ -2228,7 +2228,7 @@ class Enum(_rt.Message):
             elif _n == 6:
                 if _v is None:
                     continue
-                _x6 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x6 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_edition = _x6
             else:
                 _rt.json_in_other(self, _key, _v, _ctx, _depth)
@@ -2586,7 +2586,7 @@ class EnumValue(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_name = _x1
             elif _n == 2:
                 if _v is None:
@@ -2914,7 +2914,7 @@ class Option(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_name = _x1
             elif _n == 2:
                 if _v is None:

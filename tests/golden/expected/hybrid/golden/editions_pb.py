@@ -808,7 +808,7 @@ class Edition2023(_rt.Message):
                 if _n == 5:
                     if _v is None:
                         continue
-                    _x5 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                    _x5 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                     self.unchecked = _x5
                 elif _n == 6:
                     if _key != 'delimitedChild' and 'delimitedChild' in _obj:
@@ -841,7 +841,7 @@ class Edition2023(_rt.Message):
                     _ctx.keys += len(_t.cast("dict[str, object]", _v))
                     _d9: dict[str, State] = {}
                     for _k, _w in _t.cast("dict[str, object]", _v).items():
-                        _kv9 = _k if _ctx.valid_strings or _k.isascii() else _rt.json_in_str(_k)
+                        _kv9 = _k if _ctx.ascii_strings or _k.isascii() else _rt.json_in_str(_k)
                         if _w is None:
                             raise _rt.json_refuse()
                         _xv9 = _e_State.names.get(_w) if type(_w) is str else None

@@ -192,7 +192,7 @@ class Query(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self.text = _x1
             else:
                 _rt.json_in_other(self, _key, _v, _ctx, _depth)

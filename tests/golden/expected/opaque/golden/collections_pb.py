@@ -272,7 +272,7 @@ class _c_Collections_Item(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_key = _x1
             elif _n == 2:
                 if _v is None:
@@ -1744,7 +1744,7 @@ class Collections(_rt.Message):
                         continue
                     if type(_v) is not list:
                         raise _rt.json_refuse()
-                    self._f_names = [_y if type(_y) is str and (_ctx.valid_strings or _y.isascii()) else _rt.json_in_str(_y) for _y in _t.cast("list[object]", _v)]
+                    self._f_names = [_y if type(_y) is str and (_ctx.ascii_strings or _y.isascii()) else _rt.json_in_str(_y) for _y in _t.cast("list[object]", _v)]
                 elif _n == 3:
                     if _v is None:
                         continue
@@ -1770,7 +1770,7 @@ class Collections(_rt.Message):
                     _ctx.keys += len(_t.cast("dict[str, object]", _v))
                     _d5: dict[str, int] = {}
                     for _k, _w in _t.cast("dict[str, object]", _v).items():
-                        _kv5 = _k if _ctx.valid_strings or _k.isascii() else _rt.json_in_str(_k)
+                        _kv5 = _k if _ctx.ascii_strings or _k.isascii() else _rt.json_in_str(_k)
                         if _w is None:
                             raise _rt.json_refuse()
                         _xv5 = int(_w) if type(_w) is str and _w.isdigit() and (_ctx.ascii_strings or _w.isascii()) and _w[0] != "0" and len(_w) < 19 else _rt.json_in_int(3, _w)
@@ -1803,7 +1803,7 @@ class Collections(_rt.Message):
                     if _oc_choice_seen:
                         raise _rt.json_refuse()
                     _oc_choice_seen = True
-                    _x7 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                    _x7 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                     self._oc_choice = 7
                     self._ov_choice = _x7
                 elif _n == 8:
@@ -1867,7 +1867,7 @@ class Collections(_rt.Message):
                     _ctx.keys += len(_t.cast("dict[str, object]", _v))
                     _d12: dict[str, float] = {}
                     for _k, _w in _t.cast("dict[str, object]", _v).items():
-                        _kv12 = _k if _ctx.valid_strings or _k.isascii() else _rt.json_in_str(_k)
+                        _kv12 = _k if _ctx.ascii_strings or _k.isascii() else _rt.json_in_str(_k)
                         if _w is None:
                             raise _rt.json_refuse()
                         _xv12 = _rt.json_in_float(_w)

@@ -269,7 +269,7 @@ class _c_LogEntry_Detail(_rt.Message):
                     continue
                 if type(_v) is not list:
                     raise _rt.json_refuse()
-                self._f_lines = [_y if type(_y) is str and (_ctx.valid_strings or _y.isascii()) else _rt.json_in_str(_y) for _y in _t.cast("list[object]", _v)]
+                self._f_lines = [_y if type(_y) is str and (_ctx.ascii_strings or _y.isascii()) else _rt.json_in_str(_y) for _y in _t.cast("list[object]", _v)]
             elif _n == 2:
                 if _v is None:
                     continue
@@ -875,7 +875,7 @@ class LogEntry(_rt.Message):
             elif _n == 2:
                 if _v is None:
                     continue
-                _x2 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x2 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_message = _x2
                 self._pb_p0 |= 2
             elif _n == 3:
@@ -1213,7 +1213,7 @@ class Envelope(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_name = _x1
                 self._pb_p0 |= 1
             elif _n == 2:

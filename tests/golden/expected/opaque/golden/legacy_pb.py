@@ -811,7 +811,7 @@ class Legacy(_rt.ExtendableMessage):
             elif _n == 2:
                 if _v is None:
                     continue
-                _x2 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x2 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_label = _x2
                 self._pb_p0 |= 2
             elif _n == 3:
@@ -860,7 +860,7 @@ class Legacy(_rt.ExtendableMessage):
                 if _oc_choice_seen:
                     raise _rt.json_refuse()
                 _oc_choice_seen = True
-                _x10 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x10 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._oc_choice = 10
                 self._ov_choice = _x10
             else:

@@ -1144,7 +1144,7 @@ class Scalars(_rt.Message):
                             raise _rt.json_refuse()
                         if _v is None:
                             continue
-                        _x9 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                        _x9 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                         self._f_f_string = _x9
                     elif _n == 10:
                         if _key != 'fBytes' and 'fBytes' in _obj:
@@ -1204,7 +1204,7 @@ class Scalars(_rt.Message):
                             raise _rt.json_refuse()
                         if _v is None:
                             continue
-                        _x17 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                        _x17 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                         self._f_opt_string = _x17
                         self._pb_p0 |= 2
                     else:

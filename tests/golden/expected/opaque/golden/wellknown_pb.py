@@ -662,7 +662,7 @@ class Stamped(_rt.Message):
             if _n == 1:
                 if _v is None:
                     continue
-                _x1 = _v if type(_v) is str and (_ctx.valid_strings or _v.isascii()) else _rt.json_in_str(_v)
+                _x1 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
                 self._f_name = _x1
             elif _n == 2:
                 if _v is None:
@@ -708,7 +708,7 @@ class Stamped(_rt.Message):
                 _ctx.keys += len(_t.cast("dict[str, object]", _v))
                 _d6: dict[str, _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp] = {}
                 for _k, _w in _t.cast("dict[str, object]", _v).items():
-                    _kv6 = _k if _ctx.valid_strings or _k.isascii() else _rt.json_in_str(_k)
+                    _kv6 = _k if _ctx.ascii_strings or _k.isascii() else _rt.json_in_str(_k)
                     if _w is None:
                         raise _rt.json_refuse()
                     _mv6 = _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp()
