@@ -97,13 +97,19 @@ def build_schema(generated: Iterable[str], proto_files: Iterable[descriptor_pb2.
         # the comments read, the rest of the source info (most of a file's size) is no use: neither
         # the pool nor the module that embeds the file gets it, and one serialization serves both
         fdp.ClearField("source_code_info")
+        descriptor = bytes(fdp.SerializeToString())
         try:
-            descriptor = bytes(fdp.SerializeToString())
-            pool_file = _for_pool(fdp)
-            pool.AddSerializedFile(descriptor if pool_file is fdp else pool_file.SerializeToString())
+            pool.AddSerializedFile(descriptor)
+            pool_file = fdp
         except Exception as exc:  # protobuf reports descriptor problems with various types
-            raise InputError(f"{fdp.name}: {exc}") from None
-        reader = _FileReader(fdp, pool.FindFileByName(fdp.name), comments, options)
+            pool_file = _for_pool(fdp)  # looked for only now: most files have no JSON name clash
+            if pool_file is fdp:
+                raise InputError(f"{fdp.name}: {exc}") from None
+            try:
+                pool.AddSerializedFile(pool_file.SerializeToString())
+            except Exception as exc:
+                raise InputError(f"{fdp.name}: {exc}") from None
+        reader = _FileReader(fdp, pool.FindFileByName(fdp.name), comments, options, pool_file is fdp)
         file = reader.read(descriptor if fdp.name in schema.generated else b"")  # its module embeds it
         schema.files[file.name] = file
         schema.messages.update(reader.messages)
@@ -164,10 +170,15 @@ def _for_pool(fdp: descriptor_pb2.FileDescriptorProto) -> descriptor_pb2.FileDes
 
 
 class _FileReader:
+    """The model of one file, read from protobuf's pool (its descriptors' attributes cost a
+    fraction of the FileDescriptorProto's) and, for what the pool does not say, the file."""
+
     def __init__(self, fdp: descriptor_pb2.FileDescriptorProto, fd: Any, comments: dict[Path, str],
-                 options: Options) -> None:
+                 options: Options, pool_json_names: bool) -> None:
         self.fdp = fdp
         self.fd = fd
+        # the pool holds the file's own JSON names (not _for_pool's copy's)
+        self.pool_json_names = pool_json_names
         self.comments = comments  # comment_index's
         self.messages: dict[str, Message] = {}
         self.enums: dict[str, Enum] = {}
@@ -194,11 +205,11 @@ class _FileReader:
             for i, mp in enumerate(fdp.message_type)
         )
         enums = tuple(
-            self._enum(ep, fd.enum_types_by_name[ep.name], (FILE_ENUM, i))
+            self._enum(fd.enum_types_by_name[ep.name], (FILE_ENUM, i))
             for i, ep in enumerate(fdp.enum_type)
         )
         extensions = tuple(
-            self._extension(xp, fd.extensions_by_name[xp.name], (FILE_EXTENSION, i))
+            self._extension(fd.extensions_by_name[xp.name], (FILE_EXTENSION, i))
             for i, xp in enumerate(fdp.extension)
         )
         return File(
@@ -236,23 +247,39 @@ class _FileReader:
     def _message(self, mp: descriptor_pb2.DescriptorProto, md: Any, path: Path,
                  inherited: ApiLevel) -> Message:
         level = inherited
-        if mp.HasField("options"):  # most messages have none: nothing to decode
+        message_set = map_entry = False
+        if md.has_options:  # most messages have none: nothing to decode
             try:
                 option = features.api_level_option(mp.options, features.MESSAGE_OPTIONS_EXTENSION)
             except ValueError as exc:
                 raise InputError(f"{self.fdp.name}: {md.full_name}: {exc}") from None
             level = option if option is not None else inherited
+            options = md.GetOptions()
+            message_set, map_entry = options.message_set_wire_format, options.map_entry
         real_oneofs: list[int] = []
+        oneof_of: dict[int, int] = {}  # field index -> position of its real oneof
         if mp.oneof_decl:
             # one pass over the fields each: proto3 messages may have thousands of (synthetic) oneofs
-            synthetic = {f.oneof_index for f in mp.field if f.proto3_optional and f.HasField("oneof_index")}
+            synthetic: set[int] = set()
+            in_oneofs: list[tuple[int, int]] = []  # (field index, oneof index)
+            for i, f in enumerate(mp.field):
+                if f.HasField("oneof_index"):
+                    if f.proto3_optional:
+                        synthetic.add(f.oneof_index)
+                    else:
+                        in_oneofs.append((i, f.oneof_index))
             real_oneofs = [i for i in range(len(mp.oneof_decl)) if i not in synthetic]
-        oneof_position = {index: pos for pos, index in enumerate(real_oneofs)}
-        # the pool's fields and nested types come in the order of the file's. The tuples of the
+            position = {index: pos for pos, index in enumerate(real_oneofs)}
+            oneof_of = {i: position[index] for i, index in in_oneofs}
+        json_names = None if self.pool_json_names else [json_name(fp) for fp in mp.field]
+        # the pool's fields and nested types come in the order of the file's; the file's field
+        # list is not walked (its items cost more to make than the pool's). The tuples of the
         # model are made of lists: a list comprehension costs less than a generator's resumes.
+        comments = self.comments
         fields = tuple([
-            self._field(fp, fd, path + (MESSAGE_FIELD, i), oneof_position)
-            for i, (fp, fd) in enumerate(zip(mp.field, md.fields))
+            self._field(fd, comments.get(path + (MESSAGE_FIELD, i), "") if comments else "", oneof_of.get(i),
+                        json_names[i] if json_names is not None else fd.json_name)
+            for i, fd in enumerate(md.fields)
         ])
         members: dict[int, list[int]] = {}
         for f in fields:
@@ -263,25 +290,19 @@ class _FileReader:
                   comment=self.comments.get(path + (MESSAGE_ONEOF, index), ""))
             for pos, index in enumerate(real_oneofs)
         ])
-        options = mp.options
         message = Message(
             full_name=md.full_name, name=mp.name, file=self.fdp.name, fields=fields, oneofs=oneofs,
             messages=tuple([
                 self._message(np, nd, path + (MESSAGE_NESTED, i), level)
                 for i, (np, nd) in enumerate(zip(mp.nested_type, md.nested_types))
             ]),
-            enums=tuple([
-                self._enum(ep, md.enum_types_by_name[ep.name], path + (MESSAGE_ENUM, i))
-                for i, ep in enumerate(mp.enum_type)
-            ]),
-            extensions=tuple([
-                self._extension(xp, md.extensions_by_name[xp.name], path + (MESSAGE_EXTENSION, i))
-                for i, xp in enumerate(mp.extension)
-            ]),
-            extension_ranges=tuple([(r.start, r.end) for r in mp.extension_range]),
+            enums=tuple([self._enum(ed, path + (MESSAGE_ENUM, i)) for i, ed in enumerate(md.enum_types)]),
+            extensions=tuple([self._extension(xd, path + (MESSAGE_EXTENSION, i))
+                              for i, xd in enumerate(md.extensions)]),
+            extension_ranges=tuple(md.extension_ranges),
             reserved_names=tuple(mp.reserved_name),
-            message_set=options.message_set_wire_format,
-            map_entry=options.map_entry,
+            message_set=message_set,
+            map_entry=map_entry,
             legacy_json=features.legacy_json(md),
             api_level=level,
             comment=self.comments.get(path, ""),
@@ -289,10 +310,10 @@ class _FileReader:
         self.messages[message.full_name] = message
         return message
 
-    def _field(self, fp: descriptor_pb2.FieldDescriptorProto, fd: Any, path: Path,
-               oneof_position: dict[int, int]) -> Field:
+    def _field(self, fd: Any, comment: str, oneof: int | None, json: str) -> Field:
+        """Field ``fd`` of the pool, of real oneof ``oneof`` (its position), JSON name ``json``."""
         feats = features.field_features(fd)
-        kind = _TYPE_GROUP if feats.delimited else fp.type
+        kind = fd.type  # the pool's: GROUP for a delimited message field, as feats.delimited says
         message_type = fd.message_type if kind in (_TYPE_MESSAGE, _TYPE_GROUP) else None
         message = message_type.full_name if message_type is not None else None
         enum = fd.enum_type.full_name if kind == _TYPE_ENUM else None
@@ -301,19 +322,19 @@ class _FileReader:
             entry = message_type
             map_types = MapTypes(key=self._entry_field(entry.fields_by_number[1]),
                                  value=self._entry_field(entry.fields_by_number[2]))
-        oneof = None
-        if oneof_position and fp.HasField("oneof_index") and not fp.proto3_optional:
-            oneof = oneof_position[fp.oneof_index]
-        options = fp.options
+        lazy = unverified_lazy = deprecated = False
+        if fd.has_options:
+            options = fd.GetOptions()
+            lazy, unverified_lazy, deprecated = options.lazy, options.unverified_lazy, options.deprecated
         # by position, in Field's order: a NamedTuple binds keywords at twice the cost, and there
         # is one for every field of the request
         return Field(
-            fp.name, fp.number, json_name(fp), kind, fd.is_repeated,
+            fd.name, fd.number, json, kind, fd.is_repeated,
             feats.presence, feats.required, feats.packed, feats.utf8, message, enum,
             enum is not None and features.enum_closed(fd.enum_type),  # closed_enum
             oneof, map_types, _default(fd, kind),
-            options.lazy or options.unverified_lazy or (self.options.lazy_all and kind == _TYPE_MESSAGE),
-            self.comments.get(path, ""), options.deprecated, options.unverified_lazy,
+            lazy or unverified_lazy or (self.options.lazy_all and kind == _TYPE_MESSAGE),
+            comment, deprecated, unverified_lazy,
         )
 
     def _entry_field(self, fd: Any) -> Field:
@@ -328,21 +349,22 @@ class _FileReader:
             oneof=None, map=None, default=_default(fd, kind), lazy=False, comment="",
         )
 
-    def _enum(self, ep: descriptor_pb2.EnumDescriptorProto, ed: Any, path: Path) -> Enum:
+    def _enum(self, ed: Any, path: Path) -> Enum:
         values = tuple([
-            EnumValue(name=vp.name, number=vp.number,
+            EnumValue(name=vd.name, number=vd.number,
                       comment=self.comments.get(path + (ENUM_VALUE, i), ""))
-            for i, vp in enumerate(ep.value)
+            for i, vd in enumerate(ed.values)
         ])
-        enum = Enum(full_name=ed.full_name, name=ep.name, file=self.fdp.name, values=values,
+        enum = Enum(full_name=ed.full_name, name=ed.name, file=self.fdp.name, values=values,
                     closed=features.enum_closed(ed), legacy_json=features.legacy_json(ed),
                     comment=self.comments.get(path, ""))
         self.enums[enum.full_name] = enum
         return enum
 
-    def _extension(self, xp: descriptor_pb2.FieldDescriptorProto, xd: Any, path: Path) -> Extension:
-        field = self._field(xp, xd, path, {})
-        return Extension(full_name=xd.full_name, name=xp.name,
+    def _extension(self, xd: Any, path: Path) -> Extension:
+        # the pool's JSON name: _for_pool's copy changes only message fields'
+        field = self._field(xd, self.comments.get(path, ""), None, xd.json_name)
+        return Extension(full_name=xd.full_name, name=xd.name,
                          extendee=xd.containing_type.full_name, field=field)
 
 
