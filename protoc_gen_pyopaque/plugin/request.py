@@ -290,22 +290,19 @@ class _FileReader:
                   comment=self.comments.get(path + (MESSAGE_ONEOF, index), ""))
             for pos, index in enumerate(real_oneofs)
         ])
+        # by position, in Message's order (see _field)
         message = Message(
-            full_name=md.full_name, name=mp.name, file=self.fdp.name, fields=fields, oneofs=oneofs,
-            messages=tuple([
+            md.full_name, mp.name, self.fdp.name, fields, oneofs,  # full_name, name, file, fields, oneofs
+            tuple([  # messages
                 self._message(np, nd, path + (MESSAGE_NESTED, i), level)
                 for i, (np, nd) in enumerate(zip(mp.nested_type, md.nested_types))
             ]),
-            enums=tuple([self._enum(ed, path + (MESSAGE_ENUM, i)) for i, ed in enumerate(md.enum_types)]),
-            extensions=tuple([self._extension(xd, path + (MESSAGE_EXTENSION, i))
-                              for i, xd in enumerate(md.extensions)]),
-            extension_ranges=tuple(md.extension_ranges),
-            reserved_names=tuple(mp.reserved_name),
-            message_set=message_set,
-            map_entry=map_entry,
-            legacy_json=features.legacy_json(md),
-            api_level=level,
-            comment=self.comments.get(path, ""),
+            tuple([self._enum(ed, path + (MESSAGE_ENUM, i)) for i, ed in enumerate(md.enum_types)]),  # enums
+            tuple([self._extension(xd, path + (MESSAGE_EXTENSION, i))  # extensions
+                   for i, xd in enumerate(md.extensions)]),
+            tuple(md.extension_ranges), tuple(mp.reserved_name),  # extension_ranges, reserved_names
+            message_set, map_entry, features.legacy_json(md), level,  # message_set, map_entry, legacy_json, api_level
+            self.comments.get(path, ""),  # comment
         )
         self.messages[message.full_name] = message
         return message
@@ -341,12 +338,13 @@ class _FileReader:
         feats = features.field_features(fd)
         kind = _TYPE_GROUP if feats.delimited else fd.type
         enum = fd.enum_type.full_name if kind == _TYPE_ENUM else None
+        # by position, in Field's order (see _field)
         return Field(
-            name=fd.name, number=fd.number, json_name=fd.json_name, kind=kind, repeated=False,
-            presence=False, required=False, packed=False, utf8=feats.utf8,
-            message=fd.message_type.full_name if kind in (_TYPE_MESSAGE, _TYPE_GROUP) else None,
-            enum=enum, closed_enum=enum is not None and features.enum_closed(fd.enum_type),
-            oneof=None, map=None, default=_default(fd, kind), lazy=False, comment="",
+            fd.name, fd.number, fd.json_name, kind, False,  # name, number, json_name, kind, repeated
+            False, False, False, feats.utf8,  # presence, required, packed, utf8
+            fd.message_type.full_name if kind in (_TYPE_MESSAGE, _TYPE_GROUP) else None,  # message
+            enum, enum is not None and features.enum_closed(fd.enum_type),  # enum, closed_enum
+            None, None, _default(fd, kind), False, "",  # oneof, map, default, lazy, comment
         )
 
     def _enum(self, ed: Any, path: Path) -> Enum:
