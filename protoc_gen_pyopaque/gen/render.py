@@ -14,7 +14,7 @@ from functools import lru_cache
 from hashlib import sha1
 from io import StringIO
 from pathlib import Path
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any, NamedTuple
 
 import jinja2
@@ -224,6 +224,12 @@ _ONLY, _FIRST, _MIDDLE, _LAST = (_LoopPosition(True, True), _LoopPosition(True, 
 class _Environment(jinja2.Environment):
     code_generator_class = _CodeGenerator
     macro_class = staticmethod(_macro)
+
+    def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
+        """A template's globals as a dict, not Jinja's ChainMap over the environment's: each
+        render and each import of a template iterated it, in Python, several times. The
+        environment's globals do not change once templates are loaded."""
+        return {**self.globals, **(d or {})}
 
     @staticmethod
     def loop_positions(iterable: Any, undefined: Any) -> Iterator[tuple[Any, _LoopPosition]]:
