@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Final, NamedTuple
 
 from ..plugin import names
-from ..plugin.schema import ApiLevel, Enum, Extension, Field, File, Message, Schema, has_scan, walk_messages
+from ..plugin.schema import ApiLevel, Enum, Extension, Field, File, Message, Schema, has_scan
 from ..runtime import reflect as k
 from ..runtime._codec import WIRE_OF_KIND
 from ..runtime._wire import WIRE_END_GROUP, WIRE_LEN
@@ -187,7 +187,7 @@ class _Builder:
         self.refs = _Refs(file, schema, self.names)
         self.needs_required = schema.needs_required
         # this module's messages as it renders them (a twin is opaque throughout)
-        self.own_levels = {m.full_name: m.api_level for m in walk_messages(file.messages)}
+        self.own_levels = {m.full_name: m.api_level for m in file.all_messages}
         self.all_messages: list[MessageView] = []
         self.all_enums: list[EnumView] = []
 
@@ -452,7 +452,7 @@ class _Builder:
         twin = ""
         if file.is_hybrid and not self.is_twin:
             twin = names.import_path(file.name, twin=True)
-        levels = {m.api_level for m in walk_messages(file.messages)} or {file.api_level}
+        levels = {m.api_level for m in file.all_messages} or {file.api_level}
         return FileView(
             proto=file.name, edition=file.edition,
             style="/".join(sorted(level.name.lower() for level in levels)),

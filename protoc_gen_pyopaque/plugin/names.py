@@ -32,7 +32,7 @@ from functools import lru_cache
 from typing import Final, NamedTuple
 
 from ..runtime._registry import TWIN_SUFFIX, WKT_MODULES
-from .schema import ApiLevel, Enum, Field, File, Message, Schema, Service, walk_messages
+from .schema import ApiLevel, Enum, Field, File, Message, Schema, Service
 
 # Builtins that generated code names in class scope (annotations, decorators), where a nested
 # type or a property of the same name would shadow them ...
@@ -291,7 +291,7 @@ class _Allocator:
     def enum_defaults(self) -> dict[tuple[str, int], str]:
         """Constants for the closed enum members this module's fields and extensions default to."""
         fields = [x.field for x in self.file.extensions]
-        for msg in walk_messages(self.file.messages):
+        for msg in self.file.all_messages:
             fields += [x.field for x in msg.extensions]
             fields += [f.map.value if f.map is not None else f for f in msg.fields if not msg.map_entry]
         defaults: dict[tuple[str, int], str] = {}
@@ -376,7 +376,7 @@ class _Allocator:
         return out
 
     def referenced_fields(self) -> Iterable[Field]:
-        for msg in walk_messages(self.file.messages):
+        for msg in self.file.all_messages:
             for f in msg.fields:
                 yield from (f.map.key, f.map.value) if f.map is not None else (f,)
             yield from (x.field for x in msg.extensions)
@@ -385,7 +385,7 @@ class _Allocator:
     def referenced_messages(self) -> set[str]:
         names = {f.message for f in self.referenced_fields() if f.message is not None}
         extensions = list(self.file.extensions)
-        for msg in walk_messages(self.file.messages):
+        for msg in self.file.all_messages:
             extensions += msg.extensions
         return names | {x.extendee for x in extensions}
 
@@ -395,7 +395,7 @@ class _Allocator:
 
 def _all_enums(file: File) -> list[Enum]:
     enums = list(file.enums)
-    for msg in walk_messages(file.messages):
+    for msg in file.all_messages:
         enums.extend(msg.enums)
     return enums
 

@@ -141,10 +141,15 @@ class File:
     # written to a .pyi (the plugin's classes option: a large file's module imports fast)
     deferred_classes: bool = False
 
+    @cached_property  # walked by the names and the views of the file's module several times
+    def all_messages(self) -> list[Message]:
+        """The file's messages and all their nested messages, depth first (walk_messages)."""
+        return walk_messages(self.messages)
+
     @cached_property  # asked for every reference to the file's types
     def is_hybrid(self) -> bool:
         """Say whether any message of the file is hybrid (the file then gets an opaque twin)."""
-        return any(m.api_level is ApiLevel.HYBRID for m in walk_messages(self.messages))
+        return any(m.api_level is ApiLevel.HYBRID for m in self.all_messages)
 
     def as_opaque(self) -> File:
         """Return this file with every message switched to opaque (the hybrid twin)."""
