@@ -26,13 +26,13 @@ from __future__ import annotations
 import keyword
 import re
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final, NamedTuple
 
 from ..runtime._registry import TWIN_SUFFIX, WKT_MODULES
-from .schema import ApiLevel, Enum, Field, File, Message, Schema, Service
+from .schema import ApiLevel, Enum, Extension, Field, File, Message, Schema, Service
 
 # Builtins that generated code names in class scope (annotations, decorators), where a nested
 # type or a property of the same name would shadow them ...
@@ -351,8 +351,12 @@ class _Allocator:
 
     def imports(self) -> dict[str, str]:
         """An alias for each module whose types the file's fields and extensions name."""
-        protos = {self.schema.messages[name].file for name in self.referenced_messages()}
-        protos |= {self.schema.enums[name].file for name in self.referenced_enums()}
+        messages, enums = self.schema.messages, self.schema.enums
+        extensions = self.extensions_declared()
+        fields = self.referenced_fields(extensions)
+        protos = {messages[f.message].file for f in fields if f.message is not None}
+        protos |= {messages[x.extendee].file for x in extensions}
+        protos |= {enums[f.enum].file for f in fields if f.enum is not None}
         protos |= set(self.file.public_dependencies)
         protos.discard(self.file.name)
         aliases: dict[str, str] = {}
@@ -375,22 +379,25 @@ class _Allocator:
                     out.setdefault(name, module)
         return out
 
-    def referenced_fields(self) -> Iterable[Field]:
-        for msg in self.file.all_messages:
-            for f in msg.fields:
-                yield from (f.map.key, f.map.value) if f.map is not None else (f,)
-            yield from (x.field for x in msg.extensions)
-        yield from (x.field for x in self.file.extensions)
-
-    def referenced_messages(self) -> set[str]:
-        names = {f.message for f in self.referenced_fields() if f.message is not None}
+    def extensions_declared(self) -> list[Extension]:
+        """The extensions the file declares, at its top level and in its messages."""
         extensions = list(self.file.extensions)
         for msg in self.file.all_messages:
             extensions += msg.extensions
-        return names | {x.extendee for x in extensions}
+        return extensions
 
-    def referenced_enums(self) -> set[str]:
-        return {f.enum for f in self.referenced_fields() if f.enum is not None}
+    def referenced_fields(self, extensions: list[Extension]) -> list[Field]:
+        """The fields whose types the module names: its messages' (a map's key and value) and
+        ``extensions``'."""
+        fields: list[Field] = []
+        for msg in self.file.all_messages:
+            for f in msg.fields:
+                if f.map is not None:
+                    fields += f.map  # its key and value
+                else:
+                    fields.append(f)
+        fields += [x.field for x in extensions]
+        return fields
 
 
 def _all_enums(file: File) -> list[Enum]:
