@@ -142,18 +142,19 @@ class _CodeGenerator(CodeGenerator):
     def visit_For(self, node: nodes.For, frame: Frame) -> None:
         """A loop whose body reads only ``loop.first`` and ``loop.last`` iterates with
         _Environment.loop_positions, not Jinja's LoopContext (whose other members cost a call
-        on every step)."""
+        on every step). A loop that sets no variable makes no dict of them at each step."""
         loop_names = [n for n in node.find_all(nodes.Name) if n.name == "loop"]
         read = [n for n in node.find_all(nodes.Getattr)
                 if isinstance(n.node, nodes.Name) and n.node.name == "loop" and n.attr in ("first", "last")]
-        if node.recursive or not loop_names or len(read) != len(loop_names):
-            super().visit_For(node, frame)
-            return
         stream, self.stream = self.stream, StringIO()
         super().visit_For(node, frame)
         code, self.stream = self.stream.getvalue(), stream
-        # the first is this loop's: its head is written before its body
-        self.write(code.replace("LoopContext(", "environment.loop_positions(", 1))
+        # the first of each is this loop's: its head is written before its body
+        if not node.recursive and loop_names and len(read) == len(loop_names):
+            code = code.replace("LoopContext(", "environment.loop_positions(", 1)
+        if code.count("_loop_vars") == 1:  # the loop's dict, which nothing fills or reads
+            code = code.replace("_loop_vars = {}", "pass", 1)  # a line still: line numbers stay
+        self.write(code)
 
     def macro_body(self, node: nodes.Macro | nodes.CallBlock, frame: Frame) -> tuple[Frame, MacroRef]:
         stream, self.stream = self.stream, StringIO()
