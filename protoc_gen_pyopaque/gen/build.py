@@ -605,9 +605,10 @@ def _encode_order(by_number: list[FieldView]) -> list[FieldView | OneofView]:
 
 def _split(cases: list[tuple[int, FieldView, str]]) -> DispatchNode:
     if len(cases) <= DISPATCH_LEAF_SIZE:
-        return DispatchNode(cases=cases)
+        return DispatchNode(cases)
     mid = len(cases) // 2
-    return DispatchNode(cases=[], pivot=cases[mid][0], low=_split(cases[:mid]), high=_split(cases[mid:]))
+    # by position (cases, pivot, low, high): a class called with keywords gets them as a dict
+    return DispatchNode([], cases[mid][0], _split(cases[:mid]), _split(cases[mid:]))
 
 
 def _merge_weight(f: FieldView, mode: str) -> float:
@@ -678,7 +679,7 @@ def _chunked(cases: list[tuple[int, FieldView, str]], weights: list[float], budg
               for i, run in enumerate(runs)]
     if not inline_first:
         return _pick_chunk(chunks), chunks
-    return DispatchNode(cases=[], pivot=bounds[1] or 0, low=chunks[0].tree, high=_pick_chunk(chunks[1:])), chunks[1:]
+    return DispatchNode([], bounds[1] or 0, chunks[0].tree, _pick_chunk(chunks[1:])), chunks[1:]
 
 
 def _own_maps(fields: list[FieldView], chunks: list[DispatchChunk]) -> list[FieldView]:

@@ -349,8 +349,7 @@ class _FileReader:
 
     def _enum(self, ed: Any, path: Path) -> Enum:
         values = tuple([
-            EnumValue(name=vd.name, number=vd.number,
-                      comment=self.comments.get(path + (ENUM_VALUE, i), ""))
+            EnumValue(vd.name, vd.number, self.comments.get(path + (ENUM_VALUE, i), ""))  # name, number, comment
             for i, vd in enumerate(ed.values)
         ])
         enum = Enum(full_name=ed.full_name, name=ed.name, file=self.fdp.name, values=values,
