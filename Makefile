@@ -25,8 +25,10 @@ test: lint unit pythons unit-compiled conformance
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
+## unit: the pytest suite on one worker process per core (pytest-xdist; work stealing, since a few
+## tests wait minutes on a type checker or a C compiler in a subprocess)
 unit: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist worksteal
 
 ## typing-full: the strict typing tests with Google's conformance protos in every style (make test
 ## includes them in the opaque style only: pyright takes minutes per style on them)

@@ -64,9 +64,9 @@ def toolchain() -> str:
     return f"{sys.executable} mypy {mypy}"
 
 
-def compile_generated(root: Path, *, fastest_code: bool = False) -> None:
-    """Compile the generated modules under ``root`` with mypyc (pyopaque-compile); raise
-    RuntimeError(the compiler's complaint) if that fails.
+def compile_generated(root: Path, *, fastest_code: bool = False, opt_level: str = "3") -> None:
+    """Compile the generated modules under ``root`` with mypyc (pyopaque-compile) at C
+    optimisation level ``opt_level``; raise RuntimeError(the compiler's complaint) if that fails.
 
     Test builds compile one C file per module on every core; ``fastest_code`` (benchmarks):
     one C file, on one core. The build runs in a process of its own: the calling process may
@@ -74,7 +74,8 @@ def compile_generated(root: Path, *, fastest_code: bool = False) -> None:
     interpreted one.
     """
     jobs = 1 if fastest_code else os.cpu_count() or 1
-    done = subprocess.run([sys.executable, "-m", "protoc_gen_pyopaque.compile", str(root), "--jobs", str(jobs)],
+    done = subprocess.run([sys.executable, "-m", "protoc_gen_pyopaque.compile", str(root), "--jobs", str(jobs),
+                           "--opt-level", opt_level],
                           capture_output=True, text=True, check=False, cwd=REPO)
     if done.returncode != 0:
         raise RuntimeError(done.stderr.strip()[-3000:])

