@@ -1,9 +1,9 @@
 """Resolves protobuf features: the only module that knows about syntax and editions.
 
-Per-field facts (presence, packing, UTF-8 validation, delimited encoding, enum
-closedness, JSON format) come from protobuf's own descriptor pool, which applies
-edition defaults and inheritance exactly as protoc does; this module asks it and
-adds the one feature protobuf does not know: the API level.
+Per-field facts (presence, packing, UTF-8 validation, enum closedness, JSON format) come from
+protobuf's own descriptor pool, which applies edition defaults and inheritance exactly as protoc
+does (delimited encoding too: the pool's field type is GROUP then); this module asks it and adds
+the one feature protobuf does not know: the API level.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from .schema import ApiLevel
 _UTF8_VERIFY: Final = descriptor_pb2.FeatureSet.VERIFY
 _JSON_LEGACY_BEST_EFFORT: Final = descriptor_pb2.FeatureSet.LEGACY_BEST_EFFORT
 _TYPE_STRING: Final = descriptor_pb2.FieldDescriptorProto.TYPE_STRING
-_TYPE_GROUP: Final = descriptor_pb2.FieldDescriptorProto.TYPE_GROUP
 
 # Our custom options (protoc_gen_pyopaque/proto/pyopaque/options.proto): extension
 # numbers on FileOptions and MessageOptions, and the api_level field inside them.
@@ -45,7 +44,6 @@ class FieldFeatures(NamedTuple):
     required: bool
     packed: bool
     utf8: bool
-    delimited: bool
 
 
 def edition_label(fdp: descriptor_pb2.FileDescriptorProto) -> str:
@@ -73,7 +71,6 @@ def field_features(fd: Any) -> FieldFeatures:
         bool(fd.is_packed),
         # the resolved features only for strings: resolving them cost more than the rest
         kind != _TYPE_STRING or fd._GetFeatures().utf8_validation == _UTF8_VERIFY,
-        kind == _TYPE_GROUP,
     )
 
 

@@ -336,7 +336,7 @@ class _FileReader:
 
     def _entry_field(self, fd: Any) -> Field:
         feats = features.field_features(fd)
-        kind = _TYPE_GROUP if feats.delimited else fd.type
+        kind = fd.type  # the pool's, as in _field: never GROUP for a map value, whatever the file says
         enum = fd.enum_type.full_name if kind == _TYPE_ENUM else None
         # by position, in Field's order (see _field)
         return Field(
