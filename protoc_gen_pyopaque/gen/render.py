@@ -60,6 +60,13 @@ class _CodeGenerator(CodeGenerator):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._tested: set[int] = set()  # ``x.y is defined``: these read as Jinja reads them
+        self._macros: set[str] = set()  # the template's macros and those it imports, by name
+
+    def visit_Template(self, node: nodes.Template, frame: Frame | None = None) -> None:
+        self._macros = {m.name for m in node.find_all(nodes.Macro)} | {
+            name if isinstance(name, str) else name[1]
+            for imported in node.find_all(nodes.FromImport) for name in imported.names}
+        super().visit_Template(node, frame)
 
     def visit_Test(self, node: nodes.Test, frame: Frame) -> None:
         if node.name in ("defined", "undefined") and isinstance(node.node, (nodes.Getattr, nodes.Getitem)):
@@ -114,11 +121,31 @@ class _CodeGenerator(CodeGenerator):
 
     def visit_Output(self, node: nodes.Output, frame: Frame) -> None:
         """Inside macros, an output statement appends one string: a %-format of its text with its
-        expressions as the arguments (%s applies str(), as Jinja does), not each piece in turn."""
+        expressions as the arguments (%s applies str(), as Jinja does), not each piece in turn;
+        a macro it calls as a whole expression appends its own output to the same list
+        (``into``): nested output is not joined and copied again at every level."""
         finalize = self._make_finalize()
         if (frame.buffer is None or frame.require_output_check or finalize.src is not None
                 or frame.eval_ctx.volatile or frame.eval_ctx.autoescape):
             super().visit_Output(node, frame)
+            return
+        if any(self._writes_into(child, frame) for child in node.nodes):
+            pieces: list[nodes.Expr] = []
+            for child in [*node.nodes, None]:
+                if child is not None and not self._writes_into(child, frame):
+                    pieces.append(child)
+                    continue
+                if pieces:
+                    self.visit_Output(nodes.Output(pieces, lineno=node.lineno), frame)
+                    pieces = []
+                if isinstance(child, nodes.Call):
+                    self.writeline("")
+                    self.visit(child.node, frame)
+                    self.write("(")
+                    for arg in child.args:
+                        self.visit(arg, frame)
+                        self.write(", ")
+                    self.write(f"into={frame.buffer})")
             return
         parts: list[str | nodes.Expr] = []  # text known now, or an expression evaluated at run time
         for child in node.nodes:
@@ -138,6 +165,13 @@ class _CodeGenerator(CodeGenerator):
             self.visit(value, frame)
             self.write(", ")
         self.write("))")
+
+    def _writes_into(self, node: nodes.Node, frame: Frame) -> bool:
+        """Whether ``node`` calls a macro of the templates by position (macros take ``into``)."""
+        return (isinstance(node, nodes.Call) and isinstance(node.node, nodes.Name)
+                and node.node.name in self._macros  # and not a local of the same name:
+                and frame.symbols.find_ref(node.node.name) == f"l_0_{node.node.name}"
+                and not (node.kwargs or node.dyn_args or node.dyn_kwargs))
 
     def visit_For(self, node: nodes.For, frame: Frame) -> None:
         """A loop whose body reads only ``loop.first`` and ``loop.last`` iterates with
@@ -162,10 +196,15 @@ class _CodeGenerator(CodeGenerator):
         body, self.stream = self.stream.getvalue(), stream
         if isinstance(node, nodes.Macro) and not (
                 macro_ref.accesses_caller or macro_ref.accesses_kwargs or macro_ref.accesses_varargs):
-            # def macro(l_1_a, l_1_b): ... becomes def macro(l_1_a=missing, l_1_b=missing): ...
+            # def macro(l_1_a, l_1_b): ... becomes def macro(l_1_a=missing, l_1_b=missing, *, into=None):
+            # ..., its output appended to ``into`` if given (see visit_Output), else returned
             head, paren, rest = body.partition("(")
             params, close, rest = rest.partition("):")
-            body = head + paren + ", ".join(f"{p}=missing" for p in params.split(", ") if p) + close + rest
+            body = head + paren + "".join(f"{p}=missing, " for p in params.split(", ") if p) + "*, into=None" \
+                + close + rest
+            buffer = frame.buffer
+            body = body.replace(f"{buffer} = []", f"{buffer} = [] if into is None else into", 1)
+            body = body.replace(f"return concat({buffer})", f"return concat({buffer}) if into is None else None", 1)
         self.write(body)
         return frame, macro_ref
 

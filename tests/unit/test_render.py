@@ -13,7 +13,8 @@ from protoc_gen_pyopaque.gen.render import environment, indent, make_environment
 
 TEMPLATE = """\
 {% macro pair(a, b="B", c=none) %}{{ a }}-{{ b }}-{{ c }}{% endmacro %}
-{{ pair(1, 2, 3) }} {{ pair(1) }} {{ pair(1, c=3) }} {{ pair(a=1, b=2) }}
+{% macro nest(a) %}[{{ pair(a) }}|{% for i in [a, 2] %}{{ pair(i, c=i) }}{{ pair(i) ~ ";" }}{% endfor %}]{% endmacro %}
+{{ nest(7) }} {{ pair(1, 2, 3) }} {{ pair(1) }} {{ pair(1, c=3) }} {{ pair(a=1, b=2) }}
 {{ x.name }} {{ x.upper() }} {{ "y" if x.other is defined else "n" }} {{ x.items|length }}
 {% for i in x.items %}{{ loop.index }}:{{ i }}{{ "," if not loop.last }}{% endfor %}
 100% {{ "%s" }} {{ x.items[0] }}%{{ none }} {{ x.name|tojson }} {{ "<a & 'b'>"|tojson }} {{ x.json|tojson }}
@@ -29,7 +30,7 @@ def test_renders_as_stock_jinja() -> None:
     stock = jinja2.Environment(undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                                keep_trailing_newline=True)
     assert render(environment(), TEMPLATE, x=x) == render(stock, TEMPLATE, x=x) == (
-        "1-2-3 1-B-None 1-B-3 1-2-None\nn U n 2\n1:4,2:5"
+        "[7-B-None|7-B-77-B-None;2-B-22-B-None;] 1-2-3 1-B-None 1-B-3 1-2-None\nn U n 2\n1:4,2:5"
         '100% %s 4%None "n" "\\u003ca \\u0026 \\u0027b\\u0027\\u003e" {"a": null, "b": ["\\u00e9", 1.5]}\n')
 
 
