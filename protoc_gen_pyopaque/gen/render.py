@@ -129,6 +129,11 @@ class _CodeGenerator(CodeGenerator):
                 or frame.eval_ctx.volatile or frame.eval_ctx.autoescape):
             super().visit_Output(node, frame)
             return
+        # ``{{ x if c }}`` prints "" when not c: Jinja makes an Undefined each time to print it
+        node.nodes = [nodes.CondExpr(child.test, child.expr1, nodes.Const("", lineno=child.lineno),
+                                     lineno=child.lineno)
+                      if isinstance(child, nodes.CondExpr) and child.expr2 is None else child
+                      for child in node.nodes]
         if any(self._writes_into(child, frame) for child in node.nodes):
             pieces: list[nodes.Expr] = []
             for child in [*node.nodes, None]:
