@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 from json.encoder import encode_basestring
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from collections.abc import Callable
-from typing import Final, NamedTuple
+from typing import Final
 
 from ..plugin import names
 from ..plugin.schema import ApiLevel, Enum, Extension, Field, File, Message, Schema, has_scan
@@ -83,7 +83,8 @@ CODECS: Final = {
 }
 
 
-class FieldTypes(NamedTuple):
+@dataclass(slots=True)
+class FieldTypes:
     """The Python types of one field's accessors."""
 
     getter: str  # the value as read

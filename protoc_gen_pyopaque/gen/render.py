@@ -15,7 +15,8 @@ from hashlib import sha1
 from io import StringIO
 from pathlib import Path
 from collections.abc import Callable, Iterator, MutableMapping
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 import jinja2
 from jinja2 import nodes
@@ -255,7 +256,8 @@ def _cache_dir() -> Path | None:
     return root / "protoc-gen-pyopaque" / "templates"
 
 
-class _LoopPosition(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class _LoopPosition:
     """What a loop compiled by _CodeGenerator.visit_For reads of ``loop``."""
 
     first: bool

@@ -7,7 +7,7 @@ bits, tags, dispatch trees and the expressions that reference other types.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Final, NamedTuple
+from typing import Final
 
 from .._version import __version__ as PLUGIN_VERSION
 from ..plugin.schema import Field
@@ -65,10 +65,11 @@ class OneofView:
     json_seen: str = ""  # the flag the JSON parser sets on a member (a local, or an item of _seen)
 
 
-class JsonView(NamedTuple):
+@dataclass(slots=True)
+class JsonView:
     """How templates/_json.py.j2 prints and parses a field (or a map entry's key or value): facts
-    of the field alone, shared by every module that renders it (a tuple: one is made for every
-    field, at a third of a frozen dataclass's cost)."""
+    of the field alone, shared by every module that renders it (slotted, not frozen: one is made
+    for most fields, and templates read it often; see plugin/schema.py)."""
 
     kind: int  # descriptor type number, for the runtime's json_in_int/json_in_key
     form: str  # int, int64, bool, string, bytes, float, double, enum, null, message

@@ -8,7 +8,8 @@ the one feature protobuf does not know: the API level.
 
 from __future__ import annotations
 
-from typing import Any, Final, NamedTuple
+from dataclasses import dataclass
+from typing import Any, Final
 
 from google.protobuf import descriptor_pb2
 
@@ -36,9 +37,10 @@ MINIMUM_EDITION: Final = descriptor_pb2.EDITION_PROTO2
 MAXIMUM_EDITION: Final = descriptor_pb2.EDITION_2024
 
 
-class FieldFeatures(NamedTuple):
-    """What the wire format and the API of one field depend on (a tuple: one is made for every
-    field, at a third of a frozen dataclass's cost)."""
+@dataclass(slots=True)
+class FieldFeatures:
+    """What the wire format and the API of one field depend on (slotted, not frozen: one is made
+    for every field; see schema.py)."""
 
     presence: bool
     required: bool
@@ -65,7 +67,7 @@ def default_api_level(fdp: descriptor_pb2.FileDescriptorProto) -> ApiLevel:
 def field_features(fd: Any) -> FieldFeatures:
     """Resolve the features of a field descriptor (from protobuf's pool)."""
     kind = fd.type
-    return FieldFeatures(  # by position: a NamedTuple binds keywords at a cost
+    return FieldFeatures(  # by position: keywords cost more to bind
         bool(fd.has_presence),
         bool(fd.is_required),
         bool(fd.is_packed),

@@ -29,7 +29,7 @@ import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Final, NamedTuple
+from typing import Final
 
 from ..runtime._registry import TWIN_SUFFIX, WKT_MODULES
 from .schema import ApiLevel, Enum, Extension, Field, File, Message, Schema, Service
@@ -190,12 +190,14 @@ def dependency_module(proto: str, file: File, schema: Schema) -> str:
 # -- the name table of one generated module ----------------------------------------------
 
 
-class ClassNames(NamedTuple):  # a tuple: made for every class, field or oneof
+@dataclass(slots=True)
+class ClassNames:  # slotted, not frozen: made for every class, field or oneof (see schema.py)
     qualname: str  # the path within its module: Outer.Inner
     py_name: str  # the module-level name it is defined under (nested classes are hoisted)
 
 
-class FieldNames(NamedTuple):  # a tuple: made for every class, field or oneof
+@dataclass(slots=True)
+class FieldNames:  # slotted, not frozen: made for every class, field or oneof (see schema.py)
     attr: str  # public attribute (open/hybrid) and constructor keyword
     getter: str
     setter: str  # "" where the style has none (open)
@@ -206,7 +208,8 @@ class FieldNames(NamedTuple):  # a tuple: made for every class, field or oneof
     loader: str  # lazy fields: the method that decodes them
 
 
-class OneofNames(NamedTuple):  # a tuple: made for every class, field or oneof
+@dataclass(slots=True)
+class OneofNames:  # slotted, not frozen: made for every class, field or oneof (see schema.py)
     which: str
     has: str
     clear: str
@@ -346,7 +349,7 @@ class _Allocator:
             if f.presence:
                 has = scope.claim(f"has_{f.name}")
         slot = f"_f_{f.name}" if level is ApiLevel.OPAQUE else attr
-        # by position: a NamedTuple binds keywords at half again the cost, and every field has one
+        # by position: keywords cost more to bind, and every field has one
         return FieldNames(attr, getter, setter, has, clear, slot, f"_l_{f.name}", f"_load_{f.name}")
 
     def imports(self) -> dict[str, str]:
@@ -393,7 +396,7 @@ class _Allocator:
         for msg in self.file.all_messages:
             for f in msg.fields:
                 if f.map is not None:
-                    fields += f.map  # its key and value
+                    fields += (f.map.key, f.map.value)
                 else:
                     fields.append(f)
         fields += [x.field for x in extensions]

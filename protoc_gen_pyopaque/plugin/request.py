@@ -323,8 +323,8 @@ class _FileReader:
         if fd.has_options:
             options = fd.GetOptions()
             lazy, unverified_lazy, deprecated = options.lazy, options.unverified_lazy, options.deprecated
-        # by position, in Field's order: a NamedTuple binds keywords at twice the cost, and there
-        # is one for every field of the request
+        # by position, in Field's order: keywords cost more to bind, and there is one for every
+        # field of the request
         return Field(
             fd.name, fd.number, json, kind, fd.is_repeated,
             feats.presence, feats.required, feats.packed, feats.utf8, message, enum,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 import textwrap
+from dataclasses import astuple, replace
 
 import pytest
 
@@ -103,22 +104,22 @@ SCALAR = Field(name="x", number=1, json_name="x", kind=k.TYPE_INT32, repeated=Fa
     (SCALAR, False, ("int", "int", "int | None", "None", "int")),
     (SCALAR, True, ("int", "int", "int | None", "None", "int")),
     # explicit presence: None while unset in the open/hybrid slot
-    (SCALAR._replace(presence=True), False, ("int", "int | None", "int | None", "None", "int")),
-    (SCALAR._replace(presence=True), True, ("int", "int", "int | None", "None", "int")),
-    (SCALAR._replace(oneof=0, presence=True), False, ("int", "int | None", "int | None", "None", "int")),
-    (SCALAR._replace(kind=k.TYPE_MESSAGE, message="p.M", default=None), True,
+    (replace(SCALAR, presence=True), False, ("int", "int | None", "int | None", "None", "int")),
+    (replace(SCALAR, presence=True), True, ("int", "int", "int | None", "None", "int")),
+    (replace(SCALAR, oneof=0, presence=True), False, ("int", "int | None", "int | None", "None", "int")),
+    (replace(SCALAR, kind=k.TYPE_MESSAGE, message="p.M", default=None), True,
      ("M | None", "M | None", "M | None", "None", "M | None")),
-    (SCALAR._replace(repeated=True), False,
+    (replace(SCALAR, repeated=True), False,
      ("list[int]", "list[int]", "_t.Iterable[int]", "()", "_t.Iterable[int]")),
-    (SCALAR._replace(repeated=True, map=MapTypes(SCALAR, SCALAR)), True,
+    (replace(SCALAR, repeated=True, map=MapTypes(SCALAR, SCALAR)), True,
      ("dict[str, M]", "dict[str, M]", "_t.Mapping[str, M] | None", "None", "_t.Mapping[str, M]")),
 ])
 def test_field_types(field: Field, opaque: bool, types: tuple[str, ...]) -> None:
     value_type = "M" if field.message else "int"
-    assert tuple(field_types(field, value_type, "str, M", opaque)) == types
+    assert astuple(field_types(field, value_type, "str, M", opaque)) == types
 
 
-OPEN_ENUM = SCALAR._replace(kind=k.TYPE_ENUM, enum="p.Color")
+OPEN_ENUM = replace(SCALAR, kind=k.TYPE_ENUM, enum="p.Color")
 
 
 @pytest.mark.parametrize(("opaque", "presence", "slot"), [
@@ -127,7 +128,7 @@ OPEN_ENUM = SCALAR._replace(kind=k.TYPE_ENUM, enum="p.Color")
 def test_open_enum_field_types(opaque: bool, presence: bool, slot: str) -> None:
     """An open enum's getter says ``Color | int`` (its values keep numbers the enum does not
     name); its slot, ``int``, a native int compiled."""
-    types = field_types(OPEN_ENUM._replace(presence=presence), "Color | int", "", opaque, "Color | int", "int")
+    types = field_types(replace(OPEN_ENUM, presence=presence), "Color | int", "", opaque, "Color | int", "int")
     assert (types.getter, types.slot, types.setter) == ("Color | int", slot, "Color | int")
 
 
@@ -155,13 +156,13 @@ def test_filled_wraps_as_textwrap_with_indents() -> None:
 
 def test_json_view_decides_each_fields_json_form() -> None:
     """The JSON facts of a field: its form, member key, and the checks its kind needs inline."""
-    int32 = json_view(SCALAR._replace(name="my_x", json_name="myX"))
+    int32 = json_view(replace(SCALAR, name="my_x", json_name="myX"))
     assert (int32.form, int32.key, int32.name, int32.alias, int32.null) == ("int", "',\"myX\":'", "'myX'", True, False)
     assert (int32.int_low, int32.int_high, int32.int_digits) == (-2**31, 2**31 - 1, 0)
-    uint64 = json_view(SCALAR._replace(kind=k.TYPE_UINT64))
+    uint64 = json_view(replace(SCALAR, kind=k.TYPE_UINT64))
     assert (uint64.form, uint64.int_digits, uint64.alias) == ("int64", len(str(2**64 - 1)), False)
-    null = json_view(SCALAR._replace(kind=k.TYPE_ENUM, enum="google.protobuf.NullValue"))
+    null = json_view(replace(SCALAR, kind=k.TYPE_ENUM, enum="google.protobuf.NullValue"))
     assert (null.form, null.null) == ("null", True)
-    value = json_view(SCALAR._replace(kind=k.TYPE_MESSAGE, message="google.protobuf.Value", default=None))
+    value = json_view(replace(SCALAR, kind=k.TYPE_MESSAGE, message="google.protobuf.Value", default=None))
     assert (value.form, value.null) == ("message", True)
-    assert json_view(SCALAR._replace(json_name="é\"")).key == repr(',"é\\"":')
+    assert json_view(replace(SCALAR, json_name="é\"")).key == repr(',"é\\"":')
