@@ -24,18 +24,19 @@ class TypeRefs(Protocol):
 
 
 # the range test of a varint integer field's value {x} (enums are int32): values outside it
-# raise on serialize instead of being written as another number. For the 64-bit kinds it is the
-# range of mypyc's unboxed ints (62 bits): compiled, a comparison with a constant beyond it is a
-# generic call on big ints; the values past it go to the runtime's write_varint64, which checks
-# the kind's whole range (``KindCodec.wide``); the upper bound is tested first (see one_byte_test).
+# raise on serialize instead of being written as another number. For int64 and uint64 it is
+# (nearly) the range of mypyc's unboxed ints (62 bits), by bit_length(): compiled, a comparison
+# of a boxed int is a generic call (with a constant beyond the small ints, one that makes an int
+# object), where bit_length() of one reads its size; the values past it go to the runtime's
+# write_varint64, which checks the kind's whole range (``KindCodec.wide``).
 _INT64_TEST: Final = "{x} <= 0x3FFFFFFFFFFFFFFF and {x} >= -0x4000000000000000"
 _UINT64_TEST: Final = "{x} <= 0x3FFFFFFFFFFFFFFF and {x} >= 0"
 _INT32_TEST: Final = "-0x80000000 <= {x} <= 0x7FFFFFFF"
 _VARINT_RANGE_TESTS: Final = {
     k.TYPE_INT32: _INT32_TEST, k.TYPE_SINT32: _INT32_TEST, k.TYPE_ENUM: _INT32_TEST,
-    k.TYPE_UINT32: "0 <= {x} <= 0xFFFFFFFF", k.TYPE_INT64: _INT64_TEST,
+    k.TYPE_UINT32: "0 <= {x} <= 0xFFFFFFFF", k.TYPE_INT64: "{x}.bit_length() < 63",
     k.TYPE_SINT64: _INT64_TEST + " or -0x8000000000000000 <= {x} <= 0x7FFFFFFFFFFFFFFF",
-    k.TYPE_UINT64: _UINT64_TEST,
+    k.TYPE_UINT64: "{x}.bit_length() < 63 and {x} >= 0",
 }
 # How the generated JSON code converts one value of each kind (see templates/_json.py.j2).
 

@@ -285,7 +285,7 @@ class Any(_rt.AnyBase):
                 _rt.write_varint(_out, _l2)
             _out.write(_b2)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:

@@ -646,7 +646,7 @@ class Api(_rt.Message):
                 _rt.write_varint(_out, _l8)
             _out.write(_b8)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -1359,7 +1359,7 @@ class Method(_rt.Message):
                 _rt.write_varint(_out, _l8)
             _out.write(_b8)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -1784,7 +1784,7 @@ class Mixin(_rt.Message):
                 _rt.write_varint(_out, _l2)
             _out.write(_b2)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------

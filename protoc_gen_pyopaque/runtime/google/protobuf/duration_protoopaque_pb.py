@@ -269,7 +269,7 @@ class Duration(_rt.DurationBase):
             _out.append(8)
             if _x1 < 0x80 and _x1 >= 0:
                 _out.append(_x1)
-            elif _x1 <= 0x3FFFFFFFFFFFFFFF and _x1 >= -0x4000000000000000:
+            elif _x1.bit_length() < 63:
                 _rt.write_varint(_out, _x1)
             else:
                 _rt.write_varint64(_out, 3, _x1)
@@ -284,7 +284,7 @@ class Duration(_rt.DurationBase):
             else:
                 raise _rt.out_of_range(5, _x2)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:

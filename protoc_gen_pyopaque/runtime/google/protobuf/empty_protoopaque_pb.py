@@ -117,7 +117,7 @@ class Empty(_rt.Message):
             else:
                 _rt.write_raw(_out, _kv, False)
                 return
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:

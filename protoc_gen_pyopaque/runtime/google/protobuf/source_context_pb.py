@@ -171,7 +171,7 @@ class SourceContext(_rt.Message):
                 _rt.write_varint(_out, _l1)
             _out.write(_b1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------

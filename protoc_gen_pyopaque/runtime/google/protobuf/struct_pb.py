@@ -304,7 +304,7 @@ class Struct(_rt.StructBase):
                     _rt.finish_len(_out, _s1)
 
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -932,7 +932,7 @@ class Value(_rt.ValueBase):
             else:
                 _rt.finish_len(_out, _start)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -1138,7 +1138,7 @@ class ListValue(_rt.ListValueBase):
             else:
                 _rt.finish_len(_out, _start)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------

@@ -312,7 +312,7 @@ class Struct(_rt.StructBase):
                     _rt.finish_len(_out, _s1)
 
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
@@ -883,7 +883,7 @@ class Value(_rt.ValueBase):
                 else:
                     _rt.finish_len(_out, _start)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
@@ -1118,7 +1118,7 @@ class ListValue(_rt.ListValueBase):
                 else:
                     _rt.finish_len(_out, _start)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:

@@ -540,7 +540,7 @@ class Type(_rt.Message):
                 _rt.write_varint(_out, _l7)
             _out.write(_b7)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -1406,7 +1406,7 @@ class Field(_rt.Message):
                 _rt.write_varint(_out, _l11)
             _out.write(_b11)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -2030,7 +2030,7 @@ class Enum(_rt.Message):
                 _rt.write_varint(_out, _l6)
             _out.write(_b6)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -2423,7 +2423,7 @@ class EnumValue(_rt.Message):
             else:
                 _rt.finish_len(_out, _start)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -2735,7 +2735,7 @@ class Option(_rt.Message):
             else:
                 _rt.finish_len(_out, _start)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------

@@ -552,7 +552,7 @@ class Type(_rt.Message):
                 _rt.write_varint(_out, _l7)
             _out.write(_b7)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
@@ -1441,7 +1441,7 @@ class Field(_rt.Message):
                 _rt.write_varint(_out, _l11)
             _out.write(_b11)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
@@ -2107,7 +2107,7 @@ class Enum(_rt.Message):
                 _rt.write_varint(_out, _l6)
             _out.write(_b6)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
@@ -2531,7 +2531,7 @@ class EnumValue(_rt.Message):
                 else:
                     _rt.finish_len(_out, _start)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
@@ -2867,7 +2867,7 @@ class Option(_rt.Message):
                 else:
                     _rt.finish_len(_out, _start)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:

@@ -154,7 +154,7 @@ class DoubleValue(_rt.Message):
             _out.append(9)
             _rt.write_f64_le(_out, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -321,7 +321,7 @@ class FloatValue(_rt.Message):
             _out.append(13)
             _rt.write_f32_le(_out, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -495,12 +495,12 @@ class Int64Value(_rt.Message):
             _out.append(8)
             if _x1 < 0x80 and _x1 >= 0:
                 _out.append(_x1)
-            elif _x1 <= 0x3FFFFFFFFFFFFFFF and _x1 >= -0x4000000000000000:
+            elif _x1.bit_length() < 63:
                 _rt.write_varint(_out, _x1)
             else:
                 _rt.write_varint64(_out, 3, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -674,12 +674,12 @@ class UInt64Value(_rt.Message):
             _out.append(8)
             if _x1 < 0x80 and _x1 >= 0:
                 _out.append(_x1)
-            elif _x1 <= 0x3FFFFFFFFFFFFFFF and _x1 >= 0:
+            elif _x1.bit_length() < 63 and _x1 >= 0:
                 _rt.write_varint(_out, _x1)
             else:
                 _rt.write_varint64(_out, 4, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -858,7 +858,7 @@ class Int32Value(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -1037,7 +1037,7 @@ class UInt32Value(_rt.Message):
             else:
                 raise _rt.out_of_range(13, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -1211,7 +1211,7 @@ class BoolValue(_rt.Message):
             _out.append(8)
             _out.append(1 if _x1 else 0)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -1395,7 +1395,7 @@ class StringValue(_rt.Message):
                 _rt.write_varint(_out, _l1)
             _out.write(_b1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -1577,7 +1577,7 @@ class BytesValue(_rt.Message):
                 _rt.write_varint(_out, _l1)
             _out.write(_b1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------

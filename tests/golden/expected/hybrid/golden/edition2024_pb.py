@@ -203,7 +203,7 @@ class _c_LogEntry_Detail(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x2)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -597,7 +597,7 @@ class LogEntry(_rt.Message):
             _out.append(8)
             if _x1 < 0x80 and _x1 >= 0:
                 _out.append(_x1)
-            elif _x1 <= 0x3FFFFFFFFFFFFFFF and _x1 >= -0x4000000000000000:
+            elif _x1.bit_length() < 63:
                 _rt.write_varint(_out, _x1)
             else:
                 _rt.write_varint64(_out, 3, _x1)
@@ -654,7 +654,7 @@ class LogEntry(_rt.Message):
             else:
                 _rt.finish_len(_out, _start)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -965,7 +965,7 @@ class Envelope(_rt.Message):
             else:
                 _rt.finish_len(_out, _start)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -1411,7 +1411,7 @@ class Node(_rt.Message):
             else:
                 _rt.finish_len(_out, _start)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------

@@ -215,7 +215,7 @@ class _c_Legacy_Point(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x8)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -678,7 +678,7 @@ class Legacy(_rt.ExtendableMessage):
             for _x5 in self.samples:
                 if _x5 < 0x80 and _x5 >= 0:
                     _out.append(_x5)
-                elif _x5 <= 0x3FFFFFFFFFFFFFFF and _x5 >= -0x4000000000000000:
+                elif _x5.bit_length() < 63:
                     _rt.write_varint(_out, _x5)
                 else:
                     _rt.write_varint64(_out, 3, _x5)
@@ -720,7 +720,7 @@ class Legacy(_rt.ExtendableMessage):
 
         if self._pb_ext:
             _rt.write_extensions(self, _out, _deterministic)
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -1057,7 +1057,7 @@ class ConflictJsonName(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x2)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------

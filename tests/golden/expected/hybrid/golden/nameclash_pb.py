@@ -180,7 +180,7 @@ class buf(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -364,7 +364,7 @@ class m4(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -508,7 +508,7 @@ class i5(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -660,7 +660,7 @@ class key6(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -852,7 +852,7 @@ class class_(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -983,7 +983,7 @@ class len_(_rt.Message):
         return _canon
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -1103,7 +1103,7 @@ class property_(_rt.Message):
         return _canon
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -1223,7 +1223,7 @@ class value_(_rt.Message):
         return _canon
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -1343,7 +1343,7 @@ class annotations_(_rt.Message):
         return _canon
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -1516,7 +1516,7 @@ class Private_(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -2730,7 +2730,7 @@ class Holder(_rt.ExtendableMessage):
 
         if self._pb_ext:
             _rt.write_extensions(self, _out, _deterministic)
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -3311,7 +3311,7 @@ class Enums(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x2)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -3508,7 +3508,7 @@ class _c_Outer_Inner_X(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -3706,7 +3706,7 @@ class Outer(_rt.Message):
             else:
                 _rt.finish_len(_out, _start)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -3892,7 +3892,7 @@ class _c_Outer_Inner_X_(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -4090,7 +4090,7 @@ class Outer_Inner(_rt.Message):
             else:
                 _rt.finish_len(_out, _start)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------

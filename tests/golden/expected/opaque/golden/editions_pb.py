@@ -176,7 +176,7 @@ class _c_Edition2023_Child(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
@@ -728,7 +728,7 @@ class Edition2023(_rt.Message):
                 else:
                     raise _rt.out_of_range(14, _v9)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------

@@ -192,7 +192,7 @@ class buf(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
@@ -412,7 +412,7 @@ class m4(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
@@ -575,7 +575,7 @@ class i5(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -733,7 +733,7 @@ class key6(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -948,7 +948,7 @@ class class_(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
@@ -1107,7 +1107,7 @@ class len_(_rt.Message):
             else:
                 _rt.write_raw(_out, _kv, False)
                 return
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
@@ -1251,7 +1251,7 @@ class property_(_rt.Message):
             else:
                 _rt.write_raw(_out, _kv, False)
                 return
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
@@ -1395,7 +1395,7 @@ class value_(_rt.Message):
             else:
                 _rt.write_raw(_out, _kv, False)
                 return
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
@@ -1539,7 +1539,7 @@ class annotations_(_rt.Message):
             else:
                 _rt.write_raw(_out, _kv, False)
                 return
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
@@ -1744,7 +1744,7 @@ class Private_(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
@@ -2989,7 +2989,7 @@ class Holder(_rt.ExtendableMessage):
 
         if self._pb_ext:
             _rt.write_extensions(self, _out, _deterministic)
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -3613,7 +3613,7 @@ class Enums(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x2)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
@@ -3848,7 +3848,7 @@ class _c_Outer_Inner_X(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
@@ -4081,7 +4081,7 @@ class Outer(_rt.Message):
                 else:
                     _rt.finish_len(_out, _start)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
@@ -4300,7 +4300,7 @@ class _c_Outer_Inner_X_(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
@@ -4533,7 +4533,7 @@ class Outer_Inner(_rt.Message):
                 else:
                     _rt.finish_len(_out, _start)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:

@@ -136,7 +136,7 @@ class _c_Collections_Item(_rt.Message):
             else:
                 raise _rt.out_of_range(14, _x2)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -838,7 +838,7 @@ class Collections(_rt.Message):
                 _out.append(16)
                 if _v5 < 0x80 and _v5 >= 0:
                     _out.append(_v5)
-                elif _v5 <= 0x3FFFFFFFFFFFFFFF and _v5 >= -0x4000000000000000:
+                elif _v5.bit_length() < 63:
                     _rt.write_varint(_out, _v5)
                 else:
                     _rt.write_varint64(_out, 3, _v5)
@@ -918,7 +918,7 @@ class Collections(_rt.Message):
             _out.append(104)
             if _x13 < 0x80 and _x13 >= 0:
                 _out.append(_x13)
-            elif _x13 <= 0x3FFFFFFFFFFFFFFF and _x13 >= -0x4000000000000000:
+            elif _x13.bit_length() < 63:
                 _rt.write_varint(_out, _x13)
             else:
                 _rt.write_varint64(_out, 3, _x13)
@@ -970,7 +970,7 @@ class Collections(_rt.Message):
                 _out.append(21)
                 _rt.write_f32_le(_out, _v12)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------

@@ -122,7 +122,7 @@ class buf(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -256,7 +256,7 @@ class m4(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -390,7 +390,7 @@ class i5(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -532,7 +532,7 @@ class key6(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -674,7 +674,7 @@ class class_(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -777,7 +777,7 @@ class len_(_rt.Message):
         return _pos
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -869,7 +869,7 @@ class property_(_rt.Message):
         return _pos
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -961,7 +961,7 @@ class value_(_rt.Message):
         return _pos
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -1053,7 +1053,7 @@ class annotations_(_rt.Message):
         return _pos
 
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -1176,7 +1176,7 @@ class Private_(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -2157,7 +2157,7 @@ class Holder(_rt.ExtendableMessage):
 
         if self._pb_ext:
             _rt.write_extensions(self, _out, _deterministic)
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -2665,7 +2665,7 @@ class Enums(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x2)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -2812,7 +2812,7 @@ class _c_Outer_Inner_X(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -2956,7 +2956,7 @@ class Outer(_rt.Message):
             else:
                 _rt.finish_len(_out, _start)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -3092,7 +3092,7 @@ class _c_Outer_Inner_X_(_rt.Message):
             else:
                 raise _rt.out_of_range(5, _x1)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -3236,7 +3236,7 @@ class Outer_Inner(_rt.Message):
             else:
                 _rt.finish_len(_out, _start)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------

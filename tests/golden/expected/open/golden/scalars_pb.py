@@ -410,7 +410,7 @@ class Scalars(_rt.Message):
             _out.append(24)
             if _x3 < 0x80 and _x3 >= 0:
                 _out.append(_x3)
-            elif _x3 <= 0x3FFFFFFFFFFFFFFF and _x3 >= -0x4000000000000000:
+            elif _x3.bit_length() < 63:
                 _rt.write_varint(_out, _x3)
             else:
                 _rt.write_varint64(_out, 3, _x3)
@@ -420,7 +420,7 @@ class Scalars(_rt.Message):
             _out.append(32)
             if _x4 < 0x80 and _x4 >= 0:
                 _out.append(_x4)
-            elif _x4 <= 0x3FFFFFFFFFFFFFFF and _x4 >= 0:
+            elif _x4.bit_length() < 63 and _x4 >= 0:
                 _rt.write_varint(_out, _x4)
             else:
                 _rt.write_varint64(_out, 4, _x4)
@@ -535,7 +535,7 @@ class Scalars(_rt.Message):
                 _rt.write_varint(_out, _l17)
             _out.write(_b17)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
@@ -915,7 +915,7 @@ class FixedFirst(_rt.Message):
             _out.append(16)
             if _x2 < 0x80 and _x2 >= 0:
                 _out.append(_x2)
-            elif _x2 <= 0x3FFFFFFFFFFFFFFF and _x2 >= 0:
+            elif _x2.bit_length() < 63 and _x2 >= 0:
                 _rt.write_varint(_out, _x2)
             else:
                 _rt.write_varint64(_out, 4, _x2)
@@ -925,7 +925,7 @@ class FixedFirst(_rt.Message):
             _out.append(29)
             _rt.write_fixed32(_out, _x3)
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------

@@ -341,7 +341,7 @@ class Stamped(_rt.Message):
                     _rt.finish_len(_out, _s6)
 
 
-        if self._pb_unknown:
+        if self._pb_unknown is not _pb_no_unknown:
             _out.write(self._pb_unknown)
 
     # -- reflection --------------------------------------------------------------
