@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Final
 
 from ..plugin import names
-from ..plugin.schema import ApiLevel, Enum, Extension, Field, File, Message, Schema, has_scan
+from ..plugin.schema import OPAQUE, OPEN, STYLE_NAMES, Enum, Extension, Field, File, Message, Schema, has_scan
 from ..runtime import reflect as k
 from ..runtime._codec import WIRE_OF_KIND
 from ..runtime._wire import WIRE_END_GROUP, WIRE_LEN
@@ -200,10 +200,10 @@ class _Builder:
         if level is None and self.is_twin and full_name is not None:
             file = self.schema.files[self.schema.messages[full_name].file]
             if file.is_hybrid and file.name in self.schema.generated:
-                level = ApiLevel.OPAQUE
+                level = OPAQUE
         if level is None:
             return full_name in self.schema.lazy_capable
-        return level is ApiLevel.OPAQUE and full_name not in self.needs_required
+        return level is OPAQUE and full_name not in self.needs_required
 
     # -- enums ------------------------------------------------------------------
 
@@ -244,7 +244,7 @@ class _Builder:
 
     def field(self, f: Field, msg: Message, index: int, oneofs: list[OneofView], bit: int | None) -> FieldView:
         """The view of field ``f``, the ``index``-th of ``msg``; ``bit``: its presence bit, if any."""
-        opaque = msg.api_level is ApiLevel.OPAQUE
+        opaque = msg.api_level is OPAQUE
         fn = self.names.fields[msg.full_name, f.name]
         attr = fn.attr
         oneof = oneofs[f.oneof] if f.oneof is not None else None
@@ -324,7 +324,7 @@ class _Builder:
         if f.map is not None:
             view.map_key = self.entry_field(f.map.key)
             view.map_value = self.entry_field(f.map.value)
-        view.lazy_elements = (msg.api_level is ApiLevel.OPAQUE and f.lazy and view.repeated
+        view.lazy_elements = (msg.api_level is OPAQUE and f.lazy and view.repeated
                               and view.child_lazy_capable)
         view.info_expr = pyexpr.field_info(f, attr, oneof.name if oneof is not None else "", self.refs,
                                            (lazy or view.lazy_elements) and f.lazy_unverified)
@@ -362,7 +362,7 @@ class _Builder:
     def is_lazy(f: Field, msg: Message, needs_required: frozenset[str]) -> bool:
         """Lazy decoding needs the opaque layout, a singular length-prefixed message field, and
         no required fields below it (their absence must fail the parse, not a later access)."""
-        return (msg.api_level is ApiLevel.OPAQUE and f.lazy and f.kind == k.TYPE_MESSAGE
+        return (msg.api_level is OPAQUE and f.lazy and f.kind == k.TYPE_MESSAGE
                 and not f.repeated and f.oneof is None and f.map is None
                 and f.message not in needs_required)
 
@@ -384,7 +384,7 @@ class _Builder:
         for o in oneofs:
             o.member_names = ", ".join(pyexpr.quoted(f.name) for f in o.fields)
         words = [f"_pb_p{i}" for i in range((len(bits) + PRESENCE_WORD_BITS - 1) // PRESENCE_WORD_BITS)]
-        lazy_capable = level is ApiLevel.OPAQUE and msg.full_name not in self.needs_required
+        lazy_capable = level is OPAQUE and msg.full_name not in self.needs_required
         plain = [f for f in fields if f.oneof is None]
         slots = [f.store.removeprefix("self.") for f in plain] + words
         slots += [f.lazy_slot for f in fields if f.lazy]
@@ -404,7 +404,7 @@ class _Builder:
         # by position, in MessageView's order (see value_view)
         view = MessageView(
             qual.rsplit(".", 1)[-1], msg.full_name, qual, py,  # class_name, full_name, qualname, py_name
-            level.name.lower(), level is ApiLevel.OPEN, level is ApiLevel.OPAQUE,  # style, is_open, is_opaque
+            STYLE_NAMES[level], level is OPEN, level is OPAQUE,  # style, is_open, is_opaque
             WKT_BASES.get(msg.full_name, "_rt.ExtendableMessage" if extendable else "_rt.Message"),  # base
             slots, pyexpr.wrapped_list([pyexpr.quoted(s) for s in slots], SLOTS_WIDTH)  # slots_literal
             + ("," if len(slots) == 1 else ""),
@@ -456,7 +456,7 @@ class _Builder:
         levels = {m.api_level for m in file.all_messages} or {file.api_level}
         return FileView(
             proto=file.name, edition=file.edition,
-            style="/".join(sorted(level.name.lower() for level in levels)),
+            style="/".join(sorted(STYLE_NAMES[level] for level in levels)),
             imports=sorted(self.names.imports.items()),
             reexports=[(name, self.names.imports[module]) for name, module in self.names.reexports.items()],
             messages=messages, enums=enums,
@@ -502,7 +502,7 @@ def _json_view(kind: int, name: str, json_name: str, null_enum: bool, value_mess
 def presence_bits(msg: Message) -> dict[str, int]:
     """The opaque layout's presence bits, by field name: one per singular scalar field with explicit
     presence outside oneofs (a message field's presence is its value, a oneof's its case)."""
-    if msg.api_level is not ApiLevel.OPAQUE:
+    if msg.api_level is not OPAQUE:
         return {}
     holders = [f.name for f in msg.fields if f.presence and f.message is None and f.oneof is None]
     return {name: bit for bit, name in enumerate(holders)}

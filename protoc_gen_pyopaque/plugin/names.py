@@ -32,7 +32,7 @@ from functools import lru_cache
 from typing import Final
 
 from ..runtime._registry import TWIN_SUFFIX, WKT_MODULES
-from .schema import ApiLevel, Enum, Extension, Field, File, Message, Schema, Service
+from .schema import OPAQUE, OPEN, ApiLevel, Enum, Extension, Field, File, Message, Schema, Service
 
 # Builtins that generated code names in class scope (annotations, decorators), where a nested
 # type or a property of the same name would shadow them ...
@@ -343,12 +343,12 @@ class _Allocator:
         attr = scope.claim(f.name)
         getter = scope.claim(f"get_{f.name}")
         setter = has = clear = ""
-        if level is not ApiLevel.OPEN:
+        if level is not OPEN:
             setter = scope.claim(f"set_{f.name}")
             clear = scope.claim(f"clear_{f.name}")
             if f.presence:
                 has = scope.claim(f"has_{f.name}")
-        slot = f"_f_{f.name}" if level is ApiLevel.OPAQUE else attr
+        slot = f"_f_{f.name}" if level is OPAQUE else attr
         # by position: keywords cost more to bind, and every field has one
         return FieldNames(attr, getter, setter, has, clear, slot, f"_l_{f.name}", f"_load_{f.name}")
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field as dc_field, replace
 from functools import cached_property
+from typing import Final
 
 
 class ApiLevel(enum.Enum):
@@ -22,6 +23,15 @@ class ApiLevel(enum.Enum):
     OPEN = "API_OPEN"
     HYBRID = "API_HYBRID"
     OPAQUE = "API_OPAQUE"
+
+
+# ApiLevel.OPAQUE is read through EnumType's __getattr__ hook (~300 ns on Python 3.11, on every
+# read): the model and the views, which compare levels for every field, compare with these.
+OPEN: Final = ApiLevel.OPEN
+HYBRID: Final = ApiLevel.HYBRID
+OPAQUE: Final = ApiLevel.OPAQUE
+# the styles as the generated code names them (an enum member's name is a property: ~300 ns too)
+STYLE_NAMES: Final = {level: level.name.lower() for level in ApiLevel}
 
 
 @dataclass(slots=True)
@@ -156,12 +166,12 @@ class File:
     @cached_property  # asked for every reference to the file's types
     def is_hybrid(self) -> bool:
         """Say whether any message of the file is hybrid (the file then gets an opaque twin)."""
-        return any(m.api_level is ApiLevel.HYBRID for m in self.all_messages)
+        return any(m.api_level is HYBRID for m in self.all_messages)
 
     def as_opaque(self) -> File:
         """Return this file with every message switched to opaque (the hybrid twin)."""
-        return replace(self, api_level=ApiLevel.OPAQUE,
-                       messages=tuple(m.with_api_level(ApiLevel.OPAQUE) for m in self.messages))
+        return replace(self, api_level=OPAQUE,
+                       messages=tuple(m.with_api_level(OPAQUE) for m in self.messages))
 
 
 def walk_messages(messages: tuple[Message, ...]) -> list[Message]:
@@ -198,7 +208,7 @@ class Schema:
         self.needs_required = frozenset(_needs_required(self.messages))
         self.lazy_capable = frozenset(
             m.full_name for m in self.messages.values()
-            if m.file in self.generated and m.api_level is ApiLevel.OPAQUE
+            if m.file in self.generated and m.api_level is OPAQUE
             and m.full_name not in self.needs_required
         )
         self.scannable = frozenset(
@@ -211,7 +221,7 @@ class Schema:
 def has_scan(level: ApiLevel) -> bool:
     """Say whether classes of this style have a validating scan (_pb_scan): opaque ones, which
     parse(lazy=True) defers, and hybrid ones, so that an opaque parent's scan can check them."""
-    return level is not ApiLevel.OPEN
+    return level is not OPEN
 
 
 def _needs_required(messages: dict[str, Message]) -> set[str]:
