@@ -82,7 +82,7 @@ def enum_closed(ed: Any) -> bool:
 
 
 def legacy_json(d: Any) -> bool:
-    """Say whether a message or enum uses json_format = LEGACY_BEST_EFFORT."""
+    """Say whether a file, message or enum uses json_format = LEGACY_BEST_EFFORT."""
     return bool(d._GetFeatures().json_format == _JSON_LEGACY_BEST_EFFORT)
 
 

@@ -86,6 +86,9 @@ def _base(name: str) -> str:
     return name
 
 
+_KEYWORDS: Final = frozenset(keyword.kwlist)
+
+
 @dataclass
 class Scope:
     """One namespace (a module or a class body); hands out names that are free in it."""
@@ -95,8 +98,8 @@ class Scope:
 
     def claim(self, wanted: str) -> str:
         """Return the .proto name ``wanted`` escaped until it is free here, and take it."""
-        name = _base(wanted)
-        while keyword.iskeyword(name) or name in self.reserved or name in self.taken:
+        name = wanted if wanted[:1] != "_" else _base(wanted)  # most names: as they are
+        while name in self.taken or name in self.reserved or name in _KEYWORDS:
             name += "_"
         self.taken.add(name)
         return name

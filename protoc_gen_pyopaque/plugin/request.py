@@ -200,12 +200,13 @@ class _FileReader:
     def read(self, descriptor: bytes) -> File:
         """The file (``descriptor``: see File.descriptor)."""
         fdp, fd = self.fdp, self.fd
+        legacy_json = features.legacy_json(fd)
         messages = tuple(
-            self._message(mp, fd.message_types_by_name[mp.name], (FILE_MESSAGE, i), self.file_level)
+            self._message(mp, fd.message_types_by_name[mp.name], (FILE_MESSAGE, i), self.file_level, legacy_json)
             for i, mp in enumerate(fdp.message_type)
         )
         enums = tuple(
-            self._enum(fd.enum_types_by_name[ep.name], (FILE_ENUM, i))
+            self._enum(fd.enum_types_by_name[ep.name], (FILE_ENUM, i), legacy_json)
             for i, ep in enumerate(fdp.enum_type)
         )
         extensions = tuple(
@@ -245,10 +246,14 @@ class _FileReader:
                        comment=self.comments.get(path, ""))
 
     def _message(self, mp: descriptor_pb2.DescriptorProto, md: Any, path: Path,
-                 inherited: ApiLevel) -> Message:
+                 inherited: ApiLevel, inherited_legacy_json: bool) -> Message:
+        """Message ``mp`` (``md`` in the pool), of the API level and JSON format its scope has
+        unless its options say otherwise."""
         level = inherited
         message_set = map_entry = False
-        if md.has_options:  # most messages have none: nothing to decode
+        legacy_json = inherited_legacy_json
+        if md.has_options:  # most messages have none: nothing to decode, no features of their own
+            legacy_json = features.legacy_json(md)
             try:
                 option = features.api_level_option(mp.options, features.MESSAGE_OPTIONS_EXTENSION)
             except ValueError as exc:
@@ -294,14 +299,15 @@ class _FileReader:
         message = Message(
             md.full_name, mp.name, self.fdp.name, fields, oneofs,  # full_name, name, file, fields, oneofs
             tuple([  # messages
-                self._message(np, nd, path + (MESSAGE_NESTED, i), level)
+                self._message(np, nd, path + (MESSAGE_NESTED, i), level, legacy_json)
                 for i, (np, nd) in enumerate(zip(mp.nested_type, md.nested_types))
             ]),
-            tuple([self._enum(ed, path + (MESSAGE_ENUM, i)) for i, ed in enumerate(md.enum_types)]),  # enums
+            tuple([self._enum(ed, path + (MESSAGE_ENUM, i), legacy_json)  # enums
+                   for i, ed in enumerate(md.enum_types)]),
             tuple([self._extension(xd, path + (MESSAGE_EXTENSION, i))  # extensions
                    for i, xd in enumerate(md.extensions)]),
             tuple(md.extension_ranges), tuple(mp.reserved_name),  # extension_ranges, reserved_names
-            message_set, map_entry, features.legacy_json(md), level,  # message_set, map_entry, legacy_json, api_level
+            message_set, map_entry, legacy_json, level,  # message_set, map_entry, legacy_json, api_level
             self.comments.get(path, ""),  # comment
         )
         self.messages[message.full_name] = message
@@ -315,7 +321,8 @@ class _FileReader:
         message = message_type.full_name if message_type is not None else None
         enum = fd.enum_type.full_name if kind == _TYPE_ENUM else None
         map_types = None
-        if message_type is not None and message_type.GetOptions().map_entry:
+        # a map entry has options (map_entry); most message types have none: nothing to decode
+        if message_type is not None and message_type.has_options and message_type.GetOptions().map_entry:
             entry = message_type
             map_types = MapTypes(key=self._entry_field(entry.fields_by_number[1]),
                                  value=self._entry_field(entry.fields_by_number[2]))
@@ -347,13 +354,14 @@ class _FileReader:
             None, None, _default(fd, kind), False, "",  # oneof, map, default, lazy, comment
         )
 
-    def _enum(self, ed: Any, path: Path) -> Enum:
+    def _enum(self, ed: Any, path: Path, inherited_legacy_json: bool) -> Enum:
         values = tuple([
             EnumValue(vd.name, vd.number, self.comments.get(path + (ENUM_VALUE, i), ""))  # name, number, comment
             for i, vd in enumerate(ed.values)
         ])
         enum = Enum(full_name=ed.full_name, name=ed.name, file=self.fdp.name, values=values,
-                    closed=features.enum_closed(ed), legacy_json=features.legacy_json(ed),
+                    closed=features.enum_closed(ed),
+                    legacy_json=features.legacy_json(ed) if ed.has_options else inherited_legacy_json,
                     comment=self.comments.get(path, ""))
         self.enums[enum.full_name] = enum
         return enum
