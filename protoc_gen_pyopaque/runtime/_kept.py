@@ -415,17 +415,31 @@ def scan_varint(buf: bytes, pos: i64, kind: i64) -> i64:
     """Return the position after the varint of two bytes or more at ``pos`` (rejecting one over
     ten bytes), or its bitwise complement (negative) when it is not the varint the encoder
     writes for a value of ``kind`` (VARINT_*): not minimal, or out of the kind's range."""
+    second = buf[pos + 1]
+    if second < 0x80:  # two bytes, the commonest: below 2**14, in every kind's range but bool's
+        return pos + 2 if second != 0 and kind != VARINT_BOOL else ~(pos + 2)
     start = pos
     if wire.NATIVE and pos + 8 <= len(buf):  # its first eight bytes in one word: no loop over 64-bit values' bytes
         high: i64 = 0x80808080  # not a module constant: one beyond 62 bits stays boxed (mypyc)
         high |= high << 32
-        stops = ~wire.read_i64_le(buf, pos) & high  # the top bit of each byte that ends a varint
+        word = wire.read_i64_le(buf, pos)
+        stops = ~word & high  # the top bit of each byte that ends a varint
         if stops == 0:
             pos += 8
-        else:
+        else:  # it ends in the word: its size and last byte from the word, no byte read
+            size: i64 = 1
             while not stops & 0x80:
                 stops >>= 8
-                pos += 1
+                word >>= 8
+                size += 1
+            pos += size
+            last64 = word & 0xFF
+            if last64 == 0 or kind == VARINT_BOOL:
+                return ~pos
+            if kind == VARINT_64 or size < 5:
+                return pos
+            # six to eight bytes: beyond 32 bits, and not the ten of a negative int32
+            return pos if size == 5 and last64 < (0x10 if kind == VARINT_UINT32 else 0x08) else ~pos
     while buf[pos] >= 0x80:
         pos += 1
         if pos - start == _MAX_VARINT_BYTES:
@@ -462,6 +476,13 @@ def scan_packed_varints(buf: bytes, pos: i64, end: i64, kind: i64, known: dict[i
                 canonical = False
             pos += 1
             continue
+        if known is None and pos + 1 < end:
+            second = buf[pos + 1]
+            if second < 0x80:  # two bytes, as in scan_varint, without the call
+                if second == 0 or kind == VARINT_BOOL:
+                    canonical = False
+                pos += 2
+                continue
         start = pos
         pos = scan_varint(buf, pos, kind)
         if pos < 0:

@@ -213,6 +213,37 @@ def test_packed_varint_run_cut_short() -> None:
         _packed.dec_packed_int32(b"\x01\x02\x83\x01", 0, 3, [])
 
 
+# varints of every length, minimal or not, in and out of each kind's range
+SCAN_FORMS = ([bytes([b]) for b in (0, 1, 2, 0x7F)] + [b"\x80" * (n - 1) + b"\x00" for n in range(2, 11)]
+              + [b"\xff" * (n - 1) + last for n in range(2, 11) for last in (b"\x01", b"\x0f", b"\x10", b"\x7f")]
+              + [expected(v) for v in (-1, -2**31, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**63)])
+
+
+def scan_form_expected(form: bytes, kind: int) -> bool:
+    if len(form) == 1:  # one byte: minimal; a bool's only 0 or 1
+        return kind != _kept.VARINT_BOOL or form[0] <= 1
+    return scan_varint_expected(form, kind)
+
+
+@pytest.mark.parametrize("kind", [_kept.VARINT_64, _kept.VARINT_UINT32, _kept.VARINT_INT32, _kept.VARINT_BOOL])
+@given(forms=st.lists(st.sampled_from(SCAN_FORMS), max_size=12), after=st.binary(max_size=9))
+def test_scan_packed_varints_judges_every_value(kind: int, forms: list[bytes], after: bytes) -> None:
+    """A packed run is canonical when it is not empty and each of its values is as the encoder
+    writes it; the bytes after the run are not read."""
+    payload = b"".join(forms)
+    buf = b"\x81" + payload + b"\x80" + after
+    canonical = bool(forms) and all(scan_form_expected(form, kind) for form in forms)
+    assert _kept.scan_packed_varints(buf, 1, 1 + len(payload), kind, None) == canonical
+
+
+@pytest.mark.parametrize("kind", [_kept.VARINT_64, _kept.VARINT_UINT32, _kept.VARINT_INT32, _kept.VARINT_BOOL])
+def test_scan_packed_varints_run_cut_short(kind: int) -> None:
+    """A run whose last varint goes on past the run's end is an error, however long that varint."""
+    for tail in (b"\x83\x01", b"\x83\x83\x01", b"\x83" * 9 + b"\x01"):
+        with pytest.raises(DecodeError, match="packed run overruns its length"):
+            _kept.scan_packed_varints(b"\x01" + tail + b"\x00" * 8, 0, 2, kind, None)
+
+
 def decodes(data: bytes) -> bool:
     try:
         data.decode()
@@ -246,6 +277,8 @@ def test_valid_utf8_every_code_point() -> None:
 def scan_varint_expected(data: bytes, kind: int) -> bool:
     """Whether ``data``, one varint, is what the encoder writes for its value as a field of ``kind``."""
     value, _ = wire.dec_varint(data, 0)
+    if kind == _kept.VARINT_BOOL:  # written in one byte
+        return False
     if kind == _kept.VARINT_UINT32 and value >= 2**32:
         return False
     if kind == _kept.VARINT_INT32 and 2**31 <= value < 2**64 - 2**31:  # a negative int32 takes ten bytes
@@ -253,7 +286,7 @@ def scan_varint_expected(data: bytes, kind: int) -> bool:
     return expected(value) == data
 
 
-@pytest.mark.parametrize("kind", [_kept.VARINT_64, _kept.VARINT_UINT32, _kept.VARINT_INT32])
+@pytest.mark.parametrize("kind", [_kept.VARINT_64, _kept.VARINT_UINT32, _kept.VARINT_INT32, _kept.VARINT_BOOL])
 def test_scan_varint_every_length_and_place(kind: int) -> None:
     """Varints of two to ten bytes, minimal or not, in and out of their kind's range, with 0 to
     9 bytes after them in the buffer (compiled, a varint's first eight bytes are read as one

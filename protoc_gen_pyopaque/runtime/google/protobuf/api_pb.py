@@ -514,9 +514,10 @@ class Api(_rt.Message):
                     if _rank >= 7:
                         _canon = False
                     _rank = 7
-                    if _buf[_pos] == 0:
+                    _n = _buf[_pos]
+                    if _n == 0:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -1189,9 +1190,10 @@ class Method(_rt.Message):
                     if _rank >= 3:
                         _canon = False
                     _rank = 3
-                    if _buf[_pos] != 1:
+                    _n = _buf[_pos]
+                    if _n != 1:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 1)
@@ -1218,9 +1220,10 @@ class Method(_rt.Message):
                     if _rank >= 5:
                         _canon = False
                     _rank = 5
-                    if _buf[_pos] != 1:
+                    _n = _buf[_pos]
+                    if _n != 1:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 1)
@@ -1246,9 +1249,10 @@ class Method(_rt.Message):
                     if _rank >= 7:
                         _canon = False
                     _rank = 7
-                    if _buf[_pos] == 0:
+                    _n = _buf[_pos]
+                    if _n == 0:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)

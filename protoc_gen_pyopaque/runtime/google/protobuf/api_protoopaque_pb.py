@@ -481,9 +481,10 @@ class Api(_rt.Message):
                     if _rank >= 7:
                         _canon = False
                     _rank = 7
-                    if _buf[_pos] == 0:
+                    _n = _buf[_pos]
+                    if _n == 0:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -1190,9 +1191,10 @@ class Method(_rt.Message):
                     if _rank >= 3:
                         _canon = False
                     _rank = 3
-                    if _buf[_pos] != 1:
+                    _n = _buf[_pos]
+                    if _n != 1:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 1)
@@ -1219,9 +1221,10 @@ class Method(_rt.Message):
                     if _rank >= 5:
                         _canon = False
                     _rank = 5
-                    if _buf[_pos] != 1:
+                    _n = _buf[_pos]
+                    if _n != 1:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 1)
@@ -1247,9 +1250,10 @@ class Method(_rt.Message):
                     if _rank >= 7:
                         _canon = False
                     _rank = 7
-                    if _buf[_pos] == 0:
+                    _n = _buf[_pos]
+                    if _n == 0:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)

@@ -220,9 +220,10 @@ class Duration(_rt.DurationBase):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] == 0:
+                    _n = _buf[_pos]
+                    if _n == 0:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 64)
@@ -233,9 +234,10 @@ class Duration(_rt.DurationBase):
                     if _rank >= 2:
                         _canon = False
                     _rank = 2
-                    if _buf[_pos] == 0:
+                    _n = _buf[_pos]
+                    if _n == 0:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)

@@ -797,7 +797,8 @@ class Value(_rt.ValueBase):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] < 0x80:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -827,9 +828,10 @@ class Value(_rt.ValueBase):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] > 1:
+                    _n = _buf[_pos]
+                    if _n > 1:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 1)

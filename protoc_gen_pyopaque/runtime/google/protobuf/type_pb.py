@@ -422,9 +422,10 @@ class Type(_rt.Message):
                     if _rank >= 6:
                         _canon = False
                     _rank = 6
-                    if _buf[_pos] == 0:
+                    _n = _buf[_pos]
+                    if _n == 0:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -1149,9 +1150,10 @@ class Field(_rt.Message):
                         if _rank >= 1:
                             _canon = False
                         _rank = 1
-                        if _buf[_pos] == 0:
+                        _n = _buf[_pos]
+                        if _n == 0:
                             _canon = False
-                        if _buf[_pos] < 0x80:
+                        if _n < 0x80:
                             _pos += 1
                         else:
                             _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -1162,9 +1164,10 @@ class Field(_rt.Message):
                         if _rank >= 2:
                             _canon = False
                         _rank = 2
-                        if _buf[_pos] == 0:
+                        _n = _buf[_pos]
+                        if _n == 0:
                             _canon = False
-                        if _buf[_pos] < 0x80:
+                        if _n < 0x80:
                             _pos += 1
                         else:
                             _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -1175,9 +1178,10 @@ class Field(_rt.Message):
                         if _rank >= 3:
                             _canon = False
                         _rank = 3
-                        if _buf[_pos] == 0:
+                        _n = _buf[_pos]
+                        if _n == 0:
                             _canon = False
-                        if _buf[_pos] < 0x80:
+                        if _n < 0x80:
                             _pos += 1
                         else:
                             _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -1224,9 +1228,10 @@ class Field(_rt.Message):
                         if _rank >= 7:
                             _canon = False
                         _rank = 7
-                        if _buf[_pos] == 0:
+                        _n = _buf[_pos]
+                        if _n == 0:
                             _canon = False
-                        if _buf[_pos] < 0x80:
+                        if _n < 0x80:
                             _pos += 1
                         else:
                             _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -1237,9 +1242,10 @@ class Field(_rt.Message):
                         if _rank >= 8:
                             _canon = False
                         _rank = 8
-                        if _buf[_pos] != 1:
+                        _n = _buf[_pos]
+                        if _n != 1:
                             _canon = False
-                        if _buf[_pos] < 0x80:
+                        if _n < 0x80:
                             _pos += 1
                         else:
                             _pos = _rt.scan_varint(_buf, _pos, 1)
@@ -1922,9 +1928,10 @@ class Enum(_rt.Message):
                     if _rank >= 5:
                         _canon = False
                     _rank = 5
-                    if _buf[_pos] == 0:
+                    _n = _buf[_pos]
+                    if _n == 0:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -2354,9 +2361,10 @@ class EnumValue(_rt.Message):
                     if _rank >= 2:
                         _canon = False
                     _rank = 2
-                    if _buf[_pos] == 0:
+                    _n = _buf[_pos]
+                    if _n == 0:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)

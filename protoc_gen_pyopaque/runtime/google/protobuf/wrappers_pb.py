@@ -470,9 +470,10 @@ class Int64Value(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] == 0:
+                    _n = _buf[_pos]
+                    if _n == 0:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 64)
@@ -649,9 +650,10 @@ class UInt64Value(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] == 0:
+                    _n = _buf[_pos]
+                    if _n == 0:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 64)
@@ -828,9 +830,10 @@ class Int32Value(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] == 0:
+                    _n = _buf[_pos]
+                    if _n == 0:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -1007,9 +1010,10 @@ class UInt32Value(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] == 0:
+                    _n = _buf[_pos]
+                    if _n == 0:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 32)
@@ -1186,9 +1190,10 @@ class BoolValue(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] != 1:
+                    _n = _buf[_pos]
+                    if _n != 1:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 1)

@@ -511,9 +511,10 @@ class Int64Value(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] == 0:
+                    _n = _buf[_pos]
+                    if _n == 0:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 64)
@@ -714,9 +715,10 @@ class UInt64Value(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] == 0:
+                    _n = _buf[_pos]
+                    if _n == 0:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 64)
@@ -917,9 +919,10 @@ class Int32Value(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] == 0:
+                    _n = _buf[_pos]
+                    if _n == 0:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -1120,9 +1123,10 @@ class UInt32Value(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] == 0:
+                    _n = _buf[_pos]
+                    if _n == 0:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 32)
@@ -1323,9 +1327,10 @@ class BoolValue(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] != 1:
+                    _n = _buf[_pos]
+                    if _n != 1:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 1)

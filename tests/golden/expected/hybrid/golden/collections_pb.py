@@ -175,9 +175,10 @@ class _c_Collections_Item(_rt.Message):
                     if _rank >= 2:
                         _canon = False
                     _rank = 2
-                    if _buf[_pos] == 0:
+                    _n = _buf[_pos]
+                    if _n == 0:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -986,7 +987,8 @@ class Collections(_rt.Message):
                 if _tag < 58:
                     if _tag == 8:
                         _canon = False
-                        if _buf[_pos] < 0x80:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
                             _pos += 1
                         else:
                             _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -1038,7 +1040,8 @@ class Collections(_rt.Message):
                         _pos = _e
                     elif _tag == 32:
                         _canon = False
-                        if _buf[_pos] < 0x80:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
                             _pos += 1
                         else:
                             _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -1098,7 +1101,8 @@ class Collections(_rt.Message):
                                 if _st != 1:
                                     _canon = False
                                 _st = 2
-                                if _buf[_pos] < 0x80:
+                                _n = _buf[_pos]
+                                if _n < 0x80:
                                     _pos += 1
                                 else:
                                     _pos = _rt.scan_varint(_buf, _pos, 64)
@@ -1141,7 +1145,8 @@ class Collections(_rt.Message):
                                 if _st != 0:
                                     _canon = False
                                 _st = 1
-                                if _buf[_pos] < 0x80:
+                                _n = _buf[_pos]
+                                if _n < 0x80:
                                     _pos += 1
                                 else:
                                     _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -1243,9 +1248,10 @@ class Collections(_rt.Message):
                                 if _st != 0:
                                     _canon = False
                                 _st = 1
-                                if _buf[_pos] > 1:
+                                _n = _buf[_pos]
+                                if _n > 1:
                                     _canon = False
-                                if _buf[_pos] < 0x80:
+                                if _n < 0x80:
                                     _pos += 1
                                 else:
                                     _pos = _rt.scan_varint(_buf, _pos, 1)
@@ -1256,7 +1262,8 @@ class Collections(_rt.Message):
                                 if _st != 1:
                                     _canon = False
                                 _st = 2
-                                if _buf[_pos] < 0x80:
+                                _n = _buf[_pos]
+                                if _n < 0x80:
                                     _pos += 1
                                 else:
                                     _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -1346,7 +1353,8 @@ class Collections(_rt.Message):
                         if _rank >= 7:
                             _canon = False
                         _rank = 7
-                        if _buf[_pos] < 0x80:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
                             _pos += 1
                         else:
                             _pos = _rt.scan_varint(_buf, _pos, 64)

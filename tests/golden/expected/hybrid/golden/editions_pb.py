@@ -135,7 +135,8 @@ class _c_Edition2023_Child(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] < 0x80:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)

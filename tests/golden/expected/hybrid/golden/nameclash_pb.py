@@ -152,7 +152,8 @@ class buf(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] < 0x80:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -336,7 +337,8 @@ class m4(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] < 0x80:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -824,7 +826,8 @@ class class_(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] < 0x80:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -1488,7 +1491,8 @@ class Private_(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] < 0x80:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -3262,7 +3266,8 @@ class Enums(_rt.Message):
                     _rank = 1
                     if _canon and _rt.dec_int32(_buf, _pos)[0] not in _e_Enums_E.numbers:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -3273,7 +3278,8 @@ class Enums(_rt.Message):
                     if _rank >= 2:
                         _canon = False
                     _rank = 2
-                    if _buf[_pos] < 0x80:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -3480,7 +3486,8 @@ class _c_Outer_Inner_X(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] < 0x80:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -3864,7 +3871,8 @@ class _c_Outer_Inner_X_(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] < 0x80:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)

@@ -573,9 +573,10 @@ class Scalars(_rt.Message):
                         if _rank >= 3:
                             _canon = False
                         _rank = 3
-                        if _buf[_pos] == 0:
+                        _n = _buf[_pos]
+                        if _n == 0:
                             _canon = False
-                        if _buf[_pos] < 0x80:
+                        if _n < 0x80:
                             _pos += 1
                         else:
                             _pos = _rt.scan_varint(_buf, _pos, 64)
@@ -586,9 +587,10 @@ class Scalars(_rt.Message):
                         if _rank >= 4:
                             _canon = False
                         _rank = 4
-                        if _buf[_pos] == 0:
+                        _n = _buf[_pos]
+                        if _n == 0:
                             _canon = False
-                        if _buf[_pos] < 0x80:
+                        if _n < 0x80:
                             _pos += 1
                         else:
                             _pos = _rt.scan_varint(_buf, _pos, 64)
@@ -599,9 +601,10 @@ class Scalars(_rt.Message):
                         if _rank >= 5:
                             _canon = False
                         _rank = 5
-                        if _buf[_pos] == 0:
+                        _n = _buf[_pos]
+                        if _n == 0:
                             _canon = False
-                        if _buf[_pos] < 0x80:
+                        if _n < 0x80:
                             _pos += 1
                         else:
                             _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -626,9 +629,10 @@ class Scalars(_rt.Message):
                         if _rank >= 8:
                             _canon = False
                         _rank = 8
-                        if _buf[_pos] != 1:
+                        _n = _buf[_pos]
+                        if _n != 1:
                             _canon = False
-                        if _buf[_pos] < 0x80:
+                        if _n < 0x80:
                             _pos += 1
                         else:
                             _pos = _rt.scan_varint(_buf, _pos, 1)
@@ -674,9 +678,10 @@ class Scalars(_rt.Message):
                             if _rank >= 11:
                                 _canon = False
                             _rank = 11
-                            if _buf[_pos] == 0:
+                            _n = _buf[_pos]
+                            if _n == 0:
                                 _canon = False
-                            if _buf[_pos] < 0x80:
+                            if _n < 0x80:
                                 _pos += 1
                             else:
                                 _pos = _rt.scan_varint(_buf, _pos, 32)
@@ -705,9 +710,10 @@ class Scalars(_rt.Message):
                             if _rank >= 14:
                                 _canon = False
                             _rank = 14
-                            if _buf[_pos] == 0:
+                            _n = _buf[_pos]
+                            if _n == 0:
                                 _canon = False
-                            if _buf[_pos] < 0x80:
+                            if _n < 0x80:
                                 _pos += 1
                             else:
                                 _pos = _rt.scan_varint(_buf, _pos, 32)
@@ -718,9 +724,10 @@ class Scalars(_rt.Message):
                             if _rank >= 15:
                                 _canon = False
                             _rank = 15
-                            if _buf[_pos] == 0:
+                            _n = _buf[_pos]
+                            if _n == 0:
                                 _canon = False
-                            if _buf[_pos] < 0x80:
+                            if _n < 0x80:
                                 _pos += 1
                             else:
                                 _pos = _rt.scan_varint(_buf, _pos, 64)
@@ -731,7 +738,8 @@ class Scalars(_rt.Message):
                             if _rank >= 16:
                                 _canon = False
                             _rank = 16
-                            if _buf[_pos] < 0x80:
+                            _n = _buf[_pos]
+                            if _n < 0x80:
                                 _pos += 1
                             else:
                                 _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -1323,9 +1331,10 @@ class FixedFirst(_rt.Message):
                     if _rank >= 2:
                         _canon = False
                     _rank = 2
-                    if _buf[_pos] == 0:
+                    _n = _buf[_pos]
+                    if _n == 0:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 64)

@@ -173,9 +173,10 @@ class _c_Collections_Item(_rt.Message):
                     if _rank >= 2:
                         _canon = False
                     _rank = 2
-                    if _buf[_pos] == 0:
+                    _n = _buf[_pos]
+                    if _n == 0:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -975,7 +976,8 @@ class Collections(_rt.Message):
                 if _tag < 58:
                     if _tag == 8:
                         _canon = False
-                        if _buf[_pos] < 0x80:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
                             _pos += 1
                         else:
                             _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -1027,7 +1029,8 @@ class Collections(_rt.Message):
                         _pos = _e
                     elif _tag == 32:
                         _canon = False
-                        if _buf[_pos] < 0x80:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
                             _pos += 1
                         else:
                             _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -1087,7 +1090,8 @@ class Collections(_rt.Message):
                                 if _st != 1:
                                     _canon = False
                                 _st = 2
-                                if _buf[_pos] < 0x80:
+                                _n = _buf[_pos]
+                                if _n < 0x80:
                                     _pos += 1
                                 else:
                                     _pos = _rt.scan_varint(_buf, _pos, 64)
@@ -1130,7 +1134,8 @@ class Collections(_rt.Message):
                                 if _st != 0:
                                     _canon = False
                                 _st = 1
-                                if _buf[_pos] < 0x80:
+                                _n = _buf[_pos]
+                                if _n < 0x80:
                                     _pos += 1
                                 else:
                                     _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -1232,9 +1237,10 @@ class Collections(_rt.Message):
                                 if _st != 0:
                                     _canon = False
                                 _st = 1
-                                if _buf[_pos] > 1:
+                                _n = _buf[_pos]
+                                if _n > 1:
                                     _canon = False
-                                if _buf[_pos] < 0x80:
+                                if _n < 0x80:
                                     _pos += 1
                                 else:
                                     _pos = _rt.scan_varint(_buf, _pos, 1)
@@ -1245,7 +1251,8 @@ class Collections(_rt.Message):
                                 if _st != 1:
                                     _canon = False
                                 _st = 2
-                                if _buf[_pos] < 0x80:
+                                _n = _buf[_pos]
+                                if _n < 0x80:
                                     _pos += 1
                                 else:
                                     _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -1335,7 +1342,8 @@ class Collections(_rt.Message):
                         if _rank >= 7:
                             _canon = False
                         _rank = 7
-                        if _buf[_pos] < 0x80:
+                        _n = _buf[_pos]
+                        if _n < 0x80:
                             _pos += 1
                         else:
                             _pos = _rt.scan_varint(_buf, _pos, 64)

@@ -169,7 +169,8 @@ class _c_LogEntry_Detail(_rt.Message):
                     if _rank >= 2:
                         _canon = False
                     _rank = 2
-                    if _buf[_pos] < 0x80:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -619,7 +620,8 @@ class LogEntry(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] < 0x80:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 64)
@@ -1559,7 +1561,8 @@ class Node(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] < 0x80:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)

@@ -153,7 +153,8 @@ class buf(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] < 0x80:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -373,7 +374,8 @@ class m4(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] < 0x80:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -909,7 +911,8 @@ class class_(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] < 0x80:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -1705,7 +1708,8 @@ class Private_(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] < 0x80:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -3553,7 +3557,8 @@ class Enums(_rt.Message):
                     _rank = 1
                     if _canon and _rt.dec_int32(_buf, _pos)[0] not in _e_Enums_E.numbers:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -3564,7 +3569,8 @@ class Enums(_rt.Message):
                     if _rank >= 2:
                         _canon = False
                     _rank = 2
-                    if _buf[_pos] < 0x80:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -3809,7 +3815,8 @@ class _c_Outer_Inner_X(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] < 0x80:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -4261,7 +4268,8 @@ class _c_Outer_Inner_X_(_rt.Message):
                     if _rank >= 1:
                         _canon = False
                     _rank = 1
-                    if _buf[_pos] < 0x80:
+                    _n = _buf[_pos]
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 31)

@@ -609,9 +609,10 @@ class Scalars(_rt.Message):
                         if _rank >= 3:
                             _canon = False
                         _rank = 3
-                        if _buf[_pos] == 0:
+                        _n = _buf[_pos]
+                        if _n == 0:
                             _canon = False
-                        if _buf[_pos] < 0x80:
+                        if _n < 0x80:
                             _pos += 1
                         else:
                             _pos = _rt.scan_varint(_buf, _pos, 64)
@@ -622,9 +623,10 @@ class Scalars(_rt.Message):
                         if _rank >= 4:
                             _canon = False
                         _rank = 4
-                        if _buf[_pos] == 0:
+                        _n = _buf[_pos]
+                        if _n == 0:
                             _canon = False
-                        if _buf[_pos] < 0x80:
+                        if _n < 0x80:
                             _pos += 1
                         else:
                             _pos = _rt.scan_varint(_buf, _pos, 64)
@@ -635,9 +637,10 @@ class Scalars(_rt.Message):
                         if _rank >= 5:
                             _canon = False
                         _rank = 5
-                        if _buf[_pos] == 0:
+                        _n = _buf[_pos]
+                        if _n == 0:
                             _canon = False
-                        if _buf[_pos] < 0x80:
+                        if _n < 0x80:
                             _pos += 1
                         else:
                             _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -662,9 +665,10 @@ class Scalars(_rt.Message):
                         if _rank >= 8:
                             _canon = False
                         _rank = 8
-                        if _buf[_pos] != 1:
+                        _n = _buf[_pos]
+                        if _n != 1:
                             _canon = False
-                        if _buf[_pos] < 0x80:
+                        if _n < 0x80:
                             _pos += 1
                         else:
                             _pos = _rt.scan_varint(_buf, _pos, 1)
@@ -710,9 +714,10 @@ class Scalars(_rt.Message):
                             if _rank >= 11:
                                 _canon = False
                             _rank = 11
-                            if _buf[_pos] == 0:
+                            _n = _buf[_pos]
+                            if _n == 0:
                                 _canon = False
-                            if _buf[_pos] < 0x80:
+                            if _n < 0x80:
                                 _pos += 1
                             else:
                                 _pos = _rt.scan_varint(_buf, _pos, 32)
@@ -741,9 +746,10 @@ class Scalars(_rt.Message):
                             if _rank >= 14:
                                 _canon = False
                             _rank = 14
-                            if _buf[_pos] == 0:
+                            _n = _buf[_pos]
+                            if _n == 0:
                                 _canon = False
-                            if _buf[_pos] < 0x80:
+                            if _n < 0x80:
                                 _pos += 1
                             else:
                                 _pos = _rt.scan_varint(_buf, _pos, 32)
@@ -754,9 +760,10 @@ class Scalars(_rt.Message):
                             if _rank >= 15:
                                 _canon = False
                             _rank = 15
-                            if _buf[_pos] == 0:
+                            _n = _buf[_pos]
+                            if _n == 0:
                                 _canon = False
-                            if _buf[_pos] < 0x80:
+                            if _n < 0x80:
                                 _pos += 1
                             else:
                                 _pos = _rt.scan_varint(_buf, _pos, 64)
@@ -767,7 +774,8 @@ class Scalars(_rt.Message):
                             if _rank >= 16:
                                 _canon = False
                             _rank = 16
-                            if _buf[_pos] < 0x80:
+                            _n = _buf[_pos]
+                            if _n < 0x80:
                                 _pos += 1
                             else:
                                 _pos = _rt.scan_varint(_buf, _pos, 31)
@@ -1410,9 +1418,10 @@ class FixedFirst(_rt.Message):
                     if _rank >= 2:
                         _canon = False
                     _rank = 2
-                    if _buf[_pos] == 0:
+                    _n = _buf[_pos]
+                    if _n == 0:
                         _canon = False
-                    if _buf[_pos] < 0x80:
+                    if _n < 0x80:
                         _pos += 1
                     else:
                         _pos = _rt.scan_varint(_buf, _pos, 64)
