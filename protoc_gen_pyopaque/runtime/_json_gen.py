@@ -58,9 +58,16 @@ def json_out_int(value: Any) -> str:
     return str(int(value))
 
 
-def json_out_double(value: Any) -> str:
-    """A double that is not a finite float: NaN and infinities are strings."""
-    return _float_text(float(value), False)
+def json_out_double(value: float) -> str:
+    """A double: its shortest decimal form as repr() writes it; NaN and infinities are strings."""
+    number = float(value)
+    if number - number != 0.0:
+        return _float_text(number, False)
+    if NATIVE and number != 0.0:  # interpreted, repr() costs less than the steps of _double_digits
+        text = _double_digits(number)
+        if text:
+            return text
+    return repr(number)
 
 
 def json_out_float(value: float) -> str:
@@ -73,7 +80,7 @@ def json_out_float(value: float) -> str:
     # than its half ulp (0.000122 at most); repr() writes that expansion
     sixteenths = number * 16.0
     if -65536.0 < sixteenths < 65536.0 and sixteenths == math.floor(sixteenths):
-        return repr(number)
+        return json_out_double(number)
     try:
         want = _F32.pack(number)
     except OverflowError:
@@ -147,6 +154,112 @@ def _float32_digits(number: float, bits: int) -> str:
             return ""
         digits += 1
     return ""
+
+
+# the decimal exponents _double_digits decides (beyond, repr() writes the value): 10**(16 - e10)
+# scales a double of exponent e10 to 17 digits before the point
+_E10_LOW: Final = -40
+_E10_HIGH: Final = 40
+
+
+def _pow10_pair(k: int) -> tuple[float, float]:
+    """10**k as the sum of two doubles: the nearest double and what it is off by, rounded."""
+    if k >= 0:
+        exact = 10**k
+        near = float(exact)
+        return near, float(exact - int(near))
+    den = 10**-k
+    near = 1 / den  # int division rounds correctly
+    num, two_power = near.as_integer_ratio()
+    return near, (two_power - num * den) / (two_power * den)
+
+
+_POW10_PAIRS: Final = tuple(_pow10_pair(16 - e10) for e10 in range(_E10_LOW, _E10_HIGH + 1))
+_POW10_NEAR: Final = tuple(pair[0] for pair in _POW10_PAIRS)
+_POW10_OFF: Final = tuple(pair[1] for pair in _POW10_PAIRS)
+_STEPS: Final = tuple(10**(17 - n) for n in range(18))  # by digit count n: 10**(17 - n)
+_LN2: Final = math.log(2.0)
+_TWO_52: Final = 4503599627370496.0
+_TWO_53: Final = 9007199254740992.0
+_VELTKAMP: Final = 134217729.0  # 2**27 + 1: splits a double into two halves of 26 bits
+
+
+def _double_digits(number: float) -> str:
+    """repr() of finite nonzero ``number`` found in integer and double-double arithmetic (dtoa's
+    big integers cost ~6,000 instructions a value compiled, this ~1,000); "" when that cannot
+    decide, for repr() to write it.
+
+    Scaled by 10**(16 - exponent) to 17 digits before the point, the value is ``whole`` + ``err``
+    (0 <= err < 1: a product of two doubles kept exactly as their sum, 10**k as two doubles: off by
+    ~1e-14 of the last digit). Its nearest multiple of 10**(17 - n) is its n-digit decimal, which reads back
+    as ``number`` when it lies within half an ulp of it; the 17-digit one always does, and the
+    fewer digits of the shortest: when n digits read back, n + 1 do. Near a tie or that limit
+    (off by less than _SLACK) the decimal is left undecided.
+    """
+    v = math.fabs(number)
+    log_v = math.log(v)
+    e10 = math.floor(log_v / _LN10)
+    if e10 < _E10_LOW or e10 > _E10_HIGH:
+        return ""
+    ulp = math.pow(2.0, math.floor(log_v / _LN2) - 52)
+    units = v / ulp  # the 53-bit significand, unless the logarithm rounded across a power of two
+    if units >= _TWO_53:
+        ulp *= 2.0
+    elif units < _TWO_52:
+        ulp *= 0.5
+    if v == ulp * _TWO_52:  # a power of two: the interval below is half as wide
+        return ""
+    near: float = _POW10_NEAR[e10 - _E10_LOW]
+    scaled = v * near
+    if not 1e16 <= scaled < 1e17:  # the logarithm rounded across a power of ten
+        return ""
+    # scaled, an integer (past 2**53), plus the rounding errors of v * near, and v * the error of near
+    split = v * _VELTKAMP
+    v_high = split - (split - v)
+    v_low = v - v_high
+    split = near * _VELTKAMP
+    near_high = split - (split - near)
+    near_low = near - near_high
+    err = ((v_high * near_high - scaled) + v_high * near_low + v_low * near_high) + v_low * near_low \
+        + v * float(_POW10_OFF[e10 - _E10_LOW])
+    carry = math.floor(err)  # scaled's ulp is 2 to 16: err may pass several integers
+    whole: i64 = int(scaled) + carry
+    err -= carry  # now in [0, 1): exact
+    reach = ulp * 0.5 * near
+    digits: i64 = 17
+    quotient = _nearest_multiple(whole, err, 1, reach)
+    if quotient < 0:
+        return ""
+    fewest: i64 = 0  # n digits do not read back
+    while digits - fewest > 1:
+        n = (digits + fewest) >> 1
+        found = _nearest_multiple(whole, err, _STEPS[n], reach)
+        if found == -2:
+            return ""
+        if found >= 0:
+            digits = n
+            quotient = found
+        else:
+            fewest = n
+    return _decimal_text(number < 0.0, str(quotient), e10, digits)
+
+
+def _nearest_multiple(whole: i64, err: float, step: i64, reach: float) -> i64:
+    """The nearest multiple of ``step`` to ``whole + err`` (0 <= err < 1), divided by ``step``, when it lies
+    within ``reach``; -1 when it does not, -2 when that is too close to call."""
+    rest = whole % step
+    tie = float(2 * rest - step) + 2.0 * err  # below 0: the multiple below is the nearer
+    if tie < 0.0:
+        quotient = whole // step
+        off = float(rest) + err
+    else:
+        quotient = whole // step + 1
+        off = float(step - rest) - err
+    if off > reach + _SLACK:
+        return -1
+    if off < reach - _SLACK and not -_SLACK <= tie <= _SLACK:
+        return quotient
+    return -2
 
 
 def _decimal_text(negative: bool, text: str, e10: int, digits: int) -> str:
@@ -302,12 +415,47 @@ def json_in_float(value: Any) -> float:
     if type(value) is Decimal or type(value) is float:
         number = float(value)
         if number - number == 0.0:
+            if NATIVE:  # interpreted, the struct round trip costs less than the steps of _float32_of
+                near = _float32_of(number)
+                if near == near:
+                    return near
             try:
                 rounded: float = _F32.unpack(_F32.pack(number))[0]
                 return rounded
             except OverflowError:
                 pass
     return parse_float(True, value, "$")
+
+
+_FLT_MIN: Final = 1.1754943508222875e-38  # the least normal float32
+_FLT_MAX: Final = 3.4028234663852886e38
+_TWO_23: Final = 8388608.0
+_TWO_24: Final = 16777216.0
+
+
+def _float32_of(number: float) -> float:
+    """Finite ``number`` rounded to the nearest float32 (ties to even), as a C cast rounds it, in
+    exact double arithmetic: scaled by a power of two to 24 bits before the point, rounded there;
+    NaN outside the normal float32 range (for struct to decide)."""
+    v = math.fabs(number)
+    if not _FLT_MIN <= v <= _FLT_MAX:
+        return math.nan
+    ulp = math.pow(2.0, math.floor(math.log(v) / _LN2) - 23)
+    units = v / ulp
+    if units >= _TWO_24:  # the logarithm rounded across a power of two
+        ulp *= 2.0
+        units = v / ulp
+    elif units < _TWO_23:
+        ulp *= 0.5
+        units = v / ulp
+    whole = math.floor(units)
+    half = units - whole  # exact
+    if half > 0.5 or half == 0.5 and whole % 2 == 1:
+        whole += 1
+    rounded = whole * ulp
+    if rounded > _FLT_MAX:
+        return math.nan
+    return -rounded if number < 0.0 else rounded
 
 
 def json_in_bytes(value: Any) -> bytes:

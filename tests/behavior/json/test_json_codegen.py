@@ -8,6 +8,7 @@ messages as the reflective code, which still names the JSON path of every failur
 from __future__ import annotations
 
 import json
+import math
 import random
 import struct
 from typing import Any
@@ -190,6 +191,63 @@ def test_float32_digits_of_the_compiled_path_are_the_shortest_form() -> None:
             decided += 1
             assert text == repr(_json.print_float(v, True)), v
     assert decided > len(values) * 0.95
+
+
+def test_double_digits_of_the_compiled_path_are_repr() -> None:
+    """json_out_double's compiled path (integer and double-double arithmetic) writes repr()'s text
+    or leaves the value to repr() (run here interpreted: the same code)."""
+    rng = random.Random(53)
+    values = [rng.random() * 100.0 for _ in range(20000)]
+    values += [rng.uniform(-1.0, 1.0) * 10.0 ** rng.randint(-42, 42) for _ in range(20000)]
+    values += [float(f"{rng.randint(1, 10 ** rng.randint(1, 17))}e{rng.randint(-40, 40)}") for _ in range(20000)]
+    values += [struct.unpack("<d", struct.pack("<Q", rng.getrandbits(64)))[0] for _ in range(5000)]
+    values += [float(k) for k in range(-2000, 2000)] + [k / 16 for k in range(-3000, 3000)]
+    values += [2.0 ** e for e in range(-140, 140)] + [10.0 ** e for e in range(-45, 45)]
+    values += [3.141592653589793, -2.5e-08, 6.02214076e23, 0.1, 0.3, 1e16, 9.999999999999999e16, 1e-5,
+               1e-4, 123456789012345678.0, 5e-324, 1.7976931348623157e308, 2.2250738585072014e-308]
+    decided = 0
+    for v in values:
+        if v == 0.0 or v - v != 0.0:
+            continue
+        text = _json_gen._double_digits(v)
+        if text:
+            decided += 1
+            assert text == repr(v), v
+        assert _json_gen.json_out_double(v) == repr(v)
+    assert decided > len(values) * 0.85  # beyond 1e40 and below 1e-40: repr()
+
+
+def test_float32_of_the_compiled_path_rounds_as_struct() -> None:
+    """json_in_float's compiled rounding (exact double arithmetic) gives struct's float32, ties to
+    even included, or leaves the value to struct (run here interpreted: the same code)."""
+    f32 = struct.Struct("<f")
+    rng = random.Random(32)
+    values = [rng.random() for _ in range(10000)]
+    values += [rng.uniform(-1.0, 1.0) * 10.0 ** rng.randint(-40, 40) for _ in range(20000)]
+    values += [struct.unpack("<d", struct.pack("<Q", rng.getrandbits(64)))[0] for _ in range(5000)]
+    for _ in range(10000):  # halfway between two float32s, and a double either side
+        bits = rng.getrandbits(31)
+        low, high = (f32.unpack(struct.pack("<I", b))[0] for b in (bits, bits + 1))
+        if high - high == 0.0:
+            middle = (low + high) / 2
+            values += [middle, -middle, math.nextafter(middle, 0.0), math.nextafter(middle, math.inf)]
+    values += [3.4028234663852886e38, 3.4028235677973366e38, 3.402823567797336e38, 1.1754943508222875e-38,
+               1.1754942e-38, 0.1571283, 1.5, 3e10]
+    decided = 0
+    for v in values:
+        if v == 0.0 or v - v != 0.0:
+            continue
+        rounded = _json_gen._float32_of(v)
+        try:
+            want = f32.unpack(f32.pack(v))[0]
+        except OverflowError:
+            want = math.nan
+        if rounded == rounded:
+            decided += 1
+            assert rounded == want and math.copysign(1.0, rounded) == math.copysign(1.0, want), v
+        if want == want:
+            assert _json_gen.json_in_float(v) == want
+    assert decided > len(values) * 0.8  # beyond the normal float32 range: struct
 
 
 def _int64_text_reference(text: str, unsigned: bool) -> tuple[bool, int]:

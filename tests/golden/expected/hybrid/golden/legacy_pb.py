@@ -760,7 +760,7 @@ class Legacy(_rt.ExtendableMessage):
         _x4 = self.ratio
         if _x4 is not None:
             _out.append(',"ratio":')
-            _out.append(repr(float(_x4)) if _x4 - _x4 == 0.0 else _rt.json_out_double(_x4))
+            _out.append(_rt.json_out_double(_x4))
         _x5 = self.samples
         if _x5:
             _out.append(',"samples":' + '["')

@@ -931,7 +931,7 @@ class Scalars(_rt.Message):
         _x1 = self.f_double
         if _x1 or _rt.copysign(1.0, _x1) < 0.0:
             _out.append(',"fDouble":')
-            _out.append(repr(float(_x1)) if _x1 - _x1 == 0.0 else _rt.json_out_double(_x1))
+            _out.append(_rt.json_out_double(_x1))
         _x2 = self.f_float
         if _x2 or _rt.copysign(1.0, _x2) < 0.0:
             _out.append(',"fFloat":')

@@ -773,7 +773,7 @@ class Legacy(_rt.ExtendableMessage):
         if self._pb_p0 & 8:
             _x4 = self._f_ratio
             _out.append(',"ratio":')
-            _out.append(repr(float(_x4)) if _x4 - _x4 == 0.0 else _rt.json_out_double(_x4))
+            _out.append(_rt.json_out_double(_x4))
         _x5 = self._f_samples
         if _x5:
             _out.append(',"samples":' + '["')
