@@ -1,0 +1,42 @@
+"""plugin/run.py's hold on the cyclic collector: the resolved schema is kept out of its passes
+(frozen) while the modules are generated, and given back to it when the response ends, whether
+read to its end or dropped before."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from protoc_gen_pyopaque.plugin import run
+
+from ._support import make_request
+
+PROTO = "apilevel/plain_proto3.proto"
+
+
+@pytest.fixture(scope="module")
+def request_data() -> bytes:
+    data: bytes = make_request([PROTO]).SerializeToString()
+    return data
+
+
+def test_schema_frozen_while_modules_are_generated(request_data: bytes) -> None:
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    pieces = run.run(request_data)
+    next(pieces)  # the header, before the schema is read
+    assert gc.get_freeze_count() == 0
+    next(pieces)  # the first module's
+    assert gc.isenabled() and gc.get_freeze_count() > 0
+    for _ in pieces:
+        pass
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_response_dropped_before_its_end_unfreezes(request_data: bytes) -> None:
+    pieces = run.run(request_data)
+    next(pieces)
+    next(pieces)
+    assert gc.get_freeze_count() > 0
+    pieces.close()
+    assert gc.isenabled() and gc.get_freeze_count() == 0
