@@ -8,7 +8,6 @@ the one feature protobuf does not know: the API level.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Final
 
 from google.protobuf import descriptor_pb2
@@ -37,17 +36,6 @@ MINIMUM_EDITION: Final = descriptor_pb2.EDITION_PROTO2
 MAXIMUM_EDITION: Final = descriptor_pb2.EDITION_2024
 
 
-@dataclass(slots=True)
-class FieldFeatures:
-    """What the wire format and the API of one field depend on (slotted, not frozen: one is made
-    for every field; see schema.py)."""
-
-    presence: bool
-    required: bool
-    packed: bool
-    utf8: bool
-
-
 def edition_label(fdp: descriptor_pb2.FileDescriptorProto) -> str:
     """Name the syntax or edition of a file: "proto2", "proto3", "2023", "2024"..."""
     if fdp.syntax == "editions":
@@ -64,10 +52,11 @@ def default_api_level(fdp: descriptor_pb2.FileDescriptorProto) -> ApiLevel:
     return ApiLevel.OPEN
 
 
-def field_features(fd: Any) -> FieldFeatures:
-    """Resolve the features of a field descriptor (from protobuf's pool)."""
-    kind = fd.type
-    return FieldFeatures(  # by position: keywords cost more to bind
+def field_features(fd: Any, kind: int) -> tuple[bool, bool, bool, bool]:
+    """Resolve the features of a field descriptor (from protobuf's pool) of type ``kind``: what
+    its wire format and API depend on, (presence, required, packed, utf8) (a tuple: one is made
+    for every field of a request)."""
+    return (
         bool(fd.has_presence),
         bool(fd.is_required),
         bool(fd.is_packed),

@@ -93,7 +93,8 @@ def build_schema(generated: Iterable[str], proto_files: Iterable[descriptor_pb2.
     pool = descriptor_pool.DescriptorPool()
     schema = Schema(generated=frozenset(generated))
     for fdp in proto_files:
-        comments = comment_index(fdp)
+        # comments go into the generated modules only: a dependency's are not read
+        comments = comment_index(fdp) if fdp.name in schema.generated else {}
         # the comments read, the rest of the source info (most of a file's size) is no use: neither
         # the pool nor the module that embeds the file gets it, and one serialization serves both
         fdp.ClearField("source_code_info")
@@ -263,7 +264,7 @@ class _FileReader:
             message_set, map_entry = options.message_set_wire_format, options.map_entry
         real_oneofs: list[int] = []
         oneof_of: dict[int, int] = {}  # field index -> position of its real oneof
-        if mp.oneof_decl:
+        if md.oneofs:  # the pool's list: the file's costs more to make
             # one pass over the fields each: proto3 messages may have thousands of (synthetic) oneofs
             synthetic: set[int] = set()
             in_oneofs: list[tuple[int, int]] = []  # (field index, oneof index)
@@ -295,18 +296,22 @@ class _FileReader:
                   comment=self.comments.get(path + (MESSAGE_ONEOF, index), ""))
             for pos, index in enumerate(real_oneofs)
         ])
+        # the file's lists are read only where the pool's say they hold something (reserved
+        # names, which the pool does not hold: iterated only if any): each read of one makes a
+        # container, and most messages have no nested types, extensions or reserved names
+        nested, enums, extensions, reserved = md.nested_types, md.enum_types, md.extensions, mp.reserved_name
         # by position, in Message's order (see _field)
         message = Message(
             md.full_name, mp.name, self.fdp.name, fields, oneofs,  # full_name, name, file, fields, oneofs
             tuple([  # messages
                 self._message(np, nd, path + (MESSAGE_NESTED, i), level, legacy_json)
-                for i, (np, nd) in enumerate(zip(mp.nested_type, md.nested_types))
-            ]),
+                for i, (np, nd) in enumerate(zip(mp.nested_type, nested))
+            ]) if nested else (),
             tuple([self._enum(ed, path + (MESSAGE_ENUM, i), legacy_json)  # enums
-                   for i, ed in enumerate(md.enum_types)]),
+                   for i, ed in enumerate(enums)]) if enums else (),
             tuple([self._extension(xd, path + (MESSAGE_EXTENSION, i))  # extensions
-                   for i, xd in enumerate(md.extensions)]),
-            tuple(md.extension_ranges), tuple(mp.reserved_name),  # extension_ranges, reserved_names
+                   for i, xd in enumerate(extensions)]) if extensions else (),
+            tuple(md.extension_ranges), tuple(reserved) if reserved else (),  # extension_ranges, reserved_names
             message_set, map_entry, legacy_json, level,  # message_set, map_entry, legacy_json, api_level
             self.comments.get(path, ""),  # comment
         )
@@ -315,8 +320,8 @@ class _FileReader:
 
     def _field(self, fd: Any, comment: str, oneof: int | None, json: str) -> Field:
         """Field ``fd`` of the pool, of real oneof ``oneof`` (its position), JSON name ``json``."""
-        feats = features.field_features(fd)
-        kind = fd.type  # the pool's: GROUP for a delimited message field, as feats.delimited says
+        kind = fd.type  # the pool's: GROUP for a delimited message field
+        presence, required, packed, utf8 = features.field_features(fd, kind)
         message_type = fd.message_type if kind in (_TYPE_MESSAGE, _TYPE_GROUP) else None
         message = message_type.full_name if message_type is not None else None
         enum = fd.enum_type.full_name if kind == _TYPE_ENUM else None
@@ -334,7 +339,7 @@ class _FileReader:
         # field of the request
         return Field(
             fd.name, fd.number, json, kind, fd.is_repeated,
-            feats.presence, feats.required, feats.packed, feats.utf8, message, enum,
+            presence, required, packed, utf8, message, enum,
             enum is not None and features.enum_closed(fd.enum_type),  # closed_enum
             oneof, map_types, _default(fd, kind),
             lazy or unverified_lazy or (self.options.lazy_all and kind == _TYPE_MESSAGE),
@@ -342,13 +347,13 @@ class _FileReader:
         )
 
     def _entry_field(self, fd: Any) -> Field:
-        feats = features.field_features(fd)
         kind = fd.type  # the pool's, as in _field: never GROUP for a map value, whatever the file says
+        utf8 = features.field_features(fd, kind)[3]
         enum = fd.enum_type.full_name if kind == _TYPE_ENUM else None
         # by position, in Field's order (see _field)
         return Field(
             fd.name, fd.number, fd.json_name, kind, False,  # name, number, json_name, kind, repeated
-            False, False, False, feats.utf8,  # presence, required, packed, utf8
+            False, False, False, utf8,  # presence, required, packed, utf8
             fd.message_type.full_name if kind in (_TYPE_MESSAGE, _TYPE_GROUP) else None,  # message
             enum, enum is not None and features.enum_closed(fd.enum_type),  # enum, closed_enum
             None, None, _default(fd, kind), False, "",  # oneof, map, default, lazy, comment

@@ -117,6 +117,15 @@ def test_file_comments(schema: Schema) -> None:
     assert schema.messages["comments.ed.Crlf"].fields[0].comment == "Trailing, CRLF."
 
 
+def test_comments_of_files_not_generated_are_not_read() -> None:
+    request = make_request(PROTOS)
+    schema = build_schema(PROTOS[1:], request.proto_file, Options())
+    assert schema.files["comments/comments.proto"].comment == ""
+    assert schema.messages["comments.M"].comment == ""
+    assert all(f.comment == "" for f in schema.messages["comments.M"].fields)
+    assert schema.files["comments/edition_header.proto"].comment == "Header of an editions file."
+
+
 @pytest.mark.parametrize("style", STYLES)
 def test_comments_become_docstrings(tmp_path: Path, style: str) -> None:
     generate_files(make_request(PROTOS, f"default_api_level={style}"), tmp_path)
