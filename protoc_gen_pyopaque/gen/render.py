@@ -345,6 +345,10 @@ def packed(code: str, class_name: str = "") -> str:
     return f"'{base64.b85encode(zlib.compress(source, 6)).decode()}'"
 
 
+# Kept for the request (see forget_request): the same text comes again and again (a macro's
+# output for fields of one shape and number in many messages), and indenting it costs tens of
+# instructions a character (a replace makes a call per line), where a hit costs its hash.
+@lru_cache(maxsize=4096)
 def indent(text: str, width: int | str = 4) -> str:
     """Indent every line but the first by ``width`` spaces (or by the string ``width``), as
     Jinja2's own filter does, at a fraction of its cost (it was a quarter of rendering); blank
@@ -363,6 +367,12 @@ def indent(text: str, width: int | str = 4) -> str:
 
 # by width: a newline and the pad, the pad and a newline, the pad's length
 _PADS: dict[int | str, tuple[str, str, int]] = {}
+
+
+def forget_request() -> None:
+    """Drop what rendering kept for one request (the indented texts): a run's figures are its
+    own, as in a plugin process, which runs once."""
+    indent.cache_clear()
 
 
 def render_module(view: FileView) -> str:

@@ -17,7 +17,7 @@ from google.protobuf.compiler import plugin_pb2
 
 from ..gen.build import build_file_view
 from ..gen.grpc_views import build_grpc_view
-from ..gen.render import render_grpc_module, render_module, render_stub
+from ..gen.render import forget_request, render_grpc_module, render_module, render_stub
 from ..runtime._wire import varint_bytes
 from . import features, names
 from .options import OptionError, parse_options
@@ -113,6 +113,7 @@ def generate(request: Request, *, grpc: bool = False, workers: int = 1) -> Itera
             yield from result
     finally:
         gc.unfreeze()
+        forget_request()
 
 
 # Requests this large are built and rendered by worker processes, when the entry point asks

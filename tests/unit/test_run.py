@@ -1,6 +1,7 @@
-"""plugin/run.py's hold on the cyclic collector: the resolved schema is kept out of its passes
-(frozen) while the modules are generated, and given back to it when the response ends, whether
-read to its end or dropped before."""
+"""What plugin/run.py holds for one request only: the resolved schema is kept out of the cyclic
+collector's passes (frozen) while the modules are generated, and given back to it when the
+response ends, whether read to its end or dropped before; the renderer's indented texts are
+dropped then too."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import gc
 
 import pytest
 
+from protoc_gen_pyopaque.gen import render
 from protoc_gen_pyopaque.plugin import run
 
 from ._support import make_request
@@ -40,3 +42,13 @@ def test_response_dropped_before_its_end_unfreezes(request_data: bytes) -> None:
     assert gc.get_freeze_count() > 0
     pieces.close()
     assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_indented_texts_kept_for_the_request_only(request_data: bytes) -> None:
+    pieces = run.run(request_data)
+    next(pieces)
+    next(pieces)  # the first module's, rendered
+    assert render.indent.cache_info().currsize > 0
+    for _ in pieces:
+        pass
+    assert render.indent.cache_info().currsize == 0
