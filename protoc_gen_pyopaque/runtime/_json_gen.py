@@ -63,8 +63,8 @@ def json_out_double(value: float) -> str:
     number = float(value)
     if number - number != 0.0:
         return _float_text(number, False)
-    if NATIVE and number != 0.0:  # interpreted, repr() costs less than the steps of _double_digits
-        text = _double_digits(number)
+    if NATIVE and number != 0.0:  # interpreted, repr() costs less than the steps of _shortest_digits
+        text = _shortest_digits(number, False)
         if text:
             return text
     return repr(number)
@@ -81,14 +81,14 @@ def json_out_float(value: float) -> str:
     sixteenths = number * 16.0
     if -65536.0 < sixteenths < 65536.0 and sixteenths == math.floor(sixteenths):
         return json_out_double(number)
+    if NATIVE:  # interpreted, the steps of _shortest_digits cost more than the search below
+        text = _shortest_digits(number, True)
+        if text:
+            return text
     try:
         want = _F32.pack(number)
     except OverflowError:
         return repr(number)
-    if NATIVE:  # interpreted, the steps of _float32_digits cost more than the search below
-        text = _float32_digits(number, int.from_bytes(want, "little"))
-        if text:
-            return text
     # f-strings: "%.7g" % number parses its format on every call, at several times the cost
     text = f"{number:.7g}"
     if _F32.pack(float(text)) == want:
@@ -111,54 +111,9 @@ def json_out_float(value: float) -> str:
     return repr(float(text))
 
 
-# 10**n for n in -30..46 (float() of the literal: correctly rounded), for the scaling below
-_POW10: Final = tuple(float("1e" + str(n)) for n in range(-30, 47))
-_LN10: Final = math.log(10.0)
-# how far the scaled value below may be off, in its units (its 9 digits near 1e9: a few ulps of
-# 1e9 are 1e-7; the double a decimal reads as is off by at most that much more)
-_SLACK: Final = 1e-6
-
-
-def _float32_digits(number: float, bits: int) -> str:
-    """The shortest form of float32 ``number`` (with IEEE ``bits``) found in double arithmetic,
-    as the f-string search below finds it; "" when that cannot decide, for the search to run.
-
-    Scaled by 10**(8 - exponent) to 9 digits before the point, the value's nearest multiple
-    of 1000, 100, 10 or 1 is its 6 to 9 digit decimal; that decimal reads back as ``number``
-    when it lies within half a float32 ulp of it. The double arithmetic is off by far less
-    than _SLACK: a decimal that close to a tie or to that limit is left undecided.
-    """
-    exponent = bits >> 23 & 0xFF
-    if exponent == 0 or not bits & 0x7FFFFF:  # subnormal; a power of two's interval is lopsided
-        return ""
-    half_ulp = math.pow(2.0, exponent - 151)
-    v = math.fabs(number)
-    if float(bits & 0x7FFFFF | 0x800000) * (half_ulp * 2.0) != v:  # a double between two float32s
-        return ""
-    e10 = math.floor(math.log(v) / _LN10)
-    scale: float = _POW10[38 - e10]
-    w = v * scale
-    if not 1e8 <= w < 1e9:  # the logarithm rounded across a power of ten
-        return ""
-    reach = half_ulp * scale
-    digits = 6
-    for step in (1000.0, 100.0, 10.0, 1.0):
-        n = math.floor(w / step + 0.5)
-        off = math.fabs(n * step - w)
-        if off > step * 0.5 - _SLACK:  # near a tie of the rounding: decided if neither reads back
-            if step * 0.5 - _SLACK <= reach + _SLACK:
-                return ""
-        elif off < reach - _SLACK:
-            return _decimal_text(number < 0.0, str(n), e10, digits)
-        elif off <= reach + _SLACK:
-            return ""
-        digits += 1
-    return ""
-
-
-# the decimal exponents _double_digits decides (beyond, repr() writes the value): 10**(16 - e10)
-# scales a double of exponent e10 to 17 digits before the point
-_E10_LOW: Final = -40
+# the decimal exponents _shortest_digits decides (beyond, repr() writes the value; all float32s
+# are within): 10**(16 - e10) scales a value of exponent e10 to 17 digits before the point
+_E10_LOW: Final = -45
 _E10_HIGH: Final = 40
 
 
@@ -178,38 +133,73 @@ _POW10_PAIRS: Final = tuple(_pow10_pair(16 - e10) for e10 in range(_E10_LOW, _E1
 _POW10_NEAR: Final = tuple(pair[0] for pair in _POW10_PAIRS)
 _POW10_OFF: Final = tuple(pair[1] for pair in _POW10_PAIRS)
 _STEPS: Final = tuple(10**(17 - n) for n in range(18))  # by digit count n: 10**(17 - n)
+_LN10: Final = math.log(10.0)
 _LN2: Final = math.log(2.0)
+_TWO_23: Final = 8388608.0
+_TWO_24: Final = 16777216.0
 _TWO_52: Final = 4503599627370496.0
-_TWO_53: Final = 9007199254740992.0
+_FLT_MIN: Final = 1.1754943508222875e-38  # the least normal float32; below, multiples of _FLT_SUB_ULP
+_FLT_MAX: Final = 3.4028234663852886e38
+_FLT_SUB_ULP: Final = 2.0**-149
 _VELTKAMP: Final = 134217729.0  # 2**27 + 1: splits a double into two halves of 26 bits
+# how near (in units of the 17th digit) a tie of two decimals or the limit of reading back
+# must be to be left undecided: the double-double arithmetic is off by ~1e-14; a float32's
+# decimal is read back as a double first (as _json.print_float does), which moves it by up
+# to half a double ulp, 11 units
+_SLACK: Final = 1e-6
+_SLACK_FLOAT32: Final = 16.0
 
 
-def _double_digits(number: float) -> str:
-    """repr() of finite nonzero ``number`` found in integer and double-double arithmetic (dtoa's
-    big integers cost ~5,700 instructions a value compiled, this ~2,700 and _decimal_text's text
-    ~1,500); "" when that cannot decide, for repr() to write it.
+def _shortest_digits(number: float, single: bool) -> str:
+    """The shortest decimal of finite nonzero ``number`` that reads back as the same double
+    (repr()'s text), or with ``single`` as the same float32 (6 digits at least, the text of
+    _json.print_float), found in integer and double-double arithmetic (dtoa's big integers
+    cost ~5,700 instructions a double compiled, this ~3,000 and _decimal_text's text ~1,700);
+    "" when that cannot decide, for repr() or the f-string search to write it: powers of two
+    (their interval below is half as wide), a double that is no float32 or beyond the
+    float32 range with ``single``, exponents outside _E10_LOW.._E10_HIGH.
 
     Scaled by 10**(16 - exponent) to 17 digits before the point, the value is ``whole`` + ``err``
     (0 <= err < 1: a product of two doubles kept exactly as their sum, 10**k as two doubles: off by
-    ~1e-14 of the last digit). Its nearest multiple of 10**(17 - n) is its n-digit decimal, which reads back
-    as ``number`` when it lies within half an ulp of it; the 17-digit one always does, and the
-    fewer digits of the shortest: when n digits read back, n + 1 do. Near a tie or that limit
-    (off by less than _SLACK) the decimal is left undecided.
+    ~1e-14 of the last digit). Its nearest multiple of 10**(17 - n) is its n-digit decimal, which
+    reads back when it lies within half an ulp of the value; the 17-digit one always does for a
+    double, the 9-digit one for a float32, and the fewer digits of the shortest: when n digits read
+    back, n + 1 do (the n-digit decimal is an n + 1-digit one), so a binary search on n finds it.
     """
     v = math.fabs(number)
     log_v = math.log(v)
     e10 = math.floor(log_v / _LN10)
     if e10 < _E10_LOW or e10 > _E10_HIGH:
         return ""
-    ulp = math.pow(2.0, math.floor(log_v / _LN2) - 52)
-    units = v / ulp  # the 53-bit significand, unless the logarithm rounded across a power of two
-    if units >= _TWO_53:
-        ulp *= 2.0
-    elif units < _TWO_52:
-        ulp *= 0.5
-    if v == ulp * _TWO_52:  # a power of two: the interval below is half as wide
+    if single:
+        if v > _FLT_MAX:
+            return ""
+        digits: i64 = 9
+        fewest: i64 = 5  # print_float's search starts at 6 digits
+        slack = _SLACK_FLOAT32
+        significand = _TWO_23
+    else:
+        digits = 17
+        fewest = 0
+        slack = _SLACK
+        significand = _TWO_52
+    if single and v < _FLT_MIN:
+        ulp = _FLT_SUB_ULP
+    else:
+        ulp = math.pow(2.0, math.floor(log_v / _LN2)) / significand
+        units = v / ulp  # the significand, unless the logarithm rounded across a power of two
+        if units >= significand * 2.0:
+            ulp *= 2.0
+        elif units < significand:
+            ulp *= 0.5
+        if v == ulp * significand:  # a power of two: the interval below is half as wide
+            return ""
+    half_units = v / ulp * 0.5
+    if single and half_units * 2.0 != math.floor(half_units * 2.0):  # a double between two float32s
         return ""
+    even = half_units == math.floor(half_units)
     near: float = _POW10_NEAR[e10 - _E10_LOW]
+    near_off: float = _POW10_OFF[e10 - _E10_LOW]
     scaled = v * near
     if not 1e16 <= scaled < 1e17:  # the logarithm rounded across a power of ten
         return ""
@@ -221,19 +211,17 @@ def _double_digits(number: float) -> str:
     near_high = split - (split - near)
     near_low = near - near_high
     err = ((v_high * near_high - scaled) + v_high * near_low + v_low * near_high) + v_low * near_low \
-        + v * float(_POW10_OFF[e10 - _E10_LOW])
+        + v * near_off
     carry = math.floor(err)  # scaled's ulp is 2 to 16: err may pass several integers
     whole: i64 = int(scaled) + carry
     err -= carry  # now in [0, 1): exact
     reach = ulp * 0.5 * near
-    digits: i64 = 17
-    quotient = _nearest_multiple(whole, err, 1, reach)
-    if quotient < 0:
-        return ""
-    fewest: i64 = 0  # n digits do not read back
-    while digits - fewest > 1:
+    exact = near_off == 0.0  # 10**k is a double (0 <= k <= 22): whole + err is the value exactly
+    most = digits
+    quotient: i64 = -1
+    while digits - fewest > 1:  # fewest digits do not read back (or are not searched), digits do
         n = (digits + fewest) >> 1
-        found = _nearest_multiple(whole, err, _STEPS[n], reach)
+        found = _nearest_multiple(whole, err, _STEPS[n], reach, slack, exact, even)
         if found == -2:
             return ""
         if found >= 0:
@@ -241,23 +229,38 @@ def _double_digits(number: float) -> str:
             quotient = found
         else:
             fewest = n
+    if digits == most:  # none shorter: the most digits, unless theirs is a tie
+        quotient = _nearest_multiple(whole, err, _STEPS[most], reach, slack, exact, even)
+        if quotient < 0:
+            return ""
     return _decimal_text(number < 0.0, str(quotient), e10, digits)
 
 
-def _nearest_multiple(whole: i64, err: float, step: i64, reach: float) -> i64:
+def _nearest_multiple(whole: i64, err: float, step: i64, reach: float, slack: float, exact: bool,
+                      even: bool) -> i64:
     """The nearest multiple of ``step`` to ``whole + err`` (0 <= err < 1), divided by ``step``, when it lies
-    within ``reach``; -1 when it does not, -2 when that is too close to call."""
+    within ``reach``; -1 when it does not, -2 when that (or which multiple is nearer) is within
+    ``slack`` of the other answer. ``exact``: ``whole + err`` is the value itself (not off by the
+    arithmetic), and ties are decided as correctly rounded formatting and reading have it: halfway
+    between two multiples is the even one; one exactly ``reach`` away reads back when ``even`` (the
+    value's significand is)."""
     rest = whole % step
-    tie = float(2 * rest - step) + 2.0 * err  # below 0: the multiple below is the nearer
-    if tie < 0.0:
-        quotient = whole // step
+    quotient = whole // step
+    tie = float(2 * rest - step) + 2.0 * err  # below 0: the multiple below is the nearer (exact)
+    if tie < 0.0 or exact and tie == 0.0:
+        if tie == 0.0:  # halfway: the even multiple
+            quotient += quotient & 1
         off = float(rest) + err
+        on_limit = err == reach - float(rest)  # off == reach, without off's rounding
     else:
-        quotient = whole // step + 1
+        quotient += 1
         off = float(step - rest) - err
-    if off > reach + _SLACK:
+        on_limit = err == float(step - rest) - reach
+    if exact and on_limit:
+        return quotient if even else -1
+    if off > reach + slack:
         return -1
-    if off < reach - _SLACK and not -_SLACK <= tie <= _SLACK:
+    if off < reach - slack and (exact or not -slack <= tie <= slack):
         return quotient
     return -2
 
@@ -425,12 +428,6 @@ def json_in_float(value: Any) -> float:
             except OverflowError:
                 pass
     return parse_float(True, value, "$")
-
-
-_FLT_MIN: Final = 1.1754943508222875e-38  # the least normal float32
-_FLT_MAX: Final = 3.4028234663852886e38
-_TWO_23: Final = 8388608.0
-_TWO_24: Final = 16777216.0
 
 
 def _float32_of(number: float) -> float:

@@ -174,47 +174,98 @@ def test_float32_shortest_form_matches_the_reflective_printer() -> None:
             assert _json_gen.json_out_float(v) == want, v
 
 
-def test_float32_digits_of_the_compiled_path_are_the_shortest_form() -> None:
-    """json_out_float's compiled path (double arithmetic) writes the reflective printer's text or
-    leaves the value to the search (run here interpreted: the same code)."""
-    f32 = struct.Struct("<f")
+def _float32s(bits: list[int]) -> list[float]:
+    return [struct.unpack("<f", struct.pack("<I", b & 0xFFFFFFFF))[0] for b in bits]
+
+
+def _near_powers_of_ten(low: int, high: int, step: Any) -> list[float]:
+    """The values next to 10**k on both sides, ``step`` going from a value to the next."""
+    out = []
+    for k in range(low, high):
+        x = step(float(f"1e{k}"), 0.0)
+        out += [x, step(x, math.inf), step(step(x, math.inf), math.inf), step(x, 0.0), step(step(x, 0.0), 0.0)]
+    return out
+
+
+def _next_float32(x: float, toward: float) -> float:
+    """The float32 next to float32 ``x`` toward ``toward`` (for a double: the float32 nearest to it)."""
+    if toward == 0.0 and x == 0.0:
+        return x
+    bits = struct.unpack("<I", struct.pack("<f", x))[0]
+    if x == struct.unpack("<f", struct.pack("<I", bits))[0]:
+        bits += 1 if (toward > x) == (x > 0) else -1
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+def test_shortest_digits_of_float32s_are_the_reflective_printers_text() -> None:
+    """json_out_float's compiled path (_shortest_digits for a float32) writes the text of the
+    reflective printer (the shortest decimal of 6 digits at least that reads back through
+    struct) or leaves the value to the f-string search; json_out_float writes that text either
+    way (run here interpreted: the same code)."""
     rng = random.Random(12)
-    values = [f32.unpack(struct.pack("<I", rng.getrandbits(32)))[0] for _ in range(20000)]
-    values += [f32.unpack(f32.pack(rng.random() * 10.0 ** rng.randint(-8, 8)))[0] for _ in range(20000)]
-    values += [0.1, 1.5, 3e10, 1e-5, 1e8, 123456.0, 999999.94, 3.4028235e38, 1.1754944e-38]
+    values = _float32s([rng.getrandbits(32) for _ in range(30000)])
+    values += [struct.unpack("<f", struct.pack("<f", rng.random() * 10.0 ** rng.randint(-45, 38)))[0]
+               for _ in range(20000)]
+    values += _float32s([rng.getrandbits(23) for _ in range(3000)])  # subnormals
+    values += _float32s([1, 2, 3, 0x7FFFFF, 0x800000, 0x800001, 0x7F7FFFFF, 0x7F7FFFFE, 0x00FFFFFF])  # limits
+    values += [2.0 ** e for e in range(-149, 128)] + [-(2.0 ** e) for e in range(-149, 128, 7)]
+    values += [x * 3.0 for x in (2.0 ** e for e in range(-149, 126))]
+    values += _near_powers_of_ten(-45, 39, _next_float32)
+    # exact decimals whose digit after the 7th or 8th is a 5 (ties of the rounding), and doubles
+    # between two float32s (not decided here: struct rounds them first)
+    values += [rng.randrange(1 << 21, 1 << 24) / d for d in (2, 4, 8) for _ in range(2000)]
+    # whole float32s past 2**24 and fractions of 24 bits: decimals exactly halfway to a neighbour,
+    # which read back (ties to even) when the significand is even
+    values += [struct.unpack("<f", struct.pack("<f", float(rng.randrange(1 << 24, 10**12))))[0] for _ in range(5000)]
+    values += [rng.randrange(1 << 23, 1 << 24) / 2.0 ** rng.randint(1, 30) for _ in range(5000)]
+    values += [0.1, 1.5, 3e10, 1e-5, 1e8, 123456.0, 999999.94, 3.4028235e38, 1.1754944e-38, 4194304.5, 16777215.0,
+               0.1 + 1e-12, 1e-46, 3.5e38, 1e39]
     decided = 0
     for v in values:
         if v == 0.0 or v - v != 0.0:
             continue
-        text = _json_gen._float32_digits(v, int.from_bytes(f32.pack(v), "little"))
+        expected = _json.print_float(v, True)
+        want = '"' + expected + '"' if isinstance(expected, str) else repr(expected)
+        assert _json_gen.json_out_float(v) == want, v
+        text = _json_gen._shortest_digits(v, True)
         if text:
             decided += 1
-            assert text == repr(_json.print_float(v, True)), v
+            assert text == want, v
     assert decided > len(values) * 0.95
 
 
-def test_double_digits_of_the_compiled_path_are_repr() -> None:
-    """json_out_double's compiled path (integer and double-double arithmetic) writes repr()'s text
-    or leaves the value to repr() (run here interpreted: the same code)."""
+def test_shortest_digits_of_doubles_are_repr() -> None:
+    """json_out_double's compiled path (_shortest_digits for a double) writes repr()'s text or
+    leaves the value to repr() (run here interpreted: the same code)."""
     rng = random.Random(53)
     values = [rng.random() * 100.0 for _ in range(20000)]
-    values += [rng.uniform(-1.0, 1.0) * 10.0 ** rng.randint(-42, 42) for _ in range(20000)]
-    values += [float(f"{rng.randint(1, 10 ** rng.randint(1, 17))}e{rng.randint(-40, 40)}") for _ in range(20000)]
+    values += [rng.uniform(-1.0, 1.0) * 10.0 ** rng.randint(-47, 42) for _ in range(20000)]
+    values += [float(f"{rng.randint(1, 10 ** rng.randint(1, 17))}e{rng.randint(-45, 40)}") for _ in range(20000)]
     values += [struct.unpack("<d", struct.pack("<Q", rng.getrandbits(64)))[0] for _ in range(5000)]
     values += [float(k) for k in range(-2000, 2000)] + [k / 16 for k in range(-3000, 3000)]
-    values += [2.0 ** e for e in range(-140, 140)] + [10.0 ** e for e in range(-45, 45)]
+    values += [2.0 ** e for e in range(-160, 140)] + [3.0 * 2.0 ** e for e in range(-160, 140)]
+    values += [10.0 ** e for e in range(-47, 45)] + _near_powers_of_ten(-47, 43, math.nextafter)
+    # exact decimals of 17 digits with an 18th digit 5 (ties), and one ulp either side; whole
+    # doubles past 2**54, with decimals exactly halfway to a neighbour (they read back when the
+    # significand is even)
+    for _ in range(3000):
+        x = rng.randrange(1 << 52, 1 << 53) / 2.0 ** rng.randint(0, 3)
+        values += [x, math.nextafter(x, 0.0), math.nextafter(x, math.inf)]
+    values += [float(rng.randrange(1 << 54, 10**17)) for _ in range(5000)]
+    values += [rng.randrange(1 << 52, 1 << 53) / 2.0 ** rng.randint(1, 40) for _ in range(5000)]
     values += [3.141592653589793, -2.5e-08, 6.02214076e23, 0.1, 0.3, 1e16, 9.999999999999999e16, 1e-5,
-               1e-4, 123456789012345678.0, 5e-324, 1.7976931348623157e308, 2.2250738585072014e-308]
+               1e-4, 123456789012345678.0, 5e-324, 1.7976931348623157e308, 2.2250738585072014e-308,
+               2.225073858507201e-308, 9007199254740993.0, 4.35e-45, 9.99999999999999e40]
     decided = 0
     for v in values:
         if v == 0.0 or v - v != 0.0:
             continue
-        text = _json_gen._double_digits(v)
+        text = _json_gen._shortest_digits(v, False)
         if text:
             decided += 1
             assert text == repr(v), v
         assert _json_gen.json_out_double(v) == repr(v)
-    assert decided > len(values) * 0.85  # beyond 1e40 and below 1e-40: repr()
+    assert decided > len(values) * 0.85  # beyond 1e40 and below 1e-45: repr()
 
 
 def test_float32_of_the_compiled_path_rounds_as_struct() -> None:
