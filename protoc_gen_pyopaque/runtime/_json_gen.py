@@ -136,7 +136,6 @@ _STEPS: Final = tuple(10**(17 - n) for n in range(18))  # by digit count n: 10**
 _LN10: Final = math.log(10.0)
 _LN2: Final = math.log(2.0)
 _TWO_23: Final = 8388608.0
-_TWO_24: Final = 16777216.0
 _TWO_52: Final = 4503599627370496.0
 _FLT_MIN: Final = 1.1754943508222875e-38  # the least normal float32; below, multiples of _FLT_SUB_ULP
 _FLT_MAX: Final = 3.4028234663852886e38
@@ -186,13 +185,7 @@ def _shortest_digits(number: float, single: bool) -> str:
     if single and v < _FLT_MIN:
         ulp = _FLT_SUB_ULP
     else:
-        # a float exponent: compiled, math.pow(float, int) is a call through the math module
-        ulp = math.pow(2.0, float(math.floor(log_v / _LN2))) / significand
-        units = v / ulp  # the significand, unless the logarithm rounded across a power of two
-        if units >= significand * 2.0:
-            ulp *= 2.0
-        elif units < significand:
-            ulp *= 0.5
+        ulp = _ulp(v, log_v, significand)
         if v == ulp * significand:  # a power of two: the interval below is half as wide
             return ""
     half_units = v / ulp * 0.5
@@ -238,6 +231,19 @@ def _shortest_digits(number: float, single: bool) -> str:
         quotient //= 10
         digits -= 1
     return _decimal_text(number < 0.0, str(quotient), e10, digits)
+
+
+def _ulp(v: float, log_v: float, significand: float) -> float:
+    """The unit in the last place of ``v`` (> 0, normal; ``log_v`` its natural logarithm) in a
+    binary format whose significand has ``significand`` steps (2**52 a double's, 2**23 a float32's)."""
+    # a float exponent: compiled, math.pow(float, int) is a call through the math module
+    ulp = math.pow(2.0, float(math.floor(log_v / _LN2))) / significand
+    units = v / ulp  # the significand, unless the logarithm rounded across a power of two
+    if units >= significand * 2.0:
+        return ulp * 2.0
+    if units < significand:
+        return ulp * 0.5
+    return ulp
 
 
 def _nearest_multiple(whole: i64, err: float, step: i64, reach: float, slack: float, exact: bool,
@@ -445,14 +451,8 @@ def _float32_of(number: float) -> float:
     v = math.fabs(number)
     if not _FLT_MIN <= v <= _FLT_MAX:
         return math.nan
-    ulp = math.pow(2.0, math.floor(math.log(v) / _LN2) - 23)
+    ulp = _ulp(v, math.log(v), _TWO_23)
     units = v / ulp
-    if units >= _TWO_24:  # the logarithm rounded across a power of two
-        ulp *= 2.0
-        units = v / ulp
-    elif units < _TWO_23:
-        ulp *= 0.5
-        units = v / ulp
     whole = math.floor(units)
     half = units - whole  # exact
     if half > 0.5 or half == 0.5 and whole % 2 == 1:
