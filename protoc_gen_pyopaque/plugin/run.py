@@ -104,7 +104,11 @@ def generate(request: Request, *, grpc: bool = False, workers: int = 1) -> Itera
                 pieces += _file(names.stub_output_path(proto, twin=twin), render_stub(view))
         return pieces
 
-    gc.freeze()
+    # gc.unfreeze() thaws every frozen object: where the host froze some of its own, they stay so
+    # and the schema is left to the collector
+    freezing = gc.get_freeze_count() == 0
+    if freezing:
+        gc.freeze()
     try:
         for result in _mapped(modules, protos, workers if len(protos) >= PARALLEL_MIN_FILES else 1):
             if isinstance(result, str):
@@ -112,7 +116,8 @@ def generate(request: Request, *, grpc: bool = False, workers: int = 1) -> Itera
                 return
             yield from result
     finally:
-        gc.unfreeze()
+        if freezing:
+            gc.unfreeze()
         forget_request()
 
 

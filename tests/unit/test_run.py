@@ -44,6 +44,25 @@ def test_response_dropped_before_its_end_unfreezes(request_data: bytes) -> None:
     assert gc.isenabled() and gc.get_freeze_count() == 0
 
 
+def test_host_frozen_objects_stay_frozen(request_data: bytes) -> None:
+    def frozen(obj: object) -> bool:  # the collector's generations hold all but the frozen
+        return all(o is not obj for o in gc.get_objects())
+
+    host = [object()]  # a host's own object, frozen before it runs the plugin
+    gc.freeze()
+    try:
+        assert frozen(host)
+        pieces = run.run(request_data)
+        next(pieces)
+        next(pieces)
+        for _ in pieces:
+            pass
+        assert gc.isenabled() and frozen(host)
+    finally:
+        gc.unfreeze()
+    assert not frozen(host)
+
+
 def test_indented_texts_kept_for_the_request_only(request_data: bytes) -> None:
     pieces = run.run(request_data)
     next(pieces)
