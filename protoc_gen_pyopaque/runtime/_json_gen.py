@@ -18,6 +18,9 @@ from json.encoder import encode_basestring
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
+from librt.strings import StringWriter
+from mypy_extensions import i32
+
 from ._json import (
     COMPACT, JsonCtx, Skip, find_extension, json_refuse, merge_extension, merge_message,
     null_is_value, parse_bytes, parse_enum_of, parse_float, parse_int, parse_map_key, parse_scalar,
@@ -111,189 +114,290 @@ def json_out_float(value: float) -> str:
     return repr(float(text))
 
 
-# the decimal exponents _shortest_digits decides (beyond, repr() writes the value; all float32s
-# are within): 10**(16 - e10) scales a value of exponent e10 to 17 digits before the point
-_E10_LOW: Final = -45
-_E10_HIGH: Final = 40
+# The shortest digits by Schubfach (Raffaello Giulietti, "The Schubfach way to render doubles",
+# 2020; Java's Double.toString since 19): the value c * 2**q and the ends of its rounding
+# interval, scaled by 10**-k with k chosen from q so that the interval is 1 to 10 units wide,
+# hold at most one multiple of 10 (the decimal with a digit less) and one or both of the integers
+# either side of the value. Each scaled number is an integer below 2**60 with `frac` bits below
+# the point, its lowest set when anything smaller is left (rounded to odd), which keeps its
+# comparisons with integers exact. Compiled, all of it is i64 arithmetic.
+_K_MIN: Final = -324  # k over the doubles (the float32s' lie within)
+_K_MAX: Final = 292
+_LIMB_MASK: Final = 0x3FFFFFFF  # 30-bit limbs: a product of two is below 2**60
 
 
-def _pow10_pair(k: int) -> tuple[float, float]:
-    """10**k as the sum of two doubles: the nearest double and what it is off by, rounded."""
-    if k >= 0:
-        exact = 10**k
-        near = float(exact)
-        return near, float(exact - int(near))
-    den = 10**-k
-    near = 1 / den  # int division rounds correctly
-    num, two_power = near.as_integer_ratio()
-    return near, (two_power - num * den) / (two_power * den)
+def _log2_pow10(x: i64) -> i64:
+    """floor(x * log2(10)), for -400 <= x <= 400."""
+    return (x * 108853) >> 15
 
 
-_POW10_PAIRS: Final = tuple(_pow10_pair(16 - e10) for e10 in range(_E10_LOW, _E10_HIGH + 1))
-_POW10_NEAR: Final = tuple(pair[0] for pair in _POW10_PAIRS)
-_POW10_OFF: Final = tuple(pair[1] for pair in _POW10_PAIRS)
-_STEPS: Final = tuple(10**(17 - n) for n in range(18))  # by digit count n: 10**(17 - n)
-_LN10: Final = math.log(10.0)
-_LN2: Final = math.log(2.0)
-_TWO_23: Final = 8388608.0
+def _pow10_limbs(k: int) -> list[int]:
+    """10**-k scaled by a power of two to 126 bits and rounded up (its floor plus one), as five
+    30-bit limbs, the lowest first."""
+    num, den = (10**-k, 1) if k <= 0 else (1, 10**k)
+    shift = 125 - _log2_pow10(-k)
+    g = ((num << shift) // den if shift >= 0 else num // (den << -shift)) + 1
+    return [g >> (30 * i) & _LIMB_MASK for i in range(5)]
+
+
+_POW10_LIMBS: Final = tuple(limb for k in range(_K_MIN, _K_MAX + 1) for limb in _pow10_limbs(k))
+_TWO_POWERS: Final = tuple(2.0**-e for e in range(-1023, 1024))  # 2**-e at e + 1023
+_INV_LN2: Final = 1.0 / math.log(2.0)
 _TWO_52: Final = 4503599627370496.0
-_FLT_MIN: Final = 1.1754943508222875e-38  # the least normal float32; below, multiples of _FLT_SUB_ULP
+_TWO_53: Final = 9007199254740992.0
+_C_POWER_OF_TWO: Final = 4503599627370496  # 2**52: the significand of a power of two
+_DBL_MIN: Final = 2.2250738585072014e-308  # the least normal double; below, multiples of 2**-1074
+_TWO_600: Final = 2.0**600
+_TWO_474: Final = 2.0**474
+_TWO_23: Final = 8388608.0
+_FLT_MIN: Final = 1.1754943508222875e-38  # the least normal float32
 _FLT_MAX: Final = 3.4028234663852886e38
-_FLT_SUB_ULP: Final = 2.0**-149
-_VELTKAMP: Final = 134217729.0  # 2**27 + 1: splits a double into two halves of 26 bits
-# how near (in units of the 17th digit) a tie of two decimals or the limit of reading back
-# must be to be left undecided: the double-double arithmetic is off by ~1e-14; a float32's
-# decimal is read back as a double first (as _json.print_float does), which moves it by up
-# to half a double ulp, 11 units
-_SLACK: Final = 1e-6
-_SLACK_FLOAT32: Final = 16.0
+_FLT_TRUE_MIN: Final = 1.401298464324817e-45  # 2**-149, the least float32
 
 
 def _shortest_digits(number: float, single: bool) -> str:
-    """The shortest decimal of finite nonzero ``number`` that reads back as the same double
-    (repr()'s text), or with ``single`` as the same float32 (6 digits at least, the text of
-    _json.print_float), found in integer and double-double arithmetic (dtoa's big integers
-    cost ~5,700 instructions a double compiled, this ~2,400 and _decimal_text's text ~1,200);
-    "" when that cannot decide, for repr() or the f-string search to write it: powers of two
-    (their interval below is half as wide), a double that is no float32 or beyond the
-    float32 range with ``single``, exponents outside _E10_LOW.._E10_HIGH.
-
-    Scaled by 10**(16 - exponent) to 17 digits before the point, the value is ``whole`` + ``err``
-    (0 <= err < 1: a product of two doubles kept exactly as their sum, 10**k as two doubles: off by
-    ~1e-14 of the last digit). Its nearest multiple of 10**(17 - n) is its n-digit decimal, which
-    reads back when it lies within half an ulp of the value; the 17-digit one always does for a
-    double, the 9-digit one for a float32, and the fewer digits of the shortest: when n digits read
-    back, n + 1 do (the n-digit decimal is an n + 1-digit one), so a binary search on n finds it.
-    """
+    """repr()'s text of finite nonzero ``number``, or with ``single`` the text of
+    _json.print_float: the fewest digits (6 at least) whose decimal, read as a double and that
+    rounded to a float32, is the same float32. "" for what that leaves to print_float: a double
+    that is no float32, and the few float32s (powers of two, whose interval below is narrower)
+    that need more digits than the search below tries."""
     v = math.fabs(number)
-    log_v = math.log(v)
-    e10 = math.floor(log_v / _LN10)
-    if e10 < _E10_LOW or e10 > _E10_HIGH:
-        return ""
+    # v = c * 2**q, c of 53 bits (fewer for a subnormal double)
+    if v < _DBL_MIN:
+        if single:
+            return ""
+        c: i64 = int(v * _TWO_600 * _TWO_474)
+        e: i64 = -1023
+        q: i64 = -1074
+    else:
+        e = math.floor(math.log(v) * _INV_LN2)  # floor(log2(v)), or one off near a power of two
+        if e > 1023:
+            e = 1023
+        elif e < -1022:
+            e = -1022
+        scaled = v * _TWO_POWERS[e + 1023] * _TWO_52
+        if scaled >= _TWO_53:
+            scaled *= 0.5
+            e += 1
+        elif scaled < _TWO_52:
+            scaled *= 2.0
+            e -= 1
+        c = int(scaled)
+        q = e - 52
+    # in units of 2**(q - 2): the value (cb), half the gap to each neighbour (the interval's ends)
+    cb = c << 2
+    gap_above: i64 = 2
+    gap_below: i64 = 2
     if single:
-        if v > _FLT_MAX:
+        if v > _FLT_MAX or v < _FLT_TRUE_MIN:
             return ""
-        digits: i64 = 9
-        fewest: i64 = 5  # print_float's search starts at 6 digits
-        slack = _SLACK_FLOAT32
-        significand = _TWO_23
-    else:
-        digits = 17
-        fewest = 0
-        slack = _SLACK
-        significand = _TWO_52
-    if single and v < _FLT_MIN:
-        ulp = _FLT_SUB_ULP
-    else:
-        ulp = _ulp(v, log_v, significand)
-        if v == ulp * significand:  # a power of two: the interval below is half as wide
+        lost: i64 = 29  # the double's significand bits below the float32's
+        if e < -126:
+            lost = -149 - q
+        if (c >> lost) << lost != c:
             return ""
-    half_units = v / ulp * 0.5
-    if single and half_units * 2.0 != math.floor(half_units * 2.0):  # a double between two float32s
-        return ""
-    even = half_units == math.floor(half_units)
-    near: float = _POW10_NEAR[e10 - _E10_LOW]
-    near_off: float = _POW10_OFF[e10 - _E10_LOW]
-    scaled = v * near
-    if not 1e16 <= scaled < 1e17:  # the logarithm rounded across a power of ten
-        return ""
-    # scaled, an integer (past 2**53), plus the rounding errors of v * near, and v * the error of near
-    split = v * _VELTKAMP
-    v_high = split - (split - v)
-    v_low = v - v_high
-    split = near * _VELTKAMP
-    near_high = split - (split - near)
-    near_low = near - near_high
-    err = ((v_high * near_high - scaled) + v_high * near_low + v_low * near_high) + v_low * near_low \
-        + v * near_off
-    carry = math.floor(err)  # scaled's ulp is 2 to 16: err may pass several integers
-    whole: i64 = int(scaled) + carry
-    err -= carry  # now in [0, 1): exact
-    reach = ulp * 0.5 * near
-    exact = near_off == 0.0  # 10**k is a double (0 <= k <= 22): whole + err is the value exactly
-    most = digits
-    quotient: i64 = -1
-    while digits - fewest > 1:  # fewest digits do not read back (or are not searched), digits do
-        n = (digits + fewest) >> 1
-        found = _nearest_multiple(whole, err, _STEPS[n], reach, slack, exact, even)
-        if found == -2:
-            return ""
-        if found >= 0:
-            digits = n
-            quotient = found
+        odd = (c >> lost) & 1
+        gap_above <<= lost
+        gap_below = gap_above
+        if c == _C_POWER_OF_TWO and e > -126:
+            gap_below >>= 1
+        # print_float reads a decimal as a double first: within half a double ulp of the midpoint
+        # to a neighbour float32 (2 units, 1 in the binade below a power of two) it rounds to that
+        # double, then to the even float32 of the two: the interval widens by that when c is even
+        # (closed), narrows when odd (open)
+        below_slack: i64 = 2
+        if c == _C_POWER_OF_TWO:
+            below_slack = 1
+        if odd:
+            low_end = cb - gap_below + below_slack
+            high_end = cb + gap_above - 2
         else:
-            fewest = n
-    if digits == most:  # none shorter: the most digits, unless theirs is a tie
-        quotient = _nearest_multiple(whole, err, _STEPS[most], reach, slack, exact, even)
-        if quotient < 0:
-            return ""
-    while quotient % 10 == 0:  # a rounding that carried (10**n), or a float32's 6 digits
-        quotient //= 10
-        digits -= 1
-    return _decimal_text(number < 0.0, str(quotient), e10, digits)
+            low_end = cb - gap_below - below_slack
+            high_end = cb + gap_above + 2
+        q_k = q + 29  # as a float32 of 24 bits (7 to 9 digits scaled)
+        frac: i64 = 31
+    else:
+        odd = c & 1
+        if c == _C_POWER_OF_TWO and q > -1074:
+            gap_below = 1
+        low_end = cb - gap_below
+        high_end = cb + gap_above
+        q_k = q
+        frac = 2
+    if gap_below == gap_above:
+        k = (q_k * 78913) >> 18  # floor(log10(2**q_k))
+    else:
+        k = (q_k * 157827 - 65505) >> 19  # floor(log10(0.75 * 2**q_k))
+    shift = q_k + _log2_pow10(-k) + 2  # 2 to 5: the products' 60 bits
+    at = (k - _K_MIN) * 5
+    g0: i64 = _POW10_LIMBS[at]
+    g1: i64 = _POW10_LIMBS[at + 1]
+    g2: i64 = _POW10_LIMBS[at + 2]
+    g3: i64 = _POW10_LIMBS[at + 3]
+    g4: i64 = _POW10_LIMBS[at + 4]
+    vb = _scaled(g0, g1, g2, g3, g4, cb << shift)
+    vbl = _scaled(g0, g1, g2, g3, g4, low_end << shift) + odd  # an open end: one unit in
+    vbr = _scaled(g0, g1, g2, g3, g4, high_end << shift) - odd
+    s = vb >> frac
+    if single:
+        # print_float's search: the value rounded (half to even) to 6, 7, ... digits, until
+        # that reads back; s has 7 to 9 digits
+        step: i64 = 10
+        exponent = k + 1
+        if s >= 100000000:
+            step = 1000
+            exponent = k + 3
+        elif s >= 10000000:
+            step = 100
+            exponent = k + 2
+        while step > 0:
+            digits = s // step
+            rest = vb - ((digits * step) << 31)
+            half = step << 30
+            if rest > half or rest == half and digits & 1:
+                digits += 1
+            scaled_digits = (digits * step) << 31
+            if vbl <= scaled_digits <= vbr:
+                return _decimal_text(number < 0.0, digits, exponent)
+            step //= 10
+            exponent -= 1
+        return ""
+    if s >= 10:  # a multiple of 10 in the interval: the decimal with a digit less
+        down = s // 10 * 10
+        down_in = vbl <= down << 2
+        up_in = (down + 10) << 2 <= vbr
+        if down_in != up_in:
+            if down_in:
+                return _decimal_text(number < 0.0, down, k)
+            return _decimal_text(number < 0.0, down + 10, k)
+    # else the integer either side that is in the interval, the nearer when both are (ties: even)
+    below_in = vbl <= s << 2
+    above_in = (s + 1) << 2 <= vbr
+    digits = s + 1
+    if below_in and not above_in:
+        digits = s
+    elif below_in == above_in:
+        nearer_above = vb - ((s << 2) + 2)  # 4 * (scaled value - (s + 1/2))
+        if nearer_above < 0 or nearer_above == 0 and not s & 1:
+            digits = s
+    return _decimal_text(number < 0.0, digits, k)
+
+
+def _scaled(g0: i64, g1: i64, g2: i64, g3: i64, g4: i64, cp: i64) -> i64:
+    """floor(g * cp / 2**127), g the 126 bits of a power of ten in 30-bit limbs g0 (lowest) to g4
+    and cp below 2**60, with its lowest bit set when the rest is 2**-66 or more: g exceeds
+    10**-k by less than a unit, which adds less than 2**-67 (Schubfach's round to odd)."""
+    c0 = cp & _LIMB_MASK
+    c1 = cp >> 30
+    # the product's 30-bit columns, each with the carry of the one below
+    carry = (g1 * c0 + g0 * c1 + ((g0 * c0) >> 30)) >> 30
+    column2 = g2 * c0 + g1 * c1 + carry
+    column3 = g3 * c0 + g2 * c1 + (column2 >> 30)
+    column4 = g4 * c0 + g3 * c1 + (column3 >> 30)
+    column5 = g4 * c1 + (column4 >> 30)
+    high = (column5 << 23) + ((column4 & _LIMB_MASK) >> 7)
+    if column4 & 127 or column3 & _LIMB_MASK or column2 & _LIMB_MASK > 1:
+        return high | 1
+    return high
+
+
+def _decimal_text(negative: bool, digits: i64, exponent: i64) -> str:
+    """repr() of the float ``digits`` * 10**``exponent`` (negated with ``negative``), written a
+    character at a time: compiled, str() of the digits and the pieces around the point would make
+    a string each."""
+    shorter = digits // 10
+    while shorter * 10 == digits:
+        digits = shorter
+        exponent += 1
+        shorter = digits // 10
+    count: i64 = 1
+    power: i64 = 10
+    if digits >= 100000000:
+        count = 9
+        power = 1000000000
+    while power <= digits:
+        power *= 10
+        count += 1
+    point = count + exponent  # digits before the point
+    out = StringWriter()
+    if negative:
+        out.append(45)  # "-"
+    if point < -3 or point > 16:  # 1.2345e-05, 1.2345e+16
+        _write_digits(out, digits, count, 1)
+        power = point - 1
+        out.append(101)  # "e"
+        if power < 0:
+            out.append(45)  # "-"
+            power = -power
+        else:
+            out.append(43)  # "+"
+        if power >= 100:
+            out.append(i32(48 + power // 100))
+        out.append(i32(48 + power // 10 % 10))
+        out.append(i32(48 + power % 10))
+    elif point <= 0:  # 0.00012345
+        out.append(48)
+        out.append(46)
+        while point < 0:
+            out.append(48)
+            point += 1
+        _write_digits(out, digits, count, -1)
+    else:
+        _write_digits(out, digits, count, point)
+        if exponent >= 0:  # 12345000.0
+            while exponent > 0:
+                out.append(48)
+                exponent -= 1
+            out.append(46)
+            out.append(48)
+    return out.getvalue()
+
+
+def _write_digits(out: StringWriter, digits: i64, count: i64, point: i64) -> None:
+    """Write the ``count`` digits of ``digits`` (at most 17), a point after ``point`` of them
+    (none when that is below 1 or not before the last)."""
+    if count > 9:
+        high = digits // 100000000
+        _write_run(out, high, count - 8, point)
+        _write_run(out, digits - high * 100000000, 8, point - count + 8)
+    else:
+        _write_run(out, digits, count, point)
+
+
+_RUN_SCALE: Final = 1441151881  # 2**57 / 10**8 rounded up
+_RUN_MASK: Final = 0x1FFFFFFFFFFFFFF  # 2**57 - 1
+
+
+def _write_run(out: StringWriter, run: i64, count: i64, point: i64) -> None:
+    """Write ``run`` (below 10**``count``, ``count`` at most 9) as ``count`` digits, a point before
+    the one where ``point``, counting down a digit at a time, reaches 0. Without divisions: run
+    / 10**8 in fixed point, 57 bits below the point (exact to 9 digits); each digit is the
+    integer part, then the fraction times 10."""
+    fixed = run * _RUN_SCALE
+    skip = 9 - count
+    while skip > 0:
+        fixed = (fixed & _RUN_MASK) * 10
+        skip -= 1
+    while count > 0:
+        if point == 0:
+            out.append(46)  # "."
+        out.append(i32(48 + (fixed >> 57)))
+        fixed = (fixed & _RUN_MASK) * 10
+        point -= 1
+        count -= 1
 
 
 def _ulp(v: float, log_v: float, significand: float) -> float:
     """The unit in the last place of ``v`` (> 0, normal; ``log_v`` its natural logarithm) in a
     binary format whose significand has ``significand`` steps (2**52 a double's, 2**23 a float32's)."""
     # a float exponent: compiled, math.pow(float, int) is a call through the math module
-    ulp = math.pow(2.0, float(math.floor(log_v / _LN2))) / significand
+    ulp = math.pow(2.0, float(math.floor(log_v * _INV_LN2))) / significand
     units = v / ulp  # the significand, unless the logarithm rounded across a power of two
     if units >= significand * 2.0:
         return ulp * 2.0
     if units < significand:
         return ulp * 0.5
     return ulp
-
-
-def _nearest_multiple(whole: i64, err: float, step: i64, reach: float, slack: float, exact: bool,
-                      even: bool) -> i64:
-    """The nearest multiple of ``step`` to ``whole + err`` (0 <= err < 1), divided by ``step``, when it lies
-    within ``reach``; -1 when it does not, -2 when that (or which multiple is nearer) is within
-    ``slack`` of the other answer. ``exact``: ``whole + err`` is the value itself (not off by the
-    arithmetic), and ties are decided as correctly rounded formatting and reading have it: halfway
-    between two multiples is the even one; one exactly ``reach`` away reads back when ``even`` (the
-    value's significand is)."""
-    rest = whole % step
-    quotient = whole // step
-    tie = float(2 * rest - step) + 2.0 * err  # below 0: the multiple below is the nearer (exact)
-    if tie < 0.0 or exact and tie == 0.0:
-        if tie == 0.0:  # halfway: the even multiple
-            quotient += quotient & 1
-        off = float(rest) + err
-        on_limit = err == reach - float(rest)  # off == reach, without off's rounding
-    else:
-        quotient += 1
-        off = float(step - rest) - err
-        on_limit = err == float(step - rest) - reach
-    if exact and on_limit:
-        return quotient if even else -1
-    if off > reach + slack:
-        return -1
-    if off < reach - slack and (exact or not -slack <= tie <= slack):
-        return quotient
-    return -2
-
-
-def _decimal_text(negative: bool, text: str, e10: int, digits: int) -> str:
-    """repr() of the float whose decimal digits are ``text`` (``digits`` of them, one more when
-    rounding carried; no zeros at the end), the first of them at 10**e10.
-
-    f-strings: compiled, one string built of the pieces (a + b + c makes a string of a + b first)."""
-    e10 += len(text) - digits
-    sign = "-" if negative else ""
-    if e10 < -4 or e10 >= 16:
-        mantissa = f"{text[0]}.{text[1:]}" if len(text) > 1 else text
-        exponent_sign = "e-" if e10 < 0 else "e+"
-        pad = "0" if -10 < e10 < 10 else ""
-        return f"{sign}{mantissa}{exponent_sign}{pad}{abs(e10)}"
-    if e10 < 0:
-        zeros = "0" * (-e10 - 1)
-        return f"{sign}0.{zeros}{text}"
-    if len(text) <= e10 + 1:
-        zeros = "0" * (e10 + 1 - len(text))
-        return f"{sign}{text}{zeros}.0"
-    return f"{sign}{text[:e10 + 1]}.{text[e10 + 1:]}"
 
 
 def _float_text(number: float, single: bool) -> str:
