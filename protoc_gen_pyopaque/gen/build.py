@@ -50,6 +50,9 @@ DISPATCH_LEAF_SIZE: Final = 8  # tag cases tested linearly before splitting by v
 # Compiled, a key's comparison with a literal costs ~20 instructions (~40 when equal: memcmp),
 # a dict lookup ~250 (the scanner's key is another object than the dict's: memcmp there too)
 JSON_KEY_CHAIN_MAX: Final = 12
+# the most fields a message's generated _pb_json_scan reads (its bits of the fields read are an
+# int64's); a larger message's value is read by json.loads (Message._pb_json_scan)
+JSON_SCAN_MAX_FIELDS: Final = 62
 # pyright gives up analysing a function whose code flow complexity passes a fixed 768 ("code is too
 # complex to analyze", an error in strict mode). A parse method whose dispatch cases would pass
 # PARSE_COMPLEXITY_BUDGET by the estimates of _merge_weight, _scan_weight and _json_weight
@@ -421,17 +424,19 @@ class _Builder:
             docstring(msg.comment, indent=4), _names_types(msg),  # comment, names_types
         )
         view.deferred_classes = self.file.deferred_classes
-        keys = _json_keys(fields)
+        keys = _json_key_names(fields)
         view.inline_reflection = msg.full_name in JSON_SPECIAL_FORMS
         view.seconds_nanos = msg.full_name in SECONDS_NANOS
         if msg.full_name not in JSON_SPECIAL_FORMS and keys is not None:
             view.json_fast = True
-            view.json_keys = keys
+            view.json_keys = [(repr(key), number) for key, number in keys.items()]
             json_cases = [(f.number, f, "json") for f in by_number]
             view.json_dispatch, view.json_chunks = _dispatch(
                 json_cases, lambda: [_json_weight(f) for _, f, _ in json_cases], self.parse_budget,
                 inline_first=False)
             view.json_key_chain = not view.json_chunks and len(keys) <= JSON_KEY_CHAIN_MAX
+            if not view.json_chunks and len(by_number) <= JSON_SCAN_MAX_FIELDS:
+                view.json_scan = _json_scan_cases(by_number, keys)
         for i, o in enumerate(oneofs):
             o.json_seen = f"_seen[{i}]" if view.json_chunks else f"{o.case_slot}_seen"
         self.all_messages.append(view)
@@ -483,6 +488,11 @@ def json_view(f: Field) -> JsonView:
                       f.message == JSON_VALUE and f.map is None)
 
 
+# the JsonScan method that reads a value of a JSON form (integers: by range, see _json_view)
+_SCAN_METHODS: Final = {"bool": "boolean", "string": "string", "bytes": "bytes_", "float": "float32",
+                        "double": "double", "enum": "enum"}
+
+
 @lru_cache(maxsize=4096)  # a schema's fields share a few names and kinds: most views are made once
 def _json_view(kind: int, name: str, json_name: str, null_enum: bool, value_message: bool) -> JsonView:
     form = "null" if null_enum else CODECS[kind].json
@@ -491,8 +501,12 @@ def _json_view(kind: int, name: str, json_name: str, null_enum: bool, value_mess
         low, high = k.INT_RANGES[kind]
     elif form == "int64":
         digits = len(str(k.INT_RANGES[kind][1]))
+    if form in ("int", "int64"):
+        scan = ("int" if k.INT_RANGES[kind][0] < 0 else "uint") + ("64" if form == "int64" else "32")
+    else:
+        scan = _SCAN_METHODS.get(form, "")
     return JsonView(
-        kind=kind, form=form,
+        kind=kind, form=form, scan=scan,
         # json.dumps(name, ensure_ascii=False) without making an encoder for each field
         key=repr("," + encode_basestring(json_name) + ":"), name=repr(json_name), alias=name != json_name,
         null=null_enum or value_message, int_low=low, int_high=high, int_digits=digits,
@@ -577,9 +591,9 @@ def _dispatch_cases(fields: list[FieldView]) -> list[tuple[int, FieldView, str]]
     return cases
 
 
-def _json_keys(fields: list[FieldView]) -> list[tuple[str, int]] | None:
-    """The JSON keys the parser accepts: JSON names, then proto names where not taken (a JSON
-    name wins over another field's proto name, as in upb and json_format).
+def _json_key_names(fields: list[FieldView]) -> dict[str, int] | None:
+    """The JSON keys the parser accepts, to field numbers: JSON names, then proto names where not
+    taken (a JSON name wins over another field's proto name, as in upb and json_format).
 
     None when two fields share a JSON name (which protoc allows under legacy_json, the
     default of proto2): the reflective code prints and reads those under their proto names.
@@ -589,7 +603,37 @@ def _json_keys(fields: list[FieldView]) -> list[tuple[str, int]] | None:
         return None
     for f in fields:
         keys.setdefault(f.name, f.number)
-    return [(repr(key), number) for key, number in keys.items()]
+    return keys
+
+
+def _json_scan_generic(f: FieldView) -> bool:
+    """Whether _pb_json_scan hands the value of ``f`` to json.loads and _pb_json_merge (JsonScan.other):
+    messages of special JSON forms (which have no scan), NullValue (whose null is a value)."""
+    value = f.map_value or f
+    return value.json.form == "null" or value.model.message in JSON_SPECIAL_FORMS
+
+
+def _json_scan_cases(by_number: list[FieldView], keys: dict[str, int]) -> list[tuple[str, int, int, bool, FieldView]]:
+    """The cases of a message's _pb_json_scan, by field number: the test of the key words
+    (runtime/_json_scan.py's JsonScan.key) for the field's keys, its bit among the fields read,
+    the bits of its oneof's members (0 outside oneofs), whether json.loads reads its value
+    (_json_scan_generic), the field."""
+    bits = {f.number: 1 << i for i, f in enumerate(by_number)}
+    oneof_bits: dict[str, int] = {}
+    for f in by_number:
+        if f.oneof:
+            oneof_bits[f.oneof.name] = oneof_bits.get(f.oneof.name, 0) | bits[f.number]
+    tests: dict[int, list[str]] = {}
+    for key, number in keys.items():
+        data = key.encode()
+        low = int.from_bytes(data[:7], "little")
+        high = int.from_bytes(data[7:14], "little") | min(len(data), 15) << 56
+        test = f"_k0 == {low:#x} and _k1 == {high:#x}"
+        if len(data) > 14:
+            test += f" and _r.key_tail({data[14:]!r})"
+        tests.setdefault(number, []).append(test)
+    return [(" or ".join(tests[f.number]), bits[f.number], oneof_bits[f.oneof.name] if f.oneof else 0,
+             _json_scan_generic(f), f) for f in by_number]
 
 
 def _encode_order(by_number: list[FieldView]) -> list[FieldView | OneofView]:

@@ -23,7 +23,7 @@ _VARINT_KINDS: Final = {k.TYPE_BOOL: _kept.VARINT_BOOL, k.TYPE_INT32: _kept.VARI
 
 # The runtime surface generated code imports (as _rt): RUNTIME_PACKAGE._gen_v<N>, surface N.
 RUNTIME_PACKAGE: Final = "protoc_gen_pyopaque.runtime"
-RUNTIME_SURFACE: Final = "_gen_v10"
+RUNTIME_SURFACE: Final = "_gen_v11"
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,7 @@ class JsonView:
 
     kind: int  # descriptor type number, for the runtime's json_in_int/json_in_key
     form: str  # int, int64, bool, string, bytes, float, double, enum, null, message
+    scan: str  # the method of runtime/_json_scan.py's JsonScan that reads a value (scalars)
     key: str  # literal of the printed member prefix: ',"jsonName":'
     name: str  # literal of the JSON name
     alias: bool  # the proto name is a second spelling (to refuse both at once)
@@ -280,6 +281,9 @@ class MessageView:
     json_key_chain: bool = False  # the parser compares a key with each of json_keys, no dict
     json_dispatch: DispatchNode | None = None  # over field numbers
     json_chunks: list[DispatchChunk] = field(default_factory=list)
+    # _pb_json_scan's cases: (test of the key words, the field's bit, its oneof's bits, read by
+    # json.loads, field); none: no scan generated
+    json_scan: list[tuple[str, int, int, bool, FieldView]] = field(default_factory=list)
     deferred_classes: bool = False  # its methods packed at the module's end, its API in the .pyi
 
 

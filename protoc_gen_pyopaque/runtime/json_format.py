@@ -12,7 +12,8 @@ the well-known types are found by full name.
 
 from __future__ import annotations
 
-from ._json import from_dict, from_json, merge_from_dict, merge_from_json, to_dict, to_json
+from ._json import from_dict, merge_from_dict, merge_from_json, to_dict, to_json
+from ._json_scan import from_json
 from ._registry import find_message_class, register_message_class, register_module
 from .reflect import MAX_DEPTH
 

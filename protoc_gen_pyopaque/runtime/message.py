@@ -8,7 +8,7 @@ import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar, cast
 
-from . import _codec, _json, _json_gen, _kept, _layout, _output, json_format
+from . import _codec, _json, _json_gen, _json_scan, _kept, _layout, _output, json_format
 from ._values import check_buffer, checked_extension
 from .descriptors import DescriptorProperty
 from .errors import DecodeError, EncodeError, ProtobufError
@@ -156,6 +156,11 @@ class Message:
     def _pb_json_merge(self, obj: Any, ctx: _json.JsonCtx, depth: int, /) -> None:
         """Merge the ProtoJSON value ``obj`` (generated, except for special JSON forms)."""
         _json_gen.json_merge_reflective(self, obj, ctx, depth)
+
+    def _pb_json_scan(self, reader: _json_scan.JsonScan, ctx: _json.JsonCtx, depth: int, /) -> None:
+        """Merge the JSON value at ``reader``'s position (generated for most messages; this reads it
+        with json.loads, for special JSON forms and classes without a scan)."""
+        self._pb_json_merge(reader.value(), ctx, depth)
 
     # -- binary ---------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v10 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_protoopaque_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.type_protoopaque_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb
 
@@ -716,6 +716,81 @@ class Api(_rt.Message):
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
+
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x656d616e and _k1 == 0x400000000000000:
+                    _b = 1
+                    _x1 = _r.string()
+                    self._f_name = _x1
+                elif _k0 == 0x73646f6874656d and _k1 == 0x700000000000000:
+                    _b = 2
+                    _l2: list[Method] = []
+                    _more = _r.open_array()
+                    while _more:
+                        _m2 = Method()
+                        _m2._pb_json_scan(_r, _ctx, _depth + 2)
+                        _l2.append(_m2)
+                        _more = _r.next_item()
+                    self._f_methods = _l2
+                elif _k0 == 0x736e6f6974706f and _k1 == 0x700000000000000:
+                    _b = 4
+                    _l3: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option] = []
+                    _more = _r.open_array()
+                    while _more:
+                        _m3 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option()
+                        _m3._pb_json_scan(_r, _ctx, _depth + 2)
+                        _l3.append(_m3)
+                        _more = _r.next_item()
+                    self._f_options = _l3
+                elif _k0 == 0x6e6f6973726576 and _k1 == 0x700000000000000:
+                    _b = 8
+                    _x4 = _r.string()
+                    self._f_version = _x4
+                elif _k0 == 0x43656372756f73 and _k1 == 0xd00747865746e6f or _k0 == 0x5f656372756f73 and _k1 == 0xe747865746e6f63:
+                    _b = 16
+                    _r.object_next()
+                    _m5 = self._f_source_context
+                    if _m5 is None:
+                        _m5 = self._f_source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext()
+                    _m5._pb_json_scan(_r, _ctx, _depth + 1)
+                elif _k0 == 0x736e6978696d and _k1 == 0x600000000000000:
+                    _b = 32
+                    _l6: list[Mixin] = []
+                    _more = _r.open_array()
+                    while _more:
+                        _m6 = Mixin()
+                        _m6._pb_json_scan(_r, _ctx, _depth + 2)
+                        _l6.append(_m6)
+                        _more = _r.next_item()
+                    self._f_mixins = _l6
+                elif _k0 == 0x7861746e7973 and _k1 == 0x600000000000000:
+                    _b = 64
+                    _x7 = _r.enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb._e_Syntax.names)
+                    self._f_syntax = _x7
+                elif _k0 == 0x6e6f6974696465 and _k1 == 0x700000000000000:
+                    _b = 128
+                    _x8 = _r.string()
+                    self._f_edition = _x8
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -1449,6 +1524,66 @@ class Method(_rt.Message):
             _out[_first] = _out[_first][1:]
         _out.append("}")
 
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x656d616e and _k1 == 0x400000000000000:
+                    _b = 1
+                    _x1 = _r.string()
+                    self._f_name = _x1
+                elif _k0 == 0x74736575716572 and _k1 == 0xe6c725565707954 or _k0 == 0x74736575716572 and _k1 == 0xf755f657079745f and _r.key_tail(b'rl'):
+                    _b = 2
+                    _x2 = _r.string()
+                    self._f_request_type_url = _x2
+                elif _k0 == 0x74736575716572 and _k1 == 0xf696d6165727453 and _r.key_tail(b'ng') or _k0 == 0x74736575716572 and _k1 == 0xf6d61657274735f and _r.key_tail(b'ing'):
+                    _b = 4
+                    _x3 = _r.boolean()
+                    self._f_request_streaming = _x3
+                elif _k0 == 0x736e6f70736572 and _k1 == 0xf72556570795465 and _r.key_tail(b'l') or _k0 == 0x736e6f70736572 and _k1 == 0xf5f657079745f65 and _r.key_tail(b'url'):
+                    _b = 8
+                    _x4 = _r.string()
+                    self._f_response_type_url = _x4
+                elif _k0 == 0x736e6f70736572 and _k1 == 0xf6d616572745365 and _r.key_tail(b'ing') or _k0 == 0x736e6f70736572 and _k1 == 0xf61657274735f65 and _r.key_tail(b'ming'):
+                    _b = 16
+                    _x5 = _r.boolean()
+                    self._f_response_streaming = _x5
+                elif _k0 == 0x736e6f6974706f and _k1 == 0x700000000000000:
+                    _b = 32
+                    _l6: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option] = []
+                    _more = _r.open_array()
+                    while _more:
+                        _m6 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option()
+                        _m6._pb_json_scan(_r, _ctx, _depth + 2)
+                        _l6.append(_m6)
+                        _more = _r.next_item()
+                    self._f_options = _l6
+                elif _k0 == 0x7861746e7973 and _k1 == 0x600000000000000:
+                    _b = 64
+                    _x7 = _r.enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb._e_Syntax.names)
+                    self._f_syntax = _x7
+                elif _k0 == 0x6e6f6974696465 and _k1 == 0x700000000000000:
+                    _b = 128
+                    _x8 = _r.string()
+                    self._f_edition = _x8
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
+
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -1869,6 +2004,36 @@ class Mixin(_rt.Message):
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
+
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x656d616e and _k1 == 0x400000000000000:
+                    _b = 1
+                    _x1 = _r.string()
+                    self._f_name = _x1
+                elif _k0 == 0x746f6f72 and _k1 == 0x400000000000000:
+                    _b = 2
+                    _x2 = _r.string()
+                    self._f_root = _x2
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:

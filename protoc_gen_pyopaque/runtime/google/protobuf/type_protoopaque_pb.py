@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v10 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.any_protoopaque_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_protoopaque_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb
 
@@ -621,6 +621,70 @@ class Type(_rt.Message):
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
+
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x656d616e and _k1 == 0x400000000000000:
+                    _b = 1
+                    _x1 = _r.string()
+                    self._f_name = _x1
+                elif _k0 == 0x73646c656966 and _k1 == 0x600000000000000:
+                    _b = 2
+                    _l2: list[Field] = []
+                    _more = _r.open_array()
+                    while _more:
+                        _m2 = Field()
+                        _m2._pb_json_scan(_r, _ctx, _depth + 2)
+                        _l2.append(_m2)
+                        _more = _r.next_item()
+                    self._f_fields = _l2
+                elif _k0 == 0x73666f656e6f and _k1 == 0x600000000000000:
+                    _b = 4
+                    self._f_oneofs = _r.scalars(9, None)
+                elif _k0 == 0x736e6f6974706f and _k1 == 0x700000000000000:
+                    _b = 8
+                    _l4: list[Option] = []
+                    _more = _r.open_array()
+                    while _more:
+                        _m4 = Option()
+                        _m4._pb_json_scan(_r, _ctx, _depth + 2)
+                        _l4.append(_m4)
+                        _more = _r.next_item()
+                    self._f_options = _l4
+                elif _k0 == 0x43656372756f73 and _k1 == 0xd00747865746e6f or _k0 == 0x5f656372756f73 and _k1 == 0xe747865746e6f63:
+                    _b = 16
+                    _r.object_next()
+                    _m5 = self._f_source_context
+                    if _m5 is None:
+                        _m5 = self._f_source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext()
+                    _m5._pb_json_scan(_r, _ctx, _depth + 1)
+                elif _k0 == 0x7861746e7973 and _k1 == 0x600000000000000:
+                    _b = 32
+                    _x6 = _r.enum(_e_Syntax.names)
+                    self._f_syntax = _x6
+                elif _k0 == 0x6e6f6974696465 and _k1 == 0x700000000000000:
+                    _b = 64
+                    _x7 = _r.string()
+                    self._f_edition = _x7
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -1529,6 +1593,74 @@ class Field(_rt.Message):
             _out[_first] = _out[_first][1:]
         _out.append("}")
 
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x646e696b and _k1 == 0x400000000000000:
+                    _b = 1
+                    _x1 = _r.enum(_e_Field_Kind.names)
+                    self._f_kind = _x1
+                elif _k0 == 0x616e6964726163 and _k1 == 0xb0000007974696c:
+                    _b = 2
+                    _x2 = _r.enum(_e_Field_Cardinality.names)
+                    self._f_cardinality = _x2
+                elif _k0 == 0x7265626d756e and _k1 == 0x600000000000000:
+                    _b = 4
+                    _x3 = _r.int32()
+                    self._f_number = _x3
+                elif _k0 == 0x656d616e and _k1 == 0x400000000000000:
+                    _b = 8
+                    _x4 = _r.string()
+                    self._f_name = _x4
+                elif _k0 == 0x6c725565707974 and _k1 == 0x700000000000000 or _k0 == 0x72755f65707974 and _k1 == 0x80000000000006c:
+                    _b = 16
+                    _x6 = _r.string()
+                    self._f_type_url = _x6
+                elif _k0 == 0x6e49666f656e6f and _k1 == 0xa00000000786564 or _k0 == 0x695f666f656e6f and _k1 == 0xb0000007865646e:
+                    _b = 32
+                    _x7 = _r.int32()
+                    self._f_oneof_index = _x7
+                elif _k0 == 0x64656b636170 and _k1 == 0x600000000000000:
+                    _b = 64
+                    _x8 = _r.boolean()
+                    self._f_packed = _x8
+                elif _k0 == 0x736e6f6974706f and _k1 == 0x700000000000000:
+                    _b = 128
+                    _l9: list[Option] = []
+                    _more = _r.open_array()
+                    while _more:
+                        _m9 = Option()
+                        _m9._pb_json_scan(_r, _ctx, _depth + 2)
+                        _l9.append(_m9)
+                        _more = _r.next_item()
+                    self._f_options = _l9
+                elif _k0 == 0x6d614e6e6f736a and _k1 == 0x800000000000065 or _k0 == 0x616e5f6e6f736a and _k1 == 0x90000000000656d:
+                    _b = 256
+                    _x10 = _r.string()
+                    self._f_json_name = _x10
+                elif _k0 == 0x746c7561666564 and _k1 == 0xc000065756c6156 or _k0 == 0x746c7561666564 and _k1 == 0xd0065756c61765f:
+                    _b = 512
+                    _x11 = _r.string()
+                    self._f_default_value = _x11
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
+
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -2177,6 +2309,67 @@ class Enum(_rt.Message):
             _out[_first] = _out[_first][1:]
         _out.append("}")
 
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x656d616e and _k1 == 0x400000000000000:
+                    _b = 1
+                    _x1 = _r.string()
+                    self._f_name = _x1
+                elif _k0 == 0x6c61766d756e65 and _k1 == 0x900000000006575:
+                    _b = 2
+                    _l2: list[EnumValue] = []
+                    _more = _r.open_array()
+                    while _more:
+                        _m2 = EnumValue()
+                        _m2._pb_json_scan(_r, _ctx, _depth + 2)
+                        _l2.append(_m2)
+                        _more = _r.next_item()
+                    self._f_enumvalue = _l2
+                elif _k0 == 0x736e6f6974706f and _k1 == 0x700000000000000:
+                    _b = 4
+                    _l3: list[Option] = []
+                    _more = _r.open_array()
+                    while _more:
+                        _m3 = Option()
+                        _m3._pb_json_scan(_r, _ctx, _depth + 2)
+                        _l3.append(_m3)
+                        _more = _r.next_item()
+                    self._f_options = _l3
+                elif _k0 == 0x43656372756f73 and _k1 == 0xd00747865746e6f or _k0 == 0x5f656372756f73 and _k1 == 0xe747865746e6f63:
+                    _b = 8
+                    _r.object_next()
+                    _m4 = self._f_source_context
+                    if _m4 is None:
+                        _m4 = self._f_source_context = _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb.SourceContext()
+                    _m4._pb_json_scan(_r, _ctx, _depth + 1)
+                elif _k0 == 0x7861746e7973 and _k1 == 0x600000000000000:
+                    _b = 16
+                    _x5 = _r.enum(_e_Syntax.names)
+                    self._f_syntax = _x5
+                elif _k0 == 0x6e6f6974696465 and _k1 == 0x700000000000000:
+                    _b = 32
+                    _x6 = _r.string()
+                    self._f_edition = _x6
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
+
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -2584,6 +2777,46 @@ class EnumValue(_rt.Message):
             _out[_first] = _out[_first][1:]
         _out.append("}")
 
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x656d616e and _k1 == 0x400000000000000:
+                    _b = 1
+                    _x1 = _r.string()
+                    self._f_name = _x1
+                elif _k0 == 0x7265626d756e and _k1 == 0x600000000000000:
+                    _b = 2
+                    _x2 = _r.int32()
+                    self._f_number = _x2
+                elif _k0 == 0x736e6f6974706f and _k1 == 0x700000000000000:
+                    _b = 4
+                    _l3: list[Option] = []
+                    _more = _r.open_array()
+                    while _more:
+                        _m3 = Option()
+                        _m3._pb_json_scan(_r, _ctx, _depth + 2)
+                        _l3.append(_m3)
+                        _more = _r.next_item()
+                    self._f_options = _l3
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
+
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -2911,6 +3144,35 @@ class Option(_rt.Message):
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
+
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x656d616e and _k1 == 0x400000000000000:
+                    _b = 1
+                    _x1 = _r.string()
+                    self._f_name = _x1
+                elif _k0 == 0x65756c6176 and _k1 == 0x500000000000000:
+                    _b = 2
+                    _r.other(self, _at, _ctx, _depth)
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v10 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/scalars.proto', b'\n\x14golden/scalars.proto\x12\x06golden"\x81\x04\n\x07Scalars\x12\x19\n\x08f_double\x18\x01 \x01(\x01R\x07fDouble\x12\x17\n\x07f_float\x18\x02 \x01(\x02R\x06fFloat\x12\x17\n\x07f_int64\x18\x03 \x01(\x03R\x06fInt64\x12\x19\n\x08f_uint64\x18\x04 \x01(\x04R\x07fUint64\x12\x17\n\x07f_int32\x18\x05 \x01(\x05R\x06fInt32\x12\x1b\n\tf_fixed64\x18\x06 \x01(\x06R\x08fFixed64\x12\x1b\n\tf_fixed32\x18\x07 \x01(\x07R\x08fFixed32\x12\x15\n\x06f_bool\x18\x08 \x01(\x08R\x05fBool\x12\x19\n\x08f_string\x18\t \x01(\tR\x07fString\x12\x17\n\x07f_bytes\x18\n \x01(\x0cR\x06fBytes\x12\x19\n\x08f_uint32\x18\x0b \x01(\rR\x07fUint32\x12\x1d\n\nf_sfixed32\x18\x0c \x01(\x0fR\tfSfixed32\x12\x1d\n\nf_sfixed64\x18\r \x01(\x10R\tfSfixed64\x12\x19\n\x08f_sint32\x18\x0e \x01(\x11R\x07fSint32\x12\x19\n\x08f_sint64\x18\x0f \x01(\x12R\x07fSint64\x12 \n\topt_int32\x18\x10 \x01(\x05H\x00R\x08optInt32\x88\x01\x01\x12"\n\nopt_string\x18\x11 \x01(\tH\x01R\toptString\x88\x01\x01B\x0c\n\n_opt_int32B\r\n\x0b_opt_string"H\n\nFixedFirst\x12\x0e\n\x02id\x18\x01 \x01(\x06R\x02id\x12\x14\n\x05count\x18\x02 \x01(\x04R\x05count\x12\x14\n\x05small\x18\x03 \x01(\x07R\x05smallb\x06proto3', ())
@@ -1005,6 +1005,95 @@ class Scalars(_rt.Message):
             _out[_first] = _out[_first][1:]
         _out.append("}")
 
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x656c62756f4466 and _k1 == 0x700000000000000 or _k0 == 0x6c62756f645f66 and _k1 == 0x800000000000065:
+                    _b = 1
+                    _x1 = _r.double()
+                    self.f_double = _x1
+                elif _k0 == 0x74616f6c4666 and _k1 == 0x600000000000000 or _k0 == 0x74616f6c665f66 and _k1 == 0x700000000000000:
+                    _b = 2
+                    _x2 = _r.float32()
+                    self.f_float = _x2
+                elif _k0 == 0x3436746e4966 and _k1 == 0x600000000000000 or _k0 == 0x3436746e695f66 and _k1 == 0x700000000000000:
+                    _b = 4
+                    _x3 = _r.int64()
+                    self.f_int64 = _x3
+                elif _k0 == 0x3436746e695566 and _k1 == 0x700000000000000 or _k0 == 0x36746e69755f66 and _k1 == 0x800000000000034:
+                    _b = 8
+                    _x4 = _r.uint64()
+                    self.f_uint64 = _x4
+                elif _k0 == 0x3233746e4966 and _k1 == 0x600000000000000 or _k0 == 0x3233746e695f66 and _k1 == 0x700000000000000:
+                    _b = 16
+                    _x5 = _r.int32()
+                    self.f_int32 = _x5
+                elif _k0 == 0x36646578694666 and _k1 == 0x800000000000034 or _k0 == 0x64657869665f66 and _k1 == 0x900000000003436:
+                    _b = 32
+                    _x6 = _r.uint64()
+                    self.f_fixed64 = _x6
+                elif _k0 == 0x33646578694666 and _k1 == 0x800000000000032 or _k0 == 0x64657869665f66 and _k1 == 0x900000000003233:
+                    _b = 64
+                    _x7 = _r.uint32()
+                    self.f_fixed32 = _x7
+                elif _k0 == 0x6c6f6f4266 and _k1 == 0x500000000000000 or _k0 == 0x6c6f6f625f66 and _k1 == 0x600000000000000:
+                    _b = 128
+                    _x8 = _r.boolean()
+                    self.f_bool = _x8
+                elif _k0 == 0x676e6972745366 and _k1 == 0x700000000000000 or _k0 == 0x6e697274735f66 and _k1 == 0x800000000000067:
+                    _b = 256
+                    _x9 = _r.string()
+                    self.f_string = _x9
+                elif _k0 == 0x736574794266 and _k1 == 0x600000000000000 or _k0 == 0x73657479625f66 and _k1 == 0x700000000000000:
+                    _b = 512
+                    _x10 = _r.bytes_()
+                    self.f_bytes = _x10
+                elif _k0 == 0x3233746e695566 and _k1 == 0x700000000000000 or _k0 == 0x33746e69755f66 and _k1 == 0x800000000000032:
+                    _b = 1024
+                    _x11 = _r.uint32()
+                    self.f_uint32 = _x11
+                elif _k0 == 0x64657869665366 and _k1 == 0x900000000003233 or _k0 == 0x65786966735f66 and _k1 == 0xa00000000323364:
+                    _b = 2048
+                    _x12 = _r.int32()
+                    self.f_sfixed32 = _x12
+                elif _k0 == 0x64657869665366 and _k1 == 0x900000000003436 or _k0 == 0x65786966735f66 and _k1 == 0xa00000000343664:
+                    _b = 4096
+                    _x13 = _r.int64()
+                    self.f_sfixed64 = _x13
+                elif _k0 == 0x3233746e695366 and _k1 == 0x700000000000000 or _k0 == 0x33746e69735f66 and _k1 == 0x800000000000032:
+                    _b = 8192
+                    _x14 = _r.int32()
+                    self.f_sint32 = _x14
+                elif _k0 == 0x3436746e695366 and _k1 == 0x700000000000000 or _k0 == 0x36746e69735f66 and _k1 == 0x800000000000034:
+                    _b = 16384
+                    _x15 = _r.int64()
+                    self.f_sint64 = _x15
+                elif _k0 == 0x33746e4974706f and _k1 == 0x800000000000032 or _k0 == 0x746e695f74706f and _k1 == 0x900000000003233:
+                    _b = 32768
+                    _x16 = _r.int32()
+                    self.opt_int32 = _x16
+                elif _k0 == 0x6972745374706f and _k1 == 0x90000000000676e or _k0 == 0x7274735f74706f and _k1 == 0xa00000000676e69:
+                    _b = 65536
+                    _x17 = _r.string()
+                    self.opt_string = _x17
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
+
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -1411,6 +1500,39 @@ class FixedFirst(_rt.Message):
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
+
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x6469 and _k1 == 0x200000000000000:
+                    _b = 1
+                    _x1 = _r.uint64()
+                    self.id = _x1
+                elif _k0 == 0x746e756f63 and _k1 == 0x500000000000000:
+                    _b = 2
+                    _x2 = _r.uint64()
+                    self.count = _x2
+                elif _k0 == 0x6c6c616d73 and _k1 == 0x500000000000000:
+                    _b = 4
+                    _x3 = _r.uint32()
+                    self.small = _x3
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:

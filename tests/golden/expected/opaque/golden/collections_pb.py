@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v10 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
 import golden.scalars_pb as _m_golden__scalars_pb
 
 _pb_no_unknown: _t.Final = b""
@@ -262,6 +262,36 @@ class _c_Collections_Item(_rt.Message):
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
+
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x79656b and _k1 == 0x300000000000000:
+                    _b = 1
+                    _x1 = _r.string()
+                    self._f_key = _x1
+                elif _k0 == 0x726f6c6f63 and _k1 == 0x500000000000000:
+                    _b = 2
+                    _x2 = _r.enum(_e_Collections_Color.names)
+                    self._f_color = _x2
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -1728,6 +1758,110 @@ class Collections(_rt.Message):
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
+
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x4964656b636170 and _k1 == 0xa0000000073746e or _k0 == 0x5f64656b636170 and _k1 == 0xb00000073746e69:
+                    _b = 1
+                    self._f_packed_ints = _r.scalars(5, None)
+                elif _k0 == 0x73656d616e and _k1 == 0x500000000000000:
+                    _b = 2
+                    self._f_names = _r.scalars(9, None)
+                elif _k0 == 0x736d657469 and _k1 == 0x500000000000000:
+                    _b = 4
+                    _l3: list[Collections.Item] = []
+                    _more = _r.open_array()
+                    while _more:
+                        _m3 = _c_Collections_Item()
+                        _m3._pb_json_scan(_r, _ctx, _depth + 2)
+                        _l3.append(_m3)
+                        _more = _r.next_item()
+                    self._f_items = _l3
+                elif _k0 == 0x73726f6c6f63 and _k1 == 0x600000000000000:
+                    _b = 8
+                    self._f_colors = _r.scalars(14, _e_Collections_Color.names)
+                elif _k0 == 0x73746e756f63 and _k1 == 0x600000000000000:
+                    _b = 16
+                    self._f_counts = _r.scalar_map(9, 3, None)
+                elif _k0 == 0x7942736d657469 and _k1 == 0x900000000006449 or _k0 == 0x625f736d657469 and _k1 == 0xb00000064695f79:
+                    _b = 32
+                    _d6: dict[int, Collections.Item] = {}
+                    _more = _r.open_object()
+                    while _more:
+                        _kv6 = _r.map_key(5)
+                        if _kv6 in _d6:
+                            raise _rt.json_refuse()
+                        _mv6 = _c_Collections_Item()
+                        _mv6._pb_json_scan(_r, _ctx, _depth + 2)
+                        _d6[_kv6] = _mv6
+                        _more = _r.more()
+                    self._f_items_by_id = _d6
+                elif _k0 == 0x74786574 and _k1 == 0x400000000000000:
+                    _b = 64
+                    if _seen & 4544:
+                        raise _rt.json_refuse()
+                    _x7 = _r.string()
+                    self._oc_choice = 7
+                    self._ov_choice = _x7
+                elif _k0 == 0x6d657469 and _k1 == 0x400000000000000:
+                    _b = 128
+                    if _seen & 4544:
+                        raise _rt.json_refuse()
+                    _r.object_next()
+                    if self._oc_choice == 8:
+                        _m8 = _t.cast(_c_Collections_Item, self._ov_choice)
+                    else:
+                        _m8 = _c_Collections_Item()
+                        self._oc_choice = 8
+                        self._ov_choice = _m8
+                    _m8._pb_json_scan(_r, _ctx, _depth + 1)
+                elif _k0 == 0x7372616c616373 and _k1 == 0x700000000000000:
+                    _b = 256
+                    if _seen & 4544:
+                        raise _rt.json_refuse()
+                    _r.object_next()
+                    if self._oc_choice == 9:
+                        _m9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
+                    else:
+                        _m9 = _m_golden__scalars_pb.Scalars()
+                        self._oc_choice = 9
+                        self._ov_choice = _m9
+                    _m9._pb_json_scan(_r, _ctx, _depth + 1)
+                elif _k0 == 0x7942726f6c6f63 and _k1 == 0xb00000067616c46 or _k0 == 0x625f726f6c6f63 and _k1 == 0xd0067616c665f79:
+                    _b = 512
+                    self._f_color_by_flag = _r.scalar_map(8, 14, _e_Collections_Color.names)
+                elif _k0 == 0x736f69746172 and _k1 == 0x600000000000000:
+                    _b = 1024
+                    self._f_ratios = _r.scalars(2, None)
+                elif _k0 == 0x73746867696577 and _k1 == 0x700000000000000:
+                    _b = 2048
+                    self._f_weights = _r.scalar_map(9, 2, None)
+                elif _k0 == 0x7265626d756e and _k1 == 0x600000000000000:
+                    _b = 4096
+                    if _seen & 4544:
+                        raise _rt.json_refuse()
+                    _x13 = _r.int64()
+                    self._oc_choice = 13
+                    self._ov_choice = _x13
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:

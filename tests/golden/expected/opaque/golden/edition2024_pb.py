@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v10 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/edition2024.proto', b'\n\x18golden/edition2024.proto\x12\x06golden"\xac\x02\n\x08LogEntry\x12\x1c\n\ttimestamp\x18\x01 \x01(\x03R\ttimestamp\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\x123\n\x06detail\x18\x03 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x06detail\x12F\n\x10unchecked_detail\x18\x04 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02x\x01R\x0funcheckedDetail\x125\n\x07history\x18\x05 \x03(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x07history\x1a4\n\x06Detail\x12\x14\n\x05lines\x18\x01 \x03(\tR\x05lines\x12\x14\n\x05level\x18\x02 \x01(\x05R\x05level"F\n\x08Envelope\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12&\n\x05entry\x18\x02 \x01(\x0b2\x10.golden.LogEntryR\x05entry"\xed\x01\n\x04Node\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value\x12"\n\x05child\x18\x02 \x01(\x0b2\x0c.golden.NodeR\x05child\x12/\n\nlazy_child\x18\x03 \x01(\x0b2\x0c.golden.NodeB\x02(\x01R\tlazyChild\x129\n\x0funchecked_child\x18\x04 \x01(\x0b2\x0c.golden.NodeB\x02x\x01R\x0euncheckedChild\x12?\n\x12unchecked_children\x18\x05 \x03(\x0b2\x0c.golden.NodeB\x02x\x01R\x11uncheckedChildrenb\x08editionsp\xe9\x07', ())
@@ -257,6 +257,36 @@ class _c_LogEntry_Detail(_rt.Message):
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
+
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x73656e696c and _k1 == 0x500000000000000:
+                    _b = 1
+                    self._f_lines = _r.scalars(9, None)
+                elif _k0 == 0x6c6576656c and _k1 == 0x500000000000000:
+                    _b = 2
+                    _x2 = _r.int32()
+                    self._f_level = _x2
+                    self._pb_p0 |= 1
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -859,6 +889,64 @@ class LogEntry(_rt.Message):
             _out[_first] = _out[_first][1:]
         _out.append("}")
 
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._l_detail is not None: self._load_detail()
+        if self._l_unchecked_detail is not None: self._load_unchecked_detail()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x617473656d6974 and _k1 == 0x90000000000706d:
+                    _b = 1
+                    _x1 = _r.int64()
+                    self._f_timestamp = _x1
+                    self._pb_p0 |= 1
+                elif _k0 == 0x6567617373656d and _k1 == 0x700000000000000:
+                    _b = 2
+                    _x2 = _r.string()
+                    self._f_message = _x2
+                    self._pb_p0 |= 2
+                elif _k0 == 0x6c6961746564 and _k1 == 0x600000000000000:
+                    _b = 4
+                    _r.object_next()
+                    _m3 = self._f_detail
+                    if _m3 is None:
+                        _m3 = self._f_detail = _c_LogEntry_Detail()
+                    _m3._pb_json_scan(_r, _ctx, _depth + 1)
+                elif _k0 == 0x6b636568636e75 and _k1 == 0xf69617465446465 and _r.key_tail(b'l') or _k0 == 0x6b636568636e75 and _k1 == 0xf617465645f6465 and _r.key_tail(b'il'):
+                    _b = 8
+                    _r.object_next()
+                    _m4 = self._f_unchecked_detail
+                    if _m4 is None:
+                        _m4 = self._f_unchecked_detail = _c_LogEntry_Detail()
+                    _m4._pb_json_scan(_r, _ctx, _depth + 1)
+                elif _k0 == 0x79726f74736968 and _k1 == 0x700000000000000:
+                    _b = 16
+                    _l5: list[LogEntry.Detail] = []
+                    _more = _r.open_array()
+                    while _more:
+                        _m5 = _c_LogEntry_Detail()
+                        _m5._pb_json_scan(_r, _ctx, _depth + 2)
+                        _l5.append(_m5)
+                        _more = _r.next_item()
+                    self._f_history = _l5
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
+
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -1204,6 +1292,40 @@ class Envelope(_rt.Message):
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
+
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x656d616e and _k1 == 0x400000000000000:
+                    _b = 1
+                    _x1 = _r.string()
+                    self._f_name = _x1
+                    self._pb_p0 |= 1
+                elif _k0 == 0x7972746e65 and _k1 == 0x500000000000000:
+                    _b = 2
+                    _r.object_next()
+                    _m2 = self._f_entry
+                    if _m2 is None:
+                        _m2 = self._f_entry = LogEntry()
+                    _m2._pb_json_scan(_r, _ctx, _depth + 1)
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -1805,6 +1927,66 @@ class Node(_rt.Message):
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
+
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._l_lazy_child is not None: self._load_lazy_child()
+        if self._l_unchecked_child is not None: self._load_unchecked_child()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x65756c6176 and _k1 == 0x500000000000000:
+                    _b = 1
+                    _x1 = _r.int32()
+                    self._f_value = _x1
+                    self._pb_p0 |= 1
+                elif _k0 == 0x646c696863 and _k1 == 0x500000000000000:
+                    _b = 2
+                    _r.object_next()
+                    _m2 = self._f_child
+                    if _m2 is None:
+                        _m2 = self._f_child = Node()
+                    _m2._pb_json_scan(_r, _ctx, _depth + 1)
+                elif _k0 == 0x696843797a616c and _k1 == 0x90000000000646c or _k0 == 0x68635f797a616c and _k1 == 0xa00000000646c69:
+                    _b = 4
+                    _r.object_next()
+                    _m3 = self._f_lazy_child
+                    if _m3 is None:
+                        _m3 = self._f_lazy_child = Node()
+                    _m3._pb_json_scan(_r, _ctx, _depth + 1)
+                elif _k0 == 0x6b636568636e75 and _k1 == 0xe646c6968436465 or _k0 == 0x6b636568636e75 and _k1 == 0xf6c6968635f6465 and _r.key_tail(b'd'):
+                    _b = 8
+                    _r.object_next()
+                    _m4 = self._f_unchecked_child
+                    if _m4 is None:
+                        _m4 = self._f_unchecked_child = Node()
+                    _m4._pb_json_scan(_r, _ctx, _depth + 1)
+                elif _k0 == 0x6b636568636e75 and _k1 == 0xf646c6968436465 and _r.key_tail(b'ren') or _k0 == 0x6b636568636e75 and _k1 == 0xf6c6968635f6465 and _r.key_tail(b'dren'):
+                    _b = 16
+                    _l5: list[Node] = []
+                    _more = _r.open_array()
+                    while _more:
+                        _m5 = Node()
+                        _m5._pb_json_scan(_r, _ctx, _depth + 2)
+                        _l5.append(_m5)
+                        _more = _r.next_item()
+                    self._f_unchecked_children = _l5
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v10 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/legacy.proto', b'\n\x13golden/legacy.proto\x12\x06golden"\xca\x02\n\x06Legacy\x12\x0e\n\x02id\x18\x01 \x02(\x05R\x02id\x12)\n\x05label\x18\x02 \x01(\t:\x13none "quoted" \\ endR\x05label\x12)\n\x05level\x18\x03 \x01(\x0e2\r.golden.Level:\x04HIGHR\x05level\x12\x19\n\x05ratio\x18\x04 \x01(\x01:\x03infR\x05ratio\x12\x1c\n\x07samples\x18\x05 \x03(\x03B\x02\x10\x01R\x07samples\x12*\n\x05point\x18\x06 \x01(\n2\x14.golden.Legacy.PointR\x05point\x12\'\n\x06picked\x18\t \x01(\x0e2\r.golden.LevelH\x00R\x06picked\x12\x16\n\x05named\x18\n \x01(\tH\x00R\x05named\x1a#\n\x05Point\x12\x0c\n\x01x\x18\x07 \x01(\x05R\x01x\x12\x0c\n\x01y\x18\x08 \x01(\x05R\x01y*\x05\x08d\x10\xc8\x01B\x08\n\x06choice"F\n\x10ConflictJsonName\x12\x18\n\x05value\x18\x01 \x01(\x05R\told_value\x12\x18\n\tnew_value\x18\x02 \x01(\x05R\x05value*\x1a\n\x05Level\x12\x07\n\x03LOW\x10\x01\x12\x08\n\x04HIGH\x10\x02:"\n\x04note\x12\x0e.golden.Legacy\x18d \x01(\tR\x04note:"\n\x04tags\x12\x0e.golden.Legacy\x18e \x03(\x05R\x04tags:1\n\x04rank\x12\x0e.golden.Legacy\x18f \x01(\x0e2\r.golden.LevelR\x04rank:3\n\x05ranks\x12\x0e.golden.Legacy\x18g \x03(\x0e2\r.golden.LevelR\x05ranks', ())
@@ -273,6 +273,38 @@ class _c_Legacy_Point(_rt.Message):
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
+
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x78 and _k1 == 0x100000000000000:
+                    _b = 1
+                    _x7 = _r.int32()
+                    self._f_x = _x7
+                    self._pb_p0 |= 1
+                elif _k0 == 0x79 and _k1 == 0x100000000000000:
+                    _b = 2
+                    _x8 = _r.int32()
+                    self._f_y = _x8
+                    self._pb_p0 |= 2
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -797,6 +829,71 @@ class Legacy(_rt.ExtendableMessage):
             _out[_first] = _out[_first][1:]
         _out.append("}")
 
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x6469 and _k1 == 0x200000000000000:
+                    _b = 1
+                    _x1 = _r.int32()
+                    self._f_id = _x1
+                    self._pb_p0 |= 1
+                elif _k0 == 0x6c6562616c and _k1 == 0x500000000000000:
+                    _b = 2
+                    _x2 = _r.string()
+                    self._f_label = _x2
+                    self._pb_p0 |= 2
+                elif _k0 == 0x6c6576656c and _k1 == 0x500000000000000:
+                    _b = 4
+                    _x3 = _r.enum(_e_Level.names)
+                    self._f_level = _x3
+                    self._pb_p0 |= 4
+                elif _k0 == 0x6f69746172 and _k1 == 0x500000000000000:
+                    _b = 8
+                    _x4 = _r.double()
+                    self._f_ratio = _x4
+                    self._pb_p0 |= 8
+                elif _k0 == 0x73656c706d6173 and _k1 == 0x700000000000000:
+                    _b = 16
+                    self._f_samples = _r.scalars(3, None)
+                elif _k0 == 0x746e696f70 and _k1 == 0x500000000000000:
+                    _b = 32
+                    _r.object_next()
+                    _m6 = self._f_point
+                    if _m6 is None:
+                        _m6 = self._f_point = _c_Legacy_Point()
+                    _m6._pb_json_scan(_r, _ctx, _depth + 1)
+                elif _k0 == 0x64656b636970 and _k1 == 0x600000000000000:
+                    _b = 64
+                    if _seen & 192:
+                        raise _rt.json_refuse()
+                    _x9 = _r.enum(_e_Level.names)
+                    self._oc_choice = 9
+                    self._ov_choice = _x9
+                elif _k0 == 0x64656d616e and _k1 == 0x500000000000000:
+                    _b = 128
+                    if _seen & 192:
+                        raise _rt.json_refuse()
+                    _x10 = _r.string()
+                    self._oc_choice = 10
+                    self._ov_choice = _x10
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
+
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -1143,6 +1240,38 @@ class ConflictJsonName(_rt.Message):
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
+
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x6c61765f646c6f and _k1 == 0x900000000006575:
+                    _b = 1
+                    _x1 = _r.int32()
+                    self._f_value = _x1
+                    self._pb_p0 |= 1
+                elif _k0 == 0x65756c6176 and _k1 == 0x500000000000000 or _k0 == 0x6c61765f77656e and _k1 == 0x900000000006575:
+                    _b = 2
+                    _x2 = _r.int32()
+                    self._f_new_value = _x2
+                    self._pb_p0 |= 2
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:

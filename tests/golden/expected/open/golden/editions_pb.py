@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v10 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/editions.proto', b'\n\x15golden/editions.proto\x12\x06golden"\xa7\x04\n\x0bEdition2023\x12.\n\x13explicit_by_default\x18\x01 \x01(\x05R\x11explicitByDefault\x12!\n\x08implicit\x18\x02 \x01(\x05B\x05\xaa\x01\x02\x08\x02R\x08implicit\x12.\n\x0frequired_legacy\x18\x03 \x01(\x05B\x05\xaa\x01\x02\x08\x03R\x0erequiredLegacy\x12!\n\x08expanded\x18\x04 \x03(\x05B\x05\xaa\x01\x02\x18\x02R\x08expanded\x12#\n\tunchecked\x18\x05 \x01(\tB\x05\xaa\x01\x02 \x03R\tunchecked\x12I\n\x0fdelimited_child\x18\x06 \x01(\x0b2\x19.golden.Edition2023.ChildB\x05\xaa\x01\x02(\x02R\x0edelimitedChild\x12#\n\x05state\x18\x07 \x01(\x0e2\r.golden.StateR\x05state\x12%\n\x06states\x18\x08 \x03(\x0e2\r.golden.StateR\x06states\x12H\n\rstate_by_name\x18\t \x03(\x0b2$.golden.Edition2023.StateByNameEntryR\x0bstateByName\x1a\x1d\n\x05Child\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value\x1aM\n\x10StateByNameEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12#\n\x05value\x18\x02 \x01(\x0e2\r.golden.StateR\x05value:\x028\x01*(\n\x05State\x12\x11\n\rSTATE_UNKNOWN\x10\x00\x12\x0c\n\x08STATE_ON\x10\x01B\x05\x92\x03\x02\x10\x02b\x08editionsp\xe8\x07', ())
@@ -127,6 +127,31 @@ class _c_Edition2023_Child(_rt.Message):
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
+
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x65756c6176 and _k1 == 0x500000000000000:
+                    _b = 1
+                    _x1 = _r.int32()
+                    self.value = _x1
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -635,6 +660,63 @@ class Edition2023(_rt.Message):
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
+
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x6963696c707865 and _k1 == 0xf61666544794274 and _r.key_tail(b'ult') or _k0 == 0x6963696c707865 and _k1 == 0xf65645f79625f74 and _r.key_tail(b'fault'):
+                    _b = 1
+                    _x1 = _r.int32()
+                    self.explicit_by_default = _x1
+                elif _k0 == 0x6963696c706d69 and _k1 == 0x800000000000074:
+                    _b = 2
+                    _x2 = _r.int32()
+                    self.implicit = _x2
+                elif _k0 == 0x65726975716572 and _k1 == 0xe79636167654c64 or _k0 == 0x65726975716572 and _k1 == 0xf636167656c5f64 and _r.key_tail(b'y'):
+                    _b = 4
+                    _x3 = _r.int32()
+                    self.required_legacy = _x3
+                elif _k0 == 0x65646e61707865 and _k1 == 0x800000000000064:
+                    _b = 8
+                    self.expanded = _r.scalars(5, None)
+                elif _k0 == 0x6b636568636e75 and _k1 == 0x900000000006465:
+                    _b = 16
+                    _x5 = _r.string()
+                    self.unchecked = _x5
+                elif _k0 == 0x74696d696c6564 and _k1 == 0xe646c6968436465 or _k0 == 0x74696d696c6564 and _k1 == 0xf6c6968635f6465 and _r.key_tail(b'd'):
+                    _b = 32
+                    _r.object_next()
+                    _m6 = self.delimited_child
+                    if _m6 is None:
+                        _m6 = self.delimited_child = _c_Edition2023_Child()
+                    _m6._pb_json_scan(_r, _ctx, _depth + 1)
+                elif _k0 == 0x6574617473 and _k1 == 0x500000000000000:
+                    _b = 64
+                    _x7 = _r.enum(_e_State.names)
+                    self.state = _x7
+                elif _k0 == 0x736574617473 and _k1 == 0x600000000000000:
+                    _b = 128
+                    self.states = _r.scalars(14, _e_State.names)
+                elif _k0 == 0x79426574617473 and _k1 == 0xb000000656d614e or _k0 == 0x625f6574617473 and _k1 == 0xd00656d616e5f79:
+                    _b = 256
+                    self.state_by_name = _r.scalar_map(9, 14, _e_State.names)
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v10 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/nameclash.proto', b'\n\x16golden/nameclash.proto\x12\x10golden.nameclash"\x13\n\x03buf\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02m4\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02i5\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x14\n\x04key6\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x15\n\x05class\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x05\n\x03len"\n\n\x08property"\x07\n\x05value"\r\n\x0bannotations"\x18\n\x08_Private\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\xaf\x06\n\x06Holder\x12*\n\x05f_buf\x18\x01 \x01(\x0b2\x15.golden.nameclash.bufR\x04fBuf\x12$\n\x02m4\x18\x04 \x03(\x0b2\x14.golden.nameclash.m4R\x02m4\x12*\n\x05items\x18\x05 \x03(\x0b2\x14.golden.nameclash.i5R\x05items\x127\n\x05by_id\x18\x06 \x03(\x0b2".golden.nameclash.Holder.ByIdEntryR\x04byId\x12(\n\x03one\x18\x07 \x01(\x0b2\x14.golden.nameclash.i5H\x00R\x03one\x12.\n\x05other\x18\x08 \x01(\x0b2\x16.golden.nameclash.key6H\x00R\x05other\x12*\n\x04four\x18\t \x01(\x0b2\x14.golden.nameclash.m4H\x00R\x04four\x12\x19\n\x08has_pick\x18\n \x01(\x05R\x07hasPick\x12\x10\n\x03foo\x18\x0b \x01(\x05R\x03foo\x12\x17\n\x07get_foo\x18\x0c \x01(\x05R\x06getFoo\x12\x10\n\x03int\x18\r \x01(\x05R\x03int\x12 \n\x0bclassmethod\x18\x0e \x01(\x05R\x0bclassmethod\x12\x14\n\x05parse\x18\x0f \x01(\x05R\x05parse\x12\x12\n\x04self\x18\x10 \x01(\x05R\x04self\x12\r\n\x02_x\x18\x11 \x01(\x05R\x01X\x12\x0e\n\x03__y\x18\x12 \x01(\x05R\x01Y\x12\x18\n\x08_pb_info\x18\x13 \x01(\x05R\x06PbInfo\x12\r\n\x02x_\x18\x14 \x01(\x05R\x01x\x12+\n\x03raw\x18\x15 \x01(\x0b2\x15.golden.nameclash.bufB\x02(\x01R\x03raw\x12\x10\n\x03buf\x18\x16 \x01(\x05R\x03buf\x12\x12\n\x04type\x18\x17 \x01(\x05R\x04type\x12\x1d\n\nFIELD_NAME\x18\x18 \x01(\x05R\tFIELDNAME\x1aO\n\tByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12,\n\x05value\x18\x02 \x01(\x0b2\x16.golden.nameclash.key6R\x05value:\x028\x01*\x05\x08d\x10\xc8\x012*\n\x03len\x12\x18.golden.nameclash.Holder\x18e \x01(\x05R\x03lenB\x06\n\x04pick"\x84\x01\n\x05Enums\x12\'\n\x01e\x18\x01 \x01(\x0e2\x19.golden.nameclash.Enums.ER\x01e\x12\x12\n\x04type\x18\x02 \x01(\x05R\x04type">\n\x01E\x12\x08\n\x04ZERO\x10\x00\x12\x08\n\x04name\x10\x01\x12\t\n\x05value\x10\x02\x12\x07\n\x03mro\x10\x03\x12\x08\n\x04None\x10\x04\x12\x07\n\x03_x_\x10\x05"O\n\x05Outer\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer.Inner_XR\x01x\x1a\x17\n\x07Inner_X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"O\n\x0bOuter_Inner\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer_Inner.XR\x01x\x1a\x11\n\x01X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a:,\n\x04data\x12\x18.golden.nameclash.Holder\x18d \x01(\x05R\x04data', ())
@@ -144,6 +144,31 @@ class buf(_rt.Message):
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
+
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x61 and _k1 == 0x100000000000000:
+                    _b = 1
+                    _x1 = _r.int32()
+                    self.a = _x1
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -278,6 +303,31 @@ class m4(_rt.Message):
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
+
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x61 and _k1 == 0x100000000000000:
+                    _b = 1
+                    _x1 = _r.int32()
+                    self.a = _x1
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -421,6 +471,31 @@ class i5(_rt.Message):
             _out[_first] = _out[_first][1:]
         _out.append("}")
 
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x61 and _k1 == 0x100000000000000:
+                    _b = 1
+                    _x1 = _r.int32()
+                    self.a = _x1
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
+
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -563,6 +638,31 @@ class key6(_rt.Message):
             _out[_first] = _out[_first][1:]
         _out.append("}")
 
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x61 and _k1 == 0x100000000000000:
+                    _b = 1
+                    _x1 = _r.int32()
+                    self.a = _x1
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
+
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -697,6 +797,31 @@ class class_(_rt.Message):
             _out[_first] = _out[_first][1:]
         _out.append("}")
 
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x61 and _k1 == 0x100000000000000:
+                    _b = 1
+                    _x1 = _r.int32()
+                    self.a = _x1
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
+
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -796,6 +921,7 @@ class len_(_rt.Message):
             _out[_first] = _out[_first][1:]
         _out.append("}")
 
+
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -887,6 +1013,7 @@ class property_(_rt.Message):
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
+
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -980,6 +1107,7 @@ class value_(_rt.Message):
             _out[_first] = _out[_first][1:]
         _out.append("}")
 
+
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -1071,6 +1199,7 @@ class annotations_(_rt.Message):
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
+
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -1198,6 +1327,31 @@ class Private_(_rt.Message):
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
+
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x61 and _k1 == 0x100000000000000:
+                    _b = 1
+                    _x1 = _r.int32()
+                    self.a = _x1
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -2292,6 +2446,166 @@ class Holder(_rt.ExtendableMessage):
             _out[_first] = _out[_first][1:]
         _out.append("}")
 
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x66754266 and _k1 == 0x400000000000000 or _k0 == 0x6675625f66 and _k1 == 0x500000000000000:
+                    _b = 1
+                    _r.object_next()
+                    _m1 = self.f_buf
+                    if _m1 is None:
+                        _m1 = self.f_buf = buf()
+                    _m1._pb_json_scan(_r, _ctx, _depth + 1)
+                elif _k0 == 0x346d and _k1 == 0x200000000000000:
+                    _b = 2
+                    _l4: list[m4] = []
+                    _more = _r.open_array()
+                    while _more:
+                        _m4 = m4()
+                        _m4._pb_json_scan(_r, _ctx, _depth + 2)
+                        _l4.append(_m4)
+                        _more = _r.next_item()
+                    self.m4_ = _l4
+                elif _k0 == 0x736d657469 and _k1 == 0x500000000000000:
+                    _b = 4
+                    _l5: list[i5] = []
+                    _more = _r.open_array()
+                    while _more:
+                        _m5 = i5()
+                        _m5._pb_json_scan(_r, _ctx, _depth + 2)
+                        _l5.append(_m5)
+                        _more = _r.next_item()
+                    self.items = _l5
+                elif _k0 == 0x64497962 and _k1 == 0x400000000000000 or _k0 == 0x64695f7962 and _k1 == 0x500000000000000:
+                    _b = 8
+                    _d6: dict[int, key6] = {}
+                    _more = _r.open_object()
+                    while _more:
+                        _kv6 = _r.map_key(5)
+                        if _kv6 in _d6:
+                            raise _rt.json_refuse()
+                        _mv6 = key6()
+                        _mv6._pb_json_scan(_r, _ctx, _depth + 2)
+                        _d6[_kv6] = _mv6
+                        _more = _r.more()
+                    self.by_id = _d6
+                elif _k0 == 0x656e6f and _k1 == 0x300000000000000:
+                    _b = 16
+                    if _seen & 112:
+                        raise _rt.json_refuse()
+                    _r.object_next()
+                    if self._oc_pick == 7:
+                        _m7 = _t.cast(i5, self._ov_pick)
+                    else:
+                        _m7 = i5()
+                        self._oc_pick = 7
+                        self._ov_pick = _m7
+                    _m7._pb_json_scan(_r, _ctx, _depth + 1)
+                elif _k0 == 0x726568746f and _k1 == 0x500000000000000:
+                    _b = 32
+                    if _seen & 112:
+                        raise _rt.json_refuse()
+                    _r.object_next()
+                    if self._oc_pick == 8:
+                        _m8 = _t.cast(key6, self._ov_pick)
+                    else:
+                        _m8 = key6()
+                        self._oc_pick = 8
+                        self._ov_pick = _m8
+                    _m8._pb_json_scan(_r, _ctx, _depth + 1)
+                elif _k0 == 0x72756f66 and _k1 == 0x400000000000000:
+                    _b = 64
+                    if _seen & 112:
+                        raise _rt.json_refuse()
+                    _r.object_next()
+                    if self._oc_pick == 9:
+                        _m9 = _t.cast(m4, self._ov_pick)
+                    else:
+                        _m9 = m4()
+                        self._oc_pick = 9
+                        self._ov_pick = _m9
+                    _m9._pb_json_scan(_r, _ctx, _depth + 1)
+                elif _k0 == 0x6b636950736168 and _k1 == 0x700000000000000 or _k0 == 0x6369705f736168 and _k1 == 0x80000000000006b:
+                    _b = 128
+                    _x10 = _r.int32()
+                    self.has_pick_ = _x10
+                elif _k0 == 0x6f6f66 and _k1 == 0x300000000000000:
+                    _b = 256
+                    _x11 = _r.int32()
+                    self.foo = _x11
+                elif _k0 == 0x6f6f46746567 and _k1 == 0x600000000000000 or _k0 == 0x6f6f665f746567 and _k1 == 0x700000000000000:
+                    _b = 512
+                    _x12 = _r.int32()
+                    self.get_foo_ = _x12
+                elif _k0 == 0x746e69 and _k1 == 0x300000000000000:
+                    _b = 1024
+                    _x13 = _r.int32()
+                    self.int_ = _x13
+                elif _k0 == 0x656d7373616c63 and _k1 == 0xb000000646f6874:
+                    _b = 2048
+                    _x14 = _r.int32()
+                    self.classmethod_ = _x14
+                elif _k0 == 0x6573726170 and _k1 == 0x500000000000000:
+                    _b = 4096
+                    _x15 = _r.int32()
+                    self.parse_ = _x15
+                elif _k0 == 0x666c6573 and _k1 == 0x400000000000000:
+                    _b = 8192
+                    _x16 = _r.int32()
+                    self.self_ = _x16
+                elif _k0 == 0x58 and _k1 == 0x100000000000000 or _k0 == 0x785f and _k1 == 0x200000000000000:
+                    _b = 16384
+                    _x17 = _r.int32()
+                    self.x_ = _x17
+                elif _k0 == 0x59 and _k1 == 0x100000000000000 or _k0 == 0x795f5f and _k1 == 0x300000000000000:
+                    _b = 32768
+                    _x18 = _r.int32()
+                    self.y__ = _x18
+                elif _k0 == 0x6f666e496250 and _k1 == 0x600000000000000 or _k0 == 0x666e695f62705f and _k1 == 0x80000000000006f:
+                    _b = 65536
+                    _x19 = _r.int32()
+                    self.pb_info_ = _x19
+                elif _k0 == 0x78 and _k1 == 0x100000000000000 or _k0 == 0x5f78 and _k1 == 0x200000000000000:
+                    _b = 131072
+                    _x20 = _r.int32()
+                    self.x__ = _x20
+                elif _k0 == 0x776172 and _k1 == 0x300000000000000:
+                    _b = 262144
+                    _r.object_next()
+                    _m21 = self.raw
+                    if _m21 is None:
+                        _m21 = self.raw = buf()
+                    _m21._pb_json_scan(_r, _ctx, _depth + 1)
+                elif _k0 == 0x667562 and _k1 == 0x300000000000000:
+                    _b = 524288
+                    _x22 = _r.int32()
+                    self.buf_ = _x22
+                elif _k0 == 0x65707974 and _k1 == 0x400000000000000:
+                    _b = 1048576
+                    _x23 = _r.int32()
+                    self.type = _x23
+                elif _k0 == 0x414e444c454946 and _k1 == 0x90000000000454d or _k0 == 0x4e5f444c454946 and _k1 == 0xa00000000454d41:
+                    _b = 2097152
+                    _x24 = _r.int32()
+                    self.FIELD_NAME = _x24
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
+
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -2692,6 +3006,35 @@ class Enums(_rt.Message):
             _out[_first] = _out[_first][1:]
         _out.append("}")
 
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x65 and _k1 == 0x100000000000000:
+                    _b = 1
+                    _x1 = _r.enum(_e_Enums_E.names)
+                    self.e = _x1
+                elif _k0 == 0x65707974 and _k1 == 0x400000000000000:
+                    _b = 2
+                    _x2 = _r.int32()
+                    self.type = _x2
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
+
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -2834,6 +3177,31 @@ class _c_Outer_Inner_X(_rt.Message):
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
+
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x61 and _k1 == 0x100000000000000:
+                    _b = 1
+                    _x1 = _r.int32()
+                    self.a = _x1
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -2979,6 +3347,34 @@ class Outer(_rt.Message):
             _out[_first] = _out[_first][1:]
         _out.append("}")
 
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x78 and _k1 == 0x100000000000000:
+                    _b = 1
+                    _r.object_next()
+                    _m1 = self.x
+                    if _m1 is None:
+                        _m1 = self.x = _c_Outer_Inner_X()
+                    _m1._pb_json_scan(_r, _ctx, _depth + 1)
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
+
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
@@ -3114,6 +3510,31 @@ class _c_Outer_Inner_X_(_rt.Message):
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
+
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x61 and _k1 == 0x100000000000000:
+                    _b = 1
+                    _x1 = _r.int32()
+                    self.a = _x1
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
@@ -3258,6 +3679,34 @@ class Outer_Inner(_rt.Message):
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
+
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x78 and _k1 == 0x100000000000000:
+                    _b = 1
+                    _r.object_next()
+                    _m1 = self.x
+                    if _m1 is None:
+                        _m1 = self.x = _c_Outer_Inner_X_()
+                    _m1._pb_json_scan(_r, _ctx, _depth + 1)
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v10 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.any_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.struct_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__struct_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.timestamp_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb
@@ -391,6 +391,46 @@ class Stamped(_rt.Message):
         if len(_out) > _first:
             _out[_first] = _out[_first][1:]
         _out.append("}")
+
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x656d616e and _k1 == 0x400000000000000:
+                    _b = 1
+                    _x1 = _r.string()
+                    self.name = _x1
+                elif _k0 == 0x7461 and _k1 == 0x200000000000000:
+                    _b = 2
+                    _r.other(self, _at, _ctx, _depth)
+                elif _k0 == 0x6c6961746564 and _k1 == 0x600000000000000:
+                    _b = 4
+                    _r.other(self, _at, _ctx, _depth)
+                elif _k0 == 0x6174656d and _k1 == 0x400000000000000:
+                    _b = 8
+                    _r.other(self, _at, _ctx, _depth)
+                elif _k0 == 0x79726f74736968 and _k1 == 0x700000000000000:
+                    _b = 16
+                    _r.other(self, _at, _ctx, _depth)
+                elif _k0 == 0x79654b7962 and _k1 == 0x500000000000000 or _k0 == 0x79656b5f7962 and _k1 == 0x600000000000000:
+                    _b = 32
+                    _r.other(self, _at, _ctx, _depth)
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:

@@ -1,4 +1,4 @@
-"""Surface 10 (9 with the well-known types' _pb_scan taking ``_canon``, whether the caller wants the input's canonical form: generated scans pass it to their children's): the one module generated code imports from the runtime (as ``_rt``).
+"""Surface 11 (10 with ``JsonScan`` and ``JsonOther``, the reader of the generated ``_pb_json_scan``; 10 was 9 with the well-known types' _pb_scan taking ``_canon``, whether the caller wants the input's canonical form: generated scans pass it to their children's): the one module generated code imports from the runtime (as ``_rt``).
 
 Only re-exports, so that the runtime can change behind them. A generated module imports the
 surface it was generated for, ``_gen_v<N>``: a runtime without it fails that import, naming
@@ -8,7 +8,7 @@ surface: rename this module to the next number and point ``RUNTIME_SURFACE`` in
 ``gen/views.py`` at it.
 
 ``Names`` is for type checkers only (generated classes name it in an annotation that never
-runs): imported when type checking, it is not in ``__all__``, and a surface 10 runtime without
+runs): imported when type checking, it is not in ``__all__``, and a surface 11 runtime without
 it still runs modules that name it.
 
 ``DEFAULT_MAX_DEPTH`` and ``JSON_MAX_DEPTH`` are two names of the one limit ``MAX_DEPTH``."""
@@ -36,6 +36,7 @@ from ._json_gen import (
     json_in_key, json_in_other, json_in_str, json_out_bytes, json_out_double, json_out_enum,
     json_out_float, json_out_int, json_out_str, json_write_extensions,
 )
+from ._json_scan import JsonOther, JsonScan
 from ._kept import (
     NESTING_CHECKED, check_structure, keep_fields, keep_input, kept_bytes, kept_verbatim, map_keys_unique, signalling_f32,
     scan_by_decode, scan_packed_fixed, scan_packed_varints, scan_unknown, scan_varint,
@@ -69,7 +70,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AnyBase", "Buffer", "BytesWriter", "DEFAULT_MAX_DEPTH", "DecodeError", "DurationBase", "EncodeError",
     "EnumInfo", "ExtendableMessage", "ExtensionInfo", "FieldInfo", "FieldMaskBase", "JSON_MAX_DEPTH",
-    "JsonCtx", "JsonError", "LAZY_LOCK", "ListValueBase", "Message", "MessageInfo", "NESTING_CHECKED",
+    "JsonCtx", "JsonError", "JsonOther", "JsonScan", "LAZY_LOCK", "ListValueBase", "Message", "MessageInfo", "NESTING_CHECKED",
     "OneofInfo", "StructBase", "TimestampBase", "ValueBase", "add_unknown_varint", "bad_end", "bad_utf8",
     "check_message", "check_structure", "check_tag", "check_varints", "checked", "checked_list",
     "checked_map", "copysign", "dec_int32", "dec_int64", "dec_len", "dec_packed", "dec_packed_bool",
