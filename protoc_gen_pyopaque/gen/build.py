@@ -388,8 +388,16 @@ class _Builder:
             o.member_names = ", ".join(pyexpr.quoted(f.name) for f in o.fields)
         words = [f"_pb_p{i}" for i in range((len(bits) + PRESENCE_WORD_BITS - 1) // PRESENCE_WORD_BITS)]
         lazy_capable = level is OPAQUE and msg.full_name not in self.needs_required
+        scans = has_scan(level) and msg.full_name not in self.needs_required
+        spans = (lazy_capable and scans and not oneofs and not msg.extension_ranges
+                 and msg.full_name not in WKT_BASES and msg.full_name not in JSON_SPECIAL_FORMS
+                 and all(_deferrable(f) for f in fields))
         plain = [f for f in fields if f.oneof is None]
         slots = [f.store.removeprefix("self.") for f in plain] + words
+        if spans:
+            slots.append("_pb_deferred")
+            for f in fields:
+                f.deferral = "first" if f.repeated or f.is_map else "span" if f.codec.shape in ("string", "bytes") else ""
         slots += [f.lazy_slot for f in fields if f.lazy]
         for o in oneofs:
             slots += [o.case_slot, o.value_slot]
@@ -399,7 +407,6 @@ class _Builder:
         cases = _dispatch_cases(fields)
         dispatch, merge_chunks = _dispatch(cases, lambda: [_merge_weight(f, mode) for _, f, mode in cases],
                                            self.parse_budget, inline_first=True)
-        scans = has_scan(level) and msg.full_name not in self.needs_required
         scan_dispatch, scan_chunks = dispatch, merge_chunks
         if scans:
             scan_dispatch, scan_chunks = _dispatch(cases, lambda: [_scan_weight(f, mode) for _, f, mode in cases],
@@ -424,6 +431,10 @@ class _Builder:
             docstring(msg.comment, indent=4), _names_types(msg),  # comment, names_types
         )
         view.deferred_classes = self.file.deferred_classes
+        view.spans = spans
+        view.spans_fields = [f for f in fields if f.deferral]
+        for f in view.spans_fields:
+            f.cases = [(tag, mode) for tag, g, mode in cases if g is f and f.deferral == "first"]
         keys = _json_key_names(fields)
         view.inline_reflection = msg.full_name in JSON_SPECIAL_FORMS
         view.seconds_nanos = msg.full_name in SECONDS_NANOS
@@ -470,7 +481,8 @@ class _Builder:
             twin_module=twin, is_twin=self.is_twin, comment=docstring(file.comment),
             enum_defaults=[(name, self.refs.enum_member(enum, number))
                            for (enum, number), name in self.names.enum_defaults.items()],
-            deferred_classes=file.deferred_classes, uses_enum=bool(self.all_enums),
+            deferred_classes=file.deferred_classes, spans=any(m.spans for m in self.all_messages),
+            uses_enum=bool(self.all_enums),
             extended=bool(extensions) or any(m.nested_extensions for m in self.all_messages), uses_itertools=any(m.json_chunks for m in self.all_messages),
             capital_slots=any(CAPITALS.fullmatch(f.slot) for m in self.all_messages for f in m.fields),
             descriptor=repr((file.name, file.descriptor,
@@ -725,6 +737,17 @@ def _chunked(cases: list[tuple[int, FieldView, str]], weights: list[float], budg
     if not inline_first:
         return _pick_chunk(chunks), chunks
     return DispatchNode([], bounds[1] or 0, chunks[0].tree, _pick_chunk(chunks[1:])), chunks[1:]
+
+
+def _deferrable(f: FieldView) -> bool:
+    """Whether the deferred layout covers field ``f``: a scalar, string or bytes stored by the
+    scan, or a repeated field or map decoded on first read, whose decode keeps nothing among the
+    unknown fields (a closed enum's unknown value does) and defers nothing itself."""
+    if f.lazy or f.lazy_elements or f.closed_enum or f.codec.shape == "group":
+        return False
+    if f.is_map:
+        return f.map_value is not None and not f.map_value.closed_enum
+    return f.repeated or f.codec.shape != "message"
 
 
 def _own_maps(fields: list[FieldView], chunks: list[DispatchChunk]) -> list[FieldView]:

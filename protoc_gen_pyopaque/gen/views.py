@@ -144,6 +144,11 @@ class FieldView:
     loader: str = ""  # the method that decodes the lazy bytes
     # repeated message field declared lazy: each element keeps its bytes, as parse(lazy=True) does
     lazy_elements: bool = False
+    # a field of a deferred-layout message (MessageView.spans) made on its first read: "span" (a
+    # string or bytes: where it lies in the input), "first" (a repeated field or map: where its
+    # first occurrence starts); "" elsewhere, and for the scalars the scan stores in their slots
+    deferral: str = ""
+    cases: list[tuple[int, str]] = field(default_factory=list)  # "first" fields: (tag, mode) of each encoding
     map_key: FieldView | None = None  # map fields: views of the entry's key (1) and value (2)
     map_value: FieldView | None = None
 
@@ -285,6 +290,10 @@ class MessageView:
     # json.loads, field); none: no scan generated
     json_scan: list[tuple[str, int, int, bool, FieldView]] = field(default_factory=list)
     deferred_classes: bool = False  # its methods packed at the module's end, its API in the .pyi
+    # the deferred layout: parse (at any size, compiled) scans the input once, storing the scalars
+    # and where each of ``spans_fields`` (FieldView.deferral) lies, made on its first read
+    spans: bool = False
+    spans_fields: list[FieldView] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -311,6 +320,7 @@ class FileView:
     capital_slots: bool  # a field's attribute is all capitals (FIELD_NAME11), a constant to pyright
     parameter: str = ""  # the plugin parameter, for the header
     deferred_classes: bool = False  # the classes' methods compiled on first use; a .pyi
+    spans: bool = False  # a message has the deferred layout (MessageView.spans)
     extended: bool = False  # the module declares extensions (file-level or nested)
     runtime_package: str = RUNTIME_PACKAGE
     runtime_surface: str = RUNTIME_SURFACE

@@ -14,6 +14,8 @@ import protoc_gen_pyopaque.runtime.google.protobuf.source_context_protoopaque_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.type_protoopaque_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb
 
 _pb_no_unknown: _t.Final = b""
+# compiled (mypyc): no thread switch can come between a test and a store in native code
+_pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('google/protobuf/api.proto', b'\n\x19google/protobuf/api.proto\x12\x0fgoogle.protobuf\x1a$google/protobuf/source_context.proto\x1a\x1agoogle/protobuf/type.proto"\xdb\x02\n\x03Api\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x121\n\x07methods\x18\x02 \x03(\x0b2\x17.google.protobuf.MethodR\x07methods\x121\n\x07options\x18\x03 \x03(\x0b2\x17.google.protobuf.OptionR\x07options\x12\x18\n\x07version\x18\x04 \x01(\tR\x07version\x12E\n\x0esource_context\x18\x05 \x01(\x0b2\x1e.google.protobuf.SourceContextR\rsourceContext\x12.\n\x06mixins\x18\x06 \x03(\x0b2\x16.google.protobuf.MixinR\x06mixins\x12/\n\x06syntax\x18\x07 \x01(\x0e2\x17.google.protobuf.SyntaxR\x06syntax\x12\x18\n\x07edition\x18\x08 \x01(\tR\x07edition"\xd4\x02\n\x06Method\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12(\n\x10request_type_url\x18\x02 \x01(\tR\x0erequestTypeUrl\x12+\n\x11request_streaming\x18\x03 \x01(\x08R\x10requestStreaming\x12*\n\x11response_type_url\x18\x04 \x01(\tR\x0fresponseTypeUrl\x12-\n\x12response_streaming\x18\x05 \x01(\x08R\x11responseStreaming\x121\n\x07options\x18\x06 \x03(\x0b2\x17.google.protobuf.OptionR\x07options\x123\n\x06syntax\x18\x07 \x01(\x0e2\x17.google.protobuf.SyntaxB\x02\x18\x01R\x06syntax\x12\x1c\n\x07edition\x18\x08 \x01(\tB\x02\x18\x01R\x07edition"/\n\x05Mixin\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n\x04root\x18\x02 \x01(\tR\x04rootBv\n\x13com.google.protobufB\x08ApiProtoP\x01Z,google.golang.org/protobuf/types/known/apipb\xa2\x02\x03GPB\xaa\x02\x1eGoogle.Protobuf.WellKnownTypesb\x06proto3', (('google/protobuf/source_context.proto', 'protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb'), ('google/protobuf/type.proto', 'protoc_gen_pyopaque.runtime.google.protobuf.type_pb')))
 
 
@@ -895,6 +897,35 @@ class Api(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+class _pb_spans_Method:
+    """What a deferred parse of Method keeps: the input, its depth limit, whether serialize may
+    write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
+    (sN: offset << 32 | length of a string, the start of a repeated field's first occurrence; -1: made)."""
+
+    __slots__ = ("buf", "depth", "verbatim", "keep", "s1", "s2", "s4", "s6", "s8")
+    buf: bytes
+    depth: _rt.i64
+    verbatim: bool
+    keep: bool  # false: the scan met what it does not keep (unknown fields): the input is kept whole
+    s1: _rt.i64
+    s2: _rt.i64
+    s4: _rt.i64
+    s6: _rt.i64
+    s8: _rt.i64
+
+    def __init__(self, buf: bytes, depth: _rt.i64) -> None:
+        self.buf = buf
+        self.depth = depth
+        self.verbatim = False
+        self.keep = True
+        self.s1 = -1
+        self.s2 = -1
+        self.s4 = -1
+        self.s6 = -1
+        self.s8 = -1
+
+
+
 class Method(_rt.Message):
     """Method represents a method of an API interface.
 
@@ -904,7 +935,7 @@ class Method(_rt.Message):
     make use of FileDescriptorSet which preserves the necessary information.
     """
     __slots__ = ("_f_name", "_f_request_type_url", "_f_request_streaming", "_f_response_type_url",
-                 "_f_response_streaming", "_f_options", "_f_syntax", "_f_edition")
+                 "_f_response_streaming", "_f_options", "_f_syntax", "_f_edition", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
@@ -915,6 +946,7 @@ class Method(_rt.Message):
     _f_options: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option]
     _f_syntax: int
     _f_edition: str
+    _pb_deferred: _pb_spans_Method | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["name", "request_type_url", "request_streaming", "response_type_url",
@@ -938,6 +970,7 @@ class Method(_rt.Message):
         edition: str | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_deferred = None
         if name is None:
             self._f_name = ''
         else:
@@ -975,16 +1008,16 @@ class Method(_rt.Message):
 
         Field: string name = 1;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_1()
         return self._f_name
 
     def set_name(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
         self._f_name = value
 
     def clear_name(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
         self._f_name = ''
 
     def get_request_type_url(self) -> str:
@@ -992,16 +1025,16 @@ class Method(_rt.Message):
 
         Field: string request_type_url = 2;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_2()
         return self._f_request_type_url
 
     def set_request_type_url(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 2, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_2()
         self._f_request_type_url = value
 
     def clear_request_type_url(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_2()
         self._f_request_type_url = ''
 
     def get_request_streaming(self) -> bool:
@@ -1009,16 +1042,16 @@ class Method(_rt.Message):
 
         Field: bool request_streaming = 3;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_request_streaming
 
     def set_request_streaming(self, value: bool) -> None:
         value = value if value.__class__ is bool else _rt.checked(self, 3, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_request_streaming = value
 
     def clear_request_streaming(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_request_streaming = False
 
     def get_response_type_url(self) -> str:
@@ -1026,16 +1059,16 @@ class Method(_rt.Message):
 
         Field: string response_type_url = 4;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_4()
         return self._f_response_type_url
 
     def set_response_type_url(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 4, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_4()
         self._f_response_type_url = value
 
     def clear_response_type_url(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_4()
         self._f_response_type_url = ''
 
     def get_response_streaming(self) -> bool:
@@ -1043,16 +1076,16 @@ class Method(_rt.Message):
 
         Field: bool response_streaming = 5;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_response_streaming
 
     def set_response_streaming(self, value: bool) -> None:
         value = value if value.__class__ is bool else _rt.checked(self, 5, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_response_streaming = value
 
     def clear_response_streaming(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_response_streaming = False
 
     def get_options(self) -> list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option]:
@@ -1060,15 +1093,15 @@ class Method(_rt.Message):
 
         Field: repeated google.protobuf.Option options = 6;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_6()
         return self._f_options
 
     def set_options(self, value: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option]) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_6()
         self._f_options = _rt.checked_list(self, 6, value, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option) if value else []
 
     def clear_options(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_6()
         self._f_options = []
 
     def get_syntax(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Syntax | int:
@@ -1079,16 +1112,16 @@ class Method(_rt.Message):
 
         Field: google.protobuf.Syntax syntax = 7;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_syntax
 
     def set_syntax(self, value: _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Syntax | int) -> None:
         value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_syntax = value
 
     def clear_syntax(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_syntax = 0
 
     def get_edition(self) -> str:
@@ -1099,17 +1132,275 @@ class Method(_rt.Message):
 
         Field: string edition = 8;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_8()
         return self._f_edition
 
     def set_edition(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 8, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_8()
         self._f_edition = value
 
     def clear_edition(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_8()
         self._f_edition = ''
+
+    def _pb_written(self) -> None:
+        """Before a write to a scalar: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            self._pb_load_raw()
+        else:
+            _d.verbatim = False
+
+    def _pb_load_1(self) -> None:
+        """Make name from the input if not made yet (its first read)."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _at = _d.s1
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _pos: _rt.i64 = _at >> 32
+        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
+        _x = _buf[_pos:_e].decode()
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s1 == _at:
+                self._f_name = _x
+                _d.s1 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s1 == _at:
+                    self._f_name = _x
+                    _d.s1 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_drop_1(self) -> None:
+        """Before a write to name: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s1 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s1 = -1
+            self._pb_settle(_d)
+
+    def _pb_load_2(self) -> None:
+        """Make request_type_url from the input if not made yet (its first read)."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _at = _d.s2
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _pos: _rt.i64 = _at >> 32
+        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
+        _x = _buf[_pos:_e].decode()
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s2 == _at:
+                self._f_request_type_url = _x
+                _d.s2 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s2 == _at:
+                    self._f_request_type_url = _x
+                    _d.s2 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_drop_2(self) -> None:
+        """Before a write to request_type_url: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s2 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s2 = -1
+            self._pb_settle(_d)
+
+    def _pb_load_4(self) -> None:
+        """Make response_type_url from the input if not made yet (its first read)."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _at = _d.s4
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _pos: _rt.i64 = _at >> 32
+        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
+        _x = _buf[_pos:_e].decode()
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s4 == _at:
+                self._f_response_type_url = _x
+                _d.s4 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s4 == _at:
+                    self._f_response_type_url = _x
+                    _d.s4 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_drop_4(self) -> None:
+        """Before a write to response_type_url: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s4 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s4 = -1
+            self._pb_settle(_d)
+
+    def _pb_load_6(self) -> None:
+        """Make options from the input if not made yet (its first read); handed out, it may
+        change: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        _at = _d.s6
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _x = self._pb_make_6(_buf, _at, len(_buf), _d.depth)
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s6 == _at:
+                self._f_options = _x
+                _d.s6 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s6 == _at:
+                    self._f_options = _x
+                    _d.s6 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_make_6(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option]:
+        """Decode every occurrence of options in ``_buf[_pos:_end]`` (checked by the scan), merged
+        as a decode merges them; skip the other fields."""
+        _x6: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option] = []
+        _lazy = _rt.NESTING_CHECKED  # what the sub-messages hold was checked by the scan
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _iv: int
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 50:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m6 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option()
+                    _x6.append(_m6)
+                    _m6._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                else:
+                    _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        return _x6
+
+    def _pb_drop_6(self) -> None:
+        """Before a write to options: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s6 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s6 = -1
+            self._pb_settle(_d)
+
+    def _pb_load_8(self) -> None:
+        """Make edition from the input if not made yet (its first read)."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _at = _d.s8
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _pos: _rt.i64 = _at >> 32
+        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
+        _x = _buf[_pos:_e].decode()
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s8 == _at:
+                self._f_edition = _x
+                _d.s8 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s8 == _at:
+                    self._f_edition = _x
+                    _d.s8 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_drop_8(self) -> None:
+        """Before a write to edition: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s8 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s8 = -1
+            self._pb_settle(_d)
+
+    def _pb_settle(self, _d: _pb_spans_Method) -> None:
+        """Once every field is made, let the input go: a message read whole holds what a decoded one
+        holds (serialize encodes it again)."""
+        if _d.s1 < 0 and _d.s2 < 0 and _d.s4 < 0 and _d.s6 < 0 and _d.s8 < 0 and self._pb_deferred is _d:
+            self._pb_unknown = _pb_no_unknown  # before the state goes: a reader that sees the mark finds it
+            self._pb_deferred = None
+
+    def _pb_load_raw(self) -> None:
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            _rt.Message._pb_load_raw(self)
+            return
+        if _d.s1 >= 0:
+            self._pb_load_1()
+        if _d.s2 >= 0:
+            self._pb_load_2()
+        if _d.s4 >= 0:
+            self._pb_load_4()
+        if _d.s6 >= 0:
+            self._pb_load_6()
+        if _d.s8 >= 0:
+            self._pb_load_8()
+        self._pb_settle(_d)
+
 
     # -- codec -------------------------------------------------------------------
 
@@ -1362,10 +1653,204 @@ class Method(_rt.Message):
         return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        self._pb_unknown = _rt.keep_input(_buf, _depth, Method._pb_scan(_buf, 0, len(_buf), _depth))
+        _d = _pb_spans_Method(_buf, _depth)
+        _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
+        if _d.keep:
+            _d.verbatim = _canon
+            self._pb_deferred = _d
+            self._pb_unknown = b"\xff"
+        else:  # the scalars stored are overwritten by the first access's decode
+            self._pb_unknown = _rt.keep_input(_buf, _depth, _canon)
         return True
 
+    def _pb_scan_keep(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64,
+                      _d: _pb_spans_Method) -> bool:
+        """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
+        the other fields lie."""
+        _canon = True
+        _tag: _rt.i64 = 0
+        _start: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _p0: _rt.i64  # where a scalar starts: decoded once checked
+        _iv: int
+        try:
+            while _pos < _end:
+                _start = _pos
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Method, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
+                        _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Method, _tag, _pos)
+                    _d.s1 = (_pos << 32) | (_e - _pos)
+                    _pos = _e
+                elif _tag == 18:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Method, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
+                        _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Method, _tag, _pos)
+                    _d.s2 = (_pos << 32) | (_e - _pos)
+                    _pos = _e
+                elif _tag == 24:
+                    if _rank >= 3:
+                        _canon = False
+                    _rank = 3
+                    _p0 = _pos
+                    _n = _buf[_pos]
+                    if _n != 1:
+                        _canon = False
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 1)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                    _pos = _p0
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
+                    else:
+                        _iv, _pos = _rt.dec_varint(_buf, _pos)
+                    self._f_request_streaming = _iv != 0
+                elif _tag == 34:
+                    if _rank >= 4:
+                        _canon = False
+                    _rank = 4
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Method, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
+                        _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Method, _tag, _pos)
+                    _d.s4 = (_pos << 32) | (_e - _pos)
+                    _pos = _e
+                elif _tag == 40:
+                    if _rank >= 5:
+                        _canon = False
+                    _rank = 5
+                    _p0 = _pos
+                    _n = _buf[_pos]
+                    if _n != 1:
+                        _canon = False
+                    if _n < 0x80:
+                        _pos += 1
+                    else:
+                        _pos = _rt.scan_varint(_buf, _pos, 1)
+                        if _pos < 0:
+                            _pos = ~_pos
+                            _canon = False
+                    _pos = _p0
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
+                    else:
+                        _iv, _pos = _rt.dec_varint(_buf, _pos)
+                    self._f_response_streaming = _iv != 0
+                elif _tag == 50:
+                    if _d.s6 < 0:
+                        _d.s6 = _start
+                    if _rank > 6:
+                        _canon = False
+                    _rank = 6
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Method, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(Method, _tag, _pos)
+                    _canon = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
+                    _pos = _e
+                elif _tag == 56:
+                    if _rank >= 7:
+                        _canon = False
+                    _rank = 7
+                    _n = _buf[_pos]
+                    if _n == 0:
+                        _canon = False
+                    if _n < 0x80:
+                        _pos += 1
+                        _iv = _n
+                    else:
+                        _p0 = _pos
+                        _iv, _pos = _rt.dec_int64(_buf, _pos)  # its 64 bits, to judge the encoding
+                        _n = _buf[_pos - 1]
+                        if _n == 0 or not (0 <= _iv <= 0x7FFFFFFF or (_iv < 0 and _iv >= -0x80000000 and _n == 1)):
+                            _canon = False
+                            _iv = _rt.dec_int32(_buf, _p0)[0]
+                    self._f_syntax = _iv
+                elif _tag == 66:
+                    if _rank >= 8:
+                        _canon = False
+                    _rank = 8
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Method, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
+                        _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Method, _tag, _pos)
+                    _d.s8 = (_pos << 32) | (_e - _pos)
+                    _pos = _e
+                else:
+                    _rank = 0x20000000
+                    _d.keep = False
+                    _pos = _rt.scan_unknown(Method, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Method, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Method, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _d = self._pb_deferred
+        if _d is not None:
+            if _d.verbatim and not _deterministic:
+                _rt.write_raw(_out, _d.buf, False)
+                return
+            self._pb_load_raw()
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
             if _kv is None:
@@ -1458,6 +1943,9 @@ class Method(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
+        _d = self._pb_deferred
+        if _d is not None:
+            return _d.buf if _d.verbatim else None
         return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
@@ -1470,6 +1958,7 @@ class Method(_rt.Message):
         self._f_options = _m._f_options
         self._f_syntax = _m._f_syntax
         self._f_edition = _m._f_edition
+        self._pb_deferred = _m._pb_deferred
         self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
 
     # -- reflection --------------------------------------------------------------
@@ -1675,6 +2164,29 @@ class Method(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+class _pb_spans_Mixin:
+    """What a deferred parse of Mixin keeps: the input, its depth limit, whether serialize may
+    write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
+    (sN: offset << 32 | length of a string, the start of a repeated field's first occurrence; -1: made)."""
+
+    __slots__ = ("buf", "depth", "verbatim", "keep", "s1", "s2")
+    buf: bytes
+    depth: _rt.i64
+    verbatim: bool
+    keep: bool  # false: the scan met what it does not keep (unknown fields): the input is kept whole
+    s1: _rt.i64
+    s2: _rt.i64
+
+    def __init__(self, buf: bytes, depth: _rt.i64) -> None:
+        self.buf = buf
+        self.depth = depth
+        self.verbatim = False
+        self.keep = True
+        self.s1 = -1
+        self.s2 = -1
+
+
+
 class Mixin(_rt.Message):
     """Declares an API Interface to be included in this interface. The including
     interface must redeclare all the methods from the included interface, but
@@ -1755,11 +2267,12 @@ class Mixin(_rt.Message):
           ...
         }
     """
-    __slots__ = ("_f_name", "_f_root")
+    __slots__ = ("_f_name", "_f_root", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
     _f_root: str
+    _pb_deferred: _pb_spans_Mixin | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["name", "root"],  # fields
@@ -1776,6 +2289,7 @@ class Mixin(_rt.Message):
         root: str | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_deferred = None
         if name is None:
             self._f_name = ''
         else:
@@ -1792,16 +2306,16 @@ class Mixin(_rt.Message):
 
         Field: string name = 1;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_1()
         return self._f_name
 
     def set_name(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
         self._f_name = value
 
     def clear_name(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
         self._f_name = ''
 
     def get_root(self) -> str:
@@ -1810,17 +2324,120 @@ class Mixin(_rt.Message):
 
         Field: string root = 2;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_2()
         return self._f_root
 
     def set_root(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 2, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_2()
         self._f_root = value
 
     def clear_root(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_2()
         self._f_root = ''
+
+    def _pb_written(self) -> None:
+        """Before a write to a scalar: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            self._pb_load_raw()
+        else:
+            _d.verbatim = False
+
+    def _pb_load_1(self) -> None:
+        """Make name from the input if not made yet (its first read)."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _at = _d.s1
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _pos: _rt.i64 = _at >> 32
+        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
+        _x = _buf[_pos:_e].decode()
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s1 == _at:
+                self._f_name = _x
+                _d.s1 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s1 == _at:
+                    self._f_name = _x
+                    _d.s1 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_drop_1(self) -> None:
+        """Before a write to name: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s1 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s1 = -1
+            self._pb_settle(_d)
+
+    def _pb_load_2(self) -> None:
+        """Make root from the input if not made yet (its first read)."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _at = _d.s2
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _pos: _rt.i64 = _at >> 32
+        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
+        _x = _buf[_pos:_e].decode()
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s2 == _at:
+                self._f_root = _x
+                _d.s2 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s2 == _at:
+                    self._f_root = _x
+                    _d.s2 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_drop_2(self) -> None:
+        """Before a write to root: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s2 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s2 = -1
+            self._pb_settle(_d)
+
+    def _pb_settle(self, _d: _pb_spans_Mixin) -> None:
+        """Once every field is made, let the input go: a message read whole holds what a decoded one
+        holds (serialize encodes it again)."""
+        if _d.s1 < 0 and _d.s2 < 0 and self._pb_deferred is _d:
+            self._pb_unknown = _pb_no_unknown  # before the state goes: a reader that sees the mark finds it
+            self._pb_deferred = None
+
+    def _pb_load_raw(self) -> None:
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            _rt.Message._pb_load_raw(self)
+            return
+        if _d.s1 >= 0:
+            self._pb_load_1()
+        if _d.s2 >= 0:
+            self._pb_load_2()
+        self._pb_settle(_d)
+
 
     # -- codec -------------------------------------------------------------------
 
@@ -1935,10 +2552,91 @@ class Mixin(_rt.Message):
         return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        self._pb_unknown = _rt.keep_input(_buf, _depth, Mixin._pb_scan(_buf, 0, len(_buf), _depth))
+        _d = _pb_spans_Mixin(_buf, _depth)
+        _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
+        if _d.keep:
+            _d.verbatim = _canon
+            self._pb_deferred = _d
+            self._pb_unknown = b"\xff"
+        else:  # the scalars stored are overwritten by the first access's decode
+            self._pb_unknown = _rt.keep_input(_buf, _depth, _canon)
         return True
 
+    def _pb_scan_keep(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64,
+                      _d: _pb_spans_Mixin) -> bool:
+        """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
+        the other fields lie."""
+        _canon = True
+        _tag: _rt.i64 = 0
+        _start: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _p0: _rt.i64  # where a scalar starts: decoded once checked
+        _iv: int
+        try:
+            while _pos < _end:
+                _start = _pos
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Mixin, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
+                        _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Mixin, _tag, _pos)
+                    _d.s1 = (_pos << 32) | (_e - _pos)
+                    _pos = _e
+                elif _tag == 18:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Mixin, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
+                        _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Mixin, _tag, _pos)
+                    _d.s2 = (_pos << 32) | (_e - _pos)
+                    _pos = _e
+                else:
+                    _rank = 0x20000000
+                    _d.keep = False
+                    _pos = _rt.scan_unknown(Mixin, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Mixin, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Mixin, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _d = self._pb_deferred
+        if _d is not None:
+            if _d.verbatim and not _deterministic:
+                _rt.write_raw(_out, _d.buf, False)
+                return
+            self._pb_load_raw()
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
             if _kv is None:
@@ -1972,12 +2670,16 @@ class Mixin(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
+        _d = self._pb_deferred
+        if _d is not None:
+            return _d.buf if _d.verbatim else None
         return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(Mixin, _other)
         self._f_name = _m._f_name
         self._f_root = _m._f_root
+        self._pb_deferred = _m._pb_deferred
         self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
 
     # -- reflection --------------------------------------------------------------

@@ -12,7 +12,28 @@ import typing as _t
 from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
 
 _pb_no_unknown: _t.Final = b""
+# compiled (mypyc): no thread switch can come between a test and a store in native code
+_pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('google/protobuf/empty.proto', b'\n\x1bgoogle/protobuf/empty.proto\x12\x0fgoogle.protobuf"\x07\n\x05EmptyB}\n\x13com.google.protobufB\nEmptyProtoP\x01Z.google.golang.org/protobuf/types/known/emptypb\xf8\x01\x01\xa2\x02\x03GPB\xaa\x02\x1eGoogle.Protobuf.WellKnownTypesb\x06proto3', ())
+
+
+class _pb_spans_Empty:
+    """What a deferred parse of Empty keeps: the input, its depth limit, whether serialize may
+    write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
+    (sN: offset << 32 | length of a string, the start of a repeated field's first occurrence; -1: made)."""
+
+    __slots__ = ("buf", "depth", "verbatim", "keep")
+    buf: bytes
+    depth: _rt.i64
+    verbatim: bool
+    keep: bool  # false: the scan met what it does not keep (unknown fields): the input is kept whole
+
+    def __init__(self, buf: bytes, depth: _rt.i64) -> None:
+        self.buf = buf
+        self.depth = depth
+        self.verbatim = False
+        self.keep = True
+
 
 
 class Empty(_rt.Message):
@@ -24,9 +45,10 @@ class Empty(_rt.Message):
           rpc Bar(google.protobuf.Empty) returns (google.protobuf.Empty);
         }
     """
-    __slots__ = ()
+    __slots__ = ("_pb_deferred",)
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_deferred: _pb_spans_Empty | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Never,  # fields: none
@@ -40,8 +62,32 @@ class Empty(_rt.Message):
         self,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_deferred = None
 
     # -- accessors ---------------------------------------------------------------
+
+    def _pb_written(self) -> None:
+        """Before a write to a scalar: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            self._pb_load_raw()
+        else:
+            _d.verbatim = False
+
+    def _pb_settle(self, _d: _pb_spans_Empty) -> None:
+        """Once every field is made, let the input go: a message read whole holds what a decoded one
+        holds (serialize encodes it again)."""
+        if self._pb_deferred is _d:
+            self._pb_unknown = _pb_no_unknown  # before the state goes: a reader that sees the mark finds it
+            self._pb_deferred = None
+
+    def _pb_load_raw(self) -> None:
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            _rt.Message._pb_load_raw(self)
+            return
+        self._pb_settle(_d)
+
 
     # -- codec -------------------------------------------------------------------
 
@@ -106,10 +152,56 @@ class Empty(_rt.Message):
         return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        self._pb_unknown = _rt.keep_input(_buf, _depth, Empty._pb_scan(_buf, 0, len(_buf), _depth))
+        _d = _pb_spans_Empty(_buf, _depth)
+        _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
+        if _d.keep:
+            _d.verbatim = _canon
+            self._pb_deferred = _d
+            self._pb_unknown = b"\xff"
+        else:  # the scalars stored are overwritten by the first access's decode
+            self._pb_unknown = _rt.keep_input(_buf, _depth, _canon)
         return True
 
+    def _pb_scan_keep(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64,
+                      _d: _pb_spans_Empty) -> bool:
+        """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
+        the other fields lie."""
+        _canon = True
+        _tag: _rt.i64 = 0
+        _start: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _p0: _rt.i64  # where a scalar starts: decoded once checked
+        _iv: int
+        try:
+            while _pos < _end:
+                _start = _pos
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                _rank = 0x20000000
+                _d.keep = False
+                _pos = _rt.scan_unknown(Empty, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Empty, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Empty, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _d = self._pb_deferred
+        if _d is not None:
+            if _d.verbatim and not _deterministic:
+                _rt.write_raw(_out, _d.buf, False)
+                return
+            self._pb_load_raw()
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
             if _kv is None:
@@ -121,10 +213,14 @@ class Empty(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
+        _d = self._pb_deferred
+        if _d is not None:
+            return _d.buf if _d.verbatim else None
         return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(Empty, _other)
+        self._pb_deferred = _m._pb_deferred
         self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
 
     # -- reflection --------------------------------------------------------------

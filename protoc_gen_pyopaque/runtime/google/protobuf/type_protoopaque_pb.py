@@ -15,6 +15,8 @@ import protoc_gen_pyopaque.runtime.google.protobuf.any_protoopaque_pb as _m_prot
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_protoopaque_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb
 
 _pb_no_unknown: _t.Final = b""
+# compiled (mypyc): no thread switch can come between a test and a store in native code
+_pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('google/protobuf/type.proto', b'\n\x1agoogle/protobuf/type.proto\x12\x0fgoogle.protobuf\x1a\x19google/protobuf/any.proto\x1a$google/protobuf/source_context.proto"\xa7\x02\n\x04Type\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12.\n\x06fields\x18\x02 \x03(\x0b2\x16.google.protobuf.FieldR\x06fields\x12\x16\n\x06oneofs\x18\x03 \x03(\tR\x06oneofs\x121\n\x07options\x18\x04 \x03(\x0b2\x17.google.protobuf.OptionR\x07options\x12E\n\x0esource_context\x18\x05 \x01(\x0b2\x1e.google.protobuf.SourceContextR\rsourceContext\x12/\n\x06syntax\x18\x06 \x01(\x0e2\x17.google.protobuf.SyntaxR\x06syntax\x12\x18\n\x07edition\x18\x07 \x01(\tR\x07edition"\xb4\x06\n\x05Field\x12/\n\x04kind\x18\x01 \x01(\x0e2\x1b.google.protobuf.Field.KindR\x04kind\x12D\n\x0bcardinality\x18\x02 \x01(\x0e2".google.protobuf.Field.CardinalityR\x0bcardinality\x12\x16\n\x06number\x18\x03 \x01(\x05R\x06number\x12\x12\n\x04name\x18\x04 \x01(\tR\x04name\x12\x19\n\x08type_url\x18\x06 \x01(\tR\x07typeUrl\x12\x1f\n\x0boneof_index\x18\x07 \x01(\x05R\noneofIndex\x12\x16\n\x06packed\x18\x08 \x01(\x08R\x06packed\x121\n\x07options\x18\t \x03(\x0b2\x17.google.protobuf.OptionR\x07options\x12\x1b\n\tjson_name\x18\n \x01(\tR\x08jsonName\x12#\n\rdefault_value\x18\x0b \x01(\tR\x0cdefaultValue"\xc8\x02\n\x04Kind\x12\x10\n\x0cTYPE_UNKNOWN\x10\x00\x12\x0f\n\x0bTYPE_DOUBLE\x10\x01\x12\x0e\n\nTYPE_FLOAT\x10\x02\x12\x0e\n\nTYPE_INT64\x10\x03\x12\x0f\n\x0bTYPE_UINT64\x10\x04\x12\x0e\n\nTYPE_INT32\x10\x05\x12\x10\n\x0cTYPE_FIXED64\x10\x06\x12\x10\n\x0cTYPE_FIXED32\x10\x07\x12\r\n\tTYPE_BOOL\x10\x08\x12\x0f\n\x0bTYPE_STRING\x10\t\x12\x0e\n\nTYPE_GROUP\x10\n\x12\x10\n\x0cTYPE_MESSAGE\x10\x0b\x12\x0e\n\nTYPE_BYTES\x10\x0c\x12\x0f\n\x0bTYPE_UINT32\x10\r\x12\r\n\tTYPE_ENUM\x10\x0e\x12\x11\n\rTYPE_SFIXED32\x10\x0f\x12\x11\n\rTYPE_SFIXED64\x10\x10\x12\x0f\n\x0bTYPE_SINT32\x10\x11\x12\x0f\n\x0bTYPE_SINT64\x10\x12"t\n\x0bCardinality\x12\x17\n\x13CARDINALITY_UNKNOWN\x10\x00\x12\x18\n\x14CARDINALITY_OPTIONAL\x10\x01\x12\x18\n\x14CARDINALITY_REQUIRED\x10\x02\x12\x18\n\x14CARDINALITY_REPEATED\x10\x03"\x99\x02\n\x04Enum\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x128\n\tenumvalue\x18\x02 \x03(\x0b2\x1a.google.protobuf.EnumValueR\tenumvalue\x121\n\x07options\x18\x03 \x03(\x0b2\x17.google.protobuf.OptionR\x07options\x12E\n\x0esource_context\x18\x04 \x01(\x0b2\x1e.google.protobuf.SourceContextR\rsourceContext\x12/\n\x06syntax\x18\x05 \x01(\x0e2\x17.google.protobuf.SyntaxR\x06syntax\x12\x18\n\x07edition\x18\x06 \x01(\tR\x07edition"j\n\tEnumValue\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n\x06number\x18\x02 \x01(\x05R\x06number\x121\n\x07options\x18\x03 \x03(\x0b2\x17.google.protobuf.OptionR\x07options"H\n\x06Option\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12*\n\x05value\x18\x02 \x01(\x0b2\x14.google.protobuf.AnyR\x05value*C\n\x06Syntax\x12\x11\n\rSYNTAX_PROTO2\x10\x00\x12\x11\n\rSYNTAX_PROTO3\x10\x01\x12\x13\n\x0fSYNTAX_EDITIONS\x10\x02B{\n\x13com.google.protobufB\tTypeProtoP\x01Z-google.golang.org/protobuf/types/known/typepb\xf8\x01\x01\xa2\x02\x03GPB\xaa\x02\x1eGoogle.Protobuf.WellKnownTypesb\x06proto3', (('google/protobuf/any.proto', 'protoc_gen_pyopaque.runtime.google.protobuf.any_pb'), ('google/protobuf/source_context.proto', 'protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb')))
 
 
@@ -830,6 +832,35 @@ class _c_Field_Cardinality(_enum.IntEnum):
     """For repeated fields."""
 
 
+class _pb_spans_Field:
+    """What a deferred parse of Field keeps: the input, its depth limit, whether serialize may
+    write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
+    (sN: offset << 32 | length of a string, the start of a repeated field's first occurrence; -1: made)."""
+
+    __slots__ = ("buf", "depth", "verbatim", "keep", "s4", "s6", "s9", "s10", "s11")
+    buf: bytes
+    depth: _rt.i64
+    verbatim: bool
+    keep: bool  # false: the scan met what it does not keep (unknown fields): the input is kept whole
+    s4: _rt.i64
+    s6: _rt.i64
+    s9: _rt.i64
+    s10: _rt.i64
+    s11: _rt.i64
+
+    def __init__(self, buf: bytes, depth: _rt.i64) -> None:
+        self.buf = buf
+        self.depth = depth
+        self.verbatim = False
+        self.keep = True
+        self.s4 = -1
+        self.s6 = -1
+        self.s9 = -1
+        self.s10 = -1
+        self.s11 = -1
+
+
+
 class Field(_rt.Message):
     """A single field of a message type.
 
@@ -841,7 +872,8 @@ class Field(_rt.Message):
     Kind: _t.TypeAlias = _c_Field_Kind
     Cardinality: _t.TypeAlias = _c_Field_Cardinality
     __slots__ = ("_f_kind", "_f_cardinality", "_f_number", "_f_name", "_f_type_url",
-                 "_f_oneof_index", "_f_packed", "_f_options", "_f_json_name", "_f_default_value")
+                 "_f_oneof_index", "_f_packed", "_f_options", "_f_json_name", "_f_default_value",
+                 "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_kind: int
@@ -854,6 +886,7 @@ class Field(_rt.Message):
     _f_options: list[Option]
     _f_json_name: str
     _f_default_value: str
+    _pb_deferred: _pb_spans_Field | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["kind", "cardinality", "number", "name", "type_url", "oneof_index", "packed",
@@ -879,6 +912,7 @@ class Field(_rt.Message):
         default_value: str | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_deferred = None
         if (_x1 := kind) is None:
             self._f_kind = 0
         else:
@@ -924,16 +958,16 @@ class Field(_rt.Message):
 
         Field: google.protobuf.Field.Kind kind = 1;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_kind
 
     def set_kind(self, value: Field.Kind | int) -> None:
         value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_kind = value
 
     def clear_kind(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_kind = 0
 
     def get_cardinality(self) -> Field.Cardinality | int:
@@ -941,16 +975,16 @@ class Field(_rt.Message):
 
         Field: google.protobuf.Field.Cardinality cardinality = 2;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_cardinality
 
     def set_cardinality(self, value: Field.Cardinality | int) -> None:
         value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_cardinality = value
 
     def clear_cardinality(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_cardinality = 0
 
     def get_number(self) -> int:
@@ -958,16 +992,16 @@ class Field(_rt.Message):
 
         Field: int32 number = 3;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_number
 
     def set_number(self, value: int | bool) -> None:
         value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 3, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_number = value
 
     def clear_number(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_number = 0
 
     def get_name(self) -> str:
@@ -975,16 +1009,16 @@ class Field(_rt.Message):
 
         Field: string name = 4;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_4()
         return self._f_name
 
     def set_name(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 4, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_4()
         self._f_name = value
 
     def clear_name(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_4()
         self._f_name = ''
 
     def get_type_url(self) -> str:
@@ -993,16 +1027,16 @@ class Field(_rt.Message):
 
         Field: string type_url = 6;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_6()
         return self._f_type_url
 
     def set_type_url(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 6, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_6()
         self._f_type_url = value
 
     def clear_type_url(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_6()
         self._f_type_url = ''
 
     def get_oneof_index(self) -> int:
@@ -1011,16 +1045,16 @@ class Field(_rt.Message):
 
         Field: int32 oneof_index = 7;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_oneof_index
 
     def set_oneof_index(self, value: int | bool) -> None:
         value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_oneof_index = value
 
     def clear_oneof_index(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_oneof_index = 0
 
     def get_packed(self) -> bool:
@@ -1028,16 +1062,16 @@ class Field(_rt.Message):
 
         Field: bool packed = 8;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_packed
 
     def set_packed(self, value: bool) -> None:
         value = value if value.__class__ is bool else _rt.checked(self, 8, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_packed = value
 
     def clear_packed(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_packed = False
 
     def get_options(self) -> list[Option]:
@@ -1045,15 +1079,15 @@ class Field(_rt.Message):
 
         Field: repeated google.protobuf.Option options = 9;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_9()
         return self._f_options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_9()
         self._f_options = _rt.checked_list(self, 9, value, Option) if value else []
 
     def clear_options(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_9()
         self._f_options = []
 
     def get_json_name(self) -> str:
@@ -1061,16 +1095,16 @@ class Field(_rt.Message):
 
         Field: string json_name = 10;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_10()
         return self._f_json_name
 
     def set_json_name(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 10, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_10()
         self._f_json_name = value
 
     def clear_json_name(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_10()
         self._f_json_name = ''
 
     def get_default_value(self) -> str:
@@ -1078,17 +1112,275 @@ class Field(_rt.Message):
 
         Field: string default_value = 11;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_11()
         return self._f_default_value
 
     def set_default_value(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 11, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_11()
         self._f_default_value = value
 
     def clear_default_value(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_11()
         self._f_default_value = ''
+
+    def _pb_written(self) -> None:
+        """Before a write to a scalar: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            self._pb_load_raw()
+        else:
+            _d.verbatim = False
+
+    def _pb_load_4(self) -> None:
+        """Make name from the input if not made yet (its first read)."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _at = _d.s4
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _pos: _rt.i64 = _at >> 32
+        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
+        _x = _buf[_pos:_e].decode()
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s4 == _at:
+                self._f_name = _x
+                _d.s4 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s4 == _at:
+                    self._f_name = _x
+                    _d.s4 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_drop_4(self) -> None:
+        """Before a write to name: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s4 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s4 = -1
+            self._pb_settle(_d)
+
+    def _pb_load_6(self) -> None:
+        """Make type_url from the input if not made yet (its first read)."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _at = _d.s6
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _pos: _rt.i64 = _at >> 32
+        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
+        _x = _buf[_pos:_e].decode()
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s6 == _at:
+                self._f_type_url = _x
+                _d.s6 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s6 == _at:
+                    self._f_type_url = _x
+                    _d.s6 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_drop_6(self) -> None:
+        """Before a write to type_url: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s6 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s6 = -1
+            self._pb_settle(_d)
+
+    def _pb_load_9(self) -> None:
+        """Make options from the input if not made yet (its first read); handed out, it may
+        change: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        _at = _d.s9
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _x = self._pb_make_9(_buf, _at, len(_buf), _d.depth)
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s9 == _at:
+                self._f_options = _x
+                _d.s9 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s9 == _at:
+                    self._f_options = _x
+                    _d.s9 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_make_9(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[Option]:
+        """Decode every occurrence of options in ``_buf[_pos:_end]`` (checked by the scan), merged
+        as a decode merges them; skip the other fields."""
+        _x9: list[Option] = []
+        _lazy = _rt.NESTING_CHECKED  # what the sub-messages hold was checked by the scan
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _iv: int
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 74:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m9 = Option()
+                    _x9.append(_m9)
+                    _m9._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                else:
+                    _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        return _x9
+
+    def _pb_drop_9(self) -> None:
+        """Before a write to options: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s9 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s9 = -1
+            self._pb_settle(_d)
+
+    def _pb_load_10(self) -> None:
+        """Make json_name from the input if not made yet (its first read)."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _at = _d.s10
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _pos: _rt.i64 = _at >> 32
+        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
+        _x = _buf[_pos:_e].decode()
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s10 == _at:
+                self._f_json_name = _x
+                _d.s10 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s10 == _at:
+                    self._f_json_name = _x
+                    _d.s10 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_drop_10(self) -> None:
+        """Before a write to json_name: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s10 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s10 = -1
+            self._pb_settle(_d)
+
+    def _pb_load_11(self) -> None:
+        """Make default_value from the input if not made yet (its first read)."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _at = _d.s11
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _pos: _rt.i64 = _at >> 32
+        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
+        _x = _buf[_pos:_e].decode()
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s11 == _at:
+                self._f_default_value = _x
+                _d.s11 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s11 == _at:
+                    self._f_default_value = _x
+                    _d.s11 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_drop_11(self) -> None:
+        """Before a write to default_value: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s11 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s11 = -1
+            self._pb_settle(_d)
+
+    def _pb_settle(self, _d: _pb_spans_Field) -> None:
+        """Once every field is made, let the input go: a message read whole holds what a decoded one
+        holds (serialize encodes it again)."""
+        if _d.s4 < 0 and _d.s6 < 0 and _d.s9 < 0 and _d.s10 < 0 and _d.s11 < 0 and self._pb_deferred is _d:
+            self._pb_unknown = _pb_no_unknown  # before the state goes: a reader that sees the mark finds it
+            self._pb_deferred = None
+
+    def _pb_load_raw(self) -> None:
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            _rt.Message._pb_load_raw(self)
+            return
+        if _d.s4 >= 0:
+            self._pb_load_4()
+        if _d.s6 >= 0:
+            self._pb_load_6()
+        if _d.s9 >= 0:
+            self._pb_load_9()
+        if _d.s10 >= 0:
+            self._pb_load_10()
+        if _d.s11 >= 0:
+            self._pb_load_11()
+        self._pb_settle(_d)
+
 
     # -- codec -------------------------------------------------------------------
 
@@ -1394,10 +1686,242 @@ class Field(_rt.Message):
         return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        self._pb_unknown = _rt.keep_input(_buf, _depth, Field._pb_scan(_buf, 0, len(_buf), _depth))
+        _d = _pb_spans_Field(_buf, _depth)
+        _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
+        if _d.keep:
+            _d.verbatim = _canon
+            self._pb_deferred = _d
+            self._pb_unknown = b"\xff"
+        else:  # the scalars stored are overwritten by the first access's decode
+            self._pb_unknown = _rt.keep_input(_buf, _depth, _canon)
         return True
 
+    def _pb_scan_keep(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64,
+                      _d: _pb_spans_Field) -> bool:
+        """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
+        the other fields lie."""
+        _canon = True
+        _tag: _rt.i64 = 0
+        _start: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _p0: _rt.i64  # where a scalar starts: decoded once checked
+        _iv: int
+        try:
+            while _pos < _end:
+                _start = _pos
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag < 56:
+                    if _tag == 8:
+                        if _rank >= 1:
+                            _canon = False
+                        _rank = 1
+                        _n = _buf[_pos]
+                        if _n == 0:
+                            _canon = False
+                        if _n < 0x80:
+                            _pos += 1
+                            _iv = _n
+                        else:
+                            _p0 = _pos
+                            _iv, _pos = _rt.dec_int64(_buf, _pos)  # its 64 bits, to judge the encoding
+                            _n = _buf[_pos - 1]
+                            if _n == 0 or not (0 <= _iv <= 0x7FFFFFFF or (_iv < 0 and _iv >= -0x80000000 and _n == 1)):
+                                _canon = False
+                                _iv = _rt.dec_int32(_buf, _p0)[0]
+                        self._f_kind = _iv
+                    elif _tag == 16:
+                        if _rank >= 2:
+                            _canon = False
+                        _rank = 2
+                        _n = _buf[_pos]
+                        if _n == 0:
+                            _canon = False
+                        if _n < 0x80:
+                            _pos += 1
+                            _iv = _n
+                        else:
+                            _p0 = _pos
+                            _iv, _pos = _rt.dec_int64(_buf, _pos)  # its 64 bits, to judge the encoding
+                            _n = _buf[_pos - 1]
+                            if _n == 0 or not (0 <= _iv <= 0x7FFFFFFF or (_iv < 0 and _iv >= -0x80000000 and _n == 1)):
+                                _canon = False
+                                _iv = _rt.dec_int32(_buf, _p0)[0]
+                        self._f_cardinality = _iv
+                    elif _tag == 24:
+                        if _rank >= 3:
+                            _canon = False
+                        _rank = 3
+                        _n = _buf[_pos]
+                        if _n == 0:
+                            _canon = False
+                        if _n < 0x80:
+                            _pos += 1
+                            _iv = _n
+                        else:
+                            _p0 = _pos
+                            _iv, _pos = _rt.dec_int64(_buf, _pos)  # its 64 bits, to judge the encoding
+                            _n = _buf[_pos - 1]
+                            if _n == 0 or not (0 <= _iv <= 0x7FFFFFFF or (_iv < 0 and _iv >= -0x80000000 and _n == 1)):
+                                _canon = False
+                                _iv = _rt.dec_int32(_buf, _p0)[0]
+                        self._f_number = _iv
+                    elif _tag == 34:
+                        if _rank >= 4:
+                            _canon = False
+                        _rank = 4
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(Field, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        if _e == _pos:
+                            _canon = False
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Field, _tag, _pos)
+                        _d.s4 = (_pos << 32) | (_e - _pos)
+                        _pos = _e
+                    elif _tag == 50:
+                        if _rank >= 6:
+                            _canon = False
+                        _rank = 6
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(Field, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        if _e == _pos:
+                            _canon = False
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Field, _tag, _pos)
+                        _d.s6 = (_pos << 32) | (_e - _pos)
+                        _pos = _e
+                    else:
+                        _rank = 0x20000000
+                        _d.keep = False
+                        _pos = _rt.scan_unknown(Field, _buf, _tag, _pos, _end, _depth)
+                else:
+                    if _tag == 56:
+                        if _rank >= 7:
+                            _canon = False
+                        _rank = 7
+                        _n = _buf[_pos]
+                        if _n == 0:
+                            _canon = False
+                        if _n < 0x80:
+                            _pos += 1
+                            _iv = _n
+                        else:
+                            _p0 = _pos
+                            _iv, _pos = _rt.dec_int64(_buf, _pos)  # its 64 bits, to judge the encoding
+                            _n = _buf[_pos - 1]
+                            if _n == 0 or not (0 <= _iv <= 0x7FFFFFFF or (_iv < 0 and _iv >= -0x80000000 and _n == 1)):
+                                _canon = False
+                                _iv = _rt.dec_int32(_buf, _p0)[0]
+                        self._f_oneof_index = _iv
+                    elif _tag == 64:
+                        if _rank >= 8:
+                            _canon = False
+                        _rank = 8
+                        _p0 = _pos
+                        _n = _buf[_pos]
+                        if _n != 1:
+                            _canon = False
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.scan_varint(_buf, _pos, 1)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
+                        _pos = _p0
+                        _iv = _buf[_pos]
+                        if _iv < 0x80:
+                            _pos += 1
+                        else:
+                            _iv, _pos = _rt.dec_varint(_buf, _pos)
+                        self._f_packed = _iv != 0
+                    elif _tag == 74:
+                        if _d.s9 < 0:
+                            _d.s9 = _start
+                        if _rank > 9:
+                            _canon = False
+                        _rank = 9
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(Field, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        if _depth <= 0:
+                            raise _rt.too_deep(Field, _tag, _pos)
+                        _canon = Option._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
+                        _pos = _e
+                    elif _tag == 82:
+                        if _rank >= 10:
+                            _canon = False
+                        _rank = 10
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(Field, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        if _e == _pos:
+                            _canon = False
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Field, _tag, _pos)
+                        _d.s10 = (_pos << 32) | (_e - _pos)
+                        _pos = _e
+                    elif _tag == 90:
+                        if _rank >= 11:
+                            _canon = False
+                        _rank = 11
+                        _e = _pos + 1 + (_n := _buf[_pos])
+                        if _n < 0x80 and _e <= _end:
+                            _pos += 1
+                        else:
+                            _pos, _e = _rt.read_len(Field, _buf, _tag, _pos, _end)
+                            if _buf[_pos - 1] == 0:
+                                _canon = False
+                        if _e == _pos:
+                            _canon = False
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Field, _tag, _pos)
+                        _d.s11 = (_pos << 32) | (_e - _pos)
+                        _pos = _e
+                    else:
+                        _rank = 0x20000000
+                        _d.keep = False
+                        _pos = _rt.scan_unknown(Field, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Field, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Field, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _d = self._pb_deferred
+        if _d is not None:
+            if _d.verbatim and not _deterministic:
+                _rt.write_raw(_out, _d.buf, False)
+                return
+            self._pb_load_raw()
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
             if _kv is None:
@@ -1515,6 +2039,9 @@ class Field(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
+        _d = self._pb_deferred
+        if _d is not None:
+            return _d.buf if _d.verbatim else None
         return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
@@ -1529,6 +2056,7 @@ class Field(_rt.Message):
         self._f_options = _m._f_options
         self._f_json_name = _m._f_json_name
         self._f_default_value = _m._f_default_value
+        self._pb_deferred = _m._pb_deferred
         self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
 
     # -- reflection --------------------------------------------------------------
@@ -2453,6 +2981,29 @@ class Enum(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+class _pb_spans_EnumValue:
+    """What a deferred parse of EnumValue keeps: the input, its depth limit, whether serialize may
+    write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
+    (sN: offset << 32 | length of a string, the start of a repeated field's first occurrence; -1: made)."""
+
+    __slots__ = ("buf", "depth", "verbatim", "keep", "s1", "s3")
+    buf: bytes
+    depth: _rt.i64
+    verbatim: bool
+    keep: bool  # false: the scan met what it does not keep (unknown fields): the input is kept whole
+    s1: _rt.i64
+    s3: _rt.i64
+
+    def __init__(self, buf: bytes, depth: _rt.i64) -> None:
+        self.buf = buf
+        self.depth = depth
+        self.verbatim = False
+        self.keep = True
+        self.s1 = -1
+        self.s3 = -1
+
+
+
 class EnumValue(_rt.Message):
     """Enum value definition.
 
@@ -2461,12 +3012,13 @@ class EnumValue(_rt.Message):
     information necessary to model the schema and preserve semantics. Instead
     make use of FileDescriptorSet which preserves the necessary information.
     """
-    __slots__ = ("_f_name", "_f_number", "_f_options")
+    __slots__ = ("_f_name", "_f_number", "_f_options", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_name: str
     _f_number: int
     _f_options: list[Option]
+    _pb_deferred: _pb_spans_EnumValue | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["name", "number", "options"],  # fields
@@ -2484,6 +3036,7 @@ class EnumValue(_rt.Message):
         options: _t.Iterable[Option] = (),
     ) -> None:
         self._pb_unknown = b""
+        self._pb_deferred = None
         if name is None:
             self._f_name = ''
         else:
@@ -2501,16 +3054,16 @@ class EnumValue(_rt.Message):
 
         Field: string name = 1;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_1()
         return self._f_name
 
     def set_name(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
         self._f_name = value
 
     def clear_name(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
         self._f_name = ''
 
     def get_number(self) -> int:
@@ -2518,16 +3071,16 @@ class EnumValue(_rt.Message):
 
         Field: int32 number = 2;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_number
 
     def set_number(self, value: int | bool) -> None:
         value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_number = value
 
     def clear_number(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_number = 0
 
     def get_options(self) -> list[Option]:
@@ -2535,16 +3088,154 @@ class EnumValue(_rt.Message):
 
         Field: repeated google.protobuf.Option options = 3;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_3()
         return self._f_options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_3()
         self._f_options = _rt.checked_list(self, 3, value, Option) if value else []
 
     def clear_options(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_3()
         self._f_options = []
+
+    def _pb_written(self) -> None:
+        """Before a write to a scalar: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            self._pb_load_raw()
+        else:
+            _d.verbatim = False
+
+    def _pb_load_1(self) -> None:
+        """Make name from the input if not made yet (its first read)."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _at = _d.s1
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _pos: _rt.i64 = _at >> 32
+        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
+        _x = _buf[_pos:_e].decode()
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s1 == _at:
+                self._f_name = _x
+                _d.s1 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s1 == _at:
+                    self._f_name = _x
+                    _d.s1 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_drop_1(self) -> None:
+        """Before a write to name: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s1 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s1 = -1
+            self._pb_settle(_d)
+
+    def _pb_load_3(self) -> None:
+        """Make options from the input if not made yet (its first read); handed out, it may
+        change: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        _at = _d.s3
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _x = self._pb_make_3(_buf, _at, len(_buf), _d.depth)
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s3 == _at:
+                self._f_options = _x
+                _d.s3 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s3 == _at:
+                    self._f_options = _x
+                    _d.s3 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_make_3(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[Option]:
+        """Decode every occurrence of options in ``_buf[_pos:_end]`` (checked by the scan), merged
+        as a decode merges them; skip the other fields."""
+        _x3: list[Option] = []
+        _lazy = _rt.NESTING_CHECKED  # what the sub-messages hold was checked by the scan
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _iv: int
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 26:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m3 = Option()
+                    _x3.append(_m3)
+                    _m3._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                else:
+                    _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        return _x3
+
+    def _pb_drop_3(self) -> None:
+        """Before a write to options: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s3 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s3 = -1
+            self._pb_settle(_d)
+
+    def _pb_settle(self, _d: _pb_spans_EnumValue) -> None:
+        """Once every field is made, let the input go: a message read whole holds what a decoded one
+        holds (serialize encodes it again)."""
+        if _d.s1 < 0 and _d.s3 < 0 and self._pb_deferred is _d:
+            self._pb_unknown = _pb_no_unknown  # before the state goes: a reader that sees the mark finds it
+            self._pb_deferred = None
+
+    def _pb_load_raw(self) -> None:
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            _rt.Message._pb_load_raw(self)
+            return
+        if _d.s1 >= 0:
+            self._pb_load_1()
+        if _d.s3 >= 0:
+            self._pb_load_3()
+        self._pb_settle(_d)
+
 
     # -- codec -------------------------------------------------------------------
 
@@ -2683,10 +3374,109 @@ class EnumValue(_rt.Message):
         return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        self._pb_unknown = _rt.keep_input(_buf, _depth, EnumValue._pb_scan(_buf, 0, len(_buf), _depth))
+        _d = _pb_spans_EnumValue(_buf, _depth)
+        _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
+        if _d.keep:
+            _d.verbatim = _canon
+            self._pb_deferred = _d
+            self._pb_unknown = b"\xff"
+        else:  # the scalars stored are overwritten by the first access's decode
+            self._pb_unknown = _rt.keep_input(_buf, _depth, _canon)
         return True
 
+    def _pb_scan_keep(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64,
+                      _d: _pb_spans_EnumValue) -> bool:
+        """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
+        the other fields lie."""
+        _canon = True
+        _tag: _rt.i64 = 0
+        _start: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _p0: _rt.i64  # where a scalar starts: decoded once checked
+        _iv: int
+        try:
+            while _pos < _end:
+                _start = _pos
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(EnumValue, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
+                        _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(EnumValue, _tag, _pos)
+                    _d.s1 = (_pos << 32) | (_e - _pos)
+                    _pos = _e
+                elif _tag == 16:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
+                    _n = _buf[_pos]
+                    if _n == 0:
+                        _canon = False
+                    if _n < 0x80:
+                        _pos += 1
+                        _iv = _n
+                    else:
+                        _p0 = _pos
+                        _iv, _pos = _rt.dec_int64(_buf, _pos)  # its 64 bits, to judge the encoding
+                        _n = _buf[_pos - 1]
+                        if _n == 0 or not (0 <= _iv <= 0x7FFFFFFF or (_iv < 0 and _iv >= -0x80000000 and _n == 1)):
+                            _canon = False
+                            _iv = _rt.dec_int32(_buf, _p0)[0]
+                    self._f_number = _iv
+                elif _tag == 26:
+                    if _d.s3 < 0:
+                        _d.s3 = _start
+                    if _rank > 3:
+                        _canon = False
+                    _rank = 3
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(EnumValue, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _depth <= 0:
+                        raise _rt.too_deep(EnumValue, _tag, _pos)
+                    _canon = Option._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
+                    _pos = _e
+                else:
+                    _rank = 0x20000000
+                    _d.keep = False
+                    _pos = _rt.scan_unknown(EnumValue, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(EnumValue, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(EnumValue, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _d = self._pb_deferred
+        if _d is not None:
+            if _d.verbatim and not _deterministic:
+                _rt.write_raw(_out, _d.buf, False)
+                return
+            self._pb_load_raw()
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
             if _kv is None:
@@ -2736,6 +3526,9 @@ class EnumValue(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
+        _d = self._pb_deferred
+        if _d is not None:
+            return _d.buf if _d.verbatim else None
         return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
@@ -2743,6 +3536,7 @@ class EnumValue(_rt.Message):
         self._f_name = _m._f_name
         self._f_number = _m._f_number
         self._f_options = _m._f_options
+        self._pb_deferred = _m._pb_deferred
         self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
 
     # -- reflection --------------------------------------------------------------

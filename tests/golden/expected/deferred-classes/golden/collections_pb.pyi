@@ -20,11 +20,12 @@ class _c_Collections_Color(_enum.IntEnum):
 
 
 class _c_Collections_Item(_rt.Message):
-    __slots__ = ("_f_key", "_f_color")
+    __slots__ = ("_f_key", "_f_color", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_key: str
     _f_color: int
+    _pb_deferred: _pb_spans__c_Collections_Item | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["key", "color"],  # fields
@@ -275,4 +276,247 @@ class Collections(_rt.Message):
         ...
 
     def clear_choice(self) -> None:
+        ...
+
+
+class Bag(_rt.Message):
+    """The field kinds of the deferred layout together (no oneof, no singular message field): a
+    compiled parse stores the scalars, and makes strings, repeated fields and maps on first read.
+    """
+    __slots__ = ("_f_title", "_f_blob", "_f_count", "_f_delta", "_f_ratio", "_f_flag", "_f_ints",
+                 "_f_tags", "_f_items", "_f_counts", "_f_items_by_id", "_f_stamps", "_f_color",
+                 "_f_note", "_f_big", "_f_weight", "_f_ratios", "_pb_p0", "_pb_deferred")
+    __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _f_title: str
+    _f_blob: bytes
+    _f_count: int
+    _f_delta: int
+    _f_ratio: float
+    _f_flag: bool
+    _f_ints: list[int]
+    _f_tags: list[str]
+    _f_items: list[Collections.Item]
+    _f_counts: dict[str, int]
+    _f_items_by_id: dict[int, Collections.Item]
+    _f_stamps: list[int]
+    _f_color: int
+    _f_note: str
+    _f_big: int
+    _f_weight: float
+    _f_ratios: list[float]
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
+    _pb_deferred: _pb_spans_Bag | None  # a deferred parse's state; None once every field is made
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["title", "blob", "count", "delta", "ratio", "flag", "ints", "tags", "items",
+                   "counts", "items_by_id", "stamps", "color", "note", "big", "weight", "ratios"],  # fields
+        _t.Literal["delta", "note"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
+
+    def __init__(
+        self,
+        *,
+        title: str | None = None,
+        blob: bytes | None = None,
+        count: int | bool | None = None,
+        delta: int | bool | None = None,
+        ratio: float | None = None,
+        flag: bool | None = None,
+        ints: _t.Iterable[int] = (),
+        tags: _t.Iterable[str] = (),
+        items: _t.Iterable[Collections.Item] = (),
+        counts: _t.Mapping[str, int] | None = None,
+        items_by_id: _t.Mapping[int, Collections.Item] | None = None,
+        stamps: _t.Iterable[int] = (),
+        color: Collections.Color | int | None = None,
+        note: str | None = None,
+        big: int | bool | None = None,
+        weight: float | None = None,
+        ratios: _t.Iterable[float] = (),
+    ) -> None:
+        ...
+
+    # -- accessors ---------------------------------------------------------------
+
+    def get_title(self) -> str:
+        """Field: string title = 1;"""
+        ...
+
+    def set_title(self, value: str) -> None:
+        ...
+
+    def clear_title(self) -> None:
+        ...
+
+    def get_blob(self) -> bytes:
+        """Field: bytes blob = 2;"""
+        ...
+
+    def set_blob(self, value: bytes) -> None:
+        ...
+
+    def clear_blob(self) -> None:
+        ...
+
+    def get_count(self) -> int:
+        """Field: int64 count = 3;"""
+        ...
+
+    def set_count(self, value: int | bool) -> None:
+        ...
+
+    def clear_count(self) -> None:
+        ...
+
+    def get_delta(self) -> int:
+        """Field: optional sint32 delta = 4;"""
+        ...
+
+    def set_delta(self, value: int | bool) -> None:
+        ...
+
+    def has_delta(self) -> bool:
+        ...
+
+    def clear_delta(self) -> None:
+        ...
+
+    def get_ratio(self) -> float:
+        """Field: double ratio = 5;"""
+        ...
+
+    def set_ratio(self, value: float) -> None:
+        ...
+
+    def clear_ratio(self) -> None:
+        ...
+
+    def get_flag(self) -> bool:
+        """Field: bool flag = 6;"""
+        ...
+
+    def set_flag(self, value: bool) -> None:
+        ...
+
+    def clear_flag(self) -> None:
+        ...
+
+    def get_ints(self) -> list[int]:
+        """Field: repeated int32 ints = 7;"""
+        ...
+
+    def set_ints(self, value: _t.Iterable[int]) -> None:
+        ...
+
+    def clear_ints(self) -> None:
+        ...
+
+    def get_tags(self) -> list[str]:
+        """Field: repeated string tags = 8;"""
+        ...
+
+    def set_tags(self, value: _t.Iterable[str]) -> None:
+        ...
+
+    def clear_tags(self) -> None:
+        ...
+
+    def get_items(self) -> list[Collections.Item]:
+        """Field: repeated golden.Collections.Item items = 9;"""
+        ...
+
+    def set_items(self, value: _t.Iterable[Collections.Item]) -> None:
+        ...
+
+    def clear_items(self) -> None:
+        ...
+
+    def get_counts(self) -> dict[str, int]:
+        """Field: map<string, int64> counts = 10;"""
+        ...
+
+    def set_counts(self, value: _t.Mapping[str, int]) -> None:
+        ...
+
+    def clear_counts(self) -> None:
+        ...
+
+    def get_items_by_id(self) -> dict[int, Collections.Item]:
+        """Field: map<int32, golden.Collections.Item> items_by_id = 11;"""
+        ...
+
+    def set_items_by_id(self, value: _t.Mapping[int, Collections.Item]) -> None:
+        ...
+
+    def clear_items_by_id(self) -> None:
+        ...
+
+    def get_stamps(self) -> list[int]:
+        """Field: repeated fixed64 stamps = 12;"""
+        ...
+
+    def set_stamps(self, value: _t.Iterable[int]) -> None:
+        ...
+
+    def clear_stamps(self) -> None:
+        ...
+
+    def get_color(self) -> Collections.Color | int:
+        """Field: golden.Collections.Color color = 13;"""
+        ...
+
+    def set_color(self, value: Collections.Color | int) -> None:
+        ...
+
+    def clear_color(self) -> None:
+        ...
+
+    def get_note(self) -> str:
+        """Field: optional string note = 14;"""
+        ...
+
+    def set_note(self, value: str) -> None:
+        ...
+
+    def has_note(self) -> bool:
+        ...
+
+    def clear_note(self) -> None:
+        ...
+
+    def get_big(self) -> int:
+        """Field: uint64 big = 15;"""
+        ...
+
+    def set_big(self, value: int | bool) -> None:
+        ...
+
+    def clear_big(self) -> None:
+        ...
+
+    def get_weight(self) -> float:
+        """two-byte tags from here
+
+        Field: float weight = 16;
+        """
+        ...
+
+    def set_weight(self, value: float) -> None:
+        ...
+
+    def clear_weight(self) -> None:
+        ...
+
+    def get_ratios(self) -> list[float]:
+        """Field: repeated double ratios = 17;"""
+        ...
+
+    def set_ratios(self, value: _t.Iterable[float]) -> None:
+        ...
+
+    def clear_ratios(self) -> None:
         ...

@@ -12,12 +12,13 @@ from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
 
 
 class _c_LogEntry_Detail(_rt.Message):
-    __slots__ = ("_f_lines", "_f_level", "_pb_p0")
+    __slots__ = ("_f_lines", "_f_level", "_pb_p0", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_lines: list[str]
     _f_level: int
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
+    _pb_deferred: _pb_spans__c_LogEntry_Detail | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["lines", "level"],  # fields

@@ -20,12 +20,13 @@ class Level(_enum.IntEnum):
 
 
 class _c_Legacy_Point(_rt.Message):
-    __slots__ = ("_f_x", "_f_y", "_pb_p0")
+    __slots__ = ("_f_x", "_f_y", "_pb_p0", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_x: int
     _f_y: int
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
+    _pb_deferred: _pb_spans__c_Legacy_Point | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["x", "y"],  # fields
@@ -228,12 +229,13 @@ class ConflictJsonName(_rt.Message):
     """A field's proto name is another field's json_name (the shape of upb's JSON tests): on
     input the json_name wins.
     """
-    __slots__ = ("_f_value", "_f_new_value", "_pb_p0")
+    __slots__ = ("_f_value", "_f_new_value", "_pb_p0", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: int
     _f_new_value: int
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
+    _pb_deferred: _pb_spans_ConflictJsonName | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["value", "new_value"],  # fields

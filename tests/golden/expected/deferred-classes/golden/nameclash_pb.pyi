@@ -34,11 +34,12 @@ from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
 
 
 class buf(_rt.Message):
-    __slots__ = ("_f_a", "_pb_p0")
+    __slots__ = ("_f_a", "_pb_p0", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
+    _pb_deferred: _pb_spans_buf | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields
@@ -72,11 +73,12 @@ class buf(_rt.Message):
 
 
 class m4(_rt.Message):
-    __slots__ = ("_f_a", "_pb_p0")
+    __slots__ = ("_f_a", "_pb_p0", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
+    _pb_deferred: _pb_spans_m4 | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields
@@ -184,11 +186,12 @@ class key6(_rt.Message):
 
 
 class class_(_rt.Message):
-    __slots__ = ("_f_a", "_pb_p0")
+    __slots__ = ("_f_a", "_pb_p0", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
+    _pb_deferred: _pb_spans_class_ | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields
@@ -222,9 +225,10 @@ class class_(_rt.Message):
 
 
 class len_(_rt.Message):
-    __slots__ = ()
+    __slots__ = ("_pb_deferred",)
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_deferred: _pb_spans_len_ | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Never,  # fields: none
@@ -243,9 +247,10 @@ class len_(_rt.Message):
 
 
 class property_(_rt.Message):
-    __slots__ = ()
+    __slots__ = ("_pb_deferred",)
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_deferred: _pb_spans_property_ | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Never,  # fields: none
@@ -264,9 +269,10 @@ class property_(_rt.Message):
 
 
 class value_(_rt.Message):
-    __slots__ = ()
+    __slots__ = ("_pb_deferred",)
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_deferred: _pb_spans_value_ | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Never,  # fields: none
@@ -285,9 +291,10 @@ class value_(_rt.Message):
 
 
 class annotations_(_rt.Message):
-    __slots__ = ()
+    __slots__ = ("_pb_deferred",)
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
+    _pb_deferred: _pb_spans_annotations_ | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Never,  # fields: none
@@ -306,11 +313,12 @@ class annotations_(_rt.Message):
 
 
 class Private_(_rt.Message):
-    __slots__ = ("_f_a", "_pb_p0")
+    __slots__ = ("_f_a", "_pb_p0", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
+    _pb_deferred: _pb_spans_Private_ | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields
@@ -784,11 +792,12 @@ class Enums(_rt.Message):
 
 
 class _c_Outer_Inner_X(_rt.Message):
-    __slots__ = ("_f_a", "_pb_p0")
+    __slots__ = ("_f_a", "_pb_p0", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
+    _pb_deferred: _pb_spans__c_Outer_Inner_X | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields
@@ -861,11 +870,12 @@ class Outer(_rt.Message):
 
 
 class _c_Outer_Inner_X_(_rt.Message):
-    __slots__ = ("_f_a", "_pb_p0")
+    __slots__ = ("_f_a", "_pb_p0", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
+    _pb_deferred: _pb_spans__c_Outer_Inner_X_ | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields

@@ -15,7 +15,7 @@ class Scalars(_rt.Message):
     __slots__ = ("_f_f_double", "_f_f_float", "_f_f_int64", "_f_f_uint64", "_f_f_int32",
                  "_f_f_fixed64", "_f_f_fixed32", "_f_f_bool", "_f_f_string", "_f_f_bytes",
                  "_f_f_uint32", "_f_f_sfixed32", "_f_f_sfixed64", "_f_f_sint32", "_f_f_sint64",
-                 "_f_opt_int32", "_f_opt_string", "_pb_p0")
+                 "_f_opt_int32", "_f_opt_string", "_pb_p0", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_f_double: float
@@ -36,6 +36,7 @@ class Scalars(_rt.Message):
     _f_opt_int32: int
     _f_opt_string: str
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
+    _pb_deferred: _pb_spans_Scalars | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["f_double", "f_float", "f_int64", "f_uint64", "f_int32", "f_fixed64",
@@ -256,12 +257,13 @@ class FixedFirst(_rt.Message):
     """The first value its parser reads is fixed-width: compiled, librt's reader returns a
     64-bit native int, which must not become the type of the local every integer goes through.
     """
-    __slots__ = ("_f_id", "_f_count", "_f_small")
+    __slots__ = ("_f_id", "_f_count", "_f_small", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_id: int
     _f_count: int
     _f_small: int
+    _pb_deferred: _pb_spans_FixedFirst | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["id", "count", "small"],  # fields

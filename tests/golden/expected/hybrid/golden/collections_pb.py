@@ -15,7 +15,7 @@ from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
 import golden.scalars_pb as _m_golden__scalars_pb
 
 _pb_no_unknown: _t.Final = b""
-_pb_descriptor: _t.Final = ('golden/collections.proto', b'\n\x18golden/collections.proto\x12\x06golden\x1a\x14golden/scalars.proto"\x82\x08\n\x0bCollections\x12\x1f\n\x0bpacked_ints\x18\x01 \x03(\x05R\npackedInts\x12\x14\n\x05names\x18\x02 \x03(\tR\x05names\x12.\n\x05items\x18\x03 \x03(\x0b2\x18.golden.Collections.ItemR\x05items\x121\n\x06colors\x18\x04 \x03(\x0e2\x19.golden.Collections.ColorR\x06colors\x127\n\x06counts\x18\x05 \x03(\x0b2\x1f.golden.Collections.CountsEntryR\x06counts\x12B\n\x0bitems_by_id\x18\x06 \x03(\x0b2".golden.Collections.ItemsByIdEntryR\titemsById\x12H\n\rcolor_by_flag\x18\n \x03(\x0b2$.golden.Collections.ColorByFlagEntryR\x0bcolorByFlag\x12\x16\n\x06ratios\x18\x0b \x03(\x02R\x06ratios\x12:\n\x07weights\x18\x0c \x03(\x0b2 .golden.Collections.WeightsEntryR\x07weights\x12\x14\n\x04text\x18\x07 \x01(\tH\x00R\x04text\x12.\n\x04item\x18\x08 \x01(\x0b2\x18.golden.Collections.ItemH\x00R\x04item\x12+\n\x07scalars\x18\t \x01(\x0b2\x0f.golden.ScalarsH\x00R\x07scalars\x12\x18\n\x06number\x18\r \x01(\x03H\x00R\x06number\x1aI\n\x04Item\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12/\n\x05color\x18\x02 \x01(\x0e2\x19.golden.Collections.ColorR\x05color\x1a9\n\x0bCountsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1aV\n\x0eItemsByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12.\n\x05value\x18\x02 \x01(\x0b2\x18.golden.Collections.ItemR\x05value:\x028\x01\x1aY\n\x10ColorByFlagEntry\x12\x10\n\x03key\x18\x01 \x01(\x08R\x03key\x12/\n\x05value\x18\x02 \x01(\x0e2\x19.golden.Collections.ColorR\x05value:\x028\x01\x1a:\n\x0cWeightsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x02R\x05value:\x028\x01"2\n\x05Color\x12\x15\n\x11COLOR_UNSPECIFIED\x10\x00\x12\x07\n\x03RED\x10\x01\x12\t\n\x05GREEN\x10\x02B\x08\n\x06choiceb\x06proto3', (('golden/scalars.proto', 'golden.scalars_pb'),))
+_pb_descriptor: _t.Final = ('golden/collections.proto', b'\n\x18golden/collections.proto\x12\x06golden\x1a\x14golden/scalars.proto"\x82\x08\n\x0bCollections\x12\x1f\n\x0bpacked_ints\x18\x01 \x03(\x05R\npackedInts\x12\x14\n\x05names\x18\x02 \x03(\tR\x05names\x12.\n\x05items\x18\x03 \x03(\x0b2\x18.golden.Collections.ItemR\x05items\x121\n\x06colors\x18\x04 \x03(\x0e2\x19.golden.Collections.ColorR\x06colors\x127\n\x06counts\x18\x05 \x03(\x0b2\x1f.golden.Collections.CountsEntryR\x06counts\x12B\n\x0bitems_by_id\x18\x06 \x03(\x0b2".golden.Collections.ItemsByIdEntryR\titemsById\x12H\n\rcolor_by_flag\x18\n \x03(\x0b2$.golden.Collections.ColorByFlagEntryR\x0bcolorByFlag\x12\x16\n\x06ratios\x18\x0b \x03(\x02R\x06ratios\x12:\n\x07weights\x18\x0c \x03(\x0b2 .golden.Collections.WeightsEntryR\x07weights\x12\x14\n\x04text\x18\x07 \x01(\tH\x00R\x04text\x12.\n\x04item\x18\x08 \x01(\x0b2\x18.golden.Collections.ItemH\x00R\x04item\x12+\n\x07scalars\x18\t \x01(\x0b2\x0f.golden.ScalarsH\x00R\x07scalars\x12\x18\n\x06number\x18\r \x01(\x03H\x00R\x06number\x1aI\n\x04Item\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12/\n\x05color\x18\x02 \x01(\x0e2\x19.golden.Collections.ColorR\x05color\x1a9\n\x0bCountsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1aV\n\x0eItemsByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12.\n\x05value\x18\x02 \x01(\x0b2\x18.golden.Collections.ItemR\x05value:\x028\x01\x1aY\n\x10ColorByFlagEntry\x12\x10\n\x03key\x18\x01 \x01(\x08R\x03key\x12/\n\x05value\x18\x02 \x01(\x0e2\x19.golden.Collections.ColorR\x05value:\x028\x01\x1a:\n\x0cWeightsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x02R\x05value:\x028\x01"2\n\x05Color\x12\x15\n\x11COLOR_UNSPECIFIED\x10\x00\x12\x07\n\x03RED\x10\x01\x12\t\n\x05GREEN\x10\x02B\x08\n\x06choice"\x99\x05\n\x03Bag\x12\x14\n\x05title\x18\x01 \x01(\tR\x05title\x12\x12\n\x04blob\x18\x02 \x01(\x0cR\x04blob\x12\x14\n\x05count\x18\x03 \x01(\x03R\x05count\x12\x19\n\x05delta\x18\x04 \x01(\x11H\x00R\x05delta\x88\x01\x01\x12\x14\n\x05ratio\x18\x05 \x01(\x01R\x05ratio\x12\x12\n\x04flag\x18\x06 \x01(\x08R\x04flag\x12\x12\n\x04ints\x18\x07 \x03(\x05R\x04ints\x12\x12\n\x04tags\x18\x08 \x03(\tR\x04tags\x12.\n\x05items\x18\t \x03(\x0b2\x18.golden.Collections.ItemR\x05items\x12/\n\x06counts\x18\n \x03(\x0b2\x17.golden.Bag.CountsEntryR\x06counts\x12:\n\x0bitems_by_id\x18\x0b \x03(\x0b2\x1a.golden.Bag.ItemsByIdEntryR\titemsById\x12\x16\n\x06stamps\x18\x0c \x03(\x06R\x06stamps\x12/\n\x05color\x18\r \x01(\x0e2\x19.golden.Collections.ColorR\x05color\x12\x17\n\x04note\x18\x0e \x01(\tH\x01R\x04note\x88\x01\x01\x12\x10\n\x03big\x18\x0f \x01(\x04R\x03big\x12\x16\n\x06weight\x18\x10 \x01(\x02R\x06weight\x12\x16\n\x06ratios\x18\x11 \x03(\x01R\x06ratios\x1a9\n\x0bCountsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1aV\n\x0eItemsByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12.\n\x05value\x18\x02 \x01(\x0b2\x18.golden.Collections.ItemR\x05value:\x028\x01B\x08\n\x06_deltaB\x07\n\x05_noteb\x06proto3', (('golden/scalars.proto', 'golden.scalars_pb'),))
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
 # the opaque twin's classes: the Python counterpart of Go's protoopaque build tag.
@@ -2013,6 +2013,1563 @@ class Collections(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+class Bag(_rt.Message):
+    """The field kinds of the deferred layout together (no oneof, no singular message field): a
+    compiled parse stores the scalars, and makes strings, repeated fields and maps on first read.
+    """
+    __slots__ = ("title", "blob", "count", "delta", "ratio", "flag", "ints", "tags", "items",
+                 "counts", "items_by_id", "stamps", "color", "note", "big", "weight", "ratios")
+    __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
+    title: str
+    """Field: string title = 1;"""
+    blob: bytes
+    """Field: bytes blob = 2;"""
+    count: int
+    """Field: int64 count = 3;"""
+    delta: int | None
+    """Field: optional sint32 delta = 4;"""
+    ratio: float
+    """Field: double ratio = 5;"""
+    flag: bool
+    """Field: bool flag = 6;"""
+    ints: list[int]
+    """Field: repeated int32 ints = 7;"""
+    tags: list[str]
+    """Field: repeated string tags = 8;"""
+    items: list[Collections.Item]
+    """Field: repeated golden.Collections.Item items = 9;"""
+    counts: dict[str, int]
+    """Field: map<string, int64> counts = 10;"""
+    items_by_id: dict[int, Collections.Item]
+    """Field: map<int32, golden.Collections.Item> items_by_id = 11;"""
+    stamps: list[int]
+    """Field: repeated fixed64 stamps = 12;"""
+    color: int
+    """Field: golden.Collections.Color color = 13;"""
+    note: str | None
+    """Field: optional string note = 14;"""
+    big: int
+    """Field: uint64 big = 15;"""
+    weight: float
+    """two-byte tags from here
+
+    Field: float weight = 16;
+    """
+    ratios: list[float]
+    """Field: repeated double ratios = 17;"""
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["title", "blob", "count", "delta", "ratio", "flag", "ints", "tags", "items",
+                   "counts", "items_by_id", "stamps", "color", "note", "big", "weight", "ratios"],  # fields
+        _t.Literal["delta", "note"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
+
+    def __init__(
+        self,
+        *,
+        title: str | None = None,
+        blob: bytes | None = None,
+        count: int | bool | None = None,
+        delta: int | bool | None = None,
+        ratio: float | None = None,
+        flag: bool | None = None,
+        ints: _t.Iterable[int] = (),
+        tags: _t.Iterable[str] = (),
+        items: _t.Iterable[Collections.Item] = (),
+        counts: _t.Mapping[str, int] | None = None,
+        items_by_id: _t.Mapping[int, Collections.Item] | None = None,
+        stamps: _t.Iterable[int] = (),
+        color: Collections.Color | int | None = None,
+        note: str | None = None,
+        big: int | bool | None = None,
+        weight: float | None = None,
+        ratios: _t.Iterable[float] = (),
+    ) -> None:
+        self._pb_unknown = b""
+        if title is None:
+            self.title = ''
+        else:
+            self.title = title if title.__class__ is str else _rt.checked(self, 1, title)
+        if blob is None:
+            self.blob = b''
+        else:
+            self.blob = blob if blob.__class__ is bytes else _rt.checked(self, 2, blob)
+        if (_x3 := count) is None:
+            self.count = 0
+        else:
+            self.count = _x3 if count.__class__ is int and _x3 <= 0x3FFFFFFFFFFFFFFF and _x3 >= -0x4000000000000000 else _rt.checked(self, 3, count)
+        if (_x4 := delta) is None:
+            self.delta = None
+        else:
+            self.delta = _x4 if delta.__class__ is int and -0x80000000 <= _x4 <= 0x7FFFFFFF else _rt.checked(self, 4, delta)
+        if ratio is None:
+            self.ratio = 0.0
+        else:
+            self.ratio = ratio if ratio.__class__ is float else _rt.checked(self, 5, ratio)
+        if flag is None:
+            self.flag = False
+        else:
+            self.flag = flag if flag.__class__ is bool else _rt.checked(self, 6, flag)
+        self.ints = _rt.checked_list(self, 7, ints, int, -0x80000000, 0x7FFFFFFF) if ints else []
+        self.tags = _rt.checked_list(self, 8, tags, str) if tags else []
+        self.items = _rt.checked_list(self, 9, items, _c_Collections_Item) if items else []
+        self.counts = _rt.checked_map(self, 10, counts, str, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if counts else {}
+        self.items_by_id = _rt.checked_map(self, 11, items_by_id, int, _c_Collections_Item) if items_by_id else {}
+        self.stamps = _rt.checked_list(self, 12, stamps, int, 0x0, 0xFFFFFFFFFFFFFFFF) if stamps else []
+        if (_x13 := color) is None:
+            self.color = 0
+        else:
+            self.color = _x13 if color.__class__ is int and -0x80000000 <= _x13 <= 0x7FFFFFFF else _rt.checked(self, 13, color)
+        if note is None:
+            self.note = None
+        else:
+            self.note = note if note.__class__ is str else _rt.checked(self, 14, note)
+        if (_x15 := big) is None:
+            self.big = 0
+        else:
+            self.big = _x15 if big.__class__ is int and _x15 <= 0x3FFFFFFFFFFFFFFF and _x15 >= 0 else _rt.checked(self, 15, big)
+        if weight is None:
+            self.weight = 0.0
+        else:
+            self.weight = _rt.round_f32(weight) if weight.__class__ is float else _rt.checked(self, 16, weight)
+        self.ratios = _rt.checked_list(self, 17, ratios, float) if ratios else []
+
+    # -- accessors ---------------------------------------------------------------
+
+    def get_title(self) -> str:
+        """Field: string title = 1;"""
+        return self.title
+
+    def set_title(self, value: str) -> None:
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
+        self.title = value
+
+    def clear_title(self) -> None:
+        self.title = ''
+
+    def get_blob(self) -> bytes:
+        """Field: bytes blob = 2;"""
+        return self.blob
+
+    def set_blob(self, value: bytes) -> None:
+        value = value if value.__class__ is bytes else _rt.checked(self, 2, value)
+        self.blob = value
+
+    def clear_blob(self) -> None:
+        self.blob = b''
+
+    def get_count(self) -> int:
+        """Field: int64 count = 3;"""
+        return self.count
+
+    def set_count(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 3, value)
+        self.count = value
+
+    def clear_count(self) -> None:
+        self.count = 0
+
+    def get_delta(self) -> int:
+        """Field: optional sint32 delta = 4;"""
+        _value = self.delta
+        return 0 if _value is None else _value
+
+    def set_delta(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 4, value)
+        self.delta = value
+
+    def has_delta(self) -> bool:
+        return self.delta is not None
+
+    def clear_delta(self) -> None:
+        self.delta = None
+
+    def get_ratio(self) -> float:
+        """Field: double ratio = 5;"""
+        return self.ratio
+
+    def set_ratio(self, value: float) -> None:
+        value = value if value.__class__ is float else _rt.checked(self, 5, value)
+        self.ratio = value
+
+    def clear_ratio(self) -> None:
+        self.ratio = 0.0
+
+    def get_flag(self) -> bool:
+        """Field: bool flag = 6;"""
+        return self.flag
+
+    def set_flag(self, value: bool) -> None:
+        value = value if value.__class__ is bool else _rt.checked(self, 6, value)
+        self.flag = value
+
+    def clear_flag(self) -> None:
+        self.flag = False
+
+    def get_ints(self) -> list[int]:
+        """Field: repeated int32 ints = 7;"""
+        return self.ints
+
+    def set_ints(self, value: _t.Iterable[int]) -> None:
+        self.ints = _rt.checked_list(self, 7, value, int, -0x80000000, 0x7FFFFFFF) if value else []
+
+    def clear_ints(self) -> None:
+        self.ints = []
+
+    def get_tags(self) -> list[str]:
+        """Field: repeated string tags = 8;"""
+        return self.tags
+
+    def set_tags(self, value: _t.Iterable[str]) -> None:
+        self.tags = _rt.checked_list(self, 8, value, str) if value else []
+
+    def clear_tags(self) -> None:
+        self.tags = []
+
+    def get_items(self) -> list[Collections.Item]:
+        """Field: repeated golden.Collections.Item items = 9;"""
+        return self.items
+
+    def set_items(self, value: _t.Iterable[Collections.Item]) -> None:
+        self.items = _rt.checked_list(self, 9, value, _c_Collections_Item) if value else []
+
+    def clear_items(self) -> None:
+        self.items = []
+
+    def get_counts(self) -> dict[str, int]:
+        """Field: map<string, int64> counts = 10;"""
+        return self.counts
+
+    def set_counts(self, value: _t.Mapping[str, int]) -> None:
+        self.counts = _rt.checked_map(self, 10, value, str, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if value else {}
+
+    def clear_counts(self) -> None:
+        self.counts = {}
+
+    def get_items_by_id(self) -> dict[int, Collections.Item]:
+        """Field: map<int32, golden.Collections.Item> items_by_id = 11;"""
+        return self.items_by_id
+
+    def set_items_by_id(self, value: _t.Mapping[int, Collections.Item]) -> None:
+        self.items_by_id = _rt.checked_map(self, 11, value, int, _c_Collections_Item) if value else {}
+
+    def clear_items_by_id(self) -> None:
+        self.items_by_id = {}
+
+    def get_stamps(self) -> list[int]:
+        """Field: repeated fixed64 stamps = 12;"""
+        return self.stamps
+
+    def set_stamps(self, value: _t.Iterable[int]) -> None:
+        self.stamps = _rt.checked_list(self, 12, value, int, 0x0, 0xFFFFFFFFFFFFFFFF) if value else []
+
+    def clear_stamps(self) -> None:
+        self.stamps = []
+
+    def get_color(self) -> Collections.Color | int:
+        """Field: golden.Collections.Color color = 13;"""
+        return self.color
+
+    def set_color(self, value: Collections.Color | int) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 13, value)
+        self.color = value
+
+    def clear_color(self) -> None:
+        self.color = 0
+
+    def get_note(self) -> str:
+        """Field: optional string note = 14;"""
+        _value = self.note
+        return '' if _value is None else _value
+
+    def set_note(self, value: str) -> None:
+        value = value if value.__class__ is str else _rt.checked(self, 14, value)
+        self.note = value
+
+    def has_note(self) -> bool:
+        return self.note is not None
+
+    def clear_note(self) -> None:
+        self.note = None
+
+    def get_big(self) -> int:
+        """Field: uint64 big = 15;"""
+        return self.big
+
+    def set_big(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 15, value)
+        self.big = value
+
+    def clear_big(self) -> None:
+        self.big = 0
+
+    def get_weight(self) -> float:
+        """two-byte tags from here
+
+        Field: float weight = 16;
+        """
+        return self.weight
+
+    def set_weight(self, value: float) -> None:
+        value = _rt.round_f32(value) if value.__class__ is float else _rt.checked(self, 16, value)
+        self.weight = value
+
+    def clear_weight(self) -> None:
+        self.weight = 0.0
+
+    def get_ratios(self) -> list[float]:
+        """Field: repeated double ratios = 17;"""
+        return self.ratios
+
+    def set_ratios(self, value: _t.Iterable[float]) -> None:
+        self.ratios = _rt.checked_list(self, 17, value, float) if value else []
+
+    def clear_ratios(self) -> None:
+        self.ratios = []
+
+    # -- codec -------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
+              partial: bool = False) -> Bag:
+        _m = Bag() if cls is Bag else cls()
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
+
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _tb: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _iv: int
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                elif (_tb := _buf[_pos + 1]) < 0x80:
+                    _tag = (_tag & 0x7F) | (_tb << 7)
+                    _pos += 2
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag < 82:
+                    if _tag < 48:
+                        if _tag == 10:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                            self.title = _buf[_pos:_e].decode()
+                            _pos = _e
+                        elif _tag == 18:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                            self.blob = _buf[_pos:_e]
+                            _pos = _e
+                        elif _tag == 24:
+                            _iv = _buf[_pos]
+                            if _iv < 0x80:
+                                _pos += 1
+                            else:
+                                _iv, _pos = _rt.dec_int64(_buf, _pos)
+                            self.count = _iv
+                        elif _tag == 32:
+                            _iv = _buf[_pos]
+                            if _iv < 0x80:
+                                _pos += 1
+                                _iv = (_iv >> 1) ^ -(_iv & 1)
+                            else:
+                                _iv, _pos = _rt.dec_sint32(_buf, _pos)
+                            self.delta = _iv
+                        elif _tag == 41:
+                            _fv = _rt.read_f64_le(_buf, _pos)
+                            _pos += 8
+                            self.ratio = _fv
+                        else:
+                            if _tag == _end_tag:
+                                return _pos
+                            _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
+                    else:
+                        if _tag == 48:
+                            _iv = _buf[_pos]
+                            if _iv < 0x80:
+                                _pos += 1
+                            else:
+                                _iv, _pos = _rt.dec_varint(_buf, _pos)
+                            self.flag = _iv != 0
+                        elif _tag == 56:
+                            _iv = _buf[_pos]
+                            if _iv < 0x80:
+                                _pos += 1
+                            else:
+                                _iv, _pos = _rt.dec_int32(_buf, _pos)
+                            self.ints.append(_iv)
+                        elif _tag == 58:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+
+                            _rt.dec_packed_int32(_buf, _pos, _e, self.ints)
+                            _pos = _e
+                        elif _tag == 66:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                            self.tags.append(_buf[_pos:_e].decode())
+                            _pos = _e
+                        elif _tag == 74:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                            if _depth <= 0:
+                                raise _rt.too_deep(self, _tag, _pos)
+                            _m9 = _c_Collections_Item()
+                            self.items.append(_m9)
+                            _m9._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                            _pos = _e
+                        else:
+                            if _tag == _end_tag:
+                                return _pos
+                            _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
+                else:
+                    if _tag < 114:
+                        if _tag == 82:
+                            _p10 = _pos
+                            _ee = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _ee <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _ee = _rt.read_len(self, _buf, _tag, _pos, _end)
+                            _k10 = ''
+                            _v10 = 0
+                            _raw10 = False
+                            while _pos < _ee:
+                                _etag = _buf[_pos]
+                                if _etag < 0x80:
+                                    _pos += 1
+                                else:
+                                    _etag, _pos = _rt.dec_tag(_buf, _pos)
+                                if _etag == 10:
+                                    _e = _pos + 1 + (_n := _buf[_pos])
+                                    if _n < 0x80 and _e <= _ee:
+                                        _pos += 1
+                                    else:
+                                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _ee)
+                                    _sv = _buf[_pos:_e].decode()
+                                    _pos = _e
+                                    _k10 = _sv
+                                elif _etag == 16:
+                                    _iv = _buf[_pos]
+                                    if _iv < 0x80:
+                                        _pos += 1
+                                    else:
+                                        _iv, _pos = _rt.dec_int64(_buf, _pos)
+                                    _v10 = _iv
+                                else:
+                                    _rt.check_tag(_etag, _pos)
+                                    _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                                    _raw10 = True
+                            if _pos != _ee:
+                                raise _rt.bad_end(self, _pos, _ee, -1)
+                            if _raw10:
+                                _rt.merge_unknown(self, _buf, _tag, _p10, _ee, _depth)
+                            else:
+                                self.counts[_k10] = _v10
+                        elif _tag == 90:
+                            _p11 = _pos
+                            _ee = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _ee <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _ee = _rt.read_len(self, _buf, _tag, _pos, _end)
+                            if _depth <= 0:
+                                raise _rt.too_deep(self, _tag, _pos)
+                            _k11 = 0
+                            _v11 = None
+                            _raw11 = False
+                            while _pos < _ee:
+                                _etag = _buf[_pos]
+                                if _etag < 0x80:
+                                    _pos += 1
+                                else:
+                                    _etag, _pos = _rt.dec_tag(_buf, _pos)
+                                if _etag == 8:
+                                    _iv = _buf[_pos]
+                                    if _iv < 0x80:
+                                        _pos += 1
+                                    else:
+                                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                                    _k11 = _iv
+                                elif _etag == 18:
+                                    _e = _pos + 1 + (_n := _buf[_pos])
+                                    if _n < 0x80 and _e <= _ee:
+                                        _pos += 1
+                                    else:
+                                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _ee)
+                                    if _v11 is None:
+                                        _v11 = _c_Collections_Item()
+                                    _v11._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                                    _pos = _e
+                                else:
+                                    _rt.check_tag(_etag, _pos)
+                                    _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                                    _raw11 = True
+                            if _pos != _ee:
+                                raise _rt.bad_end(self, _pos, _ee, -1)
+                            if _raw11:
+                                _rt.merge_unknown(self, _buf, _tag, _p11, _ee, _depth)
+                            elif _v11 is None:
+                                self.items_by_id[_k11] = _c_Collections_Item()
+                            else:
+                                self.items_by_id[_k11] = _v11
+                        elif _tag == 97:
+                            _iv = _rt.read_i64_le(_buf, _pos)
+                            if _iv < 0:
+                                _iv += 0x10000000000000000
+                            _pos += 8
+                            self.stamps.append(_iv)
+                        elif _tag == 98:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+
+                            _rt.dec_packed_fixed64(_buf, _pos, _e, self.stamps)
+                            _pos = _e
+                        elif _tag == 104:
+                            _iv = _buf[_pos]
+                            if _iv < 0x80:
+                                _pos += 1
+                            else:
+                                _iv, _pos = _rt.dec_int32(_buf, _pos)
+                            self.color = _iv
+                        else:
+                            if _tag == _end_tag:
+                                return _pos
+                            _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
+                    else:
+                        if _tag == 114:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                            self.note = _buf[_pos:_e].decode()
+                            _pos = _e
+                        elif _tag == 120:
+                            _iv = _buf[_pos]
+                            if _iv < 0x80:
+                                _pos += 1
+                            else:
+                                _iv, _pos = _rt.dec_varint(_buf, _pos)
+                            self.big = _iv
+                        elif _tag == 133:
+                            _fv = _rt.read_f32_le(_buf, _pos)
+                            _pos += 4
+                            self.weight = _fv
+                        elif _tag == 137:
+                            _fv = _rt.read_f64_le(_buf, _pos)
+                            _pos += 8
+                            self.ratios.append(_fv)
+                        elif _tag == 138:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+
+                            _rt.dec_packed_double(_buf, _pos, _e, self.ratios)
+                            _pos = _e
+                        else:
+                            if _tag == _end_tag:
+                                return _pos
+                            _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _canon: bool = True) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to
+        (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
+        _tag: _rt.i64 = 0
+        _tb: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _st: _rt.i64 = 0  # map entries: the state of the one read, where each map's start and end
+        _r10: _rt.i64 = 0
+        _r10e: _rt.i64 = 0
+        _r11: _rt.i64 = 0
+        _r11e: _rt.i64 = 0
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                elif (_tb := _buf[_pos + 1]) < 0x80:
+                    _tag = (_tag & 0x7F) | (_tb << 7)
+                    _pos += 2
+                    if _tag < 0x80:
+                        _canon = False
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag < 82:
+                    if _tag < 48:
+                        if _tag == 10:
+                            if _rank >= 1:
+                                _canon = False
+                            _rank = 1
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if _e == _pos:
+                                _canon = False
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Bag, _tag, _pos)
+                            _pos = _e
+                        elif _tag == 18:
+                            if _rank >= 2:
+                                _canon = False
+                            _rank = 2
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if _e == _pos:
+                                _canon = False
+                            _pos = _e
+                        elif _tag == 24:
+                            if _rank >= 3:
+                                _canon = False
+                            _rank = 3
+                            _n = _buf[_pos]
+                            if _n == 0:
+                                _canon = False
+                            if _n < 0x80:
+                                _pos += 1
+                            else:
+                                _pos = _rt.scan_varint(_buf, _pos, 64)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
+                        elif _tag == 32:
+                            if _rank >= 4:
+                                _canon = False
+                            _rank = 4
+                            _n = _buf[_pos]
+                            if _n < 0x80:
+                                _pos += 1
+                            else:
+                                _pos = _rt.scan_varint(_buf, _pos, 32)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
+                        elif _tag == 41:
+                            if _rank >= 5:
+                                _canon = False
+                            _rank = 5
+                            if _rt.read_i64_le(_buf, _pos) == 0:
+                                _canon = False
+                            _pos += 8
+                        else:
+                            _rank = 0x20000000
+                            _pos = _rt.scan_unknown(Bag, _buf, _tag, _pos, _end, _depth)
+                    else:
+                        if _tag == 48:
+                            if _rank >= 6:
+                                _canon = False
+                            _rank = 6
+                            _n = _buf[_pos]
+                            if _n != 1:
+                                _canon = False
+                            if _n < 0x80:
+                                _pos += 1
+                            else:
+                                _pos = _rt.scan_varint(_buf, _pos, 1)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
+                        elif _tag == 56:
+                            _canon = False
+                            _n = _buf[_pos]
+                            if _n < 0x80:
+                                _pos += 1
+                            else:
+                                _pos = _rt.scan_varint(_buf, _pos, 31)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
+                        elif _tag == 58:
+                            if _rank >= 7:
+                                _canon = False
+                            _rank = 7
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if not _rt.scan_packed_varints(_buf, _pos, _e, 31, None):
+                                _canon = False
+                            _pos = _e
+                        elif _tag == 66:
+                            if _rank > 8:
+                                _canon = False
+                            _rank = 8
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Bag, _tag, _pos)
+                            _pos = _e
+                        elif _tag == 74:
+                            if _rank > 9:
+                                _canon = False
+                            _rank = 9
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if _depth <= 0:
+                                raise _rt.too_deep(Bag, _tag, _pos)
+                            _canon = _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
+                            _pos = _e
+                        else:
+                            _rank = 0x20000000
+                            _pos = _rt.scan_unknown(Bag, _buf, _tag, _pos, _end, _depth)
+                else:
+                    if _tag < 114:
+                        if _tag == 82:
+                            if _rank != 10:
+                                _r10 = _pos
+                            if _rank > 10:
+                                _canon = False
+                            _rank = 10
+                            _ee = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _ee <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _ee = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            _st = 0
+                            while _pos < _ee:
+                                _etag = _buf[_pos]
+                                if _etag < 0x80:
+                                    _pos += 1
+                                else:
+                                    _etag, _pos = _rt.dec_tag(_buf, _pos)
+                                    _canon = False
+                                if _etag == 10:
+                                    if _st != 0:
+                                        _canon = False
+                                    _st = 1
+                                    _e = _pos + 1 + (_n := _buf[_pos])
+                                    if _n < 0x80 and _e <= _ee:
+                                        _pos += 1
+                                    else:
+                                        _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _ee)
+                                        if _buf[_pos - 1] == 0:
+                                            _canon = False
+                                    if not _rt.valid_utf8(_buf, _pos, _e):
+                                        raise _rt.bad_utf8(Bag, _tag, _pos)
+                                    _pos = _e
+                                elif _etag == 16:
+                                    if _st != 1:
+                                        _canon = False
+                                    _st = 2
+                                    _n = _buf[_pos]
+                                    if _n < 0x80:
+                                        _pos += 1
+                                    else:
+                                        _pos = _rt.scan_varint(_buf, _pos, 64)
+                                        if _pos < 0:
+                                            _pos = ~_pos
+                                            _canon = False
+                                else:
+                                    _rt.check_tag(_etag, _pos)
+                                    _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                                    _canon = False
+                            if _pos != _ee:
+                                raise _rt.bad_end(Bag, _pos, _ee, -1)
+                            if _st != 2:
+                                _canon = False
+                            _r10e = _pos
+                        elif _tag == 90:
+                            if _rank != 11:
+                                _r11 = _pos
+                            if _rank > 11:
+                                _canon = False
+                            _rank = 11
+                            _ee = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _ee <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _ee = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if _depth <= 0:
+                                raise _rt.too_deep(Bag, _tag, _pos)
+                            _st = 0
+                            while _pos < _ee:
+                                _etag = _buf[_pos]
+                                if _etag < 0x80:
+                                    _pos += 1
+                                else:
+                                    _etag, _pos = _rt.dec_tag(_buf, _pos)
+                                    _canon = False
+                                if _etag == 8:
+                                    if _st != 0:
+                                        _canon = False
+                                    _st = 1
+                                    _n = _buf[_pos]
+                                    if _n < 0x80:
+                                        _pos += 1
+                                    else:
+                                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                                        if _pos < 0:
+                                            _pos = ~_pos
+                                            _canon = False
+                                elif _etag == 18:
+                                    if _st != 1:
+                                        _canon = False
+                                    _st = 2
+                                    _e = _pos + 1 + (_n := _buf[_pos])
+                                    if _n < 0x80 and _e <= _ee:
+                                        _pos += 1
+                                    else:
+                                        _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _ee)
+                                        if _buf[_pos - 1] == 0:
+                                            _canon = False
+                                    _canon = _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
+                                    _pos = _e
+                                else:
+                                    _rt.check_tag(_etag, _pos)
+                                    _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                                    _canon = False
+                            if _pos != _ee:
+                                raise _rt.bad_end(Bag, _pos, _ee, -1)
+                            if _st != 2:
+                                _canon = False
+                            _r11e = _pos
+                        elif _tag == 97:
+                            _canon = False
+                            _pos += 8
+                        elif _tag == 98:
+                            if _rank >= 12:
+                                _canon = False
+                            _rank = 12
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if not _rt.scan_packed_fixed(_buf, _pos, _e, 8, False):
+                                _canon = False
+                            _pos = _e
+                        elif _tag == 104:
+                            if _rank >= 13:
+                                _canon = False
+                            _rank = 13
+                            _n = _buf[_pos]
+                            if _n == 0:
+                                _canon = False
+                            if _n < 0x80:
+                                _pos += 1
+                            else:
+                                _pos = _rt.scan_varint(_buf, _pos, 31)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
+                        else:
+                            _rank = 0x20000000
+                            _pos = _rt.scan_unknown(Bag, _buf, _tag, _pos, _end, _depth)
+                    else:
+                        if _tag == 114:
+                            if _rank >= 14:
+                                _canon = False
+                            _rank = 14
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Bag, _tag, _pos)
+                            _pos = _e
+                        elif _tag == 120:
+                            if _rank >= 15:
+                                _canon = False
+                            _rank = 15
+                            _n = _buf[_pos]
+                            if _n == 0:
+                                _canon = False
+                            if _n < 0x80:
+                                _pos += 1
+                            else:
+                                _pos = _rt.scan_varint(_buf, _pos, 64)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
+                        elif _tag == 133:
+                            if _rank >= 16:
+                                _canon = False
+                            _rank = 16
+                            if _rt.signalling_f32(_rt.read_i32_le(_buf, _pos)):
+                                _canon = False
+                            if _rt.read_i32_le(_buf, _pos) == 0:
+                                _canon = False
+                            _pos += 4
+                        elif _tag == 137:
+                            _canon = False
+                            _pos += 8
+                        elif _tag == 138:
+                            if _rank >= 17:
+                                _canon = False
+                            _rank = 17
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if not _rt.scan_packed_fixed(_buf, _pos, _e, 8, False):
+                                _canon = False
+                            _pos = _e
+                        else:
+                            _rank = 0x20000000
+                            _pos = _rt.scan_unknown(Bag, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Bag, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Bag, _pos, _end, -1)
+        if _canon and _r10 < _r10e:
+            _canon = _rt.map_keys_unique(_buf, _r10, _r10e, 1)
+        if _canon and _r11 < _r11e:
+            _canon = _rt.map_keys_unique(_buf, _r11, _r11e, 1)
+        return _canon
+
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _x1 = self.title
+        if _x1:
+            _out.append(10)
+            _b1 = _x1.encode()
+            _l1 = len(_b1)
+            if _l1 < 0x80:
+                _out.append(_l1)
+            else:
+                _rt.write_varint(_out, _l1)
+            _out.write(_b1)
+
+        _x2 = self.blob
+        if _x2:
+            _out.append(18)
+            _b2 = _x2
+            _l2 = len(_b2)
+            if _l2 < 0x80:
+                _out.append(_l2)
+            else:
+                _rt.write_varint(_out, _l2)
+            _out.write(_b2)
+
+        _x3 = self.count
+        if _x3:
+            _out.append(24)
+            if _x3 < 0x80 and _x3 >= 0:
+                _out.append(_x3)
+            elif _x3.bit_length() < 63:
+                _rt.write_varint(_out, _x3)
+            else:
+                _rt.write_varint64(_out, 3, _x3)
+
+        _x4 = self.delta
+        if _x4 is not None:
+            _out.append(32)
+            _z = (_x4 << 1) ^ (_x4 >> 31)
+            if 0 <= _z < 0x80:
+                _out.append(_z)
+            elif -0x80000000 <= _x4 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _z)
+            else:
+                raise _rt.out_of_range(17, _x4)
+
+        _x5 = self.ratio
+        if _x5 or _rt.copysign(1.0, _x5) < 0.0:
+            _out.append(41)
+            _rt.write_f64_le(_out, _x5)
+
+        _x6 = self.flag
+        if _x6:
+            _out.append(48)
+            _out.append(1 if _x6 else 0)
+
+        if self.ints:
+            _out.append(58)
+            _start = len(_out)
+            _out.append(0)
+            for _x7 in self.ints:
+                if 0 <= _x7 < 0x80:
+                    _out.append(_x7)
+                elif -0x80000000 <= _x7 <= 0x7FFFFFFF:
+                    _rt.write_varint(_out, _x7)
+                else:
+                    raise _rt.out_of_range(5, _x7)
+
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
+            else:
+                _rt.finish_len(_out, _start)
+
+        for _x8 in self.tags:
+            _out.append(66)
+            _b8 = _x8.encode()
+            _l8 = len(_b8)
+            if _l8 < 0x80:
+                _out.append(_l8)
+            else:
+                _rt.write_varint(_out, _l8)
+            _out.write(_b8)
+
+        for _x9 in self.items:
+            _out.append(74)
+            if type(_x9) is not _c_Collections_Item:
+                _rt.check_message(_c_Collections_Item, _x9)
+            _start = len(_out)
+            _out.append(0)
+            _x9._pb_encode(_out, _deterministic)
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
+            else:
+                _rt.finish_len(_out, _start)
+
+        _d10 = self.counts
+        if _d10:
+            if _deterministic:
+                _d10 = dict(sorted(_d10.items()))
+            for _k10, _v10 in _d10.items():
+                _b1 = _k10.encode()
+                _l1 = len(_b1)
+                _n10 = (_l1 + 2 if _l1 < 0x80 else _l1 + 1 + _rt.varint_size(_l1)) + (2 if _v10 < 0x80 and _v10 >= 0 else 1 + _rt.varint_size(_v10))
+                _out.append(82)
+                if _n10 < 0x80:
+                    _out.append(_n10)
+                else:
+                    _rt.write_varint(_out, _n10)
+                _out.append(10)
+                if _l1 < 0x80:
+                    _out.append(_l1)
+                else:
+                    _rt.write_varint(_out, _l1)
+                _out.write(_b1)
+                _out.append(16)
+                if _v10 < 0x80 and _v10 >= 0:
+                    _out.append(_v10)
+                elif _v10.bit_length() < 63:
+                    _rt.write_varint(_out, _v10)
+                else:
+                    _rt.write_varint64(_out, 3, _v10)
+
+        _d11 = self.items_by_id
+        if _d11:
+            if _deterministic:
+                _d11 = dict(sorted(_d11.items()))
+            for _k11, _v11 in _d11.items():
+                _out.append(90)
+                _s11 = len(_out)
+                _out.append(0)
+                _out.append(8)
+                if 0 <= _k11 < 0x80:
+                    _out.append(_k11)
+                elif -0x80000000 <= _k11 <= 0x7FFFFFFF:
+                    _rt.write_varint(_out, _k11)
+                else:
+                    raise _rt.out_of_range(5, _k11)
+                _out.append(18)
+                if type(_v11) is not _c_Collections_Item:
+                    _rt.check_message(_c_Collections_Item, _v11)
+                _start = len(_out)
+                _out.append(0)
+                _v11._pb_encode(_out, _deterministic)
+                _n = len(_out) - _start - 1
+                if _n < 0x80 and not _rt.splices:
+                    _out[_start] = _n
+                else:
+                    _rt.finish_len(_out, _start)
+                _n = len(_out) - _s11 - 1
+                if _n < 0x80 and not _rt.splices:
+                    _out[_s11] = _n
+                else:
+                    _rt.finish_len(_out, _s11)
+
+
+        if self.stamps:
+            _out.append(98)
+            _rt.write_packed(_out, 6, self.stamps)
+
+        _x13 = self.color
+        if _x13:
+            _out.append(104)
+            if 0 <= _x13 < 0x80:
+                _out.append(_x13)
+            elif -0x80000000 <= _x13 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x13)
+            else:
+                raise _rt.out_of_range(14, _x13)
+
+        _x14 = self.note
+        if _x14 is not None:
+            _out.append(114)
+            _b14 = _x14.encode()
+            _l14 = len(_b14)
+            if _l14 < 0x80:
+                _out.append(_l14)
+            else:
+                _rt.write_varint(_out, _l14)
+            _out.write(_b14)
+
+        _x15 = self.big
+        if _x15:
+            _out.append(120)
+            if _x15 < 0x80 and _x15 >= 0:
+                _out.append(_x15)
+            elif _x15.bit_length() < 63 and _x15 >= 0:
+                _rt.write_varint(_out, _x15)
+            else:
+                _rt.write_varint64(_out, 4, _x15)
+
+        _x16 = self.weight
+        if _x16 or _rt.copysign(1.0, _x16) < 0.0:
+            _out.write(b'\x85\x01')
+            _rt.write_f32_le(_out, _x16)
+
+        if self.ratios:
+            _out.write(b'\x8a\x01')
+            _rt.write_packed(_out, 1, self.ratios)
+
+        if self._pb_unknown is not _pb_no_unknown:
+            _out.write(self._pb_unknown)
+
+    # -- reflection --------------------------------------------------------------
+
+    def _pb_reset(self) -> None:
+        Bag.__init__(self)
+
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'title': 1, 'blob': 2, 'count': 3, 'delta': 4, 'ratio': 5, 'flag': 6, 'ints': 7, 'tags': 8, 'items': 9, 'counts': 10, 'itemsById': 11, 'stamps': 12, 'color': 13, 'note': 14, 'big': 15, 'weight': 16, 'ratios': 17, 'items_by_id': 11}
+
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        _out.append("{")
+        _first = len(_out)
+        _x1 = self.title
+        if _x1:
+            _out.append(',"title":')
+            _out.append(_rt.json_out_str(_x1))
+        _x2 = self.blob
+        if _x2:
+            _out.append(',"blob":')
+            _out.append(_rt.json_out_bytes(_x2))
+        _x3 = self.count
+        if _x3:
+            _out.append(',"count":' + '"')
+            _out.append(str(int(_x3)))
+            _out.append('"')
+        _x4 = self.delta
+        if _x4 is not None:
+            _out.append(',"delta":')
+            _out.append(str(int(_x4)))
+        _x5 = self.ratio
+        if _x5 or _rt.copysign(1.0, _x5) < 0.0:
+            _out.append(',"ratio":')
+            _out.append(_rt.json_out_double(_x5))
+        _x6 = self.flag
+        if _x6:
+            _out.append(',"flag":')
+            _out.append("true" if _x6 else "false")
+        _x7 = self.ints
+        if _x7:
+            _out.append(',"ints":' + "[")
+            _out.append(",".join([str(int(_y)) for _y in _x7]))
+            _out.append("]")
+        _x8 = self.tags
+        if _x8:
+            _out.append(',"tags":' + "[")
+            _out.append(",".join([_rt.json_out_str(_y) for _y in _x8]))
+            _out.append("]")
+        _x9 = self.items
+        if _x9:
+            _out.append(',"items":' + "[")
+            for _y9 in _x9:
+                _y9._pb_json_write(_out, _ctx, _depth + 2)
+                _out.append(",")
+            _out[-1] = "]"
+        _d10 = self.counts
+        if _d10:
+            _out.append(',"counts":' + "{")
+            for _k10, _v10 in _d10.items():
+                _out.append(_rt.json_out_str(_k10))
+                _out.append(":")
+                _out.append('"')
+                _out.append(str(int(_v10)))
+                _out.append('"')
+                _out.append(",")
+            _out[-1] = "}"
+        _d11 = self.items_by_id
+        if _d11:
+            _out.append(',"itemsById":' + "{")
+            for _k11, _v11 in _d11.items():
+                _out.append('"' + str(_k11) + '":')
+                _v11._pb_json_write(_out, _ctx, _depth + 2)
+                _out.append(",")
+            _out[-1] = "}"
+        _x12 = self.stamps
+        if _x12:
+            _out.append(',"stamps":' + '["')
+            _out.append('","'.join([str(int(_y)) for _y in _x12]))
+            _out.append('"]')
+        _x13 = self.color
+        if _x13:
+            _out.append(',"color":')
+            _out.append(_e_Collections_Color.json_names.get(_x13) or _rt.json_out_enum(_e_Collections_Color, _x13))
+        _x14 = self.note
+        if _x14 is not None:
+            _out.append(',"note":')
+            _out.append(_rt.json_out_str(_x14))
+        _x15 = self.big
+        if _x15:
+            _out.append(',"big":' + '"')
+            _out.append(str(int(_x15)))
+            _out.append('"')
+        _x16 = self.weight
+        if _x16 or _rt.copysign(1.0, _x16) < 0.0:
+            _out.append(',"weight":')
+            _out.append(_rt.json_out_float(_x16))
+        _x17 = self.ratios
+        if _x17:
+            _out.append(',"ratios":' + "[")
+            _out.append(",".join([_rt.json_out_double(_y) for _y in _x17]))
+            _out.append("]")
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
+
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x656c746974 and _k1 == 0x500000000000000:
+                    _b = 1
+                    _x1 = _r.string()
+                    self.title = _x1
+                elif _k0 == 0x626f6c62 and _k1 == 0x400000000000000:
+                    _b = 2
+                    _x2 = _r.bytes_()
+                    self.blob = _x2
+                elif _k0 == 0x746e756f63 and _k1 == 0x500000000000000:
+                    _b = 4
+                    _x3 = _r.int64()
+                    self.count = _x3
+                elif _k0 == 0x61746c6564 and _k1 == 0x500000000000000:
+                    _b = 8
+                    _x4 = _r.int32()
+                    self.delta = _x4
+                elif _k0 == 0x6f69746172 and _k1 == 0x500000000000000:
+                    _b = 16
+                    _x5 = _r.double()
+                    self.ratio = _x5
+                elif _k0 == 0x67616c66 and _k1 == 0x400000000000000:
+                    _b = 32
+                    _x6 = _r.boolean()
+                    self.flag = _x6
+                elif _k0 == 0x73746e69 and _k1 == 0x400000000000000:
+                    _b = 64
+                    self.ints = _r.scalars(5, None)
+                elif _k0 == 0x73676174 and _k1 == 0x400000000000000:
+                    _b = 128
+                    self.tags = _r.scalars(9, None)
+                elif _k0 == 0x736d657469 and _k1 == 0x500000000000000:
+                    _b = 256
+                    _l9: list[Collections.Item] = []
+                    _more = _r.open_array()
+                    while _more:
+                        _m9 = _c_Collections_Item()
+                        _m9._pb_json_scan(_r, _ctx, _depth + 2)
+                        _l9.append(_m9)
+                        _more = _r.next_item()
+                    self.items = _l9
+                elif _k0 == 0x73746e756f63 and _k1 == 0x600000000000000:
+                    _b = 512
+                    self.counts = _r.scalar_map(9, 3, None)
+                elif _k0 == 0x7942736d657469 and _k1 == 0x900000000006449 or _k0 == 0x625f736d657469 and _k1 == 0xb00000064695f79:
+                    _b = 1024
+                    _d11: dict[int, Collections.Item] = {}
+                    _more = _r.open_object()
+                    while _more:
+                        _kv11 = _r.map_key(5)
+                        if _kv11 in _d11:
+                            raise _rt.json_refuse()
+                        _mv11 = _c_Collections_Item()
+                        _mv11._pb_json_scan(_r, _ctx, _depth + 2)
+                        _d11[_kv11] = _mv11
+                        _more = _r.more()
+                    self.items_by_id = _d11
+                elif _k0 == 0x73706d617473 and _k1 == 0x600000000000000:
+                    _b = 2048
+                    self.stamps = _r.scalars(6, None)
+                elif _k0 == 0x726f6c6f63 and _k1 == 0x500000000000000:
+                    _b = 4096
+                    _x13 = _r.enum(_e_Collections_Color.names)
+                    self.color = _x13
+                elif _k0 == 0x65746f6e and _k1 == 0x400000000000000:
+                    _b = 8192
+                    _x14 = _r.string()
+                    self.note = _x14
+                elif _k0 == 0x676962 and _k1 == 0x300000000000000:
+                    _b = 16384
+                    _x15 = _r.uint64()
+                    self.big = _x15
+                elif _k0 == 0x746867696577 and _k1 == 0x600000000000000:
+                    _b = 32768
+                    _x16 = _r.float32()
+                    self.weight = _x16
+                elif _k0 == 0x736f69746172 and _k1 == 0x600000000000000:
+                    _b = 65536
+                    self.ratios = _r.scalars(1, None)
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
+
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
+        _keys = self._pb_json_keys
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
+            _n = _keys.get(_key, 0)
+            if _n < 9:
+                if _n == 1:
+                    if _v is None:
+                        continue
+                    _x1 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
+                    self.title = _x1
+                elif _n == 2:
+                    if _v is None:
+                        continue
+                    _x2 = _rt.json_in_bytes(_v)
+                    self.blob = _x2
+                elif _n == 3:
+                    if _v is None:
+                        continue
+                    _x3 = int(_v) if type(_v) is str and _v.isdigit() and (_ctx.ascii_strings or _v.isascii()) and _v[0] != "0" and len(_v) < 19 else _rt.json_in_int(3, _v)
+                    self.count = _x3
+                elif _n == 4:
+                    if _v is None:
+                        continue
+                    _x4 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(17, _v)
+                    self.delta = _x4
+                elif _n == 5:
+                    if _v is None:
+                        continue
+                    _x5 = _v if type(_v) is float and _v - _v == 0.0 else _rt.json_in_double(_v)
+                    self.ratio = _x5
+                elif _n == 6:
+                    if _v is None:
+                        continue
+                    _x6 = _v if type(_v) is bool else _rt.json_in_bool(_v)
+                    self.flag = _x6
+                elif _n == 7:
+                    if _v is None:
+                        continue
+                    if type(_v) is not list:
+                        raise _rt.json_refuse()
+                    self.ints = [_y if type(_y) is int and -2147483648 <= _y <= 2147483647 else _rt.json_in_int(5, _y) for _y in _t.cast("list[object]", _v)]
+                elif _n == 8:
+                    if _v is None:
+                        continue
+                    if type(_v) is not list:
+                        raise _rt.json_refuse()
+                    self.tags = [_y if type(_y) is str and (_ctx.ascii_strings or _y.isascii()) else _rt.json_in_str(_y) for _y in _t.cast("list[object]", _v)]
+                else:
+                    _rt.json_in_other(self, _key, _v, _ctx, _depth)
+            else:
+                if _n < 13:
+                    if _n == 9:
+                        if _v is None:
+                            continue
+                        if type(_v) is not list:
+                            raise _rt.json_refuse()
+                        _l9: list[Collections.Item] = []
+                        for _w in _t.cast("list[object]", _v):
+                            if _w is None:
+                                raise _rt.json_refuse()
+                            _m9 = _c_Collections_Item()
+                            _m9._pb_json_merge(_w, _ctx, _depth + 2)
+                            _l9.append(_m9)
+                        self.items = _l9
+                    elif _n == 10:
+                        if _v is None:
+                            continue
+                        if type(_v) is not dict:
+                            raise _rt.json_refuse()
+                        _ctx.keys += len(_t.cast("dict[str, object]", _v))
+                        _d10: dict[str, int] = {}
+                        for _k, _w in _t.cast("dict[str, object]", _v).items():
+                            _kv10 = _k if _ctx.ascii_strings or _k.isascii() else _rt.json_in_str(_k)
+                            if _w is None:
+                                raise _rt.json_refuse()
+                            _xv10 = int(_w) if type(_w) is str and _w.isdigit() and (_ctx.ascii_strings or _w.isascii()) and _w[0] != "0" and len(_w) < 19 else _rt.json_in_int(3, _w)
+
+                            _d10[_kv10] = _xv10
+                        self.counts = _d10
+                    elif _n == 11:
+                        if _key != 'itemsById' and 'itemsById' in _obj:
+                            raise _rt.json_refuse()
+                        if _v is None:
+                            continue
+                        if type(_v) is not dict:
+                            raise _rt.json_refuse()
+                        _ctx.keys += len(_t.cast("dict[str, object]", _v))
+                        _d11: dict[int, Collections.Item] = {}
+                        for _k, _w in _t.cast("dict[str, object]", _v).items():
+                            _kv11 = _rt.json_in_key(5, _k)
+                            if _w is None:
+                                raise _rt.json_refuse()
+                            _mv11 = _c_Collections_Item()
+                            _mv11._pb_json_merge(_w, _ctx, _depth + 2)
+                            _d11[_kv11] = _mv11
+                        self.items_by_id = _d11
+                    elif _n == 12:
+                        if _v is None:
+                            continue
+                        if type(_v) is not list:
+                            raise _rt.json_refuse()
+                        self.stamps = [int(_y) if type(_y) is str and _y.isdigit() and (_ctx.ascii_strings or _y.isascii()) and _y[0] != "0" and len(_y) < 20 else _rt.json_in_int(6, _y) for _y in _t.cast("list[object]", _v)]
+                    else:
+                        _rt.json_in_other(self, _key, _v, _ctx, _depth)
+                else:
+                    if _n == 13:
+                        if _v is None:
+                            continue
+                        _x13 = _e_Collections_Color.names.get(_v) if type(_v) is str else None
+                        if _x13 is None:
+                            _x13 = _rt.json_in_enum(_e_Collections_Color, _v, _ctx)
+                        if _x13 is not None:
+                            self.color = _x13
+                    elif _n == 14:
+                        if _v is None:
+                            continue
+                        _x14 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
+                        self.note = _x14
+                    elif _n == 15:
+                        if _v is None:
+                            continue
+                        _x15 = int(_v) if type(_v) is str and _v.isdigit() and (_ctx.ascii_strings or _v.isascii()) and _v[0] != "0" and len(_v) < 20 else _rt.json_in_int(4, _v)
+                        self.big = _x15
+                    elif _n == 16:
+                        if _v is None:
+                            continue
+                        _x16 = _rt.json_in_float(_v)
+                        self.weight = _x16
+                    elif _n == 17:
+                        if _v is None:
+                            continue
+                        if type(_v) is not list:
+                            raise _rt.json_refuse()
+                        self.ratios = [_y if type(_y) is float and _y - _y == 0.0 else _rt.json_in_double(_y) for _y in _t.cast("list[object]", _v)]
+                    else:
+                        _rt.json_in_other(self, _key, _v, _ctx, _depth)
+
+
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, Bag):
+            return NotImplemented
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self.title == _other.title
+                and self.blob == _other.blob
+                and self.count == _other.count
+                and self.delta == _other.delta
+                and _rt.float_eq(self.ratio, _other.ratio)
+                and self.flag == _other.flag
+                and self.ints == _other.ints
+                and self.tags == _other.tags
+                and self.items == _other.items
+                and self.counts == _other.counts
+                and self.items_by_id == _other.items_by_id
+                and self.stamps == _other.stamps
+                and self.color == _other.color
+                and self.note == _other.note
+                and self.big == _other.big
+                and _rt.float_eq(self.weight, _other.weight)
+                and _rt.floats_eq(self.ratios, _other.ratios)
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
+
+
 _e_Collections_Color: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.Collections.Color', False, (('COLOR_UNSPECIFIED', 0), ('RED', 1), ('GREEN', 2),), legacy_json=False)
 _rt.nest_class(Collections, _c_Collections_Color, "Collections.Color")
 _rt.nest_class(Collections, _c_Collections_Item, "Collections.Item")
@@ -2047,7 +3604,32 @@ Collections._pb_info = _rt.MessageInfo(
             'ratios', 'weights', ('_ov_choice', '_oc_choice'), ('_ov_choice', '_oc_choice'),
             ('_ov_choice', '_oc_choice'), ('_ov_choice', '_oc_choice')),
 )
+Bag._pb_info = _rt.MessageInfo(
+    'golden.Bag',
+    (
+        _rt.FieldInfo(1, 'title', 'title', 'title', 9, default=''),  # string title = 1;
+        _rt.FieldInfo(2, 'blob', 'blob', 'blob', 12, default=b''),  # bytes blob = 2;
+        _rt.FieldInfo(3, 'count', 'count', 'count', 3, default=0),  # int64 count = 3;
+        _rt.FieldInfo(4, 'delta', 'delta', 'delta', 17, presence=True, default=0),  # optional sint32 delta = 4;
+        _rt.FieldInfo(5, 'ratio', 'ratio', 'ratio', 1, default=0.0),  # double ratio = 5;
+        _rt.FieldInfo(6, 'flag', 'flag', 'flag', 8, default=False),  # bool flag = 6;
+        _rt.FieldInfo(7, 'ints', 'ints', 'ints', 5, repeated=True, packed=True),  # repeated int32 ints = 7;
+        _rt.FieldInfo(8, 'tags', 'tags', 'tags', 9, repeated=True),  # repeated string tags = 8;
+        _rt.FieldInfo(9, 'items', 'items', 'items', 11, repeated=True, message_type=Collections.Item),  # repeated golden.Collections.Item items = 9;
+        _rt.FieldInfo(10, 'counts', 'counts', 'counts', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 9, default=''), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 3, default=0)),  # map<string, int64> counts = 10;
+        _rt.FieldInfo(11, 'items_by_id', 'itemsById', 'items_by_id', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 5, default=0), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 11, message_type=Collections.Item)),  # map<int32, golden.Collections.Item> items_by_id = 11;
+        _rt.FieldInfo(12, 'stamps', 'stamps', 'stamps', 6, repeated=True, packed=True),  # repeated fixed64 stamps = 12;
+        _rt.FieldInfo(13, 'color', 'color', 'color', 14, enum=_e_Collections_Color, default=0),  # golden.Collections.Color color = 13;
+        _rt.FieldInfo(14, 'note', 'note', 'note', 9, presence=True, default=''),  # optional string note = 14;
+        _rt.FieldInfo(15, 'big', 'big', 'big', 4, default=0),  # uint64 big = 15;
+        _rt.FieldInfo(16, 'weight', 'weight', 'weight', 2, default=0.0),  # float weight = 16;
+        _rt.FieldInfo(17, 'ratios', 'ratios', 'ratios', 1, repeated=True, packed=True),  # repeated double ratios = 17;
+    ),
+    (),
+    layout=('title', 'blob', 'count', 'delta', 'ratio', 'flag', 'ints', 'tags', 'items', 'counts',
+            'items_by_id', 'stamps', 'color', 'note', 'big', 'weight', 'ratios'),
+)
 
 # Registrations belong to the classes this module serves: its twin's when selected.
 if not _rt.protoopaque_selected():
-    _rt.register_messages(_c_Collections_Item, Collections)
+    _rt.register_messages(_c_Collections_Item, Collections, Bag)

@@ -14,7 +14,9 @@ from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
 import golden.scalars_pb as _m_golden__scalars_pb
 
 _pb_no_unknown: _t.Final = b""
-_pb_descriptor: _t.Final = ('golden/collections.proto', b'\n\x18golden/collections.proto\x12\x06golden\x1a\x14golden/scalars.proto"\x82\x08\n\x0bCollections\x12\x1f\n\x0bpacked_ints\x18\x01 \x03(\x05R\npackedInts\x12\x14\n\x05names\x18\x02 \x03(\tR\x05names\x12.\n\x05items\x18\x03 \x03(\x0b2\x18.golden.Collections.ItemR\x05items\x121\n\x06colors\x18\x04 \x03(\x0e2\x19.golden.Collections.ColorR\x06colors\x127\n\x06counts\x18\x05 \x03(\x0b2\x1f.golden.Collections.CountsEntryR\x06counts\x12B\n\x0bitems_by_id\x18\x06 \x03(\x0b2".golden.Collections.ItemsByIdEntryR\titemsById\x12H\n\rcolor_by_flag\x18\n \x03(\x0b2$.golden.Collections.ColorByFlagEntryR\x0bcolorByFlag\x12\x16\n\x06ratios\x18\x0b \x03(\x02R\x06ratios\x12:\n\x07weights\x18\x0c \x03(\x0b2 .golden.Collections.WeightsEntryR\x07weights\x12\x14\n\x04text\x18\x07 \x01(\tH\x00R\x04text\x12.\n\x04item\x18\x08 \x01(\x0b2\x18.golden.Collections.ItemH\x00R\x04item\x12+\n\x07scalars\x18\t \x01(\x0b2\x0f.golden.ScalarsH\x00R\x07scalars\x12\x18\n\x06number\x18\r \x01(\x03H\x00R\x06number\x1aI\n\x04Item\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12/\n\x05color\x18\x02 \x01(\x0e2\x19.golden.Collections.ColorR\x05color\x1a9\n\x0bCountsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1aV\n\x0eItemsByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12.\n\x05value\x18\x02 \x01(\x0b2\x18.golden.Collections.ItemR\x05value:\x028\x01\x1aY\n\x10ColorByFlagEntry\x12\x10\n\x03key\x18\x01 \x01(\x08R\x03key\x12/\n\x05value\x18\x02 \x01(\x0e2\x19.golden.Collections.ColorR\x05value:\x028\x01\x1a:\n\x0cWeightsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x02R\x05value:\x028\x01"2\n\x05Color\x12\x15\n\x11COLOR_UNSPECIFIED\x10\x00\x12\x07\n\x03RED\x10\x01\x12\t\n\x05GREEN\x10\x02B\x08\n\x06choiceb\x06proto3', (('golden/scalars.proto', 'golden.scalars_pb'),))
+# compiled (mypyc): no thread switch can come between a test and a store in native code
+_pb_compiled: _t.Final = not __file__.endswith(".py")
+_pb_descriptor: _t.Final = ('golden/collections.proto', b'\n\x18golden/collections.proto\x12\x06golden\x1a\x14golden/scalars.proto"\x82\x08\n\x0bCollections\x12\x1f\n\x0bpacked_ints\x18\x01 \x03(\x05R\npackedInts\x12\x14\n\x05names\x18\x02 \x03(\tR\x05names\x12.\n\x05items\x18\x03 \x03(\x0b2\x18.golden.Collections.ItemR\x05items\x121\n\x06colors\x18\x04 \x03(\x0e2\x19.golden.Collections.ColorR\x06colors\x127\n\x06counts\x18\x05 \x03(\x0b2\x1f.golden.Collections.CountsEntryR\x06counts\x12B\n\x0bitems_by_id\x18\x06 \x03(\x0b2".golden.Collections.ItemsByIdEntryR\titemsById\x12H\n\rcolor_by_flag\x18\n \x03(\x0b2$.golden.Collections.ColorByFlagEntryR\x0bcolorByFlag\x12\x16\n\x06ratios\x18\x0b \x03(\x02R\x06ratios\x12:\n\x07weights\x18\x0c \x03(\x0b2 .golden.Collections.WeightsEntryR\x07weights\x12\x14\n\x04text\x18\x07 \x01(\tH\x00R\x04text\x12.\n\x04item\x18\x08 \x01(\x0b2\x18.golden.Collections.ItemH\x00R\x04item\x12+\n\x07scalars\x18\t \x01(\x0b2\x0f.golden.ScalarsH\x00R\x07scalars\x12\x18\n\x06number\x18\r \x01(\x03H\x00R\x06number\x1aI\n\x04Item\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12/\n\x05color\x18\x02 \x01(\x0e2\x19.golden.Collections.ColorR\x05color\x1a9\n\x0bCountsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1aV\n\x0eItemsByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12.\n\x05value\x18\x02 \x01(\x0b2\x18.golden.Collections.ItemR\x05value:\x028\x01\x1aY\n\x10ColorByFlagEntry\x12\x10\n\x03key\x18\x01 \x01(\x08R\x03key\x12/\n\x05value\x18\x02 \x01(\x0e2\x19.golden.Collections.ColorR\x05value:\x028\x01\x1a:\n\x0cWeightsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x02R\x05value:\x028\x01"2\n\x05Color\x12\x15\n\x11COLOR_UNSPECIFIED\x10\x00\x12\x07\n\x03RED\x10\x01\x12\t\n\x05GREEN\x10\x02B\x08\n\x06choice"\x99\x05\n\x03Bag\x12\x14\n\x05title\x18\x01 \x01(\tR\x05title\x12\x12\n\x04blob\x18\x02 \x01(\x0cR\x04blob\x12\x14\n\x05count\x18\x03 \x01(\x03R\x05count\x12\x19\n\x05delta\x18\x04 \x01(\x11H\x00R\x05delta\x88\x01\x01\x12\x14\n\x05ratio\x18\x05 \x01(\x01R\x05ratio\x12\x12\n\x04flag\x18\x06 \x01(\x08R\x04flag\x12\x12\n\x04ints\x18\x07 \x03(\x05R\x04ints\x12\x12\n\x04tags\x18\x08 \x03(\tR\x04tags\x12.\n\x05items\x18\t \x03(\x0b2\x18.golden.Collections.ItemR\x05items\x12/\n\x06counts\x18\n \x03(\x0b2\x17.golden.Bag.CountsEntryR\x06counts\x12:\n\x0bitems_by_id\x18\x0b \x03(\x0b2\x1a.golden.Bag.ItemsByIdEntryR\titemsById\x12\x16\n\x06stamps\x18\x0c \x03(\x06R\x06stamps\x12/\n\x05color\x18\r \x01(\x0e2\x19.golden.Collections.ColorR\x05color\x12\x17\n\x04note\x18\x0e \x01(\tH\x01R\x04note\x88\x01\x01\x12\x10\n\x03big\x18\x0f \x01(\x04R\x03big\x12\x16\n\x06weight\x18\x10 \x01(\x02R\x06weight\x12\x16\n\x06ratios\x18\x11 \x03(\x01R\x06ratios\x1a9\n\x0bCountsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1aV\n\x0eItemsByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12.\n\x05value\x18\x02 \x01(\x0b2\x18.golden.Collections.ItemR\x05value:\x028\x01B\x08\n\x06_deltaB\x07\n\x05_noteb\x06proto3', (('golden/scalars.proto', 'golden.scalars_pb'),))
 
 
 class _c_Collections_Color(_enum.IntEnum):
@@ -23,12 +25,34 @@ class _c_Collections_Color(_enum.IntEnum):
     GREEN = 2
 
 
+class _pb_spans__c_Collections_Item:
+    """What a deferred parse of Item keeps: the input, its depth limit, whether serialize may
+    write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
+    (sN: offset << 32 | length of a string, the start of a repeated field's first occurrence; -1: made)."""
+
+    __slots__ = ("buf", "depth", "verbatim", "keep", "s1")
+    buf: bytes
+    depth: _rt.i64
+    verbatim: bool
+    keep: bool  # false: the scan met what it does not keep (unknown fields): the input is kept whole
+    s1: _rt.i64
+
+    def __init__(self, buf: bytes, depth: _rt.i64) -> None:
+        self.buf = buf
+        self.depth = depth
+        self.verbatim = False
+        self.keep = True
+        self.s1 = -1
+
+
+
 class _c_Collections_Item(_rt.Message):
-    __slots__ = ("_f_key", "_f_color")
+    __slots__ = ("_f_key", "_f_color", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_key: str
     _f_color: int
+    _pb_deferred: _pb_spans__c_Collections_Item | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["key", "color"],  # fields
@@ -45,6 +69,7 @@ class _c_Collections_Item(_rt.Message):
         color: Collections.Color | int | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_deferred = None
         if key is None:
             self._f_key = ''
         else:
@@ -58,31 +83,94 @@ class _c_Collections_Item(_rt.Message):
 
     def get_key(self) -> str:
         """Field: string key = 1;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_1()
         return self._f_key
 
     def set_key(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
         self._f_key = value
 
     def clear_key(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
         self._f_key = ''
 
     def get_color(self) -> Collections.Color | int:
         """Field: golden.Collections.Color color = 2;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_color
 
     def set_color(self, value: Collections.Color | int) -> None:
         value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_color = value
 
     def clear_color(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_color = 0
+
+    def _pb_written(self) -> None:
+        """Before a write to a scalar: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            self._pb_load_raw()
+        else:
+            _d.verbatim = False
+
+    def _pb_load_1(self) -> None:
+        """Make key from the input if not made yet (its first read)."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _at = _d.s1
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _pos: _rt.i64 = _at >> 32
+        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
+        _x = _buf[_pos:_e].decode()
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s1 == _at:
+                self._f_key = _x
+                _d.s1 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s1 == _at:
+                    self._f_key = _x
+                    _d.s1 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_drop_1(self) -> None:
+        """Before a write to key: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s1 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s1 = -1
+            self._pb_settle(_d)
+
+    def _pb_settle(self, _d: _pb_spans__c_Collections_Item) -> None:
+        """Once every field is made, let the input go: a message read whole holds what a decoded one
+        holds (serialize encodes it again)."""
+        if _d.s1 < 0 and self._pb_deferred is _d:
+            self._pb_unknown = _pb_no_unknown  # before the state goes: a reader that sees the mark finds it
+            self._pb_deferred = None
+
+    def _pb_load_raw(self) -> None:
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            _rt.Message._pb_load_raw(self)
+            return
+        if _d.s1 >= 0:
+            self._pb_load_1()
+        self._pb_settle(_d)
+
 
     # -- codec -------------------------------------------------------------------
 
@@ -194,10 +282,92 @@ class _c_Collections_Item(_rt.Message):
         return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        self._pb_unknown = _rt.keep_input(_buf, _depth, _c_Collections_Item._pb_scan(_buf, 0, len(_buf), _depth))
+        _d = _pb_spans__c_Collections_Item(_buf, _depth)
+        _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
+        if _d.keep:
+            _d.verbatim = _canon
+            self._pb_deferred = _d
+            self._pb_unknown = b"\xff"
+        else:  # the scalars stored are overwritten by the first access's decode
+            self._pb_unknown = _rt.keep_input(_buf, _depth, _canon)
         return True
 
+    def _pb_scan_keep(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64,
+                      _d: _pb_spans__c_Collections_Item) -> bool:
+        """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
+        the other fields lie."""
+        _canon = True
+        _tag: _rt.i64 = 0
+        _start: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _p0: _rt.i64  # where a scalar starts: decoded once checked
+        _iv: int
+        try:
+            while _pos < _end:
+                _start = _pos
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(_c_Collections_Item, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
+                        _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(_c_Collections_Item, _tag, _pos)
+                    _d.s1 = (_pos << 32) | (_e - _pos)
+                    _pos = _e
+                elif _tag == 16:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
+                    _n = _buf[_pos]
+                    if _n == 0:
+                        _canon = False
+                    if _n < 0x80:
+                        _pos += 1
+                        _iv = _n
+                    else:
+                        _p0 = _pos
+                        _iv, _pos = _rt.dec_int64(_buf, _pos)  # its 64 bits, to judge the encoding
+                        _n = _buf[_pos - 1]
+                        if _n == 0 or not (0 <= _iv <= 0x7FFFFFFF or (_iv < 0 and _iv >= -0x80000000 and _n == 1)):
+                            _canon = False
+                            _iv = _rt.dec_int32(_buf, _p0)[0]
+                    self._f_color = _iv
+                else:
+                    _rank = 0x20000000
+                    _d.keep = False
+                    _pos = _rt.scan_unknown(_c_Collections_Item, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(_c_Collections_Item, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(_c_Collections_Item, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _d = self._pb_deferred
+        if _d is not None:
+            if _d.verbatim and not _deterministic:
+                _rt.write_raw(_out, _d.buf, False)
+                return
+            self._pb_load_raw()
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
             if _kv is None:
@@ -230,12 +400,16 @@ class _c_Collections_Item(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
+        _d = self._pb_deferred
+        if _d is not None:
+            return _d.buf if _d.verbatim else None
         return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(_c_Collections_Item, _other)
         self._f_key = _m._f_key
         self._f_color = _m._f_color
+        self._pb_deferred = _m._pb_deferred
         self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
 
     # -- reflection --------------------------------------------------------------
@@ -2053,6 +2227,2940 @@ class Collections(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+class _pb_spans_Bag:
+    """What a deferred parse of Bag keeps: the input, its depth limit, whether serialize may
+    write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
+    (sN: offset << 32 | length of a string, the start of a repeated field's first occurrence; -1: made)."""
+
+    __slots__ = ("buf", "depth", "verbatim", "keep", "s1", "s2", "s7", "s8", "s9", "s10", "s11", "s12", "s14", "s17")
+    buf: bytes
+    depth: _rt.i64
+    verbatim: bool
+    keep: bool  # false: the scan met what it does not keep (unknown fields): the input is kept whole
+    s1: _rt.i64
+    s2: _rt.i64
+    s7: _rt.i64
+    s8: _rt.i64
+    s9: _rt.i64
+    s10: _rt.i64
+    s11: _rt.i64
+    s12: _rt.i64
+    s14: _rt.i64
+    s17: _rt.i64
+
+    def __init__(self, buf: bytes, depth: _rt.i64) -> None:
+        self.buf = buf
+        self.depth = depth
+        self.verbatim = False
+        self.keep = True
+        self.s1 = -1
+        self.s2 = -1
+        self.s7 = -1
+        self.s8 = -1
+        self.s9 = -1
+        self.s10 = -1
+        self.s11 = -1
+        self.s12 = -1
+        self.s14 = -1
+        self.s17 = -1
+
+
+
+class Bag(_rt.Message):
+    """The field kinds of the deferred layout together (no oneof, no singular message field): a
+    compiled parse stores the scalars, and makes strings, repeated fields and maps on first read.
+    """
+    __slots__ = ("_f_title", "_f_blob", "_f_count", "_f_delta", "_f_ratio", "_f_flag", "_f_ints",
+                 "_f_tags", "_f_items", "_f_counts", "_f_items_by_id", "_f_stamps", "_f_color",
+                 "_f_note", "_f_big", "_f_weight", "_f_ratios", "_pb_p0", "_pb_deferred")
+    __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
+    _pb_lazy_capable: _t.ClassVar[bool] = True
+    _f_title: str
+    _f_blob: bytes
+    _f_count: int
+    _f_delta: int
+    _f_ratio: float
+    _f_flag: bool
+    _f_ints: list[int]
+    _f_tags: list[str]
+    _f_items: list[Collections.Item]
+    _f_counts: dict[str, int]
+    _f_items_by_id: dict[int, Collections.Item]
+    _f_stamps: list[int]
+    _f_color: int
+    _f_note: str
+    _f_big: int
+    _f_weight: float
+    _f_ratios: list[float]
+    _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
+    _pb_deferred: _pb_spans_Bag | None  # a deferred parse's state; None once every field is made
+    # for type checkers: the names has(), clear(), which(), get() and mutable() take
+    _pb_names: _t.ClassVar[_rt.Names[
+        _t.Literal["title", "blob", "count", "delta", "ratio", "flag", "ints", "tags", "items",
+                   "counts", "items_by_id", "stamps", "color", "note", "big", "weight", "ratios"],  # fields
+        _t.Literal["delta", "note"],  # singular fields with presence
+        _t.Never,  # oneofs: none
+        _t.Never,  # oneof members: none
+        _t.Never  # singular message fields: none
+    ]]
+
+    def __init__(
+        self,
+        *,
+        title: str | None = None,
+        blob: bytes | None = None,
+        count: int | bool | None = None,
+        delta: int | bool | None = None,
+        ratio: float | None = None,
+        flag: bool | None = None,
+        ints: _t.Iterable[int] = (),
+        tags: _t.Iterable[str] = (),
+        items: _t.Iterable[Collections.Item] = (),
+        counts: _t.Mapping[str, int] | None = None,
+        items_by_id: _t.Mapping[int, Collections.Item] | None = None,
+        stamps: _t.Iterable[int] = (),
+        color: Collections.Color | int | None = None,
+        note: str | None = None,
+        big: int | bool | None = None,
+        weight: float | None = None,
+        ratios: _t.Iterable[float] = (),
+    ) -> None:
+        self._pb_unknown = b""
+        self._pb_deferred = None
+        self._pb_p0 = 0
+        if title is None:
+            self._f_title = ''
+        else:
+            self._f_title = title if title.__class__ is str else _rt.checked(self, 1, title)
+        if blob is None:
+            self._f_blob = b''
+        else:
+            self._f_blob = blob if blob.__class__ is bytes else _rt.checked(self, 2, blob)
+        if (_x3 := count) is None:
+            self._f_count = 0
+        else:
+            self._f_count = _x3 if count.__class__ is int and _x3 <= 0x3FFFFFFFFFFFFFFF and _x3 >= -0x4000000000000000 else _rt.checked(self, 3, count)
+        if (_x4 := delta) is None:
+            self._f_delta = 0
+        else:
+            self._f_delta = _x4 if delta.__class__ is int and -0x80000000 <= _x4 <= 0x7FFFFFFF else _rt.checked(self, 4, delta)
+            self._pb_p0 |= 1
+        if ratio is None:
+            self._f_ratio = 0.0
+        else:
+            self._f_ratio = ratio if ratio.__class__ is float else _rt.checked(self, 5, ratio)
+        if flag is None:
+            self._f_flag = False
+        else:
+            self._f_flag = flag if flag.__class__ is bool else _rt.checked(self, 6, flag)
+        self._f_ints = _rt.checked_list(self, 7, ints, int, -0x80000000, 0x7FFFFFFF) if ints else []
+        self._f_tags = _rt.checked_list(self, 8, tags, str) if tags else []
+        self._f_items = _rt.checked_list(self, 9, items, _c_Collections_Item) if items else []
+        self._f_counts = _rt.checked_map(self, 10, counts, str, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if counts else {}
+        self._f_items_by_id = _rt.checked_map(self, 11, items_by_id, int, _c_Collections_Item) if items_by_id else {}
+        self._f_stamps = _rt.checked_list(self, 12, stamps, int, 0x0, 0xFFFFFFFFFFFFFFFF) if stamps else []
+        if (_x13 := color) is None:
+            self._f_color = 0
+        else:
+            self._f_color = _x13 if color.__class__ is int and -0x80000000 <= _x13 <= 0x7FFFFFFF else _rt.checked(self, 13, color)
+        if note is None:
+            self._f_note = ''
+        else:
+            self._f_note = note if note.__class__ is str else _rt.checked(self, 14, note)
+            self._pb_p0 |= 2
+        if (_x15 := big) is None:
+            self._f_big = 0
+        else:
+            self._f_big = _x15 if big.__class__ is int and _x15 <= 0x3FFFFFFFFFFFFFFF and _x15 >= 0 else _rt.checked(self, 15, big)
+        if weight is None:
+            self._f_weight = 0.0
+        else:
+            self._f_weight = _rt.round_f32(weight) if weight.__class__ is float else _rt.checked(self, 16, weight)
+        self._f_ratios = _rt.checked_list(self, 17, ratios, float) if ratios else []
+
+    # -- accessors ---------------------------------------------------------------
+
+    def get_title(self) -> str:
+        """Field: string title = 1;"""
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_1()
+        return self._f_title
+
+    def set_title(self, value: str) -> None:
+        value = value if value.__class__ is str else _rt.checked(self, 1, value)
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
+        self._f_title = value
+
+    def clear_title(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
+        self._f_title = ''
+
+    def get_blob(self) -> bytes:
+        """Field: bytes blob = 2;"""
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_2()
+        return self._f_blob
+
+    def set_blob(self, value: bytes) -> None:
+        value = value if value.__class__ is bytes else _rt.checked(self, 2, value)
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_2()
+        self._f_blob = value
+
+    def clear_blob(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_2()
+        self._f_blob = b''
+
+    def get_count(self) -> int:
+        """Field: int64 count = 3;"""
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
+        return self._f_count
+
+    def set_count(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 3, value)
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
+        self._f_count = value
+
+    def clear_count(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
+        self._f_count = 0
+
+    def get_delta(self) -> int:
+        """Field: optional sint32 delta = 4;"""
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
+        return self._f_delta
+
+    def set_delta(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 4, value)
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
+        self._f_delta = value
+        self._pb_p0 |= 1
+
+    def has_delta(self) -> bool:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
+        return self._pb_p0 & 1 != 0
+
+    def clear_delta(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
+        self._f_delta = 0
+        self._pb_p0 &= ~1
+
+    def get_ratio(self) -> float:
+        """Field: double ratio = 5;"""
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
+        return self._f_ratio
+
+    def set_ratio(self, value: float) -> None:
+        value = value if value.__class__ is float else _rt.checked(self, 5, value)
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
+        self._f_ratio = value
+
+    def clear_ratio(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
+        self._f_ratio = 0.0
+
+    def get_flag(self) -> bool:
+        """Field: bool flag = 6;"""
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
+        return self._f_flag
+
+    def set_flag(self, value: bool) -> None:
+        value = value if value.__class__ is bool else _rt.checked(self, 6, value)
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
+        self._f_flag = value
+
+    def clear_flag(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
+        self._f_flag = False
+
+    def get_ints(self) -> list[int]:
+        """Field: repeated int32 ints = 7;"""
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_7()
+        return self._f_ints
+
+    def set_ints(self, value: _t.Iterable[int]) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_7()
+        self._f_ints = _rt.checked_list(self, 7, value, int, -0x80000000, 0x7FFFFFFF) if value else []
+
+    def clear_ints(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_7()
+        self._f_ints = []
+
+    def get_tags(self) -> list[str]:
+        """Field: repeated string tags = 8;"""
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_8()
+        return self._f_tags
+
+    def set_tags(self, value: _t.Iterable[str]) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_8()
+        self._f_tags = _rt.checked_list(self, 8, value, str) if value else []
+
+    def clear_tags(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_8()
+        self._f_tags = []
+
+    def get_items(self) -> list[Collections.Item]:
+        """Field: repeated golden.Collections.Item items = 9;"""
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_9()
+        return self._f_items
+
+    def set_items(self, value: _t.Iterable[Collections.Item]) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_9()
+        self._f_items = _rt.checked_list(self, 9, value, _c_Collections_Item) if value else []
+
+    def clear_items(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_9()
+        self._f_items = []
+
+    def get_counts(self) -> dict[str, int]:
+        """Field: map<string, int64> counts = 10;"""
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_10()
+        return self._f_counts
+
+    def set_counts(self, value: _t.Mapping[str, int]) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_10()
+        self._f_counts = _rt.checked_map(self, 10, value, str, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if value else {}
+
+    def clear_counts(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_10()
+        self._f_counts = {}
+
+    def get_items_by_id(self) -> dict[int, Collections.Item]:
+        """Field: map<int32, golden.Collections.Item> items_by_id = 11;"""
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_11()
+        return self._f_items_by_id
+
+    def set_items_by_id(self, value: _t.Mapping[int, Collections.Item]) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_11()
+        self._f_items_by_id = _rt.checked_map(self, 11, value, int, _c_Collections_Item) if value else {}
+
+    def clear_items_by_id(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_11()
+        self._f_items_by_id = {}
+
+    def get_stamps(self) -> list[int]:
+        """Field: repeated fixed64 stamps = 12;"""
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_12()
+        return self._f_stamps
+
+    def set_stamps(self, value: _t.Iterable[int]) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_12()
+        self._f_stamps = _rt.checked_list(self, 12, value, int, 0x0, 0xFFFFFFFFFFFFFFFF) if value else []
+
+    def clear_stamps(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_12()
+        self._f_stamps = []
+
+    def get_color(self) -> Collections.Color | int:
+        """Field: golden.Collections.Color color = 13;"""
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
+        return self._f_color
+
+    def set_color(self, value: Collections.Color | int) -> None:
+        value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 13, value)
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
+        self._f_color = value
+
+    def clear_color(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
+        self._f_color = 0
+
+    def get_note(self) -> str:
+        """Field: optional string note = 14;"""
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_14()
+        return self._f_note
+
+    def set_note(self, value: str) -> None:
+        value = value if value.__class__ is str else _rt.checked(self, 14, value)
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_14()
+        self._f_note = value
+        self._pb_p0 |= 2
+
+    def has_note(self) -> bool:
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
+        return self._pb_p0 & 2 != 0
+
+    def clear_note(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_14()
+        self._f_note = ''
+        self._pb_p0 &= ~2
+
+    def get_big(self) -> int:
+        """Field: uint64 big = 15;"""
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
+        return self._f_big
+
+    def set_big(self, value: int | bool) -> None:
+        value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 15, value)
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
+        self._f_big = value
+
+    def clear_big(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
+        self._f_big = 0
+
+    def get_weight(self) -> float:
+        """two-byte tags from here
+
+        Field: float weight = 16;
+        """
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
+        return self._f_weight
+
+    def set_weight(self, value: float) -> None:
+        value = _rt.round_f32(value) if value.__class__ is float else _rt.checked(self, 16, value)
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
+        self._f_weight = value
+
+    def clear_weight(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
+        self._f_weight = 0.0
+
+    def get_ratios(self) -> list[float]:
+        """Field: repeated double ratios = 17;"""
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_17()
+        return self._f_ratios
+
+    def set_ratios(self, value: _t.Iterable[float]) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_17()
+        self._f_ratios = _rt.checked_list(self, 17, value, float) if value else []
+
+    def clear_ratios(self) -> None:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_17()
+        self._f_ratios = []
+
+    def _pb_written(self) -> None:
+        """Before a write to a scalar: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            self._pb_load_raw()
+        else:
+            _d.verbatim = False
+
+    def _pb_load_1(self) -> None:
+        """Make title from the input if not made yet (its first read)."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _at = _d.s1
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _pos: _rt.i64 = _at >> 32
+        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
+        _x = _buf[_pos:_e].decode()
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s1 == _at:
+                self._f_title = _x
+                _d.s1 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s1 == _at:
+                    self._f_title = _x
+                    _d.s1 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_drop_1(self) -> None:
+        """Before a write to title: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s1 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s1 = -1
+            self._pb_settle(_d)
+
+    def _pb_load_2(self) -> None:
+        """Make blob from the input if not made yet (its first read)."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _at = _d.s2
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _pos: _rt.i64 = _at >> 32
+        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
+        _x = _buf[_pos:_e]
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s2 == _at:
+                self._f_blob = _x
+                _d.s2 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s2 == _at:
+                    self._f_blob = _x
+                    _d.s2 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_drop_2(self) -> None:
+        """Before a write to blob: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s2 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s2 = -1
+            self._pb_settle(_d)
+
+    def _pb_load_7(self) -> None:
+        """Make ints from the input if not made yet (its first read); handed out, it may
+        change: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        _at = _d.s7
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _x = self._pb_make_7(_buf, _at, len(_buf), _d.depth)
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s7 == _at:
+                self._f_ints = _x
+                _d.s7 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s7 == _at:
+                    self._f_ints = _x
+                    _d.s7 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_make_7(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[int]:
+        """Decode every occurrence of ints in ``_buf[_pos:_end]`` (checked by the scan), merged
+        as a decode merges them; skip the other fields."""
+        _x7: list[int] = []
+        _tag: _rt.i64 = 0
+        _tb: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _iv: int
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                elif (_tb := _buf[_pos + 1]) < 0x80:
+                    _tag = (_tag & 0x7F) | (_tb << 7)
+                    _pos += 2
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 56:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
+                    else:
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    _x7.append(_iv)
+                elif _tag == 58:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+
+                    _rt.dec_packed_int32(_buf, _pos, _e, _x7)
+                    _pos = _e
+                else:
+                    _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        return _x7
+
+    def _pb_drop_7(self) -> None:
+        """Before a write to ints: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s7 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s7 = -1
+            self._pb_settle(_d)
+
+    def _pb_load_8(self) -> None:
+        """Make tags from the input if not made yet (its first read); handed out, it may
+        change: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        _at = _d.s8
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _x = self._pb_make_8(_buf, _at, len(_buf), _d.depth)
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s8 == _at:
+                self._f_tags = _x
+                _d.s8 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s8 == _at:
+                    self._f_tags = _x
+                    _d.s8 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_make_8(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[str]:
+        """Decode every occurrence of tags in ``_buf[_pos:_end]`` (checked by the scan), merged
+        as a decode merges them; skip the other fields."""
+        _x8: list[str] = []
+        _tag: _rt.i64 = 0
+        _tb: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _iv: int
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                elif (_tb := _buf[_pos + 1]) < 0x80:
+                    _tag = (_tag & 0x7F) | (_tb << 7)
+                    _pos += 2
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 66:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    _x8.append(_buf[_pos:_e].decode())
+                    _pos = _e
+                else:
+                    _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        return _x8
+
+    def _pb_drop_8(self) -> None:
+        """Before a write to tags: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s8 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s8 = -1
+            self._pb_settle(_d)
+
+    def _pb_load_9(self) -> None:
+        """Make items from the input if not made yet (its first read); handed out, it may
+        change: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        _at = _d.s9
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _x = self._pb_make_9(_buf, _at, len(_buf), _d.depth)
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s9 == _at:
+                self._f_items = _x
+                _d.s9 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s9 == _at:
+                    self._f_items = _x
+                    _d.s9 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_make_9(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[Collections.Item]:
+        """Decode every occurrence of items in ``_buf[_pos:_end]`` (checked by the scan), merged
+        as a decode merges them; skip the other fields."""
+        _x9: list[Collections.Item] = []
+        _lazy = _rt.NESTING_CHECKED  # what the sub-messages hold was checked by the scan
+        _tag: _rt.i64 = 0
+        _tb: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _iv: int
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                elif (_tb := _buf[_pos + 1]) < 0x80:
+                    _tag = (_tag & 0x7F) | (_tb << 7)
+                    _pos += 2
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 74:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _m9 = _c_Collections_Item()
+                    _x9.append(_m9)
+                    _m9._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                else:
+                    _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        return _x9
+
+    def _pb_drop_9(self) -> None:
+        """Before a write to items: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s9 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s9 = -1
+            self._pb_settle(_d)
+
+    def _pb_load_10(self) -> None:
+        """Make counts from the input if not made yet (its first read); handed out, it may
+        change: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        _at = _d.s10
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _x = self._pb_make_10(_buf, _at, len(_buf), _d.depth)
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s10 == _at:
+                self._f_counts = _x
+                _d.s10 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s10 == _at:
+                    self._f_counts = _x
+                    _d.s10 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_make_10(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> dict[str, int]:
+        """Decode every occurrence of counts in ``_buf[_pos:_end]`` (checked by the scan), merged
+        as a decode merges them; skip the other fields."""
+        _x10: dict[str, int] = {}
+        _tag: _rt.i64 = 0
+        _tb: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _iv: int
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                elif (_tb := _buf[_pos + 1]) < 0x80:
+                    _tag = (_tag & 0x7F) | (_tb << 7)
+                    _pos += 2
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 82:
+                    _p10 = _pos
+                    _ee = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _ee <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _ee = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    _k10 = ''
+                    _v10 = 0
+                    _raw10 = False
+                    while _pos < _ee:
+                        _etag = _buf[_pos]
+                        if _etag < 0x80:
+                            _pos += 1
+                        else:
+                            _etag, _pos = _rt.dec_tag(_buf, _pos)
+                        if _etag == 10:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _ee:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _ee)
+                            _sv = _buf[_pos:_e].decode()
+                            _pos = _e
+                            _k10 = _sv
+                        elif _etag == 16:
+                            _iv = _buf[_pos]
+                            if _iv < 0x80:
+                                _pos += 1
+                            else:
+                                _iv, _pos = _rt.dec_int64(_buf, _pos)
+                            _v10 = _iv
+                        else:
+                            _rt.check_tag(_etag, _pos)
+                            _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                            _raw10 = True
+                    if _pos != _ee:
+                        raise _rt.bad_end(self, _pos, _ee, -1)
+                    if _raw10:
+                        _rt.merge_unknown(self, _buf, _tag, _p10, _ee, _depth)
+                    else:
+                        _x10[_k10] = _v10
+                else:
+                    _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        return _x10
+
+    def _pb_drop_10(self) -> None:
+        """Before a write to counts: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s10 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s10 = -1
+            self._pb_settle(_d)
+
+    def _pb_load_11(self) -> None:
+        """Make items_by_id from the input if not made yet (its first read); handed out, it may
+        change: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        _at = _d.s11
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _x = self._pb_make_11(_buf, _at, len(_buf), _d.depth)
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s11 == _at:
+                self._f_items_by_id = _x
+                _d.s11 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s11 == _at:
+                    self._f_items_by_id = _x
+                    _d.s11 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_make_11(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> dict[int, Collections.Item]:
+        """Decode every occurrence of items_by_id in ``_buf[_pos:_end]`` (checked by the scan), merged
+        as a decode merges them; skip the other fields."""
+        _x11: dict[int, Collections.Item] = {}
+        _lazy = _rt.NESTING_CHECKED  # what the sub-messages hold was checked by the scan
+        _tag: _rt.i64 = 0
+        _tb: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _iv: int
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                elif (_tb := _buf[_pos + 1]) < 0x80:
+                    _tag = (_tag & 0x7F) | (_tb << 7)
+                    _pos += 2
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 90:
+                    _p11 = _pos
+                    _ee = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _ee <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _ee = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    if _depth <= 0:
+                        raise _rt.too_deep(self, _tag, _pos)
+                    _k11 = 0
+                    _v11 = None
+                    _raw11 = False
+                    while _pos < _ee:
+                        _etag = _buf[_pos]
+                        if _etag < 0x80:
+                            _pos += 1
+                        else:
+                            _etag, _pos = _rt.dec_tag(_buf, _pos)
+                        if _etag == 8:
+                            _iv = _buf[_pos]
+                            if _iv < 0x80:
+                                _pos += 1
+                            else:
+                                _iv, _pos = _rt.dec_int32(_buf, _pos)
+                            _k11 = _iv
+                        elif _etag == 18:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _ee:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _ee)
+                            if _v11 is None:
+                                _v11 = _c_Collections_Item()
+                            _v11._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                            _pos = _e
+                        else:
+                            _rt.check_tag(_etag, _pos)
+                            _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                            _raw11 = True
+                    if _pos != _ee:
+                        raise _rt.bad_end(self, _pos, _ee, -1)
+                    if _raw11:
+                        _rt.merge_unknown(self, _buf, _tag, _p11, _ee, _depth)
+                    elif _v11 is None:
+                        _x11[_k11] = _c_Collections_Item()
+                    else:
+                        _x11[_k11] = _v11
+                else:
+                    _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        return _x11
+
+    def _pb_drop_11(self) -> None:
+        """Before a write to items_by_id: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s11 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s11 = -1
+            self._pb_settle(_d)
+
+    def _pb_load_12(self) -> None:
+        """Make stamps from the input if not made yet (its first read); handed out, it may
+        change: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        _at = _d.s12
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _x = self._pb_make_12(_buf, _at, len(_buf), _d.depth)
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s12 == _at:
+                self._f_stamps = _x
+                _d.s12 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s12 == _at:
+                    self._f_stamps = _x
+                    _d.s12 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_make_12(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[int]:
+        """Decode every occurrence of stamps in ``_buf[_pos:_end]`` (checked by the scan), merged
+        as a decode merges them; skip the other fields."""
+        _x12: list[int] = []
+        _tag: _rt.i64 = 0
+        _tb: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _iv: int
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                elif (_tb := _buf[_pos + 1]) < 0x80:
+                    _tag = (_tag & 0x7F) | (_tb << 7)
+                    _pos += 2
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 97:
+                    _iv = _rt.read_i64_le(_buf, _pos)
+                    if _iv < 0:
+                        _iv += 0x10000000000000000
+                    _pos += 8
+                    _x12.append(_iv)
+                elif _tag == 98:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+
+                    _rt.dec_packed_fixed64(_buf, _pos, _e, _x12)
+                    _pos = _e
+                else:
+                    _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        return _x12
+
+    def _pb_drop_12(self) -> None:
+        """Before a write to stamps: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s12 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s12 = -1
+            self._pb_settle(_d)
+
+    def _pb_load_14(self) -> None:
+        """Make note from the input if not made yet (its first read)."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _at = _d.s14
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _pos: _rt.i64 = _at >> 32
+        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
+        _x = _buf[_pos:_e].decode()
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s14 == _at:
+                self._f_note = _x
+                _d.s14 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s14 == _at:
+                    self._f_note = _x
+                    _d.s14 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_drop_14(self) -> None:
+        """Before a write to note: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s14 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s14 = -1
+            self._pb_settle(_d)
+
+    def _pb_load_17(self) -> None:
+        """Make ratios from the input if not made yet (its first read); handed out, it may
+        change: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        _at = _d.s17
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _x = self._pb_make_17(_buf, _at, len(_buf), _d.depth)
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s17 == _at:
+                self._f_ratios = _x
+                _d.s17 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s17 == _at:
+                    self._f_ratios = _x
+                    _d.s17 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_make_17(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[float]:
+        """Decode every occurrence of ratios in ``_buf[_pos:_end]`` (checked by the scan), merged
+        as a decode merges them; skip the other fields."""
+        _x17: list[float] = []
+        _tag: _rt.i64 = 0
+        _tb: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _iv: int
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                elif (_tb := _buf[_pos + 1]) < 0x80:
+                    _tag = (_tag & 0x7F) | (_tb << 7)
+                    _pos += 2
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 137:
+                    _fv = _rt.read_f64_le(_buf, _pos)
+                    _pos += 8
+                    _x17.append(_fv)
+                elif _tag == 138:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+
+                    _rt.dec_packed_double(_buf, _pos, _e, _x17)
+                    _pos = _e
+                else:
+                    _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        return _x17
+
+    def _pb_drop_17(self) -> None:
+        """Before a write to ratios: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s17 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s17 = -1
+            self._pb_settle(_d)
+
+    def _pb_settle(self, _d: _pb_spans_Bag) -> None:
+        """Once every field is made, let the input go: a message read whole holds what a decoded one
+        holds (serialize encodes it again)."""
+        if _d.s1 < 0 and _d.s2 < 0 and _d.s7 < 0 and _d.s8 < 0 and _d.s9 < 0 and _d.s10 < 0 and _d.s11 < 0 and _d.s12 < 0 and _d.s14 < 0 and _d.s17 < 0 and self._pb_deferred is _d:
+            self._pb_unknown = _pb_no_unknown  # before the state goes: a reader that sees the mark finds it
+            self._pb_deferred = None
+
+    def _pb_load_raw(self) -> None:
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            _rt.Message._pb_load_raw(self)
+            return
+        if _d.s1 >= 0:
+            self._pb_load_1()
+        if _d.s2 >= 0:
+            self._pb_load_2()
+        if _d.s7 >= 0:
+            self._pb_load_7()
+        if _d.s8 >= 0:
+            self._pb_load_8()
+        if _d.s9 >= 0:
+            self._pb_load_9()
+        if _d.s10 >= 0:
+            self._pb_load_10()
+        if _d.s11 >= 0:
+            self._pb_load_11()
+        if _d.s12 >= 0:
+            self._pb_load_12()
+        if _d.s14 >= 0:
+            self._pb_load_14()
+        if _d.s17 >= 0:
+            self._pb_load_17()
+        self._pb_settle(_d)
+
+
+    # -- codec -------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, data: _rt.Buffer, *, lazy: bool | None = None, max_depth: int = _rt.DEFAULT_MAX_DEPTH,
+              partial: bool = False) -> Bag:
+        _m = Bag() if cls is Bag else cls()
+        _m._pb_parse(data, lazy, max_depth, partial)
+        return _m
+
+    def _pb_merge(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _end_tag: _rt.i64,
+                  _lazy: int) -> _rt.i64:
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        _tag: _rt.i64 = 0  # positions, lengths and tags: native int64s compiled
+        _tb: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _iv: int
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                elif (_tb := _buf[_pos + 1]) < 0x80:
+                    _tag = (_tag & 0x7F) | (_tb << 7)
+                    _pos += 2
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag < 82:
+                    if _tag < 48:
+                        if _tag == 10:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                            self._f_title = _buf[_pos:_e].decode()
+                            _pos = _e
+                        elif _tag == 18:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                            self._f_blob = _buf[_pos:_e]
+                            _pos = _e
+                        elif _tag == 24:
+                            _iv = _buf[_pos]
+                            if _iv < 0x80:
+                                _pos += 1
+                            else:
+                                _iv, _pos = _rt.dec_int64(_buf, _pos)
+                            self._f_count = _iv
+                        elif _tag == 32:
+                            _iv = _buf[_pos]
+                            if _iv < 0x80:
+                                _pos += 1
+                                _iv = (_iv >> 1) ^ -(_iv & 1)
+                            else:
+                                _iv, _pos = _rt.dec_sint32(_buf, _pos)
+                            self._f_delta = _iv
+                            self._pb_p0 |= 1
+                        elif _tag == 41:
+                            _fv = _rt.read_f64_le(_buf, _pos)
+                            _pos += 8
+                            self._f_ratio = _fv
+                        else:
+                            if _tag == _end_tag:
+                                return _pos
+                            _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
+                    else:
+                        if _tag == 48:
+                            _iv = _buf[_pos]
+                            if _iv < 0x80:
+                                _pos += 1
+                            else:
+                                _iv, _pos = _rt.dec_varint(_buf, _pos)
+                            self._f_flag = _iv != 0
+                        elif _tag == 56:
+                            _iv = _buf[_pos]
+                            if _iv < 0x80:
+                                _pos += 1
+                            else:
+                                _iv, _pos = _rt.dec_int32(_buf, _pos)
+                            self._f_ints.append(_iv)
+                        elif _tag == 58:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+
+                            _rt.dec_packed_int32(_buf, _pos, _e, self._f_ints)
+                            _pos = _e
+                        elif _tag == 66:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                            self._f_tags.append(_buf[_pos:_e].decode())
+                            _pos = _e
+                        elif _tag == 74:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                            if _depth <= 0:
+                                raise _rt.too_deep(self, _tag, _pos)
+                            _m9 = _c_Collections_Item()
+                            self._f_items.append(_m9)
+                            _m9._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                            _pos = _e
+                        else:
+                            if _tag == _end_tag:
+                                return _pos
+                            _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
+                else:
+                    if _tag < 114:
+                        if _tag == 82:
+                            _p10 = _pos
+                            _ee = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _ee <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _ee = _rt.read_len(self, _buf, _tag, _pos, _end)
+                            _k10 = ''
+                            _v10 = 0
+                            _raw10 = False
+                            while _pos < _ee:
+                                _etag = _buf[_pos]
+                                if _etag < 0x80:
+                                    _pos += 1
+                                else:
+                                    _etag, _pos = _rt.dec_tag(_buf, _pos)
+                                if _etag == 10:
+                                    _e = _pos + 1 + (_n := _buf[_pos])
+                                    if _n < 0x80 and _e <= _ee:
+                                        _pos += 1
+                                    else:
+                                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _ee)
+                                    _sv = _buf[_pos:_e].decode()
+                                    _pos = _e
+                                    _k10 = _sv
+                                elif _etag == 16:
+                                    _iv = _buf[_pos]
+                                    if _iv < 0x80:
+                                        _pos += 1
+                                    else:
+                                        _iv, _pos = _rt.dec_int64(_buf, _pos)
+                                    _v10 = _iv
+                                else:
+                                    _rt.check_tag(_etag, _pos)
+                                    _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                                    _raw10 = True
+                            if _pos != _ee:
+                                raise _rt.bad_end(self, _pos, _ee, -1)
+                            if _raw10:
+                                _rt.merge_unknown(self, _buf, _tag, _p10, _ee, _depth)
+                            else:
+                                self._f_counts[_k10] = _v10
+                        elif _tag == 90:
+                            _p11 = _pos
+                            _ee = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _ee <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _ee = _rt.read_len(self, _buf, _tag, _pos, _end)
+                            if _depth <= 0:
+                                raise _rt.too_deep(self, _tag, _pos)
+                            _k11 = 0
+                            _v11 = None
+                            _raw11 = False
+                            while _pos < _ee:
+                                _etag = _buf[_pos]
+                                if _etag < 0x80:
+                                    _pos += 1
+                                else:
+                                    _etag, _pos = _rt.dec_tag(_buf, _pos)
+                                if _etag == 8:
+                                    _iv = _buf[_pos]
+                                    if _iv < 0x80:
+                                        _pos += 1
+                                    else:
+                                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                                    _k11 = _iv
+                                elif _etag == 18:
+                                    _e = _pos + 1 + (_n := _buf[_pos])
+                                    if _n < 0x80 and _e <= _ee:
+                                        _pos += 1
+                                    else:
+                                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _ee)
+                                    if _v11 is None:
+                                        _v11 = _c_Collections_Item()
+                                    _v11._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                                    _pos = _e
+                                else:
+                                    _rt.check_tag(_etag, _pos)
+                                    _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                                    _raw11 = True
+                            if _pos != _ee:
+                                raise _rt.bad_end(self, _pos, _ee, -1)
+                            if _raw11:
+                                _rt.merge_unknown(self, _buf, _tag, _p11, _ee, _depth)
+                            elif _v11 is None:
+                                self._f_items_by_id[_k11] = _c_Collections_Item()
+                            else:
+                                self._f_items_by_id[_k11] = _v11
+                        elif _tag == 97:
+                            _iv = _rt.read_i64_le(_buf, _pos)
+                            if _iv < 0:
+                                _iv += 0x10000000000000000
+                            _pos += 8
+                            self._f_stamps.append(_iv)
+                        elif _tag == 98:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+
+                            _rt.dec_packed_fixed64(_buf, _pos, _e, self._f_stamps)
+                            _pos = _e
+                        elif _tag == 104:
+                            _iv = _buf[_pos]
+                            if _iv < 0x80:
+                                _pos += 1
+                            else:
+                                _iv, _pos = _rt.dec_int32(_buf, _pos)
+                            self._f_color = _iv
+                        else:
+                            if _tag == _end_tag:
+                                return _pos
+                            _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
+                    else:
+                        if _tag == 114:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                            self._f_note = _buf[_pos:_e].decode()
+                            self._pb_p0 |= 2
+                            _pos = _e
+                        elif _tag == 120:
+                            _iv = _buf[_pos]
+                            if _iv < 0x80:
+                                _pos += 1
+                            else:
+                                _iv, _pos = _rt.dec_varint(_buf, _pos)
+                            self._f_big = _iv
+                        elif _tag == 133:
+                            _fv = _rt.read_f32_le(_buf, _pos)
+                            _pos += 4
+                            self._f_weight = _fv
+                        elif _tag == 137:
+                            _fv = _rt.read_f64_le(_buf, _pos)
+                            _pos += 8
+                            self._f_ratios.append(_fv)
+                        elif _tag == 138:
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+
+                            _rt.dec_packed_double(_buf, _pos, _e, self._f_ratios)
+                            _pos = _e
+                        else:
+                            if _tag == _end_tag:
+                                return _pos
+                            _pos = _rt.merge_unknown(self, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        if _pos != _end or _end_tag >= 0:
+            raise _rt.bad_end(self, _pos, _end, _end_tag)
+        return _pos
+
+    @staticmethod
+    def _pb_scan(_buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64, _canon: bool = True) -> bool:
+        """Check the fields in ``_buf[_pos:_end]`` as _pb_merge would decode them, making no value;
+        say whether they are canonical: what _pb_encode writes for the message they decode to
+        (``_canon`` false: the caller need not know; the checks only that needs are skipped)."""
+        _tag: _rt.i64 = 0
+        _tb: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _st: _rt.i64 = 0  # map entries: the state of the one read, where each map's start and end
+        _r10: _rt.i64 = 0
+        _r10e: _rt.i64 = 0
+        _r11: _rt.i64 = 0
+        _r11e: _rt.i64 = 0
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                elif (_tb := _buf[_pos + 1]) < 0x80:
+                    _tag = (_tag & 0x7F) | (_tb << 7)
+                    _pos += 2
+                    if _tag < 0x80:
+                        _canon = False
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag < 82:
+                    if _tag < 48:
+                        if _tag == 10:
+                            if _rank >= 1:
+                                _canon = False
+                            _rank = 1
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if _e == _pos:
+                                _canon = False
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Bag, _tag, _pos)
+                            _pos = _e
+                        elif _tag == 18:
+                            if _rank >= 2:
+                                _canon = False
+                            _rank = 2
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if _e == _pos:
+                                _canon = False
+                            _pos = _e
+                        elif _tag == 24:
+                            if _rank >= 3:
+                                _canon = False
+                            _rank = 3
+                            _n = _buf[_pos]
+                            if _n == 0:
+                                _canon = False
+                            if _n < 0x80:
+                                _pos += 1
+                            else:
+                                _pos = _rt.scan_varint(_buf, _pos, 64)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
+                        elif _tag == 32:
+                            if _rank >= 4:
+                                _canon = False
+                            _rank = 4
+                            _n = _buf[_pos]
+                            if _n < 0x80:
+                                _pos += 1
+                            else:
+                                _pos = _rt.scan_varint(_buf, _pos, 32)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
+                        elif _tag == 41:
+                            if _rank >= 5:
+                                _canon = False
+                            _rank = 5
+                            if _rt.read_i64_le(_buf, _pos) == 0:
+                                _canon = False
+                            _pos += 8
+                        else:
+                            _rank = 0x20000000
+                            _pos = _rt.scan_unknown(Bag, _buf, _tag, _pos, _end, _depth)
+                    else:
+                        if _tag == 48:
+                            if _rank >= 6:
+                                _canon = False
+                            _rank = 6
+                            _n = _buf[_pos]
+                            if _n != 1:
+                                _canon = False
+                            if _n < 0x80:
+                                _pos += 1
+                            else:
+                                _pos = _rt.scan_varint(_buf, _pos, 1)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
+                        elif _tag == 56:
+                            _canon = False
+                            _n = _buf[_pos]
+                            if _n < 0x80:
+                                _pos += 1
+                            else:
+                                _pos = _rt.scan_varint(_buf, _pos, 31)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
+                        elif _tag == 58:
+                            if _rank >= 7:
+                                _canon = False
+                            _rank = 7
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if not _rt.scan_packed_varints(_buf, _pos, _e, 31, None):
+                                _canon = False
+                            _pos = _e
+                        elif _tag == 66:
+                            if _rank > 8:
+                                _canon = False
+                            _rank = 8
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Bag, _tag, _pos)
+                            _pos = _e
+                        elif _tag == 74:
+                            if _rank > 9:
+                                _canon = False
+                            _rank = 9
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if _depth <= 0:
+                                raise _rt.too_deep(Bag, _tag, _pos)
+                            _canon = _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
+                            _pos = _e
+                        else:
+                            _rank = 0x20000000
+                            _pos = _rt.scan_unknown(Bag, _buf, _tag, _pos, _end, _depth)
+                else:
+                    if _tag < 114:
+                        if _tag == 82:
+                            if _rank != 10:
+                                _r10 = _pos
+                            if _rank > 10:
+                                _canon = False
+                            _rank = 10
+                            _ee = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _ee <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _ee = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            _st = 0
+                            while _pos < _ee:
+                                _etag = _buf[_pos]
+                                if _etag < 0x80:
+                                    _pos += 1
+                                else:
+                                    _etag, _pos = _rt.dec_tag(_buf, _pos)
+                                    _canon = False
+                                if _etag == 10:
+                                    if _st != 0:
+                                        _canon = False
+                                    _st = 1
+                                    _e = _pos + 1 + (_n := _buf[_pos])
+                                    if _n < 0x80 and _e <= _ee:
+                                        _pos += 1
+                                    else:
+                                        _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _ee)
+                                        if _buf[_pos - 1] == 0:
+                                            _canon = False
+                                    if not _rt.valid_utf8(_buf, _pos, _e):
+                                        raise _rt.bad_utf8(Bag, _tag, _pos)
+                                    _pos = _e
+                                elif _etag == 16:
+                                    if _st != 1:
+                                        _canon = False
+                                    _st = 2
+                                    _n = _buf[_pos]
+                                    if _n < 0x80:
+                                        _pos += 1
+                                    else:
+                                        _pos = _rt.scan_varint(_buf, _pos, 64)
+                                        if _pos < 0:
+                                            _pos = ~_pos
+                                            _canon = False
+                                else:
+                                    _rt.check_tag(_etag, _pos)
+                                    _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                                    _canon = False
+                            if _pos != _ee:
+                                raise _rt.bad_end(Bag, _pos, _ee, -1)
+                            if _st != 2:
+                                _canon = False
+                            _r10e = _pos
+                        elif _tag == 90:
+                            if _rank != 11:
+                                _r11 = _pos
+                            if _rank > 11:
+                                _canon = False
+                            _rank = 11
+                            _ee = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _ee <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _ee = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if _depth <= 0:
+                                raise _rt.too_deep(Bag, _tag, _pos)
+                            _st = 0
+                            while _pos < _ee:
+                                _etag = _buf[_pos]
+                                if _etag < 0x80:
+                                    _pos += 1
+                                else:
+                                    _etag, _pos = _rt.dec_tag(_buf, _pos)
+                                    _canon = False
+                                if _etag == 8:
+                                    if _st != 0:
+                                        _canon = False
+                                    _st = 1
+                                    _n = _buf[_pos]
+                                    if _n < 0x80:
+                                        _pos += 1
+                                    else:
+                                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                                        if _pos < 0:
+                                            _pos = ~_pos
+                                            _canon = False
+                                elif _etag == 18:
+                                    if _st != 1:
+                                        _canon = False
+                                    _st = 2
+                                    _e = _pos + 1 + (_n := _buf[_pos])
+                                    if _n < 0x80 and _e <= _ee:
+                                        _pos += 1
+                                    else:
+                                        _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _ee)
+                                        if _buf[_pos - 1] == 0:
+                                            _canon = False
+                                    _canon = _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
+                                    _pos = _e
+                                else:
+                                    _rt.check_tag(_etag, _pos)
+                                    _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                                    _canon = False
+                            if _pos != _ee:
+                                raise _rt.bad_end(Bag, _pos, _ee, -1)
+                            if _st != 2:
+                                _canon = False
+                            _r11e = _pos
+                        elif _tag == 97:
+                            _canon = False
+                            _pos += 8
+                        elif _tag == 98:
+                            if _rank >= 12:
+                                _canon = False
+                            _rank = 12
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if not _rt.scan_packed_fixed(_buf, _pos, _e, 8, False):
+                                _canon = False
+                            _pos = _e
+                        elif _tag == 104:
+                            if _rank >= 13:
+                                _canon = False
+                            _rank = 13
+                            _n = _buf[_pos]
+                            if _n == 0:
+                                _canon = False
+                            if _n < 0x80:
+                                _pos += 1
+                            else:
+                                _pos = _rt.scan_varint(_buf, _pos, 31)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
+                        else:
+                            _rank = 0x20000000
+                            _pos = _rt.scan_unknown(Bag, _buf, _tag, _pos, _end, _depth)
+                    else:
+                        if _tag == 114:
+                            if _rank >= 14:
+                                _canon = False
+                            _rank = 14
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Bag, _tag, _pos)
+                            _pos = _e
+                        elif _tag == 120:
+                            if _rank >= 15:
+                                _canon = False
+                            _rank = 15
+                            _n = _buf[_pos]
+                            if _n == 0:
+                                _canon = False
+                            if _n < 0x80:
+                                _pos += 1
+                            else:
+                                _pos = _rt.scan_varint(_buf, _pos, 64)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
+                        elif _tag == 133:
+                            if _rank >= 16:
+                                _canon = False
+                            _rank = 16
+                            if _rt.signalling_f32(_rt.read_i32_le(_buf, _pos)):
+                                _canon = False
+                            if _rt.read_i32_le(_buf, _pos) == 0:
+                                _canon = False
+                            _pos += 4
+                        elif _tag == 137:
+                            _canon = False
+                            _pos += 8
+                        elif _tag == 138:
+                            if _rank >= 17:
+                                _canon = False
+                            _rank = 17
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if not _rt.scan_packed_fixed(_buf, _pos, _e, 8, False):
+                                _canon = False
+                            _pos = _e
+                        else:
+                            _rank = 0x20000000
+                            _pos = _rt.scan_unknown(Bag, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Bag, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Bag, _pos, _end, -1)
+        if _canon and _r10 < _r10e:
+            _canon = _rt.map_keys_unique(_buf, _r10, _r10e, 1)
+        if _canon and _r11 < _r11e:
+            _canon = _rt.map_keys_unique(_buf, _r11, _r11e, 1)
+        return _canon
+
+    def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
+        _d = _pb_spans_Bag(_buf, _depth)
+        _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
+        if _d.keep:
+            _d.verbatim = _canon
+            self._pb_deferred = _d
+            self._pb_unknown = b"\xff"
+        else:  # the scalars stored are overwritten by the first access's decode
+            self._pb_unknown = _rt.keep_input(_buf, _depth, _canon)
+        return True
+
+    def _pb_scan_keep(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64,
+                      _d: _pb_spans_Bag) -> bool:
+        """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
+        the other fields lie."""
+        _canon = True
+        _tag: _rt.i64 = 0
+        _start: _rt.i64
+        _tb: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _st: _rt.i64 = 0  # map entries: the state of the one read, where each map's start and end
+        _r10: _rt.i64 = 0
+        _r10e: _rt.i64 = 0
+        _r11: _rt.i64 = 0
+        _r11e: _rt.i64 = 0
+        _p0: _rt.i64  # where a scalar starts: decoded once checked
+        _iv: int
+        try:
+            while _pos < _end:
+                _start = _pos
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                elif (_tb := _buf[_pos + 1]) < 0x80:
+                    _tag = (_tag & 0x7F) | (_tb << 7)
+                    _pos += 2
+                    if _tag < 0x80:
+                        _canon = False
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag < 82:
+                    if _tag < 48:
+                        if _tag == 10:
+                            if _rank >= 1:
+                                _canon = False
+                            _rank = 1
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if _e == _pos:
+                                _canon = False
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Bag, _tag, _pos)
+                            _d.s1 = (_pos << 32) | (_e - _pos)
+                            _pos = _e
+                        elif _tag == 18:
+                            if _rank >= 2:
+                                _canon = False
+                            _rank = 2
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if _e == _pos:
+                                _canon = False
+                            _d.s2 = (_pos << 32) | (_e - _pos)
+                            _pos = _e
+                        elif _tag == 24:
+                            if _rank >= 3:
+                                _canon = False
+                            _rank = 3
+                            _n = _buf[_pos]
+                            if _n == 0:
+                                _canon = False
+                            if _n < 0x80:
+                                _pos += 1
+                                _iv = _n
+                            else:
+                                _p0 = _pos
+                                _iv, _pos = _rt.dec_int64(_buf, _pos)
+                                _n = _buf[_pos - 1]
+                                if _n == 0 or (_n != 1 and _pos - _p0 == 10):
+                                    _canon = False
+                            self._f_count = _iv
+                        elif _tag == 32:
+                            if _rank >= 4:
+                                _canon = False
+                            _rank = 4
+                            _n = _buf[_pos]
+                            if _n < 0x80:
+                                _pos += 1
+                                _iv = (_n >> 1) ^ -(_n & 1)
+                            else:
+                                _p0 = _pos
+                                _iv, _pos = _rt.dec_int64(_buf, _pos)  # its 64 bits, to judge the encoding
+                                _n = _buf[_pos - 1]
+                                if _n == 0 or not 0 <= _iv <= 0xFFFFFFFF:
+                                    _canon = False
+                                    _iv &= 0xFFFFFFFF
+                                _iv = (_iv >> 1) ^ -(_iv & 1)
+                            self._f_delta = _iv
+                            self._pb_p0 |= 1
+                        elif _tag == 41:
+                            if _rank >= 5:
+                                _canon = False
+                            _rank = 5
+                            _p0 = _pos
+                            if _rt.read_i64_le(_buf, _pos) == 0:
+                                _canon = False
+                            _pos += 8
+                            _pos = _p0
+                            _fv = _rt.read_f64_le(_buf, _pos)
+                            _pos += 8
+                            self._f_ratio = _fv
+                        else:
+                            _rank = 0x20000000
+                            _d.keep = False
+                            _pos = _rt.scan_unknown(Bag, _buf, _tag, _pos, _end, _depth)
+                    else:
+                        if _tag == 48:
+                            if _rank >= 6:
+                                _canon = False
+                            _rank = 6
+                            _p0 = _pos
+                            _n = _buf[_pos]
+                            if _n != 1:
+                                _canon = False
+                            if _n < 0x80:
+                                _pos += 1
+                            else:
+                                _pos = _rt.scan_varint(_buf, _pos, 1)
+                                if _pos < 0:
+                                    _pos = ~_pos
+                                    _canon = False
+                            _pos = _p0
+                            _iv = _buf[_pos]
+                            if _iv < 0x80:
+                                _pos += 1
+                            else:
+                                _iv, _pos = _rt.dec_varint(_buf, _pos)
+                            self._f_flag = _iv != 0
+                        elif _tag == 56:
+                            if _d.s7 < 0:
+                                _d.s7 = _start
+                            _canon = False
+                            _n = _buf[_pos]
+                            if _n == 0:
+                                _canon = False
+                            if _n < 0x80:
+                                _pos += 1
+                                _iv = _n
+                            else:
+                                _p0 = _pos
+                                _iv, _pos = _rt.dec_int64(_buf, _pos)  # its 64 bits, to judge the encoding
+                                _n = _buf[_pos - 1]
+                                if _n == 0 or not (0 <= _iv <= 0x7FFFFFFF or (_iv < 0 and _iv >= -0x80000000 and _n == 1)):
+                                    _canon = False
+                                    _iv = _rt.dec_int32(_buf, _p0)[0]
+                            self._f_ints.append(_iv)
+                        elif _tag == 58:
+                            if _d.s7 < 0:
+                                _d.s7 = _start
+                            if _rank >= 7:
+                                _canon = False
+                            _rank = 7
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if not _rt.scan_packed_varints(_buf, _pos, _e, 31, None):
+                                _canon = False
+                            _pos = _e
+                        elif _tag == 66:
+                            if _d.s8 < 0:
+                                _d.s8 = _start
+                            if _rank > 8:
+                                _canon = False
+                            _rank = 8
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Bag, _tag, _pos)
+                            _pos = _e
+                        elif _tag == 74:
+                            if _d.s9 < 0:
+                                _d.s9 = _start
+                            if _rank > 9:
+                                _canon = False
+                            _rank = 9
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if _depth <= 0:
+                                raise _rt.too_deep(Bag, _tag, _pos)
+                            _canon = _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
+                            _pos = _e
+                        else:
+                            _rank = 0x20000000
+                            _d.keep = False
+                            _pos = _rt.scan_unknown(Bag, _buf, _tag, _pos, _end, _depth)
+                else:
+                    if _tag < 114:
+                        if _tag == 82:
+                            if _d.s10 < 0:
+                                _d.s10 = _start
+                            if _rank != 10:
+                                _r10 = _pos
+                            if _rank > 10:
+                                _canon = False
+                            _rank = 10
+                            _ee = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _ee <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _ee = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            _st = 0
+                            while _pos < _ee:
+                                _etag = _buf[_pos]
+                                if _etag < 0x80:
+                                    _pos += 1
+                                else:
+                                    _etag, _pos = _rt.dec_tag(_buf, _pos)
+                                    _canon = False
+                                if _etag == 10:
+                                    if _st != 0:
+                                        _canon = False
+                                    _st = 1
+                                    _e = _pos + 1 + (_n := _buf[_pos])
+                                    if _n < 0x80 and _e <= _ee:
+                                        _pos += 1
+                                    else:
+                                        _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _ee)
+                                        if _buf[_pos - 1] == 0:
+                                            _canon = False
+                                    if not _rt.valid_utf8(_buf, _pos, _e):
+                                        raise _rt.bad_utf8(Bag, _tag, _pos)
+                                    _pos = _e
+                                elif _etag == 16:
+                                    if _st != 1:
+                                        _canon = False
+                                    _st = 2
+                                    _n = _buf[_pos]
+                                    if _n < 0x80:
+                                        _pos += 1
+                                    else:
+                                        _pos = _rt.scan_varint(_buf, _pos, 64)
+                                        if _pos < 0:
+                                            _pos = ~_pos
+                                            _canon = False
+                                else:
+                                    _rt.check_tag(_etag, _pos)
+                                    _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                                    _canon = False
+                                    _d.keep = False
+                            if _pos != _ee:
+                                raise _rt.bad_end(Bag, _pos, _ee, -1)
+                            if _st != 2:
+                                _canon = False
+                            _r10e = _pos
+                        elif _tag == 90:
+                            if _d.s11 < 0:
+                                _d.s11 = _start
+                            if _rank != 11:
+                                _r11 = _pos
+                            if _rank > 11:
+                                _canon = False
+                            _rank = 11
+                            _ee = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _ee <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _ee = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if _depth <= 0:
+                                raise _rt.too_deep(Bag, _tag, _pos)
+                            _st = 0
+                            while _pos < _ee:
+                                _etag = _buf[_pos]
+                                if _etag < 0x80:
+                                    _pos += 1
+                                else:
+                                    _etag, _pos = _rt.dec_tag(_buf, _pos)
+                                    _canon = False
+                                if _etag == 8:
+                                    if _st != 0:
+                                        _canon = False
+                                    _st = 1
+                                    _n = _buf[_pos]
+                                    if _n < 0x80:
+                                        _pos += 1
+                                    else:
+                                        _pos = _rt.scan_varint(_buf, _pos, 31)
+                                        if _pos < 0:
+                                            _pos = ~_pos
+                                            _canon = False
+                                elif _etag == 18:
+                                    if _st != 1:
+                                        _canon = False
+                                    _st = 2
+                                    _e = _pos + 1 + (_n := _buf[_pos])
+                                    if _n < 0x80 and _e <= _ee:
+                                        _pos += 1
+                                    else:
+                                        _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _ee)
+                                        if _buf[_pos - 1] == 0:
+                                            _canon = False
+                                    _canon = _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
+                                    _pos = _e
+                                else:
+                                    _rt.check_tag(_etag, _pos)
+                                    _pos = _rt.skip_field(_buf, _etag, _pos, _ee, _depth)
+                                    _canon = False
+                                    _d.keep = False
+                            if _pos != _ee:
+                                raise _rt.bad_end(Bag, _pos, _ee, -1)
+                            if _st != 2:
+                                _canon = False
+                            _r11e = _pos
+                        elif _tag == 97:
+                            if _d.s12 < 0:
+                                _d.s12 = _start
+                            _canon = False
+                            _pos += 8
+                        elif _tag == 98:
+                            if _d.s12 < 0:
+                                _d.s12 = _start
+                            if _rank >= 12:
+                                _canon = False
+                            _rank = 12
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if not _rt.scan_packed_fixed(_buf, _pos, _e, 8, False):
+                                _canon = False
+                            _pos = _e
+                        elif _tag == 104:
+                            if _rank >= 13:
+                                _canon = False
+                            _rank = 13
+                            _n = _buf[_pos]
+                            if _n == 0:
+                                _canon = False
+                            if _n < 0x80:
+                                _pos += 1
+                                _iv = _n
+                            else:
+                                _p0 = _pos
+                                _iv, _pos = _rt.dec_int64(_buf, _pos)  # its 64 bits, to judge the encoding
+                                _n = _buf[_pos - 1]
+                                if _n == 0 or not (0 <= _iv <= 0x7FFFFFFF or (_iv < 0 and _iv >= -0x80000000 and _n == 1)):
+                                    _canon = False
+                                    _iv = _rt.dec_int32(_buf, _p0)[0]
+                            self._f_color = _iv
+                        else:
+                            _rank = 0x20000000
+                            _d.keep = False
+                            _pos = _rt.scan_unknown(Bag, _buf, _tag, _pos, _end, _depth)
+                    else:
+                        if _tag == 114:
+                            if _rank >= 14:
+                                _canon = False
+                            _rank = 14
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Bag, _tag, _pos)
+                            _d.s14 = (_pos << 32) | (_e - _pos)
+                            _pos = _e
+                            self._pb_p0 |= 2
+                        elif _tag == 120:
+                            if _rank >= 15:
+                                _canon = False
+                            _rank = 15
+                            _n = _buf[_pos]
+                            if _n == 0:
+                                _canon = False
+                            if _n < 0x80:
+                                _pos += 1
+                                _iv = _n
+                            else:
+                                _p0 = _pos
+                                _iv, _pos = _rt.dec_varint(_buf, _pos)
+                                _n = _buf[_pos - 1]
+                                if _n == 0 or (_n != 1 and _pos - _p0 == 10):
+                                    _canon = False
+                            self._f_big = _iv
+                        elif _tag == 133:
+                            if _rank >= 16:
+                                _canon = False
+                            _rank = 16
+                            _p0 = _pos
+                            if _rt.signalling_f32(_rt.read_i32_le(_buf, _pos)):
+                                _canon = False
+                            if _rt.read_i32_le(_buf, _pos) == 0:
+                                _canon = False
+                            _pos += 4
+                            _pos = _p0
+                            _fv = _rt.read_f32_le(_buf, _pos)
+                            _pos += 4
+                            self._f_weight = _fv
+                        elif _tag == 137:
+                            if _d.s17 < 0:
+                                _d.s17 = _start
+                            _canon = False
+                            _pos += 8
+                        elif _tag == 138:
+                            if _d.s17 < 0:
+                                _d.s17 = _start
+                            if _rank >= 17:
+                                _canon = False
+                            _rank = 17
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if not _rt.scan_packed_fixed(_buf, _pos, _e, 8, False):
+                                _canon = False
+                            _pos = _e
+                        else:
+                            _rank = 0x20000000
+                            _d.keep = False
+                            _pos = _rt.scan_unknown(Bag, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Bag, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Bag, _pos, _end, -1)
+        if _canon and _r10 < _r10e:
+            _canon = _rt.map_keys_unique(_buf, _r10, _r10e, 1)
+        if _canon and _r11 < _r11e:
+            _canon = _rt.map_keys_unique(_buf, _r11, _r11e, 1)
+        return _canon
+
+    def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _d = self._pb_deferred
+        if _d is not None:
+            if _d.verbatim and not _deterministic:
+                _rt.write_raw(_out, _d.buf, False)
+                return
+            self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
+            _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
+            if _kv is None:
+                self._pb_load_raw()
+            else:
+                _rt.write_raw(_out, _kv, False)
+                return
+        _x1 = self._f_title
+        if _x1:
+            _out.append(10)
+            _b1 = _x1.encode()
+            _l1 = len(_b1)
+            if _l1 < 0x80:
+                _out.append(_l1)
+            else:
+                _rt.write_varint(_out, _l1)
+            _out.write(_b1)
+
+        _x2 = self._f_blob
+        if _x2:
+            _out.append(18)
+            _b2 = _x2
+            _l2 = len(_b2)
+            if _l2 < 0x80:
+                _out.append(_l2)
+            else:
+                _rt.write_varint(_out, _l2)
+            _out.write(_b2)
+
+        _x3 = self._f_count
+        if _x3:
+            _out.append(24)
+            if _x3 < 0x80 and _x3 >= 0:
+                _out.append(_x3)
+            elif _x3.bit_length() < 63:
+                _rt.write_varint(_out, _x3)
+            else:
+                _rt.write_varint64(_out, 3, _x3)
+
+        if self._pb_p0 & 1:
+            _x4 = self._f_delta
+            _out.append(32)
+            _z = (_x4 << 1) ^ (_x4 >> 31)
+            if 0 <= _z < 0x80:
+                _out.append(_z)
+            elif -0x80000000 <= _x4 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _z)
+            else:
+                raise _rt.out_of_range(17, _x4)
+
+        _x5 = self._f_ratio
+        if _x5 or _rt.copysign(1.0, _x5) < 0.0:
+            _out.append(41)
+            _rt.write_f64_le(_out, _x5)
+
+        _x6 = self._f_flag
+        if _x6:
+            _out.append(48)
+            _out.append(1 if _x6 else 0)
+
+        if self._f_ints:
+            _out.append(58)
+            _start = len(_out)
+            _out.append(0)
+            for _x7 in self._f_ints:
+                if 0 <= _x7 < 0x80:
+                    _out.append(_x7)
+                elif -0x80000000 <= _x7 <= 0x7FFFFFFF:
+                    _rt.write_varint(_out, _x7)
+                else:
+                    raise _rt.out_of_range(5, _x7)
+
+            _n = len(_out) - _start - 1
+            if _n < 0x80 and not _rt.splices:
+                _out[_start] = _n
+            else:
+                _rt.finish_len(_out, _start)
+
+        for _x8 in self._f_tags:
+            _out.append(66)
+            _b8 = _x8.encode()
+            _l8 = len(_b8)
+            if _l8 < 0x80:
+                _out.append(_l8)
+            else:
+                _rt.write_varint(_out, _l8)
+            _out.write(_b8)
+
+        for _x9 in self._f_items:
+            _out.append(74)
+            if type(_x9) is not _c_Collections_Item:
+                _rt.check_message(_c_Collections_Item, _x9)
+            _kv = _rt.kept_verbatim(_x9._pb_unknown) if _x9._pb_unknown is not _pb_no_unknown and _x9._pb_unknown and _x9._pb_unknown[0] == 0 and not _deterministic else None
+            if _kv is not None:
+                _rt.write_raw(_out, _kv)
+            else:
+                _start = len(_out)
+                _out.append(0)
+                _x9._pb_encode(_out, _deterministic)
+                _n = len(_out) - _start - 1
+                if _n < 0x80 and not _rt.splices:
+                    _out[_start] = _n
+                else:
+                    _rt.finish_len(_out, _start)
+
+        _d10 = self._f_counts
+        if _d10:
+            if _deterministic:
+                _d10 = dict(sorted(_d10.items()))
+            for _k10, _v10 in _d10.items():
+                _b1 = _k10.encode()
+                _l1 = len(_b1)
+                _n10 = (_l1 + 2 if _l1 < 0x80 else _l1 + 1 + _rt.varint_size(_l1)) + (2 if _v10 < 0x80 and _v10 >= 0 else 1 + _rt.varint_size(_v10))
+                _out.append(82)
+                if _n10 < 0x80:
+                    _out.append(_n10)
+                else:
+                    _rt.write_varint(_out, _n10)
+                _out.append(10)
+                if _l1 < 0x80:
+                    _out.append(_l1)
+                else:
+                    _rt.write_varint(_out, _l1)
+                _out.write(_b1)
+                _out.append(16)
+                if _v10 < 0x80 and _v10 >= 0:
+                    _out.append(_v10)
+                elif _v10.bit_length() < 63:
+                    _rt.write_varint(_out, _v10)
+                else:
+                    _rt.write_varint64(_out, 3, _v10)
+
+        _d11 = self._f_items_by_id
+        if _d11:
+            if _deterministic:
+                _d11 = dict(sorted(_d11.items()))
+            for _k11, _v11 in _d11.items():
+                _out.append(90)
+                _s11 = len(_out)
+                _out.append(0)
+                _out.append(8)
+                if 0 <= _k11 < 0x80:
+                    _out.append(_k11)
+                elif -0x80000000 <= _k11 <= 0x7FFFFFFF:
+                    _rt.write_varint(_out, _k11)
+                else:
+                    raise _rt.out_of_range(5, _k11)
+                _out.append(18)
+                if type(_v11) is not _c_Collections_Item:
+                    _rt.check_message(_c_Collections_Item, _v11)
+                _kv = _rt.kept_verbatim(_v11._pb_unknown) if _v11._pb_unknown is not _pb_no_unknown and _v11._pb_unknown and _v11._pb_unknown[0] == 0 and not _deterministic else None
+                if _kv is not None:
+                    _rt.write_raw(_out, _kv)
+                else:
+                    _start = len(_out)
+                    _out.append(0)
+                    _v11._pb_encode(_out, _deterministic)
+                    _n = len(_out) - _start - 1
+                    if _n < 0x80 and not _rt.splices:
+                        _out[_start] = _n
+                    else:
+                        _rt.finish_len(_out, _start)
+                _n = len(_out) - _s11 - 1
+                if _n < 0x80 and not _rt.splices:
+                    _out[_s11] = _n
+                else:
+                    _rt.finish_len(_out, _s11)
+
+
+        if self._f_stamps:
+            _out.append(98)
+            _rt.write_packed(_out, 6, self._f_stamps)
+
+        _x13 = self._f_color
+        if _x13:
+            _out.append(104)
+            if 0 <= _x13 < 0x80:
+                _out.append(_x13)
+            elif -0x80000000 <= _x13 <= 0x7FFFFFFF:
+                _rt.write_varint(_out, _x13)
+            else:
+                raise _rt.out_of_range(14, _x13)
+
+        if self._pb_p0 & 2:
+            _x14 = self._f_note
+            _out.append(114)
+            _b14 = _x14.encode()
+            _l14 = len(_b14)
+            if _l14 < 0x80:
+                _out.append(_l14)
+            else:
+                _rt.write_varint(_out, _l14)
+            _out.write(_b14)
+
+        _x15 = self._f_big
+        if _x15:
+            _out.append(120)
+            if _x15 < 0x80 and _x15 >= 0:
+                _out.append(_x15)
+            elif _x15.bit_length() < 63 and _x15 >= 0:
+                _rt.write_varint(_out, _x15)
+            else:
+                _rt.write_varint64(_out, 4, _x15)
+
+        _x16 = self._f_weight
+        if _x16 or _rt.copysign(1.0, _x16) < 0.0:
+            _out.write(b'\x85\x01')
+            _rt.write_f32_le(_out, _x16)
+
+        if self._f_ratios:
+            _out.write(b'\x8a\x01')
+            _rt.write_packed(_out, 1, self._f_ratios)
+
+        if self._pb_unknown is not _pb_no_unknown:
+            _out.write(self._pb_unknown)
+
+    def _pb_kept_input(self) -> bytes | None:
+        _d = self._pb_deferred
+        if _d is not None:
+            return _d.buf if _d.verbatim else None
+        return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
+
+    def _pb_adopt(self, _other: _rt.Message) -> None:
+        _m = _t.cast(Bag, _other)
+        self._f_title = _m._f_title
+        self._f_blob = _m._f_blob
+        self._f_count = _m._f_count
+        self._f_delta = _m._f_delta
+        self._f_ratio = _m._f_ratio
+        self._f_flag = _m._f_flag
+        self._f_ints = _m._f_ints
+        self._f_tags = _m._f_tags
+        self._f_items = _m._f_items
+        self._f_counts = _m._f_counts
+        self._f_items_by_id = _m._f_items_by_id
+        self._f_stamps = _m._f_stamps
+        self._f_color = _m._f_color
+        self._f_note = _m._f_note
+        self._f_big = _m._f_big
+        self._f_weight = _m._f_weight
+        self._f_ratios = _m._f_ratios
+        self._pb_p0 = _m._pb_p0
+        self._pb_deferred = _m._pb_deferred
+        self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
+
+    # -- reflection --------------------------------------------------------------
+
+    def _pb_reset(self) -> None:
+        Bag.__init__(self)
+
+    # -- ProtoJSON -----------------------------------------------------------------
+
+    _pb_json_keys: _t.ClassVar[dict[str, int]] = {'title': 1, 'blob': 2, 'count': 3, 'delta': 4, 'ratio': 5, 'flag': 6, 'ints': 7, 'tags': 8, 'items': 9, 'counts': 10, 'itemsById': 11, 'stamps': 12, 'color': 13, 'note': 14, 'big': 15, 'weight': 16, 'ratios': 17, 'items_by_id': 11}
+
+    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        _out.append("{")
+        _first = len(_out)
+        _x1 = self._f_title
+        if _x1:
+            _out.append(',"title":')
+            _out.append(_rt.json_out_str(_x1))
+        _x2 = self._f_blob
+        if _x2:
+            _out.append(',"blob":')
+            _out.append(_rt.json_out_bytes(_x2))
+        _x3 = self._f_count
+        if _x3:
+            _out.append(',"count":' + '"')
+            _out.append(str(int(_x3)))
+            _out.append('"')
+        if self._pb_p0 & 1:
+            _x4 = self._f_delta
+            _out.append(',"delta":')
+            _out.append(str(int(_x4)))
+        _x5 = self._f_ratio
+        if _x5 or _rt.copysign(1.0, _x5) < 0.0:
+            _out.append(',"ratio":')
+            _out.append(_rt.json_out_double(_x5))
+        _x6 = self._f_flag
+        if _x6:
+            _out.append(',"flag":')
+            _out.append("true" if _x6 else "false")
+        _x7 = self._f_ints
+        if _x7:
+            _out.append(',"ints":' + "[")
+            _out.append(",".join([str(int(_y)) for _y in _x7]))
+            _out.append("]")
+        _x8 = self._f_tags
+        if _x8:
+            _out.append(',"tags":' + "[")
+            _out.append(",".join([_rt.json_out_str(_y) for _y in _x8]))
+            _out.append("]")
+        _x9 = self._f_items
+        if _x9:
+            _out.append(',"items":' + "[")
+            for _y9 in _x9:
+                _y9._pb_json_write(_out, _ctx, _depth + 2)
+                _out.append(",")
+            _out[-1] = "]"
+        _d10 = self._f_counts
+        if _d10:
+            _out.append(',"counts":' + "{")
+            for _k10, _v10 in _d10.items():
+                _out.append(_rt.json_out_str(_k10))
+                _out.append(":")
+                _out.append('"')
+                _out.append(str(int(_v10)))
+                _out.append('"')
+                _out.append(",")
+            _out[-1] = "}"
+        _d11 = self._f_items_by_id
+        if _d11:
+            _out.append(',"itemsById":' + "{")
+            for _k11, _v11 in _d11.items():
+                _out.append('"' + str(_k11) + '":')
+                _v11._pb_json_write(_out, _ctx, _depth + 2)
+                _out.append(",")
+            _out[-1] = "}"
+        _x12 = self._f_stamps
+        if _x12:
+            _out.append(',"stamps":' + '["')
+            _out.append('","'.join([str(int(_y)) for _y in _x12]))
+            _out.append('"]')
+        _x13 = self._f_color
+        if _x13:
+            _out.append(',"color":')
+            _out.append(_e_Collections_Color.json_names.get(_x13) or _rt.json_out_enum(_e_Collections_Color, _x13))
+        if self._pb_p0 & 2:
+            _x14 = self._f_note
+            _out.append(',"note":')
+            _out.append(_rt.json_out_str(_x14))
+        _x15 = self._f_big
+        if _x15:
+            _out.append(',"big":' + '"')
+            _out.append(str(int(_x15)))
+            _out.append('"')
+        _x16 = self._f_weight
+        if _x16 or _rt.copysign(1.0, _x16) < 0.0:
+            _out.append(',"weight":')
+            _out.append(_rt.json_out_float(_x16))
+        _x17 = self._f_ratios
+        if _x17:
+            _out.append(',"ratios":' + "[")
+            _out.append(",".join([_rt.json_out_double(_y) for _y in _x17]))
+            _out.append("]")
+        if len(_out) > _first:
+            _out[_first] = _out[_first][1:]
+        _out.append("}")
+
+
+    def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        _seen: _rt.i64 = 0  # the bits of the fields read: a key given twice is refused
+        _b: _rt.i64 = 0
+        _more = _r.open_object()
+        while _more:
+            _at = _r.pos
+            _k0 = _r.key()
+            _k1 = _r.k1
+            try:
+                if _k0 == 0x656c746974 and _k1 == 0x500000000000000:
+                    _b = 1
+                    _x1 = _r.string()
+                    self._f_title = _x1
+                elif _k0 == 0x626f6c62 and _k1 == 0x400000000000000:
+                    _b = 2
+                    _x2 = _r.bytes_()
+                    self._f_blob = _x2
+                elif _k0 == 0x746e756f63 and _k1 == 0x500000000000000:
+                    _b = 4
+                    _x3 = _r.int64()
+                    self._f_count = _x3
+                elif _k0 == 0x61746c6564 and _k1 == 0x500000000000000:
+                    _b = 8
+                    _x4 = _r.int32()
+                    self._f_delta = _x4
+                    self._pb_p0 |= 1
+                elif _k0 == 0x6f69746172 and _k1 == 0x500000000000000:
+                    _b = 16
+                    _x5 = _r.double()
+                    self._f_ratio = _x5
+                elif _k0 == 0x67616c66 and _k1 == 0x400000000000000:
+                    _b = 32
+                    _x6 = _r.boolean()
+                    self._f_flag = _x6
+                elif _k0 == 0x73746e69 and _k1 == 0x400000000000000:
+                    _b = 64
+                    self._f_ints = _r.scalars(5, None)
+                elif _k0 == 0x73676174 and _k1 == 0x400000000000000:
+                    _b = 128
+                    self._f_tags = _r.scalars(9, None)
+                elif _k0 == 0x736d657469 and _k1 == 0x500000000000000:
+                    _b = 256
+                    _l9: list[Collections.Item] = []
+                    _more = _r.open_array()
+                    while _more:
+                        _m9 = _c_Collections_Item()
+                        _m9._pb_json_scan(_r, _ctx, _depth + 2)
+                        _l9.append(_m9)
+                        _more = _r.next_item()
+                    self._f_items = _l9
+                elif _k0 == 0x73746e756f63 and _k1 == 0x600000000000000:
+                    _b = 512
+                    self._f_counts = _r.scalar_map(9, 3, None)
+                elif _k0 == 0x7942736d657469 and _k1 == 0x900000000006449 or _k0 == 0x625f736d657469 and _k1 == 0xb00000064695f79:
+                    _b = 1024
+                    _d11: dict[int, Collections.Item] = {}
+                    _more = _r.open_object()
+                    while _more:
+                        _kv11 = _r.map_key(5)
+                        if _kv11 in _d11:
+                            raise _rt.json_refuse()
+                        _mv11 = _c_Collections_Item()
+                        _mv11._pb_json_scan(_r, _ctx, _depth + 2)
+                        _d11[_kv11] = _mv11
+                        _more = _r.more()
+                    self._f_items_by_id = _d11
+                elif _k0 == 0x73706d617473 and _k1 == 0x600000000000000:
+                    _b = 2048
+                    self._f_stamps = _r.scalars(6, None)
+                elif _k0 == 0x726f6c6f63 and _k1 == 0x500000000000000:
+                    _b = 4096
+                    _x13 = _r.enum(_e_Collections_Color.names)
+                    self._f_color = _x13
+                elif _k0 == 0x65746f6e and _k1 == 0x400000000000000:
+                    _b = 8192
+                    _x14 = _r.string()
+                    self._f_note = _x14
+                    self._pb_p0 |= 2
+                elif _k0 == 0x676962 and _k1 == 0x300000000000000:
+                    _b = 16384
+                    _x15 = _r.uint64()
+                    self._f_big = _x15
+                elif _k0 == 0x746867696577 and _k1 == 0x600000000000000:
+                    _b = 32768
+                    _x16 = _r.float32()
+                    self._f_weight = _x16
+                elif _k0 == 0x736f69746172 and _k1 == 0x600000000000000:
+                    _b = 65536
+                    self._f_ratios = _r.scalars(1, None)
+                else:
+                    raise _rt.json_refuse()
+            except _rt.JsonOther:
+                _r.other(self, _at, _ctx, _depth)
+            if _seen & _b:
+                raise _rt.json_refuse()
+            _seen |= _b
+            _more = _r.more()
+
+    def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
+        if type(_obj) is not dict or _depth > _rt.JSON_MAX_DEPTH:
+            raise _rt.json_refuse()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        _ctx.keys += len(_t.cast("dict[str, object]", _obj))
+        _keys = self._pb_json_keys
+        for _key, _v in _t.cast("dict[str, object]", _obj).items():
+            _n = _keys.get(_key, 0)
+            if _n < 9:
+                if _n == 1:
+                    if _v is None:
+                        continue
+                    _x1 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
+                    self._f_title = _x1
+                elif _n == 2:
+                    if _v is None:
+                        continue
+                    _x2 = _rt.json_in_bytes(_v)
+                    self._f_blob = _x2
+                elif _n == 3:
+                    if _v is None:
+                        continue
+                    _x3 = int(_v) if type(_v) is str and _v.isdigit() and (_ctx.ascii_strings or _v.isascii()) and _v[0] != "0" and len(_v) < 19 else _rt.json_in_int(3, _v)
+                    self._f_count = _x3
+                elif _n == 4:
+                    if _v is None:
+                        continue
+                    _x4 = _v if type(_v) is int and -2147483648 <= _v <= 2147483647 else _rt.json_in_int(17, _v)
+                    self._f_delta = _x4
+                    self._pb_p0 |= 1
+                elif _n == 5:
+                    if _v is None:
+                        continue
+                    _x5 = _v if type(_v) is float and _v - _v == 0.0 else _rt.json_in_double(_v)
+                    self._f_ratio = _x5
+                elif _n == 6:
+                    if _v is None:
+                        continue
+                    _x6 = _v if type(_v) is bool else _rt.json_in_bool(_v)
+                    self._f_flag = _x6
+                elif _n == 7:
+                    if _v is None:
+                        continue
+                    if type(_v) is not list:
+                        raise _rt.json_refuse()
+                    self._f_ints = [_y if type(_y) is int and -2147483648 <= _y <= 2147483647 else _rt.json_in_int(5, _y) for _y in _t.cast("list[object]", _v)]
+                elif _n == 8:
+                    if _v is None:
+                        continue
+                    if type(_v) is not list:
+                        raise _rt.json_refuse()
+                    self._f_tags = [_y if type(_y) is str and (_ctx.ascii_strings or _y.isascii()) else _rt.json_in_str(_y) for _y in _t.cast("list[object]", _v)]
+                else:
+                    _rt.json_in_other(self, _key, _v, _ctx, _depth)
+            else:
+                if _n < 13:
+                    if _n == 9:
+                        if _v is None:
+                            continue
+                        if type(_v) is not list:
+                            raise _rt.json_refuse()
+                        _l9: list[Collections.Item] = []
+                        for _w in _t.cast("list[object]", _v):
+                            if _w is None:
+                                raise _rt.json_refuse()
+                            _m9 = _c_Collections_Item()
+                            _m9._pb_json_merge(_w, _ctx, _depth + 2)
+                            _l9.append(_m9)
+                        self._f_items = _l9
+                    elif _n == 10:
+                        if _v is None:
+                            continue
+                        if type(_v) is not dict:
+                            raise _rt.json_refuse()
+                        _ctx.keys += len(_t.cast("dict[str, object]", _v))
+                        _d10: dict[str, int] = {}
+                        for _k, _w in _t.cast("dict[str, object]", _v).items():
+                            _kv10 = _k if _ctx.ascii_strings or _k.isascii() else _rt.json_in_str(_k)
+                            if _w is None:
+                                raise _rt.json_refuse()
+                            _xv10 = int(_w) if type(_w) is str and _w.isdigit() and (_ctx.ascii_strings or _w.isascii()) and _w[0] != "0" and len(_w) < 19 else _rt.json_in_int(3, _w)
+
+                            _d10[_kv10] = _xv10
+                        self._f_counts = _d10
+                    elif _n == 11:
+                        if _key != 'itemsById' and 'itemsById' in _obj:
+                            raise _rt.json_refuse()
+                        if _v is None:
+                            continue
+                        if type(_v) is not dict:
+                            raise _rt.json_refuse()
+                        _ctx.keys += len(_t.cast("dict[str, object]", _v))
+                        _d11: dict[int, Collections.Item] = {}
+                        for _k, _w in _t.cast("dict[str, object]", _v).items():
+                            _kv11 = _rt.json_in_key(5, _k)
+                            if _w is None:
+                                raise _rt.json_refuse()
+                            _mv11 = _c_Collections_Item()
+                            _mv11._pb_json_merge(_w, _ctx, _depth + 2)
+                            _d11[_kv11] = _mv11
+                        self._f_items_by_id = _d11
+                    elif _n == 12:
+                        if _v is None:
+                            continue
+                        if type(_v) is not list:
+                            raise _rt.json_refuse()
+                        self._f_stamps = [int(_y) if type(_y) is str and _y.isdigit() and (_ctx.ascii_strings or _y.isascii()) and _y[0] != "0" and len(_y) < 20 else _rt.json_in_int(6, _y) for _y in _t.cast("list[object]", _v)]
+                    else:
+                        _rt.json_in_other(self, _key, _v, _ctx, _depth)
+                else:
+                    if _n == 13:
+                        if _v is None:
+                            continue
+                        _x13 = _e_Collections_Color.names.get(_v) if type(_v) is str else None
+                        if _x13 is None:
+                            _x13 = _rt.json_in_enum(_e_Collections_Color, _v, _ctx)
+                        if _x13 is not None:
+                            self._f_color = _x13
+                    elif _n == 14:
+                        if _v is None:
+                            continue
+                        _x14 = _v if type(_v) is str and (_ctx.ascii_strings or _v.isascii()) else _rt.json_in_str(_v)
+                        self._f_note = _x14
+                        self._pb_p0 |= 2
+                    elif _n == 15:
+                        if _v is None:
+                            continue
+                        _x15 = int(_v) if type(_v) is str and _v.isdigit() and (_ctx.ascii_strings or _v.isascii()) and _v[0] != "0" and len(_v) < 20 else _rt.json_in_int(4, _v)
+                        self._f_big = _x15
+                    elif _n == 16:
+                        if _v is None:
+                            continue
+                        _x16 = _rt.json_in_float(_v)
+                        self._f_weight = _x16
+                    elif _n == 17:
+                        if _v is None:
+                            continue
+                        if type(_v) is not list:
+                            raise _rt.json_refuse()
+                        self._f_ratios = [_y if type(_y) is float and _y - _y == 0.0 else _rt.json_in_double(_y) for _y in _t.cast("list[object]", _v)]
+                    else:
+                        _rt.json_in_other(self, _key, _v, _ctx, _depth)
+
+
+    def __eq__(self, _other: object) -> bool:
+        if not isinstance(_other, Bag):
+            return NotImplemented
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if _other._pb_unknown is not _pb_no_unknown: _other._pb_load_raw()
+        try:  # a message built in code may nest deeper than the stack
+            return (
+                self._pb_unknown == _other._pb_unknown
+                and self._pb_p0 == _other._pb_p0
+                and self._f_title == _other._f_title
+                and self._f_blob == _other._f_blob
+                and self._f_count == _other._f_count
+                and self._f_delta == _other._f_delta
+                and _rt.float_eq(self._f_ratio, _other._f_ratio)
+                and self._f_flag == _other._f_flag
+                and self._f_ints == _other._f_ints
+                and self._f_tags == _other._f_tags
+                and self._f_items == _other._f_items
+                and self._f_counts == _other._f_counts
+                and self._f_items_by_id == _other._f_items_by_id
+                and self._f_stamps == _other._f_stamps
+                and self._f_color == _other._f_color
+                and self._f_note == _other._f_note
+                and self._f_big == _other._f_big
+                and _rt.float_eq(self._f_weight, _other._f_weight)
+                and _rt.floats_eq(self._f_ratios, _other._f_ratios)
+            )
+        except RecursionError:
+            raise _rt.nested_too_deep(self) from None
+
+
 _e_Collections_Color: _t.Final[_rt.EnumInfo] = _rt.EnumInfo('golden.Collections.Color', False, (('COLOR_UNSPECIFIED', 0), ('RED', 1), ('GREEN', 2),), legacy_json=False)
 _rt.nest_class(Collections, _c_Collections_Color, "Collections.Color")
 _rt.nest_class(Collections, _c_Collections_Item, "Collections.Item")
@@ -2088,4 +5196,30 @@ Collections._pb_info = _rt.MessageInfo(
             ('_ov_choice', '_oc_choice'), ('_ov_choice', '_oc_choice'), ('_ov_choice',
             '_oc_choice')),
 )
-_rt.register_messages(_c_Collections_Item, Collections)
+Bag._pb_info = _rt.MessageInfo(
+    'golden.Bag',
+    (
+        _rt.FieldInfo(1, 'title', 'title', 'title', 9, default=''),  # string title = 1;
+        _rt.FieldInfo(2, 'blob', 'blob', 'blob', 12, default=b''),  # bytes blob = 2;
+        _rt.FieldInfo(3, 'count', 'count', 'count', 3, default=0),  # int64 count = 3;
+        _rt.FieldInfo(4, 'delta', 'delta', 'delta', 17, presence=True, default=0),  # optional sint32 delta = 4;
+        _rt.FieldInfo(5, 'ratio', 'ratio', 'ratio', 1, default=0.0),  # double ratio = 5;
+        _rt.FieldInfo(6, 'flag', 'flag', 'flag', 8, default=False),  # bool flag = 6;
+        _rt.FieldInfo(7, 'ints', 'ints', 'ints', 5, repeated=True, packed=True),  # repeated int32 ints = 7;
+        _rt.FieldInfo(8, 'tags', 'tags', 'tags', 9, repeated=True),  # repeated string tags = 8;
+        _rt.FieldInfo(9, 'items', 'items', 'items', 11, repeated=True, message_type=Collections.Item),  # repeated golden.Collections.Item items = 9;
+        _rt.FieldInfo(10, 'counts', 'counts', 'counts', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 9, default=''), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 3, default=0)),  # map<string, int64> counts = 10;
+        _rt.FieldInfo(11, 'items_by_id', 'itemsById', 'items_by_id', 11, map_key=_rt.FieldInfo(1, 'key', 'key', 'key', 5, default=0), map_value=_rt.FieldInfo(2, 'value', 'value', 'value', 11, message_type=Collections.Item)),  # map<int32, golden.Collections.Item> items_by_id = 11;
+        _rt.FieldInfo(12, 'stamps', 'stamps', 'stamps', 6, repeated=True, packed=True),  # repeated fixed64 stamps = 12;
+        _rt.FieldInfo(13, 'color', 'color', 'color', 14, enum=_e_Collections_Color, default=0),  # golden.Collections.Color color = 13;
+        _rt.FieldInfo(14, 'note', 'note', 'note', 9, presence=True, default=''),  # optional string note = 14;
+        _rt.FieldInfo(15, 'big', 'big', 'big', 4, default=0),  # uint64 big = 15;
+        _rt.FieldInfo(16, 'weight', 'weight', 'weight', 2, default=0.0),  # float weight = 16;
+        _rt.FieldInfo(17, 'ratios', 'ratios', 'ratios', 1, repeated=True, packed=True),  # repeated double ratios = 17;
+    ),
+    (),
+    layout=('_f_title', '_f_blob', '_f_count', ('_f_delta', '_pb_p0', 1), '_f_ratio', '_f_flag',
+            '_f_ints', '_f_tags', '_f_items', '_f_counts', '_f_items_by_id', '_f_stamps',
+            '_f_color', ('_f_note', '_pb_p0', 2), '_f_big', '_f_weight', '_f_ratios'),
+)
+_rt.register_messages(_c_Collections_Item, Collections, Bag)

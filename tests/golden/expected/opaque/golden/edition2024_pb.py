@@ -12,16 +12,40 @@ import typing as _t
 from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
 
 _pb_no_unknown: _t.Final = b""
+# compiled (mypyc): no thread switch can come between a test and a store in native code
+_pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('golden/edition2024.proto', b'\n\x18golden/edition2024.proto\x12\x06golden"\xac\x02\n\x08LogEntry\x12\x1c\n\ttimestamp\x18\x01 \x01(\x03R\ttimestamp\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\x123\n\x06detail\x18\x03 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x06detail\x12F\n\x10unchecked_detail\x18\x04 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02x\x01R\x0funcheckedDetail\x125\n\x07history\x18\x05 \x03(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x07history\x1a4\n\x06Detail\x12\x14\n\x05lines\x18\x01 \x03(\tR\x05lines\x12\x14\n\x05level\x18\x02 \x01(\x05R\x05level"F\n\x08Envelope\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12&\n\x05entry\x18\x02 \x01(\x0b2\x10.golden.LogEntryR\x05entry"\xed\x01\n\x04Node\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value\x12"\n\x05child\x18\x02 \x01(\x0b2\x0c.golden.NodeR\x05child\x12/\n\nlazy_child\x18\x03 \x01(\x0b2\x0c.golden.NodeB\x02(\x01R\tlazyChild\x129\n\x0funchecked_child\x18\x04 \x01(\x0b2\x0c.golden.NodeB\x02x\x01R\x0euncheckedChild\x12?\n\x12unchecked_children\x18\x05 \x03(\x0b2\x0c.golden.NodeB\x02x\x01R\x11uncheckedChildrenb\x08editionsp\xe9\x07', ())
 
 
+class _pb_spans__c_LogEntry_Detail:
+    """What a deferred parse of Detail keeps: the input, its depth limit, whether serialize may
+    write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
+    (sN: offset << 32 | length of a string, the start of a repeated field's first occurrence; -1: made)."""
+
+    __slots__ = ("buf", "depth", "verbatim", "keep", "s1")
+    buf: bytes
+    depth: _rt.i64
+    verbatim: bool
+    keep: bool  # false: the scan met what it does not keep (unknown fields): the input is kept whole
+    s1: _rt.i64
+
+    def __init__(self, buf: bytes, depth: _rt.i64) -> None:
+        self.buf = buf
+        self.depth = depth
+        self.verbatim = False
+        self.keep = True
+        self.s1 = -1
+
+
+
 class _c_LogEntry_Detail(_rt.Message):
-    __slots__ = ("_f_lines", "_f_level", "_pb_p0")
+    __slots__ = ("_f_lines", "_f_level", "_pb_p0", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_lines: list[str]
     _f_level: int
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
+    _pb_deferred: _pb_spans__c_LogEntry_Detail | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["lines", "level"],  # fields
@@ -38,6 +62,7 @@ class _c_LogEntry_Detail(_rt.Message):
         level: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_deferred = None
         self._pb_p0 = 0
         self._f_lines = _rt.checked_list(self, 1, lines, str) if lines else []
         if (_x2 := level) is None:
@@ -50,36 +75,129 @@ class _c_LogEntry_Detail(_rt.Message):
 
     def get_lines(self) -> list[str]:
         """Field: repeated string lines = 1;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_1()
         return self._f_lines
 
     def set_lines(self, value: _t.Iterable[str]) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
         self._f_lines = _rt.checked_list(self, 1, value, str) if value else []
 
     def clear_lines(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
         self._f_lines = []
 
     def get_level(self) -> int:
         """Field: int32 level = 2;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_level
 
     def set_level(self, value: int | bool) -> None:
         value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_level = value
         self._pb_p0 |= 1
 
     def has_level(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._pb_p0 & 1 != 0
 
     def clear_level(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_level = 0
         self._pb_p0 &= ~1
+
+    def _pb_written(self) -> None:
+        """Before a write to a scalar: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            self._pb_load_raw()
+        else:
+            _d.verbatim = False
+
+    def _pb_load_1(self) -> None:
+        """Make lines from the input if not made yet (its first read); handed out, it may
+        change: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        _at = _d.s1
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _x = self._pb_make_1(_buf, _at, len(_buf), _d.depth)
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s1 == _at:
+                self._f_lines = _x
+                _d.s1 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s1 == _at:
+                    self._f_lines = _x
+                    _d.s1 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_make_1(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[str]:
+        """Decode every occurrence of lines in ``_buf[_pos:_end]`` (checked by the scan), merged
+        as a decode merges them; skip the other fields."""
+        _x1: list[str] = []
+        _tag: _rt.i64 = 0
+        _n: _rt.i64
+        _e: _rt.i64
+        _iv: int
+        try:
+            while _pos < _end:
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+
+                if _tag == 10:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    _x1.append(_buf[_pos:_e].decode())
+                    _pos = _e
+                else:
+                    _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
+        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
+        return _x1
+
+    def _pb_drop_1(self) -> None:
+        """Before a write to lines: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s1 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s1 = -1
+            self._pb_settle(_d)
+
+    def _pb_settle(self, _d: _pb_spans__c_LogEntry_Detail) -> None:
+        """Once every field is made, let the input go: a message read whole holds what a decoded one
+        holds (serialize encodes it again)."""
+        if _d.s1 < 0 and self._pb_deferred is _d:
+            self._pb_unknown = _pb_no_unknown  # before the state goes: a reader that sees the mark finds it
+            self._pb_deferred = None
+
+    def _pb_load_raw(self) -> None:
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            _rt.Message._pb_load_raw(self)
+            return
+        if _d.s1 >= 0:
+            self._pb_load_1()
+        self._pb_settle(_d)
+
 
     # -- codec -------------------------------------------------------------------
 
@@ -188,10 +306,90 @@ class _c_LogEntry_Detail(_rt.Message):
         return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        self._pb_unknown = _rt.keep_input(_buf, _depth, _c_LogEntry_Detail._pb_scan(_buf, 0, len(_buf), _depth))
+        _d = _pb_spans__c_LogEntry_Detail(_buf, _depth)
+        _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
+        if _d.keep:
+            _d.verbatim = _canon
+            self._pb_deferred = _d
+            self._pb_unknown = b"\xff"
+        else:  # the scalars stored are overwritten by the first access's decode
+            self._pb_unknown = _rt.keep_input(_buf, _depth, _canon)
         return True
 
+    def _pb_scan_keep(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64,
+                      _d: _pb_spans__c_LogEntry_Detail) -> bool:
+        """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
+        the other fields lie."""
+        _canon = True
+        _tag: _rt.i64 = 0
+        _start: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _p0: _rt.i64  # where a scalar starts: decoded once checked
+        _iv: int
+        try:
+            while _pos < _end:
+                _start = _pos
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 10:
+                    if _d.s1 < 0:
+                        _d.s1 = _start
+                    if _rank > 1:
+                        _canon = False
+                    _rank = 1
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(_c_LogEntry_Detail, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(_c_LogEntry_Detail, _tag, _pos)
+                    _pos = _e
+                elif _tag == 16:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                        _iv = _n
+                    else:
+                        _p0 = _pos
+                        _iv, _pos = _rt.dec_int64(_buf, _pos)  # its 64 bits, to judge the encoding
+                        _n = _buf[_pos - 1]
+                        if _n == 0 or not (0 <= _iv <= 0x7FFFFFFF or (_iv < 0 and _iv >= -0x80000000 and _n == 1)):
+                            _canon = False
+                            _iv = _rt.dec_int32(_buf, _p0)[0]
+                    self._f_level = _iv
+                    self._pb_p0 |= 1
+                else:
+                    _rank = 0x20000000
+                    _d.keep = False
+                    _pos = _rt.scan_unknown(_c_LogEntry_Detail, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(_c_LogEntry_Detail, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(_c_LogEntry_Detail, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _d = self._pb_deferred
+        if _d is not None:
+            if _d.verbatim and not _deterministic:
+                _rt.write_raw(_out, _d.buf, False)
+                return
+            self._pb_load_raw()
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
             if _kv is None:
@@ -223,6 +421,9 @@ class _c_LogEntry_Detail(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
+        _d = self._pb_deferred
+        if _d is not None:
+            return _d.buf if _d.verbatim else None
         return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
@@ -230,6 +431,7 @@ class _c_LogEntry_Detail(_rt.Message):
         self._f_lines = _m._f_lines
         self._f_level = _m._f_level
         self._pb_p0 = _m._pb_p0
+        self._pb_deferred = _m._pb_deferred
         self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
 
     # -- reflection --------------------------------------------------------------

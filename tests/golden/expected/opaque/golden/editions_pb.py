@@ -13,6 +13,8 @@ import typing as _t
 from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
 
 _pb_no_unknown: _t.Final = b""
+# compiled (mypyc): no thread switch can come between a test and a store in native code
+_pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('golden/editions.proto', b'\n\x15golden/editions.proto\x12\x06golden"\xa7\x04\n\x0bEdition2023\x12.\n\x13explicit_by_default\x18\x01 \x01(\x05R\x11explicitByDefault\x12!\n\x08implicit\x18\x02 \x01(\x05B\x05\xaa\x01\x02\x08\x02R\x08implicit\x12.\n\x0frequired_legacy\x18\x03 \x01(\x05B\x05\xaa\x01\x02\x08\x03R\x0erequiredLegacy\x12!\n\x08expanded\x18\x04 \x03(\x05B\x05\xaa\x01\x02\x18\x02R\x08expanded\x12#\n\tunchecked\x18\x05 \x01(\tB\x05\xaa\x01\x02 \x03R\tunchecked\x12I\n\x0fdelimited_child\x18\x06 \x01(\x0b2\x19.golden.Edition2023.ChildB\x05\xaa\x01\x02(\x02R\x0edelimitedChild\x12#\n\x05state\x18\x07 \x01(\x0e2\r.golden.StateR\x05state\x12%\n\x06states\x18\x08 \x03(\x0e2\r.golden.StateR\x06states\x12H\n\rstate_by_name\x18\t \x03(\x0b2$.golden.Edition2023.StateByNameEntryR\x0bstateByName\x1a\x1d\n\x05Child\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value\x1aM\n\x10StateByNameEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12#\n\x05value\x18\x02 \x01(\x0e2\r.golden.StateR\x05value:\x028\x01*(\n\x05State\x12\x11\n\rSTATE_UNKNOWN\x10\x00\x12\x0c\n\x08STATE_ON\x10\x01B\x05\x92\x03\x02\x10\x02b\x08editionsp\xe8\x07', ())
 
 
@@ -21,12 +23,32 @@ class State(_enum.IntEnum):
     STATE_ON = 1
 
 
+class _pb_spans__c_Edition2023_Child:
+    """What a deferred parse of Child keeps: the input, its depth limit, whether serialize may
+    write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
+    (sN: offset << 32 | length of a string, the start of a repeated field's first occurrence; -1: made)."""
+
+    __slots__ = ("buf", "depth", "verbatim", "keep")
+    buf: bytes
+    depth: _rt.i64
+    verbatim: bool
+    keep: bool  # false: the scan met what it does not keep (unknown fields): the input is kept whole
+
+    def __init__(self, buf: bytes, depth: _rt.i64) -> None:
+        self.buf = buf
+        self.depth = depth
+        self.verbatim = False
+        self.keep = True
+
+
+
 class _c_Edition2023_Child(_rt.Message):
-    __slots__ = ("_f_value", "_pb_p0")
+    __slots__ = ("_f_value", "_pb_p0", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: int
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
+    _pb_deferred: _pb_spans__c_Edition2023_Child | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["value"],  # fields
@@ -42,6 +64,7 @@ class _c_Edition2023_Child(_rt.Message):
         value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_deferred = None
         self._pb_p0 = 0
         if (_x1 := value) is None:
             self._f_value = 0
@@ -53,23 +76,46 @@ class _c_Edition2023_Child(_rt.Message):
 
     def get_value(self) -> int:
         """Field: int32 value = 1;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: int | bool) -> None:
         value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_value = value
         self._pb_p0 |= 1
 
     def has_value(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._pb_p0 & 1 != 0
 
     def clear_value(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_value = 0
         self._pb_p0 &= ~1
+
+    def _pb_written(self) -> None:
+        """Before a write to a scalar: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            self._pb_load_raw()
+        else:
+            _d.verbatim = False
+
+    def _pb_settle(self, _d: _pb_spans__c_Edition2023_Child) -> None:
+        """Once every field is made, let the input go: a message read whole holds what a decoded one
+        holds (serialize encodes it again)."""
+        if self._pb_deferred is _d:
+            self._pb_unknown = _pb_no_unknown  # before the state goes: a reader that sees the mark finds it
+            self._pb_deferred = None
+
+    def _pb_load_raw(self) -> None:
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            _rt.Message._pb_load_raw(self)
+            return
+        self._pb_settle(_d)
+
 
     # -- codec -------------------------------------------------------------------
 
@@ -156,10 +202,74 @@ class _c_Edition2023_Child(_rt.Message):
         return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        self._pb_unknown = _rt.keep_input(_buf, _depth, _c_Edition2023_Child._pb_scan(_buf, 0, len(_buf), _depth))
+        _d = _pb_spans__c_Edition2023_Child(_buf, _depth)
+        _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
+        if _d.keep:
+            _d.verbatim = _canon
+            self._pb_deferred = _d
+            self._pb_unknown = b"\xff"
+        else:  # the scalars stored are overwritten by the first access's decode
+            self._pb_unknown = _rt.keep_input(_buf, _depth, _canon)
         return True
 
+    def _pb_scan_keep(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64,
+                      _d: _pb_spans__c_Edition2023_Child) -> bool:
+        """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
+        the other fields lie."""
+        _canon = True
+        _tag: _rt.i64 = 0
+        _start: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _p0: _rt.i64  # where a scalar starts: decoded once checked
+        _iv: int
+        try:
+            while _pos < _end:
+                _start = _pos
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                        _iv = _n
+                    else:
+                        _p0 = _pos
+                        _iv, _pos = _rt.dec_int64(_buf, _pos)  # its 64 bits, to judge the encoding
+                        _n = _buf[_pos - 1]
+                        if _n == 0 or not (0 <= _iv <= 0x7FFFFFFF or (_iv < 0 and _iv >= -0x80000000 and _n == 1)):
+                            _canon = False
+                            _iv = _rt.dec_int32(_buf, _p0)[0]
+                    self._f_value = _iv
+                    self._pb_p0 |= 1
+                else:
+                    _rank = 0x20000000
+                    _d.keep = False
+                    _pos = _rt.scan_unknown(_c_Edition2023_Child, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(_c_Edition2023_Child, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(_c_Edition2023_Child, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _d = self._pb_deferred
+        if _d is not None:
+            if _d.verbatim and not _deterministic:
+                _rt.write_raw(_out, _d.buf, False)
+                return
+            self._pb_load_raw()
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
             if _kv is None:
@@ -181,12 +291,16 @@ class _c_Edition2023_Child(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
+        _d = self._pb_deferred
+        if _d is not None:
+            return _d.buf if _d.verbatim else None
         return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(_c_Edition2023_Child, _other)
         self._f_value = _m._f_value
         self._pb_p0 = _m._pb_p0
+        self._pb_deferred = _m._pb_deferred
         self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
 
     # -- reflection --------------------------------------------------------------

@@ -15,6 +15,8 @@ import typing as _t
 from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
 
 _pb_no_unknown: _t.Final = b""
+# compiled (mypyc): no thread switch can come between a test and a store in native code
+_pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('golden/legacy.proto', b'\n\x13golden/legacy.proto\x12\x06golden"\xca\x02\n\x06Legacy\x12\x0e\n\x02id\x18\x01 \x02(\x05R\x02id\x12)\n\x05label\x18\x02 \x01(\t:\x13none "quoted" \\ endR\x05label\x12)\n\x05level\x18\x03 \x01(\x0e2\r.golden.Level:\x04HIGHR\x05level\x12\x19\n\x05ratio\x18\x04 \x01(\x01:\x03infR\x05ratio\x12\x1c\n\x07samples\x18\x05 \x03(\x03B\x02\x10\x01R\x07samples\x12*\n\x05point\x18\x06 \x01(\n2\x14.golden.Legacy.PointR\x05point\x12\'\n\x06picked\x18\t \x01(\x0e2\r.golden.LevelH\x00R\x06picked\x12\x16\n\x05named\x18\n \x01(\tH\x00R\x05named\x1a#\n\x05Point\x12\x0c\n\x01x\x18\x07 \x01(\x05R\x01x\x12\x0c\n\x01y\x18\x08 \x01(\x05R\x01y*\x05\x08d\x10\xc8\x01B\x08\n\x06choice"F\n\x10ConflictJsonName\x12\x18\n\x05value\x18\x01 \x01(\x05R\told_value\x12\x18\n\tnew_value\x18\x02 \x01(\x05R\x05value*\x1a\n\x05Level\x12\x07\n\x03LOW\x10\x01\x12\x08\n\x04HIGH\x10\x02:"\n\x04note\x12\x0e.golden.Legacy\x18d \x01(\tR\x04note:"\n\x04tags\x12\x0e.golden.Legacy\x18e \x03(\x05R\x04tags:1\n\x04rank\x12\x0e.golden.Legacy\x18f \x01(\x0e2\r.golden.LevelR\x04rank:3\n\x05ranks\x12\x0e.golden.Legacy\x18g \x03(\x0e2\r.golden.LevelR\x05ranks', ())
 
 
@@ -23,13 +25,33 @@ class Level(_enum.IntEnum):
     HIGH = 2
 
 
+class _pb_spans__c_Legacy_Point:
+    """What a deferred parse of Point keeps: the input, its depth limit, whether serialize may
+    write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
+    (sN: offset << 32 | length of a string, the start of a repeated field's first occurrence; -1: made)."""
+
+    __slots__ = ("buf", "depth", "verbatim", "keep")
+    buf: bytes
+    depth: _rt.i64
+    verbatim: bool
+    keep: bool  # false: the scan met what it does not keep (unknown fields): the input is kept whole
+
+    def __init__(self, buf: bytes, depth: _rt.i64) -> None:
+        self.buf = buf
+        self.depth = depth
+        self.verbatim = False
+        self.keep = True
+
+
+
 class _c_Legacy_Point(_rt.Message):
-    __slots__ = ("_f_x", "_f_y", "_pb_p0")
+    __slots__ = ("_f_x", "_f_y", "_pb_p0", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_x: int
     _f_y: int
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
+    _pb_deferred: _pb_spans__c_Legacy_Point | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["x", "y"],  # fields
@@ -46,6 +68,7 @@ class _c_Legacy_Point(_rt.Message):
         y: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_deferred = None
         self._pb_p0 = 0
         if (_x7 := x) is None:
             self._f_x = 0
@@ -62,43 +85,66 @@ class _c_Legacy_Point(_rt.Message):
 
     def get_x(self) -> int:
         """Field: optional int32 x = 7;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_x
 
     def set_x(self, value: int | bool) -> None:
         value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 7, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_x = value
         self._pb_p0 |= 1
 
     def has_x(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._pb_p0 & 1 != 0
 
     def clear_x(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_x = 0
         self._pb_p0 &= ~1
 
     def get_y(self) -> int:
         """Field: optional int32 y = 8;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_y
 
     def set_y(self, value: int | bool) -> None:
         value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 8, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_y = value
         self._pb_p0 |= 2
 
     def has_y(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._pb_p0 & 2 != 0
 
     def clear_y(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_y = 0
         self._pb_p0 &= ~2
+
+    def _pb_written(self) -> None:
+        """Before a write to a scalar: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            self._pb_load_raw()
+        else:
+            _d.verbatim = False
+
+    def _pb_settle(self, _d: _pb_spans__c_Legacy_Point) -> None:
+        """Once every field is made, let the input go: a message read whole holds what a decoded one
+        holds (serialize encodes it again)."""
+        if self._pb_deferred is _d:
+            self._pb_unknown = _pb_no_unknown  # before the state goes: a reader that sees the mark finds it
+            self._pb_deferred = None
+
+    def _pb_load_raw(self) -> None:
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            _rt.Message._pb_load_raw(self)
+            return
+        self._pb_settle(_d)
+
 
     # -- codec -------------------------------------------------------------------
 
@@ -205,10 +251,91 @@ class _c_Legacy_Point(_rt.Message):
         return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        self._pb_unknown = _rt.keep_input(_buf, _depth, _c_Legacy_Point._pb_scan(_buf, 0, len(_buf), _depth))
+        _d = _pb_spans__c_Legacy_Point(_buf, _depth)
+        _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
+        if _d.keep:
+            _d.verbatim = _canon
+            self._pb_deferred = _d
+            self._pb_unknown = b"\xff"
+        else:  # the scalars stored are overwritten by the first access's decode
+            self._pb_unknown = _rt.keep_input(_buf, _depth, _canon)
         return True
 
+    def _pb_scan_keep(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64,
+                      _d: _pb_spans__c_Legacy_Point) -> bool:
+        """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
+        the other fields lie."""
+        _canon = True
+        _tag: _rt.i64 = 0
+        _start: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _p0: _rt.i64  # where a scalar starts: decoded once checked
+        _iv: int
+        try:
+            while _pos < _end:
+                _start = _pos
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 56:
+                    if _rank >= 7:
+                        _canon = False
+                    _rank = 7
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                        _iv = _n
+                    else:
+                        _p0 = _pos
+                        _iv, _pos = _rt.dec_int64(_buf, _pos)  # its 64 bits, to judge the encoding
+                        _n = _buf[_pos - 1]
+                        if _n == 0 or not (0 <= _iv <= 0x7FFFFFFF or (_iv < 0 and _iv >= -0x80000000 and _n == 1)):
+                            _canon = False
+                            _iv = _rt.dec_int32(_buf, _p0)[0]
+                    self._f_x = _iv
+                    self._pb_p0 |= 1
+                elif _tag == 64:
+                    if _rank >= 8:
+                        _canon = False
+                    _rank = 8
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                        _iv = _n
+                    else:
+                        _p0 = _pos
+                        _iv, _pos = _rt.dec_int64(_buf, _pos)  # its 64 bits, to judge the encoding
+                        _n = _buf[_pos - 1]
+                        if _n == 0 or not (0 <= _iv <= 0x7FFFFFFF or (_iv < 0 and _iv >= -0x80000000 and _n == 1)):
+                            _canon = False
+                            _iv = _rt.dec_int32(_buf, _p0)[0]
+                    self._f_y = _iv
+                    self._pb_p0 |= 2
+                else:
+                    _rank = 0x20000000
+                    _d.keep = False
+                    _pos = _rt.scan_unknown(_c_Legacy_Point, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(_c_Legacy_Point, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(_c_Legacy_Point, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _d = self._pb_deferred
+        if _d is not None:
+            if _d.verbatim and not _deterministic:
+                _rt.write_raw(_out, _d.buf, False)
+                return
+            self._pb_load_raw()
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
             if _kv is None:
@@ -240,6 +367,9 @@ class _c_Legacy_Point(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
+        _d = self._pb_deferred
+        if _d is not None:
+            return _d.buf if _d.verbatim else None
         return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
@@ -247,6 +377,7 @@ class _c_Legacy_Point(_rt.Message):
         self._f_x = _m._f_x
         self._f_y = _m._f_y
         self._pb_p0 = _m._pb_p0
+        self._pb_deferred = _m._pb_deferred
         self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
 
     # -- reflection --------------------------------------------------------------
@@ -987,16 +1118,36 @@ class Legacy(_rt.ExtendableMessage):
             raise _rt.nested_too_deep(self) from None
 
 
+class _pb_spans_ConflictJsonName:
+    """What a deferred parse of ConflictJsonName keeps: the input, its depth limit, whether serialize may
+    write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
+    (sN: offset << 32 | length of a string, the start of a repeated field's first occurrence; -1: made)."""
+
+    __slots__ = ("buf", "depth", "verbatim", "keep")
+    buf: bytes
+    depth: _rt.i64
+    verbatim: bool
+    keep: bool  # false: the scan met what it does not keep (unknown fields): the input is kept whole
+
+    def __init__(self, buf: bytes, depth: _rt.i64) -> None:
+        self.buf = buf
+        self.depth = depth
+        self.verbatim = False
+        self.keep = True
+
+
+
 class ConflictJsonName(_rt.Message):
     """A field's proto name is another field's json_name (the shape of upb's JSON tests): on
     input the json_name wins.
     """
-    __slots__ = ("_f_value", "_f_new_value", "_pb_p0")
+    __slots__ = ("_f_value", "_f_new_value", "_pb_p0", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: int
     _f_new_value: int
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
+    _pb_deferred: _pb_spans_ConflictJsonName | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["value", "new_value"],  # fields
@@ -1013,6 +1164,7 @@ class ConflictJsonName(_rt.Message):
         new_value: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_deferred = None
         self._pb_p0 = 0
         if (_x1 := value) is None:
             self._f_value = 0
@@ -1029,43 +1181,66 @@ class ConflictJsonName(_rt.Message):
 
     def get_value(self) -> int:
         """Field: optional int32 value = 1;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_value
 
     def set_value(self, value: int | bool) -> None:
         value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_value = value
         self._pb_p0 |= 1
 
     def has_value(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._pb_p0 & 1 != 0
 
     def clear_value(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_value = 0
         self._pb_p0 &= ~1
 
     def get_new_value(self) -> int:
         """Field: optional int32 new_value = 2;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_new_value
 
     def set_new_value(self, value: int | bool) -> None:
         value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 2, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_new_value = value
         self._pb_p0 |= 2
 
     def has_new_value(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._pb_p0 & 2 != 0
 
     def clear_new_value(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_new_value = 0
         self._pb_p0 &= ~2
+
+    def _pb_written(self) -> None:
+        """Before a write to a scalar: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            self._pb_load_raw()
+        else:
+            _d.verbatim = False
+
+    def _pb_settle(self, _d: _pb_spans_ConflictJsonName) -> None:
+        """Once every field is made, let the input go: a message read whole holds what a decoded one
+        holds (serialize encodes it again)."""
+        if self._pb_deferred is _d:
+            self._pb_unknown = _pb_no_unknown  # before the state goes: a reader that sees the mark finds it
+            self._pb_deferred = None
+
+    def _pb_load_raw(self) -> None:
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            _rt.Message._pb_load_raw(self)
+            return
+        self._pb_settle(_d)
+
 
     # -- codec -------------------------------------------------------------------
 
@@ -1172,10 +1347,91 @@ class ConflictJsonName(_rt.Message):
         return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        self._pb_unknown = _rt.keep_input(_buf, _depth, ConflictJsonName._pb_scan(_buf, 0, len(_buf), _depth))
+        _d = _pb_spans_ConflictJsonName(_buf, _depth)
+        _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
+        if _d.keep:
+            _d.verbatim = _canon
+            self._pb_deferred = _d
+            self._pb_unknown = b"\xff"
+        else:  # the scalars stored are overwritten by the first access's decode
+            self._pb_unknown = _rt.keep_input(_buf, _depth, _canon)
         return True
 
+    def _pb_scan_keep(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64,
+                      _d: _pb_spans_ConflictJsonName) -> bool:
+        """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
+        the other fields lie."""
+        _canon = True
+        _tag: _rt.i64 = 0
+        _start: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _p0: _rt.i64  # where a scalar starts: decoded once checked
+        _iv: int
+        try:
+            while _pos < _end:
+                _start = _pos
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 8:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                        _iv = _n
+                    else:
+                        _p0 = _pos
+                        _iv, _pos = _rt.dec_int64(_buf, _pos)  # its 64 bits, to judge the encoding
+                        _n = _buf[_pos - 1]
+                        if _n == 0 or not (0 <= _iv <= 0x7FFFFFFF or (_iv < 0 and _iv >= -0x80000000 and _n == 1)):
+                            _canon = False
+                            _iv = _rt.dec_int32(_buf, _p0)[0]
+                    self._f_value = _iv
+                    self._pb_p0 |= 1
+                elif _tag == 16:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
+                    _n = _buf[_pos]
+                    if _n < 0x80:
+                        _pos += 1
+                        _iv = _n
+                    else:
+                        _p0 = _pos
+                        _iv, _pos = _rt.dec_int64(_buf, _pos)  # its 64 bits, to judge the encoding
+                        _n = _buf[_pos - 1]
+                        if _n == 0 or not (0 <= _iv <= 0x7FFFFFFF or (_iv < 0 and _iv >= -0x80000000 and _n == 1)):
+                            _canon = False
+                            _iv = _rt.dec_int32(_buf, _p0)[0]
+                    self._f_new_value = _iv
+                    self._pb_p0 |= 2
+                else:
+                    _rank = 0x20000000
+                    _d.keep = False
+                    _pos = _rt.scan_unknown(ConflictJsonName, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(ConflictJsonName, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(ConflictJsonName, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _d = self._pb_deferred
+        if _d is not None:
+            if _d.verbatim and not _deterministic:
+                _rt.write_raw(_out, _d.buf, False)
+                return
+            self._pb_load_raw()
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
             if _kv is None:
@@ -1207,6 +1463,9 @@ class ConflictJsonName(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
+        _d = self._pb_deferred
+        if _d is not None:
+            return _d.buf if _d.verbatim else None
         return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
@@ -1214,6 +1473,7 @@ class ConflictJsonName(_rt.Message):
         self._f_value = _m._f_value
         self._f_new_value = _m._f_new_value
         self._pb_p0 = _m._pb_p0
+        self._pb_deferred = _m._pb_deferred
         self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
 
     # -- reflection --------------------------------------------------------------

@@ -12,14 +12,41 @@ import typing as _t
 from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
 
 _pb_no_unknown: _t.Final = b""
+# compiled (mypyc): no thread switch can come between a test and a store in native code
+_pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('golden/scalars.proto', b'\n\x14golden/scalars.proto\x12\x06golden"\x81\x04\n\x07Scalars\x12\x19\n\x08f_double\x18\x01 \x01(\x01R\x07fDouble\x12\x17\n\x07f_float\x18\x02 \x01(\x02R\x06fFloat\x12\x17\n\x07f_int64\x18\x03 \x01(\x03R\x06fInt64\x12\x19\n\x08f_uint64\x18\x04 \x01(\x04R\x07fUint64\x12\x17\n\x07f_int32\x18\x05 \x01(\x05R\x06fInt32\x12\x1b\n\tf_fixed64\x18\x06 \x01(\x06R\x08fFixed64\x12\x1b\n\tf_fixed32\x18\x07 \x01(\x07R\x08fFixed32\x12\x15\n\x06f_bool\x18\x08 \x01(\x08R\x05fBool\x12\x19\n\x08f_string\x18\t \x01(\tR\x07fString\x12\x17\n\x07f_bytes\x18\n \x01(\x0cR\x06fBytes\x12\x19\n\x08f_uint32\x18\x0b \x01(\rR\x07fUint32\x12\x1d\n\nf_sfixed32\x18\x0c \x01(\x0fR\tfSfixed32\x12\x1d\n\nf_sfixed64\x18\r \x01(\x10R\tfSfixed64\x12\x19\n\x08f_sint32\x18\x0e \x01(\x11R\x07fSint32\x12\x19\n\x08f_sint64\x18\x0f \x01(\x12R\x07fSint64\x12 \n\topt_int32\x18\x10 \x01(\x05H\x00R\x08optInt32\x88\x01\x01\x12"\n\nopt_string\x18\x11 \x01(\tH\x01R\toptString\x88\x01\x01B\x0c\n\n_opt_int32B\r\n\x0b_opt_string"H\n\nFixedFirst\x12\x0e\n\x02id\x18\x01 \x01(\x06R\x02id\x12\x14\n\x05count\x18\x02 \x01(\x04R\x05count\x12\x14\n\x05small\x18\x03 \x01(\x07R\x05smallb\x06proto3', ())
+
+
+class _pb_spans_Scalars:
+    """What a deferred parse of Scalars keeps: the input, its depth limit, whether serialize may
+    write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
+    (sN: offset << 32 | length of a string, the start of a repeated field's first occurrence; -1: made)."""
+
+    __slots__ = ("buf", "depth", "verbatim", "keep", "s9", "s10", "s17")
+    buf: bytes
+    depth: _rt.i64
+    verbatim: bool
+    keep: bool  # false: the scan met what it does not keep (unknown fields): the input is kept whole
+    s9: _rt.i64
+    s10: _rt.i64
+    s17: _rt.i64
+
+    def __init__(self, buf: bytes, depth: _rt.i64) -> None:
+        self.buf = buf
+        self.depth = depth
+        self.verbatim = False
+        self.keep = True
+        self.s9 = -1
+        self.s10 = -1
+        self.s17 = -1
+
 
 
 class Scalars(_rt.Message):
     __slots__ = ("_f_f_double", "_f_f_float", "_f_f_int64", "_f_f_uint64", "_f_f_int32",
                  "_f_f_fixed64", "_f_f_fixed32", "_f_f_bool", "_f_f_string", "_f_f_bytes",
                  "_f_f_uint32", "_f_f_sfixed32", "_f_f_sfixed64", "_f_f_sint32", "_f_f_sint64",
-                 "_f_opt_int32", "_f_opt_string", "_pb_p0")
+                 "_f_opt_int32", "_f_opt_string", "_pb_p0", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_f_double: float
@@ -40,6 +67,7 @@ class Scalars(_rt.Message):
     _f_opt_int32: int
     _f_opt_string: str
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
+    _pb_deferred: _pb_spans_Scalars | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["f_double", "f_float", "f_int64", "f_uint64", "f_int32", "f_fixed64",
@@ -73,6 +101,7 @@ class Scalars(_rt.Message):
         opt_string: str | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_deferred = None
         self._pb_p0 = 0
         if f_double is None:
             self._f_f_double = 0.0
@@ -149,212 +178,212 @@ class Scalars(_rt.Message):
 
     def get_f_double(self) -> float:
         """Field: double f_double = 1;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_f_double
 
     def set_f_double(self, value: float) -> None:
         value = value if value.__class__ is float else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_double = value
 
     def clear_f_double(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_double = 0.0
 
     def get_f_float(self) -> float:
         """Field: float f_float = 2;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_f_float
 
     def set_f_float(self, value: float) -> None:
         value = _rt.round_f32(value) if value.__class__ is float else _rt.checked(self, 2, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_float = value
 
     def clear_f_float(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_float = 0.0
 
     def get_f_int64(self) -> int:
         """Field: int64 f_int64 = 3;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_f_int64
 
     def set_f_int64(self, value: int | bool) -> None:
         value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 3, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_int64 = value
 
     def clear_f_int64(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_int64 = 0
 
     def get_f_uint64(self) -> int:
         """Field: uint64 f_uint64 = 4;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_f_uint64
 
     def set_f_uint64(self, value: int | bool) -> None:
         value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 4, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_uint64 = value
 
     def clear_f_uint64(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_uint64 = 0
 
     def get_f_int32(self) -> int:
         """Field: int32 f_int32 = 5;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_f_int32
 
     def set_f_int32(self, value: int | bool) -> None:
         value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 5, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_int32 = value
 
     def clear_f_int32(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_int32 = 0
 
     def get_f_fixed64(self) -> int:
         """Field: fixed64 f_fixed64 = 6;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_f_fixed64
 
     def set_f_fixed64(self, value: int | bool) -> None:
         value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 6, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_fixed64 = value
 
     def clear_f_fixed64(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_fixed64 = 0
 
     def get_f_fixed32(self) -> int:
         """Field: fixed32 f_fixed32 = 7;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_f_fixed32
 
     def set_f_fixed32(self, value: int | bool) -> None:
         value = value if value.__class__ is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 7, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_fixed32 = value
 
     def clear_f_fixed32(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_fixed32 = 0
 
     def get_f_bool(self) -> bool:
         """Field: bool f_bool = 8;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_f_bool
 
     def set_f_bool(self, value: bool) -> None:
         value = value if value.__class__ is bool else _rt.checked(self, 8, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_bool = value
 
     def clear_f_bool(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_bool = False
 
     def get_f_string(self) -> str:
         """Field: string f_string = 9;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_9()
         return self._f_f_string
 
     def set_f_string(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 9, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_9()
         self._f_f_string = value
 
     def clear_f_string(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_9()
         self._f_f_string = ''
 
     def get_f_bytes(self) -> bytes:
         """Field: bytes f_bytes = 10;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_10()
         return self._f_f_bytes
 
     def set_f_bytes(self, value: bytes) -> None:
         value = value if value.__class__ is bytes else _rt.checked(self, 10, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_10()
         self._f_f_bytes = value
 
     def clear_f_bytes(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_10()
         self._f_f_bytes = b''
 
     def get_f_uint32(self) -> int:
         """Field: uint32 f_uint32 = 11;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_f_uint32
 
     def set_f_uint32(self, value: int | bool) -> None:
         value = value if value.__class__ is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 11, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_uint32 = value
 
     def clear_f_uint32(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_uint32 = 0
 
     def get_f_sfixed32(self) -> int:
         """Field: sfixed32 f_sfixed32 = 12;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_f_sfixed32
 
     def set_f_sfixed32(self, value: int | bool) -> None:
         value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 12, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_sfixed32 = value
 
     def clear_f_sfixed32(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_sfixed32 = 0
 
     def get_f_sfixed64(self) -> int:
         """Field: sfixed64 f_sfixed64 = 13;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_f_sfixed64
 
     def set_f_sfixed64(self, value: int | bool) -> None:
         value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 13, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_sfixed64 = value
 
     def clear_f_sfixed64(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_sfixed64 = 0
 
     def get_f_sint32(self) -> int:
         """Field: sint32 f_sint32 = 14;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_f_sint32
 
     def set_f_sint32(self, value: int | bool) -> None:
         value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 14, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_sint32 = value
 
     def clear_f_sint32(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_sint32 = 0
 
     def get_f_sint64(self) -> int:
         """Field: sint64 f_sint64 = 15;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_f_sint64
 
     def set_f_sint64(self, value: int | bool) -> None:
         value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= -0x4000000000000000 else _rt.checked(self, 15, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_sint64 = value
 
     def clear_f_sint64(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_f_sint64 = 0
 
     def get_opt_int32(self) -> int:
@@ -362,43 +391,186 @@ class Scalars(_rt.Message):
 
         Field: optional int32 opt_int32 = 16;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_opt_int32
 
     def set_opt_int32(self, value: int | bool) -> None:
         value = value if value.__class__ is int and -0x80000000 <= value <= 0x7FFFFFFF else _rt.checked(self, 16, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_opt_int32 = value
         self._pb_p0 |= 1
 
     def has_opt_int32(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._pb_p0 & 1 != 0
 
     def clear_opt_int32(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_opt_int32 = 0
         self._pb_p0 &= ~1
 
     def get_opt_string(self) -> str:
         """Field: optional string opt_string = 17;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_17()
         return self._f_opt_string
 
     def set_opt_string(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 17, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_17()
         self._f_opt_string = value
         self._pb_p0 |= 2
 
     def has_opt_string(self) -> bool:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._pb_p0 & 2 != 0
 
     def clear_opt_string(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_17()
         self._f_opt_string = ''
         self._pb_p0 &= ~2
+
+    def _pb_written(self) -> None:
+        """Before a write to a scalar: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            self._pb_load_raw()
+        else:
+            _d.verbatim = False
+
+    def _pb_load_9(self) -> None:
+        """Make f_string from the input if not made yet (its first read)."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _at = _d.s9
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _pos: _rt.i64 = _at >> 32
+        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
+        _x = _buf[_pos:_e].decode()
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s9 == _at:
+                self._f_f_string = _x
+                _d.s9 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s9 == _at:
+                    self._f_f_string = _x
+                    _d.s9 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_drop_9(self) -> None:
+        """Before a write to f_string: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s9 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s9 = -1
+            self._pb_settle(_d)
+
+    def _pb_load_10(self) -> None:
+        """Make f_bytes from the input if not made yet (its first read)."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _at = _d.s10
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _pos: _rt.i64 = _at >> 32
+        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
+        _x = _buf[_pos:_e]
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s10 == _at:
+                self._f_f_bytes = _x
+                _d.s10 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s10 == _at:
+                    self._f_f_bytes = _x
+                    _d.s10 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_drop_10(self) -> None:
+        """Before a write to f_bytes: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s10 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s10 = -1
+            self._pb_settle(_d)
+
+    def _pb_load_17(self) -> None:
+        """Make opt_string from the input if not made yet (its first read)."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _at = _d.s17
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _pos: _rt.i64 = _at >> 32
+        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
+        _x = _buf[_pos:_e].decode()
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s17 == _at:
+                self._f_opt_string = _x
+                _d.s17 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s17 == _at:
+                    self._f_opt_string = _x
+                    _d.s17 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_drop_17(self) -> None:
+        """Before a write to opt_string: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s17 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s17 = -1
+            self._pb_settle(_d)
+
+    def _pb_settle(self, _d: _pb_spans_Scalars) -> None:
+        """Once every field is made, let the input go: a message read whole holds what a decoded one
+        holds (serialize encodes it again)."""
+        if _d.s9 < 0 and _d.s10 < 0 and _d.s17 < 0 and self._pb_deferred is _d:
+            self._pb_unknown = _pb_no_unknown  # before the state goes: a reader that sees the mark finds it
+            self._pb_deferred = None
+
+    def _pb_load_raw(self) -> None:
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            _rt.Message._pb_load_raw(self)
+            return
+        if _d.s9 >= 0:
+            self._pb_load_9()
+        if _d.s10 >= 0:
+            self._pb_load_10()
+        if _d.s17 >= 0:
+            self._pb_load_17()
+        self._pb_settle(_d)
+
 
     # -- codec -------------------------------------------------------------------
 
@@ -807,10 +979,346 @@ class Scalars(_rt.Message):
         return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        self._pb_unknown = _rt.keep_input(_buf, _depth, Scalars._pb_scan(_buf, 0, len(_buf), _depth))
+        _d = _pb_spans_Scalars(_buf, _depth)
+        _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
+        if _d.keep:
+            _d.verbatim = _canon
+            self._pb_deferred = _d
+            self._pb_unknown = b"\xff"
+        else:  # the scalars stored are overwritten by the first access's decode
+            self._pb_unknown = _rt.keep_input(_buf, _depth, _canon)
         return True
 
+    def _pb_scan_keep(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64,
+                      _d: _pb_spans_Scalars) -> bool:
+        """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
+        the other fields lie."""
+        _canon = True
+        _tag: _rt.i64 = 0
+        _start: _rt.i64
+        _tb: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _p0: _rt.i64  # where a scalar starts: decoded once checked
+        _iv: int
+        try:
+            while _pos < _end:
+                _start = _pos
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                elif (_tb := _buf[_pos + 1]) < 0x80:
+                    _tag = (_tag & 0x7F) | (_tb << 7)
+                    _pos += 2
+                    if _tag < 0x80:
+                        _canon = False
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag < 74:
+                    if _tag == 9:
+                        if _rank >= 1:
+                            _canon = False
+                        _rank = 1
+                        _p0 = _pos
+                        if _rt.read_i64_le(_buf, _pos) == 0:
+                            _canon = False
+                        _pos += 8
+                        _pos = _p0
+                        _fv = _rt.read_f64_le(_buf, _pos)
+                        _pos += 8
+                        self._f_f_double = _fv
+                    elif _tag == 21:
+                        if _rank >= 2:
+                            _canon = False
+                        _rank = 2
+                        _p0 = _pos
+                        if _rt.signalling_f32(_rt.read_i32_le(_buf, _pos)):
+                            _canon = False
+                        if _rt.read_i32_le(_buf, _pos) == 0:
+                            _canon = False
+                        _pos += 4
+                        _pos = _p0
+                        _fv = _rt.read_f32_le(_buf, _pos)
+                        _pos += 4
+                        self._f_f_float = _fv
+                    elif _tag == 24:
+                        if _rank >= 3:
+                            _canon = False
+                        _rank = 3
+                        _n = _buf[_pos]
+                        if _n == 0:
+                            _canon = False
+                        if _n < 0x80:
+                            _pos += 1
+                            _iv = _n
+                        else:
+                            _p0 = _pos
+                            _iv, _pos = _rt.dec_int64(_buf, _pos)
+                            _n = _buf[_pos - 1]
+                            if _n == 0 or (_n != 1 and _pos - _p0 == 10):
+                                _canon = False
+                        self._f_f_int64 = _iv
+                    elif _tag == 32:
+                        if _rank >= 4:
+                            _canon = False
+                        _rank = 4
+                        _n = _buf[_pos]
+                        if _n == 0:
+                            _canon = False
+                        if _n < 0x80:
+                            _pos += 1
+                            _iv = _n
+                        else:
+                            _p0 = _pos
+                            _iv, _pos = _rt.dec_varint(_buf, _pos)
+                            _n = _buf[_pos - 1]
+                            if _n == 0 or (_n != 1 and _pos - _p0 == 10):
+                                _canon = False
+                        self._f_f_uint64 = _iv
+                    elif _tag == 40:
+                        if _rank >= 5:
+                            _canon = False
+                        _rank = 5
+                        _n = _buf[_pos]
+                        if _n == 0:
+                            _canon = False
+                        if _n < 0x80:
+                            _pos += 1
+                            _iv = _n
+                        else:
+                            _p0 = _pos
+                            _iv, _pos = _rt.dec_int64(_buf, _pos)  # its 64 bits, to judge the encoding
+                            _n = _buf[_pos - 1]
+                            if _n == 0 or not (0 <= _iv <= 0x7FFFFFFF or (_iv < 0 and _iv >= -0x80000000 and _n == 1)):
+                                _canon = False
+                                _iv = _rt.dec_int32(_buf, _p0)[0]
+                        self._f_f_int32 = _iv
+                    elif _tag == 49:
+                        if _rank >= 6:
+                            _canon = False
+                        _rank = 6
+                        _p0 = _pos
+                        if _rt.read_i64_le(_buf, _pos) == 0:
+                            _canon = False
+                        _pos += 8
+                        _pos = _p0
+                        _iv = _rt.read_i64_le(_buf, _pos)
+                        if _iv < 0:
+                            _iv += 0x10000000000000000
+                        _pos += 8
+                        self._f_f_fixed64 = _iv
+                    elif _tag == 61:
+                        if _rank >= 7:
+                            _canon = False
+                        _rank = 7
+                        _p0 = _pos
+                        if _rt.read_i32_le(_buf, _pos) == 0:
+                            _canon = False
+                        _pos += 4
+                        _pos = _p0
+                        _iv = _rt.read_i32_le(_buf, _pos)
+                        if _iv < 0:
+                            _iv += 0x100000000
+                        _pos += 4
+                        self._f_f_fixed32 = _iv
+                    elif _tag == 64:
+                        if _rank >= 8:
+                            _canon = False
+                        _rank = 8
+                        _p0 = _pos
+                        _n = _buf[_pos]
+                        if _n != 1:
+                            _canon = False
+                        if _n < 0x80:
+                            _pos += 1
+                        else:
+                            _pos = _rt.scan_varint(_buf, _pos, 1)
+                            if _pos < 0:
+                                _pos = ~_pos
+                                _canon = False
+                        _pos = _p0
+                        _iv = _buf[_pos]
+                        if _iv < 0x80:
+                            _pos += 1
+                        else:
+                            _iv, _pos = _rt.dec_varint(_buf, _pos)
+                        self._f_f_bool = _iv != 0
+                    else:
+                        _rank = 0x20000000
+                        _d.keep = False
+                        _pos = _rt.scan_unknown(Scalars, _buf, _tag, _pos, _end, _depth)
+                else:
+                    if _tag < 105:
+                        if _tag == 74:
+                            if _rank >= 9:
+                                _canon = False
+                            _rank = 9
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Scalars, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if _e == _pos:
+                                _canon = False
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Scalars, _tag, _pos)
+                            _d.s9 = (_pos << 32) | (_e - _pos)
+                            _pos = _e
+                        elif _tag == 82:
+                            if _rank >= 10:
+                                _canon = False
+                            _rank = 10
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Scalars, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if _e == _pos:
+                                _canon = False
+                            _d.s10 = (_pos << 32) | (_e - _pos)
+                            _pos = _e
+                        elif _tag == 88:
+                            if _rank >= 11:
+                                _canon = False
+                            _rank = 11
+                            _n = _buf[_pos]
+                            if _n == 0:
+                                _canon = False
+                            if _n < 0x80:
+                                _pos += 1
+                                _iv = _n
+                            else:
+                                _p0 = _pos
+                                _iv, _pos = _rt.dec_int64(_buf, _pos)  # its 64 bits, to judge the encoding
+                                _n = _buf[_pos - 1]
+                                if _n == 0 or not 0 <= _iv <= 0xFFFFFFFF:
+                                    _canon = False
+                                    _iv &= 0xFFFFFFFF
+                            self._f_f_uint32 = _iv
+                        elif _tag == 101:
+                            if _rank >= 12:
+                                _canon = False
+                            _rank = 12
+                            _p0 = _pos
+                            if _rt.read_i32_le(_buf, _pos) == 0:
+                                _canon = False
+                            _pos += 4
+                            _pos = _p0
+                            _iv = _rt.read_i32_le(_buf, _pos)
+                            _pos += 4
+                            self._f_f_sfixed32 = _iv
+                        else:
+                            _rank = 0x20000000
+                            _d.keep = False
+                            _pos = _rt.scan_unknown(Scalars, _buf, _tag, _pos, _end, _depth)
+                    else:
+                        if _tag == 105:
+                            if _rank >= 13:
+                                _canon = False
+                            _rank = 13
+                            _p0 = _pos
+                            if _rt.read_i64_le(_buf, _pos) == 0:
+                                _canon = False
+                            _pos += 8
+                            _pos = _p0
+                            _iv = _rt.read_i64_le(_buf, _pos)
+                            _pos += 8
+                            self._f_f_sfixed64 = _iv
+                        elif _tag == 112:
+                            if _rank >= 14:
+                                _canon = False
+                            _rank = 14
+                            _n = _buf[_pos]
+                            if _n == 0:
+                                _canon = False
+                            if _n < 0x80:
+                                _pos += 1
+                                _iv = (_n >> 1) ^ -(_n & 1)
+                            else:
+                                _p0 = _pos
+                                _iv, _pos = _rt.dec_int64(_buf, _pos)  # its 64 bits, to judge the encoding
+                                _n = _buf[_pos - 1]
+                                if _n == 0 or not 0 <= _iv <= 0xFFFFFFFF:
+                                    _canon = False
+                                    _iv &= 0xFFFFFFFF
+                                _iv = (_iv >> 1) ^ -(_iv & 1)
+                            self._f_f_sint32 = _iv
+                        elif _tag == 120:
+                            if _rank >= 15:
+                                _canon = False
+                            _rank = 15
+                            _n = _buf[_pos]
+                            if _n == 0:
+                                _canon = False
+                            if _n < 0x80:
+                                _pos += 1
+                                _iv = (_n >> 1) ^ -(_n & 1)
+                            else:
+                                _p0 = _pos
+                                _iv, _pos = _rt.dec_sint64(_buf, _pos)
+                                _n = _buf[_pos - 1]
+                                if _n == 0 or (_n != 1 and _pos - _p0 == 10):
+                                    _canon = False
+                            self._f_f_sint64 = _iv
+                        elif _tag == 128:
+                            if _rank >= 16:
+                                _canon = False
+                            _rank = 16
+                            _n = _buf[_pos]
+                            if _n < 0x80:
+                                _pos += 1
+                                _iv = _n
+                            else:
+                                _p0 = _pos
+                                _iv, _pos = _rt.dec_int64(_buf, _pos)  # its 64 bits, to judge the encoding
+                                _n = _buf[_pos - 1]
+                                if _n == 0 or not (0 <= _iv <= 0x7FFFFFFF or (_iv < 0 and _iv >= -0x80000000 and _n == 1)):
+                                    _canon = False
+                                    _iv = _rt.dec_int32(_buf, _p0)[0]
+                            self._f_opt_int32 = _iv
+                            self._pb_p0 |= 1
+                        elif _tag == 138:
+                            if _rank >= 17:
+                                _canon = False
+                            _rank = 17
+                            _e = _pos + 1 + (_n := _buf[_pos])
+                            if _n < 0x80 and _e <= _end:
+                                _pos += 1
+                            else:
+                                _pos, _e = _rt.read_len(Scalars, _buf, _tag, _pos, _end)
+                                if _buf[_pos - 1] == 0:
+                                    _canon = False
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Scalars, _tag, _pos)
+                            _d.s17 = (_pos << 32) | (_e - _pos)
+                            _pos = _e
+                            self._pb_p0 |= 2
+                        else:
+                            _rank = 0x20000000
+                            _d.keep = False
+                            _pos = _rt.scan_unknown(Scalars, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Scalars, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Scalars, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _d = self._pb_deferred
+        if _d is not None:
+            if _d.verbatim and not _deterministic:
+                _rt.write_raw(_out, _d.buf, False)
+                return
+            self._pb_load_raw()
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
             if _kv is None:
@@ -962,6 +1470,9 @@ class Scalars(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
+        _d = self._pb_deferred
+        if _d is not None:
+            return _d.buf if _d.verbatim else None
         return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
@@ -984,6 +1495,7 @@ class Scalars(_rt.Message):
         self._f_opt_int32 = _m._f_opt_int32
         self._f_opt_string = _m._f_opt_string
         self._pb_p0 = _m._pb_p0
+        self._pb_deferred = _m._pb_deferred
         self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
 
     # -- reflection --------------------------------------------------------------
@@ -1342,16 +1854,36 @@ class Scalars(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+class _pb_spans_FixedFirst:
+    """What a deferred parse of FixedFirst keeps: the input, its depth limit, whether serialize may
+    write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
+    (sN: offset << 32 | length of a string, the start of a repeated field's first occurrence; -1: made)."""
+
+    __slots__ = ("buf", "depth", "verbatim", "keep")
+    buf: bytes
+    depth: _rt.i64
+    verbatim: bool
+    keep: bool  # false: the scan met what it does not keep (unknown fields): the input is kept whole
+
+    def __init__(self, buf: bytes, depth: _rt.i64) -> None:
+        self.buf = buf
+        self.depth = depth
+        self.verbatim = False
+        self.keep = True
+
+
+
 class FixedFirst(_rt.Message):
     """The first value its parser reads is fixed-width: compiled, librt's reader returns a
     64-bit native int, which must not become the type of the local every integer goes through.
     """
-    __slots__ = ("_f_id", "_f_count", "_f_small")
+    __slots__ = ("_f_id", "_f_count", "_f_small", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_id: int
     _f_count: int
     _f_small: int
+    _pb_deferred: _pb_spans_FixedFirst | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["id", "count", "small"],  # fields
@@ -1369,6 +1901,7 @@ class FixedFirst(_rt.Message):
         small: int | bool | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_deferred = None
         if (_x1 := id) is None:
             self._f_id = 0
         else:
@@ -1386,45 +1919,68 @@ class FixedFirst(_rt.Message):
 
     def get_id(self) -> int:
         """Field: fixed64 id = 1;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_id
 
     def set_id(self, value: int | bool) -> None:
         value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_id = value
 
     def clear_id(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_id = 0
 
     def get_count(self) -> int:
         """Field: uint64 count = 2;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_count
 
     def set_count(self, value: int | bool) -> None:
         value = value if value.__class__ is int and value <= 0x3FFFFFFFFFFFFFFF and value >= 0 else _rt.checked(self, 2, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_count = value
 
     def clear_count(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_count = 0
 
     def get_small(self) -> int:
         """Field: fixed32 small = 3;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown and self._pb_deferred is None: self._pb_load_raw()
         return self._f_small
 
     def set_small(self, value: int | bool) -> None:
         value = value if value.__class__ is int and 0 <= value <= 0xFFFFFFFF else _rt.checked(self, 3, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_small = value
 
     def clear_small(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_written()
         self._f_small = 0
+
+    def _pb_written(self) -> None:
+        """Before a write to a scalar: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            self._pb_load_raw()
+        else:
+            _d.verbatim = False
+
+    def _pb_settle(self, _d: _pb_spans_FixedFirst) -> None:
+        """Once every field is made, let the input go: a message read whole holds what a decoded one
+        holds (serialize encodes it again)."""
+        if self._pb_deferred is _d:
+            self._pb_unknown = _pb_no_unknown  # before the state goes: a reader that sees the mark finds it
+            self._pb_deferred = None
+
+    def _pb_load_raw(self) -> None:
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            _rt.Message._pb_load_raw(self)
+            return
+        self._pb_settle(_d)
+
 
     # -- codec -------------------------------------------------------------------
 
@@ -1538,10 +2094,102 @@ class FixedFirst(_rt.Message):
         return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        self._pb_unknown = _rt.keep_input(_buf, _depth, FixedFirst._pb_scan(_buf, 0, len(_buf), _depth))
+        _d = _pb_spans_FixedFirst(_buf, _depth)
+        _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
+        if _d.keep:
+            _d.verbatim = _canon
+            self._pb_deferred = _d
+            self._pb_unknown = b"\xff"
+        else:  # the scalars stored are overwritten by the first access's decode
+            self._pb_unknown = _rt.keep_input(_buf, _depth, _canon)
         return True
 
+    def _pb_scan_keep(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64,
+                      _d: _pb_spans_FixedFirst) -> bool:
+        """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
+        the other fields lie."""
+        _canon = True
+        _tag: _rt.i64 = 0
+        _start: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _p0: _rt.i64  # where a scalar starts: decoded once checked
+        _iv: int
+        try:
+            while _pos < _end:
+                _start = _pos
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 9:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _p0 = _pos
+                    if _rt.read_i64_le(_buf, _pos) == 0:
+                        _canon = False
+                    _pos += 8
+                    _pos = _p0
+                    _iv = _rt.read_i64_le(_buf, _pos)
+                    if _iv < 0:
+                        _iv += 0x10000000000000000
+                    _pos += 8
+                    self._f_id = _iv
+                elif _tag == 16:
+                    if _rank >= 2:
+                        _canon = False
+                    _rank = 2
+                    _n = _buf[_pos]
+                    if _n == 0:
+                        _canon = False
+                    if _n < 0x80:
+                        _pos += 1
+                        _iv = _n
+                    else:
+                        _p0 = _pos
+                        _iv, _pos = _rt.dec_varint(_buf, _pos)
+                        _n = _buf[_pos - 1]
+                        if _n == 0 or (_n != 1 and _pos - _p0 == 10):
+                            _canon = False
+                    self._f_count = _iv
+                elif _tag == 29:
+                    if _rank >= 3:
+                        _canon = False
+                    _rank = 3
+                    _p0 = _pos
+                    if _rt.read_i32_le(_buf, _pos) == 0:
+                        _canon = False
+                    _pos += 4
+                    _pos = _p0
+                    _iv = _rt.read_i32_le(_buf, _pos)
+                    if _iv < 0:
+                        _iv += 0x100000000
+                    _pos += 4
+                    self._f_small = _iv
+                else:
+                    _rank = 0x20000000
+                    _d.keep = False
+                    _pos = _rt.scan_unknown(FixedFirst, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(FixedFirst, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(FixedFirst, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _d = self._pb_deferred
+        if _d is not None:
+            if _d.verbatim and not _deterministic:
+                _rt.write_raw(_out, _d.buf, False)
+                return
+            self._pb_load_raw()
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
             if _kv is None:
@@ -1573,6 +2221,9 @@ class FixedFirst(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
+        _d = self._pb_deferred
+        if _d is not None:
+            return _d.buf if _d.verbatim else None
         return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
@@ -1580,6 +2231,7 @@ class FixedFirst(_rt.Message):
         self._f_id = _m._f_id
         self._f_count = _m._f_count
         self._f_small = _m._f_small
+        self._pb_deferred = _m._pb_deferred
         self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
 
     # -- reflection --------------------------------------------------------------

@@ -12,14 +12,38 @@ import typing as _t
 from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
 
 _pb_no_unknown: _t.Final = b""
+# compiled (mypyc): no thread switch can come between a test and a store in native code
+_pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('golden/services.proto', b'\n\x15golden/services.proto\x12\x06golden\x1a\x14golden/scalars.proto"\x1b\n\x05Query\x12\x12\n\x04text\x18\x01 \x01(\tR\x04text2\xb0\x01\n\x06Search\x12&\n\x04Find\x12\r.golden.Query\x1a\x0f.golden.Scalars\x12)\n\x05Watch\x12\r.golden.Query\x1a\x0f.golden.Scalars0\x01\x12)\n\x05Batch\x12\r.golden.Query\x1a\x0f.golden.Scalars(\x01\x12(\n\x04Chat\x12\r.golden.Query\x1a\r.golden.Query(\x010\x01b\x06proto3', (('golden/scalars.proto', 'golden.scalars_pb'),))
 
 
+class _pb_spans_Query:
+    """What a deferred parse of Query keeps: the input, its depth limit, whether serialize may
+    write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
+    (sN: offset << 32 | length of a string, the start of a repeated field's first occurrence; -1: made)."""
+
+    __slots__ = ("buf", "depth", "verbatim", "keep", "s1")
+    buf: bytes
+    depth: _rt.i64
+    verbatim: bool
+    keep: bool  # false: the scan met what it does not keep (unknown fields): the input is kept whole
+    s1: _rt.i64
+
+    def __init__(self, buf: bytes, depth: _rt.i64) -> None:
+        self.buf = buf
+        self.depth = depth
+        self.verbatim = False
+        self.keep = True
+        self.s1 = -1
+
+
+
 class Query(_rt.Message):
-    __slots__ = ("_f_text",)
+    __slots__ = ("_f_text", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_text: str
+    _pb_deferred: _pb_spans_Query | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["text"],  # fields
@@ -35,6 +59,7 @@ class Query(_rt.Message):
         text: str | None = None,
     ) -> None:
         self._pb_unknown = b""
+        self._pb_deferred = None
         if text is None:
             self._f_text = ''
         else:
@@ -44,17 +69,80 @@ class Query(_rt.Message):
 
     def get_text(self) -> str:
         """Field: string text = 1;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load_1()
         return self._f_text
 
     def set_text(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
         self._f_text = value
 
     def clear_text(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
         self._f_text = ''
+
+    def _pb_written(self) -> None:
+        """Before a write to a scalar: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            self._pb_load_raw()
+        else:
+            _d.verbatim = False
+
+    def _pb_load_1(self) -> None:
+        """Make text from the input if not made yet (its first read)."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _at = _d.s1
+        if _at < 0:
+            return
+        _buf = _d.buf
+        _pos: _rt.i64 = _at >> 32
+        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
+        _x = _buf[_pos:_e].decode()
+        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+            if _d.s1 == _at:
+                self._f_text = _x
+                _d.s1 = -1
+        else:
+            with _rt.LAZY_LOCK:
+                if _d.s1 == _at:
+                    self._f_text = _x
+                    _d.s1 = -1
+        self._pb_settle(_d)
+
+
+    def _pb_drop_1(self) -> None:
+        """Before a write to text: its value in the input is not made later, and serialize no longer
+        writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if _d.s1 >= 0:
+            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
+                _d.s1 = -1
+            self._pb_settle(_d)
+
+    def _pb_settle(self, _d: _pb_spans_Query) -> None:
+        """Once every field is made, let the input go: a message read whole holds what a decoded one
+        holds (serialize encodes it again)."""
+        if _d.s1 < 0 and self._pb_deferred is _d:
+            self._pb_unknown = _pb_no_unknown  # before the state goes: a reader that sees the mark finds it
+            self._pb_deferred = None
+
+    def _pb_load_raw(self) -> None:
+        _d = self._pb_deferred
+        if _d is None:  # input kept whole, or unknown fields
+            _rt.Message._pb_load_raw(self)
+            return
+        if _d.s1 >= 0:
+            self._pb_load_1()
+        self._pb_settle(_d)
+
 
     # -- codec -------------------------------------------------------------------
 
@@ -145,10 +233,74 @@ class Query(_rt.Message):
         return _canon
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
-        self._pb_unknown = _rt.keep_input(_buf, _depth, Query._pb_scan(_buf, 0, len(_buf), _depth))
+        _d = _pb_spans_Query(_buf, _depth)
+        _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
+        if _d.keep:
+            _d.verbatim = _canon
+            self._pb_deferred = _d
+            self._pb_unknown = b"\xff"
+        else:  # the scalars stored are overwritten by the first access's decode
+            self._pb_unknown = _rt.keep_input(_buf, _depth, _canon)
         return True
 
+    def _pb_scan_keep(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64,
+                      _d: _pb_spans_Query) -> bool:
+        """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
+        the other fields lie."""
+        _canon = True
+        _tag: _rt.i64 = 0
+        _start: _rt.i64
+        _n: _rt.i64
+        _e: _rt.i64
+        _rank: _rt.i64 = 0  # the encode_rank of the last field
+        _p0: _rt.i64  # where a scalar starts: decoded once checked
+        _iv: int
+        try:
+            while _pos < _end:
+                _start = _pos
+                _tag = _buf[_pos]
+                if _tag < 0x80:
+                    _pos += 1
+                else:
+                    _tag, _pos = _rt.dec_tag(_buf, _pos)
+                    if _buf[_pos - 1] == 0:
+                        _canon = False
+
+                if _tag == 10:
+                    if _rank >= 1:
+                        _canon = False
+                    _rank = 1
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(Query, _buf, _tag, _pos, _end)
+                        if _buf[_pos - 1] == 0:
+                            _canon = False
+                    if _e == _pos:
+                        _canon = False
+                    if not _rt.valid_utf8(_buf, _pos, _e):
+                        raise _rt.bad_utf8(Query, _tag, _pos)
+                    _d.s1 = (_pos << 32) | (_e - _pos)
+                    _pos = _e
+                else:
+                    _rank = 0x20000000
+                    _d.keep = False
+                    _pos = _rt.scan_unknown(Query, _buf, _tag, _pos, _end, _depth)
+
+        except (IndexError, _rt.struct_error) as _exc:
+            raise _rt.decode_failure(Query, _tag, _pos, _exc) from None
+        if _pos != _end:
+            raise _rt.bad_end(Query, _pos, _end, -1)
+        return _canon
+
     def _pb_encode(self, _out: _rt.BytesWriter, _deterministic: bool) -> None:
+        _d = self._pb_deferred
+        if _d is not None:
+            if _d.verbatim and not _deterministic:
+                _rt.write_raw(_out, _d.buf, False)
+                return
+            self._pb_load_raw()
         if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0:
             _kv = None if _deterministic else _rt.kept_verbatim(self._pb_unknown)
             if _kv is None:
@@ -171,11 +323,15 @@ class Query(_rt.Message):
             _out.write(self._pb_unknown)
 
     def _pb_kept_input(self) -> bytes | None:
+        _d = self._pb_deferred
+        if _d is not None:
+            return _d.buf if _d.verbatim else None
         return _rt.kept_verbatim(self._pb_unknown) if self._pb_unknown is not _pb_no_unknown and self._pb_unknown and self._pb_unknown[0] == 0 else None
 
     def _pb_adopt(self, _other: _rt.Message) -> None:
         _m = _t.cast(Query, _other)
         self._f_text = _m._f_text
+        self._pb_deferred = _m._pb_deferred
         self._pb_unknown = _m._pb_unknown  # last: the end of the kept input
 
     # -- reflection --------------------------------------------------------------
