@@ -1176,7 +1176,6 @@ class Method(_rt.Message):
                     _d.s1 = -1
         self._pb_settle(_d)
 
-
     def _pb_drop_1(self) -> None:
         """Before a write to name: its value in the input is not made later, and serialize no longer
         writes the input back."""
@@ -1213,7 +1212,6 @@ class Method(_rt.Message):
                     self._f_request_type_url = _x
                     _d.s2 = -1
         self._pb_settle(_d)
-
 
     def _pb_drop_2(self) -> None:
         """Before a write to request_type_url: its value in the input is not made later, and serialize no longer
@@ -1252,7 +1250,6 @@ class Method(_rt.Message):
                     _d.s4 = -1
         self._pb_settle(_d)
 
-
     def _pb_drop_4(self) -> None:
         """Before a write to response_type_url: its value in the input is not made later, and serialize no longer
         writes the input back."""
@@ -1289,7 +1286,6 @@ class Method(_rt.Message):
                     self._f_options = _x
                     _d.s6 = -1
         self._pb_settle(_d)
-
 
     def _pb_make_6(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option]:
         """Decode every occurrence of options in ``_buf[_pos:_end]`` (checked by the scan), merged
@@ -1362,7 +1358,6 @@ class Method(_rt.Message):
                     self._f_edition = _x
                     _d.s8 = -1
         self._pb_settle(_d)
-
 
     def _pb_drop_8(self) -> None:
         """Before a write to edition: its value in the input is not made later, and serialize no longer
@@ -2368,7 +2363,6 @@ class Mixin(_rt.Message):
                     _d.s1 = -1
         self._pb_settle(_d)
 
-
     def _pb_drop_1(self) -> None:
         """Before a write to name: its value in the input is not made later, and serialize no longer
         writes the input back."""
@@ -2405,7 +2399,6 @@ class Mixin(_rt.Message):
                     self._f_root = _x
                     _d.s2 = -1
         self._pb_settle(_d)
-
 
     def _pb_drop_2(self) -> None:
         """Before a write to root: its value in the input is not made later, and serialize no longer

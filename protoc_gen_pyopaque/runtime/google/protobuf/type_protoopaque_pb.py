@@ -1156,7 +1156,6 @@ class Field(_rt.Message):
                     _d.s4 = -1
         self._pb_settle(_d)
 
-
     def _pb_drop_4(self) -> None:
         """Before a write to name: its value in the input is not made later, and serialize no longer
         writes the input back."""
@@ -1194,7 +1193,6 @@ class Field(_rt.Message):
                     _d.s6 = -1
         self._pb_settle(_d)
 
-
     def _pb_drop_6(self) -> None:
         """Before a write to type_url: its value in the input is not made later, and serialize no longer
         writes the input back."""
@@ -1231,7 +1229,6 @@ class Field(_rt.Message):
                     self._f_options = _x
                     _d.s9 = -1
         self._pb_settle(_d)
-
 
     def _pb_make_9(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[Option]:
         """Decode every occurrence of options in ``_buf[_pos:_end]`` (checked by the scan), merged
@@ -1305,7 +1302,6 @@ class Field(_rt.Message):
                     _d.s10 = -1
         self._pb_settle(_d)
 
-
     def _pb_drop_10(self) -> None:
         """Before a write to json_name: its value in the input is not made later, and serialize no longer
         writes the input back."""
@@ -1342,7 +1338,6 @@ class Field(_rt.Message):
                     self._f_default_value = _x
                     _d.s11 = -1
         self._pb_settle(_d)
-
 
     def _pb_drop_11(self) -> None:
         """Before a write to default_value: its value in the input is not made later, and serialize no longer
@@ -3131,7 +3126,6 @@ class EnumValue(_rt.Message):
                     _d.s1 = -1
         self._pb_settle(_d)
 
-
     def _pb_drop_1(self) -> None:
         """Before a write to name: its value in the input is not made later, and serialize no longer
         writes the input back."""
@@ -3168,7 +3162,6 @@ class EnumValue(_rt.Message):
                     self._f_options = _x
                     _d.s3 = -1
         self._pb_settle(_d)
-
 
     def _pb_make_3(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[Option]:
         """Decode every occurrence of options in ``_buf[_pos:_end]`` (checked by the scan), merged

@@ -141,7 +141,6 @@ class _c_Collections_Item(_rt.Message):
                     _d.s1 = -1
         self._pb_settle(_d)
 
-
     def _pb_drop_1(self) -> None:
         """Before a write to key: its value in the input is not made later, and serialize no longer
         writes the input back."""
@@ -2658,7 +2657,6 @@ class Bag(_rt.Message):
                     _d.s1 = -1
         self._pb_settle(_d)
 
-
     def _pb_drop_1(self) -> None:
         """Before a write to title: its value in the input is not made later, and serialize no longer
         writes the input back."""
@@ -2696,7 +2694,6 @@ class Bag(_rt.Message):
                     _d.s2 = -1
         self._pb_settle(_d)
 
-
     def _pb_drop_2(self) -> None:
         """Before a write to blob: its value in the input is not made later, and serialize no longer
         writes the input back."""
@@ -2733,7 +2730,6 @@ class Bag(_rt.Message):
                     self._f_ints = _x
                     _d.s7 = -1
         self._pb_settle(_d)
-
 
     def _pb_make_7(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[int]:
         """Decode every occurrence of ints in ``_buf[_pos:_end]`` (checked by the scan), merged
@@ -2814,7 +2810,6 @@ class Bag(_rt.Message):
                     _d.s8 = -1
         self._pb_settle(_d)
 
-
     def _pb_make_8(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[str]:
         """Decode every occurrence of tags in ``_buf[_pos:_end]`` (checked by the scan), merged
         as a decode merges them; skip the other fields."""
@@ -2885,7 +2880,6 @@ class Bag(_rt.Message):
                     self._f_items = _x
                     _d.s9 = -1
         self._pb_settle(_d)
-
 
     def _pb_make_9(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[Collections.Item]:
         """Decode every occurrence of items in ``_buf[_pos:_end]`` (checked by the scan), merged
@@ -2962,7 +2956,6 @@ class Bag(_rt.Message):
                     self._f_counts = _x
                     _d.s10 = -1
         self._pb_settle(_d)
-
 
     def _pb_make_10(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> dict[str, int]:
         """Decode every occurrence of counts in ``_buf[_pos:_end]`` (checked by the scan), merged
@@ -3068,7 +3061,6 @@ class Bag(_rt.Message):
                     self._f_items_by_id = _x
                     _d.s11 = -1
         self._pb_settle(_d)
-
 
     def _pb_make_11(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> dict[int, Collections.Item]:
         """Decode every occurrence of items_by_id in ``_buf[_pos:_end]`` (checked by the scan), merged
@@ -3181,7 +3173,6 @@ class Bag(_rt.Message):
                     _d.s12 = -1
         self._pb_settle(_d)
 
-
     def _pb_make_12(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[int]:
         """Decode every occurrence of stamps in ``_buf[_pos:_end]`` (checked by the scan), merged
         as a decode merges them; skip the other fields."""
@@ -3260,7 +3251,6 @@ class Bag(_rt.Message):
                     _d.s14 = -1
         self._pb_settle(_d)
 
-
     def _pb_drop_14(self) -> None:
         """Before a write to note: its value in the input is not made later, and serialize no longer
         writes the input back."""
@@ -3297,7 +3287,6 @@ class Bag(_rt.Message):
                     self._f_ratios = _x
                     _d.s17 = -1
         self._pb_settle(_d)
-
 
     def _pb_make_17(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[float]:
         """Decode every occurrence of ratios in ``_buf[_pos:_end]`` (checked by the scan), merged

@@ -138,7 +138,6 @@ class _c_LogEntry_Detail(_rt.Message):
                     _d.s1 = -1
         self._pb_settle(_d)
 
-
     def _pb_make_1(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[str]:
         """Decode every occurrence of lines in ``_buf[_pos:_end]`` (checked by the scan), merged
         as a decode merges them; skip the other fields."""

@@ -461,7 +461,6 @@ class Scalars(_rt.Message):
                     _d.s9 = -1
         self._pb_settle(_d)
 
-
     def _pb_drop_9(self) -> None:
         """Before a write to f_string: its value in the input is not made later, and serialize no longer
         writes the input back."""
@@ -499,7 +498,6 @@ class Scalars(_rt.Message):
                     _d.s10 = -1
         self._pb_settle(_d)
 
-
     def _pb_drop_10(self) -> None:
         """Before a write to f_bytes: its value in the input is not made later, and serialize no longer
         writes the input back."""
@@ -536,7 +534,6 @@ class Scalars(_rt.Message):
                     self._f_opt_string = _x
                     _d.s17 = -1
         self._pb_settle(_d)
-
 
     def _pb_drop_17(self) -> None:
         """Before a write to opt_string: its value in the input is not made later, and serialize no longer

@@ -113,7 +113,6 @@ class Query(_rt.Message):
                     _d.s1 = -1
         self._pb_settle(_d)
 
-
     def _pb_drop_1(self) -> None:
         """Before a write to text: its value in the input is not made later, and serialize no longer
         writes the input back."""
