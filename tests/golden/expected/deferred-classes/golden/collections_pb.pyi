@@ -25,7 +25,6 @@ class _c_Collections_Item(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_key: str
     _f_color: int
-    _pb_deferred: _pb_spans__c_Collections_Item | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["key", "color"],  # fields
@@ -306,7 +305,6 @@ class Bag(_rt.Message):
     _f_weight: float
     _f_ratios: list[float]
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
-    _pb_deferred: _pb_spans_Bag | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["title", "blob", "count", "delta", "ratio", "flag", "ints", "tags", "items",

@@ -18,7 +18,6 @@ class _c_LogEntry_Detail(_rt.Message):
     _f_lines: list[str]
     _f_level: int
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
-    _pb_deferred: _pb_spans__c_LogEntry_Detail | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["lines", "level"],  # fields

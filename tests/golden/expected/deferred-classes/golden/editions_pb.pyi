@@ -23,7 +23,6 @@ class _c_Edition2023_Child(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_value: int
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
-    _pb_deferred: _pb_spans__c_Edition2023_Child | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["value"],  # fields

@@ -26,7 +26,6 @@ class _c_Legacy_Point(_rt.Message):
     _f_x: int
     _f_y: int
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
-    _pb_deferred: _pb_spans__c_Legacy_Point | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["x", "y"],  # fields
@@ -235,7 +234,6 @@ class ConflictJsonName(_rt.Message):
     _f_value: int
     _f_new_value: int
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
-    _pb_deferred: _pb_spans_ConflictJsonName | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["value", "new_value"],  # fields

@@ -39,7 +39,6 @@ class buf(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
-    _pb_deferred: _pb_spans_buf | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields
@@ -78,7 +77,6 @@ class m4(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
-    _pb_deferred: _pb_spans_m4 | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields
@@ -191,7 +189,6 @@ class class_(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
-    _pb_deferred: _pb_spans_class_ | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields
@@ -228,7 +225,6 @@ class len_(_rt.Message):
     __slots__ = ("_pb_deferred",)
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_deferred: _pb_spans_len_ | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Never,  # fields: none
@@ -250,7 +246,6 @@ class property_(_rt.Message):
     __slots__ = ("_pb_deferred",)
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_deferred: _pb_spans_property_ | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Never,  # fields: none
@@ -272,7 +267,6 @@ class value_(_rt.Message):
     __slots__ = ("_pb_deferred",)
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_deferred: _pb_spans_value_ | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Never,  # fields: none
@@ -294,7 +288,6 @@ class annotations_(_rt.Message):
     __slots__ = ("_pb_deferred",)
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
     _pb_lazy_capable: _t.ClassVar[bool] = True
-    _pb_deferred: _pb_spans_annotations_ | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Never,  # fields: none
@@ -318,7 +311,6 @@ class Private_(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
-    _pb_deferred: _pb_spans_Private_ | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields
@@ -797,7 +789,6 @@ class _c_Outer_Inner_X(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
-    _pb_deferred: _pb_spans__c_Outer_Inner_X | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields
@@ -875,7 +866,6 @@ class _c_Outer_Inner_X_(_rt.Message):
     _pb_lazy_capable: _t.ClassVar[bool] = True
     _f_a: int
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
-    _pb_deferred: _pb_spans__c_Outer_Inner_X_ | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["a"],  # fields

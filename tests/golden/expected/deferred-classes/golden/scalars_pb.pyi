@@ -36,7 +36,6 @@ class Scalars(_rt.Message):
     _f_opt_int32: int
     _f_opt_string: str
     _pb_p0: _rt.i64  # compiled: a native int64, its bit operations inline
-    _pb_deferred: _pb_spans_Scalars | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["f_double", "f_float", "f_int64", "f_uint64", "f_int32", "f_fixed64",
@@ -263,7 +262,6 @@ class FixedFirst(_rt.Message):
     _f_id: int
     _f_count: int
     _f_small: int
-    _pb_deferred: _pb_spans_FixedFirst | None  # a deferred parse's state; None once every field is made
     # for type checkers: the names has(), clear(), which(), get() and mutable() take
     _pb_names: _t.ClassVar[_rt.Names[
         _t.Literal["id", "count", "small"],  # fields

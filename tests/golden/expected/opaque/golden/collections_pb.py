@@ -295,7 +295,7 @@ class _c_Collections_Item(_rt.Message):
                       _d: _pb_spans__c_Collections_Item) -> bool:
         """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
         the other fields lie."""
-        _canon = True
+        _canon: bool = True
         _tag: _rt.i64 = 0
         _start: _rt.i64
         _n: _rt.i64
@@ -4057,7 +4057,7 @@ class Bag(_rt.Message):
                       _d: _pb_spans_Bag) -> bool:
         """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
         the other fields lie."""
-        _canon = True
+        _canon: bool = True
         _tag: _rt.i64 = 0
         _start: _rt.i64
         _tb: _rt.i64

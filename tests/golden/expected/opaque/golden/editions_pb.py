@@ -216,7 +216,7 @@ class _c_Edition2023_Child(_rt.Message):
                       _d: _pb_spans__c_Edition2023_Child) -> bool:
         """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
         the other fields lie."""
-        _canon = True
+        _canon: bool = True
         _tag: _rt.i64 = 0
         _start: _rt.i64
         _n: _rt.i64

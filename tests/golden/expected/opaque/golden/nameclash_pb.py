@@ -232,7 +232,7 @@ class buf(_rt.Message):
                       _d: _pb_spans_buf) -> bool:
         """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
         the other fields lie."""
-        _canon = True
+        _canon: bool = True
         _tag: _rt.i64 = 0
         _start: _rt.i64
         _n: _rt.i64
@@ -592,7 +592,7 @@ class m4(_rt.Message):
                       _d: _pb_spans_m4) -> bool:
         """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
         the other fields lie."""
-        _canon = True
+        _canon: bool = True
         _tag: _rt.i64 = 0
         _start: _rt.i64
         _n: _rt.i64
@@ -1320,7 +1320,7 @@ class class_(_rt.Message):
                       _d: _pb_spans_class_) -> bool:
         """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
         the other fields lie."""
-        _canon = True
+        _canon: bool = True
         _tag: _rt.i64 = 0
         _start: _rt.i64
         _n: _rt.i64
@@ -1628,7 +1628,7 @@ class len_(_rt.Message):
                       _d: _pb_spans_len_) -> bool:
         """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
         the other fields lie."""
-        _canon = True
+        _canon: bool = True
         _tag: _rt.i64 = 0
         _start: _rt.i64
         _n: _rt.i64
@@ -1867,7 +1867,7 @@ class property_(_rt.Message):
                       _d: _pb_spans_property_) -> bool:
         """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
         the other fields lie."""
-        _canon = True
+        _canon: bool = True
         _tag: _rt.i64 = 0
         _start: _rt.i64
         _n: _rt.i64
@@ -2106,7 +2106,7 @@ class value_(_rt.Message):
                       _d: _pb_spans_value_) -> bool:
         """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
         the other fields lie."""
-        _canon = True
+        _canon: bool = True
         _tag: _rt.i64 = 0
         _start: _rt.i64
         _n: _rt.i64
@@ -2345,7 +2345,7 @@ class annotations_(_rt.Message):
                       _d: _pb_spans_annotations_) -> bool:
         """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
         the other fields lie."""
-        _canon = True
+        _canon: bool = True
         _tag: _rt.i64 = 0
         _start: _rt.i64
         _n: _rt.i64
@@ -2636,7 +2636,7 @@ class Private_(_rt.Message):
                       _d: _pb_spans_Private_) -> bool:
         """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
         the other fields lie."""
-        _canon = True
+        _canon: bool = True
         _tag: _rt.i64 = 0
         _start: _rt.i64
         _n: _rt.i64
@@ -5089,7 +5089,7 @@ class _c_Outer_Inner_X(_rt.Message):
                       _d: _pb_spans__c_Outer_Inner_X) -> bool:
         """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
         the other fields lie."""
-        _canon = True
+        _canon: bool = True
         _tag: _rt.i64 = 0
         _start: _rt.i64
         _n: _rt.i64
@@ -5710,7 +5710,7 @@ class _c_Outer_Inner_X_(_rt.Message):
                       _d: _pb_spans__c_Outer_Inner_X_) -> bool:
         """_pb_scan's walk of a deferred parse's input, storing the scalars and noting in ``_d`` where
         the other fields lie."""
-        _canon = True
+        _canon: bool = True
         _tag: _rt.i64 = 0
         _start: _rt.i64
         _n: _rt.i64
