@@ -337,11 +337,12 @@ def tojson(value: object) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").replace("'", "\\u0027")
 
 
-def packed(code: str, class_name: str = "") -> str:
+def packed(code: str, class_name: str = "", helpers: str = "") -> str:
     """The literal of source for ``_rt.defer_classes`` (``class_name``: a class's methods, as the
-    body of a class of that name, so that names mangle alike) or ``_rt.defer_enums``, deflated,
-    in base 85 (no quote or backslash in its alphabet)."""
-    source = (f"class {class_name}:\n{code}" if class_name else code).encode()
+    body of a class of that name, so that names mangle alike, then ``helpers``: the module-level
+    classes only its methods use) or ``_rt.defer_enums``, deflated, in base 85 (no quote or
+    backslash in its alphabet)."""
+    source = (f"class {class_name}:\n{code}\n\n{helpers}" if class_name else code).encode()
     return f"'{base64.b85encode(zlib.compress(source, 6)).decode()}'"
 
 

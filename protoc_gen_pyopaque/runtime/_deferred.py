@@ -136,7 +136,11 @@ def compile_class(cls: type) -> None:
         define_enums(namespace)  # the class's code names them as the module's globals
         scope: dict[str, Any] = {}
         _run(namespace, packed, f"<deferred class {cls.__module__}.{cls.__qualname__}>", scope)
-        (body,) = scope.values()  # the imports _run names never run
+        # the imports _run names never run; after the class's body, the module-level classes only
+        # its methods use (a deferred parse's state), bound in the module before any method is set
+        body, *helpers = scope.values()
+        for helper in helpers:
+            namespace[helper.__name__] = helper
         # every method in place before any placeholder goes: a reader never sees the base's
         for name, value in vars(body).items():
             if name not in _CLASS_KEYS:
