@@ -36,6 +36,8 @@ sys.path.insert(0, str(REPO))
 from google.protobuf import descriptor_pb2  # noqa: E402
 from google.protobuf.compiler import plugin_pb2  # noqa: E402
 
+from protoc_gen_pyopaque import compiled_plugin  # noqa: E402
+from protoc_gen_pyopaque.compile import CompileError  # noqa: E402
 from protoc_gen_pyopaque.plugin.names import SHIPPED_PROTOS  # noqa: E402
 from protoc_gen_pyopaque.plugin.run import run  # noqa: E402
 from tools.generate import grpc_include  # noqa: E402
@@ -118,14 +120,16 @@ def build_request(files: list[str], include: list[Path], work: Path,
     return request.SerializeToString(), usage
 
 
-def plugin_process(data: bytes, work: Path, workers: int = 1) -> tuple[Path, dict[str, float]]:
+def plugin_process(data: bytes, work: Path, workers: int = 1, compiled: bool = False) -> tuple[Path, dict[str, float]]:
     """One whole plugin process as protoc starts it (interpreter start-up, imports, loading the
     compiled templates, which the first run in a user's cache compiles, and the run), with
-    ``workers`` worker processes: the response's file, and the process's usage."""
+    ``workers`` worker processes, its generator interpreted or ``compiled`` (the build of
+    ``pyopaque compile-plugin``, which must exist): the response's file, and the process's usage."""
     request, response = work / "request.pb", work / "response.pb"
     request.write_bytes(data)
     return response, child_usage("protoc_gen_pyopaque.cli", [], request, response,
-                                 env={"PYOPAQUE_PLUGIN_WORKERS": str(workers)})
+                                 env={"PYOPAQUE_PLUGIN_WORKERS": str(workers),
+                                      compiled_plugin.SWITCH: "1" if compiled else "0"})
 
 
 def time_plugin(files: list[str], include: list[Path], repeats: int) -> dict[str, float]:
@@ -162,8 +166,9 @@ MESSAGES_PER_FILE = 10
 WORKERS = 2  # the plugin's worker processes in the second run (PYOPAQUE_PLUGIN_WORKERS)
 
 
-def monorepo_row(root: Path, files: list[str], work: Path) -> dict[str, float]:
-    """protoc --python_out and this plugin on ``files`` (one protoc call each): times, memory, sizes."""
+def monorepo_row(root: Path, files: list[str], work: Path, compiled: bool) -> dict[str, float]:
+    """protoc --python_out and this plugin on ``files`` (one protoc call each): times, memory, sizes;
+    and with its generator ``compiled`` (``pyopaque compile-plugin``), if built."""
     python_out = work / "python_out"
     python_out.mkdir()
     py = protoc([root], [f"--python_out={python_out}"], files, work)
@@ -179,13 +184,18 @@ def monorepo_row(root: Path, files: list[str], work: Path) -> dict[str, float]:
     response_path, parallel = plugin_process(data, work, workers=WORKERS)
     if response_path.read_bytes() != serial_bytes:
         raise RuntimeError(f"the response with {WORKERS} workers differs")
+    native = {"cpu": float("nan"), "wall": float("nan")}
+    if compiled:
+        response_path, native = plugin_process(data, work, compiled=True)
+        if response_path.read_bytes() != serial_bytes:
+            raise RuntimeError("the response of the compiled generator differs")
     return {"files": len(files), "messages": messages, "modules": len(response.file),
             "mib": response_path.stat().st_size / (1 << 20),
             "py_mib": sum(p.stat().st_size for p in python_out.rglob("*.py")) / (1 << 20),
             "py_cpu": py["cpu"], "py_wall": py["wall"], "py_rss": py["rss"], "parse_cpu": parse["cpu"],
             "cpu": plugin["cpu"], "wall": plugin["wall"], "rss": plugin["rss"],
             "par_cpu": parallel["cpu"], "par_wall": parallel["wall"], "par_rss": parallel["rss"],
-            "par_workers_rss": parallel["workers_rss"]}
+            "par_workers_rss": parallel["workers_rss"], "native_cpu": native["cpu"], "native_wall": native["wall"]}
 
 
 def workers_rss(row: dict[str, float]) -> str:
@@ -199,23 +209,29 @@ def monorepo(mode: str) -> str:
     total = MONOREPO_FILES[mode]
     began, load_before = datetime.datetime.now(datetime.timezone.utc), os.getloadavg()[0]
     rows = []
+    try:  # once per version of the sources: a minute or two
+        compiled, compiled_note = True, f"built in {compiled_plugin.build()}"
+    except CompileError as exc:
+        compiled, compiled_note = False, f"not built: {exc}"
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "protos"
         files = write_monorepo(root, total, MESSAGES_PER_FILE)
         for share in SHARES:
             work = Path(tmp) / f"run{share}"
             work.mkdir()
-            rows.append(monorepo_row(root, files[:round(total * share)], work))
+            rows.append(monorepo_row(root, files[:round(total * share)], work, compiled))
     lines = [
         f"| {share:.0%} | {r['files']:,} | {r['messages']:,} | {r['py_cpu']:.2f} s / {r['py_wall']:.2f} s | "
         f"{r['parse_cpu']:.2f} s | {r['cpu']:.2f} s / {r['wall']:.2f} s | {r['cpu'] / r['py_cpu']:.1f} | "
         f"{r['cpu'] / r['files'] * 1000:.1f} ms | {r['rss']:,.0f} MiB ({r['py_rss']:,.0f}) | "
         f"{r['par_cpu']:.2f} s / {r['par_wall']:.2f} s | {r['par_rss']:,.0f} / {workers_rss(r)} | "
-        f"{r['mib']:,.1f} ({r['py_mib']:,.1f}) |"
+        f"{r['mib']:,.1f} ({r['py_mib']:,.1f}) | {r['native_cpu']:.2f} s / {r['native_wall']:.2f} s | "
+        f"{r['native_cpu'] / r['py_cpu']:.1f} |"
         for share, r in zip(SHARES, rows)
     ]
     first, last = rows[0], rows[-1]
     ratio = last["cpu"] / last["py_cpu"]
+    native_ratio = last["native_cpu"] / last["py_cpu"]
     growth = (last["cpu"] / last["files"]) / (first["cpu"] / first["files"])
     return f"""
 ### A synthetic monorepo ({mode} mode)
@@ -230,15 +246,18 @@ stdin. Times are the CPU (user + system) and wall seconds of the whole process, 
 its peak resident set. Parentheses: `--python_out`'s figures. Then the same run with
 {WORKERS} worker processes (`PYOPAQUE_PLUGIN_WORKERS={WORKERS}`; the response is checked to be
 the same): CPU of the process and its workers, wall, and the peak resident sets of the
-process and of its largest worker (pages shared after the fork count in both).
+process and of its largest worker (pages shared after the fork count in both). Last, the
+serial run with the generator compiled by `pyopaque compile-plugin` (mypyc; the response is
+checked to be the same; {compiled_note}).
 Run {began:%Y-%m-%d %H:%M} UTC on {os.cpu_count()} cores; 1-minute load average {load_before:.1f} at the start,
 {os.getloadavg()[0]:.1f} at the end (other processes inflate wall times).
 
-| share | files | messages | protoc --python_out: CPU / wall | protoc parse alone, CPU | plugin: CPU / wall | plugin × --python_out (CPU) | plugin CPU per file | plugin peak RSS (--python_out) | {WORKERS} workers: CPU / wall | {WORKERS} workers: peak RSS, process / worker | output MiB (--python_out) |
-|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+| share | files | messages | protoc --python_out: CPU / wall | protoc parse alone, CPU | plugin: CPU / wall | plugin × --python_out (CPU) | plugin CPU per file | plugin peak RSS (--python_out) | {WORKERS} workers: CPU / wall | {WORKERS} workers: peak RSS, process / worker | output MiB (--python_out) | compiled generator: CPU / wall | compiled × --python_out (CPU) |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 """ + "\n".join(lines) + f"""
 
-- within 2× of `--python_out`'s time at 100 % (plugin CPU × protoc's): {ratio:.1f} — {'**met**' if ratio <= 2 else '**not met**'}
+- within 2× of `--python_out`'s time at 100 % (plugin CPU × protoc's): {ratio:.1f} — {'**met**' if ratio <= 2 else '**not met**'};
+  with the compiled generator: {native_ratio:.1f} — {'**met**' if native_ratio <= 2 else '**not met**'}
 - linear growth (plugin CPU per file at 100 % ÷ at 10 %, at most 1.5): {growth:.2f} — {'**met**' if growth <= 1.5 else '**not met**'}
 - {WORKERS} workers at 100 %: wall {last['par_wall'] / last['wall']:.2f}× the serial run's, CPU {last['par_cpu'] / last['cpu']:.2f}×
   (wall times depend on idle cores; the load figures above say how many there were)

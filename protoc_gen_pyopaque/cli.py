@@ -62,6 +62,9 @@ def _main(argv: list[str] | None, *, grpc: bool) -> int:
     if args:
         sys.stderr.write(USAGE.format(prog=prog))
         return 2
+    from .compiled_plugin import activate
+
+    activate()  # the generator compiled by ``pyopaque compile-plugin``, if built from these sources
     from .plugin.run import run
 
     # The generator makes millions of short-lived containers (views, template contexts): at the

@@ -3,6 +3,7 @@
     pyopaque generate [-I DIR]... --out OUT [--api-level open|hybrid|opaque] [--opt K=V]... [--grpc] FILES|DIRS...
     pyopaque migrate [--from open|pb2] [--level green|yellow|red] [--check|--diff|--write] PATHS...
     pyopaque compile DIR          (the same as pyopaque-compile)
+    pyopaque compile-plugin [--check]   (the plugin's generator compiled: faster protoc runs)
     pyopaque include              (the folder holding pyopaque/options.proto)
 
 A subcommand is a ``Subcommand``: its help, a function adding its arguments to an
@@ -89,6 +90,39 @@ def _run_compile(args: argparse.Namespace) -> int:
     from . import compile as compile_command
 
     return compile_command.main(args.argv)
+
+
+# -- compile-plugin -------------------------------------------------------------------
+
+def _configure_compile_plugin(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--check", action="store_true",
+                        help="print the compiled build of the installed sources and exit 0, or exit 1 if none")
+    parser.add_argument("--clean", action="store_true",
+                        help="remove every compiled build from the cache folder (those of other versions "
+                             "and interpreters too) and exit")
+    parser.add_argument("-v", "--verbose", action="store_true", help="show the compiler's output")
+
+
+def _run_compile_plugin(args: argparse.Namespace) -> int:
+    from .compile import CompileError
+    from .compiled_plugin import build, compiled_folder, remove_builds
+
+    if args.clean:
+        for folder in remove_builds():
+            print(f"pyopaque compile-plugin: removed {folder}")
+        return 0
+    if args.check:
+        found = compiled_folder()
+        print(found or "pyopaque compile-plugin: no compiled build of the installed sources",
+              file=sys.stdout if found else sys.stderr)
+        return 0 if found else 1
+    try:
+        folder = build(verbose=args.verbose)
+    except CompileError as exc:
+        print(f"pyopaque compile-plugin: {exc}", file=sys.stderr)
+        return 1
+    print(f"pyopaque compile-plugin: the plugin's generator compiled in {folder}")
+    return 0
 
 
 # -- migrate --------------------------------------------------------------------------
@@ -186,6 +220,9 @@ SUBCOMMANDS: dict[str, Subcommand] = {
                           _configure_migrate, _run_migrate),
     "compile": Subcommand("compile generated modules with the runtime using mypyc (see compile --help)",
                           lambda parser: None, _run_compile, forward=True),
+    "compile-plugin": Subcommand("compile the plugin's generator with mypyc into the user's cache folder "
+                                 "(protoc runs of this installation then use it)",
+                                 _configure_compile_plugin, _run_compile_plugin),
     "include": Subcommand("print the folder holding pyopaque/options.proto (for protoc -I)",
                           lambda parser: None, _run_include),
 }

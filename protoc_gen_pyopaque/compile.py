@@ -169,6 +169,19 @@ def clean(root: Path) -> None:
     manifest.unlink()
 
 
+def run_mypyc(build: Path, arguments: list[str], *, group: str, opt_level: str = "3", jobs: int = 1,
+              verbose: bool = False) -> None:
+    """Compile the modules ``arguments`` names (paths under ``build``, after mypy's options) into
+    native extensions next to them, in one build whose shared library is named after ``group``."""
+    (build / "setup.py").write_text(_SETUP.format(paths=arguments, opt=opt_level, group=group, jobs=jobs))
+    result = subprocess.run([sys.executable, "setup.py"], cwd=build, capture_output=not verbose,
+                            text=True, check=False)
+    if result.returncode != 0:
+        out = (result.stdout or "") + (result.stderr or "")
+        lines = [ln for ln in out.splitlines() if not ln.startswith(("gcc", "cc ", "creating", "copying"))]
+        raise CompileError("mypyc failed:\n" + "\n".join(lines[-40:]))
+
+
 def compile_dir(root: Path, *, opt_level: str = "3", keep_build: Path | None = None,
                 verbose: bool = False, jobs: int = 1) -> list[Path]:
     """Compile the generated modules under ``root`` with the runtime; return the files written.
@@ -207,17 +220,9 @@ def compile_dir(root: Path, *, opt_level: str = "3", keep_build: Path | None = N
         digest = hashlib.sha256()
         for src in sources:
             digest.update(src.encode() + b"\0" + (build / src).read_bytes())
-        group = f"pyopaque_{digest.hexdigest()[:12]}"
         # --explicit-package-bases: generated packages may be namespace packages (no __init__.py)
-        (build / "setup.py").write_text(_SETUP.format(
-            paths=["--explicit-package-bases", *sources], opt=opt_level, group=group,
-            jobs=jobs))
-        result = subprocess.run([sys.executable, "setup.py"], cwd=build, capture_output=not verbose,
-                                text=True, check=False)
-        if result.returncode != 0:
-            out = (result.stdout or "") + (result.stderr or "")
-            lines = [ln for ln in out.splitlines() if not ln.startswith(("gcc", "cc ", "creating", "copying"))]
-            raise CompileError("mypyc failed:\n" + "\n".join(lines[-40:]))
+        run_mypyc(build, ["--explicit-package-bases", *sources], group=f"pyopaque_{digest.hexdigest()[:12]}",
+                  opt_level=opt_level, jobs=jobs, verbose=verbose)
         clean(root)
         written: list[Path] = []
         for so in sorted(build.rglob("*" + EXT_SUFFIX)):

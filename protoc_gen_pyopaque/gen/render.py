@@ -25,6 +25,7 @@ from jinja2.compiler import CodeGenerator, Frame, MacroRef, optimizeconst
 from jinja2.runtime import Macro
 from jinja2.utils import missing
 
+from ..compiled_plugin import user_cache
 from .grpc_views import GrpcFileView
 from .pyexpr import quoted
 from .views import FileView, OneofView
@@ -249,11 +250,8 @@ class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
 
 def _cache_dir() -> Path | None:
     """The folder of compiled templates, if the user has a cache folder."""
-    try:
-        root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    except RuntimeError:  # no home
-        return None
-    return root / "protoc-gen-pyopaque" / "templates"
+    cache = user_cache()
+    return None if cache is None else cache / "templates"
 
 
 @dataclass(frozen=True, slots=True)

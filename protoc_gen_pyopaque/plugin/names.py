@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import keyword
 import re
-import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -242,16 +241,20 @@ class NameTable:
         return [self.fields[msg.full_name, f.name] for f in msg.fields]
 
 
-_tables: dict[int, NameTable] = {}
+# The tables of the last schema's files, by the file's id (the file kept: its id stays its own).
+# Not weak references: the generator's classes may be compiled (mypyc), and those take none.
+_tables: tuple[Schema | None, dict[int, tuple[File, NameTable]]] = (None, {})
 
 
 def allocate(file: File, schema: Schema) -> NameTable:
     """The name table of ``file``'s module (``file.as_opaque()``: its twin's), allocated once."""
-    table = _tables.get(id(file))
-    if table is None:
-        table = _tables[id(file)] = _Allocator(file, schema).run()
-        weakref.finalize(file, _tables.pop, id(file), None)
-    return table
+    global _tables
+    if _tables[0] is not schema:
+        _tables = (schema, {})
+    entry = _tables[1].get(id(file))
+    if entry is None:
+        entry = _tables[1][id(file)] = (file, _Allocator(file, schema).run())
+    return entry[1]
 
 
 class _Allocator:

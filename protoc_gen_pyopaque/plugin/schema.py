@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field as dc_field, replace
 from functools import cached_property
-from typing import Final
+from typing import Final, TypeAlias
 
 
 class ApiLevel(enum.Enum):
@@ -32,6 +32,11 @@ HYBRID: Final = ApiLevel.HYBRID
 OPAQUE: Final = ApiLevel.OPAQUE
 # the styles as the generated code names them (an enum member's name is a property: ~300 ns too)
 STYLE_NAMES: Final = {level: level.name.lower() for level in ApiLevel}
+
+
+# A field's default as Python holds it. Named: a dataclass compiled by mypyc looks its fields'
+# types up among the module's globals, where ``object`` is not.
+Default: TypeAlias = object
 
 
 @dataclass(slots=True)
@@ -74,7 +79,7 @@ class Field:
     closed_enum: bool
     oneof: int | None  # index of the (real) oneof this field belongs to
     map: MapTypes | None
-    default: object  # the resolved scalar default (proto2 custom defaults included)
+    default: Default  # the resolved scalar default (proto2 custom defaults included)
     lazy: bool  # decoded on first access ([lazy = true], [unverified_lazy = true], lazy_all)
     comment: str
     deprecated: bool = False
