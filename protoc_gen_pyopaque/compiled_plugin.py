@@ -38,6 +38,7 @@ COMPILED = ("gen/build.py", "gen/pyexpr.py", "plugin/comments.py", "plugin/featu
 DIGESTED = (".", "gen", "plugin", "runtime")
 EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
 PREFIX = "plugin-"  # a compiled build's folder in the cache: PREFIX + the sources' digest
+MANIFEST = "files"  # in a build's folder: the files it holds, one a line
 SWITCH = "PYOPAQUE_PLUGIN_COMPILED"
 # google.protobuf's types are not checked: with or without its stubs installed, the build is the same
 _MYPY_CONFIG = "[mypy]\n\n[mypy-google.*]\nignore_missing_imports = True\nfollow_imports = skip\n"
@@ -65,13 +66,18 @@ def sources_digest(root: Path = PACKAGE_ROOT) -> str:
 
 def compiled_folder(root: Path = PACKAGE_ROOT, cache: Path | None = None) -> Path | None:
     """The compiled build of the sources under ``root`` as they are now, in ``cache`` (default:
-    the user's), if there is one."""
+    the user's), if there is one and it is whole (cache cleaners remove old files one by one:
+    a process missing some compiled modules would mix them with interpreted ones)."""
     cache = cache or user_cache()
     # no hashing where nothing was ever compiled (the common case; the digest costs ~2 ms)
     if cache is None or not any(p.name.startswith(PREFIX) for p in _entries(cache)):
         return None
     folder = cache / f"{PREFIX}{sources_digest(root)}"
-    return folder if folder.is_dir() else None
+    try:
+        files = (folder / MANIFEST).read_text().splitlines()
+    except OSError:
+        return None
+    return folder if files and all((folder / rel).is_file() for rel in files) else None
 
 
 def _entries(folder: Path) -> list[Path]:
@@ -141,6 +147,8 @@ def build(cache: Path | None = None, *, verbose: bool = False) -> Path:
             target = built / so.relative_to(work)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(so, target)
+        (built / MANIFEST).write_text("".join(f"{p.relative_to(built).as_posix()}\n"
+                                              for p in sorted(built.rglob(f"*{EXT_SUFFIX}"))))
         try:
             built.rename(folder)  # whole or not at all: a build is found only once complete
         except OSError:  # another process finished the same build first

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from protoc_gen_pyopaque import compiled_plugin
-from protoc_gen_pyopaque.compiled_plugin import PACKAGE, PACKAGE_ROOT, PREFIX, compiled_folder, sources_digest
+from protoc_gen_pyopaque.compiled_plugin import (
+    MANIFEST, PACKAGE, PACKAGE_ROOT, PREFIX, compiled_folder, sources_digest,
+)
 
 
 @pytest.fixture
@@ -55,7 +57,14 @@ def test_a_build_is_found_only_for_the_sources_as_they_are(sources: Path, tmp_pa
     assert compiled_folder(sources, cache) is None
     build = cache / f"{PREFIX}{sources_digest(sources)}"
     build.mkdir()
+    assert compiled_folder(sources, cache) is None  # no list of its files: not (yet) whole
+    (build / "a.so").write_bytes(b"")
+    (build / "b.so").write_bytes(b"")
+    (build / MANIFEST).write_text("a.so\nb.so\n")
     assert compiled_folder(sources, cache) == build
+    (build / "b.so").unlink()  # a file removed (a cache cleaner): not whole
+    assert compiled_folder(sources, cache) is None
+    (build / "b.so").write_bytes(b"")
     _touch(sources / "plugin" / "schema.py")
     assert compiled_folder(sources, cache) is None
 
@@ -88,6 +97,7 @@ def test_the_entry_point_imports_the_build_of_these_sources_only(sources: Path, 
     stand_in = build / PACKAGE / "plugin" / "options.py"
     stand_in.parent.mkdir(parents=True)
     shutil.copy(sources / "plugin" / "options.py", stand_in)
+    (build / MANIFEST).write_text(f"{stand_in.relative_to(build).as_posix()}\n")
     interpreted = str(sources / "plugin" / "options.py")
 
     assert _probe(sources, cache_home) == (str(build), str(stand_in))
