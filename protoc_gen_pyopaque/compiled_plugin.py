@@ -20,6 +20,7 @@ classes derive from Jinja's, which a native class cannot).
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
 import shutil
 import sys
@@ -100,9 +101,23 @@ def activate() -> Path | None:
         return None
     from . import gen, plugin
 
-    for name, package in (("gen", gen), ("plugin", plugin)):
+    before = set(sys.modules)
+    packages = (("gen", gen), ("plugin", plugin))
+    for name, package in packages:
         package.__path__.insert(0, str(folder / PACKAGE / name))
     sys.path.append(str(folder))  # the build's shared library: a top-level module of its own name
+    try:  # loaded now, so that a build that cannot load (another libc, a damaged file) is passed over
+        for rel in COMPILED:
+            importlib.import_module(_module_name(rel))
+    except (ImportError, OSError) as exc:
+        for name in set(sys.modules) - before:  # nothing of the attempt stays: no mix
+            del sys.modules[name]
+        for name, package in packages:
+            package.__path__.remove(str(folder / PACKAGE / name))
+        sys.path.remove(str(folder))
+        sys.stderr.write(f"protoc-gen-pyopaque: the compiled generator in {folder} does not load ({exc}); "
+                         "running the interpreted one (`pyopaque compile-plugin --clean` removes it)\n")
+        return None
     return folder
 
 

@@ -80,24 +80,34 @@ print(m.__file__)
 """
 
 
-def _probe(sources: Path, cache_home: Path, *args: str, **env: str) -> tuple[str, str]:
-    """What activate() returned and where plugin.options came from, in a process importing ``sources``."""
-    result = subprocess.run(
+def _run_probe(sources: Path, cache_home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [sys.executable, "-c", PROBE, *args], capture_output=True, text=True, check=True, cwd=sources.parent,
         env={**os.environ, "PYTHONPATH": str(sources.parent), "XDG_CACHE_HOME": str(cache_home),
              compiled_plugin.SWITCH: "", **env})
-    activated, module = result.stdout.split()
+
+
+def _probe(sources: Path, cache_home: Path, *args: str, **env: str) -> tuple[str, str]:
+    """What activate() returned and where plugin.options came from, in a process importing ``sources``."""
+    activated, module = _run_probe(sources, cache_home, *args, **env).stdout.split()
     return activated, module
 
 
-def test_the_entry_point_imports_the_build_of_these_sources_only(sources: Path, tmp_path: Path) -> None:
-    cache_home = tmp_path / "cache-home"
+def _stand_in_build(sources: Path, cache_home: Path) -> tuple[Path, Path]:
+    """A build of ``sources`` whose one module (plugin/options) is a copy of the source: the build's
+    folder and that module."""
     build = cache_home / "protoc-gen-pyopaque" / f"{PREFIX}{sources_digest(sources)}"
-    # a stand-in for the compiled module, imported instead of the source when the build is used
     stand_in = build / PACKAGE / "plugin" / "options.py"
     stand_in.parent.mkdir(parents=True)
     shutil.copy(sources / "plugin" / "options.py", stand_in)
     (build / MANIFEST).write_text(f"{stand_in.relative_to(build).as_posix()}\n")
+    return build, stand_in
+
+
+def test_the_entry_point_imports_the_build_of_these_sources_only(sources: Path, tmp_path: Path) -> None:
+    cache_home = tmp_path / "cache-home"
+    # a stand-in for the compiled module, imported instead of the source when the build is used
+    build, stand_in = _stand_in_build(sources, cache_home)
     interpreted = str(sources / "plugin" / "options.py")
 
     assert _probe(sources, cache_home) == (str(build), str(stand_in))
@@ -106,3 +116,13 @@ def test_the_entry_point_imports_the_build_of_these_sources_only(sources: Path, 
     assert _probe(sources, cache_home, "imported-first") == ("None", interpreted)
     _touch(sources / "gen" / "build.py")  # an edited source: the build is stale, never run
     assert _probe(sources, cache_home) == ("None", interpreted)
+
+
+def test_a_build_that_does_not_load_is_passed_over(sources: Path, tmp_path: Path) -> None:
+    cache_home = tmp_path / "cache-home"
+    build, stand_in = _stand_in_build(sources, cache_home)
+    # as a shared library built for another libc fails to load
+    stand_in.write_text(stand_in.read_text() + "\nraise ImportError('undefined symbol: __libc_stand_in')\n")
+    result = _run_probe(sources, cache_home)
+    assert result.stdout.split() == ["None", str(sources / "plugin" / "options.py")]
+    assert f"the compiled generator in {build} does not load (undefined symbol: __libc_stand_in)" in result.stderr
