@@ -433,6 +433,10 @@ class _Builder:
         view.deferred_classes = self.file.deferred_classes
         view.spans = spans
         view.spans_fields = [f for f in fields if f.deferral]
+        view.spans_lists = [f for f in view.spans_fields if f.deferral == "first" and not f.is_map]
+        view.spans_maps = [f for f in view.spans_fields if f.is_map]
+        view.spans_list_messages = any(f.is_message for f in view.spans_lists)
+        view.spans_map_messages = any(f.map_value is not None and f.map_value.is_message for f in view.spans_maps)
         for f in view.spans_fields:
             f.cases = [(tag, mode) for tag, g, mode in cases if g is f and f.deferral == "first"]
         keys = _json_key_names(fields)

@@ -294,6 +294,12 @@ class MessageView:
     # and where each of ``spans_fields`` (FieldView.deferral) lies, made on its first read
     spans: bool = False
     spans_fields: list[FieldView] = field(default_factory=list)
+    # its repeated fields and its maps among spans_fields (each kind made by one method), and whether
+    # those of a kind hold messages
+    spans_lists: list[FieldView] = field(default_factory=list)
+    spans_maps: list[FieldView] = field(default_factory=list)
+    spans_list_messages: bool = False
+    spans_map_messages: bool = False
 
 
 @dataclass(slots=True)

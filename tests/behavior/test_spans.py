@@ -221,6 +221,26 @@ def ln(number: int, payload: bytes) -> bytes:
     return varint(number << 3 | 2) + varint(len(payload)) + payload
 
 
+
+def test_a_container_is_made_from_its_first_occurrence_to_the_end_of_its_last(mods: Modules) -> None:
+    """A repeated field's or map's place is where its first occurrence starts << 32 | where its last
+    ends: its first read walks no further (the fields after it are not stepped over again)."""
+    if not deferred_layout(mods):
+        pytest.skip("the deferred layout is opaque")
+    Bag = mods.load("collections").Bag
+    head = ln(1, b"t")
+    tags = ln(8, b"a") + ln(1, b"u") + ln(8, b"b")  # interleaved: merged as a decode merges them
+    counts = ln(10, ln(1, b"k") + b"\x10\x01")
+    wire = head + tags + counts + ln(14, b"n" * 40)
+    msg = Bag.parse(wire, lazy=True)
+    state = msg._pb_deferred
+    assert state is not None
+    assert (state.s8 >> 32, state.s8 & 0xFFFFFFFF) == (len(head), len(head) + len(tags))
+    assert (state.s10 >> 32, state.s10 & 0xFFFFFFFF) == (len(head + tags), len(head + tags + counts))
+    assert msg.get_tags() == ["a", "b"] and msg.get_counts() == {"k": 1} and msg.get_title() == "u"
+    assert msg.serialize() == Bag.parse(wire, lazy=False).serialize()
+
+
 BAD_UTF8 = b"\xff\xfe"
 HOSTILE = {
     "a string of bad UTF-8": ln(1, BAD_UTF8),

@@ -1008,16 +1008,16 @@ class Method(_rt.Message):
 
         Field: string name = 1;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_1()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(1)
         return self._f_name
 
     def set_name(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(1)
         self._f_name = value
 
     def clear_name(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(1)
         self._f_name = ''
 
     def get_request_type_url(self) -> str:
@@ -1025,16 +1025,16 @@ class Method(_rt.Message):
 
         Field: string request_type_url = 2;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_2()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(2)
         return self._f_request_type_url
 
     def set_request_type_url(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 2, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_2()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(2)
         self._f_request_type_url = value
 
     def clear_request_type_url(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_2()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(2)
         self._f_request_type_url = ''
 
     def get_request_streaming(self) -> bool:
@@ -1059,16 +1059,16 @@ class Method(_rt.Message):
 
         Field: string response_type_url = 4;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_4()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(4)
         return self._f_response_type_url
 
     def set_response_type_url(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 4, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_4()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(4)
         self._f_response_type_url = value
 
     def clear_response_type_url(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_4()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(4)
         self._f_response_type_url = ''
 
     def get_response_streaming(self) -> bool:
@@ -1093,15 +1093,15 @@ class Method(_rt.Message):
 
         Field: repeated google.protobuf.Option options = 6;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_6()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(6)
         return self._f_options
 
     def set_options(self, value: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option]) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_6()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(6)
         self._f_options = _rt.checked_list(self, 6, value, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option) if value else []
 
     def clear_options(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_6()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(6)
         self._f_options = []
 
     def get_syntax(self) -> _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Syntax | int:
@@ -1132,16 +1132,16 @@ class Method(_rt.Message):
 
         Field: string edition = 8;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_8()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(8)
         return self._f_edition
 
     def set_edition(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 8, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_8()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(8)
         self._f_edition = value
 
     def clear_edition(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_8()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(8)
         self._f_edition = ''
 
     def _pb_written(self) -> None:
@@ -1152,145 +1152,77 @@ class Method(_rt.Message):
         else:
             _d.verbatim = False
 
-    def _pb_load_1(self) -> None:
-        """Make name from the input if not made yet (its first read)."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _at = _d.s1
-        if _at < 0:
-            return
-        _buf = _d.buf
-        _pos: _rt.i64 = _at >> 32
-        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
-        _x = _buf[_pos:_e].decode()
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
-            if _d.s1 == _at:
-                self._f_name = _x
-                _d.s1 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s1 == _at:
-                    self._f_name = _x
-                    _d.s1 = -1
-        self._pb_settle(_d)
-
-    def _pb_drop_1(self) -> None:
-        """Before a write to name: its value in the input is not made later, and serialize no longer
-        writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        if _d.s1 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s1 = -1
-            self._pb_settle(_d)
-
-    def _pb_load_2(self) -> None:
-        """Make request_type_url from the input if not made yet (its first read)."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _at = _d.s2
-        if _at < 0:
-            return
-        _buf = _d.buf
-        _pos: _rt.i64 = _at >> 32
-        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
-        _x = _buf[_pos:_e].decode()
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
-            if _d.s2 == _at:
-                self._f_request_type_url = _x
-                _d.s2 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s2 == _at:
-                    self._f_request_type_url = _x
-                    _d.s2 = -1
-        self._pb_settle(_d)
-
-    def _pb_drop_2(self) -> None:
-        """Before a write to request_type_url: its value in the input is not made later, and serialize no longer
-        writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        if _d.s2 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s2 = -1
-            self._pb_settle(_d)
-
-    def _pb_load_4(self) -> None:
-        """Make response_type_url from the input if not made yet (its first read)."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _at = _d.s4
-        if _at < 0:
-            return
-        _buf = _d.buf
-        _pos: _rt.i64 = _at >> 32
-        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
-        _x = _buf[_pos:_e].decode()
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
-            if _d.s4 == _at:
-                self._f_response_type_url = _x
-                _d.s4 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s4 == _at:
-                    self._f_response_type_url = _x
-                    _d.s4 = -1
-        self._pb_settle(_d)
-
-    def _pb_drop_4(self) -> None:
-        """Before a write to response_type_url: its value in the input is not made later, and serialize no longer
-        writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        if _d.s4 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s4 = -1
-            self._pb_settle(_d)
-
-    def _pb_load_6(self) -> None:
-        """Make options from the input if not made yet (its first read); handed out, it may
+    def _pb_load(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Make the field numbered ``_i`` from the input if not made yet (its first read), once: concurrent
+        readers see one value, and a write since is not undone. A repeated field or map handed out may
         change: serialize no longer writes the input back."""
         _d = self._pb_deferred
         if _d is None:
             self._pb_load_raw()
             return
-        _d.verbatim = False
-        _at = _d.s6
-        if _at < 0:
+        if not (_pb_compiled or _locked):  # compiled, no thread switch between a test and its stores
+            with _rt.LAZY_LOCK:
+                self._pb_load(_i, True)
             return
         _buf = _d.buf
-        _x = self._pb_make_6(_buf, _at, len(_buf), _d.depth)
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+        _pos: _rt.i64
+        _e: _rt.i64
+        if _i == 1:
+            _at = _d.s1
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _e = _pos + (_at & 0xFFFFFFFF)
+            _x1 = _buf[_pos:_e].decode()
+            if _d.s1 == _at:
+                self._f_name = _x1
+                _d.s1 = -1
+        elif _i == 2:
+            _at = _d.s2
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _e = _pos + (_at & 0xFFFFFFFF)
+            _x2 = _buf[_pos:_e].decode()
+            if _d.s2 == _at:
+                self._f_request_type_url = _x2
+                _d.s2 = -1
+        elif _i == 4:
+            _at = _d.s4
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _e = _pos + (_at & 0xFFFFFFFF)
+            _x4 = _buf[_pos:_e].decode()
+            if _d.s4 == _at:
+                self._f_response_type_url = _x4
+                _d.s4 = -1
+        elif _i == 6:
+            _d.verbatim = False
+            _at = _d.s6
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _x6 = self._pb_make_list(6, _buf, _pos, _at & 0xFFFFFFFF, _d.depth)
             if _d.s6 == _at:
-                self._f_options = _x
+                self._f_options = _x6
                 _d.s6 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s6 == _at:
-                    self._f_options = _x
-                    _d.s6 = -1
+        elif _i == 8:
+            _at = _d.s8
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _e = _pos + (_at & 0xFFFFFFFF)
+            _x8 = _buf[_pos:_e].decode()
+            if _d.s8 == _at:
+                self._f_edition = _x8
+                _d.s8 = -1
         self._pb_settle(_d)
 
-    def _pb_make_6(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option]:
-        """Decode every occurrence of options in ``_buf[_pos:_end]`` (checked by the scan), merged
-        as a decode merges them; skip the other fields."""
-        _x6: list[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option] = []
+    def _pb_make_list(self, _i: _rt.i64, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[_t.Any]:
+        """Decode every occurrence of the repeated field numbered ``_i`` in ``_buf[_pos:_end]`` (checked by
+        the scan), merged as a decode merges them; skip the other fields."""
+        _x: list[_t.Any] = []
         _lazy = _rt.NESTING_CHECKED  # what the sub-messages hold was checked by the scan
         _tag: _rt.i64 = 0
         _n: _rt.i64
@@ -1304,7 +1236,9 @@ class Method(_rt.Message):
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
-                if _tag == 50:
+                if _tag >> 3 != _i:
+                    _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
+                elif _tag == 50:
                     _e = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _e <= _end:
                         _pos += 1
@@ -1313,64 +1247,38 @@ class Method(_rt.Message):
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m6 = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option()
-                    _x6.append(_m6)
+                    _x.append(_m6)
                     _m6._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 else:
                     _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
         except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(self, _tag, _pos, _exc) from None
-        return _x6
+        return _x
 
-    def _pb_drop_6(self) -> None:
-        """Before a write to options: its value in the input is not made later, and serialize no longer
-        writes the input back."""
+    def _pb_drop(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Before a write to the field numbered ``_i``: its value in the input is not made later (nor
+        by a first read under way), and serialize no longer writes the input back."""
         _d = self._pb_deferred
         if _d is None:
             self._pb_load_raw()
             return
         _d.verbatim = False
-        if _d.s6 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s6 = -1
-            self._pb_settle(_d)
-
-    def _pb_load_8(self) -> None:
-        """Make edition from the input if not made yet (its first read)."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _at = _d.s8
-        if _at < 0:
-            return
-        _buf = _d.buf
-        _pos: _rt.i64 = _at >> 32
-        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
-        _x = _buf[_pos:_e].decode()
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
-            if _d.s8 == _at:
-                self._f_edition = _x
-                _d.s8 = -1
-        else:
+        if not (_pb_compiled or _locked):
             with _rt.LAZY_LOCK:
-                if _d.s8 == _at:
-                    self._f_edition = _x
-                    _d.s8 = -1
-        self._pb_settle(_d)
-
-    def _pb_drop_8(self) -> None:
-        """Before a write to edition: its value in the input is not made later, and serialize no longer
-        writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
+                self._pb_drop(_i, True)
             return
-        _d.verbatim = False
-        if _d.s8 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s8 = -1
-            self._pb_settle(_d)
+        if _i == 1:
+            _d.s1 = -1
+        elif _i == 2:
+            _d.s2 = -1
+        elif _i == 4:
+            _d.s4 = -1
+        elif _i == 6:
+            _d.s6 = -1
+        elif _i == 8:
+            _d.s8 = -1
+        self._pb_settle(_d)
 
     def _pb_settle(self, _d: _pb_spans_Method) -> None:
         """Once every field is made, let the input go: a message read whole holds what a decoded one
@@ -1385,15 +1293,15 @@ class Method(_rt.Message):
             _rt.Message._pb_load_raw(self)
             return
         if _d.s1 >= 0:
-            self._pb_load_1()
+            self._pb_load(1)
         if _d.s2 >= 0:
-            self._pb_load_2()
+            self._pb_load(2)
         if _d.s4 >= 0:
-            self._pb_load_4()
+            self._pb_load(4)
         if _d.s6 >= 0:
-            self._pb_load_6()
+            self._pb_load(6)
         if _d.s8 >= 0:
-            self._pb_load_8()
+            self._pb_load(8)
         self._pb_settle(_d)
 
 
@@ -1778,7 +1686,7 @@ class Method(_rt.Message):
                     self._f_response_streaming = _iv != 0
                 elif _tag == 50:
                     if _d.s6 < 0:
-                        _d.s6 = _start
+                        _d.s6 = _start << 32
                     if _rank > 6:
                         _canon = False
                     _rank = 6
@@ -1793,6 +1701,7 @@ class Method(_rt.Message):
                         raise _rt.too_deep(Method, _tag, _pos)
                     _canon = _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
+                    _d.s6 = (_d.s6 >> 32 << 32) | _pos
                 elif _tag == 56:
                     if _rank >= 7:
                         _canon = False
@@ -2301,16 +2210,16 @@ class Mixin(_rt.Message):
 
         Field: string name = 1;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_1()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(1)
         return self._f_name
 
     def set_name(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(1)
         self._f_name = value
 
     def clear_name(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(1)
         self._f_name = ''
 
     def get_root(self) -> str:
@@ -2319,16 +2228,16 @@ class Mixin(_rt.Message):
 
         Field: string root = 2;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_2()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(2)
         return self._f_root
 
     def set_root(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 2, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_2()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(2)
         self._f_root = value
 
     def clear_root(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_2()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(2)
         self._f_root = ''
 
     def _pb_written(self) -> None:
@@ -2339,79 +2248,60 @@ class Mixin(_rt.Message):
         else:
             _d.verbatim = False
 
-    def _pb_load_1(self) -> None:
-        """Make name from the input if not made yet (its first read)."""
+    def _pb_load(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Make the field numbered ``_i`` from the input if not made yet (its first read), once: concurrent
+        readers see one value, and a write since is not undone. A repeated field or map handed out may
+        change: serialize no longer writes the input back."""
         _d = self._pb_deferred
         if _d is None:
             self._pb_load_raw()
             return
-        _at = _d.s1
-        if _at < 0:
+        if not (_pb_compiled or _locked):  # compiled, no thread switch between a test and its stores
+            with _rt.LAZY_LOCK:
+                self._pb_load(_i, True)
             return
         _buf = _d.buf
-        _pos: _rt.i64 = _at >> 32
-        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
-        _x = _buf[_pos:_e].decode()
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+        _pos: _rt.i64
+        _e: _rt.i64
+        if _i == 1:
+            _at = _d.s1
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _e = _pos + (_at & 0xFFFFFFFF)
+            _x1 = _buf[_pos:_e].decode()
             if _d.s1 == _at:
-                self._f_name = _x
+                self._f_name = _x1
                 _d.s1 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s1 == _at:
-                    self._f_name = _x
-                    _d.s1 = -1
-        self._pb_settle(_d)
-
-    def _pb_drop_1(self) -> None:
-        """Before a write to name: its value in the input is not made later, and serialize no longer
-        writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        if _d.s1 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s1 = -1
-            self._pb_settle(_d)
-
-    def _pb_load_2(self) -> None:
-        """Make root from the input if not made yet (its first read)."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _at = _d.s2
-        if _at < 0:
-            return
-        _buf = _d.buf
-        _pos: _rt.i64 = _at >> 32
-        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
-        _x = _buf[_pos:_e].decode()
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+        elif _i == 2:
+            _at = _d.s2
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _e = _pos + (_at & 0xFFFFFFFF)
+            _x2 = _buf[_pos:_e].decode()
             if _d.s2 == _at:
-                self._f_root = _x
+                self._f_root = _x2
                 _d.s2 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s2 == _at:
-                    self._f_root = _x
-                    _d.s2 = -1
         self._pb_settle(_d)
 
-    def _pb_drop_2(self) -> None:
-        """Before a write to root: its value in the input is not made later, and serialize no longer
-        writes the input back."""
+    def _pb_drop(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Before a write to the field numbered ``_i``: its value in the input is not made later (nor
+        by a first read under way), and serialize no longer writes the input back."""
         _d = self._pb_deferred
         if _d is None:
             self._pb_load_raw()
             return
         _d.verbatim = False
-        if _d.s2 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s2 = -1
-            self._pb_settle(_d)
+        if not (_pb_compiled or _locked):
+            with _rt.LAZY_LOCK:
+                self._pb_drop(_i, True)
+            return
+        if _i == 1:
+            _d.s1 = -1
+        elif _i == 2:
+            _d.s2 = -1
+        self._pb_settle(_d)
 
     def _pb_settle(self, _d: _pb_spans_Mixin) -> None:
         """Once every field is made, let the input go: a message read whole holds what a decoded one
@@ -2426,9 +2316,9 @@ class Mixin(_rt.Message):
             _rt.Message._pb_load_raw(self)
             return
         if _d.s1 >= 0:
-            self._pb_load_1()
+            self._pb_load(1)
         if _d.s2 >= 0:
-            self._pb_load_2()
+            self._pb_load(2)
         self._pb_settle(_d)
 
 

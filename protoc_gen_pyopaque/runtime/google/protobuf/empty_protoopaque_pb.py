@@ -74,6 +74,37 @@ class Empty(_rt.Message):
         else:
             _d.verbatim = False
 
+    def _pb_load(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Make the field numbered ``_i`` from the input if not made yet (its first read), once: concurrent
+        readers see one value, and a write since is not undone. A repeated field or map handed out may
+        change: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        if not (_pb_compiled or _locked):  # compiled, no thread switch between a test and its stores
+            with _rt.LAZY_LOCK:
+                self._pb_load(_i, True)
+            return
+        _buf = _d.buf
+        _pos: _rt.i64
+        _e: _rt.i64
+        self._pb_settle(_d)
+
+    def _pb_drop(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Before a write to the field numbered ``_i``: its value in the input is not made later (nor
+        by a first read under way), and serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if not (_pb_compiled or _locked):
+            with _rt.LAZY_LOCK:
+                self._pb_drop(_i, True)
+            return
+        self._pb_settle(_d)
+
     def _pb_settle(self, _d: _pb_spans_Empty) -> None:
         """Once every field is made, let the input go: a message read whole holds what a decoded one
         holds (serialize encodes it again)."""

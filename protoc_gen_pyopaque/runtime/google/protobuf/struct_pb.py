@@ -186,8 +186,12 @@ class Struct(_rt.StructBase):
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
         _st: _rt.i64 = 0  # map entries: the state of the one read, where each map's start and end
+        _kb: _rt.i64  # where a map key starts, and the bit it sets
+        _kh: _rt.i64
         _r1: _rt.i64 = 0
         _r1e: _rt.i64 = 0
+        _h1: _rt.i64 = 0  # the bits of the keys read: a key's bit set twice may be a key given twice
+        _d1: bool = False
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -225,6 +229,7 @@ class Struct(_rt.StructBase):
                             if _st != 0:
                                 _canon = False
                             _st = 1
+                            _kb = _pos
                             _e = _pos + 1 + (_n := _buf[_pos])
                             if _n < 0x80 and _e <= _ee:
                                 _pos += 1
@@ -235,6 +240,11 @@ class Struct(_rt.StructBase):
                             if not _rt.valid_utf8(_buf, _pos, _e):
                                 raise _rt.bad_utf8(Struct, _tag, _pos)
                             _pos = _e
+                            _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
+                            _kh <<= (_buf[_pos - 1] + (_pos - _kb) * 17) & 63
+                            if _h1 & _kh:
+                                _d1 = True
+                            _h1 |= _kh
                         elif _etag == 18:
                             if _st != 1:
                                 _canon = False
@@ -265,7 +275,7 @@ class Struct(_rt.StructBase):
             raise _rt.decode_failure(Struct, _tag, _pos, _exc) from None
         if _pos != _end:
             raise _rt.bad_end(Struct, _pos, _end, -1)
-        if _canon and _r1 < _r1e:
+        if _canon and _d1:
             _canon = _rt.map_keys_unique(_buf, _r1, _r1e, 1)
         return _canon
 

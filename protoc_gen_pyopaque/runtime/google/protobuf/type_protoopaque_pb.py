@@ -1009,16 +1009,16 @@ class Field(_rt.Message):
 
         Field: string name = 4;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_4()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(4)
         return self._f_name
 
     def set_name(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 4, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_4()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(4)
         self._f_name = value
 
     def clear_name(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_4()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(4)
         self._f_name = ''
 
     def get_type_url(self) -> str:
@@ -1027,16 +1027,16 @@ class Field(_rt.Message):
 
         Field: string type_url = 6;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_6()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(6)
         return self._f_type_url
 
     def set_type_url(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 6, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_6()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(6)
         self._f_type_url = value
 
     def clear_type_url(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_6()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(6)
         self._f_type_url = ''
 
     def get_oneof_index(self) -> int:
@@ -1079,15 +1079,15 @@ class Field(_rt.Message):
 
         Field: repeated google.protobuf.Option options = 9;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_9()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(9)
         return self._f_options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_9()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(9)
         self._f_options = _rt.checked_list(self, 9, value, Option) if value else []
 
     def clear_options(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_9()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(9)
         self._f_options = []
 
     def get_json_name(self) -> str:
@@ -1095,16 +1095,16 @@ class Field(_rt.Message):
 
         Field: string json_name = 10;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_10()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(10)
         return self._f_json_name
 
     def set_json_name(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 10, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_10()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(10)
         self._f_json_name = value
 
     def clear_json_name(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_10()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(10)
         self._f_json_name = ''
 
     def get_default_value(self) -> str:
@@ -1112,16 +1112,16 @@ class Field(_rt.Message):
 
         Field: string default_value = 11;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_11()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(11)
         return self._f_default_value
 
     def set_default_value(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 11, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_11()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(11)
         self._f_default_value = value
 
     def clear_default_value(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_11()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(11)
         self._f_default_value = ''
 
     def _pb_written(self) -> None:
@@ -1132,108 +1132,77 @@ class Field(_rt.Message):
         else:
             _d.verbatim = False
 
-    def _pb_load_4(self) -> None:
-        """Make name from the input if not made yet (its first read)."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _at = _d.s4
-        if _at < 0:
-            return
-        _buf = _d.buf
-        _pos: _rt.i64 = _at >> 32
-        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
-        _x = _buf[_pos:_e].decode()
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
-            if _d.s4 == _at:
-                self._f_name = _x
-                _d.s4 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s4 == _at:
-                    self._f_name = _x
-                    _d.s4 = -1
-        self._pb_settle(_d)
-
-    def _pb_drop_4(self) -> None:
-        """Before a write to name: its value in the input is not made later, and serialize no longer
-        writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        if _d.s4 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s4 = -1
-            self._pb_settle(_d)
-
-    def _pb_load_6(self) -> None:
-        """Make type_url from the input if not made yet (its first read)."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _at = _d.s6
-        if _at < 0:
-            return
-        _buf = _d.buf
-        _pos: _rt.i64 = _at >> 32
-        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
-        _x = _buf[_pos:_e].decode()
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
-            if _d.s6 == _at:
-                self._f_type_url = _x
-                _d.s6 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s6 == _at:
-                    self._f_type_url = _x
-                    _d.s6 = -1
-        self._pb_settle(_d)
-
-    def _pb_drop_6(self) -> None:
-        """Before a write to type_url: its value in the input is not made later, and serialize no longer
-        writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        if _d.s6 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s6 = -1
-            self._pb_settle(_d)
-
-    def _pb_load_9(self) -> None:
-        """Make options from the input if not made yet (its first read); handed out, it may
+    def _pb_load(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Make the field numbered ``_i`` from the input if not made yet (its first read), once: concurrent
+        readers see one value, and a write since is not undone. A repeated field or map handed out may
         change: serialize no longer writes the input back."""
         _d = self._pb_deferred
         if _d is None:
             self._pb_load_raw()
             return
-        _d.verbatim = False
-        _at = _d.s9
-        if _at < 0:
+        if not (_pb_compiled or _locked):  # compiled, no thread switch between a test and its stores
+            with _rt.LAZY_LOCK:
+                self._pb_load(_i, True)
             return
         _buf = _d.buf
-        _x = self._pb_make_9(_buf, _at, len(_buf), _d.depth)
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+        _pos: _rt.i64
+        _e: _rt.i64
+        if _i == 4:
+            _at = _d.s4
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _e = _pos + (_at & 0xFFFFFFFF)
+            _x4 = _buf[_pos:_e].decode()
+            if _d.s4 == _at:
+                self._f_name = _x4
+                _d.s4 = -1
+        elif _i == 6:
+            _at = _d.s6
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _e = _pos + (_at & 0xFFFFFFFF)
+            _x6 = _buf[_pos:_e].decode()
+            if _d.s6 == _at:
+                self._f_type_url = _x6
+                _d.s6 = -1
+        elif _i == 9:
+            _d.verbatim = False
+            _at = _d.s9
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _x9 = self._pb_make_list(9, _buf, _pos, _at & 0xFFFFFFFF, _d.depth)
             if _d.s9 == _at:
-                self._f_options = _x
+                self._f_options = _x9
                 _d.s9 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s9 == _at:
-                    self._f_options = _x
-                    _d.s9 = -1
+        elif _i == 10:
+            _at = _d.s10
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _e = _pos + (_at & 0xFFFFFFFF)
+            _x10 = _buf[_pos:_e].decode()
+            if _d.s10 == _at:
+                self._f_json_name = _x10
+                _d.s10 = -1
+        elif _i == 11:
+            _at = _d.s11
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _e = _pos + (_at & 0xFFFFFFFF)
+            _x11 = _buf[_pos:_e].decode()
+            if _d.s11 == _at:
+                self._f_default_value = _x11
+                _d.s11 = -1
         self._pb_settle(_d)
 
-    def _pb_make_9(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[Option]:
-        """Decode every occurrence of options in ``_buf[_pos:_end]`` (checked by the scan), merged
-        as a decode merges them; skip the other fields."""
-        _x9: list[Option] = []
+    def _pb_make_list(self, _i: _rt.i64, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[_t.Any]:
+        """Decode every occurrence of the repeated field numbered ``_i`` in ``_buf[_pos:_end]`` (checked by
+        the scan), merged as a decode merges them; skip the other fields."""
+        _x: list[_t.Any] = []
         _lazy = _rt.NESTING_CHECKED  # what the sub-messages hold was checked by the scan
         _tag: _rt.i64 = 0
         _n: _rt.i64
@@ -1247,7 +1216,9 @@ class Field(_rt.Message):
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
-                if _tag == 74:
+                if _tag >> 3 != _i:
+                    _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
+                elif _tag == 74:
                     _e = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _e <= _end:
                         _pos += 1
@@ -1256,101 +1227,38 @@ class Field(_rt.Message):
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m9 = Option()
-                    _x9.append(_m9)
+                    _x.append(_m9)
                     _m9._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 else:
                     _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
         except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(self, _tag, _pos, _exc) from None
-        return _x9
+        return _x
 
-    def _pb_drop_9(self) -> None:
-        """Before a write to options: its value in the input is not made later, and serialize no longer
-        writes the input back."""
+    def _pb_drop(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Before a write to the field numbered ``_i``: its value in the input is not made later (nor
+        by a first read under way), and serialize no longer writes the input back."""
         _d = self._pb_deferred
         if _d is None:
             self._pb_load_raw()
             return
         _d.verbatim = False
-        if _d.s9 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s9 = -1
-            self._pb_settle(_d)
-
-    def _pb_load_10(self) -> None:
-        """Make json_name from the input if not made yet (its first read)."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _at = _d.s10
-        if _at < 0:
-            return
-        _buf = _d.buf
-        _pos: _rt.i64 = _at >> 32
-        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
-        _x = _buf[_pos:_e].decode()
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
-            if _d.s10 == _at:
-                self._f_json_name = _x
-                _d.s10 = -1
-        else:
+        if not (_pb_compiled or _locked):
             with _rt.LAZY_LOCK:
-                if _d.s10 == _at:
-                    self._f_json_name = _x
-                    _d.s10 = -1
+                self._pb_drop(_i, True)
+            return
+        if _i == 4:
+            _d.s4 = -1
+        elif _i == 6:
+            _d.s6 = -1
+        elif _i == 9:
+            _d.s9 = -1
+        elif _i == 10:
+            _d.s10 = -1
+        elif _i == 11:
+            _d.s11 = -1
         self._pb_settle(_d)
-
-    def _pb_drop_10(self) -> None:
-        """Before a write to json_name: its value in the input is not made later, and serialize no longer
-        writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        if _d.s10 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s10 = -1
-            self._pb_settle(_d)
-
-    def _pb_load_11(self) -> None:
-        """Make default_value from the input if not made yet (its first read)."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _at = _d.s11
-        if _at < 0:
-            return
-        _buf = _d.buf
-        _pos: _rt.i64 = _at >> 32
-        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
-        _x = _buf[_pos:_e].decode()
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
-            if _d.s11 == _at:
-                self._f_default_value = _x
-                _d.s11 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s11 == _at:
-                    self._f_default_value = _x
-                    _d.s11 = -1
-        self._pb_settle(_d)
-
-    def _pb_drop_11(self) -> None:
-        """Before a write to default_value: its value in the input is not made later, and serialize no longer
-        writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        if _d.s11 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s11 = -1
-            self._pb_settle(_d)
 
     def _pb_settle(self, _d: _pb_spans_Field) -> None:
         """Once every field is made, let the input go: a message read whole holds what a decoded one
@@ -1365,15 +1273,15 @@ class Field(_rt.Message):
             _rt.Message._pb_load_raw(self)
             return
         if _d.s4 >= 0:
-            self._pb_load_4()
+            self._pb_load(4)
         if _d.s6 >= 0:
-            self._pb_load_6()
+            self._pb_load(6)
         if _d.s9 >= 0:
-            self._pb_load_9()
+            self._pb_load(9)
         if _d.s10 >= 0:
-            self._pb_load_10()
+            self._pb_load(10)
         if _d.s11 >= 0:
-            self._pb_load_11()
+            self._pb_load(11)
         self._pb_settle(_d)
 
 
@@ -1850,7 +1758,7 @@ class Field(_rt.Message):
                         self._f_packed = _iv != 0
                     elif _tag == 74:
                         if _d.s9 < 0:
-                            _d.s9 = _start
+                            _d.s9 = _start << 32
                         if _rank > 9:
                             _canon = False
                         _rank = 9
@@ -1865,6 +1773,7 @@ class Field(_rt.Message):
                             raise _rt.too_deep(Field, _tag, _pos)
                         _canon = Option._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                         _pos = _e
+                        _d.s9 = (_d.s9 >> 32 << 32) | _pos
                     elif _tag == 82:
                         if _rank >= 10:
                             _canon = False
@@ -3049,16 +2958,16 @@ class EnumValue(_rt.Message):
 
         Field: string name = 1;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_1()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(1)
         return self._f_name
 
     def set_name(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(1)
         self._f_name = value
 
     def clear_name(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(1)
         self._f_name = ''
 
     def get_number(self) -> int:
@@ -3083,15 +2992,15 @@ class EnumValue(_rt.Message):
 
         Field: repeated google.protobuf.Option options = 3;
         """
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_3()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(3)
         return self._f_options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_3()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(3)
         self._f_options = _rt.checked_list(self, 3, value, Option) if value else []
 
     def clear_options(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_3()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(3)
         self._f_options = []
 
     def _pb_written(self) -> None:
@@ -3102,71 +3011,47 @@ class EnumValue(_rt.Message):
         else:
             _d.verbatim = False
 
-    def _pb_load_1(self) -> None:
-        """Make name from the input if not made yet (its first read)."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _at = _d.s1
-        if _at < 0:
-            return
-        _buf = _d.buf
-        _pos: _rt.i64 = _at >> 32
-        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
-        _x = _buf[_pos:_e].decode()
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
-            if _d.s1 == _at:
-                self._f_name = _x
-                _d.s1 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s1 == _at:
-                    self._f_name = _x
-                    _d.s1 = -1
-        self._pb_settle(_d)
-
-    def _pb_drop_1(self) -> None:
-        """Before a write to name: its value in the input is not made later, and serialize no longer
-        writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        if _d.s1 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s1 = -1
-            self._pb_settle(_d)
-
-    def _pb_load_3(self) -> None:
-        """Make options from the input if not made yet (its first read); handed out, it may
+    def _pb_load(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Make the field numbered ``_i`` from the input if not made yet (its first read), once: concurrent
+        readers see one value, and a write since is not undone. A repeated field or map handed out may
         change: serialize no longer writes the input back."""
         _d = self._pb_deferred
         if _d is None:
             self._pb_load_raw()
             return
-        _d.verbatim = False
-        _at = _d.s3
-        if _at < 0:
+        if not (_pb_compiled or _locked):  # compiled, no thread switch between a test and its stores
+            with _rt.LAZY_LOCK:
+                self._pb_load(_i, True)
             return
         _buf = _d.buf
-        _x = self._pb_make_3(_buf, _at, len(_buf), _d.depth)
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+        _pos: _rt.i64
+        _e: _rt.i64
+        if _i == 1:
+            _at = _d.s1
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _e = _pos + (_at & 0xFFFFFFFF)
+            _x1 = _buf[_pos:_e].decode()
+            if _d.s1 == _at:
+                self._f_name = _x1
+                _d.s1 = -1
+        elif _i == 3:
+            _d.verbatim = False
+            _at = _d.s3
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _x3 = self._pb_make_list(3, _buf, _pos, _at & 0xFFFFFFFF, _d.depth)
             if _d.s3 == _at:
-                self._f_options = _x
+                self._f_options = _x3
                 _d.s3 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s3 == _at:
-                    self._f_options = _x
-                    _d.s3 = -1
         self._pb_settle(_d)
 
-    def _pb_make_3(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[Option]:
-        """Decode every occurrence of options in ``_buf[_pos:_end]`` (checked by the scan), merged
-        as a decode merges them; skip the other fields."""
-        _x3: list[Option] = []
+    def _pb_make_list(self, _i: _rt.i64, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[_t.Any]:
+        """Decode every occurrence of the repeated field numbered ``_i`` in ``_buf[_pos:_end]`` (checked by
+        the scan), merged as a decode merges them; skip the other fields."""
+        _x: list[_t.Any] = []
         _lazy = _rt.NESTING_CHECKED  # what the sub-messages hold was checked by the scan
         _tag: _rt.i64 = 0
         _n: _rt.i64
@@ -3180,7 +3065,9 @@ class EnumValue(_rt.Message):
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
-                if _tag == 26:
+                if _tag >> 3 != _i:
+                    _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
+                elif _tag == 26:
                     _e = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _e <= _end:
                         _pos += 1
@@ -3189,27 +3076,32 @@ class EnumValue(_rt.Message):
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m3 = Option()
-                    _x3.append(_m3)
+                    _x.append(_m3)
                     _m3._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
                     _pos = _e
                 else:
                     _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
         except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(self, _tag, _pos, _exc) from None
-        return _x3
+        return _x
 
-    def _pb_drop_3(self) -> None:
-        """Before a write to options: its value in the input is not made later, and serialize no longer
-        writes the input back."""
+    def _pb_drop(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Before a write to the field numbered ``_i``: its value in the input is not made later (nor
+        by a first read under way), and serialize no longer writes the input back."""
         _d = self._pb_deferred
         if _d is None:
             self._pb_load_raw()
             return
         _d.verbatim = False
-        if _d.s3 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s3 = -1
-            self._pb_settle(_d)
+        if not (_pb_compiled or _locked):
+            with _rt.LAZY_LOCK:
+                self._pb_drop(_i, True)
+            return
+        if _i == 1:
+            _d.s1 = -1
+        elif _i == 3:
+            _d.s3 = -1
+        self._pb_settle(_d)
 
     def _pb_settle(self, _d: _pb_spans_EnumValue) -> None:
         """Once every field is made, let the input go: a message read whole holds what a decoded one
@@ -3224,9 +3116,9 @@ class EnumValue(_rt.Message):
             _rt.Message._pb_load_raw(self)
             return
         if _d.s1 >= 0:
-            self._pb_load_1()
+            self._pb_load(1)
         if _d.s3 >= 0:
-            self._pb_load_3()
+            self._pb_load(3)
         self._pb_settle(_d)
 
 
@@ -3437,7 +3329,7 @@ class EnumValue(_rt.Message):
                     self._f_number = _iv
                 elif _tag == 26:
                     if _d.s3 < 0:
-                        _d.s3 = _start
+                        _d.s3 = _start << 32
                     if _rank > 3:
                         _canon = False
                     _rank = 3
@@ -3452,6 +3344,7 @@ class EnumValue(_rt.Message):
                         raise _rt.too_deep(EnumValue, _tag, _pos)
                     _canon = Option._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                     _pos = _e
+                    _d.s3 = (_d.s3 >> 32 << 32) | _pos
                 else:
                     _rank = 0x20000000
                     _d.keep = False

@@ -995,14 +995,24 @@ class Collections(_rt.Message):
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
         _st: _rt.i64 = 0  # map entries: the state of the one read, where each map's start and end
+        _kb: _rt.i64  # where a map key starts, and the bit it sets
+        _kh: _rt.i64
         _r5: _rt.i64 = 0
         _r5e: _rt.i64 = 0
+        _h5: _rt.i64 = 0  # the bits of the keys read: a key's bit set twice may be a key given twice
+        _d5: bool = False
         _r6: _rt.i64 = 0
         _r6e: _rt.i64 = 0
+        _h6: _rt.i64 = 0  # the bits of the keys read: a key's bit set twice may be a key given twice
+        _d6: bool = False
         _r10: _rt.i64 = 0
         _r10e: _rt.i64 = 0
+        _h10: _rt.i64 = 0  # the bits of the keys read: a key's bit set twice may be a key given twice
+        _d10: bool = False
         _r12: _rt.i64 = 0
         _r12e: _rt.i64 = 0
+        _h12: _rt.i64 = 0  # the bits of the keys read: a key's bit set twice may be a key given twice
+        _d12: bool = False
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1116,6 +1126,7 @@ class Collections(_rt.Message):
                                 if _st != 0:
                                     _canon = False
                                 _st = 1
+                                _kb = _pos
                                 _e = _pos + 1 + (_n := _buf[_pos])
                                 if _n < 0x80 and _e <= _ee:
                                     _pos += 1
@@ -1126,6 +1137,11 @@ class Collections(_rt.Message):
                                 if not _rt.valid_utf8(_buf, _pos, _e):
                                     raise _rt.bad_utf8(Collections, _tag, _pos)
                                 _pos = _e
+                                _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
+                                _kh <<= (_buf[_pos - 1] + (_pos - _kb) * 17) & 63
+                                if _h5 & _kh:
+                                    _d5 = True
+                                _h5 |= _kh
                             elif _etag == 16:
                                 if _st != 1:
                                     _canon = False
@@ -1174,6 +1190,7 @@ class Collections(_rt.Message):
                                 if _st != 0:
                                     _canon = False
                                 _st = 1
+                                _kb = _pos
                                 _n = _buf[_pos]
                                 if _n < 0x80:
                                     _pos += 1
@@ -1182,6 +1199,11 @@ class Collections(_rt.Message):
                                     if _pos < 0:
                                         _pos = ~_pos
                                         _canon = False
+                                _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
+                                _kh <<= (_buf[_pos - 1] + (_pos - _kb) * 17) & 63
+                                if _h6 & _kh:
+                                    _d6 = True
+                                _h6 |= _kh
                             elif _etag == 18:
                                 if _st != 1:
                                     _canon = False
@@ -1277,6 +1299,7 @@ class Collections(_rt.Message):
                                 if _st != 0:
                                     _canon = False
                                 _st = 1
+                                _kb = _pos
                                 _n = _buf[_pos]
                                 if _n > 1:
                                     _canon = False
@@ -1287,6 +1310,11 @@ class Collections(_rt.Message):
                                     if _pos < 0:
                                         _pos = ~_pos
                                         _canon = False
+                                _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
+                                _kh <<= (_buf[_pos - 1] + (_pos - _kb) * 17) & 63
+                                if _h10 & _kh:
+                                    _d10 = True
+                                _h10 |= _kh
                             elif _etag == 16:
                                 if _st != 1:
                                     _canon = False
@@ -1352,6 +1380,7 @@ class Collections(_rt.Message):
                                 if _st != 0:
                                     _canon = False
                                 _st = 1
+                                _kb = _pos
                                 _e = _pos + 1 + (_n := _buf[_pos])
                                 if _n < 0x80 and _e <= _ee:
                                     _pos += 1
@@ -1362,6 +1391,11 @@ class Collections(_rt.Message):
                                 if not _rt.valid_utf8(_buf, _pos, _e):
                                     raise _rt.bad_utf8(Collections, _tag, _pos)
                                 _pos = _e
+                                _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
+                                _kh <<= (_buf[_pos - 1] + (_pos - _kb) * 17) & 63
+                                if _h12 & _kh:
+                                    _d12 = True
+                                _h12 |= _kh
                             elif _etag == 21:
                                 if _st != 1:
                                     _canon = False
@@ -1398,13 +1432,13 @@ class Collections(_rt.Message):
             raise _rt.decode_failure(Collections, _tag, _pos, _exc) from None
         if _pos != _end:
             raise _rt.bad_end(Collections, _pos, _end, -1)
-        if _canon and _r5 < _r5e:
+        if _canon and _d5:
             _canon = _rt.map_keys_unique(_buf, _r5, _r5e, 1)
-        if _canon and _r6 < _r6e:
+        if _canon and _d6:
             _canon = _rt.map_keys_unique(_buf, _r6, _r6e, 1)
-        if _canon and _r10 < _r10e:
+        if _canon and _d10:
             _canon = _rt.map_keys_unique(_buf, _r10, _r10e, 1)
-        if _canon and _r12 < _r12e:
+        if _canon and _d12:
             _canon = _rt.map_keys_unique(_buf, _r12, _r12e, 1)
         return _canon
 
@@ -2618,10 +2652,16 @@ class Bag(_rt.Message):
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
         _st: _rt.i64 = 0  # map entries: the state of the one read, where each map's start and end
+        _kb: _rt.i64  # where a map key starts, and the bit it sets
+        _kh: _rt.i64
         _r10: _rt.i64 = 0
         _r10e: _rt.i64 = 0
+        _h10: _rt.i64 = 0  # the bits of the keys read: a key's bit set twice may be a key given twice
+        _d10: bool = False
         _r11: _rt.i64 = 0
         _r11e: _rt.i64 = 0
+        _h11: _rt.i64 = 0  # the bits of the keys read: a key's bit set twice may be a key given twice
+        _d11: bool = False
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -2803,6 +2843,7 @@ class Bag(_rt.Message):
                                     if _st != 0:
                                         _canon = False
                                     _st = 1
+                                    _kb = _pos
                                     _e = _pos + 1 + (_n := _buf[_pos])
                                     if _n < 0x80 and _e <= _ee:
                                         _pos += 1
@@ -2813,6 +2854,11 @@ class Bag(_rt.Message):
                                     if not _rt.valid_utf8(_buf, _pos, _e):
                                         raise _rt.bad_utf8(Bag, _tag, _pos)
                                     _pos = _e
+                                    _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
+                                    _kh <<= (_buf[_pos - 1] + (_pos - _kb) * 17) & 63
+                                    if _h10 & _kh:
+                                        _d10 = True
+                                    _h10 |= _kh
                                 elif _etag == 16:
                                     if _st != 1:
                                         _canon = False
@@ -2861,6 +2907,7 @@ class Bag(_rt.Message):
                                     if _st != 0:
                                         _canon = False
                                     _st = 1
+                                    _kb = _pos
                                     _n = _buf[_pos]
                                     if _n < 0x80:
                                         _pos += 1
@@ -2869,6 +2916,11 @@ class Bag(_rt.Message):
                                         if _pos < 0:
                                             _pos = ~_pos
                                             _canon = False
+                                    _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
+                                    _kh <<= (_buf[_pos - 1] + (_pos - _kb) * 17) & 63
+                                    if _h11 & _kh:
+                                        _d11 = True
+                                    _h11 |= _kh
                                 elif _etag == 18:
                                     if _st != 1:
                                         _canon = False
@@ -2988,9 +3040,9 @@ class Bag(_rt.Message):
             raise _rt.decode_failure(Bag, _tag, _pos, _exc) from None
         if _pos != _end:
             raise _rt.bad_end(Bag, _pos, _end, -1)
-        if _canon and _r10 < _r10e:
+        if _canon and _d10:
             _canon = _rt.map_keys_unique(_buf, _r10, _r10e, 1)
-        if _canon and _r11 < _r11e:
+        if _canon and _d11:
             _canon = _rt.map_keys_unique(_buf, _r11, _r11e, 1)
         return _canon
 

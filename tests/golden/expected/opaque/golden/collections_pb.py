@@ -83,16 +83,16 @@ class _c_Collections_Item(_rt.Message):
 
     def get_key(self) -> str:
         """Field: string key = 1;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_1()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(1)
         return self._f_key
 
     def set_key(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(1)
         self._f_key = value
 
     def clear_key(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(1)
         self._f_key = ''
 
     def get_color(self) -> Collections.Color | int:
@@ -117,42 +117,48 @@ class _c_Collections_Item(_rt.Message):
         else:
             _d.verbatim = False
 
-    def _pb_load_1(self) -> None:
-        """Make key from the input if not made yet (its first read)."""
+    def _pb_load(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Make the field numbered ``_i`` from the input if not made yet (its first read), once: concurrent
+        readers see one value, and a write since is not undone. A repeated field or map handed out may
+        change: serialize no longer writes the input back."""
         _d = self._pb_deferred
         if _d is None:
             self._pb_load_raw()
             return
-        _at = _d.s1
-        if _at < 0:
+        if not (_pb_compiled or _locked):  # compiled, no thread switch between a test and its stores
+            with _rt.LAZY_LOCK:
+                self._pb_load(_i, True)
             return
         _buf = _d.buf
-        _pos: _rt.i64 = _at >> 32
-        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
-        _x = _buf[_pos:_e].decode()
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+        _pos: _rt.i64
+        _e: _rt.i64
+        if _i == 1:
+            _at = _d.s1
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _e = _pos + (_at & 0xFFFFFFFF)
+            _x1 = _buf[_pos:_e].decode()
             if _d.s1 == _at:
-                self._f_key = _x
+                self._f_key = _x1
                 _d.s1 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s1 == _at:
-                    self._f_key = _x
-                    _d.s1 = -1
         self._pb_settle(_d)
 
-    def _pb_drop_1(self) -> None:
-        """Before a write to key: its value in the input is not made later, and serialize no longer
-        writes the input back."""
+    def _pb_drop(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Before a write to the field numbered ``_i``: its value in the input is not made later (nor
+        by a first read under way), and serialize no longer writes the input back."""
         _d = self._pb_deferred
         if _d is None:
             self._pb_load_raw()
             return
         _d.verbatim = False
-        if _d.s1 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s1 = -1
-            self._pb_settle(_d)
+        if not (_pb_compiled or _locked):
+            with _rt.LAZY_LOCK:
+                self._pb_drop(_i, True)
+            return
+        if _i == 1:
+            _d.s1 = -1
+        self._pb_settle(_d)
 
     def _pb_settle(self, _d: _pb_spans__c_Collections_Item) -> None:
         """Once every field is made, let the input go: a message read whole holds what a decoded one
@@ -167,7 +173,7 @@ class _c_Collections_Item(_rt.Message):
             _rt.Message._pb_load_raw(self)
             return
         if _d.s1 >= 0:
-            self._pb_load_1()
+            self._pb_load(1)
         self._pb_settle(_d)
 
 
@@ -1158,14 +1164,24 @@ class Collections(_rt.Message):
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
         _st: _rt.i64 = 0  # map entries: the state of the one read, where each map's start and end
+        _kb: _rt.i64  # where a map key starts, and the bit it sets
+        _kh: _rt.i64
         _r5: _rt.i64 = 0
         _r5e: _rt.i64 = 0
+        _h5: _rt.i64 = 0  # the bits of the keys read: a key's bit set twice may be a key given twice
+        _d5: bool = False
         _r6: _rt.i64 = 0
         _r6e: _rt.i64 = 0
+        _h6: _rt.i64 = 0  # the bits of the keys read: a key's bit set twice may be a key given twice
+        _d6: bool = False
         _r10: _rt.i64 = 0
         _r10e: _rt.i64 = 0
+        _h10: _rt.i64 = 0  # the bits of the keys read: a key's bit set twice may be a key given twice
+        _d10: bool = False
         _r12: _rt.i64 = 0
         _r12e: _rt.i64 = 0
+        _h12: _rt.i64 = 0  # the bits of the keys read: a key's bit set twice may be a key given twice
+        _d12: bool = False
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -1279,6 +1295,7 @@ class Collections(_rt.Message):
                                 if _st != 0:
                                     _canon = False
                                 _st = 1
+                                _kb = _pos
                                 _e = _pos + 1 + (_n := _buf[_pos])
                                 if _n < 0x80 and _e <= _ee:
                                     _pos += 1
@@ -1289,6 +1306,11 @@ class Collections(_rt.Message):
                                 if not _rt.valid_utf8(_buf, _pos, _e):
                                     raise _rt.bad_utf8(Collections, _tag, _pos)
                                 _pos = _e
+                                _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
+                                _kh <<= (_buf[_pos - 1] + (_pos - _kb) * 17) & 63
+                                if _h5 & _kh:
+                                    _d5 = True
+                                _h5 |= _kh
                             elif _etag == 16:
                                 if _st != 1:
                                     _canon = False
@@ -1337,6 +1359,7 @@ class Collections(_rt.Message):
                                 if _st != 0:
                                     _canon = False
                                 _st = 1
+                                _kb = _pos
                                 _n = _buf[_pos]
                                 if _n < 0x80:
                                     _pos += 1
@@ -1345,6 +1368,11 @@ class Collections(_rt.Message):
                                     if _pos < 0:
                                         _pos = ~_pos
                                         _canon = False
+                                _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
+                                _kh <<= (_buf[_pos - 1] + (_pos - _kb) * 17) & 63
+                                if _h6 & _kh:
+                                    _d6 = True
+                                _h6 |= _kh
                             elif _etag == 18:
                                 if _st != 1:
                                     _canon = False
@@ -1440,6 +1468,7 @@ class Collections(_rt.Message):
                                 if _st != 0:
                                     _canon = False
                                 _st = 1
+                                _kb = _pos
                                 _n = _buf[_pos]
                                 if _n > 1:
                                     _canon = False
@@ -1450,6 +1479,11 @@ class Collections(_rt.Message):
                                     if _pos < 0:
                                         _pos = ~_pos
                                         _canon = False
+                                _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
+                                _kh <<= (_buf[_pos - 1] + (_pos - _kb) * 17) & 63
+                                if _h10 & _kh:
+                                    _d10 = True
+                                _h10 |= _kh
                             elif _etag == 16:
                                 if _st != 1:
                                     _canon = False
@@ -1515,6 +1549,7 @@ class Collections(_rt.Message):
                                 if _st != 0:
                                     _canon = False
                                 _st = 1
+                                _kb = _pos
                                 _e = _pos + 1 + (_n := _buf[_pos])
                                 if _n < 0x80 and _e <= _ee:
                                     _pos += 1
@@ -1525,6 +1560,11 @@ class Collections(_rt.Message):
                                 if not _rt.valid_utf8(_buf, _pos, _e):
                                     raise _rt.bad_utf8(Collections, _tag, _pos)
                                 _pos = _e
+                                _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
+                                _kh <<= (_buf[_pos - 1] + (_pos - _kb) * 17) & 63
+                                if _h12 & _kh:
+                                    _d12 = True
+                                _h12 |= _kh
                             elif _etag == 21:
                                 if _st != 1:
                                     _canon = False
@@ -1561,13 +1601,13 @@ class Collections(_rt.Message):
             raise _rt.decode_failure(Collections, _tag, _pos, _exc) from None
         if _pos != _end:
             raise _rt.bad_end(Collections, _pos, _end, -1)
-        if _canon and _r5 < _r5e:
+        if _canon and _d5:
             _canon = _rt.map_keys_unique(_buf, _r5, _r5e, 1)
-        if _canon and _r6 < _r6e:
+        if _canon and _d6:
             _canon = _rt.map_keys_unique(_buf, _r6, _r6e, 1)
-        if _canon and _r10 < _r10e:
+        if _canon and _d10:
             _canon = _rt.map_keys_unique(_buf, _r10, _r10e, 1)
-        if _canon and _r12 < _r12e:
+        if _canon and _d12:
             _canon = _rt.map_keys_unique(_buf, _r12, _r12e, 1)
         return _canon
 
@@ -2381,30 +2421,30 @@ class Bag(_rt.Message):
 
     def get_title(self) -> str:
         """Field: string title = 1;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_1()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(1)
         return self._f_title
 
     def set_title(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(1)
         self._f_title = value
 
     def clear_title(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(1)
         self._f_title = ''
 
     def get_blob(self) -> bytes:
         """Field: bytes blob = 2;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_2()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(2)
         return self._f_blob
 
     def set_blob(self, value: bytes) -> None:
         value = value if value.__class__ is bytes else _rt.checked(self, 2, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_2()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(2)
         self._f_blob = value
 
     def clear_blob(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_2()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(2)
         self._f_blob = b''
 
     def get_count(self) -> int:
@@ -2471,80 +2511,80 @@ class Bag(_rt.Message):
 
     def get_ints(self) -> list[int]:
         """Field: repeated int32 ints = 7;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_7()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(7)
         return self._f_ints
 
     def set_ints(self, value: _t.Iterable[int]) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_7()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(7)
         self._f_ints = _rt.checked_list(self, 7, value, int, -0x80000000, 0x7FFFFFFF) if value else []
 
     def clear_ints(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_7()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(7)
         self._f_ints = []
 
     def get_tags(self) -> list[str]:
         """Field: repeated string tags = 8;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_8()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(8)
         return self._f_tags
 
     def set_tags(self, value: _t.Iterable[str]) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_8()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(8)
         self._f_tags = _rt.checked_list(self, 8, value, str) if value else []
 
     def clear_tags(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_8()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(8)
         self._f_tags = []
 
     def get_items(self) -> list[Collections.Item]:
         """Field: repeated golden.Collections.Item items = 9;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_9()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(9)
         return self._f_items
 
     def set_items(self, value: _t.Iterable[Collections.Item]) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_9()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(9)
         self._f_items = _rt.checked_list(self, 9, value, _c_Collections_Item) if value else []
 
     def clear_items(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_9()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(9)
         self._f_items = []
 
     def get_counts(self) -> dict[str, int]:
         """Field: map<string, int64> counts = 10;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_10()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(10)
         return self._f_counts
 
     def set_counts(self, value: _t.Mapping[str, int]) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_10()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(10)
         self._f_counts = _rt.checked_map(self, 10, value, str, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if value else {}
 
     def clear_counts(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_10()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(10)
         self._f_counts = {}
 
     def get_items_by_id(self) -> dict[int, Collections.Item]:
         """Field: map<int32, golden.Collections.Item> items_by_id = 11;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_11()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(11)
         return self._f_items_by_id
 
     def set_items_by_id(self, value: _t.Mapping[int, Collections.Item]) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_11()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(11)
         self._f_items_by_id = _rt.checked_map(self, 11, value, int, _c_Collections_Item) if value else {}
 
     def clear_items_by_id(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_11()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(11)
         self._f_items_by_id = {}
 
     def get_stamps(self) -> list[int]:
         """Field: repeated fixed64 stamps = 12;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_12()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(12)
         return self._f_stamps
 
     def set_stamps(self, value: _t.Iterable[int]) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_12()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(12)
         self._f_stamps = _rt.checked_list(self, 12, value, int, 0x0, 0xFFFFFFFFFFFFFFFF) if value else []
 
     def clear_stamps(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_12()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(12)
         self._f_stamps = []
 
     def get_color(self) -> Collections.Color | int:
@@ -2563,12 +2603,12 @@ class Bag(_rt.Message):
 
     def get_note(self) -> str:
         """Field: optional string note = 14;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_14()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(14)
         return self._f_note
 
     def set_note(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 14, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_14()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(14)
         self._f_note = value
         self._pb_p0 |= 2
 
@@ -2577,7 +2617,7 @@ class Bag(_rt.Message):
         return self._pb_p0 & 2 != 0
 
     def clear_note(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_14()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(14)
         self._f_note = ''
         self._pb_p0 &= ~2
 
@@ -2614,15 +2654,15 @@ class Bag(_rt.Message):
 
     def get_ratios(self) -> list[float]:
         """Field: repeated double ratios = 17;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_17()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(17)
         return self._f_ratios
 
     def set_ratios(self, value: _t.Iterable[float]) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_17()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(17)
         self._f_ratios = _rt.checked_list(self, 17, value, float) if value else []
 
     def clear_ratios(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_17()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(17)
         self._f_ratios = []
 
     def _pb_written(self) -> None:
@@ -2633,258 +2673,127 @@ class Bag(_rt.Message):
         else:
             _d.verbatim = False
 
-    def _pb_load_1(self) -> None:
-        """Make title from the input if not made yet (its first read)."""
+    def _pb_load(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Make the field numbered ``_i`` from the input if not made yet (its first read), once: concurrent
+        readers see one value, and a write since is not undone. A repeated field or map handed out may
+        change: serialize no longer writes the input back."""
         _d = self._pb_deferred
         if _d is None:
             self._pb_load_raw()
             return
-        _at = _d.s1
-        if _at < 0:
+        if not (_pb_compiled or _locked):  # compiled, no thread switch between a test and its stores
+            with _rt.LAZY_LOCK:
+                self._pb_load(_i, True)
             return
         _buf = _d.buf
-        _pos: _rt.i64 = _at >> 32
-        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
-        _x = _buf[_pos:_e].decode()
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+        _pos: _rt.i64
+        _e: _rt.i64
+        if _i == 1:
+            _at = _d.s1
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _e = _pos + (_at & 0xFFFFFFFF)
+            _x1 = _buf[_pos:_e].decode()
             if _d.s1 == _at:
-                self._f_title = _x
+                self._f_title = _x1
                 _d.s1 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s1 == _at:
-                    self._f_title = _x
-                    _d.s1 = -1
-        self._pb_settle(_d)
-
-    def _pb_drop_1(self) -> None:
-        """Before a write to title: its value in the input is not made later, and serialize no longer
-        writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        if _d.s1 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s1 = -1
-            self._pb_settle(_d)
-
-    def _pb_load_2(self) -> None:
-        """Make blob from the input if not made yet (its first read)."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _at = _d.s2
-        if _at < 0:
-            return
-        _buf = _d.buf
-        _pos: _rt.i64 = _at >> 32
-        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
-        _x = _buf[_pos:_e]
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+        elif _i == 2:
+            _at = _d.s2
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _e = _pos + (_at & 0xFFFFFFFF)
+            _x2 = _buf[_pos:_e]
             if _d.s2 == _at:
-                self._f_blob = _x
+                self._f_blob = _x2
                 _d.s2 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s2 == _at:
-                    self._f_blob = _x
-                    _d.s2 = -1
-        self._pb_settle(_d)
-
-    def _pb_drop_2(self) -> None:
-        """Before a write to blob: its value in the input is not made later, and serialize no longer
-        writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        if _d.s2 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s2 = -1
-            self._pb_settle(_d)
-
-    def _pb_load_7(self) -> None:
-        """Make ints from the input if not made yet (its first read); handed out, it may
-        change: serialize no longer writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        _at = _d.s7
-        if _at < 0:
-            return
-        _buf = _d.buf
-        _x = self._pb_make_7(_buf, _at, len(_buf), _d.depth)
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+        elif _i == 7:
+            _d.verbatim = False
+            _at = _d.s7
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _x7 = self._pb_make_list(7, _buf, _pos, _at & 0xFFFFFFFF, _d.depth)
             if _d.s7 == _at:
-                self._f_ints = _x
+                self._f_ints = _x7
                 _d.s7 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s7 == _at:
-                    self._f_ints = _x
-                    _d.s7 = -1
-        self._pb_settle(_d)
-
-    def _pb_make_7(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[int]:
-        """Decode every occurrence of ints in ``_buf[_pos:_end]`` (checked by the scan), merged
-        as a decode merges them; skip the other fields."""
-        _x7: list[int] = []
-        _tag: _rt.i64 = 0
-        _tb: _rt.i64
-        _n: _rt.i64
-        _e: _rt.i64
-        _iv: int
-        try:
-            while _pos < _end:
-                _tag = _buf[_pos]
-                if _tag < 0x80:
-                    _pos += 1
-                elif (_tb := _buf[_pos + 1]) < 0x80:
-                    _tag = (_tag & 0x7F) | (_tb << 7)
-                    _pos += 2
-                else:
-                    _tag, _pos = _rt.dec_tag(_buf, _pos)
-
-                if _tag == 56:
-                    _iv = _buf[_pos]
-                    if _iv < 0x80:
-                        _pos += 1
-                    else:
-                        _iv, _pos = _rt.dec_int32(_buf, _pos)
-                    _x7.append(_iv)
-                elif _tag == 58:
-                    _e = _pos + 1 + (_n := _buf[_pos])
-                    if _n < 0x80 and _e <= _end:
-                        _pos += 1
-                    else:
-                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
-
-                    _rt.dec_packed_int32(_buf, _pos, _e, _x7)
-                    _pos = _e
-                else:
-                    _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
-            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
-        return _x7
-
-    def _pb_drop_7(self) -> None:
-        """Before a write to ints: its value in the input is not made later, and serialize no longer
-        writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        if _d.s7 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s7 = -1
-            self._pb_settle(_d)
-
-    def _pb_load_8(self) -> None:
-        """Make tags from the input if not made yet (its first read); handed out, it may
-        change: serialize no longer writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        _at = _d.s8
-        if _at < 0:
-            return
-        _buf = _d.buf
-        _x = self._pb_make_8(_buf, _at, len(_buf), _d.depth)
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+        elif _i == 8:
+            _d.verbatim = False
+            _at = _d.s8
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _x8 = self._pb_make_list(8, _buf, _pos, _at & 0xFFFFFFFF, _d.depth)
             if _d.s8 == _at:
-                self._f_tags = _x
+                self._f_tags = _x8
                 _d.s8 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s8 == _at:
-                    self._f_tags = _x
-                    _d.s8 = -1
-        self._pb_settle(_d)
-
-    def _pb_make_8(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[str]:
-        """Decode every occurrence of tags in ``_buf[_pos:_end]`` (checked by the scan), merged
-        as a decode merges them; skip the other fields."""
-        _x8: list[str] = []
-        _tag: _rt.i64 = 0
-        _tb: _rt.i64
-        _n: _rt.i64
-        _e: _rt.i64
-        _iv: int
-        try:
-            while _pos < _end:
-                _tag = _buf[_pos]
-                if _tag < 0x80:
-                    _pos += 1
-                elif (_tb := _buf[_pos + 1]) < 0x80:
-                    _tag = (_tag & 0x7F) | (_tb << 7)
-                    _pos += 2
-                else:
-                    _tag, _pos = _rt.dec_tag(_buf, _pos)
-
-                if _tag == 66:
-                    _e = _pos + 1 + (_n := _buf[_pos])
-                    if _n < 0x80 and _e <= _end:
-                        _pos += 1
-                    else:
-                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
-                    _x8.append(_buf[_pos:_e].decode())
-                    _pos = _e
-                else:
-                    _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
-            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
-        return _x8
-
-    def _pb_drop_8(self) -> None:
-        """Before a write to tags: its value in the input is not made later, and serialize no longer
-        writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        if _d.s8 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s8 = -1
-            self._pb_settle(_d)
-
-    def _pb_load_9(self) -> None:
-        """Make items from the input if not made yet (its first read); handed out, it may
-        change: serialize no longer writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        _at = _d.s9
-        if _at < 0:
-            return
-        _buf = _d.buf
-        _x = self._pb_make_9(_buf, _at, len(_buf), _d.depth)
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+        elif _i == 9:
+            _d.verbatim = False
+            _at = _d.s9
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _x9 = self._pb_make_list(9, _buf, _pos, _at & 0xFFFFFFFF, _d.depth)
             if _d.s9 == _at:
-                self._f_items = _x
+                self._f_items = _x9
                 _d.s9 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s9 == _at:
-                    self._f_items = _x
-                    _d.s9 = -1
+        elif _i == 10:
+            _d.verbatim = False
+            _at = _d.s10
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _x10 = self._pb_make_dict(10, _buf, _pos, _at & 0xFFFFFFFF, _d.depth)
+            if _d.s10 == _at:
+                self._f_counts = _x10
+                _d.s10 = -1
+        elif _i == 11:
+            _d.verbatim = False
+            _at = _d.s11
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _x11 = self._pb_make_dict(11, _buf, _pos, _at & 0xFFFFFFFF, _d.depth)
+            if _d.s11 == _at:
+                self._f_items_by_id = _x11
+                _d.s11 = -1
+        elif _i == 12:
+            _d.verbatim = False
+            _at = _d.s12
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _x12 = self._pb_make_list(12, _buf, _pos, _at & 0xFFFFFFFF, _d.depth)
+            if _d.s12 == _at:
+                self._f_stamps = _x12
+                _d.s12 = -1
+        elif _i == 14:
+            _at = _d.s14
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _e = _pos + (_at & 0xFFFFFFFF)
+            _x14 = _buf[_pos:_e].decode()
+            if _d.s14 == _at:
+                self._f_note = _x14
+                _d.s14 = -1
+        elif _i == 17:
+            _d.verbatim = False
+            _at = _d.s17
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _x17 = self._pb_make_list(17, _buf, _pos, _at & 0xFFFFFFFF, _d.depth)
+            if _d.s17 == _at:
+                self._f_ratios = _x17
+                _d.s17 = -1
         self._pb_settle(_d)
 
-    def _pb_make_9(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[Collections.Item]:
-        """Decode every occurrence of items in ``_buf[_pos:_end]`` (checked by the scan), merged
-        as a decode merges them; skip the other fields."""
-        _x9: list[Collections.Item] = []
+    def _pb_make_list(self, _i: _rt.i64, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[_t.Any]:
+        """Decode every occurrence of the repeated field numbered ``_i`` in ``_buf[_pos:_end]`` (checked by
+        the scan), merged as a decode merges them; skip the other fields."""
+        _x: list[_t.Any] = []
         _lazy = _rt.NESTING_CHECKED  # what the sub-messages hold was checked by the scan
         _tag: _rt.i64 = 0
         _tb: _rt.i64
@@ -2902,7 +2811,33 @@ class Bag(_rt.Message):
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
-                if _tag == 74:
+                if _tag >> 3 != _i:
+                    _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
+                elif _tag == 56:
+                    _iv = _buf[_pos]
+                    if _iv < 0x80:
+                        _pos += 1
+                    else:
+                        _iv, _pos = _rt.dec_int32(_buf, _pos)
+                    _x.append(_iv)
+                elif _tag == 58:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+
+                    _rt.dec_packed_int32(_buf, _pos, _e, _x)
+                    _pos = _e
+                elif _tag == 66:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+                    _x.append(_buf[_pos:_e].decode())
+                    _pos = _e
+                elif _tag == 74:
                     _e = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _e <= _end:
                         _pos += 1
@@ -2911,56 +2846,48 @@ class Bag(_rt.Message):
                     if _depth <= 0:
                         raise _rt.too_deep(self, _tag, _pos)
                     _m9 = _c_Collections_Item()
-                    _x9.append(_m9)
+                    _x.append(_m9)
                     _m9._pb_merge(_buf, _pos, _e, _depth - 1, -1, _lazy)
+                    _pos = _e
+                elif _tag == 97:
+                    _iv = _rt.read_i64_le(_buf, _pos)
+                    if _iv < 0:
+                        _iv += 0x10000000000000000
+                    _pos += 8
+                    _x.append(_iv)
+                elif _tag == 98:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+
+                    _rt.dec_packed_fixed64(_buf, _pos, _e, _x)
+                    _pos = _e
+                elif _tag == 137:
+                    _fv = _rt.read_f64_le(_buf, _pos)
+                    _pos += 8
+                    _x.append(_fv)
+                elif _tag == 138:
+                    _e = _pos + 1 + (_n := _buf[_pos])
+                    if _n < 0x80 and _e <= _end:
+                        _pos += 1
+                    else:
+                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
+
+                    _rt.dec_packed_double(_buf, _pos, _e, _x)
                     _pos = _e
                 else:
                     _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
         except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(self, _tag, _pos, _exc) from None
-        return _x9
+        return _x
 
-    def _pb_drop_9(self) -> None:
-        """Before a write to items: its value in the input is not made later, and serialize no longer
-        writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        if _d.s9 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s9 = -1
-            self._pb_settle(_d)
-
-    def _pb_load_10(self) -> None:
-        """Make counts from the input if not made yet (its first read); handed out, it may
-        change: serialize no longer writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        _at = _d.s10
-        if _at < 0:
-            return
-        _buf = _d.buf
-        _x = self._pb_make_10(_buf, _at, len(_buf), _d.depth)
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
-            if _d.s10 == _at:
-                self._f_counts = _x
-                _d.s10 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s10 == _at:
-                    self._f_counts = _x
-                    _d.s10 = -1
-        self._pb_settle(_d)
-
-    def _pb_make_10(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> dict[str, int]:
-        """Decode every occurrence of counts in ``_buf[_pos:_end]`` (checked by the scan), merged
-        as a decode merges them; skip the other fields."""
-        _x10: dict[str, int] = {}
+    def _pb_make_dict(self, _i: _rt.i64, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> dict[_t.Any, _t.Any]:
+        """Decode every occurrence of the map numbered ``_i`` in ``_buf[_pos:_end]`` (checked by
+        the scan), merged as a decode merges them; skip the other fields."""
+        _x: dict[_t.Any, _t.Any] = {}
+        _lazy = _rt.NESTING_CHECKED  # what the sub-messages hold was checked by the scan
         _tag: _rt.i64 = 0
         _tb: _rt.i64
         _n: _rt.i64
@@ -2977,7 +2904,9 @@ class Bag(_rt.Message):
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
-                if _tag == 82:
+                if _tag >> 3 != _i:
+                    _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
+                elif _tag == 82:
                     _p10 = _pos
                     _ee = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _ee <= _end:
@@ -3018,72 +2947,8 @@ class Bag(_rt.Message):
                     if _raw10:
                         _rt.merge_unknown(self, _buf, _tag, _p10, _ee, _depth)
                     else:
-                        _x10[_k10] = _v10
-                else:
-                    _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
-            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
-        return _x10
-
-    def _pb_drop_10(self) -> None:
-        """Before a write to counts: its value in the input is not made later, and serialize no longer
-        writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        if _d.s10 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s10 = -1
-            self._pb_settle(_d)
-
-    def _pb_load_11(self) -> None:
-        """Make items_by_id from the input if not made yet (its first read); handed out, it may
-        change: serialize no longer writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        _at = _d.s11
-        if _at < 0:
-            return
-        _buf = _d.buf
-        _x = self._pb_make_11(_buf, _at, len(_buf), _d.depth)
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
-            if _d.s11 == _at:
-                self._f_items_by_id = _x
-                _d.s11 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s11 == _at:
-                    self._f_items_by_id = _x
-                    _d.s11 = -1
-        self._pb_settle(_d)
-
-    def _pb_make_11(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> dict[int, Collections.Item]:
-        """Decode every occurrence of items_by_id in ``_buf[_pos:_end]`` (checked by the scan), merged
-        as a decode merges them; skip the other fields."""
-        _x11: dict[int, Collections.Item] = {}
-        _lazy = _rt.NESTING_CHECKED  # what the sub-messages hold was checked by the scan
-        _tag: _rt.i64 = 0
-        _tb: _rt.i64
-        _n: _rt.i64
-        _e: _rt.i64
-        _iv: int
-        try:
-            while _pos < _end:
-                _tag = _buf[_pos]
-                if _tag < 0x80:
-                    _pos += 1
-                elif (_tb := _buf[_pos + 1]) < 0x80:
-                    _tag = (_tag & 0x7F) | (_tb << 7)
-                    _pos += 2
-                else:
-                    _tag, _pos = _rt.dec_tag(_buf, _pos)
-
-                if _tag == 90:
+                        _x[_k10] = _v10
+                elif _tag == 90:
                     _p11 = _pos
                     _ee = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _ee <= _end:
@@ -3127,218 +2992,48 @@ class Bag(_rt.Message):
                     if _raw11:
                         _rt.merge_unknown(self, _buf, _tag, _p11, _ee, _depth)
                     elif _v11 is None:
-                        _x11[_k11] = _c_Collections_Item()
+                        _x[_k11] = _c_Collections_Item()
                     else:
-                        _x11[_k11] = _v11
+                        _x[_k11] = _v11
                 else:
                     _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
         except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(self, _tag, _pos, _exc) from None
-        return _x11
+        return _x
 
-    def _pb_drop_11(self) -> None:
-        """Before a write to items_by_id: its value in the input is not made later, and serialize no longer
-        writes the input back."""
+    def _pb_drop(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Before a write to the field numbered ``_i``: its value in the input is not made later (nor
+        by a first read under way), and serialize no longer writes the input back."""
         _d = self._pb_deferred
         if _d is None:
             self._pb_load_raw()
             return
         _d.verbatim = False
-        if _d.s11 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s11 = -1
-            self._pb_settle(_d)
-
-    def _pb_load_12(self) -> None:
-        """Make stamps from the input if not made yet (its first read); handed out, it may
-        change: serialize no longer writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        _at = _d.s12
-        if _at < 0:
-            return
-        _buf = _d.buf
-        _x = self._pb_make_12(_buf, _at, len(_buf), _d.depth)
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
-            if _d.s12 == _at:
-                self._f_stamps = _x
-                _d.s12 = -1
-        else:
+        if not (_pb_compiled or _locked):
             with _rt.LAZY_LOCK:
-                if _d.s12 == _at:
-                    self._f_stamps = _x
-                    _d.s12 = -1
+                self._pb_drop(_i, True)
+            return
+        if _i == 1:
+            _d.s1 = -1
+        elif _i == 2:
+            _d.s2 = -1
+        elif _i == 7:
+            _d.s7 = -1
+        elif _i == 8:
+            _d.s8 = -1
+        elif _i == 9:
+            _d.s9 = -1
+        elif _i == 10:
+            _d.s10 = -1
+        elif _i == 11:
+            _d.s11 = -1
+        elif _i == 12:
+            _d.s12 = -1
+        elif _i == 14:
+            _d.s14 = -1
+        elif _i == 17:
+            _d.s17 = -1
         self._pb_settle(_d)
-
-    def _pb_make_12(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[int]:
-        """Decode every occurrence of stamps in ``_buf[_pos:_end]`` (checked by the scan), merged
-        as a decode merges them; skip the other fields."""
-        _x12: list[int] = []
-        _tag: _rt.i64 = 0
-        _tb: _rt.i64
-        _n: _rt.i64
-        _e: _rt.i64
-        _iv: int
-        try:
-            while _pos < _end:
-                _tag = _buf[_pos]
-                if _tag < 0x80:
-                    _pos += 1
-                elif (_tb := _buf[_pos + 1]) < 0x80:
-                    _tag = (_tag & 0x7F) | (_tb << 7)
-                    _pos += 2
-                else:
-                    _tag, _pos = _rt.dec_tag(_buf, _pos)
-
-                if _tag == 97:
-                    _iv = _rt.read_i64_le(_buf, _pos)
-                    if _iv < 0:
-                        _iv += 0x10000000000000000
-                    _pos += 8
-                    _x12.append(_iv)
-                elif _tag == 98:
-                    _e = _pos + 1 + (_n := _buf[_pos])
-                    if _n < 0x80 and _e <= _end:
-                        _pos += 1
-                    else:
-                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
-
-                    _rt.dec_packed_fixed64(_buf, _pos, _e, _x12)
-                    _pos = _e
-                else:
-                    _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
-            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
-        return _x12
-
-    def _pb_drop_12(self) -> None:
-        """Before a write to stamps: its value in the input is not made later, and serialize no longer
-        writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        if _d.s12 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s12 = -1
-            self._pb_settle(_d)
-
-    def _pb_load_14(self) -> None:
-        """Make note from the input if not made yet (its first read)."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _at = _d.s14
-        if _at < 0:
-            return
-        _buf = _d.buf
-        _pos: _rt.i64 = _at >> 32
-        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
-        _x = _buf[_pos:_e].decode()
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
-            if _d.s14 == _at:
-                self._f_note = _x
-                _d.s14 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s14 == _at:
-                    self._f_note = _x
-                    _d.s14 = -1
-        self._pb_settle(_d)
-
-    def _pb_drop_14(self) -> None:
-        """Before a write to note: its value in the input is not made later, and serialize no longer
-        writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        if _d.s14 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s14 = -1
-            self._pb_settle(_d)
-
-    def _pb_load_17(self) -> None:
-        """Make ratios from the input if not made yet (its first read); handed out, it may
-        change: serialize no longer writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        _at = _d.s17
-        if _at < 0:
-            return
-        _buf = _d.buf
-        _x = self._pb_make_17(_buf, _at, len(_buf), _d.depth)
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
-            if _d.s17 == _at:
-                self._f_ratios = _x
-                _d.s17 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s17 == _at:
-                    self._f_ratios = _x
-                    _d.s17 = -1
-        self._pb_settle(_d)
-
-    def _pb_make_17(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[float]:
-        """Decode every occurrence of ratios in ``_buf[_pos:_end]`` (checked by the scan), merged
-        as a decode merges them; skip the other fields."""
-        _x17: list[float] = []
-        _tag: _rt.i64 = 0
-        _tb: _rt.i64
-        _n: _rt.i64
-        _e: _rt.i64
-        _iv: int
-        try:
-            while _pos < _end:
-                _tag = _buf[_pos]
-                if _tag < 0x80:
-                    _pos += 1
-                elif (_tb := _buf[_pos + 1]) < 0x80:
-                    _tag = (_tag & 0x7F) | (_tb << 7)
-                    _pos += 2
-                else:
-                    _tag, _pos = _rt.dec_tag(_buf, _pos)
-
-                if _tag == 137:
-                    _fv = _rt.read_f64_le(_buf, _pos)
-                    _pos += 8
-                    _x17.append(_fv)
-                elif _tag == 138:
-                    _e = _pos + 1 + (_n := _buf[_pos])
-                    if _n < 0x80 and _e <= _end:
-                        _pos += 1
-                    else:
-                        _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
-
-                    _rt.dec_packed_double(_buf, _pos, _e, _x17)
-                    _pos = _e
-                else:
-                    _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
-        except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
-            raise _rt.decode_failure(self, _tag, _pos, _exc) from None
-        return _x17
-
-    def _pb_drop_17(self) -> None:
-        """Before a write to ratios: its value in the input is not made later, and serialize no longer
-        writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        if _d.s17 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s17 = -1
-            self._pb_settle(_d)
 
     def _pb_settle(self, _d: _pb_spans_Bag) -> None:
         """Once every field is made, let the input go: a message read whole holds what a decoded one
@@ -3353,25 +3048,25 @@ class Bag(_rt.Message):
             _rt.Message._pb_load_raw(self)
             return
         if _d.s1 >= 0:
-            self._pb_load_1()
+            self._pb_load(1)
         if _d.s2 >= 0:
-            self._pb_load_2()
+            self._pb_load(2)
         if _d.s7 >= 0:
-            self._pb_load_7()
+            self._pb_load(7)
         if _d.s8 >= 0:
-            self._pb_load_8()
+            self._pb_load(8)
         if _d.s9 >= 0:
-            self._pb_load_9()
+            self._pb_load(9)
         if _d.s10 >= 0:
-            self._pb_load_10()
+            self._pb_load(10)
         if _d.s11 >= 0:
-            self._pb_load_11()
+            self._pb_load(11)
         if _d.s12 >= 0:
-            self._pb_load_12()
+            self._pb_load(12)
         if _d.s14 >= 0:
-            self._pb_load_14()
+            self._pb_load(14)
         if _d.s17 >= 0:
-            self._pb_load_17()
+            self._pb_load(17)
         self._pb_settle(_d)
 
 
@@ -3666,10 +3361,16 @@ class Bag(_rt.Message):
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
         _st: _rt.i64 = 0  # map entries: the state of the one read, where each map's start and end
+        _kb: _rt.i64  # where a map key starts, and the bit it sets
+        _kh: _rt.i64
         _r10: _rt.i64 = 0
         _r10e: _rt.i64 = 0
+        _h10: _rt.i64 = 0  # the bits of the keys read: a key's bit set twice may be a key given twice
+        _d10: bool = False
         _r11: _rt.i64 = 0
         _r11e: _rt.i64 = 0
+        _h11: _rt.i64 = 0  # the bits of the keys read: a key's bit set twice may be a key given twice
+        _d11: bool = False
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -3851,6 +3552,7 @@ class Bag(_rt.Message):
                                     if _st != 0:
                                         _canon = False
                                     _st = 1
+                                    _kb = _pos
                                     _e = _pos + 1 + (_n := _buf[_pos])
                                     if _n < 0x80 and _e <= _ee:
                                         _pos += 1
@@ -3861,6 +3563,11 @@ class Bag(_rt.Message):
                                     if not _rt.valid_utf8(_buf, _pos, _e):
                                         raise _rt.bad_utf8(Bag, _tag, _pos)
                                     _pos = _e
+                                    _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
+                                    _kh <<= (_buf[_pos - 1] + (_pos - _kb) * 17) & 63
+                                    if _h10 & _kh:
+                                        _d10 = True
+                                    _h10 |= _kh
                                 elif _etag == 16:
                                     if _st != 1:
                                         _canon = False
@@ -3909,6 +3616,7 @@ class Bag(_rt.Message):
                                     if _st != 0:
                                         _canon = False
                                     _st = 1
+                                    _kb = _pos
                                     _n = _buf[_pos]
                                     if _n < 0x80:
                                         _pos += 1
@@ -3917,6 +3625,11 @@ class Bag(_rt.Message):
                                         if _pos < 0:
                                             _pos = ~_pos
                                             _canon = False
+                                    _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
+                                    _kh <<= (_buf[_pos - 1] + (_pos - _kb) * 17) & 63
+                                    if _h11 & _kh:
+                                        _d11 = True
+                                    _h11 |= _kh
                                 elif _etag == 18:
                                     if _st != 1:
                                         _canon = False
@@ -4036,9 +3749,9 @@ class Bag(_rt.Message):
             raise _rt.decode_failure(Bag, _tag, _pos, _exc) from None
         if _pos != _end:
             raise _rt.bad_end(Bag, _pos, _end, -1)
-        if _canon and _r10 < _r10e:
+        if _canon and _d10:
             _canon = _rt.map_keys_unique(_buf, _r10, _r10e, 1)
-        if _canon and _r11 < _r11e:
+        if _canon and _d11:
             _canon = _rt.map_keys_unique(_buf, _r11, _r11e, 1)
         return _canon
 
@@ -4065,10 +3778,16 @@ class Bag(_rt.Message):
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
         _st: _rt.i64 = 0  # map entries: the state of the one read, where each map's start and end
+        _kb: _rt.i64  # where a map key starts, and the bit it sets
+        _kh: _rt.i64
         _r10: _rt.i64 = 0
         _r10e: _rt.i64 = 0
+        _h10: _rt.i64 = 0  # the bits of the keys read: a key's bit set twice may be a key given twice
+        _d10: bool = False
         _r11: _rt.i64 = 0
         _r11e: _rt.i64 = 0
+        _h11: _rt.i64 = 0  # the bits of the keys read: a key's bit set twice may be a key given twice
+        _d11: bool = False
         _p0: _rt.i64  # where a scalar starts: decoded once checked
         _iv: int
         try:
@@ -4197,25 +3916,20 @@ class Bag(_rt.Message):
                             self._f_flag = _iv != 0
                         elif _tag == 56:
                             if _d.s7 < 0:
-                                _d.s7 = _start
+                                _d.s7 = _start << 32
                             _canon = False
                             _n = _buf[_pos]
-                            if _n == 0:
-                                _canon = False
                             if _n < 0x80:
                                 _pos += 1
-                                _iv = _n
                             else:
-                                _p0 = _pos
-                                _iv, _pos = _rt.dec_int64(_buf, _pos)  # its 64 bits, to judge the encoding
-                                _n = _buf[_pos - 1]
-                                if _n == 0 or not (0 <= _iv <= 0x7FFFFFFF or (_iv < 0 and _iv >= -0x80000000 and _n == 1)):
+                                _pos = _rt.scan_varint(_buf, _pos, 31)
+                                if _pos < 0:
+                                    _pos = ~_pos
                                     _canon = False
-                                    _iv = _rt.dec_int32(_buf, _p0)[0]
-                            self._f_ints.append(_iv)
+                            _d.s7 = (_d.s7 >> 32 << 32) | _pos
                         elif _tag == 58:
                             if _d.s7 < 0:
-                                _d.s7 = _start
+                                _d.s7 = _start << 32
                             if _rank >= 7:
                                 _canon = False
                             _rank = 7
@@ -4229,9 +3943,10 @@ class Bag(_rt.Message):
                             if not _rt.scan_packed_varints(_buf, _pos, _e, 31, None):
                                 _canon = False
                             _pos = _e
+                            _d.s7 = (_d.s7 >> 32 << 32) | _pos
                         elif _tag == 66:
                             if _d.s8 < 0:
-                                _d.s8 = _start
+                                _d.s8 = _start << 32
                             if _rank > 8:
                                 _canon = False
                             _rank = 8
@@ -4245,9 +3960,10 @@ class Bag(_rt.Message):
                             if not _rt.valid_utf8(_buf, _pos, _e):
                                 raise _rt.bad_utf8(Bag, _tag, _pos)
                             _pos = _e
+                            _d.s8 = (_d.s8 >> 32 << 32) | _pos
                         elif _tag == 74:
                             if _d.s9 < 0:
-                                _d.s9 = _start
+                                _d.s9 = _start << 32
                             if _rank > 9:
                                 _canon = False
                             _rank = 9
@@ -4262,6 +3978,7 @@ class Bag(_rt.Message):
                                 raise _rt.too_deep(Bag, _tag, _pos)
                             _canon = _c_Collections_Item._pb_scan(_buf, _pos, _e, _depth - 1, _canon)
                             _pos = _e
+                            _d.s9 = (_d.s9 >> 32 << 32) | _pos
                         else:
                             _rank = 0x20000000
                             _d.keep = False
@@ -4270,7 +3987,7 @@ class Bag(_rt.Message):
                     if _tag < 114:
                         if _tag == 82:
                             if _d.s10 < 0:
-                                _d.s10 = _start
+                                _d.s10 = _start << 32
                             if _rank != 10:
                                 _r10 = _pos
                             if _rank > 10:
@@ -4295,6 +4012,7 @@ class Bag(_rt.Message):
                                     if _st != 0:
                                         _canon = False
                                     _st = 1
+                                    _kb = _pos
                                     _e = _pos + 1 + (_n := _buf[_pos])
                                     if _n < 0x80 and _e <= _ee:
                                         _pos += 1
@@ -4305,6 +4023,11 @@ class Bag(_rt.Message):
                                     if not _rt.valid_utf8(_buf, _pos, _e):
                                         raise _rt.bad_utf8(Bag, _tag, _pos)
                                     _pos = _e
+                                    _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
+                                    _kh <<= (_buf[_pos - 1] + (_pos - _kb) * 17) & 63
+                                    if _h10 & _kh:
+                                        _d10 = True
+                                    _h10 |= _kh
                                 elif _etag == 16:
                                     if _st != 1:
                                         _canon = False
@@ -4327,9 +4050,10 @@ class Bag(_rt.Message):
                             if _st != 2:
                                 _canon = False
                             _r10e = _pos
+                            _d.s10 = (_d.s10 >> 32 << 32) | _pos
                         elif _tag == 90:
                             if _d.s11 < 0:
-                                _d.s11 = _start
+                                _d.s11 = _start << 32
                             if _rank != 11:
                                 _r11 = _pos
                             if _rank > 11:
@@ -4356,6 +4080,7 @@ class Bag(_rt.Message):
                                     if _st != 0:
                                         _canon = False
                                     _st = 1
+                                    _kb = _pos
                                     _n = _buf[_pos]
                                     if _n < 0x80:
                                         _pos += 1
@@ -4364,6 +4089,11 @@ class Bag(_rt.Message):
                                         if _pos < 0:
                                             _pos = ~_pos
                                             _canon = False
+                                    _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
+                                    _kh <<= (_buf[_pos - 1] + (_pos - _kb) * 17) & 63
+                                    if _h11 & _kh:
+                                        _d11 = True
+                                    _h11 |= _kh
                                 elif _etag == 18:
                                     if _st != 1:
                                         _canon = False
@@ -4387,14 +4117,16 @@ class Bag(_rt.Message):
                             if _st != 2:
                                 _canon = False
                             _r11e = _pos
+                            _d.s11 = (_d.s11 >> 32 << 32) | _pos
                         elif _tag == 97:
                             if _d.s12 < 0:
-                                _d.s12 = _start
+                                _d.s12 = _start << 32
                             _canon = False
                             _pos += 8
+                            _d.s12 = (_d.s12 >> 32 << 32) | _pos
                         elif _tag == 98:
                             if _d.s12 < 0:
-                                _d.s12 = _start
+                                _d.s12 = _start << 32
                             if _rank >= 12:
                                 _canon = False
                             _rank = 12
@@ -4408,6 +4140,7 @@ class Bag(_rt.Message):
                             if not _rt.scan_packed_fixed(_buf, _pos, _e, 8, False):
                                 _canon = False
                             _pos = _e
+                            _d.s12 = (_d.s12 >> 32 << 32) | _pos
                         elif _tag == 104:
                             if _rank >= 13:
                                 _canon = False
@@ -4480,12 +4213,13 @@ class Bag(_rt.Message):
                             self._f_weight = _fv
                         elif _tag == 137:
                             if _d.s17 < 0:
-                                _d.s17 = _start
+                                _d.s17 = _start << 32
                             _canon = False
                             _pos += 8
+                            _d.s17 = (_d.s17 >> 32 << 32) | _pos
                         elif _tag == 138:
                             if _d.s17 < 0:
-                                _d.s17 = _start
+                                _d.s17 = _start << 32
                             if _rank >= 17:
                                 _canon = False
                             _rank = 17
@@ -4499,6 +4233,7 @@ class Bag(_rt.Message):
                             if not _rt.scan_packed_fixed(_buf, _pos, _e, 8, False):
                                 _canon = False
                             _pos = _e
+                            _d.s17 = (_d.s17 >> 32 << 32) | _pos
                         else:
                             _rank = 0x20000000
                             _d.keep = False
@@ -4508,9 +4243,9 @@ class Bag(_rt.Message):
             raise _rt.decode_failure(Bag, _tag, _pos, _exc) from None
         if _pos != _end:
             raise _rt.bad_end(Bag, _pos, _end, -1)
-        if _canon and _r10 < _r10e:
+        if _canon and _d10:
             _canon = _rt.map_keys_unique(_buf, _r10, _r10e, 1)
-        if _canon and _r11 < _r11e:
+        if _canon and _d11:
             _canon = _rt.map_keys_unique(_buf, _r11, _r11e, 1)
         return _canon
 

@@ -75,15 +75,15 @@ class _c_LogEntry_Detail(_rt.Message):
 
     def get_lines(self) -> list[str]:
         """Field: repeated string lines = 1;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_1()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(1)
         return self._f_lines
 
     def set_lines(self, value: _t.Iterable[str]) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(1)
         self._f_lines = _rt.checked_list(self, 1, value, str) if value else []
 
     def clear_lines(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(1)
         self._f_lines = []
 
     def get_level(self) -> int:
@@ -114,34 +114,37 @@ class _c_LogEntry_Detail(_rt.Message):
         else:
             _d.verbatim = False
 
-    def _pb_load_1(self) -> None:
-        """Make lines from the input if not made yet (its first read); handed out, it may
+    def _pb_load(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Make the field numbered ``_i`` from the input if not made yet (its first read), once: concurrent
+        readers see one value, and a write since is not undone. A repeated field or map handed out may
         change: serialize no longer writes the input back."""
         _d = self._pb_deferred
         if _d is None:
             self._pb_load_raw()
             return
-        _d.verbatim = False
-        _at = _d.s1
-        if _at < 0:
+        if not (_pb_compiled or _locked):  # compiled, no thread switch between a test and its stores
+            with _rt.LAZY_LOCK:
+                self._pb_load(_i, True)
             return
         _buf = _d.buf
-        _x = self._pb_make_1(_buf, _at, len(_buf), _d.depth)
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+        _pos: _rt.i64
+        _e: _rt.i64
+        if _i == 1:
+            _d.verbatim = False
+            _at = _d.s1
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _x1 = self._pb_make_list(1, _buf, _pos, _at & 0xFFFFFFFF, _d.depth)
             if _d.s1 == _at:
-                self._f_lines = _x
+                self._f_lines = _x1
                 _d.s1 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s1 == _at:
-                    self._f_lines = _x
-                    _d.s1 = -1
         self._pb_settle(_d)
 
-    def _pb_make_1(self, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[str]:
-        """Decode every occurrence of lines in ``_buf[_pos:_end]`` (checked by the scan), merged
-        as a decode merges them; skip the other fields."""
-        _x1: list[str] = []
+    def _pb_make_list(self, _i: _rt.i64, _buf: bytes, _pos: _rt.i64, _end: _rt.i64, _depth: _rt.i64) -> list[_t.Any]:
+        """Decode every occurrence of the repeated field numbered ``_i`` in ``_buf[_pos:_end]`` (checked by
+        the scan), merged as a decode merges them; skip the other fields."""
+        _x: list[_t.Any] = []
         _tag: _rt.i64 = 0
         _n: _rt.i64
         _e: _rt.i64
@@ -154,32 +157,37 @@ class _c_LogEntry_Detail(_rt.Message):
                 else:
                     _tag, _pos = _rt.dec_tag(_buf, _pos)
 
-                if _tag == 10:
+                if _tag >> 3 != _i:
+                    _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
+                elif _tag == 10:
                     _e = _pos + 1 + (_n := _buf[_pos])
                     if _n < 0x80 and _e <= _end:
                         _pos += 1
                     else:
                         _pos, _e = _rt.read_len(self, _buf, _tag, _pos, _end)
-                    _x1.append(_buf[_pos:_e].decode())
+                    _x.append(_buf[_pos:_e].decode())
                     _pos = _e
                 else:
                     _pos = _rt.skip_field(_buf, _tag, _pos, _end, _depth)
         except (IndexError, UnicodeDecodeError, _rt.struct_error) as _exc:
             raise _rt.decode_failure(self, _tag, _pos, _exc) from None
-        return _x1
+        return _x
 
-    def _pb_drop_1(self) -> None:
-        """Before a write to lines: its value in the input is not made later, and serialize no longer
-        writes the input back."""
+    def _pb_drop(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Before a write to the field numbered ``_i``: its value in the input is not made later (nor
+        by a first read under way), and serialize no longer writes the input back."""
         _d = self._pb_deferred
         if _d is None:
             self._pb_load_raw()
             return
         _d.verbatim = False
-        if _d.s1 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s1 = -1
-            self._pb_settle(_d)
+        if not (_pb_compiled or _locked):
+            with _rt.LAZY_LOCK:
+                self._pb_drop(_i, True)
+            return
+        if _i == 1:
+            _d.s1 = -1
+        self._pb_settle(_d)
 
     def _pb_settle(self, _d: _pb_spans__c_LogEntry_Detail) -> None:
         """Once every field is made, let the input go: a message read whole holds what a decoded one
@@ -194,7 +202,7 @@ class _c_LogEntry_Detail(_rt.Message):
             _rt.Message._pb_load_raw(self)
             return
         if _d.s1 >= 0:
-            self._pb_load_1()
+            self._pb_load(1)
         self._pb_settle(_d)
 
 
@@ -340,7 +348,7 @@ class _c_LogEntry_Detail(_rt.Message):
 
                 if _tag == 10:
                     if _d.s1 < 0:
-                        _d.s1 = _start
+                        _d.s1 = _start << 32
                     if _rank > 1:
                         _canon = False
                     _rank = 1
@@ -354,6 +362,7 @@ class _c_LogEntry_Detail(_rt.Message):
                     if not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(_c_LogEntry_Detail, _tag, _pos)
                     _pos = _e
+                    _d.s1 = (_d.s1 >> 32 << 32) | _pos
                 elif _tag == 16:
                     if _rank >= 2:
                         _canon = False

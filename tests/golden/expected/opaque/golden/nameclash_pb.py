@@ -118,6 +118,37 @@ class buf(_rt.Message):
         else:
             _d.verbatim = False
 
+    def _pb_load(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Make the field numbered ``_i`` from the input if not made yet (its first read), once: concurrent
+        readers see one value, and a write since is not undone. A repeated field or map handed out may
+        change: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        if not (_pb_compiled or _locked):  # compiled, no thread switch between a test and its stores
+            with _rt.LAZY_LOCK:
+                self._pb_load(_i, True)
+            return
+        _buf = _d.buf
+        _pos: _rt.i64
+        _e: _rt.i64
+        self._pb_settle(_d)
+
+    def _pb_drop(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Before a write to the field numbered ``_i``: its value in the input is not made later (nor
+        by a first read under way), and serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if not (_pb_compiled or _locked):
+            with _rt.LAZY_LOCK:
+                self._pb_drop(_i, True)
+            return
+        self._pb_settle(_d)
+
     def _pb_settle(self, _d: _pb_spans_buf) -> None:
         """Once every field is made, let the input go: a message read whole holds what a decoded one
         holds (serialize encodes it again)."""
@@ -477,6 +508,37 @@ class m4(_rt.Message):
             self._pb_load_raw()
         else:
             _d.verbatim = False
+
+    def _pb_load(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Make the field numbered ``_i`` from the input if not made yet (its first read), once: concurrent
+        readers see one value, and a write since is not undone. A repeated field or map handed out may
+        change: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        if not (_pb_compiled or _locked):  # compiled, no thread switch between a test and its stores
+            with _rt.LAZY_LOCK:
+                self._pb_load(_i, True)
+            return
+        _buf = _d.buf
+        _pos: _rt.i64
+        _e: _rt.i64
+        self._pb_settle(_d)
+
+    def _pb_drop(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Before a write to the field numbered ``_i``: its value in the input is not made later (nor
+        by a first read under way), and serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if not (_pb_compiled or _locked):
+            with _rt.LAZY_LOCK:
+                self._pb_drop(_i, True)
+            return
+        self._pb_settle(_d)
 
     def _pb_settle(self, _d: _pb_spans_m4) -> None:
         """Once every field is made, let the input go: a message read whole holds what a decoded one
@@ -1206,6 +1268,37 @@ class class_(_rt.Message):
         else:
             _d.verbatim = False
 
+    def _pb_load(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Make the field numbered ``_i`` from the input if not made yet (its first read), once: concurrent
+        readers see one value, and a write since is not undone. A repeated field or map handed out may
+        change: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        if not (_pb_compiled or _locked):  # compiled, no thread switch between a test and its stores
+            with _rt.LAZY_LOCK:
+                self._pb_load(_i, True)
+            return
+        _buf = _d.buf
+        _pos: _rt.i64
+        _e: _rt.i64
+        self._pb_settle(_d)
+
+    def _pb_drop(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Before a write to the field numbered ``_i``: its value in the input is not made later (nor
+        by a first read under way), and serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if not (_pb_compiled or _locked):
+            with _rt.LAZY_LOCK:
+                self._pb_drop(_i, True)
+            return
+        self._pb_settle(_d)
+
     def _pb_settle(self, _d: _pb_spans_class_) -> None:
         """Once every field is made, let the input go: a message read whole holds what a decoded one
         holds (serialize encodes it again)."""
@@ -1536,6 +1629,37 @@ class len_(_rt.Message):
         else:
             _d.verbatim = False
 
+    def _pb_load(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Make the field numbered ``_i`` from the input if not made yet (its first read), once: concurrent
+        readers see one value, and a write since is not undone. A repeated field or map handed out may
+        change: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        if not (_pb_compiled or _locked):  # compiled, no thread switch between a test and its stores
+            with _rt.LAZY_LOCK:
+                self._pb_load(_i, True)
+            return
+        _buf = _d.buf
+        _pos: _rt.i64
+        _e: _rt.i64
+        self._pb_settle(_d)
+
+    def _pb_drop(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Before a write to the field numbered ``_i``: its value in the input is not made later (nor
+        by a first read under way), and serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if not (_pb_compiled or _locked):
+            with _rt.LAZY_LOCK:
+                self._pb_drop(_i, True)
+            return
+        self._pb_settle(_d)
+
     def _pb_settle(self, _d: _pb_spans_len_) -> None:
         """Once every field is made, let the input go: a message read whole holds what a decoded one
         holds (serialize encodes it again)."""
@@ -1774,6 +1898,37 @@ class property_(_rt.Message):
             self._pb_load_raw()
         else:
             _d.verbatim = False
+
+    def _pb_load(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Make the field numbered ``_i`` from the input if not made yet (its first read), once: concurrent
+        readers see one value, and a write since is not undone. A repeated field or map handed out may
+        change: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        if not (_pb_compiled or _locked):  # compiled, no thread switch between a test and its stores
+            with _rt.LAZY_LOCK:
+                self._pb_load(_i, True)
+            return
+        _buf = _d.buf
+        _pos: _rt.i64
+        _e: _rt.i64
+        self._pb_settle(_d)
+
+    def _pb_drop(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Before a write to the field numbered ``_i``: its value in the input is not made later (nor
+        by a first read under way), and serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if not (_pb_compiled or _locked):
+            with _rt.LAZY_LOCK:
+                self._pb_drop(_i, True)
+            return
+        self._pb_settle(_d)
 
     def _pb_settle(self, _d: _pb_spans_property_) -> None:
         """Once every field is made, let the input go: a message read whole holds what a decoded one
@@ -2014,6 +2169,37 @@ class value_(_rt.Message):
         else:
             _d.verbatim = False
 
+    def _pb_load(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Make the field numbered ``_i`` from the input if not made yet (its first read), once: concurrent
+        readers see one value, and a write since is not undone. A repeated field or map handed out may
+        change: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        if not (_pb_compiled or _locked):  # compiled, no thread switch between a test and its stores
+            with _rt.LAZY_LOCK:
+                self._pb_load(_i, True)
+            return
+        _buf = _d.buf
+        _pos: _rt.i64
+        _e: _rt.i64
+        self._pb_settle(_d)
+
+    def _pb_drop(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Before a write to the field numbered ``_i``: its value in the input is not made later (nor
+        by a first read under way), and serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if not (_pb_compiled or _locked):
+            with _rt.LAZY_LOCK:
+                self._pb_drop(_i, True)
+            return
+        self._pb_settle(_d)
+
     def _pb_settle(self, _d: _pb_spans_value_) -> None:
         """Once every field is made, let the input go: a message read whole holds what a decoded one
         holds (serialize encodes it again)."""
@@ -2252,6 +2438,37 @@ class annotations_(_rt.Message):
             self._pb_load_raw()
         else:
             _d.verbatim = False
+
+    def _pb_load(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Make the field numbered ``_i`` from the input if not made yet (its first read), once: concurrent
+        readers see one value, and a write since is not undone. A repeated field or map handed out may
+        change: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        if not (_pb_compiled or _locked):  # compiled, no thread switch between a test and its stores
+            with _rt.LAZY_LOCK:
+                self._pb_load(_i, True)
+            return
+        _buf = _d.buf
+        _pos: _rt.i64
+        _e: _rt.i64
+        self._pb_settle(_d)
+
+    def _pb_drop(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Before a write to the field numbered ``_i``: its value in the input is not made later (nor
+        by a first read under way), and serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if not (_pb_compiled or _locked):
+            with _rt.LAZY_LOCK:
+                self._pb_drop(_i, True)
+            return
+        self._pb_settle(_d)
 
     def _pb_settle(self, _d: _pb_spans_annotations_) -> None:
         """Once every field is made, let the input go: a message read whole holds what a decoded one
@@ -2521,6 +2738,37 @@ class Private_(_rt.Message):
             self._pb_load_raw()
         else:
             _d.verbatim = False
+
+    def _pb_load(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Make the field numbered ``_i`` from the input if not made yet (its first read), once: concurrent
+        readers see one value, and a write since is not undone. A repeated field or map handed out may
+        change: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        if not (_pb_compiled or _locked):  # compiled, no thread switch between a test and its stores
+            with _rt.LAZY_LOCK:
+                self._pb_load(_i, True)
+            return
+        _buf = _d.buf
+        _pos: _rt.i64
+        _e: _rt.i64
+        self._pb_settle(_d)
+
+    def _pb_drop(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Before a write to the field numbered ``_i``: its value in the input is not made later (nor
+        by a first read under way), and serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if not (_pb_compiled or _locked):
+            with _rt.LAZY_LOCK:
+                self._pb_drop(_i, True)
+            return
+        self._pb_settle(_d)
 
     def _pb_settle(self, _d: _pb_spans_Private_) -> None:
         """Once every field is made, let the input go: a message read whole holds what a decoded one
@@ -4975,6 +5223,37 @@ class _c_Outer_Inner_X(_rt.Message):
         else:
             _d.verbatim = False
 
+    def _pb_load(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Make the field numbered ``_i`` from the input if not made yet (its first read), once: concurrent
+        readers see one value, and a write since is not undone. A repeated field or map handed out may
+        change: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        if not (_pb_compiled or _locked):  # compiled, no thread switch between a test and its stores
+            with _rt.LAZY_LOCK:
+                self._pb_load(_i, True)
+            return
+        _buf = _d.buf
+        _pos: _rt.i64
+        _e: _rt.i64
+        self._pb_settle(_d)
+
+    def _pb_drop(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Before a write to the field numbered ``_i``: its value in the input is not made later (nor
+        by a first read under way), and serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if not (_pb_compiled or _locked):
+            with _rt.LAZY_LOCK:
+                self._pb_drop(_i, True)
+            return
+        self._pb_settle(_d)
+
     def _pb_settle(self, _d: _pb_spans__c_Outer_Inner_X) -> None:
         """Once every field is made, let the input go: a message read whole holds what a decoded one
         holds (serialize encodes it again)."""
@@ -5595,6 +5874,37 @@ class _c_Outer_Inner_X_(_rt.Message):
             self._pb_load_raw()
         else:
             _d.verbatim = False
+
+    def _pb_load(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Make the field numbered ``_i`` from the input if not made yet (its first read), once: concurrent
+        readers see one value, and a write since is not undone. A repeated field or map handed out may
+        change: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        if not (_pb_compiled or _locked):  # compiled, no thread switch between a test and its stores
+            with _rt.LAZY_LOCK:
+                self._pb_load(_i, True)
+            return
+        _buf = _d.buf
+        _pos: _rt.i64
+        _e: _rt.i64
+        self._pb_settle(_d)
+
+    def _pb_drop(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Before a write to the field numbered ``_i``: its value in the input is not made later (nor
+        by a first read under way), and serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if not (_pb_compiled or _locked):
+            with _rt.LAZY_LOCK:
+                self._pb_drop(_i, True)
+            return
+        self._pb_settle(_d)
 
     def _pb_settle(self, _d: _pb_spans__c_Outer_Inner_X_) -> None:
         """Once every field is made, let the input go: a message read whole holds what a decoded one

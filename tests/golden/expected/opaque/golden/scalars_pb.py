@@ -290,30 +290,30 @@ class Scalars(_rt.Message):
 
     def get_f_string(self) -> str:
         """Field: string f_string = 9;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_9()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(9)
         return self._f_f_string
 
     def set_f_string(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 9, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_9()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(9)
         self._f_f_string = value
 
     def clear_f_string(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_9()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(9)
         self._f_f_string = ''
 
     def get_f_bytes(self) -> bytes:
         """Field: bytes f_bytes = 10;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_10()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(10)
         return self._f_f_bytes
 
     def set_f_bytes(self, value: bytes) -> None:
         value = value if value.__class__ is bytes else _rt.checked(self, 10, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_10()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(10)
         self._f_f_bytes = value
 
     def clear_f_bytes(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_10()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(10)
         self._f_f_bytes = b''
 
     def get_f_uint32(self) -> int:
@@ -411,12 +411,12 @@ class Scalars(_rt.Message):
 
     def get_opt_string(self) -> str:
         """Field: optional string opt_string = 17;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_17()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(17)
         return self._f_opt_string
 
     def set_opt_string(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 17, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_17()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(17)
         self._f_opt_string = value
         self._pb_p0 |= 2
 
@@ -425,7 +425,7 @@ class Scalars(_rt.Message):
         return self._pb_p0 & 2 != 0
 
     def clear_opt_string(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_17()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(17)
         self._f_opt_string = ''
         self._pb_p0 &= ~2
 
@@ -437,116 +437,72 @@ class Scalars(_rt.Message):
         else:
             _d.verbatim = False
 
-    def _pb_load_9(self) -> None:
-        """Make f_string from the input if not made yet (its first read)."""
+    def _pb_load(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Make the field numbered ``_i`` from the input if not made yet (its first read), once: concurrent
+        readers see one value, and a write since is not undone. A repeated field or map handed out may
+        change: serialize no longer writes the input back."""
         _d = self._pb_deferred
         if _d is None:
             self._pb_load_raw()
             return
-        _at = _d.s9
-        if _at < 0:
+        if not (_pb_compiled or _locked):  # compiled, no thread switch between a test and its stores
+            with _rt.LAZY_LOCK:
+                self._pb_load(_i, True)
             return
         _buf = _d.buf
-        _pos: _rt.i64 = _at >> 32
-        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
-        _x = _buf[_pos:_e].decode()
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+        _pos: _rt.i64
+        _e: _rt.i64
+        if _i == 9:
+            _at = _d.s9
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _e = _pos + (_at & 0xFFFFFFFF)
+            _x9 = _buf[_pos:_e].decode()
             if _d.s9 == _at:
-                self._f_f_string = _x
+                self._f_f_string = _x9
                 _d.s9 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s9 == _at:
-                    self._f_f_string = _x
-                    _d.s9 = -1
-        self._pb_settle(_d)
-
-    def _pb_drop_9(self) -> None:
-        """Before a write to f_string: its value in the input is not made later, and serialize no longer
-        writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        if _d.s9 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s9 = -1
-            self._pb_settle(_d)
-
-    def _pb_load_10(self) -> None:
-        """Make f_bytes from the input if not made yet (its first read)."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _at = _d.s10
-        if _at < 0:
-            return
-        _buf = _d.buf
-        _pos: _rt.i64 = _at >> 32
-        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
-        _x = _buf[_pos:_e]
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+        elif _i == 10:
+            _at = _d.s10
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _e = _pos + (_at & 0xFFFFFFFF)
+            _x10 = _buf[_pos:_e]
             if _d.s10 == _at:
-                self._f_f_bytes = _x
+                self._f_f_bytes = _x10
                 _d.s10 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s10 == _at:
-                    self._f_f_bytes = _x
-                    _d.s10 = -1
-        self._pb_settle(_d)
-
-    def _pb_drop_10(self) -> None:
-        """Before a write to f_bytes: its value in the input is not made later, and serialize no longer
-        writes the input back."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _d.verbatim = False
-        if _d.s10 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s10 = -1
-            self._pb_settle(_d)
-
-    def _pb_load_17(self) -> None:
-        """Make opt_string from the input if not made yet (its first read)."""
-        _d = self._pb_deferred
-        if _d is None:
-            self._pb_load_raw()
-            return
-        _at = _d.s17
-        if _at < 0:
-            return
-        _buf = _d.buf
-        _pos: _rt.i64 = _at >> 32
-        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
-        _x = _buf[_pos:_e].decode()
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+        elif _i == 17:
+            _at = _d.s17
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _e = _pos + (_at & 0xFFFFFFFF)
+            _x17 = _buf[_pos:_e].decode()
             if _d.s17 == _at:
-                self._f_opt_string = _x
+                self._f_opt_string = _x17
                 _d.s17 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s17 == _at:
-                    self._f_opt_string = _x
-                    _d.s17 = -1
         self._pb_settle(_d)
 
-    def _pb_drop_17(self) -> None:
-        """Before a write to opt_string: its value in the input is not made later, and serialize no longer
-        writes the input back."""
+    def _pb_drop(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Before a write to the field numbered ``_i``: its value in the input is not made later (nor
+        by a first read under way), and serialize no longer writes the input back."""
         _d = self._pb_deferred
         if _d is None:
             self._pb_load_raw()
             return
         _d.verbatim = False
-        if _d.s17 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s17 = -1
-            self._pb_settle(_d)
+        if not (_pb_compiled or _locked):
+            with _rt.LAZY_LOCK:
+                self._pb_drop(_i, True)
+            return
+        if _i == 9:
+            _d.s9 = -1
+        elif _i == 10:
+            _d.s10 = -1
+        elif _i == 17:
+            _d.s17 = -1
+        self._pb_settle(_d)
 
     def _pb_settle(self, _d: _pb_spans_Scalars) -> None:
         """Once every field is made, let the input go: a message read whole holds what a decoded one
@@ -561,11 +517,11 @@ class Scalars(_rt.Message):
             _rt.Message._pb_load_raw(self)
             return
         if _d.s9 >= 0:
-            self._pb_load_9()
+            self._pb_load(9)
         if _d.s10 >= 0:
-            self._pb_load_10()
+            self._pb_load(10)
         if _d.s17 >= 0:
-            self._pb_load_17()
+            self._pb_load(17)
         self._pb_settle(_d)
 
 
@@ -1963,6 +1919,37 @@ class FixedFirst(_rt.Message):
             self._pb_load_raw()
         else:
             _d.verbatim = False
+
+    def _pb_load(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Make the field numbered ``_i`` from the input if not made yet (its first read), once: concurrent
+        readers see one value, and a write since is not undone. A repeated field or map handed out may
+        change: serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        if not (_pb_compiled or _locked):  # compiled, no thread switch between a test and its stores
+            with _rt.LAZY_LOCK:
+                self._pb_load(_i, True)
+            return
+        _buf = _d.buf
+        _pos: _rt.i64
+        _e: _rt.i64
+        self._pb_settle(_d)
+
+    def _pb_drop(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Before a write to the field numbered ``_i``: its value in the input is not made later (nor
+        by a first read under way), and serialize no longer writes the input back."""
+        _d = self._pb_deferred
+        if _d is None:
+            self._pb_load_raw()
+            return
+        _d.verbatim = False
+        if not (_pb_compiled or _locked):
+            with _rt.LAZY_LOCK:
+                self._pb_drop(_i, True)
+            return
+        self._pb_settle(_d)
 
     def _pb_settle(self, _d: _pb_spans_FixedFirst) -> None:
         """Once every field is made, let the input go: a message read whole holds what a decoded one

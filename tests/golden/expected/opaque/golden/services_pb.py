@@ -69,16 +69,16 @@ class Query(_rt.Message):
 
     def get_text(self) -> str:
         """Field: string text = 1;"""
-        if self._pb_unknown is not _pb_no_unknown: self._pb_load_1()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_load(1)
         return self._f_text
 
     def set_text(self, value: str) -> None:
         value = value if value.__class__ is str else _rt.checked(self, 1, value)
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(1)
         self._f_text = value
 
     def clear_text(self) -> None:
-        if self._pb_unknown is not _pb_no_unknown: self._pb_drop_1()
+        if self._pb_unknown is not _pb_no_unknown: self._pb_drop(1)
         self._f_text = ''
 
     def _pb_written(self) -> None:
@@ -89,42 +89,48 @@ class Query(_rt.Message):
         else:
             _d.verbatim = False
 
-    def _pb_load_1(self) -> None:
-        """Make text from the input if not made yet (its first read)."""
+    def _pb_load(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Make the field numbered ``_i`` from the input if not made yet (its first read), once: concurrent
+        readers see one value, and a write since is not undone. A repeated field or map handed out may
+        change: serialize no longer writes the input back."""
         _d = self._pb_deferred
         if _d is None:
             self._pb_load_raw()
             return
-        _at = _d.s1
-        if _at < 0:
+        if not (_pb_compiled or _locked):  # compiled, no thread switch between a test and its stores
+            with _rt.LAZY_LOCK:
+                self._pb_load(_i, True)
             return
         _buf = _d.buf
-        _pos: _rt.i64 = _at >> 32
-        _e: _rt.i64 = _pos + (_at & 0xFFFFFFFF)
-        _x = _buf[_pos:_e].decode()
-        if _pb_compiled:  # no thread switch between the test and the stores: nothing leaves native code
+        _pos: _rt.i64
+        _e: _rt.i64
+        if _i == 1:
+            _at = _d.s1
+            if _at < 0:
+                return
+            _pos = _at >> 32
+            _e = _pos + (_at & 0xFFFFFFFF)
+            _x1 = _buf[_pos:_e].decode()
             if _d.s1 == _at:
-                self._f_text = _x
+                self._f_text = _x1
                 _d.s1 = -1
-        else:
-            with _rt.LAZY_LOCK:
-                if _d.s1 == _at:
-                    self._f_text = _x
-                    _d.s1 = -1
         self._pb_settle(_d)
 
-    def _pb_drop_1(self) -> None:
-        """Before a write to text: its value in the input is not made later, and serialize no longer
-        writes the input back."""
+    def _pb_drop(self, _i: _rt.i64, _locked: bool = False) -> None:
+        """Before a write to the field numbered ``_i``: its value in the input is not made later (nor
+        by a first read under way), and serialize no longer writes the input back."""
         _d = self._pb_deferred
         if _d is None:
             self._pb_load_raw()
             return
         _d.verbatim = False
-        if _d.s1 >= 0:
-            with _rt.LAZY_LOCK:  # interpreted: a first read's test and stores happen before or not at all
-                _d.s1 = -1
-            self._pb_settle(_d)
+        if not (_pb_compiled or _locked):
+            with _rt.LAZY_LOCK:
+                self._pb_drop(_i, True)
+            return
+        if _i == 1:
+            _d.s1 = -1
+        self._pb_settle(_d)
 
     def _pb_settle(self, _d: _pb_spans_Query) -> None:
         """Once every field is made, let the input go: a message read whole holds what a decoded one
@@ -139,7 +145,7 @@ class Query(_rt.Message):
             _rt.Message._pb_load_raw(self)
             return
         if _d.s1 >= 0:
-            self._pb_load_1()
+            self._pb_load(1)
         self._pb_settle(_d)
 
 

@@ -316,8 +316,12 @@ class Stamped(_rt.Message):
         _e: _rt.i64
         _rank: _rt.i64 = 0  # the encode_rank of the last field
         _st: _rt.i64 = 0  # map entries: the state of the one read, where each map's start and end
+        _kb: _rt.i64  # where a map key starts, and the bit it sets
+        _kh: _rt.i64
         _r6: _rt.i64 = 0
         _r6e: _rt.i64 = 0
+        _h6: _rt.i64 = 0  # the bits of the keys read: a key's bit set twice may be a key given twice
+        _d6: bool = False
         try:
             while _pos < _end:
                 _tag = _buf[_pos]
@@ -431,6 +435,7 @@ class Stamped(_rt.Message):
                             if _st != 0:
                                 _canon = False
                             _st = 1
+                            _kb = _pos
                             _e = _pos + 1 + (_n := _buf[_pos])
                             if _n < 0x80 and _e <= _ee:
                                 _pos += 1
@@ -441,6 +446,11 @@ class Stamped(_rt.Message):
                             if not _rt.valid_utf8(_buf, _pos, _e):
                                 raise _rt.bad_utf8(Stamped, _tag, _pos)
                             _pos = _e
+                            _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
+                            _kh <<= (_buf[_pos - 1] + (_pos - _kb) * 17) & 63
+                            if _h6 & _kh:
+                                _d6 = True
+                            _h6 |= _kh
                         elif _etag == 18:
                             if _st != 1:
                                 _canon = False
@@ -471,7 +481,7 @@ class Stamped(_rt.Message):
             raise _rt.decode_failure(Stamped, _tag, _pos, _exc) from None
         if _pos != _end:
             raise _rt.bad_end(Stamped, _pos, _end, -1)
-        if _canon and _r6 < _r6e:
+        if _canon and _d6:
             _canon = _rt.map_keys_unique(_buf, _r6, _r6e, 1)
         return _canon
 
