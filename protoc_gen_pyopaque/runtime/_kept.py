@@ -414,7 +414,11 @@ _MAX_VARINT_BYTES: Final = 10
 def scan_varint(buf: bytes, pos: i64, kind: i64) -> i64:
     """Return the position after the varint of two bytes or more at ``pos`` (rejecting one over
     ten bytes), or its bitwise complement (negative) when it is not the varint the encoder
-    writes for a value of ``kind`` (VARINT_*): not minimal, or out of the kind's range."""
+    writes for a value of ``kind`` (VARINT_*): not minimal, or out of the kind's range.
+
+    For the scans that keep no value. The scan of a deferred parse, which stores each integer in
+    its slot, decodes it once and judges that value and its last byte by the same rule
+    (templates/_codec.py.j2, keep_varint): calling this first would walk the varint twice."""
     second = buf[pos + 1]
     if second < 0x80:  # two bytes, the commonest: below 2**14, in every kind's range but bool's
         return pos + 2 if second != 0 and kind != VARINT_BOOL else ~(pos + 2)
