@@ -151,7 +151,7 @@ def to_json(msg: object, *, indent: int | None = None, preserving_proto_field_na
 
 # What the generated JSON code raises when it gives up (on values of the wrong type too):
 # the reflective code then runs again and decides, naming the JSON path of a failure.
-_GIVE_UP: Final = (JsonError, RecursionError, TypeError, ValueError, AttributeError, OverflowError)
+GIVE_UP: Final = (JsonError, RecursionError, TypeError, ValueError, AttributeError, OverflowError)
 
 
 def _fast_text(msg: Any) -> str | None:
@@ -160,7 +160,7 @@ def _fast_text(msg: Any) -> str | None:
     try:
         printer: Message = msg  # typed: compiled, a native call of the class's printer
         printer._pb_json_write(out, JsonCtx(type(msg)), 0)
-    except _GIVE_UP:
+    except GIVE_UP:
         return None
     return "".join(out)
 
@@ -324,7 +324,7 @@ _SCAN: Final = json.scanner.make_scanner(cast(Any, json.JSONDecoder(parse_consta
 _WHITESPACE: Final = " \t\n\r"
 
 
-def _scan(text: str) -> Any:
+def scan_json(text: str) -> Any:
     """The JSON value of ``text``, numbers read as floats; ValueError, StopIteration or
     RecursionError when it is not valid JSON (_load then names the problem)."""
     obj, end = _SCAN(text, len(text) - len(text.lstrip(_WHITESPACE)))
@@ -343,7 +343,7 @@ def _read_text(ctx: JsonCtx, text: str) -> None:
 
 
 def _no_key_twice(text: str, obj: Any, ctx: JsonCtx) -> bool:
-    """Say whether no object of ``text`` gives a key twice, ``obj`` being what _scan read and
+    """Say whether no object of ``text`` gives a key twice, ``obj`` being what scan_json read and
     ``ctx`` the context the generated parsers read it with (counting no more than it holds).
 
     Every member has one colon outside strings: the text has as many colons as its objects
@@ -356,12 +356,12 @@ def _no_key_twice(text: str, obj: Any, ctx: JsonCtx) -> bool:
     if "\\u003" in text:
         return False
     try:
-        return colons == ctx.keys + ctx.colons or colons == _colons(obj)
+        return colons == ctx.keys + ctx.colons or colons == member_colons(obj)
     except RecursionError:
         return False
 
 
-def _colons(value: Any) -> int:
+def member_colons(value: Any) -> int:
     """The members of the objects in ``value`` plus the colons of its strings."""
     if type(value) is str:
         return value.count(":")
@@ -369,10 +369,10 @@ def _colons(value: Any) -> int:
     if type(value) is dict:
         count = len(value)
         for key, item in value.items():
-            count += key.count(":") + _colons(item)
+            count += key.count(":") + member_colons(item)
     elif type(value) is list:
         for item in value:
-            count += _colons(item)
+            count += member_colons(item)
     return count
 
 
@@ -381,7 +381,7 @@ def from_json(cls: type[M], text: str | bytes | bytearray, *, ignore_unknown_fie
     if type(text) is str:
         # fast path: numbers read as floats (in C), no Decimal
         try:
-            obj = _scan(text)
+            obj = scan_json(text)
         except (ValueError, StopIteration, RecursionError):
             pass  # _load below names the problem
         else:
@@ -391,7 +391,7 @@ def from_json(cls: type[M], text: str | bytes | bytearray, *, ignore_unknown_fie
                 _read_text(ctx, text)
             try:
                 cast("Message", msg)._pb_json_merge(obj, ctx, 0)  # compiled: a native call
-            except _GIVE_UP:
+            except GIVE_UP:
                 pass
             else:
                 if _no_key_twice(text, obj, ctx):
@@ -433,13 +433,13 @@ def _reflective_merge(msg: object, obj: Any, ignore_unknown: bool) -> None:
 
 
 def _fast_merge(msg: Any, obj: Any, ignore_unknown: bool) -> bool:
-    """Merge with the generated parsers; False when they give up (see _GIVE_UP).
+    """Merge with the generated parsers; False when they give up (see GIVE_UP).
 
     The caller then runs the reflective parser (merging the same values twice changes nothing).
     """
     try:
         msg._pb_json_merge(obj, JsonCtx(type(msg), ignore_unknown=ignore_unknown), 0)
-    except _GIVE_UP:
+    except GIVE_UP:
         return False
     return True
 

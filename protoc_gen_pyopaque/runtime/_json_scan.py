@@ -26,14 +26,14 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 from librt.strings import read_i32_le
 
-from ._json import _GIVE_UP, JsonCtx, _colons, _scan, json_refuse
+from ._json import GIVE_UP, JsonCtx, member_colons, scan_json, json_refuse
 from ._json import from_json as whole_from_json
-from ._json_gen import _float32_of
+from ._json_gen import float32_of
 from ._wire import NATIVE
 from .reflect import (
-    TYPE_BOOL, TYPE_BYTES, TYPE_DOUBLE, TYPE_ENUM, TYPE_FIXED32, TYPE_FIXED64, TYPE_FLOAT, TYPE_INT32,
-    TYPE_INT64, TYPE_SFIXED32, TYPE_SFIXED64, TYPE_SINT32, TYPE_SINT64, TYPE_STRING, TYPE_UINT32,
-    TYPE_UINT64,
+    INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, TYPE_BOOL, TYPE_BYTES, TYPE_DOUBLE, TYPE_ENUM, TYPE_FIXED32,
+    TYPE_FIXED64, TYPE_FLOAT, TYPE_INT32, TYPE_INT64, TYPE_SFIXED32, TYPE_SFIXED64, TYPE_SINT32, TYPE_SINT64,
+    TYPE_STRING, TYPE_UINT32, TYPE_UINT64, UINT32_MAX, UINT64_MAX,
 )
 
 if TYPE_CHECKING:  # i64: an annotation only (mypyc compiles it to a C int64_t, Python runs plain ints)
@@ -46,12 +46,6 @@ M = TypeVar("M")
 # json's C string reader (not in the type stubs): escapes decoded, control characters refused
 _SCANSTRING: Final[Callable[[str, int], tuple[str, int]]] = getattr(json.decoder, "scanstring")
 
-_INT32_MIN: Final = -(1 << 31)
-_INT32_MAX: Final = (1 << 31) - 1
-_UINT32_MAX: Final = (1 << 32) - 1
-_INT64_MIN: Final = -(1 << 63)
-_INT64_MAX: Final = (1 << 63) - 1
-_UINT64_MAX: Final = (1 << 64) - 1
 # 10**k for 0 <= k <= 22: exact doubles, so a decimal of at most 15 digits scaled by one of
 # them is correctly rounded (one rounding of an exact quotient or product)
 _POW10: Final[tuple[float, ...]] = (1.0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
@@ -229,11 +223,11 @@ class JsonScan:
         self._skip()
         text = self.buf[start:self.pos].decode()
         try:
-            obj = _scan(text)
+            obj = scan_json(text)
         except (ValueError, StopIteration):
             raise json_refuse() from None
         # each member has one colon outside strings: a key given twice loses one (see _no_key_twice)
-        if text.count(":") != _colons(obj):
+        if text.count(":") != member_colons(obj):
             raise json_refuse()
         return obj
 
@@ -329,28 +323,28 @@ class JsonScan:
     def int32(self) -> i64:
         """An int32, sint32 or sfixed32."""
         number = self._int()
-        if number < _INT32_MIN or number > _INT32_MAX:
+        if number < INT32_MIN or number > INT32_MAX:
             raise JsonOther()
         return number
 
     def uint32(self) -> i64:
         """A uint32 or fixed32."""
         number = self._int()
-        if number < 0 or number > _UINT32_MAX:
+        if number < 0 or number > UINT32_MAX:
             raise JsonOther()
         return number
 
     def int64(self) -> int:
         """An int64, sint64 or sfixed64."""
         number = self._int()
-        if number < _INT64_MIN or number > _INT64_MAX:
+        if number < INT64_MIN or number > INT64_MAX:
             raise JsonOther()
         return number
 
     def uint64(self) -> int:
         """A uint64 or fixed64."""
         number = self._int()
-        if number < 0 or number > _UINT64_MAX:
+        if number < 0 or number > UINT64_MAX:
             raise JsonOther()
         return number
 
@@ -456,7 +450,7 @@ class JsonScan:
         number = self.double()
         if number == 0.0 or number - number != 0.0:
             return number
-        rounded = _float32_of(number)
+        rounded = float32_of(number)
         if rounded != rounded:
             raise JsonOther()
         return rounded
@@ -572,7 +566,7 @@ def _scan_from_json(cls: type[M], text: str | bytes | bytearray, *, ignore_unkno
             reader.finish()
         except JsonOther:
             pass
-        except _GIVE_UP:
+        except GIVE_UP:
             pass
         else:
             return msg

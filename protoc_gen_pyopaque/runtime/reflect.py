@@ -40,13 +40,18 @@ TYPE_SFIXED64: Final = 16
 TYPE_SINT32: Final = 17
 TYPE_SINT64: Final = 18
 
-# The value range of every integer kind.
+# The integer kinds' limits, and the value range of every integer kind.
+INT32_MIN: Final = -(1 << 31)
+INT32_MAX: Final = (1 << 31) - 1
+UINT32_MAX: Final = (1 << 32) - 1
+INT64_MIN: Final = -(1 << 63)
+INT64_MAX: Final = (1 << 63) - 1
+UINT64_MAX: Final = (1 << 64) - 1
 INT_RANGES: Final = {
-    TYPE_INT32: (-(1 << 31), (1 << 31) - 1), TYPE_SINT32: (-(1 << 31), (1 << 31) - 1),
-    TYPE_SFIXED32: (-(1 << 31), (1 << 31) - 1), TYPE_UINT32: (0, (1 << 32) - 1),
-    TYPE_FIXED32: (0, (1 << 32) - 1), TYPE_INT64: (-(1 << 63), (1 << 63) - 1),
-    TYPE_SINT64: (-(1 << 63), (1 << 63) - 1), TYPE_SFIXED64: (-(1 << 63), (1 << 63) - 1),
-    TYPE_UINT64: (0, (1 << 64) - 1), TYPE_FIXED64: (0, (1 << 64) - 1),
+    TYPE_INT32: (INT32_MIN, INT32_MAX), TYPE_SINT32: (INT32_MIN, INT32_MAX),
+    TYPE_SFIXED32: (INT32_MIN, INT32_MAX), TYPE_UINT32: (0, UINT32_MAX), TYPE_FIXED32: (0, UINT32_MAX),
+    TYPE_INT64: (INT64_MIN, INT64_MAX), TYPE_SINT64: (INT64_MIN, INT64_MAX),
+    TYPE_SFIXED64: (INT64_MIN, INT64_MAX), TYPE_UINT64: (0, UINT64_MAX), TYPE_FIXED64: (0, UINT64_MAX),
 }
 
 # The .proto name of every field kind, for error messages.

@@ -324,7 +324,7 @@ def test_float32_of_the_compiled_path_rounds_as_struct() -> None:
     for v in values:
         if v == 0.0 or v - v != 0.0:
             continue
-        rounded = _json_gen._float32_of(v)
+        rounded = _json_gen.float32_of(v)
         try:
             want = f32.unpack(f32.pack(v))[0]
         except OverflowError:

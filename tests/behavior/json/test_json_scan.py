@@ -24,7 +24,7 @@ from protoc_gen_pyopaque.runtime import json_format as jf
 from protoc_gen_pyopaque.runtime.reflect import message_info
 from tests.behavior.conftest import Modules, mods  # noqa: F401  (the per-style fixture)
 
-_SCAN_ERRORS = (_json_scan.JsonOther, *_json._GIVE_UP)
+_SCAN_ERRORS = (_json_scan.JsonOther, *_json.GIVE_UP)
 _NUMBER = r"-?(0|[1-9][0-9]{0,24})(\.[0-9]{1,24})?([eE][+-]?[0-9]{1,3})?"
 
 
@@ -104,13 +104,13 @@ def test_the_scan_reads_values_itself_where_it_can(mods: Modules, monkeypatch: p
     """Scalars, strings, repeated and map fields and sub-messages are read without json.loads;
     well-known types' special forms with it, member by member."""
     loaded: list[str] = []
-    scan = _json_scan._scan
+    scan = _json_scan.scan_json
 
     def counting(text: str) -> Any:
         loaded.append(text)
         return scan(text)
 
-    monkeypatch.setattr(_json_scan, "_scan", counting)
+    monkeypatch.setattr(_json_scan, "scan_json", counting)
     samples = _samples(mods)
     for msg in samples[:4]:
         assert not isinstance(_scanned(type(msg), jf.to_json(msg)), BaseException)
