@@ -524,7 +524,7 @@ def _json_view(kind: int, name: str, json_name: str, null_enum: bool, value_mess
     return JsonView(
         kind=kind, form=form, scan=scan,
         # json.dumps(name, ensure_ascii=False) without making an encoder for each field
-        key=repr("," + encode_basestring(json_name) + ":"), name=repr(json_name), alias=name != json_name,
+        member=encode_basestring(json_name) + ":", name=repr(json_name), alias=name != json_name,
         null=null_enum or value_message, int_low=low, int_high=high, int_digits=digits,
     )
 

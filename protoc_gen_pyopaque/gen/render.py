@@ -321,6 +321,7 @@ def make_environment(cache: Path | None) -> jinja2.Environment:
     )
     env.filters["indent"] = indent
     env.filters["tojson"] = tojson
+    env.filters["literal"] = repr  # a Python literal of a string
     env.filters["packed"] = packed
     # ``item is oneof``: an isinstance test, where ``item.fields is defined`` raised and caught two
     # exceptions for every field that is not a oneof

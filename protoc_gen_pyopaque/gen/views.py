@@ -23,7 +23,7 @@ _VARINT_KINDS: Final = {k.TYPE_BOOL: _kept.VARINT_BOOL, k.TYPE_INT32: _kept.VARI
 
 # The runtime surface generated code imports (as _rt): RUNTIME_PACKAGE._gen_v<N>, surface N.
 RUNTIME_PACKAGE: Final = "protoc_gen_pyopaque.runtime"
-RUNTIME_SURFACE: Final = "_gen_v11"
+RUNTIME_SURFACE: Final = "_gen_v12"
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ class JsonView:
     kind: int  # descriptor type number, for the runtime's json_in_int/json_in_key
     form: str  # int, int64, bool, string, bytes, float, double, enum, null, message
     scan: str  # the method of runtime/_json_scan.py's JsonScan that reads a value (scalars)
-    key: str  # literal of the printed member prefix: ',"jsonName":'
+    member: str  # the printed member's text before its value: "jsonName": (after a comma or brace)
     name: str  # literal of the JSON name
     alias: bool  # the proto name is a second spelling (to refuse both at once)
     null: bool  # JSON null is a value of this field, not "unset"

@@ -17,6 +17,8 @@ import struct
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
+from librt.strings import StringWriter
+
 from . import _json_wkt  # by module: _json_wkt uses this one too (the WKT forms recurse into it)
 from ._codec import nested_too_deep
 from ._registry import find_message_class
@@ -156,13 +158,13 @@ GIVE_UP: Final = (JsonError, RecursionError, TypeError, ValueError, AttributeErr
 
 def _fast_text(msg: Any) -> str | None:
     """Compact ProtoJSON from the generated printers, or None when they give up."""
-    out: list[str] = []
+    out = StringWriter()
     try:
         printer: Message = msg  # typed: compiled, a native call of the class's printer
         printer._pb_json_write(out, JsonCtx(type(msg)), 0)
     except GIVE_UP:
         return None
-    return "".join(out)
+    return out.getvalue()
 
 
 def print_message(msg: Any, ctx: JsonCtx, path: str, depth: int) -> Any:

@@ -50,48 +50,61 @@ def json_merge_reflective(msg: Any, obj: Any, ctx: JsonCtx, depth: int) -> None:
     merge_message(msg, obj, ctx, "$", depth)
 
 
-def json_write_extensions(out: list[str], msg: Any, ctx: JsonCtx, depth: int) -> None:
-    """Append the ``,"[ext.name]":value`` members of the extensions set on ``msg``."""
+def json_write_extensions(out: StringWriter, msg: Any, ctx: JsonCtx, depth: int, comma: bool) -> bool:
+    """Write the ``"[ext.name]":value`` members of the extensions set on ``msg``, each after a comma
+    (``comma``: members were written before them) or the object's brace; return whether members
+    were written."""
     for name, value in print_extensions(msg, message_info(msg), ctx, "$", depth):
-        out.append("," + COMPACT.encode(name) + ":" + COMPACT.encode(value))
+        out.append(44 if comma else 123)  # "," or "{"
+        out.write(COMPACT.encode(name) + ":" + COMPACT.encode(value))
+        comma = True
+    return comma
 
 
-def json_out_int(value: Any) -> str:
-    """An integer that is not a plain int (a bool, an IntEnum, ...), as the reflective printer."""
-    return str(int(value))
+def json_write_ints(out: StringWriter, values: list[int], separator: str) -> None:
+    """Write the integers ``values`` in decimal, ``separator`` between them."""
+    if not NATIVE:  # interpreted, str() and join (in C) cost less than a loop
+        out.write(separator.join(map(str, map(int, values))))
+        return
+    comma = False
+    for value in values:
+        if comma:
+            out.write(separator)
+        comma = True
+        _write_int(out, value)
 
 
-def json_out_double(value: float) -> str:
-    """A double: its shortest decimal form as repr() writes it; NaN and infinities are strings."""
+def json_write_double(out: StringWriter, value: float) -> None:
+    """Write a double: its shortest decimal form as repr() writes it; NaN and infinities as strings."""
     number = float(value)
     if number - number != 0.0:
-        return _float_text(number, False)
-    if NATIVE and number != 0.0:  # interpreted, repr() costs less than the steps of _shortest_digits
-        text = _shortest_digits(number, False)
-        if text:
-            return text
-    return repr(number)
+        out.write(_float_text(number, False))
+    # interpreted, repr() costs less than the steps of _shortest_digits
+    elif not NATIVE or number == 0.0 or not _shortest_digits(out, number, False):
+        out.write(repr(number))
 
 
-def json_out_float(value: float) -> str:
-    """A float32 in its shortest decimal form that reads back as the same float32 (6 digits at least)."""
+def json_write_float(out: StringWriter, value: float) -> None:
+    """Write a float32: the shortest decimal (6 digits at least) that reads back as the same float32."""
     number = float(value)
     if number == 0.0 or number - number != 0.0:
-        return _float_text(number, True)
+        out.write(_float_text(number, True))
+        return
     # a multiple of 1/16 below 4096 (exact: scaled by a power of two) is a float32 whose decimal
     # expansion is its shortest form: a decimal with a digit less is 0.0005 away at least, more
     # than its half ulp (0.000122 at most); repr() writes that expansion
     sixteenths = number * 16.0
     if -65536.0 < sixteenths < 65536.0 and sixteenths == math.floor(sixteenths):
-        return json_out_double(number)
-    if NATIVE:  # interpreted, the steps of _shortest_digits cost more than the search below
-        text = _shortest_digits(number, True)
-        if text:
-            return text
+        json_write_double(out, number)
+        return
+    # interpreted, the steps of _shortest_digits cost more than the search below
+    if NATIVE and _shortest_digits(out, number, True):
+        return
     try:
         want = _F32.pack(number)
     except OverflowError:
-        return repr(number)
+        out.write(repr(number))
+        return
     # f-strings: "%.7g" % number parses its format on every call, at several times the cost
     text = f"{number:.7g}"
     if _F32.pack(float(text)) == want:
@@ -106,12 +119,14 @@ def json_out_float(value: float) -> str:
         if _F32.pack(float(text)) != want:
             text = f"{number:.9g}"
     else:
-        return _float_text(number, True)
+        out.write(_float_text(number, True))
+        return
     # repr() of that float writes these digits (at most 9 of them) the same way, except
     # for large exponents, and with ".0" after a whole number
-    if "e" not in text:
-        return text if "." in text else text + ".0"
-    return repr(float(text))
+    if "e" in text:
+        out.write(repr(float(text)))
+    else:
+        out.write(text if "." in text else text + ".0")
 
 
 # The shortest digits by Schubfach (Raffaello Giulietti, "The Schubfach way to render doubles",
@@ -142,7 +157,7 @@ def _pow10_limbs(k: int) -> list[int]:
 
 # Built at import (~1.2 ms), though only compiled code reads them: filled on first use, as lists
 # (a Final must be set at import), they cost ~27 instructions more per double (list indexing,
-# the test), 1.5 % of json_out_double
+# the test), 1.5 % of a double's text
 _POW10_LIMBS: Final = tuple(limb for k in range(_K_MIN, _K_MAX + 1) for limb in _pow10_limbs(k))
 _TWO_POWERS: Final = tuple(2.0**-e for e in range(-1023, 1024))  # 2**-e at e + 1023
 _INV_LN2: Final = 1.0 / math.log(2.0)
@@ -158,17 +173,17 @@ _FLT_MAX: Final = 3.4028234663852886e38
 _FLT_TRUE_MIN: Final = 1.401298464324817e-45  # 2**-149, the least float32
 
 
-def _shortest_digits(number: float, single: bool) -> str:
-    """repr()'s text of finite nonzero ``number``, or with ``single`` the text of
+def _shortest_digits(out: StringWriter, number: float, single: bool) -> bool:
+    """Write repr()'s text of finite nonzero ``number``, or with ``single`` the text of
     _json.print_float: the fewest digits (6 at least) whose decimal, read as a double and that
-    rounded to a float32, is the same float32. "" for what that leaves to print_float: a double
-    that is no float32, and the few float32s (powers of two, whose interval below is narrower)
-    that need more digits than the search below tries."""
+    rounded to a float32, is the same float32. False (nothing written) for what that leaves to
+    print_float: a double that is no float32, and the few float32s (powers of two, whose interval
+    below is narrower) that need more digits than the search below tries."""
     v = math.fabs(number)
     # v = c * 2**q, c of 53 bits (fewer for a subnormal double)
     if v < _DBL_MIN:
         if single:
-            return ""
+            return False
         c: i64 = int(v * _TWO_600 * _TWO_474)
         e: i64 = -1023
         q: i64 = -1074
@@ -193,12 +208,12 @@ def _shortest_digits(number: float, single: bool) -> str:
     gap_below: i64 = 2
     if single:
         if v > _FLT_MAX or v < _FLT_TRUE_MIN:
-            return ""
+            return False
         lost: i64 = 29  # the double's significand bits below the float32's
         if e < -126:
             lost = -149 - q
         if (c >> lost) << lost != c:
-            return ""
+            return False
         odd = (c >> lost) & 1
         gap_above <<= lost
         gap_below = gap_above
@@ -261,18 +276,18 @@ def _shortest_digits(number: float, single: bool) -> str:
                 digits += 1
             scaled_digits = (digits * step) << 31
             if vbl <= scaled_digits <= vbr:
-                return _decimal_text(number < 0.0, digits, exponent)
+                _write_decimal(out, number < 0.0, digits, exponent)
+                return True
             step //= 10
             exponent -= 1
-        return ""
+        return False
     if s >= 10:  # a multiple of 10 in the interval: the decimal with a digit less
         down = s // 10 * 10
         down_in = vbl <= down << 2
         up_in = (down + 10) << 2 <= vbr
         if down_in != up_in:
-            if down_in:
-                return _decimal_text(number < 0.0, down, k)
-            return _decimal_text(number < 0.0, down + 10, k)
+            _write_decimal(out, number < 0.0, down if down_in else down + 10, k)
+            return True
     # else the integer either side that is in the interval, the nearer when both are (ties: even)
     below_in = vbl <= s << 2
     above_in = (s + 1) << 2 <= vbr
@@ -283,7 +298,8 @@ def _shortest_digits(number: float, single: bool) -> str:
         nearer_above = vb - ((s << 2) + 2)  # 4 * (scaled value - (s + 1/2))
         if nearer_above < 0 or nearer_above == 0 and not s & 1:
             digits = s
-    return _decimal_text(number < 0.0, digits, k)
+    _write_decimal(out, number < 0.0, digits, k)
+    return True
 
 
 def _scaled(g0: i64, g1: i64, g2: i64, g3: i64, g4: i64, cp: i64) -> i64:
@@ -304,8 +320,8 @@ def _scaled(g0: i64, g1: i64, g2: i64, g3: i64, g4: i64, cp: i64) -> i64:
     return high
 
 
-def _decimal_text(negative: bool, digits: i64, exponent: i64) -> str:
-    """repr() of the float ``digits`` * 10**``exponent`` (negated with ``negative``), written a
+def _write_decimal(out: StringWriter, negative: bool, digits: i64, exponent: i64) -> None:
+    """Write repr() of the float ``digits`` * 10**``exponent`` (negated with ``negative``), a
     character at a time: compiled, str() of the digits and the pieces around the point would make
     a string each."""
     shorter = digits // 10
@@ -322,7 +338,6 @@ def _decimal_text(negative: bool, digits: i64, exponent: i64) -> str:
         power *= 10
         count += 1
     point = count + exponent  # digits before the point
-    out = StringWriter()
     if negative:
         out.append(45)  # "-"
     if point < -3 or point > 16:  # 1.2345e-05, 1.2345e+16
@@ -353,7 +368,6 @@ def _decimal_text(negative: bool, digits: i64, exponent: i64) -> str:
                 exponent -= 1
             out.append(46)
             out.append(48)
-    return out.getvalue()
 
 
 def _write_digits(out: StringWriter, digits: i64, count: i64, point: i64) -> None:
@@ -365,6 +379,45 @@ def _write_digits(out: StringWriter, digits: i64, count: i64, point: i64) -> Non
         _write_run(out, digits - high * 100000000, 8, point - count + 8)
     else:
         _write_run(out, digits, count, point)
+
+
+_SHORT_INT: Final = (1 << 62) - 1  # compiled, ints within are native (not boxed)
+_E8: Final = 100000000
+_E16: Final = 10000000000000000
+
+
+def _write_int(out: StringWriter, value: int) -> None:
+    """Write ``value`` in decimal, as str() does: compiled, without making a string."""
+    if value < -_SHORT_INT or value > _SHORT_INT:
+        out.write(str(value))
+        return
+    n: i64 = value
+    if n < 0:
+        out.append(45)  # "-"
+        n = -n
+    if n >= _E16:  # 17 to 19 digits: 1 to 3, then two runs of 8
+        high = n // _E16
+        _write_run(out, high, _digit_count(high), -1)
+        n -= high * _E16
+        high = n // _E8
+        _write_run(out, high, 8, -1)
+        _write_run(out, n - high * _E8, 8, -1)
+    elif n >= _E8:
+        high = n // _E8
+        _write_run(out, high, _digit_count(high), -1)
+        _write_run(out, n - high * _E8, 8, -1)
+    else:
+        _write_run(out, n, _digit_count(n), -1)
+
+
+def _digit_count(n: i64) -> i64:
+    """The decimal digits of 0 <= ``n`` < 10**9 (one for 0)."""
+    count: i64 = 1
+    power: i64 = 10
+    while power <= n:
+        power *= 10
+        count += 1
+    return count
 
 
 _RUN_SCALE: Final = 1441151881  # 2**57 / 10**8 rounded up

@@ -8,6 +8,8 @@ import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar, cast
 
+from librt.strings import StringWriter
+
 from . import _codec, _json, _json_gen, _json_scan, _kept, _layout, _output, json_format
 from ._values import check_buffer, checked_extension
 from .descriptors import DescriptorProperty
@@ -149,9 +151,9 @@ class Message:
     def _pb_missing(self, prefix: str, out: list[str], /) -> None:
         """Append the paths of required fields that are not set (recursively)."""
 
-    def _pb_json_write(self, out: list[str], ctx: _json.JsonCtx, depth: int, /) -> None:
-        """Append this message as compact ProtoJSON to ``out`` (generated, except for special JSON forms)."""
-        out.append(_json_gen.json_text_reflective(self, ctx, depth))
+    def _pb_json_write(self, out: StringWriter, ctx: _json.JsonCtx, depth: int, /) -> None:
+        """Write this message as compact ProtoJSON to ``out`` (generated, except for special JSON forms)."""
+        out.write(_json_gen.json_text_reflective(self, ctx, depth))
 
     def _pb_json_merge(self, obj: Any, ctx: _json.JsonCtx, depth: int, /) -> None:
         """Merge the ProtoJSON value ``obj`` (generated, except for special JSON forms)."""

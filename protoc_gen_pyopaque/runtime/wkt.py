@@ -26,6 +26,8 @@ from datetime import datetime, timedelta, timezone, tzinfo
 from operator import truediv  # compiled code (mypyc) divides ints as floats: inexact
 from typing import Any, Final, TypeVar, cast
 
+from librt.strings import StringWriter
+
 from .errors import JsonError
 from ._json import JsonCtx
 from ._json_wkt import (
@@ -279,13 +281,13 @@ class TimestampBase(_SecondsNanosBase):
 
     __slots__ = ()
 
-    def _pb_json_write(self, out: list[str], ctx: JsonCtx, depth: int) -> None:
-        """Append the ProtoJSON string (the reflective printer names the path of a failure)."""
+    def _pb_json_write(self, out: StringWriter, ctx: JsonCtx, depth: int) -> None:
+        """Write the ProtoJSON string (the reflective printer names the path of a failure)."""
         if depth > MAX_DEPTH:
             raise JsonError("$: messages nested too deeply")
-        out.append('"')
-        out.append(timestamp_text(int(self.get_seconds()), int(self.get_nanos()), "$"))
-        out.append('"')
+        out.append(34)  # '"'
+        out.write(timestamp_text(int(self.get_seconds()), int(self.get_nanos()), "$"))
+        out.append(34)
 
     def _pb_json_value(self, obj: Any) -> tuple[int, int]:
         return timestamp_value(obj, "$")
@@ -381,13 +383,13 @@ class DurationBase(_SecondsNanosBase):
 
     __slots__ = ()
 
-    def _pb_json_write(self, out: list[str], ctx: JsonCtx, depth: int) -> None:
-        """Append the ProtoJSON string (the reflective printer names the path of a failure)."""
+    def _pb_json_write(self, out: StringWriter, ctx: JsonCtx, depth: int) -> None:
+        """Write the ProtoJSON string (the reflective printer names the path of a failure)."""
         if depth > MAX_DEPTH:
             raise JsonError("$: messages nested too deeply")
-        out.append('"')
-        out.append(duration_text(int(self.get_seconds()), int(self.get_nanos()), "$"))
-        out.append('"')
+        out.append(34)  # '"'
+        out.write(duration_text(int(self.get_seconds()), int(self.get_nanos()), "$"))
+        out.append(34)
 
     def _pb_json_value(self, obj: Any) -> tuple[int, int]:
         return duration_value(obj, "$")

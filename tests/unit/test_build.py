@@ -12,7 +12,7 @@ import pytest
 from protoc_gen_pyopaque.gen import pyexpr
 from protoc_gen_pyopaque.gen.build import CODECS, field_types, json_view
 from protoc_gen_pyopaque.plugin.schema import Field, MapTypes
-from protoc_gen_pyopaque.runtime import _gen_v11 as rt, reflect as k
+from protoc_gen_pyopaque.runtime import _gen_v12 as rt, reflect as k
 from protoc_gen_pyopaque.runtime._codec import WIRE_OF_KIND
 from protoc_gen_pyopaque.runtime._wire import WIRE_FIXED32, WIRE_FIXED64, dec_tag
 
@@ -158,7 +158,7 @@ def test_filled_wraps_as_textwrap_with_indents() -> None:
 def test_json_view_decides_each_fields_json_form() -> None:
     """The JSON facts of a field: its form, member key, and the checks its kind needs inline."""
     int32 = json_view(replace(SCALAR, name="my_x", json_name="myX"))
-    assert (int32.form, int32.key, int32.name, int32.alias, int32.null) == ("int", "',\"myX\":'", "'myX'", True, False)
+    assert (int32.form, int32.member, int32.name, int32.alias, int32.null) == ("int", '"myX":', "'myX'", True, False)
     assert (int32.int_low, int32.int_high, int32.int_digits) == (-2**31, 2**31 - 1, 0)
     uint64 = json_view(replace(SCALAR, kind=k.TYPE_UINT64))
     assert (uint64.form, uint64.int_digits, uint64.alias) == ("int64", len(str(2**64 - 1)), False)
@@ -166,4 +166,4 @@ def test_json_view_decides_each_fields_json_form() -> None:
     assert (null.form, null.null) == ("null", True)
     value = json_view(replace(SCALAR, kind=k.TYPE_MESSAGE, message="google.protobuf.Value", default=None))
     assert (value.form, value.null) == ("message", True)
-    assert json_view(replace(SCALAR, json_name="é\"")).key == repr(',"é\\"":')
+    assert json_view(replace(SCALAR, json_name="é\"")).member == '"é\\"":'

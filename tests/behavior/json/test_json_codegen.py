@@ -14,6 +14,9 @@ import struct
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from librt.strings import StringWriter
 
 from protoc_gen_pyopaque.runtime import EncodeError, JsonError
 from protoc_gen_pyopaque.runtime import _json, _json_gen
@@ -27,9 +30,27 @@ def _reflective_text(msg: Any) -> str:
 
 
 def _fast_text(msg: Any, depth: int = 0) -> str:
-    out: list[str] = []
+    out = StringWriter()
     msg._pb_json_write(out, _json.JsonCtx(type(msg)), depth)
-    return "".join(out)
+    return out.getvalue()
+
+
+def _double_text(value: float) -> str:
+    out = StringWriter()
+    _json_gen.json_write_double(out, value)
+    return out.getvalue()
+
+
+def _float_text(value: float) -> str:
+    out = StringWriter()
+    _json_gen.json_write_float(out, value)
+    return out.getvalue()
+
+
+def _shortest_digits(value: float, single: bool) -> str:
+    """The text _shortest_digits writes, "" when it leaves ``value`` to the search."""
+    out = StringWriter()
+    return out.getvalue() if _json_gen._shortest_digits(out, value, single) else ""
 
 
 def _reflective_parse(cls: Any, obj: Any, ignore_unknown: bool = False) -> Any:
@@ -71,6 +92,54 @@ def test_generated_printer_prints_what_the_reflective_one_does(mods: Modules) ->
         assert _fast_text(msg) == _reflective_text(msg), type(msg).__name__
         assert jf.to_json(msg) == _reflective_text(msg)
         assert jf.to_dict(msg) == json.loads(_reflective_text(msg))
+
+
+_INT32 = st.integers(-(2**31), 2**31 - 1)
+_INT64 = st.integers(-(2**63), 2**63 - 1)
+_UINT64 = st.integers(0, 2**64 - 1)
+_DOUBLE = st.floats() | st.sampled_from([0.0, -0.0, 1e-320, 5e-324, 1.7976931348623157e308, 1e16, 1e-7])
+_FLOAT32 = st.floats(width=32)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_generated_printer_prints_random_messages_as_the_reflective_one(mods: Modules, data: st.DataObject) -> None:
+    """Every field kind the generated printer writes (scalars, repeated scalars written one by one or
+    joined, 64-bit integers in quotes, maps, nested and repeated messages, absent fields), with random
+    values: the same text as the reflective printer."""
+    collections = mods.load("collections")
+    C, S = collections.Collections, mods.load("scalars").Scalars
+    item = st.builds(C.Item, key=st.text(), color=st.integers(0, 2))
+    bag = data.draw(st.builds(
+        collections.Bag, title=st.text(), blob=st.binary(), count=_INT64, delta=st.none() | _INT32,
+        ratio=_DOUBLE, flag=st.booleans(), ints=st.lists(_INT32), tags=st.lists(st.text()),
+        items=st.lists(item, max_size=3), counts=st.dictionaries(st.text(), _INT64),
+        items_by_id=st.dictionaries(_INT32, item, max_size=3), stamps=st.lists(_UINT64), color=st.integers(0, 2),
+        note=st.none() | st.text(), big=_UINT64, weight=_FLOAT32, ratios=st.lists(_DOUBLE)))
+    scalars = data.draw(st.builds(
+        S, f_double=_DOUBLE, f_float=_FLOAT32, f_int64=_INT64, f_uint64=_UINT64, f_int32=_INT32,
+        f_fixed64=_UINT64, f_fixed32=st.integers(0, 2**32 - 1), f_bool=st.booleans(), f_string=st.text(),
+        f_bytes=st.binary(), f_sint64=_INT64, opt_int32=st.none() | _INT32))
+    coll = data.draw(st.builds(
+        C, packed_ints=st.lists(_INT32), ratios=st.lists(_FLOAT32), weights=st.dictionaries(st.text(), _FLOAT32),
+        color_by_flag=st.dictionaries(st.booleans(), st.integers(0, 2)), scalars=st.just(scalars)))
+    for msg in (bag, scalars, coll):
+        assert _fast_text(msg) == _reflective_text(msg)
+
+
+def test_integers_are_written_as_str_writes_them() -> None:
+    """json_write_ints (compiled: digits written without a string, in runs of 8, beyond 62 bits by
+    str()) at every digit count, either side of each power of ten and of the 62-bit limit."""
+    values: list[int] = [True, False]
+    for e in range(20):
+        values += [10**e - 1, 10**e, 10**e + 1, -(10**e) + 1, -(10**e), -(10**e) - 1]
+    values += [b + d for b in (2**62, -(2**62), 2**63, -(2**63), 2**64) for d in (-2, -1, 0, 1)]
+    rng = random.Random(3)
+    values += [rng.randrange(-(2**64), 2**64) >> rng.randrange(64) for _ in range(2000)]
+    for separator in (",", '","'):
+        out = StringWriter()
+        _json_gen.json_write_ints(out, values, separator)
+        assert out.getvalue() == separator.join(str(int(v)) for v in values)
 
 
 def test_generated_parser_reads_what_the_reflective_one_does(mods: Modules) -> None:
@@ -171,7 +240,7 @@ def test_float32_shortest_form_matches_the_reflective_printer() -> None:
         want = expected if isinstance(expected, str) and expected[:1] == '"' else (
             '"' + expected + '"' if isinstance(expected, str) else repr(expected))
         if v == v:
-            assert _json_gen.json_out_float(v) == want, v
+            assert _float_text(v) == want, v
 
 
 def _float32s(bits: list[int]) -> list[float]:
@@ -198,7 +267,7 @@ def _next_float32(x: float, toward: float) -> float:
 
 
 def test_shortest_digits_of_float32s_are_the_reflective_printers_text() -> None:
-    """json_out_float's compiled path (_shortest_digits for a float32) writes the text of the
+    """json_write_float's compiled path (_shortest_digits for a float32) writes the text of the
     reflective printer (the shortest decimal of 6 digits at least that reads back, as a double and
     then as a float32); it leaves to the f-string search only doubles that are no float32 and the
     powers of two whose nearest decimals lie outside their narrower interval below (run here
@@ -231,8 +300,8 @@ def test_shortest_digits_of_float32s_are_the_reflective_printers_text() -> None:
             continue
         expected = _json.print_float(v, True)
         want = '"' + expected + '"' if isinstance(expected, str) else repr(expected)
-        assert _json_gen.json_out_float(v) == want, v
-        text = _json_gen._shortest_digits(v, True)
+        assert _float_text(v) == want, v
+        text = _shortest_digits(v, True)
         if text:
             assert text == want, v
         else:
@@ -250,8 +319,8 @@ def test_float32_decimals_read_back_as_a_double_first() -> None:
     assert repr(_json.print_float(lower, True)) == "7.0385307e-26"
     assert repr(_json.print_float(upper, True)) == "7.038531e-26"
     for v in (lower, upper, -lower, -upper):
-        assert _json_gen._shortest_digits(v, True) == repr(_json.print_float(v, True)), v
-        assert _json_gen.json_out_float(v) == repr(_json.print_float(v, True)), v
+        assert _shortest_digits(v, True) == repr(_json.print_float(v, True)), v
+        assert _float_text(v) == repr(_json.print_float(v, True)), v
 
 
 def test_shortest_digits_leave_doubles_between_float32s_to_the_search() -> None:
@@ -261,13 +330,13 @@ def test_shortest_digits_leave_doubles_between_float32s_to_the_search() -> None:
     values = [rng.uniform(-1.0, 1.0) * 10.0 ** rng.randint(-30, 30) for _ in range(3000)]
     values += [0.1, 1e-46, 7e-46, 3.5e38, 1e39, 1e-300, 5e-324, -1.7976931348623157e308]
     for v in values:
-        assert _json_gen._shortest_digits(v, True) == "", v
+        assert _shortest_digits(v, True) == "", v
         expected = _json.print_float(v, True)
-        assert _json_gen.json_out_float(v) == repr(expected), v
+        assert _float_text(v) == repr(expected), v
 
 
 def test_shortest_digits_of_doubles_are_repr() -> None:
-    """json_out_double's compiled path (_shortest_digits for a double) writes repr()'s text for
+    """json_write_double's compiled path (_shortest_digits for a double) writes repr()'s text for
     every finite nonzero double, subnormals and the extremes included (run here interpreted: the
     same code)."""
     rng = random.Random(53)
@@ -299,9 +368,9 @@ def test_shortest_digits_of_doubles_are_repr() -> None:
     for v in values:
         if v == 0.0 or v - v != 0.0:
             continue
-        assert _json_gen._shortest_digits(v, False) == repr(v), v
-        assert _json_gen._shortest_digits(-v, False) == repr(-v), v
-        assert _json_gen.json_out_double(v) == repr(v)
+        assert _shortest_digits(v, False) == repr(v), v
+        assert _shortest_digits(-v, False) == repr(-v), v
+        assert _double_text(v) == repr(v)
 
 
 def test_float32_of_the_compiled_path_rounds_as_struct() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v12 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.type_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb
 
@@ -657,55 +657,69 @@ class Api(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.name
         if _x1:
-            _out.append(',"name":')
-            _out.append(_rt.json_out_str(_x1))
+            _out.write(',"name":' if _comma else '{"name":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x1))
         _x2 = self.methods
         if _x2:
-            _out.append(',"methods":' + "[")
+            _out.write(',"methods":[' if _comma else '{"methods":[')
+            _comma = True
+            _sep = False
             for _y2 in _x2:
+                if _sep:
+                    _out.append(44)
+                _sep = True
                 _y2._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "]"
+            _out.append(93)
         _x3 = self.options
         if _x3:
-            _out.append(',"options":' + "[")
+            _out.write(',"options":[' if _comma else '{"options":[')
+            _comma = True
+            _sep = False
             for _y3 in _x3:
+                if _sep:
+                    _out.append(44)
+                _sep = True
                 _y3._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "]"
+            _out.append(93)
         _x4 = self.version
         if _x4:
-            _out.append(',"version":')
-            _out.append(_rt.json_out_str(_x4))
+            _out.write(',"version":' if _comma else '{"version":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x4))
         _x5 = self.source_context
         if _x5 is not None:
-            _out.append(',"sourceContext":')
+            _out.write(',"sourceContext":' if _comma else '{"sourceContext":')
+            _comma = True
             _x5._pb_json_write(_out, _ctx, _depth + 1)
         _x6 = self.mixins
         if _x6:
-            _out.append(',"mixins":' + "[")
+            _out.write(',"mixins":[' if _comma else '{"mixins":[')
+            _comma = True
+            _sep = False
             for _y6 in _x6:
+                if _sep:
+                    _out.append(44)
+                _sep = True
                 _y6._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "]"
+            _out.append(93)
         _x7 = self.syntax
         if _x7:
-            _out.append(',"syntax":')
-            _out.append(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax.json_names.get(_x7) or _rt.json_out_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, _x7))
+            _out.write(',"syntax":' if _comma else '{"syntax":')
+            _comma = True
+            _out.write(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax.json_names.get(_x7) or _rt.json_out_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, _x7))
         _x8 = self.edition
         if _x8:
-            _out.append(',"edition":')
-            _out.append(_rt.json_out_str(_x8))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"edition":' if _comma else '{"edition":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x8))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -1447,49 +1461,57 @@ class Method(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.name
         if _x1:
-            _out.append(',"name":')
-            _out.append(_rt.json_out_str(_x1))
+            _out.write(',"name":' if _comma else '{"name":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x1))
         _x2 = self.request_type_url
         if _x2:
-            _out.append(',"requestTypeUrl":')
-            _out.append(_rt.json_out_str(_x2))
+            _out.write(',"requestTypeUrl":' if _comma else '{"requestTypeUrl":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x2))
         _x3 = self.request_streaming
         if _x3:
-            _out.append(',"requestStreaming":')
-            _out.append("true" if _x3 else "false")
+            _out.write(',"requestStreaming":' if _comma else '{"requestStreaming":')
+            _comma = True
+            _out.write("true" if _x3 else "false")
         _x4 = self.response_type_url
         if _x4:
-            _out.append(',"responseTypeUrl":')
-            _out.append(_rt.json_out_str(_x4))
+            _out.write(',"responseTypeUrl":' if _comma else '{"responseTypeUrl":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x4))
         _x5 = self.response_streaming
         if _x5:
-            _out.append(',"responseStreaming":')
-            _out.append("true" if _x5 else "false")
+            _out.write(',"responseStreaming":' if _comma else '{"responseStreaming":')
+            _comma = True
+            _out.write("true" if _x5 else "false")
         _x6 = self.options
         if _x6:
-            _out.append(',"options":' + "[")
+            _out.write(',"options":[' if _comma else '{"options":[')
+            _comma = True
+            _sep = False
             for _y6 in _x6:
+                if _sep:
+                    _out.append(44)
+                _sep = True
                 _y6._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "]"
+            _out.append(93)
         _x7 = self.syntax
         if _x7:
-            _out.append(',"syntax":')
-            _out.append(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax.json_names.get(_x7) or _rt.json_out_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, _x7))
+            _out.write(',"syntax":' if _comma else '{"syntax":')
+            _comma = True
+            _out.write(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax.json_names.get(_x7) or _rt.json_out_enum(_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb._e_Syntax, _x7))
         _x8 = self.edition
         if _x8:
-            _out.append(',"edition":')
-            _out.append(_rt.json_out_str(_x8))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"edition":' if _comma else '{"edition":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x8))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -1931,22 +1953,21 @@ class Mixin(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.name
         if _x1:
-            _out.append(',"name":')
-            _out.append(_rt.json_out_str(_x1))
+            _out.write(',"name":' if _comma else '{"name":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x1))
         _x2 = self.root
         if _x2:
-            _out.append(',"root":')
-            _out.append(_rt.json_out_str(_x2))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"root":' if _comma else '{"root":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x2))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:

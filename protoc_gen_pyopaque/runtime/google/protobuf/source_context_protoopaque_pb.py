@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v12 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code
@@ -353,19 +353,17 @@ class SourceContext(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self._f_file_name
         if _x1:
-            _out.append(',"fileName":')
-            _out.append(_rt.json_out_str(_x1))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"fileName":' if _comma else '{"fileName":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x1))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:

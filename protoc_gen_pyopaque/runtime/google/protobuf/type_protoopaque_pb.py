@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v12 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.any_protoopaque_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_protoopaque_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb
 
@@ -579,50 +579,60 @@ class Type(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self._f_name
         if _x1:
-            _out.append(',"name":')
-            _out.append(_rt.json_out_str(_x1))
+            _out.write(',"name":' if _comma else '{"name":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x1))
         _x2 = self._f_fields
         if _x2:
-            _out.append(',"fields":' + "[")
+            _out.write(',"fields":[' if _comma else '{"fields":[')
+            _comma = True
+            _sep = False
             for _y2 in _x2:
+                if _sep:
+                    _out.append(44)
+                _sep = True
                 _y2._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "]"
+            _out.append(93)
         _x3 = self._f_oneofs
         if _x3:
-            _out.append(',"oneofs":' + "[")
-            _out.append(",".join([_rt.json_out_str(_y) for _y in _x3]))
-            _out.append("]")
+            _out.write(',"oneofs":[' if _comma else '{"oneofs":[')
+            _comma = True
+            _out.write(",".join([_rt.json_out_str(_y) for _y in _x3]))
+            _out.append(93)
         _x4 = self._f_options
         if _x4:
-            _out.append(',"options":' + "[")
+            _out.write(',"options":[' if _comma else '{"options":[')
+            _comma = True
+            _sep = False
             for _y4 in _x4:
+                if _sep:
+                    _out.append(44)
+                _sep = True
                 _y4._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "]"
+            _out.append(93)
         _x5 = self._f_source_context
         if _x5 is not None:
-            _out.append(',"sourceContext":')
+            _out.write(',"sourceContext":' if _comma else '{"sourceContext":')
+            _comma = True
             _x5._pb_json_write(_out, _ctx, _depth + 1)
         _x6 = self._f_syntax
         if _x6:
-            _out.append(',"syntax":')
-            _out.append(_e_Syntax.json_names.get(_x6) or _rt.json_out_enum(_e_Syntax, _x6))
+            _out.write(',"syntax":' if _comma else '{"syntax":')
+            _comma = True
+            _out.write(_e_Syntax.json_names.get(_x6) or _rt.json_out_enum(_e_Syntax, _x6))
         _x7 = self._f_edition
         if _x7:
-            _out.append(',"edition":')
-            _out.append(_rt.json_out_str(_x7))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"edition":' if _comma else '{"edition":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x7))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -1972,58 +1982,68 @@ class Field(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'kind': 1, 'cardinality': 2, 'number': 3, 'name': 4, 'typeUrl': 6, 'oneofIndex': 7, 'packed': 8, 'options': 9, 'jsonName': 10, 'defaultValue': 11, 'type_url': 6, 'oneof_index': 7, 'json_name': 10, 'default_value': 11}
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self._f_kind
         if _x1:
-            _out.append(',"kind":')
-            _out.append(_e_Field_Kind.json_names.get(_x1) or _rt.json_out_enum(_e_Field_Kind, _x1))
+            _out.write(',"kind":' if _comma else '{"kind":')
+            _comma = True
+            _out.write(_e_Field_Kind.json_names.get(_x1) or _rt.json_out_enum(_e_Field_Kind, _x1))
         _x2 = self._f_cardinality
         if _x2:
-            _out.append(',"cardinality":')
-            _out.append(_e_Field_Cardinality.json_names.get(_x2) or _rt.json_out_enum(_e_Field_Cardinality, _x2))
+            _out.write(',"cardinality":' if _comma else '{"cardinality":')
+            _comma = True
+            _out.write(_e_Field_Cardinality.json_names.get(_x2) or _rt.json_out_enum(_e_Field_Cardinality, _x2))
         _x3 = self._f_number
         if _x3:
-            _out.append(',"number":')
-            _out.append(str(int(_x3)))
+            _out.write(',"number":' if _comma else '{"number":')
+            _comma = True
+            _out.write(str(int(_x3)))
         _x4 = self._f_name
         if _x4:
-            _out.append(',"name":')
-            _out.append(_rt.json_out_str(_x4))
+            _out.write(',"name":' if _comma else '{"name":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x4))
         _x6 = self._f_type_url
         if _x6:
-            _out.append(',"typeUrl":')
-            _out.append(_rt.json_out_str(_x6))
+            _out.write(',"typeUrl":' if _comma else '{"typeUrl":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x6))
         _x7 = self._f_oneof_index
         if _x7:
-            _out.append(',"oneofIndex":')
-            _out.append(str(int(_x7)))
+            _out.write(',"oneofIndex":' if _comma else '{"oneofIndex":')
+            _comma = True
+            _out.write(str(int(_x7)))
         _x8 = self._f_packed
         if _x8:
-            _out.append(',"packed":')
-            _out.append("true" if _x8 else "false")
+            _out.write(',"packed":' if _comma else '{"packed":')
+            _comma = True
+            _out.write("true" if _x8 else "false")
         _x9 = self._f_options
         if _x9:
-            _out.append(',"options":' + "[")
+            _out.write(',"options":[' if _comma else '{"options":[')
+            _comma = True
+            _sep = False
             for _y9 in _x9:
+                if _sep:
+                    _out.append(44)
+                _sep = True
                 _y9._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "]"
+            _out.append(93)
         _x10 = self._f_json_name
         if _x10:
-            _out.append(',"jsonName":')
-            _out.append(_rt.json_out_str(_x10))
+            _out.write(',"jsonName":' if _comma else '{"jsonName":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x10))
         _x11 = self._f_default_value
         if _x11:
-            _out.append(',"defaultValue":')
-            _out.append(_rt.json_out_str(_x11))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"defaultValue":' if _comma else '{"defaultValue":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x11))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -2701,45 +2721,54 @@ class Enum(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self._f_name
         if _x1:
-            _out.append(',"name":')
-            _out.append(_rt.json_out_str(_x1))
+            _out.write(',"name":' if _comma else '{"name":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x1))
         _x2 = self._f_enumvalue
         if _x2:
-            _out.append(',"enumvalue":' + "[")
+            _out.write(',"enumvalue":[' if _comma else '{"enumvalue":[')
+            _comma = True
+            _sep = False
             for _y2 in _x2:
+                if _sep:
+                    _out.append(44)
+                _sep = True
                 _y2._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "]"
+            _out.append(93)
         _x3 = self._f_options
         if _x3:
-            _out.append(',"options":' + "[")
+            _out.write(',"options":[' if _comma else '{"options":[')
+            _comma = True
+            _sep = False
             for _y3 in _x3:
+                if _sep:
+                    _out.append(44)
+                _sep = True
                 _y3._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "]"
+            _out.append(93)
         _x4 = self._f_source_context
         if _x4 is not None:
-            _out.append(',"sourceContext":')
+            _out.write(',"sourceContext":' if _comma else '{"sourceContext":')
+            _comma = True
             _x4._pb_json_write(_out, _ctx, _depth + 1)
         _x5 = self._f_syntax
         if _x5:
-            _out.append(',"syntax":')
-            _out.append(_e_Syntax.json_names.get(_x5) or _rt.json_out_enum(_e_Syntax, _x5))
+            _out.write(',"syntax":' if _comma else '{"syntax":')
+            _comma = True
+            _out.write(_e_Syntax.json_names.get(_x5) or _rt.json_out_enum(_e_Syntax, _x5))
         _x6 = self._f_edition
         if _x6:
-            _out.append(',"edition":')
-            _out.append(_rt.json_out_str(_x6))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"edition":' if _comma else '{"edition":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x6))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -3432,30 +3461,33 @@ class EnumValue(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self._f_name
         if _x1:
-            _out.append(',"name":')
-            _out.append(_rt.json_out_str(_x1))
+            _out.write(',"name":' if _comma else '{"name":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x1))
         _x2 = self._f_number
         if _x2:
-            _out.append(',"number":')
-            _out.append(str(int(_x2)))
+            _out.write(',"number":' if _comma else '{"number":')
+            _comma = True
+            _out.write(str(int(_x2)))
         _x3 = self._f_options
         if _x3:
-            _out.append(',"options":' + "[")
+            _out.write(',"options":[' if _comma else '{"options":[')
+            _comma = True
+            _sep = False
             for _y3 in _x3:
+                if _sep:
+                    _out.append(44)
+                _sep = True
                 _y3._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "]"
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.append(93)
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -3807,23 +3839,22 @@ class Option(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self._f_name
         if _x1:
-            _out.append(',"name":')
-            _out.append(_rt.json_out_str(_x1))
+            _out.write(',"name":' if _comma else '{"name":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x1))
         _x2 = self._f_value
         if _x2 is not None:
-            _out.append(',"value":')
+            _out.write(',"value":' if _comma else '{"value":')
+            _comma = True
             _x2._pb_json_write(_out, _ctx, _depth + 1)
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:

@@ -11,7 +11,7 @@ import enum as _enum
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v12 as _rt
 import golden.scalars_pb as _m_golden__scalars_pb
 
 _pb_no_unknown: _t.Final = b""
@@ -227,22 +227,21 @@ class _c_Collections_Item(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.key
         if _x1:
-            _out.append(',"key":')
-            _out.append(_rt.json_out_str(_x1))
+            _out.write(',"key":' if _comma else '{"key":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x1))
         _x2 = self.color
         if _x2:
-            _out.append(',"color":')
-            _out.append(_e_Collections_Color.json_names.get(_x2) or _rt.json_out_enum(_e_Collections_Color, _x2))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"color":' if _comma else '{"color":')
+            _comma = True
+            _out.write(_e_Collections_Color.json_names.get(_x2) or _rt.json_out_enum(_e_Collections_Color, _x2))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -1668,94 +1667,124 @@ class Collections(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'packedInts': 1, 'names': 2, 'items': 3, 'colors': 4, 'counts': 5, 'itemsById': 6, 'colorByFlag': 10, 'ratios': 11, 'weights': 12, 'text': 7, 'item': 8, 'scalars': 9, 'number': 13, 'packed_ints': 1, 'items_by_id': 6, 'color_by_flag': 10}
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.packed_ints
         if _x1:
-            _out.append(',"packedInts":' + "[")
-            _out.append(",".join([str(int(_y)) for _y in _x1]))
-            _out.append("]")
+            _out.write(',"packedInts":[' if _comma else '{"packedInts":[')
+            _comma = True
+            _rt.json_write_ints(_out, _x1, ",")
+            _out.append(93)
         _x2 = self.names
         if _x2:
-            _out.append(',"names":' + "[")
-            _out.append(",".join([_rt.json_out_str(_y) for _y in _x2]))
-            _out.append("]")
+            _out.write(',"names":[' if _comma else '{"names":[')
+            _comma = True
+            _out.write(",".join([_rt.json_out_str(_y) for _y in _x2]))
+            _out.append(93)
         _x3 = self.items
         if _x3:
-            _out.append(',"items":' + "[")
+            _out.write(',"items":[' if _comma else '{"items":[')
+            _comma = True
+            _sep = False
             for _y3 in _x3:
+                if _sep:
+                    _out.append(44)
+                _sep = True
                 _y3._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "]"
+            _out.append(93)
         _x4 = self.colors
         if _x4:
-            _out.append(',"colors":' + "[")
-            _out.append(",".join([_e_Collections_Color.json_names.get(_y) or _rt.json_out_enum(_e_Collections_Color, _y) for _y in _x4]))
-            _out.append("]")
+            _out.write(',"colors":[' if _comma else '{"colors":[')
+            _comma = True
+            _out.write(",".join([_e_Collections_Color.json_names.get(_y) or _rt.json_out_enum(_e_Collections_Color, _y) for _y in _x4]))
+            _out.append(93)
         _d5 = self.counts
         if _d5:
-            _out.append(',"counts":' + "{")
+            _out.write(',"counts":{' if _comma else '{"counts":{')
+            _comma = True
+            _sep = False
             for _k5, _v5 in _d5.items():
-                _out.append(_rt.json_out_str(_k5))
-                _out.append(":")
-                _out.append('"')
-                _out.append(str(int(_v5)))
-                _out.append('"')
-                _out.append(",")
-            _out[-1] = "}"
+                if _sep:
+                    _out.append(44)
+                _sep = True
+                _out.write(_rt.json_out_str(_k5))
+                _out.append(58)
+                _out.append(34)
+                _out.write(str(int(_v5)))
+                _out.append(34)
+            _out.append(125)
         _d6 = self.items_by_id
         if _d6:
-            _out.append(',"itemsById":' + "{")
+            _out.write(',"itemsById":{' if _comma else '{"itemsById":{')
+            _comma = True
+            _sep = False
             for _k6, _v6 in _d6.items():
-                _out.append('"' + str(_k6) + '":')
+                if _sep:
+                    _out.append(44)
+                _sep = True
+                _out.write('"' + str(_k6) + '":')
                 _v6._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "}"
+            _out.append(125)
         if self._oc_choice == 7:
             _x7 = _t.cast(str, self._ov_choice)
-            _out.append(',"text":')
-            _out.append(_rt.json_out_str(_x7))
+            _out.write(',"text":' if _comma else '{"text":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x7))
         if self._oc_choice == 8:
             _x8 = _t.cast(Collections.Item, self._ov_choice)
-            _out.append(',"item":')
+            _out.write(',"item":' if _comma else '{"item":')
+            _comma = True
             _x8._pb_json_write(_out, _ctx, _depth + 1)
         if self._oc_choice == 9:
             _x9 = _t.cast(_m_golden__scalars_pb.Scalars, self._ov_choice)
-            _out.append(',"scalars":')
+            _out.write(',"scalars":' if _comma else '{"scalars":')
+            _comma = True
             _x9._pb_json_write(_out, _ctx, _depth + 1)
         _d10 = self.color_by_flag
         if _d10:
-            _out.append(',"colorByFlag":' + "{")
+            _out.write(',"colorByFlag":{' if _comma else '{"colorByFlag":{')
+            _comma = True
+            _sep = False
             for _k10, _v10 in _d10.items():
-                _out.append('"true":' if _k10 else '"false":')
-                _out.append(_e_Collections_Color.json_names.get(_v10) or _rt.json_out_enum(_e_Collections_Color, _v10))
-                _out.append(",")
-            _out[-1] = "}"
+                if _sep:
+                    _out.append(44)
+                _sep = True
+                _out.write('"true":' if _k10 else '"false":')
+                _out.write(_e_Collections_Color.json_names.get(_v10) or _rt.json_out_enum(_e_Collections_Color, _v10))
+            _out.append(125)
         _x11 = self.ratios
         if _x11:
-            _out.append(',"ratios":' + "[")
-            _out.append(",".join([_rt.json_out_float(_y) for _y in _x11]))
-            _out.append("]")
+            _out.write(',"ratios":[' if _comma else '{"ratios":[')
+            _comma = True
+            _sep = False
+            for _y11 in _x11:
+                if _sep:
+                    _out.append(44)
+                _sep = True
+                _rt.json_write_float(_out, _y11)
+            _out.append(93)
         _d12 = self.weights
         if _d12:
-            _out.append(',"weights":' + "{")
+            _out.write(',"weights":{' if _comma else '{"weights":{')
+            _comma = True
+            _sep = False
             for _k12, _v12 in _d12.items():
-                _out.append(_rt.json_out_str(_k12))
-                _out.append(":")
-                _out.append(_rt.json_out_float(_v12))
-                _out.append(",")
-            _out[-1] = "}"
+                if _sep:
+                    _out.append(44)
+                _sep = True
+                _out.write(_rt.json_out_str(_k12))
+                _out.append(58)
+                _rt.json_write_float(_out, _v12)
+            _out.append(125)
         if self._oc_choice == 13:
             _x13 = _t.cast(int, self._ov_choice)
-            _out.append(',"number":' + '"')
-            _out.append(str(int(_x13)))
-            _out.append('"')
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"number":"' if _comma else '{"number":"')
+            _comma = True
+            _out.write(str(int(_x13)))
+            _out.append(34)
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -3257,102 +3286,130 @@ class Bag(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'title': 1, 'blob': 2, 'count': 3, 'delta': 4, 'ratio': 5, 'flag': 6, 'ints': 7, 'tags': 8, 'items': 9, 'counts': 10, 'itemsById': 11, 'stamps': 12, 'color': 13, 'note': 14, 'big': 15, 'weight': 16, 'ratios': 17, 'items_by_id': 11}
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.title
         if _x1:
-            _out.append(',"title":')
-            _out.append(_rt.json_out_str(_x1))
+            _out.write(',"title":' if _comma else '{"title":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x1))
         _x2 = self.blob
         if _x2:
-            _out.append(',"blob":')
-            _out.append(_rt.json_out_bytes(_x2))
+            _out.write(',"blob":' if _comma else '{"blob":')
+            _comma = True
+            _out.write(_rt.json_out_bytes(_x2))
         _x3 = self.count
         if _x3:
-            _out.append(',"count":' + '"')
-            _out.append(str(int(_x3)))
-            _out.append('"')
+            _out.write(',"count":"' if _comma else '{"count":"')
+            _comma = True
+            _out.write(str(int(_x3)))
+            _out.append(34)
         _x4 = self.delta
         if _x4 is not None:
-            _out.append(',"delta":')
-            _out.append(str(int(_x4)))
+            _out.write(',"delta":' if _comma else '{"delta":')
+            _comma = True
+            _out.write(str(int(_x4)))
         _x5 = self.ratio
         if _x5 or _rt.copysign(1.0, _x5) < 0.0:
-            _out.append(',"ratio":')
-            _out.append(_rt.json_out_double(_x5))
+            _out.write(',"ratio":' if _comma else '{"ratio":')
+            _comma = True
+            _rt.json_write_double(_out, _x5)
         _x6 = self.flag
         if _x6:
-            _out.append(',"flag":')
-            _out.append("true" if _x6 else "false")
+            _out.write(',"flag":' if _comma else '{"flag":')
+            _comma = True
+            _out.write("true" if _x6 else "false")
         _x7 = self.ints
         if _x7:
-            _out.append(',"ints":' + "[")
-            _out.append(",".join([str(int(_y)) for _y in _x7]))
-            _out.append("]")
+            _out.write(',"ints":[' if _comma else '{"ints":[')
+            _comma = True
+            _rt.json_write_ints(_out, _x7, ",")
+            _out.append(93)
         _x8 = self.tags
         if _x8:
-            _out.append(',"tags":' + "[")
-            _out.append(",".join([_rt.json_out_str(_y) for _y in _x8]))
-            _out.append("]")
+            _out.write(',"tags":[' if _comma else '{"tags":[')
+            _comma = True
+            _out.write(",".join([_rt.json_out_str(_y) for _y in _x8]))
+            _out.append(93)
         _x9 = self.items
         if _x9:
-            _out.append(',"items":' + "[")
+            _out.write(',"items":[' if _comma else '{"items":[')
+            _comma = True
+            _sep = False
             for _y9 in _x9:
+                if _sep:
+                    _out.append(44)
+                _sep = True
                 _y9._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "]"
+            _out.append(93)
         _d10 = self.counts
         if _d10:
-            _out.append(',"counts":' + "{")
+            _out.write(',"counts":{' if _comma else '{"counts":{')
+            _comma = True
+            _sep = False
             for _k10, _v10 in _d10.items():
-                _out.append(_rt.json_out_str(_k10))
-                _out.append(":")
-                _out.append('"')
-                _out.append(str(int(_v10)))
-                _out.append('"')
-                _out.append(",")
-            _out[-1] = "}"
+                if _sep:
+                    _out.append(44)
+                _sep = True
+                _out.write(_rt.json_out_str(_k10))
+                _out.append(58)
+                _out.append(34)
+                _out.write(str(int(_v10)))
+                _out.append(34)
+            _out.append(125)
         _d11 = self.items_by_id
         if _d11:
-            _out.append(',"itemsById":' + "{")
+            _out.write(',"itemsById":{' if _comma else '{"itemsById":{')
+            _comma = True
+            _sep = False
             for _k11, _v11 in _d11.items():
-                _out.append('"' + str(_k11) + '":')
+                if _sep:
+                    _out.append(44)
+                _sep = True
+                _out.write('"' + str(_k11) + '":')
                 _v11._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "}"
+            _out.append(125)
         _x12 = self.stamps
         if _x12:
-            _out.append(',"stamps":' + '["')
-            _out.append('","'.join([str(int(_y)) for _y in _x12]))
-            _out.append('"]')
+            _out.write(',"stamps":["' if _comma else '{"stamps":["')
+            _comma = True
+            _rt.json_write_ints(_out, _x12, '","')
+            _out.write('"]')
         _x13 = self.color
         if _x13:
-            _out.append(',"color":')
-            _out.append(_e_Collections_Color.json_names.get(_x13) or _rt.json_out_enum(_e_Collections_Color, _x13))
+            _out.write(',"color":' if _comma else '{"color":')
+            _comma = True
+            _out.write(_e_Collections_Color.json_names.get(_x13) or _rt.json_out_enum(_e_Collections_Color, _x13))
         _x14 = self.note
         if _x14 is not None:
-            _out.append(',"note":')
-            _out.append(_rt.json_out_str(_x14))
+            _out.write(',"note":' if _comma else '{"note":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x14))
         _x15 = self.big
         if _x15:
-            _out.append(',"big":' + '"')
-            _out.append(str(int(_x15)))
-            _out.append('"')
+            _out.write(',"big":"' if _comma else '{"big":"')
+            _comma = True
+            _out.write(str(int(_x15)))
+            _out.append(34)
         _x16 = self.weight
         if _x16 or _rt.copysign(1.0, _x16) < 0.0:
-            _out.append(',"weight":')
-            _out.append(_rt.json_out_float(_x16))
+            _out.write(',"weight":' if _comma else '{"weight":')
+            _comma = True
+            _rt.json_write_float(_out, _x16)
         _x17 = self.ratios
         if _x17:
-            _out.append(',"ratios":' + "[")
-            _out.append(",".join([_rt.json_out_double(_y) for _y in _x17]))
-            _out.append("]")
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"ratios":[' if _comma else '{"ratios":[')
+            _comma = True
+            _sep = False
+            for _y17 in _x17:
+                if _sep:
+                    _out.append(44)
+                _sep = True
+                _rt.json_write_double(_out, _y17)
+            _out.append(93)
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:

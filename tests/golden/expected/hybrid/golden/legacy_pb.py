@@ -13,7 +13,7 @@ import enum as _enum
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v12 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/legacy.proto', b'\n\x13golden/legacy.proto\x12\x06golden"\xca\x02\n\x06Legacy\x12\x0e\n\x02id\x18\x01 \x02(\x05R\x02id\x12)\n\x05label\x18\x02 \x01(\t:\x13none "quoted" \\ endR\x05label\x12)\n\x05level\x18\x03 \x01(\x0e2\r.golden.Level:\x04HIGHR\x05level\x12\x19\n\x05ratio\x18\x04 \x01(\x01:\x03infR\x05ratio\x12\x1c\n\x07samples\x18\x05 \x03(\x03B\x02\x10\x01R\x07samples\x12*\n\x05point\x18\x06 \x01(\n2\x14.golden.Legacy.PointR\x05point\x12\'\n\x06picked\x18\t \x01(\x0e2\r.golden.LevelH\x00R\x06picked\x12\x16\n\x05named\x18\n \x01(\tH\x00R\x05named\x1a#\n\x05Point\x12\x0c\n\x01x\x18\x07 \x01(\x05R\x01x\x12\x0c\n\x01y\x18\x08 \x01(\x05R\x01y*\x05\x08d\x10\xc8\x01B\x08\n\x06choice"F\n\x10ConflictJsonName\x12\x18\n\x05value\x18\x01 \x01(\x05R\told_value\x12\x18\n\tnew_value\x18\x02 \x01(\x05R\x05value*\x1a\n\x05Level\x12\x07\n\x03LOW\x10\x01\x12\x08\n\x04HIGH\x10\x02:"\n\x04note\x12\x0e.golden.Legacy\x18d \x01(\tR\x04note:"\n\x04tags\x12\x0e.golden.Legacy\x18e \x03(\x05R\x04tags:1\n\x04rank\x12\x0e.golden.Legacy\x18f \x01(\x0e2\r.golden.LevelR\x04rank:3\n\x05ranks\x12\x0e.golden.Legacy\x18g \x03(\x0e2\r.golden.LevelR\x05ranks', ())
@@ -227,22 +227,21 @@ class _c_Legacy_Point(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x7 = self.x
         if _x7 is not None:
-            _out.append(',"x":')
-            _out.append(str(int(_x7)))
+            _out.write(',"x":' if _comma else '{"x":')
+            _comma = True
+            _out.write(str(int(_x7)))
         _x8 = self.y
         if _x8 is not None:
-            _out.append(',"y":')
-            _out.append(str(int(_x8)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"y":' if _comma else '{"y":')
+            _comma = True
+            _out.write(str(int(_x8)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -769,49 +768,54 @@ class Legacy(_rt.ExtendableMessage):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.id
         if _x1 is not None:
-            _out.append(',"id":')
-            _out.append(str(int(_x1)))
+            _out.write(',"id":' if _comma else '{"id":')
+            _comma = True
+            _out.write(str(int(_x1)))
         _x2 = self.label
         if _x2 is not None:
-            _out.append(',"label":')
-            _out.append(_rt.json_out_str(_x2))
+            _out.write(',"label":' if _comma else '{"label":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x2))
         _x3 = self.level
         if _x3 is not None:
-            _out.append(',"level":')
-            _out.append(_e_Level.json_names.get(_x3) or _rt.json_out_enum(_e_Level, _x3))
+            _out.write(',"level":' if _comma else '{"level":')
+            _comma = True
+            _out.write(_e_Level.json_names.get(_x3) or _rt.json_out_enum(_e_Level, _x3))
         _x4 = self.ratio
         if _x4 is not None:
-            _out.append(',"ratio":')
-            _out.append(_rt.json_out_double(_x4))
+            _out.write(',"ratio":' if _comma else '{"ratio":')
+            _comma = True
+            _rt.json_write_double(_out, _x4)
         _x5 = self.samples
         if _x5:
-            _out.append(',"samples":' + '["')
-            _out.append('","'.join([str(int(_y)) for _y in _x5]))
-            _out.append('"]')
+            _out.write(',"samples":["' if _comma else '{"samples":["')
+            _comma = True
+            _rt.json_write_ints(_out, _x5, '","')
+            _out.write('"]')
         _x6 = self.point
         if _x6 is not None:
-            _out.append(',"point":')
+            _out.write(',"point":' if _comma else '{"point":')
+            _comma = True
             _x6._pb_json_write(_out, _ctx, _depth + 1)
         if self._oc_choice == 9:
             _x9 = _t.cast(Level, self._ov_choice)
-            _out.append(',"picked":')
-            _out.append(_e_Level.json_names.get(_x9) or _rt.json_out_enum(_e_Level, _x9))
+            _out.write(',"picked":' if _comma else '{"picked":')
+            _comma = True
+            _out.write(_e_Level.json_names.get(_x9) or _rt.json_out_enum(_e_Level, _x9))
         if self._oc_choice == 10:
             _x10 = _t.cast(str, self._ov_choice)
-            _out.append(',"named":')
-            _out.append(_rt.json_out_str(_x10))
+            _out.write(',"named":' if _comma else '{"named":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x10))
         if self._pb_ext:
-            _rt.json_write_extensions(_out, self, _ctx, _depth)
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _comma = _rt.json_write_extensions(_out, self, _ctx, _depth, _comma)
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -1161,22 +1165,21 @@ class ConflictJsonName(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.value
         if _x1 is not None:
-            _out.append(',"old_value":')
-            _out.append(str(int(_x1)))
+            _out.write(',"old_value":' if _comma else '{"old_value":')
+            _comma = True
+            _out.write(str(int(_x1)))
         _x2 = self.new_value
         if _x2 is not None:
-            _out.append(',"value":')
-            _out.append(str(int(_x2)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"value":' if _comma else '{"value":')
+            _comma = True
+            _out.write(str(int(_x2)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:

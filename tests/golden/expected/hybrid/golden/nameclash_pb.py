@@ -33,7 +33,7 @@ import enum as _enum
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v12 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/nameclash.proto', b'\n\x16golden/nameclash.proto\x12\x10golden.nameclash"\x13\n\x03buf\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02m4\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02i5\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x14\n\x04key6\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x15\n\x05class\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x05\n\x03len"\n\n\x08property"\x07\n\x05value"\r\n\x0bannotations"\x18\n\x08_Private\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\xaf\x06\n\x06Holder\x12*\n\x05f_buf\x18\x01 \x01(\x0b2\x15.golden.nameclash.bufR\x04fBuf\x12$\n\x02m4\x18\x04 \x03(\x0b2\x14.golden.nameclash.m4R\x02m4\x12*\n\x05items\x18\x05 \x03(\x0b2\x14.golden.nameclash.i5R\x05items\x127\n\x05by_id\x18\x06 \x03(\x0b2".golden.nameclash.Holder.ByIdEntryR\x04byId\x12(\n\x03one\x18\x07 \x01(\x0b2\x14.golden.nameclash.i5H\x00R\x03one\x12.\n\x05other\x18\x08 \x01(\x0b2\x16.golden.nameclash.key6H\x00R\x05other\x12*\n\x04four\x18\t \x01(\x0b2\x14.golden.nameclash.m4H\x00R\x04four\x12\x19\n\x08has_pick\x18\n \x01(\x05R\x07hasPick\x12\x10\n\x03foo\x18\x0b \x01(\x05R\x03foo\x12\x17\n\x07get_foo\x18\x0c \x01(\x05R\x06getFoo\x12\x10\n\x03int\x18\r \x01(\x05R\x03int\x12 \n\x0bclassmethod\x18\x0e \x01(\x05R\x0bclassmethod\x12\x14\n\x05parse\x18\x0f \x01(\x05R\x05parse\x12\x12\n\x04self\x18\x10 \x01(\x05R\x04self\x12\r\n\x02_x\x18\x11 \x01(\x05R\x01X\x12\x0e\n\x03__y\x18\x12 \x01(\x05R\x01Y\x12\x18\n\x08_pb_info\x18\x13 \x01(\x05R\x06PbInfo\x12\r\n\x02x_\x18\x14 \x01(\x05R\x01x\x12+\n\x03raw\x18\x15 \x01(\x0b2\x15.golden.nameclash.bufB\x02(\x01R\x03raw\x12\x10\n\x03buf\x18\x16 \x01(\x05R\x03buf\x12\x12\n\x04type\x18\x17 \x01(\x05R\x04type\x12\x1d\n\nFIELD_NAME\x18\x18 \x01(\x05R\tFIELDNAME\x1aO\n\tByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12,\n\x05value\x18\x02 \x01(\x0b2\x16.golden.nameclash.key6R\x05value:\x028\x01*\x05\x08d\x10\xc8\x012*\n\x03len\x12\x18.golden.nameclash.Holder\x18e \x01(\x05R\x03lenB\x06\n\x04pick"\x84\x01\n\x05Enums\x12\'\n\x01e\x18\x01 \x01(\x0e2\x19.golden.nameclash.Enums.ER\x01e\x12\x12\n\x04type\x18\x02 \x01(\x05R\x04type">\n\x01E\x12\x08\n\x04ZERO\x10\x00\x12\x08\n\x04name\x10\x01\x12\t\n\x05value\x10\x02\x12\x07\n\x03mro\x10\x03\x12\x08\n\x04None\x10\x04\x12\x07\n\x03_x_\x10\x05"O\n\x05Outer\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer.Inner_XR\x01x\x1a\x17\n\x07Inner_X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"O\n\x0bOuter_Inner\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer_Inner.XR\x01x\x1a\x11\n\x01X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a:,\n\x04data\x12\x18.golden.nameclash.Holder\x18d \x01(\x05R\x04data', ())
@@ -191,18 +191,16 @@ class buf(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.a
         if _x1 is not None:
-            _out.append(',"a":')
-            _out.append(str(int(_x1)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"a":' if _comma else '{"a":')
+            _comma = True
+            _out.write(str(int(_x1)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -401,18 +399,16 @@ class m4(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.a
         if _x1 is not None:
-            _out.append(',"a":')
-            _out.append(str(int(_x1)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"a":' if _comma else '{"a":')
+            _comma = True
+            _out.write(str(int(_x1)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -578,18 +574,16 @@ class i5(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.a
         if _x1 is not None:
-            _out.append(',"a":')
-            _out.append(str(int(_x1)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"a":' if _comma else '{"a":')
+            _comma = True
+            _out.write(str(int(_x1)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -755,18 +749,16 @@ class key6(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.a
         if _x1 is not None:
-            _out.append(',"a":')
-            _out.append(str(int(_x1)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"a":' if _comma else '{"a":')
+            _comma = True
+            _out.write(str(int(_x1)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -965,18 +957,16 @@ class class_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.a
         if _x1 is not None:
-            _out.append(',"a":')
-            _out.append(str(int(_x1)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"a":' if _comma else '{"a":')
+            _comma = True
+            _out.write(str(int(_x1)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -1121,14 +1111,11 @@ class len_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -1242,14 +1229,11 @@ class property_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -1363,14 +1347,11 @@ class value_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -1484,14 +1465,11 @@ class annotations_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -1659,18 +1637,16 @@ class Private_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.a
         if _x1 is not None:
-            _out.append(',"a":')
-            _out.append(str(int(_x1)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"a":' if _comma else '{"a":')
+            _comma = True
+            _out.write(str(int(_x1)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -2914,114 +2890,142 @@ class Holder(_rt.ExtendableMessage):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fBuf': 1, 'm4': 4, 'items': 5, 'byId': 6, 'one': 7, 'other': 8, 'four': 9, 'hasPick': 10, 'foo': 11, 'getFoo': 12, 'int': 13, 'classmethod': 14, 'parse': 15, 'self': 16, 'X': 17, 'Y': 18, 'PbInfo': 19, 'x': 20, 'raw': 21, 'buf': 22, 'type': 23, 'FIELDNAME': 24, 'f_buf': 1, 'by_id': 6, 'has_pick': 10, 'get_foo': 12, '_x': 17, '__y': 18, '_pb_info': 19, 'x_': 20, 'FIELD_NAME': 24}
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.f_buf
         if _x1 is not None:
-            _out.append(',"fBuf":')
+            _out.write(',"fBuf":' if _comma else '{"fBuf":')
+            _comma = True
             _x1._pb_json_write(_out, _ctx, _depth + 1)
         _x4 = self.m4_
         if _x4:
-            _out.append(',"m4":' + "[")
+            _out.write(',"m4":[' if _comma else '{"m4":[')
+            _comma = True
+            _sep = False
             for _y4 in _x4:
+                if _sep:
+                    _out.append(44)
+                _sep = True
                 _y4._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "]"
+            _out.append(93)
         _x5 = self.items
         if _x5:
-            _out.append(',"items":' + "[")
+            _out.write(',"items":[' if _comma else '{"items":[')
+            _comma = True
+            _sep = False
             for _y5 in _x5:
+                if _sep:
+                    _out.append(44)
+                _sep = True
                 _y5._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "]"
+            _out.append(93)
         _d6 = self.by_id
         if _d6:
-            _out.append(',"byId":' + "{")
+            _out.write(',"byId":{' if _comma else '{"byId":{')
+            _comma = True
+            _sep = False
             for _k6, _v6 in _d6.items():
-                _out.append('"' + str(_k6) + '":')
+                if _sep:
+                    _out.append(44)
+                _sep = True
+                _out.write('"' + str(_k6) + '":')
                 _v6._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "}"
+            _out.append(125)
         if self._oc_pick == 7:
             _x7 = _t.cast(i5, self._ov_pick)
-            _out.append(',"one":')
+            _out.write(',"one":' if _comma else '{"one":')
+            _comma = True
             _x7._pb_json_write(_out, _ctx, _depth + 1)
         if self._oc_pick == 8:
             _x8 = _t.cast(key6, self._ov_pick)
-            _out.append(',"other":')
+            _out.write(',"other":' if _comma else '{"other":')
+            _comma = True
             _x8._pb_json_write(_out, _ctx, _depth + 1)
         if self._oc_pick == 9:
             _x9 = _t.cast(m4, self._ov_pick)
-            _out.append(',"four":')
+            _out.write(',"four":' if _comma else '{"four":')
+            _comma = True
             _x9._pb_json_write(_out, _ctx, _depth + 1)
         _x10 = self.has_pick_
         if _x10 is not None:
-            _out.append(',"hasPick":')
-            _out.append(str(int(_x10)))
+            _out.write(',"hasPick":' if _comma else '{"hasPick":')
+            _comma = True
+            _out.write(str(int(_x10)))
         _x11 = self.foo
         if _x11 is not None:
-            _out.append(',"foo":')
-            _out.append(str(int(_x11)))
+            _out.write(',"foo":' if _comma else '{"foo":')
+            _comma = True
+            _out.write(str(int(_x11)))
         _x12 = self.get_foo_
         if _x12 is not None:
-            _out.append(',"getFoo":')
-            _out.append(str(int(_x12)))
+            _out.write(',"getFoo":' if _comma else '{"getFoo":')
+            _comma = True
+            _out.write(str(int(_x12)))
         _x13 = self.int_
         if _x13 is not None:
-            _out.append(',"int":')
-            _out.append(str(int(_x13)))
+            _out.write(',"int":' if _comma else '{"int":')
+            _comma = True
+            _out.write(str(int(_x13)))
         _x14 = self.classmethod_
         if _x14 is not None:
-            _out.append(',"classmethod":')
-            _out.append(str(int(_x14)))
+            _out.write(',"classmethod":' if _comma else '{"classmethod":')
+            _comma = True
+            _out.write(str(int(_x14)))
         _x15 = self.parse_
         if _x15 is not None:
-            _out.append(',"parse":')
-            _out.append(str(int(_x15)))
+            _out.write(',"parse":' if _comma else '{"parse":')
+            _comma = True
+            _out.write(str(int(_x15)))
         _x16 = self.self_
         if _x16 is not None:
-            _out.append(',"self":')
-            _out.append(str(int(_x16)))
+            _out.write(',"self":' if _comma else '{"self":')
+            _comma = True
+            _out.write(str(int(_x16)))
         _x17 = self.x_
         if _x17 is not None:
-            _out.append(',"X":')
-            _out.append(str(int(_x17)))
+            _out.write(',"X":' if _comma else '{"X":')
+            _comma = True
+            _out.write(str(int(_x17)))
         _x18 = self.y__
         if _x18 is not None:
-            _out.append(',"Y":')
-            _out.append(str(int(_x18)))
+            _out.write(',"Y":' if _comma else '{"Y":')
+            _comma = True
+            _out.write(str(int(_x18)))
         _x19 = self.pb_info_
         if _x19 is not None:
-            _out.append(',"PbInfo":')
-            _out.append(str(int(_x19)))
+            _out.write(',"PbInfo":' if _comma else '{"PbInfo":')
+            _comma = True
+            _out.write(str(int(_x19)))
         _x20 = self.x__
         if _x20 is not None:
-            _out.append(',"x":')
-            _out.append(str(int(_x20)))
+            _out.write(',"x":' if _comma else '{"x":')
+            _comma = True
+            _out.write(str(int(_x20)))
         _x21 = self.raw
         if _x21 is not None:
-            _out.append(',"raw":')
+            _out.write(',"raw":' if _comma else '{"raw":')
+            _comma = True
             _x21._pb_json_write(_out, _ctx, _depth + 1)
         _x22 = self.buf_
         if _x22 is not None:
-            _out.append(',"buf":')
-            _out.append(str(int(_x22)))
+            _out.write(',"buf":' if _comma else '{"buf":')
+            _comma = True
+            _out.write(str(int(_x22)))
         _x23 = self.type
         if _x23 is not None:
-            _out.append(',"type":')
-            _out.append(str(int(_x23)))
+            _out.write(',"type":' if _comma else '{"type":')
+            _comma = True
+            _out.write(str(int(_x23)))
         _x24 = self.FIELD_NAME
         if _x24 is not None:
-            _out.append(',"FIELDNAME":')
-            _out.append(str(int(_x24)))
+            _out.write(',"FIELDNAME":' if _comma else '{"FIELDNAME":')
+            _comma = True
+            _out.write(str(int(_x24)))
         if self._pb_ext:
-            _rt.json_write_extensions(_out, self, _ctx, _depth)
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _comma = _rt.json_write_extensions(_out, self, _ctx, _depth, _comma)
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -3641,22 +3645,21 @@ class Enums(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.e
         if _x1 is not None:
-            _out.append(',"e":')
-            _out.append(_e_Enums_E.json_names.get(_x1) or _rt.json_out_enum(_e_Enums_E, _x1))
+            _out.write(',"e":' if _comma else '{"e":')
+            _comma = True
+            _out.write(_e_Enums_E.json_names.get(_x1) or _rt.json_out_enum(_e_Enums_E, _x1))
         _x2 = self.type
         if _x2 is not None:
-            _out.append(',"type":')
-            _out.append(str(int(_x2)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"type":' if _comma else '{"type":')
+            _comma = True
+            _out.write(str(int(_x2)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -3868,18 +3871,16 @@ class _c_Outer_Inner_X(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.a
         if _x1 is not None:
-            _out.append(',"a":')
-            _out.append(str(int(_x1)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"a":' if _comma else '{"a":')
+            _comma = True
+            _out.write(str(int(_x1)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -4091,18 +4092,16 @@ class Outer(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.x
         if _x1 is not None:
-            _out.append(',"x":')
+            _out.write(',"x":' if _comma else '{"x":')
+            _comma = True
             _x1._pb_json_write(_out, _ctx, _depth + 1)
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -4306,18 +4305,16 @@ class _c_Outer_Inner_X_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.a
         if _x1 is not None:
-            _out.append(',"a":')
-            _out.append(str(int(_x1)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"a":' if _comma else '{"a":')
+            _comma = True
+            _out.write(str(int(_x1)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -4529,18 +4526,16 @@ class Outer_Inner(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.x
         if _x1 is not None:
-            _out.append(',"x":')
+            _out.write(',"x":' if _comma else '{"x":')
+            _comma = True
             _x1._pb_json_write(_out, _ctx, _depth + 1)
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:

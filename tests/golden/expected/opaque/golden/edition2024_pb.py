@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v12 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code
@@ -449,24 +449,23 @@ class _c_LogEntry_Detail(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self._f_lines
         if _x1:
-            _out.append(',"lines":' + "[")
-            _out.append(",".join([_rt.json_out_str(_y) for _y in _x1]))
-            _out.append("]")
+            _out.write(',"lines":[' if _comma else '{"lines":[')
+            _comma = True
+            _out.write(",".join([_rt.json_out_str(_y) for _y in _x1]))
+            _out.append(93)
         if self._pb_p0 & 1:
             _x2 = self._f_level
-            _out.append(',"level":')
-            _out.append(str(int(_x2)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"level":' if _comma else '{"level":')
+            _comma = True
+            _out.write(str(int(_x2)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -1063,41 +1062,46 @@ class LogEntry(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._l_detail is not None: self._load_detail()
         if self._l_unchecked_detail is not None: self._load_unchecked_detail()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         if self._pb_p0 & 1:
             _x1 = self._f_timestamp
-            _out.append(',"timestamp":' + '"')
-            _out.append(str(int(_x1)))
-            _out.append('"')
+            _out.write(',"timestamp":"' if _comma else '{"timestamp":"')
+            _comma = True
+            _out.write(str(int(_x1)))
+            _out.append(34)
         if self._pb_p0 & 2:
             _x2 = self._f_message
-            _out.append(',"message":')
-            _out.append(_rt.json_out_str(_x2))
+            _out.write(',"message":' if _comma else '{"message":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x2))
         _x3 = self._f_detail
         if _x3 is not None:
-            _out.append(',"detail":')
+            _out.write(',"detail":' if _comma else '{"detail":')
+            _comma = True
             _x3._pb_json_write(_out, _ctx, _depth + 1)
         _x4 = self._f_unchecked_detail
         if _x4 is not None:
-            _out.append(',"uncheckedDetail":')
+            _out.write(',"uncheckedDetail":' if _comma else '{"uncheckedDetail":')
+            _comma = True
             _x4._pb_json_write(_out, _ctx, _depth + 1)
         _x5 = self._f_history
         if _x5:
-            _out.append(',"history":' + "[")
+            _out.write(',"history":[' if _comma else '{"history":[')
+            _comma = True
+            _sep = False
             for _y5 in _x5:
+                if _sep:
+                    _out.append(44)
+                _sep = True
                 _y5._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "]"
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.append(93)
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -1485,23 +1489,22 @@ class Envelope(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         if self._pb_p0 & 1:
             _x1 = self._f_name
-            _out.append(',"name":')
-            _out.append(_rt.json_out_str(_x1))
+            _out.write(',"name":' if _comma else '{"name":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x1))
         _x2 = self._f_entry
         if _x2 is not None:
-            _out.append(',"entry":')
+            _out.write(',"entry":' if _comma else '{"entry":')
+            _comma = True
             _x2._pb_json_write(_out, _ctx, _depth + 1)
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -2103,40 +2106,45 @@ class Node(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._l_lazy_child is not None: self._load_lazy_child()
         if self._l_unchecked_child is not None: self._load_unchecked_child()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         if self._pb_p0 & 1:
             _x1 = self._f_value
-            _out.append(',"value":')
-            _out.append(str(int(_x1)))
+            _out.write(',"value":' if _comma else '{"value":')
+            _comma = True
+            _out.write(str(int(_x1)))
         _x2 = self._f_child
         if _x2 is not None:
-            _out.append(',"child":')
+            _out.write(',"child":' if _comma else '{"child":')
+            _comma = True
             _x2._pb_json_write(_out, _ctx, _depth + 1)
         _x3 = self._f_lazy_child
         if _x3 is not None:
-            _out.append(',"lazyChild":')
+            _out.write(',"lazyChild":' if _comma else '{"lazyChild":')
+            _comma = True
             _x3._pb_json_write(_out, _ctx, _depth + 1)
         _x4 = self._f_unchecked_child
         if _x4 is not None:
-            _out.append(',"uncheckedChild":')
+            _out.write(',"uncheckedChild":' if _comma else '{"uncheckedChild":')
+            _comma = True
             _x4._pb_json_write(_out, _ctx, _depth + 1)
         _x5 = self._f_unchecked_children
         if _x5:
-            _out.append(',"uncheckedChildren":' + "[")
+            _out.write(',"uncheckedChildren":[' if _comma else '{"uncheckedChildren":[')
+            _comma = True
+            _sep = False
             for _y5 in _x5:
+                if _sep:
+                    _out.append(44)
+                _sep = True
                 _y5._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "]"
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.append(93)
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:

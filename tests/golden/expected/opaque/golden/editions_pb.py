@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v12 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code
@@ -341,19 +341,17 @@ class _c_Edition2023_Child(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         if self._pb_p0 & 1:
             _x1 = self._f_value
-            _out.append(',"value":')
-            _out.append(str(int(_x1)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"value":' if _comma else '{"value":')
+            _comma = True
+            _out.write(str(int(_x1)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -921,57 +919,66 @@ class Edition2023(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'explicitByDefault': 1, 'implicit': 2, 'requiredLegacy': 3, 'expanded': 4, 'unchecked': 5, 'delimitedChild': 6, 'state': 7, 'states': 8, 'stateByName': 9, 'explicit_by_default': 1, 'required_legacy': 3, 'delimited_child': 6, 'state_by_name': 9}
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         if self._pb_p0 & 1:
             _x1 = self._f_explicit_by_default
-            _out.append(',"explicitByDefault":')
-            _out.append(str(int(_x1)))
+            _out.write(',"explicitByDefault":' if _comma else '{"explicitByDefault":')
+            _comma = True
+            _out.write(str(int(_x1)))
         _x2 = self._f_implicit
         if _x2:
-            _out.append(',"implicit":')
-            _out.append(str(int(_x2)))
+            _out.write(',"implicit":' if _comma else '{"implicit":')
+            _comma = True
+            _out.write(str(int(_x2)))
         if self._pb_p0 & 2:
             _x3 = self._f_required_legacy
-            _out.append(',"requiredLegacy":')
-            _out.append(str(int(_x3)))
+            _out.write(',"requiredLegacy":' if _comma else '{"requiredLegacy":')
+            _comma = True
+            _out.write(str(int(_x3)))
         _x4 = self._f_expanded
         if _x4:
-            _out.append(',"expanded":' + "[")
-            _out.append(",".join([str(int(_y)) for _y in _x4]))
-            _out.append("]")
+            _out.write(',"expanded":[' if _comma else '{"expanded":[')
+            _comma = True
+            _rt.json_write_ints(_out, _x4, ",")
+            _out.append(93)
         if self._pb_p0 & 4:
             _x5 = self._f_unchecked
-            _out.append(',"unchecked":')
-            _out.append(_rt.json_out_str(_x5))
+            _out.write(',"unchecked":' if _comma else '{"unchecked":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x5))
         _x6 = self._f_delimited_child
         if _x6 is not None:
-            _out.append(',"delimitedChild":')
+            _out.write(',"delimitedChild":' if _comma else '{"delimitedChild":')
+            _comma = True
             _x6._pb_json_write(_out, _ctx, _depth + 1)
         if self._pb_p0 & 8:
             _x7 = self._f_state
-            _out.append(',"state":')
-            _out.append(_e_State.json_names.get(_x7) or _rt.json_out_enum(_e_State, _x7))
+            _out.write(',"state":' if _comma else '{"state":')
+            _comma = True
+            _out.write(_e_State.json_names.get(_x7) or _rt.json_out_enum(_e_State, _x7))
         _x8 = self._f_states
         if _x8:
-            _out.append(',"states":' + "[")
-            _out.append(",".join([_e_State.json_names.get(_y) or _rt.json_out_enum(_e_State, _y) for _y in _x8]))
-            _out.append("]")
+            _out.write(',"states":[' if _comma else '{"states":[')
+            _comma = True
+            _out.write(",".join([_e_State.json_names.get(_y) or _rt.json_out_enum(_e_State, _y) for _y in _x8]))
+            _out.append(93)
         _d9 = self._f_state_by_name
         if _d9:
-            _out.append(',"stateByName":' + "{")
+            _out.write(',"stateByName":{' if _comma else '{"stateByName":{')
+            _comma = True
+            _sep = False
             for _k9, _v9 in _d9.items():
-                _out.append(_rt.json_out_str(_k9))
-                _out.append(":")
-                _out.append(_e_State.json_names.get(_v9) or _rt.json_out_enum(_e_State, _v9))
-                _out.append(",")
-            _out[-1] = "}"
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+                if _sep:
+                    _out.append(44)
+                _sep = True
+                _out.write(_rt.json_out_str(_k9))
+                _out.append(58)
+                _out.write(_e_State.json_names.get(_v9) or _rt.json_out_enum(_e_State, _v9))
+            _out.append(125)
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:

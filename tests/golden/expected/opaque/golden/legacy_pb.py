@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v12 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code
@@ -418,23 +418,22 @@ class _c_Legacy_Point(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         if self._pb_p0 & 1:
             _x7 = self._f_x
-            _out.append(',"x":')
-            _out.append(str(int(_x7)))
+            _out.write(',"x":' if _comma else '{"x":')
+            _comma = True
+            _out.write(str(int(_x7)))
         if self._pb_p0 & 2:
             _x8 = self._f_y
-            _out.append(',"y":')
-            _out.append(str(int(_x8)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"y":' if _comma else '{"y":')
+            _comma = True
+            _out.write(str(int(_x8)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -947,49 +946,54 @@ class Legacy(_rt.ExtendableMessage):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         if self._pb_p0 & 1:
             _x1 = self._f_id
-            _out.append(',"id":')
-            _out.append(str(int(_x1)))
+            _out.write(',"id":' if _comma else '{"id":')
+            _comma = True
+            _out.write(str(int(_x1)))
         if self._pb_p0 & 2:
             _x2 = self._f_label
-            _out.append(',"label":')
-            _out.append(_rt.json_out_str(_x2))
+            _out.write(',"label":' if _comma else '{"label":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x2))
         if self._pb_p0 & 4:
             _x3 = self._f_level
-            _out.append(',"level":')
-            _out.append(_e_Level.json_names.get(_x3) or _rt.json_out_enum(_e_Level, _x3))
+            _out.write(',"level":' if _comma else '{"level":')
+            _comma = True
+            _out.write(_e_Level.json_names.get(_x3) or _rt.json_out_enum(_e_Level, _x3))
         if self._pb_p0 & 8:
             _x4 = self._f_ratio
-            _out.append(',"ratio":')
-            _out.append(_rt.json_out_double(_x4))
+            _out.write(',"ratio":' if _comma else '{"ratio":')
+            _comma = True
+            _rt.json_write_double(_out, _x4)
         _x5 = self._f_samples
         if _x5:
-            _out.append(',"samples":' + '["')
-            _out.append('","'.join([str(int(_y)) for _y in _x5]))
-            _out.append('"]')
+            _out.write(',"samples":["' if _comma else '{"samples":["')
+            _comma = True
+            _rt.json_write_ints(_out, _x5, '","')
+            _out.write('"]')
         _x6 = self._f_point
         if _x6 is not None:
-            _out.append(',"point":')
+            _out.write(',"point":' if _comma else '{"point":')
+            _comma = True
             _x6._pb_json_write(_out, _ctx, _depth + 1)
         if self._oc_choice == 9:
             _x9 = _t.cast(Level, self._ov_choice)
-            _out.append(',"picked":')
-            _out.append(_e_Level.json_names.get(_x9) or _rt.json_out_enum(_e_Level, _x9))
+            _out.write(',"picked":' if _comma else '{"picked":')
+            _comma = True
+            _out.write(_e_Level.json_names.get(_x9) or _rt.json_out_enum(_e_Level, _x9))
         if self._oc_choice == 10:
             _x10 = _t.cast(str, self._ov_choice)
-            _out.append(',"named":')
-            _out.append(_rt.json_out_str(_x10))
+            _out.write(',"named":' if _comma else '{"named":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x10))
         if self._pb_ext:
-            _rt.json_write_extensions(_out, self, _ctx, _depth)
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _comma = _rt.json_write_extensions(_out, self, _ctx, _depth, _comma)
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -1545,23 +1549,22 @@ class ConflictJsonName(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         if self._pb_p0 & 1:
             _x1 = self._f_value
-            _out.append(',"old_value":')
-            _out.append(str(int(_x1)))
+            _out.write(',"old_value":' if _comma else '{"old_value":')
+            _comma = True
+            _out.write(str(int(_x1)))
         if self._pb_p0 & 2:
             _x2 = self._f_new_value
-            _out.append(',"value":')
-            _out.append(str(int(_x2)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"value":' if _comma else '{"value":')
+            _comma = True
+            _out.write(str(int(_x2)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:

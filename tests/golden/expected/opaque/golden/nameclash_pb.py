@@ -31,7 +31,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v12 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code
@@ -357,19 +357,17 @@ class buf(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         if self._pb_p0 & 1:
             _x1 = self._f_a
-            _out.append(',"a":')
-            _out.append(str(int(_x1)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"a":' if _comma else '{"a":')
+            _comma = True
+            _out.write(str(int(_x1)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -748,19 +746,17 @@ class m4(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         if self._pb_p0 & 1:
             _x1 = self._f_a
-            _out.append(',"a":')
-            _out.append(str(int(_x1)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"a":' if _comma else '{"a":')
+            _comma = True
+            _out.write(str(int(_x1)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -937,18 +933,16 @@ class i5(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         if self._pb_p0 & 1:
             _x1 = self._f_a
-            _out.append(',"a":')
-            _out.append(str(int(_x1)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"a":' if _comma else '{"a":')
+            _comma = True
+            _out.write(str(int(_x1)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -1121,18 +1115,16 @@ class key6(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         if self._pb_p0 & 1:
             _x1 = self._f_a
-            _out.append(',"a":')
-            _out.append(str(int(_x1)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"a":' if _comma else '{"a":')
+            _comma = True
+            _out.write(str(int(_x1)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -1507,19 +1499,17 @@ class class_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         if self._pb_p0 & 1:
             _x1 = self._f_a
-            _out.append(',"a":')
-            _out.append(str(int(_x1)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"a":' if _comma else '{"a":')
+            _comma = True
+            _out.write(str(int(_x1)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -1816,15 +1806,12 @@ class len_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -2086,15 +2073,12 @@ class property_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -2356,15 +2340,12 @@ class value_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -2626,15 +2607,12 @@ class annotations_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_merge(self, _obj: _t.Any, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -2978,19 +2956,17 @@ class Private_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         if self._pb_p0 & 1:
             _x1 = self._f_a
-            _out.append(',"a":')
-            _out.append(str(int(_x1)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"a":' if _comma else '{"a":')
+            _comma = True
+            _out.write(str(int(_x1)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -4257,115 +4233,143 @@ class Holder(_rt.ExtendableMessage):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fBuf': 1, 'm4': 4, 'items': 5, 'byId': 6, 'one': 7, 'other': 8, 'four': 9, 'hasPick': 10, 'foo': 11, 'getFoo': 12, 'int': 13, 'classmethod': 14, 'parse': 15, 'self': 16, 'X': 17, 'Y': 18, 'PbInfo': 19, 'x': 20, 'raw': 21, 'buf': 22, 'type': 23, 'FIELDNAME': 24, 'f_buf': 1, 'by_id': 6, 'has_pick': 10, 'get_foo': 12, '_x': 17, '__y': 18, '_pb_info': 19, 'x_': 20, 'FIELD_NAME': 24}
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._l_raw is not None: self._load_raw()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self._f_f_buf
         if _x1 is not None:
-            _out.append(',"fBuf":')
+            _out.write(',"fBuf":' if _comma else '{"fBuf":')
+            _comma = True
             _x1._pb_json_write(_out, _ctx, _depth + 1)
         _x4 = self._f_m4
         if _x4:
-            _out.append(',"m4":' + "[")
+            _out.write(',"m4":[' if _comma else '{"m4":[')
+            _comma = True
+            _sep = False
             for _y4 in _x4:
+                if _sep:
+                    _out.append(44)
+                _sep = True
                 _y4._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "]"
+            _out.append(93)
         _x5 = self._f_items
         if _x5:
-            _out.append(',"items":' + "[")
+            _out.write(',"items":[' if _comma else '{"items":[')
+            _comma = True
+            _sep = False
             for _y5 in _x5:
+                if _sep:
+                    _out.append(44)
+                _sep = True
                 _y5._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "]"
+            _out.append(93)
         _d6 = self._f_by_id
         if _d6:
-            _out.append(',"byId":' + "{")
+            _out.write(',"byId":{' if _comma else '{"byId":{')
+            _comma = True
+            _sep = False
             for _k6, _v6 in _d6.items():
-                _out.append('"' + str(_k6) + '":')
+                if _sep:
+                    _out.append(44)
+                _sep = True
+                _out.write('"' + str(_k6) + '":')
                 _v6._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "}"
+            _out.append(125)
         if self._oc_pick == 7:
             _x7 = _t.cast(i5, self._ov_pick)
-            _out.append(',"one":')
+            _out.write(',"one":' if _comma else '{"one":')
+            _comma = True
             _x7._pb_json_write(_out, _ctx, _depth + 1)
         if self._oc_pick == 8:
             _x8 = _t.cast(key6, self._ov_pick)
-            _out.append(',"other":')
+            _out.write(',"other":' if _comma else '{"other":')
+            _comma = True
             _x8._pb_json_write(_out, _ctx, _depth + 1)
         if self._oc_pick == 9:
             _x9 = _t.cast(m4, self._ov_pick)
-            _out.append(',"four":')
+            _out.write(',"four":' if _comma else '{"four":')
+            _comma = True
             _x9._pb_json_write(_out, _ctx, _depth + 1)
         if self._pb_p0 & 1:
             _x10 = self._f_has_pick
-            _out.append(',"hasPick":')
-            _out.append(str(int(_x10)))
+            _out.write(',"hasPick":' if _comma else '{"hasPick":')
+            _comma = True
+            _out.write(str(int(_x10)))
         if self._pb_p0 & 2:
             _x11 = self._f_foo
-            _out.append(',"foo":')
-            _out.append(str(int(_x11)))
+            _out.write(',"foo":' if _comma else '{"foo":')
+            _comma = True
+            _out.write(str(int(_x11)))
         if self._pb_p0 & 4:
             _x12 = self._f_get_foo
-            _out.append(',"getFoo":')
-            _out.append(str(int(_x12)))
+            _out.write(',"getFoo":' if _comma else '{"getFoo":')
+            _comma = True
+            _out.write(str(int(_x12)))
         if self._pb_p0 & 8:
             _x13 = self._f_int
-            _out.append(',"int":')
-            _out.append(str(int(_x13)))
+            _out.write(',"int":' if _comma else '{"int":')
+            _comma = True
+            _out.write(str(int(_x13)))
         if self._pb_p0 & 16:
             _x14 = self._f_classmethod
-            _out.append(',"classmethod":')
-            _out.append(str(int(_x14)))
+            _out.write(',"classmethod":' if _comma else '{"classmethod":')
+            _comma = True
+            _out.write(str(int(_x14)))
         if self._pb_p0 & 32:
             _x15 = self._f_parse
-            _out.append(',"parse":')
-            _out.append(str(int(_x15)))
+            _out.write(',"parse":' if _comma else '{"parse":')
+            _comma = True
+            _out.write(str(int(_x15)))
         if self._pb_p0 & 64:
             _x16 = self._f_self
-            _out.append(',"self":')
-            _out.append(str(int(_x16)))
+            _out.write(',"self":' if _comma else '{"self":')
+            _comma = True
+            _out.write(str(int(_x16)))
         if self._pb_p0 & 128:
             _x17 = self._f__x
-            _out.append(',"X":')
-            _out.append(str(int(_x17)))
+            _out.write(',"X":' if _comma else '{"X":')
+            _comma = True
+            _out.write(str(int(_x17)))
         if self._pb_p0 & 256:
             _x18 = self._f___y
-            _out.append(',"Y":')
-            _out.append(str(int(_x18)))
+            _out.write(',"Y":' if _comma else '{"Y":')
+            _comma = True
+            _out.write(str(int(_x18)))
         if self._pb_p0 & 512:
             _x19 = self._f__pb_info
-            _out.append(',"PbInfo":')
-            _out.append(str(int(_x19)))
+            _out.write(',"PbInfo":' if _comma else '{"PbInfo":')
+            _comma = True
+            _out.write(str(int(_x19)))
         if self._pb_p0 & 1024:
             _x20 = self._f_x_
-            _out.append(',"x":')
-            _out.append(str(int(_x20)))
+            _out.write(',"x":' if _comma else '{"x":')
+            _comma = True
+            _out.write(str(int(_x20)))
         _x21 = self._f_raw
         if _x21 is not None:
-            _out.append(',"raw":')
+            _out.write(',"raw":' if _comma else '{"raw":')
+            _comma = True
             _x21._pb_json_write(_out, _ctx, _depth + 1)
         if self._pb_p0 & 2048:
             _x22 = self._f_buf
-            _out.append(',"buf":')
-            _out.append(str(int(_x22)))
+            _out.write(',"buf":' if _comma else '{"buf":')
+            _comma = True
+            _out.write(str(int(_x22)))
         if self._pb_p0 & 4096:
             _x23 = self._f_type
-            _out.append(',"type":')
-            _out.append(str(int(_x23)))
+            _out.write(',"type":' if _comma else '{"type":')
+            _comma = True
+            _out.write(str(int(_x23)))
         if self._pb_p0 & 8192:
             _x24 = self._f_FIELD_NAME
-            _out.append(',"FIELDNAME":')
-            _out.append(str(int(_x24)))
+            _out.write(',"FIELDNAME":' if _comma else '{"FIELDNAME":')
+            _comma = True
+            _out.write(str(int(_x24)))
         if self._pb_ext:
-            _rt.json_write_extensions(_out, self, _ctx, _depth)
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _comma = _rt.json_write_extensions(_out, self, _ctx, _depth, _comma)
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -5052,23 +5056,22 @@ class Enums(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         if self._pb_p0 & 1:
             _x1 = self._f_e
-            _out.append(',"e":')
-            _out.append(_e_Enums_E.json_names.get(_x1) or _rt.json_out_enum(_e_Enums_E, _x1))
+            _out.write(',"e":' if _comma else '{"e":')
+            _comma = True
+            _out.write(_e_Enums_E.json_names.get(_x1) or _rt.json_out_enum(_e_Enums_E, _x1))
         if self._pb_p0 & 2:
             _x2 = self._f_type
-            _out.append(',"type":')
-            _out.append(str(int(_x2)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"type":' if _comma else '{"type":')
+            _comma = True
+            _out.write(str(int(_x2)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -5462,19 +5465,17 @@ class _c_Outer_Inner_X(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         if self._pb_p0 & 1:
             _x1 = self._f_a
-            _out.append(',"a":')
-            _out.append(str(int(_x1)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"a":' if _comma else '{"a":')
+            _comma = True
+            _out.write(str(int(_x1)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -5721,19 +5722,17 @@ class Outer(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self._f_x
         if _x1 is not None:
-            _out.append(',"x":')
+            _out.write(',"x":' if _comma else '{"x":')
+            _comma = True
             _x1._pb_json_write(_out, _ctx, _depth + 1)
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -6114,19 +6113,17 @@ class _c_Outer_Inner_X_(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         if self._pb_p0 & 1:
             _x1 = self._f_a
-            _out.append(',"a":')
-            _out.append(str(int(_x1)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"a":' if _comma else '{"a":')
+            _comma = True
+            _out.write(str(int(_x1)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -6373,19 +6370,17 @@ class Outer_Inner(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self._f_x
         if _x1 is not None:
-            _out.append(',"x":')
+            _out.write(',"x":' if _comma else '{"x":')
+            _comma = True
             _x1._pb_json_write(_out, _ctx, _depth + 1)
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v12 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code
@@ -1460,88 +1460,102 @@ class Scalars(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'fDouble': 1, 'fFloat': 2, 'fInt64': 3, 'fUint64': 4, 'fInt32': 5, 'fFixed64': 6, 'fFixed32': 7, 'fBool': 8, 'fString': 9, 'fBytes': 10, 'fUint32': 11, 'fSfixed32': 12, 'fSfixed64': 13, 'fSint32': 14, 'fSint64': 15, 'optInt32': 16, 'optString': 17, 'f_double': 1, 'f_float': 2, 'f_int64': 3, 'f_uint64': 4, 'f_int32': 5, 'f_fixed64': 6, 'f_fixed32': 7, 'f_bool': 8, 'f_string': 9, 'f_bytes': 10, 'f_uint32': 11, 'f_sfixed32': 12, 'f_sfixed64': 13, 'f_sint32': 14, 'f_sint64': 15, 'opt_int32': 16, 'opt_string': 17}
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self._f_f_double
         if _x1 or _rt.copysign(1.0, _x1) < 0.0:
-            _out.append(',"fDouble":')
-            _out.append(_rt.json_out_double(_x1))
+            _out.write(',"fDouble":' if _comma else '{"fDouble":')
+            _comma = True
+            _rt.json_write_double(_out, _x1)
         _x2 = self._f_f_float
         if _x2 or _rt.copysign(1.0, _x2) < 0.0:
-            _out.append(',"fFloat":')
-            _out.append(_rt.json_out_float(_x2))
+            _out.write(',"fFloat":' if _comma else '{"fFloat":')
+            _comma = True
+            _rt.json_write_float(_out, _x2)
         _x3 = self._f_f_int64
         if _x3:
-            _out.append(',"fInt64":' + '"')
-            _out.append(str(int(_x3)))
-            _out.append('"')
+            _out.write(',"fInt64":"' if _comma else '{"fInt64":"')
+            _comma = True
+            _out.write(str(int(_x3)))
+            _out.append(34)
         _x4 = self._f_f_uint64
         if _x4:
-            _out.append(',"fUint64":' + '"')
-            _out.append(str(int(_x4)))
-            _out.append('"')
+            _out.write(',"fUint64":"' if _comma else '{"fUint64":"')
+            _comma = True
+            _out.write(str(int(_x4)))
+            _out.append(34)
         _x5 = self._f_f_int32
         if _x5:
-            _out.append(',"fInt32":')
-            _out.append(str(int(_x5)))
+            _out.write(',"fInt32":' if _comma else '{"fInt32":')
+            _comma = True
+            _out.write(str(int(_x5)))
         _x6 = self._f_f_fixed64
         if _x6:
-            _out.append(',"fFixed64":' + '"')
-            _out.append(str(int(_x6)))
-            _out.append('"')
+            _out.write(',"fFixed64":"' if _comma else '{"fFixed64":"')
+            _comma = True
+            _out.write(str(int(_x6)))
+            _out.append(34)
         _x7 = self._f_f_fixed32
         if _x7:
-            _out.append(',"fFixed32":')
-            _out.append(str(int(_x7)))
+            _out.write(',"fFixed32":' if _comma else '{"fFixed32":')
+            _comma = True
+            _out.write(str(int(_x7)))
         _x8 = self._f_f_bool
         if _x8:
-            _out.append(',"fBool":')
-            _out.append("true" if _x8 else "false")
+            _out.write(',"fBool":' if _comma else '{"fBool":')
+            _comma = True
+            _out.write("true" if _x8 else "false")
         _x9 = self._f_f_string
         if _x9:
-            _out.append(',"fString":')
-            _out.append(_rt.json_out_str(_x9))
+            _out.write(',"fString":' if _comma else '{"fString":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x9))
         _x10 = self._f_f_bytes
         if _x10:
-            _out.append(',"fBytes":')
-            _out.append(_rt.json_out_bytes(_x10))
+            _out.write(',"fBytes":' if _comma else '{"fBytes":')
+            _comma = True
+            _out.write(_rt.json_out_bytes(_x10))
         _x11 = self._f_f_uint32
         if _x11:
-            _out.append(',"fUint32":')
-            _out.append(str(int(_x11)))
+            _out.write(',"fUint32":' if _comma else '{"fUint32":')
+            _comma = True
+            _out.write(str(int(_x11)))
         _x12 = self._f_f_sfixed32
         if _x12:
-            _out.append(',"fSfixed32":')
-            _out.append(str(int(_x12)))
+            _out.write(',"fSfixed32":' if _comma else '{"fSfixed32":')
+            _comma = True
+            _out.write(str(int(_x12)))
         _x13 = self._f_f_sfixed64
         if _x13:
-            _out.append(',"fSfixed64":' + '"')
-            _out.append(str(int(_x13)))
-            _out.append('"')
+            _out.write(',"fSfixed64":"' if _comma else '{"fSfixed64":"')
+            _comma = True
+            _out.write(str(int(_x13)))
+            _out.append(34)
         _x14 = self._f_f_sint32
         if _x14:
-            _out.append(',"fSint32":')
-            _out.append(str(int(_x14)))
+            _out.write(',"fSint32":' if _comma else '{"fSint32":')
+            _comma = True
+            _out.write(str(int(_x14)))
         _x15 = self._f_f_sint64
         if _x15:
-            _out.append(',"fSint64":' + '"')
-            _out.append(str(int(_x15)))
-            _out.append('"')
+            _out.write(',"fSint64":"' if _comma else '{"fSint64":"')
+            _comma = True
+            _out.write(str(int(_x15)))
+            _out.append(34)
         if self._pb_p0 & 1:
             _x16 = self._f_opt_int32
-            _out.append(',"optInt32":')
-            _out.append(str(int(_x16)))
+            _out.write(',"optInt32":' if _comma else '{"optInt32":')
+            _comma = True
+            _out.write(str(int(_x16)))
         if self._pb_p0 & 2:
             _x17 = self._f_opt_string
-            _out.append(',"optString":')
-            _out.append(_rt.json_out_str(_x17))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"optString":' if _comma else '{"optString":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x17))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -2225,29 +2239,29 @@ class FixedFirst(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self._f_id
         if _x1:
-            _out.append(',"id":' + '"')
-            _out.append(str(int(_x1)))
-            _out.append('"')
+            _out.write(',"id":"' if _comma else '{"id":"')
+            _comma = True
+            _out.write(str(int(_x1)))
+            _out.append(34)
         _x2 = self._f_count
         if _x2:
-            _out.append(',"count":' + '"')
-            _out.append(str(int(_x2)))
-            _out.append('"')
+            _out.write(',"count":"' if _comma else '{"count":"')
+            _comma = True
+            _out.write(str(int(_x2)))
+            _out.append(34)
         _x3 = self._f_small
         if _x3:
-            _out.append(',"small":')
-            _out.append(str(int(_x3)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"small":' if _comma else '{"small":')
+            _comma = True
+            _out.write(str(int(_x3)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:

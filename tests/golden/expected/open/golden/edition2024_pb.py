@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v12 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/edition2024.proto', b'\n\x18golden/edition2024.proto\x12\x06golden"\xac\x02\n\x08LogEntry\x12\x1c\n\ttimestamp\x18\x01 \x01(\x03R\ttimestamp\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\x123\n\x06detail\x18\x03 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x06detail\x12F\n\x10unchecked_detail\x18\x04 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02x\x01R\x0funcheckedDetail\x125\n\x07history\x18\x05 \x03(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x07history\x1a4\n\x06Detail\x12\x14\n\x05lines\x18\x01 \x03(\tR\x05lines\x12\x14\n\x05level\x18\x02 \x01(\x05R\x05level"F\n\x08Envelope\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12&\n\x05entry\x18\x02 \x01(\x0b2\x10.golden.LogEntryR\x05entry"\xed\x01\n\x04Node\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value\x12"\n\x05child\x18\x02 \x01(\x0b2\x0c.golden.NodeR\x05child\x12/\n\nlazy_child\x18\x03 \x01(\x0b2\x0c.golden.NodeB\x02(\x01R\tlazyChild\x129\n\x0funchecked_child\x18\x04 \x01(\x0b2\x0c.golden.NodeB\x02x\x01R\x0euncheckedChild\x12?\n\x12unchecked_children\x18\x05 \x03(\x0b2\x0c.golden.NodeB\x02x\x01R\x11uncheckedChildrenb\x08editionsp\xe9\x07', ())
@@ -135,23 +135,22 @@ class _c_LogEntry_Detail(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.lines
         if _x1:
-            _out.append(',"lines":' + "[")
-            _out.append(",".join([_rt.json_out_str(_y) for _y in _x1]))
-            _out.append("]")
+            _out.write(',"lines":[' if _comma else '{"lines":[')
+            _comma = True
+            _out.write(",".join([_rt.json_out_str(_y) for _y in _x1]))
+            _out.append(93)
         _x2 = self.level
         if _x2 is not None:
-            _out.append(',"level":')
-            _out.append(str(int(_x2)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"level":' if _comma else '{"level":')
+            _comma = True
+            _out.write(str(int(_x2)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -469,38 +468,43 @@ class LogEntry(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.timestamp
         if _x1 is not None:
-            _out.append(',"timestamp":' + '"')
-            _out.append(str(int(_x1)))
-            _out.append('"')
+            _out.write(',"timestamp":"' if _comma else '{"timestamp":"')
+            _comma = True
+            _out.write(str(int(_x1)))
+            _out.append(34)
         _x2 = self.message
         if _x2 is not None:
-            _out.append(',"message":')
-            _out.append(_rt.json_out_str(_x2))
+            _out.write(',"message":' if _comma else '{"message":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x2))
         _x3 = self.detail
         if _x3 is not None:
-            _out.append(',"detail":')
+            _out.write(',"detail":' if _comma else '{"detail":')
+            _comma = True
             _x3._pb_json_write(_out, _ctx, _depth + 1)
         _x4 = self.unchecked_detail
         if _x4 is not None:
-            _out.append(',"uncheckedDetail":')
+            _out.write(',"uncheckedDetail":' if _comma else '{"uncheckedDetail":')
+            _comma = True
             _x4._pb_json_write(_out, _ctx, _depth + 1)
         _x5 = self.history
         if _x5:
-            _out.append(',"history":' + "[")
+            _out.write(',"history":[' if _comma else '{"history":[')
+            _comma = True
+            _sep = False
             for _y5 in _x5:
+                if _sep:
+                    _out.append(44)
+                _sep = True
                 _y5._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "]"
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.append(93)
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -755,22 +759,21 @@ class Envelope(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.name
         if _x1 is not None:
-            _out.append(',"name":')
-            _out.append(_rt.json_out_str(_x1))
+            _out.write(',"name":' if _comma else '{"name":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x1))
         _x2 = self.entry
         if _x2 is not None:
-            _out.append(',"entry":')
+            _out.write(',"entry":' if _comma else '{"entry":')
+            _comma = True
             _x2._pb_json_write(_out, _ctx, _depth + 1)
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -1087,37 +1090,42 @@ class Node(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.value
         if _x1 is not None:
-            _out.append(',"value":')
-            _out.append(str(int(_x1)))
+            _out.write(',"value":' if _comma else '{"value":')
+            _comma = True
+            _out.write(str(int(_x1)))
         _x2 = self.child
         if _x2 is not None:
-            _out.append(',"child":')
+            _out.write(',"child":' if _comma else '{"child":')
+            _comma = True
             _x2._pb_json_write(_out, _ctx, _depth + 1)
         _x3 = self.lazy_child
         if _x3 is not None:
-            _out.append(',"lazyChild":')
+            _out.write(',"lazyChild":' if _comma else '{"lazyChild":')
+            _comma = True
             _x3._pb_json_write(_out, _ctx, _depth + 1)
         _x4 = self.unchecked_child
         if _x4 is not None:
-            _out.append(',"uncheckedChild":')
+            _out.write(',"uncheckedChild":' if _comma else '{"uncheckedChild":')
+            _comma = True
             _x4._pb_json_write(_out, _ctx, _depth + 1)
         _x5 = self.unchecked_children
         if _x5:
-            _out.append(',"uncheckedChildren":' + "[")
+            _out.write(',"uncheckedChildren":[' if _comma else '{"uncheckedChildren":[')
+            _comma = True
+            _sep = False
             for _y5 in _x5:
+                if _sep:
+                    _out.append(44)
+                _sep = True
                 _y5._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "]"
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.append(93)
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v12 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/editions.proto', b'\n\x15golden/editions.proto\x12\x06golden"\xa7\x04\n\x0bEdition2023\x12.\n\x13explicit_by_default\x18\x01 \x01(\x05R\x11explicitByDefault\x12!\n\x08implicit\x18\x02 \x01(\x05B\x05\xaa\x01\x02\x08\x02R\x08implicit\x12.\n\x0frequired_legacy\x18\x03 \x01(\x05B\x05\xaa\x01\x02\x08\x03R\x0erequiredLegacy\x12!\n\x08expanded\x18\x04 \x03(\x05B\x05\xaa\x01\x02\x18\x02R\x08expanded\x12#\n\tunchecked\x18\x05 \x01(\tB\x05\xaa\x01\x02 \x03R\tunchecked\x12I\n\x0fdelimited_child\x18\x06 \x01(\x0b2\x19.golden.Edition2023.ChildB\x05\xaa\x01\x02(\x02R\x0edelimitedChild\x12#\n\x05state\x18\x07 \x01(\x0e2\r.golden.StateR\x05state\x12%\n\x06states\x18\x08 \x03(\x0e2\r.golden.StateR\x06states\x12H\n\rstate_by_name\x18\t \x03(\x0b2$.golden.Edition2023.StateByNameEntryR\x0bstateByName\x1a\x1d\n\x05Child\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value\x1aM\n\x10StateByNameEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12#\n\x05value\x18\x02 \x01(\x0e2\r.golden.StateR\x05value:\x028\x01*(\n\x05State\x12\x11\n\rSTATE_UNKNOWN\x10\x00\x12\x0c\n\x08STATE_ON\x10\x01B\x05\x92\x03\x02\x10\x02b\x08editionsp\xe8\x07', ())
@@ -115,18 +115,16 @@ class _c_Edition2023_Child(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.value
         if _x1 is not None:
-            _out.append(',"value":')
-            _out.append(str(int(_x1)))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"value":' if _comma else '{"value":')
+            _comma = True
+            _out.write(str(int(_x1)))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
@@ -609,57 +607,66 @@ class Edition2023(_rt.Message):
 
     _pb_json_keys: _t.ClassVar[dict[str, int]] = {'explicitByDefault': 1, 'implicit': 2, 'requiredLegacy': 3, 'expanded': 4, 'unchecked': 5, 'delimitedChild': 6, 'state': 7, 'states': 8, 'stateByName': 9, 'explicit_by_default': 1, 'required_legacy': 3, 'delimited_child': 6, 'state_by_name': 9}
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.explicit_by_default
         if _x1 is not None:
-            _out.append(',"explicitByDefault":')
-            _out.append(str(int(_x1)))
+            _out.write(',"explicitByDefault":' if _comma else '{"explicitByDefault":')
+            _comma = True
+            _out.write(str(int(_x1)))
         _x2 = self.implicit
         if _x2:
-            _out.append(',"implicit":')
-            _out.append(str(int(_x2)))
+            _out.write(',"implicit":' if _comma else '{"implicit":')
+            _comma = True
+            _out.write(str(int(_x2)))
         _x3 = self.required_legacy
         if _x3 is not None:
-            _out.append(',"requiredLegacy":')
-            _out.append(str(int(_x3)))
+            _out.write(',"requiredLegacy":' if _comma else '{"requiredLegacy":')
+            _comma = True
+            _out.write(str(int(_x3)))
         _x4 = self.expanded
         if _x4:
-            _out.append(',"expanded":' + "[")
-            _out.append(",".join([str(int(_y)) for _y in _x4]))
-            _out.append("]")
+            _out.write(',"expanded":[' if _comma else '{"expanded":[')
+            _comma = True
+            _rt.json_write_ints(_out, _x4, ",")
+            _out.append(93)
         _x5 = self.unchecked
         if _x5 is not None:
-            _out.append(',"unchecked":')
-            _out.append(_rt.json_out_str(_x5))
+            _out.write(',"unchecked":' if _comma else '{"unchecked":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x5))
         _x6 = self.delimited_child
         if _x6 is not None:
-            _out.append(',"delimitedChild":')
+            _out.write(',"delimitedChild":' if _comma else '{"delimitedChild":')
+            _comma = True
             _x6._pb_json_write(_out, _ctx, _depth + 1)
         _x7 = self.state
         if _x7 is not None:
-            _out.append(',"state":')
-            _out.append(_e_State.json_names.get(_x7) or _rt.json_out_enum(_e_State, _x7))
+            _out.write(',"state":' if _comma else '{"state":')
+            _comma = True
+            _out.write(_e_State.json_names.get(_x7) or _rt.json_out_enum(_e_State, _x7))
         _x8 = self.states
         if _x8:
-            _out.append(',"states":' + "[")
-            _out.append(",".join([_e_State.json_names.get(_y) or _rt.json_out_enum(_e_State, _y) for _y in _x8]))
-            _out.append("]")
+            _out.write(',"states":[' if _comma else '{"states":[')
+            _comma = True
+            _out.write(",".join([_e_State.json_names.get(_y) or _rt.json_out_enum(_e_State, _y) for _y in _x8]))
+            _out.append(93)
         _d9 = self.state_by_name
         if _d9:
-            _out.append(',"stateByName":' + "{")
+            _out.write(',"stateByName":{' if _comma else '{"stateByName":{')
+            _comma = True
+            _sep = False
             for _k9, _v9 in _d9.items():
-                _out.append(_rt.json_out_str(_k9))
-                _out.append(":")
-                _out.append(_e_State.json_names.get(_v9) or _rt.json_out_enum(_e_State, _v9))
-                _out.append(",")
-            _out[-1] = "}"
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+                if _sep:
+                    _out.append(44)
+                _sep = True
+                _out.write(_rt.json_out_str(_k9))
+                _out.append(58)
+                _out.write(_e_State.json_names.get(_v9) or _rt.json_out_enum(_e_State, _v9))
+            _out.append(125)
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:

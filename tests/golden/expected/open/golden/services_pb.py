@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v12 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/services.proto', b'\n\x15golden/services.proto\x12\x06golden\x1a\x14golden/scalars.proto"\x1b\n\x05Query\x12\x12\n\x04text\x18\x01 \x01(\tR\x04text2\xb0\x01\n\x06Search\x12&\n\x04Find\x12\r.golden.Query\x1a\x0f.golden.Scalars\x12)\n\x05Watch\x12\r.golden.Query\x1a\x0f.golden.Scalars0\x01\x12)\n\x05Batch\x12\r.golden.Query\x1a\x0f.golden.Scalars(\x01\x12(\n\x04Chat\x12\r.golden.Query\x1a\r.golden.Query(\x010\x01b\x06proto3', (('golden/scalars.proto', 'golden.scalars_pb'),))
@@ -110,18 +110,16 @@ class Query(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.text
         if _x1:
-            _out.append(',"text":')
-            _out.append(_rt.json_out_str(_x1))
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.write(',"text":' if _comma else '{"text":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x1))
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v11 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v12 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.any_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.struct_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__struct_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.timestamp_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb
@@ -351,46 +351,55 @@ class Stamped(_rt.Message):
 
     # -- ProtoJSON -----------------------------------------------------------------
 
-    def _pb_json_write(self, _out: list[str], _ctx: _rt.JsonCtx, _depth: int) -> None:
+    def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _out.append("{")
-        _first = len(_out)
+        _comma = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.name
         if _x1:
-            _out.append(',"name":')
-            _out.append(_rt.json_out_str(_x1))
+            _out.write(',"name":' if _comma else '{"name":')
+            _comma = True
+            _out.write(_rt.json_out_str(_x1))
         _x2 = self.at
         if _x2 is not None:
-            _out.append(',"at":')
+            _out.write(',"at":' if _comma else '{"at":')
+            _comma = True
             _x2._pb_json_write(_out, _ctx, _depth + 1)
         _x3 = self.detail
         if _x3 is not None:
-            _out.append(',"detail":')
+            _out.write(',"detail":' if _comma else '{"detail":')
+            _comma = True
             _x3._pb_json_write(_out, _ctx, _depth + 1)
         _x4 = self.meta
         if _x4 is not None:
-            _out.append(',"meta":')
+            _out.write(',"meta":' if _comma else '{"meta":')
+            _comma = True
             _x4._pb_json_write(_out, _ctx, _depth + 1)
         _x5 = self.history
         if _x5:
-            _out.append(',"history":' + "[")
+            _out.write(',"history":[' if _comma else '{"history":[')
+            _comma = True
+            _sep = False
             for _y5 in _x5:
+                if _sep:
+                    _out.append(44)
+                _sep = True
                 _y5._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "]"
+            _out.append(93)
         _d6 = self.by_key
         if _d6:
-            _out.append(',"byKey":' + "{")
+            _out.write(',"byKey":{' if _comma else '{"byKey":{')
+            _comma = True
+            _sep = False
             for _k6, _v6 in _d6.items():
-                _out.append(_rt.json_out_str(_k6))
-                _out.append(":")
+                if _sep:
+                    _out.append(44)
+                _sep = True
+                _out.write(_rt.json_out_str(_k6))
+                _out.append(58)
                 _v6._pb_json_write(_out, _ctx, _depth + 2)
-                _out.append(",")
-            _out[-1] = "}"
-        if len(_out) > _first:
-            _out[_first] = _out[_first][1:]
-        _out.append("}")
+            _out.append(125)
+        _out.write("}" if _comma else "{}")
 
 
     def _pb_json_scan(self, _r: _rt.JsonScan, _ctx: _rt.JsonCtx, _depth: int) -> None:
