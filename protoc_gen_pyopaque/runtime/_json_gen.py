@@ -22,7 +22,7 @@ from librt.strings import StringWriter
 from mypy_extensions import i32
 
 from ._json import (
-    COMPACT, JsonCtx, Skip, find_extension, json_refuse, merge_extension, merge_message,
+    COMPACT, JsonCtx, Skip, find_extension, json_refuse, may_be_negative_zero, merge_extension, merge_message,
     null_is_value, parse_bytes, parse_enum_of, parse_float, parse_int, parse_map_key, parse_scalar,
     print_extensions, print_float, print_message,
 )
@@ -576,7 +576,7 @@ def json_in_bool(value: Any) -> bool:
     return result
 
 
-def json_in_double(value: Any) -> float:
+def json_in_double(value: Any, ctx: JsonCtx) -> float:
     """A double: a JSON number, or "NaN", "Infinity", "-Infinity", or a number in a string."""
     if type(value) is Decimal:
         number = float(value)
@@ -584,10 +584,12 @@ def json_in_double(value: Any) -> float:
             return number
     elif type(value) is float and value - value == 0.0:
         return value
+    elif may_be_negative_zero(value, ctx):
+        raise json_refuse()
     return parse_float(False, value, "$")
 
 
-def json_in_float(value: Any) -> float:
+def json_in_float(value: Any, ctx: JsonCtx) -> float:
     """A float32: as a double, then rounded to float32 (out of its range: refused)."""
     if type(value) is Decimal or type(value) is float:
         number = float(value)
@@ -601,6 +603,8 @@ def json_in_float(value: Any) -> float:
                 return rounded
             except OverflowError:
                 pass
+    elif may_be_negative_zero(value, ctx):
+        raise json_refuse()
     return parse_float(True, value, "$")
 
 

@@ -381,9 +381,7 @@ class JsonScan:
         count = pos - first
         if count == 0 or (count > 1 and buf[first] == 48):
             raise JsonOther()
-        whole = True  # no fraction or exponent: json.loads reads an int, "-0" as 0
         if pos < end and buf[pos] == 46:  # .
-            whole = False
             pos += 1
             first = pos
             while pos < end:
@@ -399,7 +397,6 @@ class JsonScan:
             if pos == first:
                 raise JsonOther()
         if pos < end and (buf[pos] == 101 or buf[pos] == 69):  # e E
-            whole = False
             pos += 1
             exponent_negative = False
             if pos < end and (buf[pos] == 43 or buf[pos] == 45):
@@ -425,7 +422,7 @@ class JsonScan:
                 number *= _POW10[scale]
             else:
                 number /= _POW10[-scale]
-            return -number if negative and not (whole and mantissa == 0) else number
+            return -number if negative else number  # -0 too: negative zero, as a JSON number
         number = float(buf[start:pos])
         if number - number != 0.0:  # beyond the double range
             raise JsonOther()
@@ -562,6 +559,7 @@ def _scan_from_json(cls: type[M], text: str | bytes | bytearray, *, ignore_unkno
         try:
             reader = JsonScan(text)
             ctx = JsonCtx(cls, ignore_unknown=ignore_unknown_fields, rounded_floats=True)
+            ctx.text = text  # its members read by scan_json (JsonScan.value) read -0 as 0
             cast("Message", msg)._pb_json_scan(reader, ctx, 0)  # compiled: a native call
             reader.finish()
         except JsonOther:

@@ -416,6 +416,8 @@ def _parse_value(msg: Any, obj: Any, ctx: JsonCtx, path: str, depth: int) -> Non
         _json.check_utf8(obj, path)
         msg._pb_set(info.by_name["string_value"], obj)
     elif isinstance(obj, (int, float, Decimal)):
+        if _json.may_be_negative_zero(obj, ctx):
+            raise _json.json_refuse()
         number = _json.parse_float(False, obj, path)
         msg._pb_set(info.by_name["number_value"], number)
     elif isinstance(obj, dict):

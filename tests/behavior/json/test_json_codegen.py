@@ -402,7 +402,7 @@ def test_float32_of_the_compiled_path_rounds_as_struct() -> None:
             decided += 1
             assert rounded == want and math.copysign(1.0, rounded) == math.copysign(1.0, want), v
         if want == want:
-            assert _json_gen.json_in_float(v) == want
+            assert _json_gen.json_in_float(v, _json.JsonCtx(object)) == want
     assert decided > len(values) * 0.8  # beyond the normal float32 range: struct
 
 

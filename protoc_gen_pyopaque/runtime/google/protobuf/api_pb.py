@@ -10,7 +10,7 @@ from __future__ import annotations
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v12 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v13 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.type_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v12 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v13 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_protoopaque_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.type_protoopaque_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb
 

@@ -11,7 +11,7 @@ import enum as _enum
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v12 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v13 as _rt
 import golden.scalars_pb as _m_golden__scalars_pb
 
 _pb_no_unknown: _t.Final = b""
@@ -2025,7 +2025,7 @@ class Collections(_rt.Message):
                         continue
                     if type(_v) is not list:
                         raise _rt.json_refuse()
-                    self.ratios = [_rt.json_in_float(_y) for _y in _t.cast("list[object]", _v)]
+                    self.ratios = [_rt.json_in_float(_y, _ctx) for _y in _t.cast("list[object]", _v)]
                 elif _n == 12:
                     if _v is None:
                         continue
@@ -2037,7 +2037,7 @@ class Collections(_rt.Message):
                         _kv12 = _k if _ctx.ascii_strings or _k.isascii() else _rt.json_in_str(_k)
                         if _w is None:
                             raise _rt.json_refuse()
-                        _xv12 = _rt.json_in_float(_w)
+                        _xv12 = _rt.json_in_float(_w, _ctx)
 
                         _d12[_kv12] = _xv12
                     self.weights = _d12
@@ -3541,7 +3541,7 @@ class Bag(_rt.Message):
                 elif _n == 5:
                     if _v is None:
                         continue
-                    _x5 = _v if type(_v) is float and _v - _v == 0.0 else _rt.json_in_double(_v)
+                    _x5 = _v if type(_v) is float and _v - _v == 0.0 else _rt.json_in_double(_v, _ctx)
                     self.ratio = _x5
                 elif _n == 6:
                     if _v is None:
@@ -3639,14 +3639,14 @@ class Bag(_rt.Message):
                     elif _n == 16:
                         if _v is None:
                             continue
-                        _x16 = _rt.json_in_float(_v)
+                        _x16 = _rt.json_in_float(_v, _ctx)
                         self.weight = _x16
                     elif _n == 17:
                         if _v is None:
                             continue
                         if type(_v) is not list:
                             raise _rt.json_refuse()
-                        self.ratios = [_y if type(_y) is float and _y - _y == 0.0 else _rt.json_in_double(_y) for _y in _t.cast("list[object]", _v)]
+                        self.ratios = [_y if type(_y) is float and _y - _y == 0.0 else _rt.json_in_double(_y, _ctx) for _y in _t.cast("list[object]", _v)]
                     else:
                         _rt.json_in_other(self, _key, _v, _ctx, _depth)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v12 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v13 as _rt
 
 _pb_no_unknown: _t.Final = b""
 _pb_descriptor: _t.Final = ('golden/services.proto', b'\n\x15golden/services.proto\x12\x06golden\x1a\x14golden/scalars.proto"\x1b\n\x05Query\x12\x12\n\x04text\x18\x01 \x01(\tR\x04text2\xb0\x01\n\x06Search\x12&\n\x04Find\x12\r.golden.Query\x1a\x0f.golden.Scalars\x12)\n\x05Watch\x12\r.golden.Query\x1a\x0f.golden.Scalars0\x01\x12)\n\x05Batch\x12\r.golden.Query\x1a\x0f.golden.Scalars(\x01\x12(\n\x04Chat\x12\r.golden.Query\x1a\r.golden.Query(\x010\x01b\x06proto3', (('golden/scalars.proto', 'golden.scalars_pb'),))

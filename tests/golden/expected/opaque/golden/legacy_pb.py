@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v12 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v13 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code
@@ -1091,7 +1091,7 @@ class Legacy(_rt.ExtendableMessage):
             elif _n == 4:
                 if _v is None:
                     continue
-                _x4 = _v if type(_v) is float and _v - _v == 0.0 else _rt.json_in_double(_v)
+                _x4 = _v if type(_v) is float and _v - _v == 0.0 else _rt.json_in_double(_v, _ctx)
                 self._f_ratio = _x4
                 self._pb_p0 |= 8
             elif _n == 5:

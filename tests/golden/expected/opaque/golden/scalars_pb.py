@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v12 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v13 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code
@@ -1663,14 +1663,14 @@ class Scalars(_rt.Message):
                         raise _rt.json_refuse()
                     if _v is None:
                         continue
-                    _x1 = _v if type(_v) is float and _v - _v == 0.0 else _rt.json_in_double(_v)
+                    _x1 = _v if type(_v) is float and _v - _v == 0.0 else _rt.json_in_double(_v, _ctx)
                     self._f_f_double = _x1
                 elif _n == 2:
                     if _key != 'fFloat' and 'fFloat' in _obj:
                         raise _rt.json_refuse()
                     if _v is None:
                         continue
-                    _x2 = _rt.json_in_float(_v)
+                    _x2 = _rt.json_in_float(_v, _ctx)
                     self._f_f_float = _x2
                 elif _n == 3:
                     if _key != 'fInt64' and 'fInt64' in _obj:

@@ -1,4 +1,4 @@
-"""Surface 12 (11 with ``_pb_json_write`` writing into a ``StringWriter`` instead of appending to a list, ``json_write_double``, ``json_write_float`` and ``json_write_ints`` in place of ``json_out_double``, ``json_out_float`` and ``json_out_int``, and ``json_write_extensions`` told and telling whether members were written; 11 was 10 with ``JsonScan`` and ``JsonOther``, the reader of the generated ``_pb_json_scan``; 10 was 9 with the well-known types' _pb_scan taking ``_canon``, whether the caller wants the input's canonical form: generated scans pass it to their children's): the one module generated code imports from the runtime (as ``_rt``).
+"""Surface 13 (12 with ``json_in_double`` and ``json_in_float`` taking the ``JsonCtx``, whose text tells whether an int 0 may have been a -0; 12 was 11 with ``_pb_json_write`` writing into a ``StringWriter`` instead of appending to a list, ``json_write_double``, ``json_write_float`` and ``json_write_ints`` in place of ``json_out_double``, ``json_out_float`` and ``json_out_int``, and ``json_write_extensions`` told and telling whether members were written; 11 was 10 with ``JsonScan`` and ``JsonOther``, the reader of the generated ``_pb_json_scan``; 10 was 9 with the well-known types' _pb_scan taking ``_canon``, whether the caller wants the input's canonical form: generated scans pass it to their children's): the one module generated code imports from the runtime (as ``_rt``).
 
 Only re-exports, so that the runtime can change behind them. A generated module imports the
 surface it was generated for, ``_gen_v<N>``: a runtime without it fails that import, naming
@@ -8,7 +8,7 @@ surface: rename this module to the next number and point ``RUNTIME_SURFACE`` in
 ``gen/views.py`` at it.
 
 ``Names`` is for type checkers only (generated classes name it in an annotation that never
-runs): imported when type checking, it is not in ``__all__``, and a surface 12 runtime without
+runs): imported when type checking, it is not in ``__all__``, and a surface 13 runtime without
 it still runs modules that name it.
 
 ``DEFAULT_MAX_DEPTH`` and ``JSON_MAX_DEPTH`` are two names of the one limit ``MAX_DEPTH``."""
