@@ -583,7 +583,7 @@ class Type(_rt.Message):
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self._f_name
         if _x1:
             _out.write(',"name":' if _comma else '{"name":')
@@ -1986,7 +1986,7 @@ class Field(_rt.Message):
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self._f_kind
         if _x1:
             _out.write(',"kind":' if _comma else '{"kind":')
@@ -2725,7 +2725,7 @@ class Enum(_rt.Message):
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self._f_name
         if _x1:
             _out.write(',"name":' if _comma else '{"name":')
@@ -3465,7 +3465,7 @@ class EnumValue(_rt.Message):
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self._f_name
         if _x1:
             _out.write(',"name":' if _comma else '{"name":')
@@ -3843,7 +3843,7 @@ class Option(_rt.Message):
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self._f_name
         if _x1:
             _out.write(',"name":' if _comma else '{"name":')

@@ -230,7 +230,7 @@ class _c_Legacy_Point(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x7 = self.x
         if _x7 is not None:
             _out.write(',"x":' if _comma else '{"x":')
@@ -771,7 +771,7 @@ class Legacy(_rt.ExtendableMessage):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.id
         if _x1 is not None:
             _out.write(',"id":' if _comma else '{"id":')
@@ -1168,7 +1168,7 @@ class ConflictJsonName(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.value
         if _x1 is not None:
             _out.write(',"old_value":' if _comma else '{"old_value":')

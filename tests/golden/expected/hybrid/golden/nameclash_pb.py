@@ -194,7 +194,7 @@ class buf(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.a
         if _x1 is not None:
             _out.write(',"a":' if _comma else '{"a":')
@@ -402,7 +402,7 @@ class m4(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.a
         if _x1 is not None:
             _out.write(',"a":' if _comma else '{"a":')
@@ -577,7 +577,7 @@ class i5(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.a
         if _x1 is not None:
             _out.write(',"a":' if _comma else '{"a":')
@@ -752,7 +752,7 @@ class key6(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.a
         if _x1 is not None:
             _out.write(',"a":' if _comma else '{"a":')
@@ -960,7 +960,7 @@ class class_(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.a
         if _x1 is not None:
             _out.write(',"a":' if _comma else '{"a":')
@@ -1114,7 +1114,7 @@ class len_(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _out.write("}" if _comma else "{}")
 
 
@@ -1232,7 +1232,7 @@ class property_(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _out.write("}" if _comma else "{}")
 
 
@@ -1350,7 +1350,7 @@ class value_(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _out.write("}" if _comma else "{}")
 
 
@@ -1468,7 +1468,7 @@ class annotations_(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _out.write("}" if _comma else "{}")
 
 
@@ -1640,7 +1640,7 @@ class Private_(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.a
         if _x1 is not None:
             _out.write(',"a":' if _comma else '{"a":')
@@ -2893,7 +2893,7 @@ class Holder(_rt.ExtendableMessage):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.f_buf
         if _x1 is not None:
             _out.write(',"fBuf":' if _comma else '{"fBuf":')
@@ -3648,7 +3648,7 @@ class Enums(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.e
         if _x1 is not None:
             _out.write(',"e":' if _comma else '{"e":')
@@ -3874,7 +3874,7 @@ class _c_Outer_Inner_X(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.a
         if _x1 is not None:
             _out.write(',"a":' if _comma else '{"a":')
@@ -4095,7 +4095,7 @@ class Outer(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.x
         if _x1 is not None:
             _out.write(',"x":' if _comma else '{"x":')
@@ -4308,7 +4308,7 @@ class _c_Outer_Inner_X_(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.a
         if _x1 is not None:
             _out.write(',"a":' if _comma else '{"a":')
@@ -4529,7 +4529,7 @@ class Outer_Inner(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.x
         if _x1 is not None:
             _out.write(',"x":' if _comma else '{"x":')

@@ -926,7 +926,7 @@ class Scalars(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.f_double
         if _x1 or _rt.copysign(1.0, _x1) < 0.0:
             _out.write(',"fDouble":' if _comma else '{"fDouble":')
@@ -1495,7 +1495,7 @@ class FixedFirst(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.id
         if _x1:
             _out.write(',"id":"' if _comma else '{"id":"')

@@ -428,7 +428,7 @@ class _c_Collections_Item(_rt.Message):
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self._f_key
         if _x1:
             _out.write(',"key":' if _comma else '{"key":')
@@ -1885,7 +1885,7 @@ class Collections(_rt.Message):
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self._f_packed_ints
         if _x1:
             _out.write(',"packedInts":[' if _comma else '{"packedInts":[')
@@ -4543,7 +4543,7 @@ class Bag(_rt.Message):
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self._f_title
         if _x1:
             _out.write(',"title":' if _comma else '{"title":')

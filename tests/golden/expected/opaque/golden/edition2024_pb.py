@@ -453,7 +453,7 @@ class _c_LogEntry_Detail(_rt.Message):
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self._f_lines
         if _x1:
             _out.write(',"lines":[' if _comma else '{"lines":[')
@@ -1068,7 +1068,7 @@ class LogEntry(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._l_detail is not None: self._load_detail()
         if self._l_unchecked_detail is not None: self._load_unchecked_detail()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         if self._pb_p0 & 1:
             _x1 = self._f_timestamp
             _out.write(',"timestamp":"' if _comma else '{"timestamp":"')
@@ -1493,7 +1493,7 @@ class Envelope(_rt.Message):
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         if self._pb_p0 & 1:
             _x1 = self._f_name
             _out.write(',"name":' if _comma else '{"name":')
@@ -2112,7 +2112,7 @@ class Node(_rt.Message):
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
         if self._l_lazy_child is not None: self._load_lazy_child()
         if self._l_unchecked_child is not None: self._load_unchecked_child()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         if self._pb_p0 & 1:
             _x1 = self._f_value
             _out.write(',"value":' if _comma else '{"value":')

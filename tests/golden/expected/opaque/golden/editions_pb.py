@@ -345,7 +345,7 @@ class _c_Edition2023_Child(_rt.Message):
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         if self._pb_p0 & 1:
             _x1 = self._f_value
             _out.write(',"value":' if _comma else '{"value":')
@@ -922,7 +922,7 @@ class Edition2023(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         if self._pb_p0 & 1:
             _x1 = self._f_explicit_by_default
             _out.write(',"explicitByDefault":' if _comma else '{"explicitByDefault":')

@@ -1464,7 +1464,7 @@ class Scalars(_rt.Message):
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self._f_f_double
         if _x1 or _rt.copysign(1.0, _x1) < 0.0:
             _out.write(',"fDouble":' if _comma else '{"fDouble":')
@@ -2243,7 +2243,7 @@ class FixedFirst(_rt.Message):
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self._f_id
         if _x1:
             _out.write(',"id":"' if _comma else '{"id":"')

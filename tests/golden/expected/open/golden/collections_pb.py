@@ -149,7 +149,7 @@ class _c_Collections_Item(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.key
         if _x1:
             _out.write(',"key":' if _comma else '{"key":')
@@ -1013,7 +1013,7 @@ class Collections(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.packed_ints
         if _x1:
             _out.write(',"packedInts":[' if _comma else '{"packedInts":[')
@@ -2109,7 +2109,7 @@ class Bag(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.title
         if _x1:
             _out.write(',"title":' if _comma else '{"title":')

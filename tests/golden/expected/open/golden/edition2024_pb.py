@@ -138,7 +138,7 @@ class _c_LogEntry_Detail(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.lines
         if _x1:
             _out.write(',"lines":[' if _comma else '{"lines":[')
@@ -471,7 +471,7 @@ class LogEntry(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.timestamp
         if _x1 is not None:
             _out.write(',"timestamp":"' if _comma else '{"timestamp":"')
@@ -762,7 +762,7 @@ class Envelope(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.name
         if _x1 is not None:
             _out.write(',"name":' if _comma else '{"name":')
@@ -1093,7 +1093,7 @@ class Node(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.value
         if _x1 is not None:
             _out.write(',"value":' if _comma else '{"value":')

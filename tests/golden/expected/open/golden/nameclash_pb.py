@@ -135,7 +135,7 @@ class buf(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.a
         if _x1 is not None:
             _out.write(',"a":' if _comma else '{"a":')
@@ -292,7 +292,7 @@ class m4(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.a
         if _x1 is not None:
             _out.write(',"a":' if _comma else '{"a":')
@@ -457,7 +457,7 @@ class i5(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.a
         if _x1 is not None:
             _out.write(',"a":' if _comma else '{"a":')
@@ -622,7 +622,7 @@ class key6(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.a
         if _x1 is not None:
             _out.write(',"a":' if _comma else '{"a":')
@@ -779,7 +779,7 @@ class class_(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.a
         if _x1 is not None:
             _out.write(',"a":' if _comma else '{"a":')
@@ -905,7 +905,7 @@ class len_(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _out.write("}" if _comma else "{}")
 
 
@@ -995,7 +995,7 @@ class property_(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _out.write("}" if _comma else "{}")
 
 
@@ -1085,7 +1085,7 @@ class value_(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _out.write("}" if _comma else "{}")
 
 
@@ -1175,7 +1175,7 @@ class annotations_(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _out.write("}" if _comma else "{}")
 
 
@@ -1296,7 +1296,7 @@ class Private_(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.a
         if _x1 is not None:
             _out.write(',"a":' if _comma else '{"a":')
@@ -2316,7 +2316,7 @@ class Holder(_rt.ExtendableMessage):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.f_buf
         if _x1 is not None:
             _out.write(',"fBuf":' if _comma else '{"fBuf":')
@@ -2996,7 +2996,7 @@ class Enums(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.e
         if _x1 is not None:
             _out.write(',"e":' if _comma else '{"e":')
@@ -3171,7 +3171,7 @@ class _c_Outer_Inner_X(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.a
         if _x1 is not None:
             _out.write(',"a":' if _comma else '{"a":')
@@ -3338,7 +3338,7 @@ class Outer(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.x
         if _x1 is not None:
             _out.write(',"x":' if _comma else '{"x":')
@@ -3500,7 +3500,7 @@ class _c_Outer_Inner_X_(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.a
         if _x1 is not None:
             _out.write(',"a":' if _comma else '{"a":')
@@ -3667,7 +3667,7 @@ class Outer_Inner(_rt.Message):
     def _pb_json_write(self, _out: _rt.StringWriter, _ctx: _rt.JsonCtx, _depth: int) -> None:
         if _depth > _rt.JSON_MAX_DEPTH:
             raise _rt.json_refuse()
-        _comma = False  # a member was written: the next one follows a comma, not the brace
+        _comma: bool = False  # a member was written: the next one follows a comma, not the brace
         _x1 = self.x
         if _x1 is not None:
             _out.write(',"x":' if _comma else '{"x":')
