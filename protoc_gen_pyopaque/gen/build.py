@@ -641,15 +641,21 @@ def _json_scan_cases(by_number: list[FieldView], keys: dict[str, int]) -> list[t
             oneof_bits[f.oneof.name] = oneof_bits.get(f.oneof.name, 0) | bits[f.number]
     tests: dict[int, list[str]] = {}
     for key, number in keys.items():
-        data = key.encode()
-        low = int.from_bytes(data[:7], "little")
-        high = int.from_bytes(data[7:14], "little") | min(len(data), 15) << 56
-        test = f"_k0 == {low:#x} and _k1 == {high:#x}"
-        if len(data) > 14:
-            test += f" and _r.key_tail({data[14:]!r})"
-        tests.setdefault(number, []).append(test)
+        tests.setdefault(number, []).append(_json_key_test(key))
     return [(" or ".join(tests[f.number]), bits[f.number], oneof_bits[f.oneof.name] if f.oneof else 0,
              _json_scan_generic(f), f) for f in by_number]
+
+
+@lru_cache(maxsize=4096)  # a schema's messages share a few field names: most tests are made once
+def _json_key_test(key: str) -> str:
+    """The test of _pb_json_scan's key words (runtime/_json_scan.py's JsonScan.key) for ``key``."""
+    data = key.encode()
+    low = int.from_bytes(data[:7], "little")
+    high = int.from_bytes(data[7:14], "little") | min(len(data), 15) << 56
+    test = f"_k0 == {low:#x} and _k1 == {high:#x}"
+    if len(data) > 14:
+        test += f" and _r.key_tail({data[14:]!r})"
+    return test
 
 
 def _encode_order(by_number: list[FieldView]) -> list[FieldView | OneofView]:
