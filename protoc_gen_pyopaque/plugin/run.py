@@ -141,13 +141,18 @@ def _mapped(task: Callable[[str], list[bytes] | str], protos: list[str],
     if workers <= 1:
         yield from map(task, protos)
         return
-    import multiprocessing  # here: importing it costs every run about 10 ms (see cli.workers)
+    # imported here: they cost every run about 10 ms (see cli.workers)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
     _task = task
+    # an executor, not a multiprocessing Pool: a worker that dies (killed, out of memory) breaks
+    # it (BrokenProcessPool) where a Pool waits for the lost task for ever
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            yield from pool.imap(_call_task, protos, chunksize=PARALLEL_CHUNK)
+        yield from pool.map(_call_task, protos, chunksize=PARALLEL_CHUNK)
     finally:
+        pool.shutdown(cancel_futures=True)  # after an input error: the files not started are dropped
         _task = None
 
 

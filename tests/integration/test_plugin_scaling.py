@@ -10,10 +10,13 @@ all fields per oneof (proto3 ``optional`` fields are oneofs each) made it 3.8×.
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 import pytest
@@ -121,3 +124,32 @@ def test_worker_processes_give_the_same_response(tmp_path: Path, monkeypatch: py
         response = plugin_pb2.CodeGeneratorResponse.FromString(b"".join(run(data, workers=workers)))
         assert response.error == f"{failing}: refused"
         assert [f.name for f in response.file][::2] == [output_path(n) for n in names[:names.index(failing)]]
+
+
+def test_a_worker_that_dies_ends_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker process that dies (killed, out of memory) ends the run with an error instead of
+    leaving protoc waiting for ever for the files it held."""
+    names = write_monorepo(tmp_path, PARALLEL_MIN_FILES + 9, messages=2)
+    data = plugin_pb2.CodeGeneratorRequest(file_to_generate=names,
+                                           proto_file=descriptors(tmp_path, names)).SerializeToString()
+    dying = names[PARALLEL_MIN_FILES // 2]
+    build = build_file_view
+
+    def build_or_die(file: File, *args: Any, **kwargs: Any) -> FileView:
+        if file.name == dying:
+            os._exit(9)
+        return build(file, *args, **kwargs)
+
+    monkeypatch.setattr("protoc_gen_pyopaque.plugin.run.build_file_view", build_or_die)  # inherited at fork
+
+    def hung(signum: int, frame: object) -> None:
+        raise TimeoutError("the run waited for a dead worker")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(120)
+    try:
+        with pytest.raises(BrokenProcessPool):
+            b"".join(run(data, workers=2))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
