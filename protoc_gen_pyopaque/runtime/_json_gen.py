@@ -26,6 +26,7 @@ from ._json import (
     null_is_value, parse_bytes, parse_enum_of, parse_float, parse_int, parse_map_key, parse_scalar,
     print_extensions, print_float, print_message,
 )
+from ._json_wkt import DUR_MAX, NANOS_MAX, TS_MAX, TS_MIN, civil_date, duration_text, timestamp_text
 from ._wire import NATIVE
 from .errors import JsonError
 from .reflect import (
@@ -441,6 +442,87 @@ def _write_run(out: StringWriter, run: i64, count: i64, point: i64) -> None:
         fixed = (fixed & _RUN_MASK) * 10
         point -= 1
         count -= 1
+
+
+def json_write_timestamp(out: StringWriter, seconds: int, nanos: int) -> None:
+    """Write a Timestamp's ProtoJSON string (timestamp_text in quotes); raise JsonError when it has
+    none (out of range)."""
+    if NATIVE and TS_MIN <= seconds <= TS_MAX and 0 <= nanos <= NANOS_MAX:
+        _write_timestamp(out, seconds, nanos)
+        return
+    # interpreted, timestamp_text's f-string costs less than a character at a time
+    out.append(34)  # '"'
+    out.write(timestamp_text(seconds, nanos, "$"))
+    out.append(34)
+
+
+def _write_timestamp(out: StringWriter, seconds: i64, nanos: i64) -> None:
+    """Write timestamp_text of ``seconds`` and ``nanos`` (in range) in quotes, a character at a time:
+    compiled, its f-string makes a string of each piece."""
+    year, month, day = civil_date(seconds)
+    rest = seconds % 86400
+    out.append(34)  # '"'
+    _write_two(out, year // 100)
+    _write_two(out, year - year // 100 * 100)
+    out.append(45)  # "-"
+    _write_two(out, month)
+    out.append(45)
+    _write_two(out, day)
+    out.append(84)  # "T"
+    _write_two(out, rest // 3600)
+    out.append(58)  # ":"
+    _write_two(out, rest // 60 % 60)
+    out.append(58)
+    _write_two(out, rest % 60)
+    _write_fraction(out, nanos)
+    out.append(90)  # "Z"
+    out.append(34)
+
+
+def json_write_duration(out: StringWriter, seconds: int, nanos: int) -> None:
+    """Write a Duration's ProtoJSON string (duration_text in quotes); raise JsonError when it has
+    none (out of range, signs that differ)."""
+    if NATIVE and -DUR_MAX <= seconds <= DUR_MAX and -NANOS_MAX <= nanos <= NANOS_MAX \
+            and not (seconds > 0 and nanos < 0 or seconds < 0 and nanos > 0):
+        _write_duration(out, seconds, nanos)
+        return
+    out.append(34)
+    out.write(duration_text(seconds, nanos, "$"))
+    out.append(34)
+
+
+def _write_duration(out: StringWriter, seconds: i64, nanos: i64) -> None:
+    """Write duration_text of ``seconds`` and ``nanos`` (in range, of one sign) in quotes, a character
+    at a time."""
+    out.append(34)
+    if seconds < 0 or nanos < 0:
+        out.append(45)  # "-"
+        seconds = -seconds
+        nanos = -nanos
+    _write_int(out, seconds)
+    _write_fraction(out, nanos)
+    out.append(115)  # "s"
+    out.append(34)
+
+
+def _write_two(out: StringWriter, n: i64) -> None:
+    """Write 0 <= ``n`` < 100 as two digits."""
+    out.append(i32(48 + n // 10))
+    out.append(i32(48 + n % 10))
+
+
+def _write_fraction(out: StringWriter, nanos: i64) -> None:
+    """Write the fraction of a second _json_wkt's _fraction makes of 0 <= ``nanos`` < 10**9: nothing,
+    or a point and 3, 6 or 9 digits."""
+    if nanos == 0:
+        return
+    out.append(46)  # "."
+    if nanos % 1000000 == 0:
+        _write_run(out, nanos // 1000000, 3, -1)
+    elif nanos % 1000 == 0:
+        _write_run(out, nanos // 1000, 6, -1)
+    else:
+        _write_run(out, nanos, 9, -1)
 
 
 def _ulp(v: float, log_v: float, significand: float) -> float:

@@ -78,8 +78,17 @@ def timestamp_text(seconds: int, nanos: int, path: str) -> str:
         raise JsonError(f"{path}: Timestamp seconds {seconds} out of range (years 1 to 9999)")
     if not 0 <= nanos <= NANOS_MAX:
         raise JsonError(f"{path}: Timestamp nanos {nanos} out of range 0..999999999")
-    # the civil date of a day number (H. Hinnant's days-to-civil): integer arithmetic only,
-    # which compiles to native code (datetime.date costs several generic calls per use)
+    year, month, day = civil_date(seconds)
+    rest = seconds % 86400
+    two = _TWO_DIGITS
+    return (f"{two[year // 100]}{two[year % 100]}-{two[month]}-{two[day]}T{two[rest // 3600]}:"
+            f"{two[rest // 60 % 60]}:{two[rest % 60]}{_fraction(nanos)}Z")
+
+
+def civil_date(seconds: i64) -> tuple[i64, i64, i64]:
+    """The year, month and day of the UTC day ``seconds`` after the epoch fall in (H. Hinnant's
+    days-to-civil): integer arithmetic only, which compiles to native code (datetime.date costs
+    several generic calls per use)."""
     days = seconds // 86400 + 719468  # days since 0000-03-01
     era = days // 146097
     day_of_era = days - era * 146097
@@ -87,12 +96,12 @@ def timestamp_text(seconds: int, nanos: int, path: str) -> str:
     day_of_year = day_of_era - (365 * year_of_era + year_of_era // 4 - year_of_era // 100)
     shifted_month = (5 * day_of_year + 2) // 153  # from March
     day = day_of_year - (153 * shifted_month + 2) // 5 + 1
-    month = shifted_month + 3 if shifted_month < 10 else shifted_month - 9
-    year = year_of_era + era * 400 + (1 if month <= 2 else 0)
-    rest = seconds % 86400
-    two = _TWO_DIGITS
-    return (f"{two[year // 100]}{two[year % 100]}-{two[month]}-{two[day]}T{two[rest // 3600]}:"
-            f"{two[rest // 60 % 60]}:{two[rest % 60]}{_fraction(nanos)}Z")
+    month = shifted_month + 3
+    year = year_of_era + era * 400
+    if shifted_month >= 10:  # January or February: of the next year
+        month -= 12
+        year += 1
+    return year, month, day
 
 
 _TWO_DIGITS: Final = [f"{i:02d}" for i in range(100)]  # pasted, not formatted: % and format specs cost more

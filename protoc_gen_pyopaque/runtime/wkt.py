@@ -30,9 +30,9 @@ from librt.strings import StringWriter
 
 from .errors import JsonError
 from ._json import JsonCtx
+from ._json_gen import json_write_duration, json_write_timestamp
 from ._json_wkt import (
-    DUR_MAX, NANOS_MAX, TS_MAX, TS_MIN, camel_to_snake, duration_text, duration_value, snake_to_camel,
-    timestamp_text, timestamp_value,
+    DUR_MAX, NANOS_MAX, TS_MAX, TS_MIN, camel_to_snake, duration_value, snake_to_camel, timestamp_value,
 )
 from ._registry import find_message_class
 from .message import Message
@@ -285,9 +285,7 @@ class TimestampBase(_SecondsNanosBase):
         """Write the ProtoJSON string (the reflective printer names the path of a failure)."""
         if depth > MAX_DEPTH:
             raise JsonError("$: messages nested too deeply")
-        out.append(34)  # '"'
-        out.write(timestamp_text(int(self.get_seconds()), int(self.get_nanos()), "$"))
-        out.append(34)
+        json_write_timestamp(out, int(self.get_seconds()), int(self.get_nanos()))
 
     def _pb_json_value(self, obj: Any) -> tuple[int, int]:
         return timestamp_value(obj, "$")
@@ -387,9 +385,7 @@ class DurationBase(_SecondsNanosBase):
         """Write the ProtoJSON string (the reflective printer names the path of a failure)."""
         if depth > MAX_DEPTH:
             raise JsonError("$: messages nested too deeply")
-        out.append(34)  # '"'
-        out.write(duration_text(int(self.get_seconds()), int(self.get_nanos()), "$"))
-        out.append(34)
+        json_write_duration(out, int(self.get_seconds()), int(self.get_nanos()))
 
     def _pb_json_value(self, obj: Any) -> tuple[int, int]:
         return duration_value(obj, "$")

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from librt.strings import StringWriter
 
 from protoc_gen_pyopaque.runtime import EncodeError, JsonError
-from protoc_gen_pyopaque.runtime import _json, _json_gen
+from protoc_gen_pyopaque.runtime import _json, _json_gen, _json_wkt
 from protoc_gen_pyopaque.runtime import json_format as jf
 from protoc_gen_pyopaque.runtime.google.protobuf import any_pb, duration_pb, struct_pb, timestamp_pb, type_pb
 from tests.behavior.conftest import Modules, mods  # noqa: F401  (the per-style fixture)
@@ -205,6 +205,55 @@ def test_printer_failures_name_their_path() -> None:
     with pytest.raises(JsonError, match=r'^\$\["a"\]\[0\]: Value\.number_value nan'):
         jf.to_json(struct_pb.Struct.from_python({"a": [float("nan")]}))
     assert jf.to_json(duration_pb.Duration(seconds=-1, nanos=-500)) == '"-1.000000500s"'
+
+
+def _quoted(write: Any, seconds: int, nanos: int) -> str:
+    out = StringWriter()
+    write(out, seconds, nanos)
+    return out.getvalue()
+
+
+def test_timestamps_and_durations_are_written_as_their_texts() -> None:
+    """_write_timestamp and _write_duration (json_write_timestamp's and json_write_duration's compiled
+    paths, a character at a time; run here interpreted: the same code) write timestamp_text and
+    duration_text in quotes: both ends of the range, leap days, days either side of the epoch, every
+    fraction length; the public writers the same, and the texts' errors outside the range."""
+    rng = random.Random(86400)
+    seconds = [_json_wkt.TS_MIN, _json_wkt.TS_MAX, 0, -1, 1, 86399, 86400, -86400, -86401, 951782400, 951868800,
+               4107542399, 4107542400, -62104060800, 253370764800]
+    seconds += [rng.randint(_json_wkt.TS_MIN, _json_wkt.TS_MAX) for _ in range(3000)]
+    nanos = [0, 1, 999999999, 5000000, 123000, 100, 10**8]
+    for s in seconds:
+        for n in nanos + [rng.randrange(10**9)]:
+            text = '"' + _json_wkt.timestamp_text(s, n, "$") + '"'
+            assert _quoted(_json_gen._write_timestamp, s, n) == text, (s, n)
+            assert _quoted(_json_gen.json_write_timestamp, s, n) == text, (s, n)
+    spans = [0, 1, _json_wkt.DUR_MAX, 59, 10**9] + [rng.randint(0, _json_wkt.DUR_MAX) for _ in range(3000)]
+    for s in spans:
+        for n in nanos + [rng.randrange(10**9)]:
+            for sign in (1, -1):
+                text = '"' + _json_wkt.duration_text(sign * s, sign * n, "$") + '"'
+                assert _quoted(_json_gen._write_duration, sign * s, sign * n) == text, (sign, s, n)
+                assert _quoted(_json_gen.json_write_duration, sign * s, sign * n) == text, (sign, s, n)
+    for s, n in ((_json_wkt.TS_MIN - 1, 0), (_json_wkt.TS_MAX + 1, 0), (0, -1), (0, 10**9)):
+        with pytest.raises(JsonError, match=r"^\$: Timestamp (seconds|nanos) -?\d+ out of range"):
+            _quoted(_json_gen.json_write_timestamp, s, n)
+    for s, n in ((_json_wkt.DUR_MAX + 1, 0), (-_json_wkt.DUR_MAX - 1, 0), (0, 10**9), (1, -1), (-1, 1)):
+        with pytest.raises(JsonError, match=r"^\$: Duration "):
+            _quoted(_json_gen.json_write_duration, s, n)
+
+
+@settings(max_examples=300, deadline=None)
+@given(seconds=st.integers(_json_wkt.TS_MIN, _json_wkt.TS_MAX), nanos=st.integers(0, 10**9 - 1),
+       span=st.integers(-_json_wkt.DUR_MAX, _json_wkt.DUR_MAX), fraction=st.integers(0, 10**9 - 1))
+def test_timestamps_and_durations_print_as_the_reflective_printer_has_them(
+        seconds: int, nanos: int, span: int, fraction: int) -> None:
+    """The well-known types' printers (compiled: a character at a time) against the reflective one."""
+    stamp = timestamp_pb.Timestamp(seconds=seconds, nanos=nanos)
+    duration = duration_pb.Duration(seconds=span, nanos=-fraction if span < 0 else fraction)
+    for msg in (stamp, duration):
+        assert _fast_text(msg) == _reflective_text(msg)
+        assert jf.to_json(msg) == _reflective_text(msg)
 
 
 @pytest.mark.parametrize("depth", range(96, 102))
