@@ -72,7 +72,24 @@ def json_write_ints(out: StringWriter, values: list[int], separator: str) -> Non
         if comma:
             out.write(separator)
         comma = True
-        _write_int(out, value)
+        json_write_int(out, value)
+
+
+def json_write_str(out: StringWriter, value: str) -> None:
+    """Write ``value`` as a JSON string, as json_out_str makes it: compiled, read a character at a time
+    and written as it is when nothing in it needs escaping (json_out_str reads it twice and makes a
+    new string)."""
+    size: i64 = len(value)
+    i: i64 = 0
+    while i < size:
+        c = ord(value[i])
+        if c < 32 or c == 34 or c == 92:  # a control character, '"' or a backslash
+            out.write(json_out_str(value))
+            return
+        i += 1
+    out.append(34)
+    out.write(value)
+    out.append(34)
 
 
 def json_write_double(out: StringWriter, value: float) -> None:
@@ -383,16 +400,29 @@ def _write_digits(out: StringWriter, digits: i64, count: i64, point: i64) -> Non
 
 
 _SHORT_INT: Final = (1 << 62) - 1  # compiled, ints within are native (not boxed)
+_U64_MAX: Final = 2**64 - 1
 _E8: Final = 100000000
 _E16: Final = 10000000000000000
 
 
-def _write_int(out: StringWriter, value: int) -> None:
+def json_write_int(out: StringWriter, value: int) -> None:
     """Write ``value`` in decimal, as str() does: compiled, without making a string."""
-    if value < -_SHORT_INT or value > _SHORT_INT:
+    if value > _SHORT_INT:  # boxed compiled: a uint64 past 62 bits (fixed64 ids, hashes) by halves
+        if value > _U64_MAX:
+            out.write(str(value))
+            return
+        half: i64 = value >> 1  # below 2**63; value // 10 is half // 5
+        tens = half // 5
+        _write_native_int(out, tens)
+        out.append(i32(48 + (half - tens * 5) * 2 + (value & 1)))
+    elif value < -_SHORT_INT:
         out.write(str(value))
-        return
-    n: i64 = value
+    else:
+        _write_native_int(out, value)
+
+
+def _write_native_int(out: StringWriter, n: i64) -> None:
+    """Write ``n`` (at least -2**62) in decimal."""
     if n < 0:
         out.append(45)  # "-"
         n = -n
@@ -499,7 +529,7 @@ def _write_duration(out: StringWriter, seconds: i64, nanos: i64) -> None:
         out.append(45)  # "-"
         seconds = -seconds
         nanos = -nanos
-    _write_int(out, seconds)
+    _write_native_int(out, seconds)
     _write_fraction(out, nanos)
     out.append(115)  # "s"
     out.append(34)

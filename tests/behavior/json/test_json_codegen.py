@@ -140,6 +140,25 @@ def test_integers_are_written_as_str_writes_them() -> None:
         out = StringWriter()
         _json_gen.json_write_ints(out, values, separator)
         assert out.getvalue() == separator.join(str(int(v)) for v in values)
+    for value in values:  # json_write_int, one at a time
+        out = StringWriter()
+        _json_gen.json_write_int(out, value)
+        assert out.getvalue() == str(int(value)), value
+
+
+def test_strings_are_written_as_json_writes_them() -> None:
+    """json_write_str (compiled: a string without escapes written as it is, else by json_out_str):
+    every character below 128 and some beyond, alone, at either end and in the middle of a string."""
+    characters = [chr(c) for c in range(128)] + ["\u00e9", "\u2028", "\ufeff", "\U0001f600", "\ud7ff"]
+    texts = ["", "plain text", "x" * 1000, "\u65e5\u672c\u8a9e" * 50]
+    texts += [c + t for c in characters for t in ("", "ab", "\u00e9")]
+    texts += ["ab" + c for c in characters] + ["\u00e9" + c + "z" for c in characters]
+    texts += ["".join(characters), "".join(reversed(characters))]
+    for text in texts:
+        out = StringWriter()
+        out.write("[")
+        _json_gen.json_write_str(out, text)
+        assert out.getvalue() == "[" + json.dumps(text, ensure_ascii=False), repr(text)
 
 
 def test_generated_parser_reads_what_the_reflective_one_does(mods: Modules) -> None:

@@ -508,6 +508,48 @@ def test_matches_official_json_format(mods: Modules, tmp_path: Path) -> None:
         assert ours_again.serialize() == ours.serialize()
 
 
+
+# JSON's escapes (quotes, backslashes and control characters; everything else as it is) at
+# either end of a string, alone and inside, with non-ASCII and astral characters
+AWKWARD_STRINGS = ["", "plain", '"', "\\", 'say "hi"', "C:\\dir\\", "\x00", "\x1f", "\x7f", "tab\tin",
+                   "line\n", "\r\n\b\f", "".join(map(chr, range(32))), "héllo", "\u2028\u2029", "日本語",
+                   "😀", "\ufeffbom", "é\"😀\\\n", "x" * 300 + '"', '"' + "y" * 300]
+INT32_ENDS = [0, 1, -1, -(2**31), 2**31 - 1]
+UINT32_ENDS = [0, 1, 2**32 - 1]
+# past 2**62 compiled code holds integers boxed
+INT64_ENDS = [0, 1, -1, 10**18, -(10**18), 2**62 - 1, 2**62, -(2**62), -(2**62) - 1, -(2**63), 2**63 - 1]
+UINT64_ENDS = [0, 1, 2**62 - 1, 2**62, 2**63 - 1, 2**63, 10**19, 2**64 - 1]
+
+
+def _awkward_messages(mods: Modules) -> list[Any]:
+    Scalars = mods.load("scalars").Scalars
+    C = mods.load("collections").Collections
+    messages = [Scalars(f_string=s, opt_string=s) for s in AWKWARD_STRINGS]
+    # one map entry each: the official maps' order is not their insertion order
+    messages += [C(text=s, counts={s: -1}) for s in AWKWARD_STRINGS]
+    for i in range(max(len(INT32_ENDS), len(UINT32_ENDS), len(INT64_ENDS), len(UINT64_ENDS))):
+        s32, u32, s64, u64 = (ends[i % len(ends)] for ends in (INT32_ENDS, UINT32_ENDS, INT64_ENDS, UINT64_ENDS))
+        messages.append(Scalars(f_int32=s32, f_sint32=s32, f_sfixed32=s32, opt_int32=s32,
+                                f_uint32=u32, f_fixed32=u32, f_int64=s64, f_sint64=s64, f_sfixed64=s64,
+                                f_uint64=u64, f_fixed64=u64))
+        messages.append(C(number=s64, counts={str(s64): s64}, packed_ints=[s32]))
+    return messages
+
+
+def test_awkward_strings_and_integers_at_their_ends_print_as_the_official_printer_has_them(
+        mods: Modules, tmp_path: Path) -> None:
+    """The text of each string and integer field (singular, optional, oneof member, map key and
+    value), compared as text: strings with JSON's escapes only, 64-bit integers in quotes, 32-bit
+    ones as numbers."""
+    from google.protobuf import json_format as official
+
+    pool, classes = _official(tmp_path)
+    for ours in _awkward_messages(mods):
+        theirs = classes[ours._pb_info.full_name].FromString(ours.serialize())
+        expected = json.dumps(official.MessageToDict(theirs, descriptor_pool=pool), ensure_ascii=False,
+                              separators=(",", ":"))
+        assert jf.to_json(ours) == expected
+
 def _same_floats(a: Any, b: Any) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_same_floats(a[k], b[k]) for k in a)

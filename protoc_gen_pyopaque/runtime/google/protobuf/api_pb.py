@@ -10,11 +10,14 @@ from __future__ import annotations
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v13 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.type_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb
 
 _pb_no_unknown: _t.Final = b""
+# compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
+# strings and integers are written without making a string (interpreted, str() and C's encoder cost less)
+_pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('google/protobuf/api.proto', b'\n\x19google/protobuf/api.proto\x12\x0fgoogle.protobuf\x1a$google/protobuf/source_context.proto\x1a\x1agoogle/protobuf/type.proto"\xdb\x02\n\x03Api\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x121\n\x07methods\x18\x02 \x03(\x0b2\x17.google.protobuf.MethodR\x07methods\x121\n\x07options\x18\x03 \x03(\x0b2\x17.google.protobuf.OptionR\x07options\x12\x18\n\x07version\x18\x04 \x01(\tR\x07version\x12E\n\x0esource_context\x18\x05 \x01(\x0b2\x1e.google.protobuf.SourceContextR\rsourceContext\x12.\n\x06mixins\x18\x06 \x03(\x0b2\x16.google.protobuf.MixinR\x06mixins\x12/\n\x06syntax\x18\x07 \x01(\x0e2\x17.google.protobuf.SyntaxR\x06syntax\x12\x18\n\x07edition\x18\x08 \x01(\tR\x07edition"\xd4\x02\n\x06Method\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12(\n\x10request_type_url\x18\x02 \x01(\tR\x0erequestTypeUrl\x12+\n\x11request_streaming\x18\x03 \x01(\x08R\x10requestStreaming\x12*\n\x11response_type_url\x18\x04 \x01(\tR\x0fresponseTypeUrl\x12-\n\x12response_streaming\x18\x05 \x01(\x08R\x11responseStreaming\x121\n\x07options\x18\x06 \x03(\x0b2\x17.google.protobuf.OptionR\x07options\x123\n\x06syntax\x18\x07 \x01(\x0e2\x17.google.protobuf.SyntaxB\x02\x18\x01R\x06syntax\x12\x1c\n\x07edition\x18\x08 \x01(\tB\x02\x18\x01R\x07edition"/\n\x05Mixin\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n\x04root\x18\x02 \x01(\tR\x04rootBv\n\x13com.google.protobufB\x08ApiProtoP\x01Z,google.golang.org/protobuf/types/known/apipb\xa2\x02\x03GPB\xaa\x02\x1eGoogle.Protobuf.WellKnownTypesb\x06proto3', (('google/protobuf/source_context.proto', 'protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb'), ('google/protobuf/type.proto', 'protoc_gen_pyopaque.runtime.google.protobuf.type_pb')))
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
@@ -665,7 +668,7 @@ class Api(_rt.Message):
         if _x1:
             _out.write(',"name":' if _comma else '{"name":')
             _comma = True
-            _out.write(_rt.json_out_str(_x1))
+            _rt.json_write_str(_out, _x1) if _pb_compiled else _out.write(_rt.json_out_str(_x1))
         _x2 = self.methods
         if _x2:
             _out.write(',"methods":[' if _comma else '{"methods":[')
@@ -692,7 +695,7 @@ class Api(_rt.Message):
         if _x4:
             _out.write(',"version":' if _comma else '{"version":')
             _comma = True
-            _out.write(_rt.json_out_str(_x4))
+            _rt.json_write_str(_out, _x4) if _pb_compiled else _out.write(_rt.json_out_str(_x4))
         _x5 = self.source_context
         if _x5 is not None:
             _out.write(',"sourceContext":' if _comma else '{"sourceContext":')
@@ -718,7 +721,7 @@ class Api(_rt.Message):
         if _x8:
             _out.write(',"edition":' if _comma else '{"edition":')
             _comma = True
-            _out.write(_rt.json_out_str(_x8))
+            _rt.json_write_str(_out, _x8) if _pb_compiled else _out.write(_rt.json_out_str(_x8))
         _out.write("}" if _comma else "{}")
 
 
@@ -1469,12 +1472,12 @@ class Method(_rt.Message):
         if _x1:
             _out.write(',"name":' if _comma else '{"name":')
             _comma = True
-            _out.write(_rt.json_out_str(_x1))
+            _rt.json_write_str(_out, _x1) if _pb_compiled else _out.write(_rt.json_out_str(_x1))
         _x2 = self.request_type_url
         if _x2:
             _out.write(',"requestTypeUrl":' if _comma else '{"requestTypeUrl":')
             _comma = True
-            _out.write(_rt.json_out_str(_x2))
+            _rt.json_write_str(_out, _x2) if _pb_compiled else _out.write(_rt.json_out_str(_x2))
         _x3 = self.request_streaming
         if _x3:
             _out.write(',"requestStreaming":' if _comma else '{"requestStreaming":')
@@ -1484,7 +1487,7 @@ class Method(_rt.Message):
         if _x4:
             _out.write(',"responseTypeUrl":' if _comma else '{"responseTypeUrl":')
             _comma = True
-            _out.write(_rt.json_out_str(_x4))
+            _rt.json_write_str(_out, _x4) if _pb_compiled else _out.write(_rt.json_out_str(_x4))
         _x5 = self.response_streaming
         if _x5:
             _out.write(',"responseStreaming":' if _comma else '{"responseStreaming":')
@@ -1510,7 +1513,7 @@ class Method(_rt.Message):
         if _x8:
             _out.write(',"edition":' if _comma else '{"edition":')
             _comma = True
-            _out.write(_rt.json_out_str(_x8))
+            _rt.json_write_str(_out, _x8) if _pb_compiled else _out.write(_rt.json_out_str(_x8))
         _out.write("}" if _comma else "{}")
 
 
@@ -1961,12 +1964,12 @@ class Mixin(_rt.Message):
         if _x1:
             _out.write(',"name":' if _comma else '{"name":')
             _comma = True
-            _out.write(_rt.json_out_str(_x1))
+            _rt.json_write_str(_out, _x1) if _pb_compiled else _out.write(_rt.json_out_str(_x1))
         _x2 = self.root
         if _x2:
             _out.write(',"root":' if _comma else '{"root":')
             _comma = True
-            _out.write(_rt.json_out_str(_x2))
+            _rt.json_write_str(_out, _x2) if _pb_compiled else _out.write(_rt.json_out_str(_x2))
         _out.write("}" if _comma else "{}")
 
 

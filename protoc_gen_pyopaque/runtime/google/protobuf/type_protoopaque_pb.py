@@ -10,12 +10,13 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v13 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.any_protoopaque_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_protoopaque_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb
 
 _pb_no_unknown: _t.Final = b""
-# compiled (mypyc): no thread switch can come between a test and a store in native code
+# compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
+# strings and integers are written without making a string (interpreted, str() and C's encoder cost less)
 _pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('google/protobuf/type.proto', b'\n\x1agoogle/protobuf/type.proto\x12\x0fgoogle.protobuf\x1a\x19google/protobuf/any.proto\x1a$google/protobuf/source_context.proto"\xa7\x02\n\x04Type\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12.\n\x06fields\x18\x02 \x03(\x0b2\x16.google.protobuf.FieldR\x06fields\x12\x16\n\x06oneofs\x18\x03 \x03(\tR\x06oneofs\x121\n\x07options\x18\x04 \x03(\x0b2\x17.google.protobuf.OptionR\x07options\x12E\n\x0esource_context\x18\x05 \x01(\x0b2\x1e.google.protobuf.SourceContextR\rsourceContext\x12/\n\x06syntax\x18\x06 \x01(\x0e2\x17.google.protobuf.SyntaxR\x06syntax\x12\x18\n\x07edition\x18\x07 \x01(\tR\x07edition"\xb4\x06\n\x05Field\x12/\n\x04kind\x18\x01 \x01(\x0e2\x1b.google.protobuf.Field.KindR\x04kind\x12D\n\x0bcardinality\x18\x02 \x01(\x0e2".google.protobuf.Field.CardinalityR\x0bcardinality\x12\x16\n\x06number\x18\x03 \x01(\x05R\x06number\x12\x12\n\x04name\x18\x04 \x01(\tR\x04name\x12\x19\n\x08type_url\x18\x06 \x01(\tR\x07typeUrl\x12\x1f\n\x0boneof_index\x18\x07 \x01(\x05R\noneofIndex\x12\x16\n\x06packed\x18\x08 \x01(\x08R\x06packed\x121\n\x07options\x18\t \x03(\x0b2\x17.google.protobuf.OptionR\x07options\x12\x1b\n\tjson_name\x18\n \x01(\tR\x08jsonName\x12#\n\rdefault_value\x18\x0b \x01(\tR\x0cdefaultValue"\xc8\x02\n\x04Kind\x12\x10\n\x0cTYPE_UNKNOWN\x10\x00\x12\x0f\n\x0bTYPE_DOUBLE\x10\x01\x12\x0e\n\nTYPE_FLOAT\x10\x02\x12\x0e\n\nTYPE_INT64\x10\x03\x12\x0f\n\x0bTYPE_UINT64\x10\x04\x12\x0e\n\nTYPE_INT32\x10\x05\x12\x10\n\x0cTYPE_FIXED64\x10\x06\x12\x10\n\x0cTYPE_FIXED32\x10\x07\x12\r\n\tTYPE_BOOL\x10\x08\x12\x0f\n\x0bTYPE_STRING\x10\t\x12\x0e\n\nTYPE_GROUP\x10\n\x12\x10\n\x0cTYPE_MESSAGE\x10\x0b\x12\x0e\n\nTYPE_BYTES\x10\x0c\x12\x0f\n\x0bTYPE_UINT32\x10\r\x12\r\n\tTYPE_ENUM\x10\x0e\x12\x11\n\rTYPE_SFIXED32\x10\x0f\x12\x11\n\rTYPE_SFIXED64\x10\x10\x12\x0f\n\x0bTYPE_SINT32\x10\x11\x12\x0f\n\x0bTYPE_SINT64\x10\x12"t\n\x0bCardinality\x12\x17\n\x13CARDINALITY_UNKNOWN\x10\x00\x12\x18\n\x14CARDINALITY_OPTIONAL\x10\x01\x12\x18\n\x14CARDINALITY_REQUIRED\x10\x02\x12\x18\n\x14CARDINALITY_REPEATED\x10\x03"\x99\x02\n\x04Enum\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x128\n\tenumvalue\x18\x02 \x03(\x0b2\x1a.google.protobuf.EnumValueR\tenumvalue\x121\n\x07options\x18\x03 \x03(\x0b2\x17.google.protobuf.OptionR\x07options\x12E\n\x0esource_context\x18\x04 \x01(\x0b2\x1e.google.protobuf.SourceContextR\rsourceContext\x12/\n\x06syntax\x18\x05 \x01(\x0e2\x17.google.protobuf.SyntaxR\x06syntax\x12\x18\n\x07edition\x18\x06 \x01(\tR\x07edition"j\n\tEnumValue\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n\x06number\x18\x02 \x01(\x05R\x06number\x121\n\x07options\x18\x03 \x03(\x0b2\x17.google.protobuf.OptionR\x07options"H\n\x06Option\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12*\n\x05value\x18\x02 \x01(\x0b2\x14.google.protobuf.AnyR\x05value*C\n\x06Syntax\x12\x11\n\rSYNTAX_PROTO2\x10\x00\x12\x11\n\rSYNTAX_PROTO3\x10\x01\x12\x13\n\x0fSYNTAX_EDITIONS\x10\x02B{\n\x13com.google.protobufB\tTypeProtoP\x01Z-google.golang.org/protobuf/types/known/typepb\xf8\x01\x01\xa2\x02\x03GPB\xaa\x02\x1eGoogle.Protobuf.WellKnownTypesb\x06proto3', (('google/protobuf/any.proto', 'protoc_gen_pyopaque.runtime.google.protobuf.any_pb'), ('google/protobuf/source_context.proto', 'protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb')))
 
@@ -588,7 +589,7 @@ class Type(_rt.Message):
         if _x1:
             _out.write(',"name":' if _comma else '{"name":')
             _comma = True
-            _out.write(_rt.json_out_str(_x1))
+            _rt.json_write_str(_out, _x1) if _pb_compiled else _out.write(_rt.json_out_str(_x1))
         _x2 = self._f_fields
         if _x2:
             _out.write(',"fields":[' if _comma else '{"fields":[')
@@ -631,7 +632,7 @@ class Type(_rt.Message):
         if _x7:
             _out.write(',"edition":' if _comma else '{"edition":')
             _comma = True
-            _out.write(_rt.json_out_str(_x7))
+            _rt.json_write_str(_out, _x7) if _pb_compiled else _out.write(_rt.json_out_str(_x7))
         _out.write("}" if _comma else "{}")
 
 
@@ -2001,22 +2002,22 @@ class Field(_rt.Message):
         if _x3:
             _out.write(',"number":' if _comma else '{"number":')
             _comma = True
-            _out.write(str(int(_x3)))
+            _rt.json_write_int(_out, _x3) if _pb_compiled else _out.write(str(int(_x3)))
         _x4 = self._f_name
         if _x4:
             _out.write(',"name":' if _comma else '{"name":')
             _comma = True
-            _out.write(_rt.json_out_str(_x4))
+            _rt.json_write_str(_out, _x4) if _pb_compiled else _out.write(_rt.json_out_str(_x4))
         _x6 = self._f_type_url
         if _x6:
             _out.write(',"typeUrl":' if _comma else '{"typeUrl":')
             _comma = True
-            _out.write(_rt.json_out_str(_x6))
+            _rt.json_write_str(_out, _x6) if _pb_compiled else _out.write(_rt.json_out_str(_x6))
         _x7 = self._f_oneof_index
         if _x7:
             _out.write(',"oneofIndex":' if _comma else '{"oneofIndex":')
             _comma = True
-            _out.write(str(int(_x7)))
+            _rt.json_write_int(_out, _x7) if _pb_compiled else _out.write(str(int(_x7)))
         _x8 = self._f_packed
         if _x8:
             _out.write(',"packed":' if _comma else '{"packed":')
@@ -2037,12 +2038,12 @@ class Field(_rt.Message):
         if _x10:
             _out.write(',"jsonName":' if _comma else '{"jsonName":')
             _comma = True
-            _out.write(_rt.json_out_str(_x10))
+            _rt.json_write_str(_out, _x10) if _pb_compiled else _out.write(_rt.json_out_str(_x10))
         _x11 = self._f_default_value
         if _x11:
             _out.write(',"defaultValue":' if _comma else '{"defaultValue":')
             _comma = True
-            _out.write(_rt.json_out_str(_x11))
+            _rt.json_write_str(_out, _x11) if _pb_compiled else _out.write(_rt.json_out_str(_x11))
         _out.write("}" if _comma else "{}")
 
 
@@ -2730,7 +2731,7 @@ class Enum(_rt.Message):
         if _x1:
             _out.write(',"name":' if _comma else '{"name":')
             _comma = True
-            _out.write(_rt.json_out_str(_x1))
+            _rt.json_write_str(_out, _x1) if _pb_compiled else _out.write(_rt.json_out_str(_x1))
         _x2 = self._f_enumvalue
         if _x2:
             _out.write(',"enumvalue":[' if _comma else '{"enumvalue":[')
@@ -2767,7 +2768,7 @@ class Enum(_rt.Message):
         if _x6:
             _out.write(',"edition":' if _comma else '{"edition":')
             _comma = True
-            _out.write(_rt.json_out_str(_x6))
+            _rt.json_write_str(_out, _x6) if _pb_compiled else _out.write(_rt.json_out_str(_x6))
         _out.write("}" if _comma else "{}")
 
 
@@ -3470,12 +3471,12 @@ class EnumValue(_rt.Message):
         if _x1:
             _out.write(',"name":' if _comma else '{"name":')
             _comma = True
-            _out.write(_rt.json_out_str(_x1))
+            _rt.json_write_str(_out, _x1) if _pb_compiled else _out.write(_rt.json_out_str(_x1))
         _x2 = self._f_number
         if _x2:
             _out.write(',"number":' if _comma else '{"number":')
             _comma = True
-            _out.write(str(int(_x2)))
+            _rt.json_write_int(_out, _x2) if _pb_compiled else _out.write(str(int(_x2)))
         _x3 = self._f_options
         if _x3:
             _out.write(',"options":[' if _comma else '{"options":[')
@@ -3848,7 +3849,7 @@ class Option(_rt.Message):
         if _x1:
             _out.write(',"name":' if _comma else '{"name":')
             _comma = True
-            _out.write(_rt.json_out_str(_x1))
+            _rt.json_write_str(_out, _x1) if _pb_compiled else _out.write(_rt.json_out_str(_x1))
         _x2 = self._f_value
         if _x2 is not None:
             _out.write(',"value":' if _comma else '{"value":')

@@ -13,9 +13,12 @@ import enum as _enum
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v13 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
 
 _pb_no_unknown: _t.Final = b""
+# compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
+# strings and integers are written without making a string (interpreted, str() and C's encoder cost less)
+_pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('golden/legacy.proto', b'\n\x13golden/legacy.proto\x12\x06golden"\xca\x02\n\x06Legacy\x12\x0e\n\x02id\x18\x01 \x02(\x05R\x02id\x12)\n\x05label\x18\x02 \x01(\t:\x13none "quoted" \\ endR\x05label\x12)\n\x05level\x18\x03 \x01(\x0e2\r.golden.Level:\x04HIGHR\x05level\x12\x19\n\x05ratio\x18\x04 \x01(\x01:\x03infR\x05ratio\x12\x1c\n\x07samples\x18\x05 \x03(\x03B\x02\x10\x01R\x07samples\x12*\n\x05point\x18\x06 \x01(\n2\x14.golden.Legacy.PointR\x05point\x12\'\n\x06picked\x18\t \x01(\x0e2\r.golden.LevelH\x00R\x06picked\x12\x16\n\x05named\x18\n \x01(\tH\x00R\x05named\x1a#\n\x05Point\x12\x0c\n\x01x\x18\x07 \x01(\x05R\x01x\x12\x0c\n\x01y\x18\x08 \x01(\x05R\x01y*\x05\x08d\x10\xc8\x01B\x08\n\x06choice"F\n\x10ConflictJsonName\x12\x18\n\x05value\x18\x01 \x01(\x05R\told_value\x12\x18\n\tnew_value\x18\x02 \x01(\x05R\x05value*\x1a\n\x05Level\x12\x07\n\x03LOW\x10\x01\x12\x08\n\x04HIGH\x10\x02:"\n\x04note\x12\x0e.golden.Legacy\x18d \x01(\tR\x04note:"\n\x04tags\x12\x0e.golden.Legacy\x18e \x03(\x05R\x04tags:1\n\x04rank\x12\x0e.golden.Legacy\x18f \x01(\x0e2\r.golden.LevelR\x04rank:3\n\x05ranks\x12\x0e.golden.Legacy\x18g \x03(\x0e2\r.golden.LevelR\x05ranks', ())
 
 # PYOPAQUE_PROTOOPAQUE=1 (or runtime.select_protoopaque()) makes this module serve
@@ -235,12 +238,12 @@ class _c_Legacy_Point(_rt.Message):
         if _x7 is not None:
             _out.write(',"x":' if _comma else '{"x":')
             _comma = True
-            _out.write(str(int(_x7)))
+            _rt.json_write_int(_out, _x7) if _pb_compiled else _out.write(str(int(_x7)))
         _x8 = self.y
         if _x8 is not None:
             _out.write(',"y":' if _comma else '{"y":')
             _comma = True
-            _out.write(str(int(_x8)))
+            _rt.json_write_int(_out, _x8) if _pb_compiled else _out.write(str(int(_x8)))
         _out.write("}" if _comma else "{}")
 
 
@@ -776,12 +779,12 @@ class Legacy(_rt.ExtendableMessage):
         if _x1 is not None:
             _out.write(',"id":' if _comma else '{"id":')
             _comma = True
-            _out.write(str(int(_x1)))
+            _rt.json_write_int(_out, _x1) if _pb_compiled else _out.write(str(int(_x1)))
         _x2 = self.label
         if _x2 is not None:
             _out.write(',"label":' if _comma else '{"label":')
             _comma = True
-            _out.write(_rt.json_out_str(_x2))
+            _rt.json_write_str(_out, _x2) if _pb_compiled else _out.write(_rt.json_out_str(_x2))
         _x3 = self.level
         if _x3 is not None:
             _out.write(',"level":' if _comma else '{"level":')
@@ -812,7 +815,7 @@ class Legacy(_rt.ExtendableMessage):
             _x10 = _t.cast(str, self._ov_choice)
             _out.write(',"named":' if _comma else '{"named":')
             _comma = True
-            _out.write(_rt.json_out_str(_x10))
+            _rt.json_write_str(_out, _x10) if _pb_compiled else _out.write(_rt.json_out_str(_x10))
         if self._pb_ext:
             _comma = _rt.json_write_extensions(_out, self, _ctx, _depth, _comma)
         _out.write("}" if _comma else "{}")
@@ -1173,12 +1176,12 @@ class ConflictJsonName(_rt.Message):
         if _x1 is not None:
             _out.write(',"old_value":' if _comma else '{"old_value":')
             _comma = True
-            _out.write(str(int(_x1)))
+            _rt.json_write_int(_out, _x1) if _pb_compiled else _out.write(str(int(_x1)))
         _x2 = self.new_value
         if _x2 is not None:
             _out.write(',"value":' if _comma else '{"value":')
             _comma = True
-            _out.write(str(int(_x2)))
+            _rt.json_write_int(_out, _x2) if _pb_compiled else _out.write(str(int(_x2)))
         _out.write("}" if _comma else "{}")
 
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v13 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
 import golden.scalars_pb as _m_golden__scalars_pb
 
 _pb_no_unknown: _t.Final = b""
-# compiled (mypyc): no thread switch can come between a test and a store in native code
+# compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
+# strings and integers are written without making a string (interpreted, str() and C's encoder cost less)
 _pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('golden/collections.proto', b'\n\x18golden/collections.proto\x12\x06golden\x1a\x14golden/scalars.proto"\x82\x08\n\x0bCollections\x12\x1f\n\x0bpacked_ints\x18\x01 \x03(\x05R\npackedInts\x12\x14\n\x05names\x18\x02 \x03(\tR\x05names\x12.\n\x05items\x18\x03 \x03(\x0b2\x18.golden.Collections.ItemR\x05items\x121\n\x06colors\x18\x04 \x03(\x0e2\x19.golden.Collections.ColorR\x06colors\x127\n\x06counts\x18\x05 \x03(\x0b2\x1f.golden.Collections.CountsEntryR\x06counts\x12B\n\x0bitems_by_id\x18\x06 \x03(\x0b2".golden.Collections.ItemsByIdEntryR\titemsById\x12H\n\rcolor_by_flag\x18\n \x03(\x0b2$.golden.Collections.ColorByFlagEntryR\x0bcolorByFlag\x12\x16\n\x06ratios\x18\x0b \x03(\x02R\x06ratios\x12:\n\x07weights\x18\x0c \x03(\x0b2 .golden.Collections.WeightsEntryR\x07weights\x12\x14\n\x04text\x18\x07 \x01(\tH\x00R\x04text\x12.\n\x04item\x18\x08 \x01(\x0b2\x18.golden.Collections.ItemH\x00R\x04item\x12+\n\x07scalars\x18\t \x01(\x0b2\x0f.golden.ScalarsH\x00R\x07scalars\x12\x18\n\x06number\x18\r \x01(\x03H\x00R\x06number\x1aI\n\x04Item\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12/\n\x05color\x18\x02 \x01(\x0e2\x19.golden.Collections.ColorR\x05color\x1a9\n\x0bCountsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1aV\n\x0eItemsByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12.\n\x05value\x18\x02 \x01(\x0b2\x18.golden.Collections.ItemR\x05value:\x028\x01\x1aY\n\x10ColorByFlagEntry\x12\x10\n\x03key\x18\x01 \x01(\x08R\x03key\x12/\n\x05value\x18\x02 \x01(\x0e2\x19.golden.Collections.ColorR\x05value:\x028\x01\x1a:\n\x0cWeightsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x02R\x05value:\x028\x01"2\n\x05Color\x12\x15\n\x11COLOR_UNSPECIFIED\x10\x00\x12\x07\n\x03RED\x10\x01\x12\t\n\x05GREEN\x10\x02B\x08\n\x06choice"\x99\x05\n\x03Bag\x12\x14\n\x05title\x18\x01 \x01(\tR\x05title\x12\x12\n\x04blob\x18\x02 \x01(\x0cR\x04blob\x12\x14\n\x05count\x18\x03 \x01(\x03R\x05count\x12\x19\n\x05delta\x18\x04 \x01(\x11H\x00R\x05delta\x88\x01\x01\x12\x14\n\x05ratio\x18\x05 \x01(\x01R\x05ratio\x12\x12\n\x04flag\x18\x06 \x01(\x08R\x04flag\x12\x12\n\x04ints\x18\x07 \x03(\x05R\x04ints\x12\x12\n\x04tags\x18\x08 \x03(\tR\x04tags\x12.\n\x05items\x18\t \x03(\x0b2\x18.golden.Collections.ItemR\x05items\x12/\n\x06counts\x18\n \x03(\x0b2\x17.golden.Bag.CountsEntryR\x06counts\x12:\n\x0bitems_by_id\x18\x0b \x03(\x0b2\x1a.golden.Bag.ItemsByIdEntryR\titemsById\x12\x16\n\x06stamps\x18\x0c \x03(\x06R\x06stamps\x12/\n\x05color\x18\r \x01(\x0e2\x19.golden.Collections.ColorR\x05color\x12\x17\n\x04note\x18\x0e \x01(\tH\x01R\x04note\x88\x01\x01\x12\x10\n\x03big\x18\x0f \x01(\x04R\x03big\x12\x16\n\x06weight\x18\x10 \x01(\x02R\x06weight\x12\x16\n\x06ratios\x18\x11 \x03(\x01R\x06ratios\x1a9\n\x0bCountsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1aV\n\x0eItemsByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12.\n\x05value\x18\x02 \x01(\x0b2\x18.golden.Collections.ItemR\x05value:\x028\x01B\x08\n\x06_deltaB\x07\n\x05_noteb\x06proto3', (('golden/scalars.proto', 'golden.scalars_pb'),))
 
@@ -433,7 +434,7 @@ class _c_Collections_Item(_rt.Message):
         if _x1:
             _out.write(',"key":' if _comma else '{"key":')
             _comma = True
-            _out.write(_rt.json_out_str(_x1))
+            _rt.json_write_str(_out, _x1) if _pb_compiled else _out.write(_rt.json_out_str(_x1))
         _x2 = self._f_color
         if _x2:
             _out.write(',"color":' if _comma else '{"color":')
@@ -1924,10 +1925,10 @@ class Collections(_rt.Message):
                 if _sep:
                     _out.append(44)
                 _sep = True
-                _out.write(_rt.json_out_str(_k5))
+                _rt.json_write_str(_out, _k5) if _pb_compiled else _out.write(_rt.json_out_str(_k5))
                 _out.append(58)
                 _out.append(34)
-                _out.write(str(int(_v5)))
+                _rt.json_write_int(_out, _v5) if _pb_compiled else _out.write(str(int(_v5)))
                 _out.append(34)
             _out.append(125)
         _d6 = self._f_items_by_id
@@ -1946,7 +1947,7 @@ class Collections(_rt.Message):
             _x7 = _t.cast(str, self._ov_choice)
             _out.write(',"text":' if _comma else '{"text":')
             _comma = True
-            _out.write(_rt.json_out_str(_x7))
+            _rt.json_write_str(_out, _x7) if _pb_compiled else _out.write(_rt.json_out_str(_x7))
         if self._oc_choice == 8:
             _x8 = _t.cast(Collections.Item, self._ov_choice)
             _out.write(',"item":' if _comma else '{"item":')
@@ -1989,7 +1990,7 @@ class Collections(_rt.Message):
                 if _sep:
                     _out.append(44)
                 _sep = True
-                _out.write(_rt.json_out_str(_k12))
+                _rt.json_write_str(_out, _k12) if _pb_compiled else _out.write(_rt.json_out_str(_k12))
                 _out.append(58)
                 _rt.json_write_float(_out, _v12)
             _out.append(125)
@@ -1997,7 +1998,7 @@ class Collections(_rt.Message):
             _x13 = _t.cast(int, self._ov_choice)
             _out.write(',"number":"' if _comma else '{"number":"')
             _comma = True
-            _out.write(str(int(_x13)))
+            _rt.json_write_int(_out, _x13) if _pb_compiled else _out.write(str(int(_x13)))
             _out.append(34)
         _out.write("}" if _comma else "{}")
 
@@ -4548,7 +4549,7 @@ class Bag(_rt.Message):
         if _x1:
             _out.write(',"title":' if _comma else '{"title":')
             _comma = True
-            _out.write(_rt.json_out_str(_x1))
+            _rt.json_write_str(_out, _x1) if _pb_compiled else _out.write(_rt.json_out_str(_x1))
         _x2 = self._f_blob
         if _x2:
             _out.write(',"blob":' if _comma else '{"blob":')
@@ -4558,13 +4559,13 @@ class Bag(_rt.Message):
         if _x3:
             _out.write(',"count":"' if _comma else '{"count":"')
             _comma = True
-            _out.write(str(int(_x3)))
+            _rt.json_write_int(_out, _x3) if _pb_compiled else _out.write(str(int(_x3)))
             _out.append(34)
         if self._pb_p0 & 1:
             _x4 = self._f_delta
             _out.write(',"delta":' if _comma else '{"delta":')
             _comma = True
-            _out.write(str(int(_x4)))
+            _rt.json_write_int(_out, _x4) if _pb_compiled else _out.write(str(int(_x4)))
         _x5 = self._f_ratio
         if _x5 or _rt.copysign(1.0, _x5) < 0.0:
             _out.write(',"ratio":' if _comma else '{"ratio":')
@@ -4607,10 +4608,10 @@ class Bag(_rt.Message):
                 if _sep:
                     _out.append(44)
                 _sep = True
-                _out.write(_rt.json_out_str(_k10))
+                _rt.json_write_str(_out, _k10) if _pb_compiled else _out.write(_rt.json_out_str(_k10))
                 _out.append(58)
                 _out.append(34)
-                _out.write(str(int(_v10)))
+                _rt.json_write_int(_out, _v10) if _pb_compiled else _out.write(str(int(_v10)))
                 _out.append(34)
             _out.append(125)
         _d11 = self._f_items_by_id
@@ -4640,12 +4641,12 @@ class Bag(_rt.Message):
             _x14 = self._f_note
             _out.write(',"note":' if _comma else '{"note":')
             _comma = True
-            _out.write(_rt.json_out_str(_x14))
+            _rt.json_write_str(_out, _x14) if _pb_compiled else _out.write(_rt.json_out_str(_x14))
         _x15 = self._f_big
         if _x15:
             _out.write(',"big":"' if _comma else '{"big":"')
             _comma = True
-            _out.write(str(int(_x15)))
+            _rt.json_write_int(_out, _x15) if _pb_compiled else _out.write(str(int(_x15)))
             _out.append(34)
         _x16 = self._f_weight
         if _x16 or _rt.copysign(1.0, _x16) < 0.0:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v13 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
 
 _pb_no_unknown: _t.Final = b""
-# compiled (mypyc): no thread switch can come between a test and a store in native code
+# compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
+# strings and integers are written without making a string (interpreted, str() and C's encoder cost less)
 _pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('golden/edition2024.proto', b'\n\x18golden/edition2024.proto\x12\x06golden"\xac\x02\n\x08LogEntry\x12\x1c\n\ttimestamp\x18\x01 \x01(\x03R\ttimestamp\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\x123\n\x06detail\x18\x03 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x06detail\x12F\n\x10unchecked_detail\x18\x04 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02x\x01R\x0funcheckedDetail\x125\n\x07history\x18\x05 \x03(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x07history\x1a4\n\x06Detail\x12\x14\n\x05lines\x18\x01 \x03(\tR\x05lines\x12\x14\n\x05level\x18\x02 \x01(\x05R\x05level"F\n\x08Envelope\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12&\n\x05entry\x18\x02 \x01(\x0b2\x10.golden.LogEntryR\x05entry"\xed\x01\n\x04Node\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value\x12"\n\x05child\x18\x02 \x01(\x0b2\x0c.golden.NodeR\x05child\x12/\n\nlazy_child\x18\x03 \x01(\x0b2\x0c.golden.NodeB\x02(\x01R\tlazyChild\x129\n\x0funchecked_child\x18\x04 \x01(\x0b2\x0c.golden.NodeB\x02x\x01R\x0euncheckedChild\x12?\n\x12unchecked_children\x18\x05 \x03(\x0b2\x0c.golden.NodeB\x02x\x01R\x11uncheckedChildrenb\x08editionsp\xe9\x07', ())
 
@@ -464,7 +465,7 @@ class _c_LogEntry_Detail(_rt.Message):
             _x2 = self._f_level
             _out.write(',"level":' if _comma else '{"level":')
             _comma = True
-            _out.write(str(int(_x2)))
+            _rt.json_write_int(_out, _x2) if _pb_compiled else _out.write(str(int(_x2)))
         _out.write("}" if _comma else "{}")
 
 
@@ -1073,13 +1074,13 @@ class LogEntry(_rt.Message):
             _x1 = self._f_timestamp
             _out.write(',"timestamp":"' if _comma else '{"timestamp":"')
             _comma = True
-            _out.write(str(int(_x1)))
+            _rt.json_write_int(_out, _x1) if _pb_compiled else _out.write(str(int(_x1)))
             _out.append(34)
         if self._pb_p0 & 2:
             _x2 = self._f_message
             _out.write(',"message":' if _comma else '{"message":')
             _comma = True
-            _out.write(_rt.json_out_str(_x2))
+            _rt.json_write_str(_out, _x2) if _pb_compiled else _out.write(_rt.json_out_str(_x2))
         _x3 = self._f_detail
         if _x3 is not None:
             _out.write(',"detail":' if _comma else '{"detail":')
@@ -1498,7 +1499,7 @@ class Envelope(_rt.Message):
             _x1 = self._f_name
             _out.write(',"name":' if _comma else '{"name":')
             _comma = True
-            _out.write(_rt.json_out_str(_x1))
+            _rt.json_write_str(_out, _x1) if _pb_compiled else _out.write(_rt.json_out_str(_x1))
         _x2 = self._f_entry
         if _x2 is not None:
             _out.write(',"entry":' if _comma else '{"entry":')
@@ -2117,7 +2118,7 @@ class Node(_rt.Message):
             _x1 = self._f_value
             _out.write(',"value":' if _comma else '{"value":')
             _comma = True
-            _out.write(str(int(_x1)))
+            _rt.json_write_int(_out, _x1) if _pb_compiled else _out.write(str(int(_x1)))
         _x2 = self._f_child
         if _x2 is not None:
             _out.write(',"child":' if _comma else '{"child":')

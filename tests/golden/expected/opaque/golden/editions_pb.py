@@ -10,10 +10,11 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v13 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
 
 _pb_no_unknown: _t.Final = b""
-# compiled (mypyc): no thread switch can come between a test and a store in native code
+# compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
+# strings and integers are written without making a string (interpreted, str() and C's encoder cost less)
 _pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('golden/editions.proto', b'\n\x15golden/editions.proto\x12\x06golden"\xa7\x04\n\x0bEdition2023\x12.\n\x13explicit_by_default\x18\x01 \x01(\x05R\x11explicitByDefault\x12!\n\x08implicit\x18\x02 \x01(\x05B\x05\xaa\x01\x02\x08\x02R\x08implicit\x12.\n\x0frequired_legacy\x18\x03 \x01(\x05B\x05\xaa\x01\x02\x08\x03R\x0erequiredLegacy\x12!\n\x08expanded\x18\x04 \x03(\x05B\x05\xaa\x01\x02\x18\x02R\x08expanded\x12#\n\tunchecked\x18\x05 \x01(\tB\x05\xaa\x01\x02 \x03R\tunchecked\x12I\n\x0fdelimited_child\x18\x06 \x01(\x0b2\x19.golden.Edition2023.ChildB\x05\xaa\x01\x02(\x02R\x0edelimitedChild\x12#\n\x05state\x18\x07 \x01(\x0e2\r.golden.StateR\x05state\x12%\n\x06states\x18\x08 \x03(\x0e2\r.golden.StateR\x06states\x12H\n\rstate_by_name\x18\t \x03(\x0b2$.golden.Edition2023.StateByNameEntryR\x0bstateByName\x1a\x1d\n\x05Child\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value\x1aM\n\x10StateByNameEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12#\n\x05value\x18\x02 \x01(\x0e2\r.golden.StateR\x05value:\x028\x01*(\n\x05State\x12\x11\n\rSTATE_UNKNOWN\x10\x00\x12\x0c\n\x08STATE_ON\x10\x01B\x05\x92\x03\x02\x10\x02b\x08editionsp\xe8\x07', ())
 
@@ -350,7 +351,7 @@ class _c_Edition2023_Child(_rt.Message):
             _x1 = self._f_value
             _out.write(',"value":' if _comma else '{"value":')
             _comma = True
-            _out.write(str(int(_x1)))
+            _rt.json_write_int(_out, _x1) if _pb_compiled else _out.write(str(int(_x1)))
         _out.write("}" if _comma else "{}")
 
 
@@ -927,17 +928,17 @@ class Edition2023(_rt.Message):
             _x1 = self._f_explicit_by_default
             _out.write(',"explicitByDefault":' if _comma else '{"explicitByDefault":')
             _comma = True
-            _out.write(str(int(_x1)))
+            _rt.json_write_int(_out, _x1) if _pb_compiled else _out.write(str(int(_x1)))
         _x2 = self._f_implicit
         if _x2:
             _out.write(',"implicit":' if _comma else '{"implicit":')
             _comma = True
-            _out.write(str(int(_x2)))
+            _rt.json_write_int(_out, _x2) if _pb_compiled else _out.write(str(int(_x2)))
         if self._pb_p0 & 2:
             _x3 = self._f_required_legacy
             _out.write(',"requiredLegacy":' if _comma else '{"requiredLegacy":')
             _comma = True
-            _out.write(str(int(_x3)))
+            _rt.json_write_int(_out, _x3) if _pb_compiled else _out.write(str(int(_x3)))
         _x4 = self._f_expanded
         if _x4:
             _out.write(',"expanded":[' if _comma else '{"expanded":[')
@@ -948,7 +949,7 @@ class Edition2023(_rt.Message):
             _x5 = self._f_unchecked
             _out.write(',"unchecked":' if _comma else '{"unchecked":')
             _comma = True
-            _out.write(_rt.json_out_str(_x5))
+            _rt.json_write_str(_out, _x5) if _pb_compiled else _out.write(_rt.json_out_str(_x5))
         _x6 = self._f_delimited_child
         if _x6 is not None:
             _out.write(',"delimitedChild":' if _comma else '{"delimitedChild":')
@@ -974,7 +975,7 @@ class Edition2023(_rt.Message):
                 if _sep:
                     _out.append(44)
                 _sep = True
-                _out.write(_rt.json_out_str(_k9))
+                _rt.json_write_str(_out, _k9) if _pb_compiled else _out.write(_rt.json_out_str(_k9))
                 _out.append(58)
                 _out.write(_e_State.json_names.get(_v9) or _rt.json_out_enum(_e_State, _v9))
             _out.append(125)

@@ -31,10 +31,11 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v13 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
 
 _pb_no_unknown: _t.Final = b""
-# compiled (mypyc): no thread switch can come between a test and a store in native code
+# compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
+# strings and integers are written without making a string (interpreted, str() and C's encoder cost less)
 _pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('golden/nameclash.proto', b'\n\x16golden/nameclash.proto\x12\x10golden.nameclash"\x13\n\x03buf\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02m4\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02i5\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x14\n\x04key6\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x15\n\x05class\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x05\n\x03len"\n\n\x08property"\x07\n\x05value"\r\n\x0bannotations"\x18\n\x08_Private\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\xaf\x06\n\x06Holder\x12*\n\x05f_buf\x18\x01 \x01(\x0b2\x15.golden.nameclash.bufR\x04fBuf\x12$\n\x02m4\x18\x04 \x03(\x0b2\x14.golden.nameclash.m4R\x02m4\x12*\n\x05items\x18\x05 \x03(\x0b2\x14.golden.nameclash.i5R\x05items\x127\n\x05by_id\x18\x06 \x03(\x0b2".golden.nameclash.Holder.ByIdEntryR\x04byId\x12(\n\x03one\x18\x07 \x01(\x0b2\x14.golden.nameclash.i5H\x00R\x03one\x12.\n\x05other\x18\x08 \x01(\x0b2\x16.golden.nameclash.key6H\x00R\x05other\x12*\n\x04four\x18\t \x01(\x0b2\x14.golden.nameclash.m4H\x00R\x04four\x12\x19\n\x08has_pick\x18\n \x01(\x05R\x07hasPick\x12\x10\n\x03foo\x18\x0b \x01(\x05R\x03foo\x12\x17\n\x07get_foo\x18\x0c \x01(\x05R\x06getFoo\x12\x10\n\x03int\x18\r \x01(\x05R\x03int\x12 \n\x0bclassmethod\x18\x0e \x01(\x05R\x0bclassmethod\x12\x14\n\x05parse\x18\x0f \x01(\x05R\x05parse\x12\x12\n\x04self\x18\x10 \x01(\x05R\x04self\x12\r\n\x02_x\x18\x11 \x01(\x05R\x01X\x12\x0e\n\x03__y\x18\x12 \x01(\x05R\x01Y\x12\x18\n\x08_pb_info\x18\x13 \x01(\x05R\x06PbInfo\x12\r\n\x02x_\x18\x14 \x01(\x05R\x01x\x12+\n\x03raw\x18\x15 \x01(\x0b2\x15.golden.nameclash.bufB\x02(\x01R\x03raw\x12\x10\n\x03buf\x18\x16 \x01(\x05R\x03buf\x12\x12\n\x04type\x18\x17 \x01(\x05R\x04type\x12\x1d\n\nFIELD_NAME\x18\x18 \x01(\x05R\tFIELDNAME\x1aO\n\tByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12,\n\x05value\x18\x02 \x01(\x0b2\x16.golden.nameclash.key6R\x05value:\x028\x01*\x05\x08d\x10\xc8\x012*\n\x03len\x12\x18.golden.nameclash.Holder\x18e \x01(\x05R\x03lenB\x06\n\x04pick"\x84\x01\n\x05Enums\x12\'\n\x01e\x18\x01 \x01(\x0e2\x19.golden.nameclash.Enums.ER\x01e\x12\x12\n\x04type\x18\x02 \x01(\x05R\x04type">\n\x01E\x12\x08\n\x04ZERO\x10\x00\x12\x08\n\x04name\x10\x01\x12\t\n\x05value\x10\x02\x12\x07\n\x03mro\x10\x03\x12\x08\n\x04None\x10\x04\x12\x07\n\x03_x_\x10\x05"O\n\x05Outer\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer.Inner_XR\x01x\x1a\x17\n\x07Inner_X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"O\n\x0bOuter_Inner\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer_Inner.XR\x01x\x1a\x11\n\x01X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a:,\n\x04data\x12\x18.golden.nameclash.Holder\x18d \x01(\x05R\x04data', ())
 
@@ -366,7 +367,7 @@ class buf(_rt.Message):
             _x1 = self._f_a
             _out.write(',"a":' if _comma else '{"a":')
             _comma = True
-            _out.write(str(int(_x1)))
+            _rt.json_write_int(_out, _x1) if _pb_compiled else _out.write(str(int(_x1)))
         _out.write("}" if _comma else "{}")
 
 
@@ -755,7 +756,7 @@ class m4(_rt.Message):
             _x1 = self._f_a
             _out.write(',"a":' if _comma else '{"a":')
             _comma = True
-            _out.write(str(int(_x1)))
+            _rt.json_write_int(_out, _x1) if _pb_compiled else _out.write(str(int(_x1)))
         _out.write("}" if _comma else "{}")
 
 
@@ -941,7 +942,7 @@ class i5(_rt.Message):
             _x1 = self._f_a
             _out.write(',"a":' if _comma else '{"a":')
             _comma = True
-            _out.write(str(int(_x1)))
+            _rt.json_write_int(_out, _x1) if _pb_compiled else _out.write(str(int(_x1)))
         _out.write("}" if _comma else "{}")
 
 
@@ -1123,7 +1124,7 @@ class key6(_rt.Message):
             _x1 = self._f_a
             _out.write(',"a":' if _comma else '{"a":')
             _comma = True
-            _out.write(str(int(_x1)))
+            _rt.json_write_int(_out, _x1) if _pb_compiled else _out.write(str(int(_x1)))
         _out.write("}" if _comma else "{}")
 
 
@@ -1508,7 +1509,7 @@ class class_(_rt.Message):
             _x1 = self._f_a
             _out.write(',"a":' if _comma else '{"a":')
             _comma = True
-            _out.write(str(int(_x1)))
+            _rt.json_write_int(_out, _x1) if _pb_compiled else _out.write(str(int(_x1)))
         _out.write("}" if _comma else "{}")
 
 
@@ -2965,7 +2966,7 @@ class Private_(_rt.Message):
             _x1 = self._f_a
             _out.write(',"a":' if _comma else '{"a":')
             _comma = True
-            _out.write(str(int(_x1)))
+            _rt.json_write_int(_out, _x1) if _pb_compiled else _out.write(str(int(_x1)))
         _out.write("}" if _comma else "{}")
 
 
@@ -4296,57 +4297,57 @@ class Holder(_rt.ExtendableMessage):
             _x10 = self._f_has_pick
             _out.write(',"hasPick":' if _comma else '{"hasPick":')
             _comma = True
-            _out.write(str(int(_x10)))
+            _rt.json_write_int(_out, _x10) if _pb_compiled else _out.write(str(int(_x10)))
         if self._pb_p0 & 2:
             _x11 = self._f_foo
             _out.write(',"foo":' if _comma else '{"foo":')
             _comma = True
-            _out.write(str(int(_x11)))
+            _rt.json_write_int(_out, _x11) if _pb_compiled else _out.write(str(int(_x11)))
         if self._pb_p0 & 4:
             _x12 = self._f_get_foo
             _out.write(',"getFoo":' if _comma else '{"getFoo":')
             _comma = True
-            _out.write(str(int(_x12)))
+            _rt.json_write_int(_out, _x12) if _pb_compiled else _out.write(str(int(_x12)))
         if self._pb_p0 & 8:
             _x13 = self._f_int
             _out.write(',"int":' if _comma else '{"int":')
             _comma = True
-            _out.write(str(int(_x13)))
+            _rt.json_write_int(_out, _x13) if _pb_compiled else _out.write(str(int(_x13)))
         if self._pb_p0 & 16:
             _x14 = self._f_classmethod
             _out.write(',"classmethod":' if _comma else '{"classmethod":')
             _comma = True
-            _out.write(str(int(_x14)))
+            _rt.json_write_int(_out, _x14) if _pb_compiled else _out.write(str(int(_x14)))
         if self._pb_p0 & 32:
             _x15 = self._f_parse
             _out.write(',"parse":' if _comma else '{"parse":')
             _comma = True
-            _out.write(str(int(_x15)))
+            _rt.json_write_int(_out, _x15) if _pb_compiled else _out.write(str(int(_x15)))
         if self._pb_p0 & 64:
             _x16 = self._f_self
             _out.write(',"self":' if _comma else '{"self":')
             _comma = True
-            _out.write(str(int(_x16)))
+            _rt.json_write_int(_out, _x16) if _pb_compiled else _out.write(str(int(_x16)))
         if self._pb_p0 & 128:
             _x17 = self._f__x
             _out.write(',"X":' if _comma else '{"X":')
             _comma = True
-            _out.write(str(int(_x17)))
+            _rt.json_write_int(_out, _x17) if _pb_compiled else _out.write(str(int(_x17)))
         if self._pb_p0 & 256:
             _x18 = self._f___y
             _out.write(',"Y":' if _comma else '{"Y":')
             _comma = True
-            _out.write(str(int(_x18)))
+            _rt.json_write_int(_out, _x18) if _pb_compiled else _out.write(str(int(_x18)))
         if self._pb_p0 & 512:
             _x19 = self._f__pb_info
             _out.write(',"PbInfo":' if _comma else '{"PbInfo":')
             _comma = True
-            _out.write(str(int(_x19)))
+            _rt.json_write_int(_out, _x19) if _pb_compiled else _out.write(str(int(_x19)))
         if self._pb_p0 & 1024:
             _x20 = self._f_x_
             _out.write(',"x":' if _comma else '{"x":')
             _comma = True
-            _out.write(str(int(_x20)))
+            _rt.json_write_int(_out, _x20) if _pb_compiled else _out.write(str(int(_x20)))
         _x21 = self._f_raw
         if _x21 is not None:
             _out.write(',"raw":' if _comma else '{"raw":')
@@ -4356,17 +4357,17 @@ class Holder(_rt.ExtendableMessage):
             _x22 = self._f_buf
             _out.write(',"buf":' if _comma else '{"buf":')
             _comma = True
-            _out.write(str(int(_x22)))
+            _rt.json_write_int(_out, _x22) if _pb_compiled else _out.write(str(int(_x22)))
         if self._pb_p0 & 4096:
             _x23 = self._f_type
             _out.write(',"type":' if _comma else '{"type":')
             _comma = True
-            _out.write(str(int(_x23)))
+            _rt.json_write_int(_out, _x23) if _pb_compiled else _out.write(str(int(_x23)))
         if self._pb_p0 & 8192:
             _x24 = self._f_FIELD_NAME
             _out.write(',"FIELDNAME":' if _comma else '{"FIELDNAME":')
             _comma = True
-            _out.write(str(int(_x24)))
+            _rt.json_write_int(_out, _x24) if _pb_compiled else _out.write(str(int(_x24)))
         if self._pb_ext:
             _comma = _rt.json_write_extensions(_out, self, _ctx, _depth, _comma)
         _out.write("}" if _comma else "{}")
@@ -5070,7 +5071,7 @@ class Enums(_rt.Message):
             _x2 = self._f_type
             _out.write(',"type":' if _comma else '{"type":')
             _comma = True
-            _out.write(str(int(_x2)))
+            _rt.json_write_int(_out, _x2) if _pb_compiled else _out.write(str(int(_x2)))
         _out.write("}" if _comma else "{}")
 
 
@@ -5474,7 +5475,7 @@ class _c_Outer_Inner_X(_rt.Message):
             _x1 = self._f_a
             _out.write(',"a":' if _comma else '{"a":')
             _comma = True
-            _out.write(str(int(_x1)))
+            _rt.json_write_int(_out, _x1) if _pb_compiled else _out.write(str(int(_x1)))
         _out.write("}" if _comma else "{}")
 
 
@@ -6122,7 +6123,7 @@ class _c_Outer_Inner_X_(_rt.Message):
             _x1 = self._f_a
             _out.write(',"a":' if _comma else '{"a":')
             _comma = True
-            _out.write(str(int(_x1)))
+            _rt.json_write_int(_out, _x1) if _pb_compiled else _out.write(str(int(_x1)))
         _out.write("}" if _comma else "{}")
 
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v13 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
 
 _pb_no_unknown: _t.Final = b""
+# compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
+# strings and integers are written without making a string (interpreted, str() and C's encoder cost less)
+_pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('golden/scalars.proto', b'\n\x14golden/scalars.proto\x12\x06golden"\x81\x04\n\x07Scalars\x12\x19\n\x08f_double\x18\x01 \x01(\x01R\x07fDouble\x12\x17\n\x07f_float\x18\x02 \x01(\x02R\x06fFloat\x12\x17\n\x07f_int64\x18\x03 \x01(\x03R\x06fInt64\x12\x19\n\x08f_uint64\x18\x04 \x01(\x04R\x07fUint64\x12\x17\n\x07f_int32\x18\x05 \x01(\x05R\x06fInt32\x12\x1b\n\tf_fixed64\x18\x06 \x01(\x06R\x08fFixed64\x12\x1b\n\tf_fixed32\x18\x07 \x01(\x07R\x08fFixed32\x12\x15\n\x06f_bool\x18\x08 \x01(\x08R\x05fBool\x12\x19\n\x08f_string\x18\t \x01(\tR\x07fString\x12\x17\n\x07f_bytes\x18\n \x01(\x0cR\x06fBytes\x12\x19\n\x08f_uint32\x18\x0b \x01(\rR\x07fUint32\x12\x1d\n\nf_sfixed32\x18\x0c \x01(\x0fR\tfSfixed32\x12\x1d\n\nf_sfixed64\x18\r \x01(\x10R\tfSfixed64\x12\x19\n\x08f_sint32\x18\x0e \x01(\x11R\x07fSint32\x12\x19\n\x08f_sint64\x18\x0f \x01(\x12R\x07fSint64\x12 \n\topt_int32\x18\x10 \x01(\x05H\x00R\x08optInt32\x88\x01\x01\x12"\n\nopt_string\x18\x11 \x01(\tH\x01R\toptString\x88\x01\x01B\x0c\n\n_opt_int32B\r\n\x0b_opt_string"H\n\nFixedFirst\x12\x0e\n\x02id\x18\x01 \x01(\x06R\x02id\x12\x14\n\x05count\x18\x02 \x01(\x04R\x05count\x12\x14\n\x05small\x18\x03 \x01(\x07R\x05smallb\x06proto3', ())
 
 
@@ -565,30 +568,30 @@ class Scalars(_rt.Message):
         if _x3:
             _out.write(',"fInt64":"' if _comma else '{"fInt64":"')
             _comma = True
-            _out.write(str(int(_x3)))
+            _rt.json_write_int(_out, _x3) if _pb_compiled else _out.write(str(int(_x3)))
             _out.append(34)
         _x4 = self.f_uint64
         if _x4:
             _out.write(',"fUint64":"' if _comma else '{"fUint64":"')
             _comma = True
-            _out.write(str(int(_x4)))
+            _rt.json_write_int(_out, _x4) if _pb_compiled else _out.write(str(int(_x4)))
             _out.append(34)
         _x5 = self.f_int32
         if _x5:
             _out.write(',"fInt32":' if _comma else '{"fInt32":')
             _comma = True
-            _out.write(str(int(_x5)))
+            _rt.json_write_int(_out, _x5) if _pb_compiled else _out.write(str(int(_x5)))
         _x6 = self.f_fixed64
         if _x6:
             _out.write(',"fFixed64":"' if _comma else '{"fFixed64":"')
             _comma = True
-            _out.write(str(int(_x6)))
+            _rt.json_write_int(_out, _x6) if _pb_compiled else _out.write(str(int(_x6)))
             _out.append(34)
         _x7 = self.f_fixed32
         if _x7:
             _out.write(',"fFixed32":' if _comma else '{"fFixed32":')
             _comma = True
-            _out.write(str(int(_x7)))
+            _rt.json_write_int(_out, _x7) if _pb_compiled else _out.write(str(int(_x7)))
         _x8 = self.f_bool
         if _x8:
             _out.write(',"fBool":' if _comma else '{"fBool":')
@@ -598,7 +601,7 @@ class Scalars(_rt.Message):
         if _x9:
             _out.write(',"fString":' if _comma else '{"fString":')
             _comma = True
-            _out.write(_rt.json_out_str(_x9))
+            _rt.json_write_str(_out, _x9) if _pb_compiled else _out.write(_rt.json_out_str(_x9))
         _x10 = self.f_bytes
         if _x10:
             _out.write(',"fBytes":' if _comma else '{"fBytes":')
@@ -608,39 +611,39 @@ class Scalars(_rt.Message):
         if _x11:
             _out.write(',"fUint32":' if _comma else '{"fUint32":')
             _comma = True
-            _out.write(str(int(_x11)))
+            _rt.json_write_int(_out, _x11) if _pb_compiled else _out.write(str(int(_x11)))
         _x12 = self.f_sfixed32
         if _x12:
             _out.write(',"fSfixed32":' if _comma else '{"fSfixed32":')
             _comma = True
-            _out.write(str(int(_x12)))
+            _rt.json_write_int(_out, _x12) if _pb_compiled else _out.write(str(int(_x12)))
         _x13 = self.f_sfixed64
         if _x13:
             _out.write(',"fSfixed64":"' if _comma else '{"fSfixed64":"')
             _comma = True
-            _out.write(str(int(_x13)))
+            _rt.json_write_int(_out, _x13) if _pb_compiled else _out.write(str(int(_x13)))
             _out.append(34)
         _x14 = self.f_sint32
         if _x14:
             _out.write(',"fSint32":' if _comma else '{"fSint32":')
             _comma = True
-            _out.write(str(int(_x14)))
+            _rt.json_write_int(_out, _x14) if _pb_compiled else _out.write(str(int(_x14)))
         _x15 = self.f_sint64
         if _x15:
             _out.write(',"fSint64":"' if _comma else '{"fSint64":"')
             _comma = True
-            _out.write(str(int(_x15)))
+            _rt.json_write_int(_out, _x15) if _pb_compiled else _out.write(str(int(_x15)))
             _out.append(34)
         _x16 = self.opt_int32
         if _x16 is not None:
             _out.write(',"optInt32":' if _comma else '{"optInt32":')
             _comma = True
-            _out.write(str(int(_x16)))
+            _rt.json_write_int(_out, _x16) if _pb_compiled else _out.write(str(int(_x16)))
         _x17 = self.opt_string
         if _x17 is not None:
             _out.write(',"optString":' if _comma else '{"optString":')
             _comma = True
-            _out.write(_rt.json_out_str(_x17))
+            _rt.json_write_str(_out, _x17) if _pb_compiled else _out.write(_rt.json_out_str(_x17))
         _out.write("}" if _comma else "{}")
 
 
@@ -1046,19 +1049,19 @@ class FixedFirst(_rt.Message):
         if _x1:
             _out.write(',"id":"' if _comma else '{"id":"')
             _comma = True
-            _out.write(str(int(_x1)))
+            _rt.json_write_int(_out, _x1) if _pb_compiled else _out.write(str(int(_x1)))
             _out.append(34)
         _x2 = self.count
         if _x2:
             _out.write(',"count":"' if _comma else '{"count":"')
             _comma = True
-            _out.write(str(int(_x2)))
+            _rt.json_write_int(_out, _x2) if _pb_compiled else _out.write(str(int(_x2)))
             _out.append(34)
         _x3 = self.small
         if _x3:
             _out.write(',"small":' if _comma else '{"small":')
             _comma = True
-            _out.write(str(int(_x3)))
+            _rt.json_write_int(_out, _x3) if _pb_compiled else _out.write(str(int(_x3)))
         _out.write("}" if _comma else "{}")
 
 
