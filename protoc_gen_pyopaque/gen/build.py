@@ -430,7 +430,6 @@ class _Builder:
                                 [_layout_entry(f) for f in fields]),
             docstring(msg.comment, indent=4), _names_types(msg),  # comment, names_types
         )
-        view.deferred_classes = self.file.deferred_classes
         view.spans = spans
         view.spans_fields = [f for f in fields if f.deferral]
         view.spans_lists = [f for f in view.spans_fields if f.deferral == "first" and not f.is_map]

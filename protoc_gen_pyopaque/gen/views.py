@@ -289,7 +289,6 @@ class MessageView:
     # _pb_json_scan's cases: (test of the key words, the field's bit, its oneof's bits, read by
     # json.loads, field); none: no scan generated
     json_scan: list[tuple[str, int, int, bool, FieldView]] = field(default_factory=list)
-    deferred_classes: bool = False  # its methods packed at the module's end, its API in the .pyi
     # the deferred layout: parse (at any size, compiled) scans the input once, storing the scalars
     # and where each of ``spans_fields`` (FieldView.deferral) lies, made on its first read
     spans: bool = False

@@ -3,12 +3,12 @@
 A file of thousands of messages (Google's compute.proto has about 2,000) would spend seconds and
 gigabytes of its first import compiling methods a program mostly never calls. In the deferred
 form (the plugin's ``classes`` option: the default from DEFERRED_CLASSES_FIELDS fields, and for
-``optimize_for = CODE_SIZE``) the module creates each class with what its creation needs (base,
-``__slots__``, class constants) and packs the source of everything else — the inline form's
-constructor, accessors and codec methods, as the body of a class of the same name — at its end;
-the typed API is in a ``.pyi`` next to the module, for type checkers and IDEs. ``defer_classes``
-stands a placeholder for what may be read of a class before any instance exists (``__init__``,
-``parse`` and the runtime's hooks); the first read of any compiles the class's source in the
+``optimize_for = CODE_SIZE``) the module gives ``defer_classes`` a table of its classes: what
+each class's creation needs (name, base, ``__slots__``, class constants) and the source of
+everything else packed — the inline form's constructor, accessors and codec methods, as the body
+of a class of the same name; the typed API is in a ``.pyi`` next to the module, for type checkers
+and IDEs. Each class gets a placeholder for what may be read of it before any instance exists
+(``__init__``, ``parse`` and the runtime's hooks); the first read of any compiles the class's source in the
 module's namespace and sets its methods on the class. From then on the class is the inline
 form's, method for method (bytecode included), and costs nothing more.
 
@@ -48,29 +48,41 @@ _enums: dict[int, tuple[dict[str, Any], str]] = {}  # id(module namespace) -> (i
 
 
 class _Pending:
-    """A method of ``owner`` not compiled yet: reading it compiles the class."""
+    """A method (or nested enum) named ``name`` of a class not compiled yet: reading it compiles
+    the class that holds it. One per name serves every class (the class is the one holding it)."""
 
-    __slots__ = ("owner", "name")
+    __slots__ = ("name",)
 
-    def __init__(self, owner: type, name: str) -> None:
-        self.owner = owner
+    def __init__(self, name: str) -> None:
         self.name = name
 
     def __get__(self, obj: object, cls: type | None = None) -> Any:
-        compile_class(self.owner)
-        return getattr(obj if obj is not None else cls if cls is not None else self.owner, self.name)
+        start = cls if cls is not None else type(obj)
+        owner = next(c for c in start.__mro__ if c.__dict__.get(self.name) is self)
+        compile_class(owner)
+        return getattr(obj if obj is not None else start, self.name)
 
 
-def defer_classes(namespace: dict[str, Any], classes: tuple[tuple[type, str, str], ...]) -> None:
-    """Register each class (with its message's full name) and its packed methods, compiled in
-    ``namespace`` (the module's globals) on the class's first use."""
+_PLACEHOLDERS: Final = {name: _Pending(name) for name in DEFERRED_METHODS}
+
+
+def defer_classes(namespace: dict[str, Any],
+                  classes: tuple[tuple[str, type, str, str, bool, str, str | None, str], ...]) -> None:
+    """Make a module's classes in ``namespace`` (its globals) from their table, each row: name,
+    base, its message's full name, ``__pyopaque_api__``, lazy-capable, slots (separated by
+    spaces), docstring, packed methods; compiled on the class's first use. (A class statement
+    each would cost a module this large more to compile than the rest of its import.)"""
+    module = namespace["__name__"]
     with _LOCK:
-        for cls, full_name, source in classes:
+        for name, base, full_name, api, lazy_capable, slots, doc, source in classes:
+            body = dict(_PLACEHOLDERS, __module__=module, __qualname__=name, __doc__=doc,
+                        __slots__=tuple(slots.split()), __pyopaque_api__=api)
+            if lazy_capable:
+                body["_pb_lazy_capable"] = True
+            cls = type(name, (base,), body)
+            namespace[name] = cls
             _pending[cls] = (namespace, source)
             _full_names[cls] = full_name
-            for name in DEFERRED_METHODS:
-                if name not in cls.__dict__:
-                    setattr(cls, name, _Pending(cls, name))
 
 
 def defer_enums(namespace: dict[str, Any], packed: str,
@@ -83,7 +95,7 @@ def defer_enums(namespace: dict[str, Any], packed: str,
         _enums[id(namespace)] = (namespace, packed)
         for cls, names in nested:
             for name in names:
-                setattr(cls, name, _Pending(cls, name))
+                setattr(cls, name, _Pending(name))
 
     def module_getattr(name: str) -> Any:
         define_enums(namespace)

@@ -6,6 +6,7 @@ automatic threshold; and a deferred module is refused by pyopaque-compile."""
 
 from __future__ import annotations
 
+import inspect
 import pickle
 import random
 import re
@@ -201,7 +202,7 @@ def test_a_damaged_module_fails_clearly_every_time(tmp_path: Path) -> None:
     out, sources = generated(tmp_path, "default_api_level=API_OPAQUE", "deferred")
     path = out / "chunks" / "flat_pb.py"
     source = sources["chunks/flat_pb.py"]
-    start = source.index("(Flat, ")
+    start = source.index('("Flat", ')
     packed = source.index("'", start)
     path.write_text(source[:packed + 1] + "!!" + source[packed + 3:])  # the packed class, damaged
     with imported(out, "chunks.flat_pb") as (mod,):
@@ -210,3 +211,46 @@ def test_a_damaged_module_fails_clearly_every_time(tmp_path: Path) -> None:
                 mod.Flat()
         with pytest.raises(ImportError, match="damaged"):
             mod.Flat.parse(b"")
+
+
+DOCUMENTED = """
+syntax = "proto3";
+package doc;
+import "google/protobuf/timestamp.proto";
+
+// An outer message: its comment, of two lines,
+// is its class's docstring ("quoted", with a backslash \\).
+message Outer {
+  // A nested message.
+  message Inner { string key = 1; }
+  Inner inner = 1;
+  repeated Inner inners = 2;
+  google.protobuf.Timestamp at = 3;
+}
+"""
+
+
+def test_classes_made_from_the_table_are_the_inline_classes(tmp_path: Path) -> None:
+    (tmp_path / "doc").mkdir()
+    (tmp_path / "doc" / "d.proto").write_text(DOCUMENTED)
+    identities = {}
+    for classes in ("inline", "deferred"):
+        out = tmp_path / classes
+        req = make_request(["doc/d.proto"], f"default_api_level=API_OPAQUE,classes={classes}", include=[tmp_path])
+        generate_files(req, out)
+        with imported(out, "doc.d_pb") as (mod,):
+            identities[classes] = {
+                name: (cls.__module__, cls.__qualname__, cls.__name__, inspect.cleandoc(cls.__doc__ or ""),
+                       cls.__bases__, cls.__slots__, cls.__pyopaque_api__, cls._pb_lazy_capable)
+                for name, cls in vars(mod).items() if isinstance(cls, type) and issubclass(cls, mod._rt.Message)}
+            inner = mod.Outer.Inner()
+            inner.set_key("k")
+            assert pickle.loads(pickle.dumps(inner)) == inner  # found again by module and qualname
+
+            class Mine(mod.Outer):  # a subclass's first use compiles the class that holds the methods
+                __slots__ = ()
+
+            assert Mine.parse(b"\x0a\x03\x0a\x01k").get_inner().get_key() == "k"
+            assert type(Mine()) is Mine and "_pb_merge" in vars(mod.Outer)
+    assert identities["deferred"] == identities["inline"]
+    assert identities["inline"]["Outer"][3].startswith("An outer message: its comment, of two lines,\nis its")
