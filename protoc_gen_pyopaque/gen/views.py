@@ -23,7 +23,7 @@ _VARINT_KINDS: Final = {k.TYPE_BOOL: _kept.VARINT_BOOL, k.TYPE_INT32: _kept.VARI
 
 # The runtime surface generated code imports (as _rt): RUNTIME_PACKAGE._gen_v<N>, surface N.
 RUNTIME_PACKAGE: Final = "protoc_gen_pyopaque.runtime"
-RUNTIME_SURFACE: Final = "_gen_v14"
+RUNTIME_SURFACE: Final = "_gen_v15"
 
 
 @dataclass(frozen=True)

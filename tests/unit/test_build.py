@@ -12,7 +12,7 @@ import pytest
 from protoc_gen_pyopaque.gen import pyexpr
 from protoc_gen_pyopaque.gen.build import CODECS, field_types, json_view
 from protoc_gen_pyopaque.plugin.schema import Field, MapTypes
-from protoc_gen_pyopaque.runtime import _gen_v14 as rt, reflect as k
+from protoc_gen_pyopaque.runtime import _gen_v15 as rt, reflect as k
 from protoc_gen_pyopaque.runtime._codec import WIRE_OF_KIND
 from protoc_gen_pyopaque.runtime._wire import WIRE_FIXED32, WIRE_FIXED64, dec_tag
 

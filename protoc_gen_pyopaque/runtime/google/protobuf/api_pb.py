@@ -10,7 +10,7 @@ from __future__ import annotations
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.type_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb
 
@@ -28,6 +28,7 @@ if _rt.protoopaque_selected():
     _sys.modules[__name__] = _twin
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Api(_rt.Message):
     """Api is a light-weight descriptor for an API Interface.
 
@@ -898,6 +899,7 @@ class Api(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Method(_rt.Message):
     """Method represents a method of an API interface.
 
@@ -1663,6 +1665,7 @@ class Method(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Mixin(_rt.Message):
     """Declares an API Interface to be included in this interface. The including
     interface must redeclare all the methods from the included interface, but

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
@@ -18,6 +18,7 @@ _pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('google/protobuf/duration.proto', b'\n\x1egoogle/protobuf/duration.proto\x12\x0fgoogle.protobuf":\n\x08Duration\x12\x18\n\x07seconds\x18\x01 \x01(\x03R\x07seconds\x12\x14\n\x05nanos\x18\x02 \x01(\x05R\x05nanosB\x83\x01\n\x13com.google.protobufB\rDurationProtoP\x01Z1google.golang.org/protobuf/types/known/durationpb\xf8\x01\x01\xa2\x02\x03GPB\xaa\x02\x1eGoogle.Protobuf.WellKnownTypesb\x06proto3', ())
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Duration(_rt.DurationBase):
     """A Duration represents a signed, fixed-length span of time represented
     as a count of seconds and fractions of seconds at nanosecond

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
@@ -18,6 +18,7 @@ _pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('google/protobuf/empty.proto', b'\n\x1bgoogle/protobuf/empty.proto\x12\x0fgoogle.protobuf"\x07\n\x05EmptyB}\n\x13com.google.protobufB\nEmptyProtoP\x01Z.google.golang.org/protobuf/types/known/emptypb\xf8\x01\x01\xa2\x02\x03GPB\xaa\x02\x1eGoogle.Protobuf.WellKnownTypesb\x06proto3', ())
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed state is kept for the next parse (no allocation)
 class _pb_spans_Empty:
     """What a deferred parse of Empty keeps: the input, its depth limit, whether serialize may
     write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
@@ -37,6 +38,7 @@ class _pb_spans_Empty:
 
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Empty(_rt.Message):
     """A generic empty message that you can re-use to avoid defining duplicated
     empty messages in your APIs. A typical example is to use it as the request

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
@@ -18,6 +18,7 @@ _pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('google/protobuf/source_context.proto', b'\n$google/protobuf/source_context.proto\x12\x0fgoogle.protobuf",\n\rSourceContext\x12\x1b\n\tfile_name\x18\x01 \x01(\tR\x08fileNameB\x8a\x01\n\x13com.google.protobufB\x12SourceContextProtoP\x01Z6google.golang.org/protobuf/types/known/sourcecontextpb\xa2\x02\x03GPB\xaa\x02\x1eGoogle.Protobuf.WellKnownTypesb\x06proto3', ())
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed state is kept for the next parse (no allocation)
 class _pb_spans_SourceContext:
     """What a deferred parse of SourceContext keeps: the input, its depth limit, whether serialize may
     write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
@@ -39,6 +40,7 @@ class _pb_spans_SourceContext:
 
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class SourceContext(_rt.Message):
     """`SourceContext` represents information about the source of a
     protobuf element, like the file in which it is defined.

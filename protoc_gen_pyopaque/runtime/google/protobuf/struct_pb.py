@@ -11,7 +11,7 @@ import enum as _enum
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
@@ -42,6 +42,7 @@ class NullValue(_enum.IntEnum):
     """Null value."""
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Struct(_rt.StructBase):
     """Represents a JSON object.
 
@@ -351,6 +352,7 @@ class Struct(_rt.StructBase):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Value(_rt.ValueBase):
     """Represents a JSON value.
 
@@ -1008,6 +1010,7 @@ class Value(_rt.ValueBase):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class ListValue(_rt.ListValueBase):
     """Represents a JSON array."""
     __slots__ = ("values",)

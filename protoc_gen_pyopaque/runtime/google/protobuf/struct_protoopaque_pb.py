@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
@@ -34,6 +34,7 @@ class NullValue(_enum.IntEnum):
     """Null value."""
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Struct(_rt.StructBase):
     """Represents a JSON object.
 
@@ -371,6 +372,7 @@ class Struct(_rt.StructBase):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Value(_rt.ValueBase):
     """Represents a JSON value.
 
@@ -972,6 +974,7 @@ class Value(_rt.ValueBase):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class ListValue(_rt.ListValueBase):
     """Represents a JSON array."""
     __slots__ = ("_f_values",)

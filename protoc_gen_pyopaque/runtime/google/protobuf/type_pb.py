@@ -11,7 +11,7 @@ import enum as _enum
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.any_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_pb
 
@@ -39,6 +39,7 @@ class Syntax(_enum.IntEnum):
     """Syntax `editions`."""
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Type(_rt.Message):
     """A protocol buffer message type.
 
@@ -812,6 +813,7 @@ class _c_Field_Cardinality(_enum.IntEnum):
     """For repeated fields."""
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Field(_rt.Message):
     """A single field of a message type.
 
@@ -1737,6 +1739,7 @@ class Field(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Enum(_rt.Message):
     """Enum type definition.
 
@@ -2388,6 +2391,7 @@ class Enum(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class EnumValue(_rt.Message):
     """Enum value definition.
 
@@ -2776,6 +2780,7 @@ class EnumValue(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Option(_rt.Message):
     """A protocol buffer option, which can be attached to a message, field,
     enumeration, etc.

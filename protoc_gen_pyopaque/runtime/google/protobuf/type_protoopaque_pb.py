@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.any_protoopaque_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__any_protoopaque_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.source_context_protoopaque_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__source_context_protoopaque_pb
 
@@ -31,6 +31,7 @@ class Syntax(_enum.IntEnum):
     """Syntax `editions`."""
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Type(_rt.Message):
     """A protocol buffer message type.
 
@@ -843,6 +844,7 @@ class _c_Field_Cardinality(_enum.IntEnum):
     """For repeated fields."""
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed state is kept for the next parse (no allocation)
 class _pb_spans_Field:
     """What a deferred parse of Field keeps: the input, its depth limit, whether serialize may
     write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
@@ -872,6 +874,7 @@ class _pb_spans_Field:
 
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Field(_rt.Message):
     """A single field of a message type.
 
@@ -2225,6 +2228,7 @@ class Field(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Enum(_rt.Message):
     """Enum type definition.
 
@@ -2915,6 +2919,7 @@ class Enum(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed state is kept for the next parse (no allocation)
 class _pb_spans_EnumValue:
     """What a deferred parse of EnumValue keeps: the input, its depth limit, whether serialize may
     write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
@@ -2938,6 +2943,7 @@ class _pb_spans_EnumValue:
 
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class EnumValue(_rt.Message):
     """Enum value definition.
 
@@ -3580,6 +3586,7 @@ class EnumValue(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Option(_rt.Message):
     """A protocol buffer option, which can be attached to a message, field,
     enumeration, etc.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
@@ -26,6 +26,7 @@ if _rt.protoopaque_selected():
     _sys.modules[__name__] = _twin
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class DoubleValue(_rt.Message):
     """Wrapper message for `double`.
 
@@ -191,6 +192,7 @@ class DoubleValue(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class FloatValue(_rt.Message):
     """Wrapper message for `float`.
 
@@ -358,6 +360,7 @@ class FloatValue(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Int64Value(_rt.Message):
     """Wrapper message for `int64`.
 
@@ -538,6 +541,7 @@ class Int64Value(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class UInt64Value(_rt.Message):
     """Wrapper message for `uint64`.
 
@@ -718,6 +722,7 @@ class UInt64Value(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Int32Value(_rt.Message):
     """Wrapper message for `int32`.
 
@@ -898,6 +903,7 @@ class Int32Value(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class UInt32Value(_rt.Message):
     """Wrapper message for `uint32`.
 
@@ -1078,6 +1084,7 @@ class UInt32Value(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class BoolValue(_rt.Message):
     """Wrapper message for `bool`.
 
@@ -1253,6 +1260,7 @@ class BoolValue(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class StringValue(_rt.Message):
     """Wrapper message for `string`.
 
@@ -1437,6 +1445,7 @@ class StringValue(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class BytesValue(_rt.Message):
     """Wrapper message for `bytes`.
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
@@ -18,6 +18,7 @@ _pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('google/protobuf/wrappers.proto', b'\n\x1egoogle/protobuf/wrappers.proto\x12\x0fgoogle.protobuf"#\n\x0bDoubleValue\x12\x14\n\x05value\x18\x01 \x01(\x01R\x05value""\n\nFloatValue\x12\x14\n\x05value\x18\x01 \x01(\x02R\x05value""\n\nInt64Value\x12\x14\n\x05value\x18\x01 \x01(\x03R\x05value"#\n\x0bUInt64Value\x12\x14\n\x05value\x18\x01 \x01(\x04R\x05value""\n\nInt32Value\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value"#\n\x0bUInt32Value\x12\x14\n\x05value\x18\x01 \x01(\rR\x05value"!\n\tBoolValue\x12\x14\n\x05value\x18\x01 \x01(\x08R\x05value"#\n\x0bStringValue\x12\x14\n\x05value\x18\x01 \x01(\tR\x05value""\n\nBytesValue\x12\x14\n\x05value\x18\x01 \x01(\x0cR\x05valueB\x83\x01\n\x13com.google.protobufB\rWrappersProtoP\x01Z1google.golang.org/protobuf/types/known/wrapperspb\xf8\x01\x01\xa2\x02\x03GPB\xaa\x02\x1eGoogle.Protobuf.WellKnownTypesb\x06proto3', ())
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class DoubleValue(_rt.Message):
     """Wrapper message for `double`.
 
@@ -207,6 +208,7 @@ class DoubleValue(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class FloatValue(_rt.Message):
     """Wrapper message for `float`.
 
@@ -398,6 +400,7 @@ class FloatValue(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Int64Value(_rt.Message):
     """Wrapper message for `int64`.
 
@@ -602,6 +605,7 @@ class Int64Value(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class UInt64Value(_rt.Message):
     """Wrapper message for `uint64`.
 
@@ -806,6 +810,7 @@ class UInt64Value(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Int32Value(_rt.Message):
     """Wrapper message for `int32`.
 
@@ -1010,6 +1015,7 @@ class Int32Value(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class UInt32Value(_rt.Message):
     """Wrapper message for `uint32`.
 
@@ -1214,6 +1220,7 @@ class UInt32Value(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class BoolValue(_rt.Message):
     """Wrapper message for `bool`.
 
@@ -1413,6 +1420,7 @@ class BoolValue(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class StringValue(_rt.Message):
     """Wrapper message for `string`.
 
@@ -1621,6 +1629,7 @@ class StringValue(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class BytesValue(_rt.Message):
     """Wrapper message for `bytes`.
 

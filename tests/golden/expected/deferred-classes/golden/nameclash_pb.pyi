@@ -30,7 +30,7 @@ Names like the generator's locals are plain names: messages buf, m4, i5 and key6
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 
 
 class buf(_rt.Message):

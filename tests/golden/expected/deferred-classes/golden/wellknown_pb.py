@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.any_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.struct_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__struct_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.timestamp_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb

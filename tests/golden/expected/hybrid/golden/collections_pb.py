@@ -11,7 +11,7 @@ import enum as _enum
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 import golden.scalars_pb as _m_golden__scalars_pb
 
 _pb_no_unknown: _t.Final = b""
@@ -34,6 +34,7 @@ class _c_Collections_Color(_enum.IntEnum):
     GREEN = 2
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class _c_Collections_Item(_rt.Message):
     __slots__ = ("key", "color")
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
@@ -311,6 +312,7 @@ class _c_Collections_Item(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Collections(_rt.Message):
     Color: _t.TypeAlias = _c_Collections_Color
     Item: _t.TypeAlias = _c_Collections_Item
@@ -2079,6 +2081,7 @@ class Collections(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Bag(_rt.Message):
     """The field kinds of the deferred layout together (no oneof, no singular message field): a
     compiled parse stores the scalars, and makes strings, repeated fields and maps on first read.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
@@ -26,6 +26,7 @@ if _rt.protoopaque_selected():
     _sys.modules[__name__] = _twin
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class _c_LogEntry_Detail(_rt.Message):
     __slots__ = ("lines", "level")
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
@@ -296,6 +297,7 @@ class _c_LogEntry_Detail(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class LogEntry(_rt.Message):
     """A log entry with a lazily decoded payload."""
     Detail: _t.TypeAlias = _c_LogEntry_Detail
@@ -852,6 +854,7 @@ class LogEntry(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Envelope(_rt.Message):
     """A request that embeds a pre-serialized log entry."""
     __slots__ = ("name", "entry")
@@ -1148,6 +1151,7 @@ class Envelope(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Node(_rt.Message):
     """A tree of any depth: one child decoded at parse, the others on first access."""
     __slots__ = ("value", "child", "lazy_child", "unchecked_child", "unchecked_children")

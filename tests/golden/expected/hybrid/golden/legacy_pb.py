@@ -13,7 +13,7 @@ import enum as _enum
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
@@ -34,6 +34,7 @@ class Level(_enum.IntEnum):
     HIGH = 2
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class _c_Legacy_Point(_rt.Message):
     __slots__ = ("x", "y")
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
@@ -308,6 +309,7 @@ class _c_Legacy_Point(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Legacy(_rt.ExtendableMessage):
     Point: _t.TypeAlias = _c_Legacy_Point
     __slots__ = ("id", "label", "level", "ratio", "samples", "point", "_oc_choice", "_ov_choice")
@@ -969,6 +971,7 @@ class Legacy(_rt.ExtendableMessage):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class ConflictJsonName(_rt.Message):
     """A field's proto name is another field's json_name (the shape of upb's JSON tests): on
     input the json_name wins.

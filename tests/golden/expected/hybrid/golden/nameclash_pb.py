@@ -33,7 +33,7 @@ import enum as _enum
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
@@ -49,6 +49,7 @@ if _rt.protoopaque_selected():
     _sys.modules[__name__] = _twin
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class buf(_rt.Message):
     __slots__ = ("a",)
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
@@ -257,6 +258,7 @@ class buf(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class m4(_rt.Message):
     __slots__ = ("a",)
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
@@ -465,6 +467,7 @@ class m4(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class i5(_rt.Message):
     __slots__ = ("a",)
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
@@ -640,6 +643,7 @@ class i5(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class key6(_rt.Message):
     __slots__ = ("a",)
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
@@ -815,6 +819,7 @@ class key6(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class class_(_rt.Message):
     __slots__ = ("a",)
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
@@ -1023,6 +1028,7 @@ class class_(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class len_(_rt.Message):
     __slots__ = ()
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
@@ -1141,6 +1147,7 @@ class len_(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class property_(_rt.Message):
     __slots__ = ()
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
@@ -1259,6 +1266,7 @@ class property_(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class value_(_rt.Message):
     __slots__ = ()
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
@@ -1377,6 +1385,7 @@ class value_(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class annotations_(_rt.Message):
     __slots__ = ()
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
@@ -1495,6 +1504,7 @@ class annotations_(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Private_(_rt.Message):
     __slots__ = ("a",)
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
@@ -1703,6 +1713,7 @@ class Private_(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Holder(_rt.ExtendableMessage):
     __slots__ = ("f_buf", "m4_", "items", "by_id", "has_pick_", "foo", "get_foo_", "int_",
                  "classmethod_", "parse_", "self_", "x_", "y__", "pb_info_", "x__", "raw", "buf_",
@@ -3438,6 +3449,7 @@ class _c_Enums_E(_enum.IntEnum):
     x__ = 5
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Enums(_rt.Message):
     E: _t.TypeAlias = _c_Enums_E
     __slots__ = ("e", "type")
@@ -3729,6 +3741,7 @@ class Enums(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class _c_Outer_Inner_X(_rt.Message):
     __slots__ = ("a",)
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
@@ -3937,6 +3950,7 @@ class _c_Outer_Inner_X(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Outer(_rt.Message):
     Inner_X: _t.TypeAlias = _c_Outer_Inner_X
     __slots__ = ("x",)
@@ -4163,6 +4177,7 @@ class Outer(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class _c_Outer_Inner_X_(_rt.Message):
     __slots__ = ("a",)
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"
@@ -4371,6 +4386,7 @@ class _c_Outer_Inner_X_(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Outer_Inner(_rt.Message):
     X: _t.TypeAlias = _c_Outer_Inner_X_
     __slots__ = ("x",)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
@@ -26,6 +26,7 @@ if _rt.protoopaque_selected():
     _sys.modules[__name__] = _twin
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Scalars(_rt.Message):
     __slots__ = ("f_double", "f_float", "f_int64", "f_uint64", "f_int32", "f_fixed64", "f_fixed32",
                  "f_bool", "f_string", "f_bytes", "f_uint32", "f_sfixed32", "f_sfixed64",
@@ -1277,6 +1278,7 @@ class Scalars(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class FixedFirst(_rt.Message):
     """The first value its parser reads is fixed-width: compiled, librt's reader returns a
     64-bit native int, which must not become the type of the local every integer goes through.

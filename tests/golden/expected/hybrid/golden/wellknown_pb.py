@@ -10,7 +10,7 @@ from __future__ import annotations
 import typing as _t
 import sys as _sys
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.any_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.struct_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__struct_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.timestamp_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb
@@ -29,6 +29,7 @@ if _rt.protoopaque_selected():
     _sys.modules[__name__] = _twin
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Stamped(_rt.Message):
     __slots__ = ("name", "at", "detail", "meta", "history", "by_key")
     __pyopaque_api__: _t.ClassVar[str] = "hybrid.v1"

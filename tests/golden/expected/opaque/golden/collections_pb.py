@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 import golden.scalars_pb as _m_golden__scalars_pb
 
 _pb_no_unknown: _t.Final = b""
@@ -26,6 +26,7 @@ class _c_Collections_Color(_enum.IntEnum):
     GREEN = 2
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed state is kept for the next parse (no allocation)
 class _pb_spans__c_Collections_Item:
     """What a deferred parse of Item keeps: the input, its depth limit, whether serialize may
     write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
@@ -47,6 +48,7 @@ class _pb_spans__c_Collections_Item:
 
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class _c_Collections_Item(_rt.Message):
     __slots__ = ("_f_key", "_f_color", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
@@ -511,6 +513,7 @@ class _c_Collections_Item(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Collections(_rt.Message):
     Color: _t.TypeAlias = _c_Collections_Color
     Item: _t.TypeAlias = _c_Collections_Item
@@ -2296,6 +2299,7 @@ class Collections(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed state is kept for the next parse (no allocation)
 class _pb_spans_Bag:
     """What a deferred parse of Bag keeps: the input, its depth limit, whether serialize may
     write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
@@ -2335,6 +2339,7 @@ class _pb_spans_Bag:
 
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Bag(_rt.Message):
     """The field kinds of the deferred layout together (no oneof, no singular message field): a
     compiled parse stores the scalars, and makes strings, repeated fields and maps on first read.

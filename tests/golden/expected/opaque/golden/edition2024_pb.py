@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
@@ -18,6 +18,7 @@ _pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('golden/edition2024.proto', b'\n\x18golden/edition2024.proto\x12\x06golden"\xac\x02\n\x08LogEntry\x12\x1c\n\ttimestamp\x18\x01 \x01(\x03R\ttimestamp\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\x123\n\x06detail\x18\x03 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x06detail\x12F\n\x10unchecked_detail\x18\x04 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02x\x01R\x0funcheckedDetail\x125\n\x07history\x18\x05 \x03(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x07history\x1a4\n\x06Detail\x12\x14\n\x05lines\x18\x01 \x03(\tR\x05lines\x12\x14\n\x05level\x18\x02 \x01(\x05R\x05level"F\n\x08Envelope\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12&\n\x05entry\x18\x02 \x01(\x0b2\x10.golden.LogEntryR\x05entry"\xed\x01\n\x04Node\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value\x12"\n\x05child\x18\x02 \x01(\x0b2\x0c.golden.NodeR\x05child\x12/\n\nlazy_child\x18\x03 \x01(\x0b2\x0c.golden.NodeB\x02(\x01R\tlazyChild\x129\n\x0funchecked_child\x18\x04 \x01(\x0b2\x0c.golden.NodeB\x02x\x01R\x0euncheckedChild\x12?\n\x12unchecked_children\x18\x05 \x03(\x0b2\x0c.golden.NodeB\x02x\x01R\x11uncheckedChildrenb\x08editionsp\xe9\x07', ())
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed state is kept for the next parse (no allocation)
 class _pb_spans__c_LogEntry_Detail:
     """What a deferred parse of Detail keeps: the input, its depth limit, whether serialize may
     write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
@@ -39,6 +40,7 @@ class _pb_spans__c_LogEntry_Detail:
 
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class _c_LogEntry_Detail(_rt.Message):
     __slots__ = ("_f_lines", "_f_level", "_pb_p0", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
@@ -537,6 +539,7 @@ class _c_LogEntry_Detail(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class LogEntry(_rt.Message):
     """A log entry with a lazily decoded payload."""
     Detail: _t.TypeAlias = _c_LogEntry_Detail
@@ -1239,6 +1242,7 @@ class LogEntry(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Envelope(_rt.Message):
     """A request that embeds a pre-serialized log entry."""
     __slots__ = ("_f_name", "_f_entry", "_pb_p0")
@@ -1581,6 +1585,7 @@ class Envelope(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Node(_rt.Message):
     """A tree of any depth: one child decoded at parse, the others on first access."""
     __slots__ = ("_f_value", "_f_child", "_f_lazy_child", "_f_unchecked_child",

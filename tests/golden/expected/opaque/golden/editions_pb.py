@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
@@ -24,6 +24,7 @@ class State(_enum.IntEnum):
     STATE_ON = 1
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed state is kept for the next parse (no allocation)
 class _pb_spans__c_Edition2023_Child:
     """What a deferred parse of Child keeps: the input, its depth limit, whether serialize may
     write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
@@ -43,6 +44,7 @@ class _pb_spans__c_Edition2023_Child:
 
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class _c_Edition2023_Child(_rt.Message):
     __slots__ = ("_f_value", "_pb_p0", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
@@ -413,6 +415,7 @@ class _c_Edition2023_Child(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Edition2023(_rt.Message):
     Child: _t.TypeAlias = _c_Edition2023_Child
     __slots__ = ("_f_explicit_by_default", "_f_implicit", "_f_required_legacy", "_f_expanded",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
@@ -26,6 +26,7 @@ class Level(_enum.IntEnum):
     HIGH = 2
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed state is kept for the next parse (no allocation)
 class _pb_spans__c_Legacy_Point:
     """What a deferred parse of Point keeps: the input, its depth limit, whether serialize may
     write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
@@ -45,6 +46,7 @@ class _pb_spans__c_Legacy_Point:
 
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class _c_Legacy_Point(_rt.Message):
     __slots__ = ("_f_x", "_f_y", "_pb_p0", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"
@@ -507,6 +509,7 @@ class _c_Legacy_Point(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Legacy(_rt.ExtendableMessage):
     Point: _t.TypeAlias = _c_Legacy_Point
     __slots__ = ("_f_id", "_f_label", "_f_level", "_f_ratio", "_f_samples", "_f_point", "_pb_p0",
@@ -1154,6 +1157,7 @@ class Legacy(_rt.ExtendableMessage):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed state is kept for the next parse (no allocation)
 class _pb_spans_ConflictJsonName:
     """What a deferred parse of ConflictJsonName keeps: the input, its depth limit, whether serialize may
     write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
@@ -1173,6 +1177,7 @@ class _pb_spans_ConflictJsonName:
 
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class ConflictJsonName(_rt.Message):
     """A field's proto name is another field's json_name (the shape of upb's JSON tests): on
     input the json_name wins.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
@@ -18,6 +18,7 @@ _pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('golden/services.proto', b'\n\x15golden/services.proto\x12\x06golden\x1a\x14golden/scalars.proto"\x1b\n\x05Query\x12\x12\n\x04text\x18\x01 \x01(\tR\x04text2\xb0\x01\n\x06Search\x12&\n\x04Find\x12\r.golden.Query\x1a\x0f.golden.Scalars\x12)\n\x05Watch\x12\r.golden.Query\x1a\x0f.golden.Scalars0\x01\x12)\n\x05Batch\x12\r.golden.Query\x1a\x0f.golden.Scalars(\x01\x12(\n\x04Chat\x12\r.golden.Query\x1a\r.golden.Query(\x010\x01b\x06proto3', (('golden/scalars.proto', 'golden.scalars_pb'),))
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed state is kept for the next parse (no allocation)
 class _pb_spans_Query:
     """What a deferred parse of Query keeps: the input, its depth limit, whether serialize may
     write it back as it is, and for each string, bytes, repeated or map field not made yet where it lies
@@ -39,6 +40,7 @@ class _pb_spans_Query:
 
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Query(_rt.Message):
     __slots__ = ("_f_text", "_pb_deferred")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"

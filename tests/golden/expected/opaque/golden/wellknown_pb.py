@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 import protoc_gen_pyopaque.runtime.google.protobuf.any_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__any_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.struct_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__struct_pb
 import protoc_gen_pyopaque.runtime.google.protobuf.timestamp_pb as _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb
@@ -21,6 +21,7 @@ _pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('golden/wellknown.proto', b'\n\x16golden/wellknown.proto\x12\x06golden\x1a\x19google/protobuf/any.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto"\xe3\x02\n\x07Stamped\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12*\n\x02at\x18\x02 \x01(\x0b2\x1a.google.protobuf.TimestampR\x02at\x12,\n\x06detail\x18\x03 \x01(\x0b2\x14.google.protobuf.AnyR\x06detail\x12+\n\x04meta\x18\x04 \x01(\x0b2\x17.google.protobuf.StructR\x04meta\x124\n\x07history\x18\x05 \x03(\x0b2\x1a.google.protobuf.TimestampR\x07history\x121\n\x06by_key\x18\x06 \x03(\x0b2\x1a.golden.Stamped.ByKeyEntryR\x05byKey\x1aT\n\nByKeyEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x120\n\x05value\x18\x02 \x01(\x0b2\x1a.google.protobuf.TimestampR\x05value:\x028\x01b\x06proto3', (('google/protobuf/any.proto', 'protoc_gen_pyopaque.runtime.google.protobuf.any_pb'), ('google/protobuf/struct.proto', 'protoc_gen_pyopaque.runtime.google.protobuf.struct_pb'), ('google/protobuf/timestamp.proto', 'protoc_gen_pyopaque.runtime.google.protobuf.timestamp_pb')))
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Stamped(_rt.Message):
     __slots__ = ("_f_name", "_f_at", "_f_detail", "_f_meta", "_f_history", "_f_by_key")
     __pyopaque_api__: _t.ClassVar[str] = "opaque.v1"

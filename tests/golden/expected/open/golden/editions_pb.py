@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
@@ -24,6 +24,7 @@ class State(_enum.IntEnum):
     STATE_ON = 1
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class _c_Edition2023_Child(_rt.Message):
     __slots__ = ("value",)
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
@@ -181,6 +182,7 @@ class _c_Edition2023_Child(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Edition2023(_rt.Message):
     Child: _t.TypeAlias = _c_Edition2023_Child
     __slots__ = ("explicit_by_default", "implicit", "required_legacy", "expanded", "unchecked",

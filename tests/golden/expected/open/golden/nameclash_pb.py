@@ -32,7 +32,7 @@ from __future__ import annotations
 import enum as _enum
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
@@ -41,6 +41,7 @@ _pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('golden/nameclash.proto', b'\n\x16golden/nameclash.proto\x12\x10golden.nameclash"\x13\n\x03buf\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02m4\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x12\n\x02i5\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x14\n\x04key6\x12\x0c\n\x01a\x18\x01 \x02(\x05R\x01a"\x15\n\x05class\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\x05\n\x03len"\n\n\x08property"\x07\n\x05value"\r\n\x0bannotations"\x18\n\x08_Private\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"\xaf\x06\n\x06Holder\x12*\n\x05f_buf\x18\x01 \x01(\x0b2\x15.golden.nameclash.bufR\x04fBuf\x12$\n\x02m4\x18\x04 \x03(\x0b2\x14.golden.nameclash.m4R\x02m4\x12*\n\x05items\x18\x05 \x03(\x0b2\x14.golden.nameclash.i5R\x05items\x127\n\x05by_id\x18\x06 \x03(\x0b2".golden.nameclash.Holder.ByIdEntryR\x04byId\x12(\n\x03one\x18\x07 \x01(\x0b2\x14.golden.nameclash.i5H\x00R\x03one\x12.\n\x05other\x18\x08 \x01(\x0b2\x16.golden.nameclash.key6H\x00R\x05other\x12*\n\x04four\x18\t \x01(\x0b2\x14.golden.nameclash.m4H\x00R\x04four\x12\x19\n\x08has_pick\x18\n \x01(\x05R\x07hasPick\x12\x10\n\x03foo\x18\x0b \x01(\x05R\x03foo\x12\x17\n\x07get_foo\x18\x0c \x01(\x05R\x06getFoo\x12\x10\n\x03int\x18\r \x01(\x05R\x03int\x12 \n\x0bclassmethod\x18\x0e \x01(\x05R\x0bclassmethod\x12\x14\n\x05parse\x18\x0f \x01(\x05R\x05parse\x12\x12\n\x04self\x18\x10 \x01(\x05R\x04self\x12\r\n\x02_x\x18\x11 \x01(\x05R\x01X\x12\x0e\n\x03__y\x18\x12 \x01(\x05R\x01Y\x12\x18\n\x08_pb_info\x18\x13 \x01(\x05R\x06PbInfo\x12\r\n\x02x_\x18\x14 \x01(\x05R\x01x\x12+\n\x03raw\x18\x15 \x01(\x0b2\x15.golden.nameclash.bufB\x02(\x01R\x03raw\x12\x10\n\x03buf\x18\x16 \x01(\x05R\x03buf\x12\x12\n\x04type\x18\x17 \x01(\x05R\x04type\x12\x1d\n\nFIELD_NAME\x18\x18 \x01(\x05R\tFIELDNAME\x1aO\n\tByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12,\n\x05value\x18\x02 \x01(\x0b2\x16.golden.nameclash.key6R\x05value:\x028\x01*\x05\x08d\x10\xc8\x012*\n\x03len\x12\x18.golden.nameclash.Holder\x18e \x01(\x05R\x03lenB\x06\n\x04pick"\x84\x01\n\x05Enums\x12\'\n\x01e\x18\x01 \x01(\x0e2\x19.golden.nameclash.Enums.ER\x01e\x12\x12\n\x04type\x18\x02 \x01(\x05R\x04type">\n\x01E\x12\x08\n\x04ZERO\x10\x00\x12\x08\n\x04name\x10\x01\x12\t\n\x05value\x10\x02\x12\x07\n\x03mro\x10\x03\x12\x08\n\x04None\x10\x04\x12\x07\n\x03_x_\x10\x05"O\n\x05Outer\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer.Inner_XR\x01x\x1a\x17\n\x07Inner_X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a"O\n\x0bOuter_Inner\x12-\n\x01x\x18\x01 \x01(\x0b2\x1f.golden.nameclash.Outer_Inner.XR\x01x\x1a\x11\n\x01X\x12\x0c\n\x01a\x18\x01 \x01(\x05R\x01a:,\n\x04data\x12\x18.golden.nameclash.Holder\x18d \x01(\x05R\x04data', ())
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class buf(_rt.Message):
     __slots__ = ("a",)
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
@@ -198,6 +199,7 @@ class buf(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class m4(_rt.Message):
     __slots__ = ("a",)
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
@@ -355,6 +357,7 @@ class m4(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class i5(_rt.Message):
     __slots__ = ("a",)
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
@@ -520,6 +523,7 @@ class i5(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class key6(_rt.Message):
     __slots__ = ("a",)
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
@@ -685,6 +689,7 @@ class key6(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class class_(_rt.Message):
     __slots__ = ("a",)
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
@@ -842,6 +847,7 @@ class class_(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class len_(_rt.Message):
     __slots__ = ()
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
@@ -932,6 +938,7 @@ class len_(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class property_(_rt.Message):
     __slots__ = ()
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
@@ -1022,6 +1029,7 @@ class property_(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class value_(_rt.Message):
     __slots__ = ()
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
@@ -1112,6 +1120,7 @@ class value_(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class annotations_(_rt.Message):
     __slots__ = ()
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
@@ -1202,6 +1211,7 @@ class annotations_(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Private_(_rt.Message):
     __slots__ = ("a",)
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
@@ -1359,6 +1369,7 @@ class Private_(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Holder(_rt.ExtendableMessage):
     __slots__ = ("f_buf", "m4_", "items", "by_id", "has_pick_", "foo", "get_foo_", "int_",
                  "classmethod_", "parse_", "self_", "x_", "y__", "pb_info_", "x__", "raw", "buf_",
@@ -2861,6 +2872,7 @@ class _c_Enums_E(_enum.IntEnum):
     x__ = 5
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Enums(_rt.Message):
     E: _t.TypeAlias = _c_Enums_E
     __slots__ = ("e", "type")
@@ -3077,6 +3089,7 @@ class Enums(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class _c_Outer_Inner_X(_rt.Message):
     __slots__ = ("a",)
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
@@ -3234,6 +3247,7 @@ class _c_Outer_Inner_X(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Outer(_rt.Message):
     Inner_X: _t.TypeAlias = _c_Outer_Inner_X
     __slots__ = ("x",)
@@ -3406,6 +3420,7 @@ class Outer(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class _c_Outer_Inner_X_(_rt.Message):
     __slots__ = ("a",)
     __pyopaque_api__: _t.ClassVar[str] = "open.v1"
@@ -3563,6 +3578,7 @@ class _c_Outer_Inner_X_(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Outer_Inner(_rt.Message):
     X: _t.TypeAlias = _c_Outer_Inner_X_
     __slots__ = ("x",)

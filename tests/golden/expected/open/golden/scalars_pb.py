@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing as _t
 
-from protoc_gen_pyopaque.runtime import _gen_v14 as _rt
+from protoc_gen_pyopaque.runtime import _gen_v15 as _rt
 
 _pb_no_unknown: _t.Final = b""
 # compiled (mypyc): no thread switch can come between a test and a store in native code, and JSON
@@ -18,6 +18,7 @@ _pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('golden/scalars.proto', b'\n\x14golden/scalars.proto\x12\x06golden"\x81\x04\n\x07Scalars\x12\x19\n\x08f_double\x18\x01 \x01(\x01R\x07fDouble\x12\x17\n\x07f_float\x18\x02 \x01(\x02R\x06fFloat\x12\x17\n\x07f_int64\x18\x03 \x01(\x03R\x06fInt64\x12\x19\n\x08f_uint64\x18\x04 \x01(\x04R\x07fUint64\x12\x17\n\x07f_int32\x18\x05 \x01(\x05R\x06fInt32\x12\x1b\n\tf_fixed64\x18\x06 \x01(\x06R\x08fFixed64\x12\x1b\n\tf_fixed32\x18\x07 \x01(\x07R\x08fFixed32\x12\x15\n\x06f_bool\x18\x08 \x01(\x08R\x05fBool\x12\x19\n\x08f_string\x18\t \x01(\tR\x07fString\x12\x17\n\x07f_bytes\x18\n \x01(\x0cR\x06fBytes\x12\x19\n\x08f_uint32\x18\x0b \x01(\rR\x07fUint32\x12\x1d\n\nf_sfixed32\x18\x0c \x01(\x0fR\tfSfixed32\x12\x1d\n\nf_sfixed64\x18\r \x01(\x10R\tfSfixed64\x12\x19\n\x08f_sint32\x18\x0e \x01(\x11R\x07fSint32\x12\x19\n\x08f_sint64\x18\x0f \x01(\x12R\x07fSint64\x12 \n\topt_int32\x18\x10 \x01(\x05H\x00R\x08optInt32\x88\x01\x01\x12"\n\nopt_string\x18\x11 \x01(\tH\x01R\toptString\x88\x01\x01B\x0c\n\n_opt_int32B\r\n\x0b_opt_string"H\n\nFixedFirst\x12\x0e\n\x02id\x18\x01 \x01(\x06R\x02id\x12\x14\n\x05count\x18\x02 \x01(\x04R\x05count\x12\x14\n\x05small\x18\x03 \x01(\x07R\x05smallb\x06proto3', ())
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class Scalars(_rt.Message):
     __slots__ = ("f_double", "f_float", "f_int64", "f_uint64", "f_int32", "f_fixed64", "f_fixed32",
                  "f_bool", "f_string", "f_bytes", "f_uint32", "f_sfixed32", "f_sfixed64",
@@ -901,6 +902,7 @@ class Scalars(_rt.Message):
             raise _rt.nested_too_deep(self) from None
 
 
+@_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
 class FixedFirst(_rt.Message):
     """The first value its parser reads is fixed-width: compiled, librt's reader returns a
     64-bit native int, which must not become the type of the local every integer goes through.

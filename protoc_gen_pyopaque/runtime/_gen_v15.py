@@ -1,4 +1,4 @@
-"""Surface 14 (13 with ``json_write_int`` and ``json_write_str``, which write an integer and a string into the ``StringWriter`` (compiled: without making a string), and ``defer_classes`` making a module's classes from a table instead of taking classes made by class statements; 13 was 12 with ``json_in_double`` and ``json_in_float`` taking the ``JsonCtx``, whose text tells whether an int 0 may have been a -0; 12 was 11 with ``_pb_json_write`` writing into a ``StringWriter`` instead of appending to a list, ``json_write_double``, ``json_write_float`` and ``json_write_ints`` in place of ``json_out_double``, ``json_out_float`` and ``json_out_int``, and ``json_write_extensions`` told and telling whether members were written; 11 was 10 with ``JsonScan`` and ``JsonOther``, the reader of the generated ``_pb_json_scan``; 10 was 9 with the well-known types' _pb_scan taking ``_canon``, whether the caller wants the input's canonical form: generated scans pass it to their children's): the one module generated code imports from the runtime (as ``_rt``).
+"""Surface 15 (14 with ``mypyc_attr``, by which compiled message classes and deferred-parse states keep one freed instance for the next; 14 was 13 with ``json_write_int`` and ``json_write_str``, which write an integer and a string into the ``StringWriter`` (compiled: without making a string), and ``defer_classes`` making a module's classes from a table instead of taking classes made by class statements; 13 was 12 with ``json_in_double`` and ``json_in_float`` taking the ``JsonCtx``, whose text tells whether an int 0 may have been a -0; 12 was 11 with ``_pb_json_write`` writing into a ``StringWriter`` instead of appending to a list, ``json_write_double``, ``json_write_float`` and ``json_write_ints`` in place of ``json_out_double``, ``json_out_float`` and ``json_out_int``, and ``json_write_extensions`` told and telling whether members were written; 11 was 10 with ``JsonScan`` and ``JsonOther``, the reader of the generated ``_pb_json_scan``; 10 was 9 with the well-known types' _pb_scan taking ``_canon``, whether the caller wants the input's canonical form: generated scans pass it to their children's): the one module generated code imports from the runtime (as ``_rt``).
 
 Only re-exports, so that the runtime can change behind them. A generated module imports the
 surface it was generated for, ``_gen_v<N>``: a runtime without it fails that import, naming
@@ -8,7 +8,7 @@ surface: rename this module to the next number and point ``RUNTIME_SURFACE`` in
 ``gen/views.py`` at it.
 
 ``Names`` is for type checkers only (generated classes name it in an annotation that never
-runs): imported when type checking, it is not in ``__all__``, and a surface 14 runtime without
+runs): imported when type checking, it is not in ``__all__``, and a surface 15 runtime without
 it still runs modules that name it.
 
 ``DEFAULT_MAX_DEPTH`` and ``JSON_MAX_DEPTH`` are two names of the one limit ``MAX_DEPTH``."""
@@ -21,7 +21,7 @@ from math import copysign
 from typing import TYPE_CHECKING
 
 from librt.strings import StringWriter
-from mypy_extensions import i64  # for annotations: positions and lengths are native int64s compiled
+from mypy_extensions import i64, mypyc_attr  # i64 for annotations: positions and lengths are native int64s compiled
 
 from ._codec import (
     add_unknown_varint, decode_str, encode_str, merge_unknown, nested_too_deep, out_of_range, read_len,
@@ -85,7 +85,7 @@ __all__ = [
     "json_in_str", "json_out_bytes", "json_out_enum", "json_out_str", "json_refuse", "json_write_double",
     "json_write_extensions", "json_write_float", "json_write_int", "json_write_ints", "json_write_str",
     "keep_fields", "keep_input", "kept_bytes",
-    "kept_verbatim", "map_keys_unique", "merge_extension", "merge_unknown", "nest_class", "nested_too_deep",
+    "kept_verbatim", "map_keys_unique", "merge_extension", "merge_unknown", "mypyc_attr", "nest_class", "nested_too_deep",
     "out_of_range", "overrun", "protoopaque_selected", "read_f32_le", "read_f64_le", "read_i32_le",
     "read_i64_le", "read_len", "register_extension", "register_messages", "round_f32", "scan_by_decode",
     "scan_packed_fixed", "scan_packed_varints", "scan_unknown", "scan_varint", "signalling_f32",
