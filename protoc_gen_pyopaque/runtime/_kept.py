@@ -430,14 +430,14 @@ def scan_varint(buf: bytes, pos: i64, kind: i64) -> i64:
         stops = ~word & high  # the top bit of each byte that ends a varint
         if stops == 0:
             pos += 8
-        else:  # it ends in the word: its size and last byte from the word, no byte read
-            size: i64 = 1
-            while not stops & 0x80:
-                stops >>= 8
-                word >>= 8
-                size += 1
+        else:  # it ends in the word: its size and last byte from the word, no byte read nor loop
+            # its bytes: those up to the first stop bit; their lowest bits summed into the top byte
+            # by one multiplication (compiled, it wraps, as C's -fwrapv makes it, with which CPython
+            # and its extensions are built)
+            ones: i64 = 0x0101010101010101
+            size = (((stops ^ (stops - 1)) & ones) * ones) >> 56
             pos += size
-            last64 = word & 0xFF
+            last64 = (word >> ((size - 1) * 8)) & 0xFF
             if last64 == 0 or kind == VARINT_BOOL:
                 return ~pos
             if kind == VARINT_64 or size < 5:

@@ -193,7 +193,7 @@ class Message:
             max_depth = _kept.UNBOUNDED
         if lazy is None:
             lazy = _switches.lazy_decoding
-            defer = _switches.defer_parse and len(buf) >= DEFER_MIN_BYTES
+            defer = _switches.defer_parse and (len(buf) >= DEFER_MIN_BYTES or self._pb_defers_any_size())
         else:
             defer = lazy
         if defer:
@@ -203,6 +203,12 @@ class Message:
             except RecursionError:
                 raise DecodeError(f"{self._pb_info.full_name}: nesting too deep for the Python stack") from None
         self._pb_merge_checked(buf, max_depth, partial, lazy)
+
+    def _pb_defers_any_size(self) -> bool:
+        """Whether parse(data) defers this class's parse below DEFER_MIN_BYTES too, where it defers
+        (compiled): generated for the classes of the deferred layout, whose deferred parse makes no
+        object and whose first reads make only the field read."""
+        return False
 
     def _pb_scan_input(self, buf: bytes, max_depth: i64, /) -> bool:
         """Check ``buf`` as a parse into this message would (raise DecodeError), making no value,

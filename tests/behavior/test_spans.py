@@ -20,6 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from protoc_gen_pyopaque.runtime import DecodeError
+from protoc_gen_pyopaque.runtime._wire import NATIVE
+from protoc_gen_pyopaque.runtime.message import DEFER_MIN_BYTES, lazy_decoding
 from tests.behavior.conftest import Modules
 from tests.behavior.test_threads import run_together
 
@@ -241,6 +243,20 @@ def test_a_container_is_made_from_its_first_occurrence_to_the_end_of_its_last(mo
     assert msg.serialize() == Bag.parse(wire, lazy=False).serialize()
 
 
+
+def test_parse_defers_the_layout_at_every_size_where_it_defers(mods: Modules) -> None:
+    """Compiled, parse(data) defers a class of the layout however short its input (its first reads
+    make each field alone); lazy=False decodes at once."""
+    if not deferred_layout(mods):
+        pytest.skip("the deferred layout is opaque")
+    Bag = mods.load("collections").Bag
+    wire = Bag(title="t", count=3, tags=["a"]).serialize()
+    assert len(wire) < DEFER_MIN_BYTES
+    assert (Bag.parse(wire)._pb_deferred is not None) is (NATIVE and lazy_decoding())
+    assert Bag.parse(wire, lazy=False)._pb_deferred is None
+    assert Bag.parse(wire).get_tags() == ["a"]
+
+
 BAD_UTF8 = b"\xff\xfe"
 HOSTILE = {
     "a string of bad UTF-8": ln(1, BAD_UTF8),
@@ -273,6 +289,24 @@ def test_hostile_input_fails_at_parse(mods: Modules, wire: bytes) -> None:
             Bag._pb_scan(wire, 0, len(wire), 100)
         assert str(deferred.value) == str(scanned.value)
     assert str(eager.value) and str(deferred.value)
+
+
+@pytest.mark.parametrize("size", range(18))
+def test_strings_of_every_size_are_checked_wherever_they_lie(mods: Modules, size: int) -> None:
+    """Compiled, a string of up to 16 bytes that is ASCII is checked inline, in the word that ends
+    with it or the two it spans (templates/_codec.py.j2, check_utf8): a byte with its top bit set at
+    any place in it sends it to the full check, which rejects bad UTF-8 and takes good, with or
+    without eight bytes of input before its end."""
+    Bag = mods.load("collections").Bag
+    for before in (b"", ln(2, b"\xff" * 9)):  # the bytes before it: non-ASCII, not its
+        assert Bag.parse(before + ln(1, b"a" * size)).get_title() == "a" * size
+        for at in range(size):
+            for lone in (b"\xff", b"\x80", b"\xc3"):
+                with pytest.raises(DecodeError, match="UTF-8"):
+                    Bag.parse(before + ln(1, b"a" * at + lone + b"a" * (size - at - 1)))
+            text = "a" * at + "\u00e9" + "a" * (size - at - 1)
+            assert Bag.parse(before + ln(1, text.encode())).get_title() == text
+            assert Bag.parse(before + ln(8, text.encode())).get_tags() == [text]
 
 
 @given(data=st.data())

@@ -435,7 +435,16 @@ class Api(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Api, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
@@ -481,7 +490,16 @@ class Api(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Api, _tag, _pos)
                     _pos = _e
                 elif _tag == 42:
@@ -541,7 +559,16 @@ class Api(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Api, _tag, _pos)
                     _pos = _e
                 else:
@@ -1260,7 +1287,16 @@ class Method(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Method, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
@@ -1276,7 +1312,16 @@ class Method(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Method, _tag, _pos)
                     _pos = _e
                 elif _tag == 24:
@@ -1306,7 +1351,16 @@ class Method(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Method, _tag, _pos)
                     _pos = _e
                 elif _tag == 40:
@@ -1365,7 +1419,16 @@ class Method(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Method, _tag, _pos)
                     _pos = _e
                 else:
@@ -1897,7 +1960,16 @@ class Mixin(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Mixin, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
@@ -1913,7 +1985,16 @@ class Mixin(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Mixin, _tag, _pos)
                     _pos = _e
                 else:

@@ -402,7 +402,16 @@ class Api(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Api, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
@@ -448,7 +457,16 @@ class Api(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Api, _tag, _pos)
                     _pos = _e
                 elif _tag == 42:
@@ -508,7 +526,16 @@ class Api(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Api, _tag, _pos)
                     _pos = _e
                 else:
@@ -1455,7 +1482,16 @@ class Method(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Method, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
@@ -1471,7 +1507,16 @@ class Method(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Method, _tag, _pos)
                     _pos = _e
                 elif _tag == 24:
@@ -1501,7 +1546,16 @@ class Method(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Method, _tag, _pos)
                     _pos = _e
                 elif _tag == 40:
@@ -1560,7 +1614,16 @@ class Method(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Method, _tag, _pos)
                     _pos = _e
                 else:
@@ -1572,6 +1635,9 @@ class Method(_rt.Message):
         if _pos != _end:
             raise _rt.bad_end(Method, _pos, _end, -1)
         return _canon
+
+    def _pb_defers_any_size(self) -> bool:
+        return True
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
         _d = _pb_spans_Method(_buf, _depth)
@@ -1620,7 +1686,16 @@ class Method(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Method, _tag, _pos)
                     _d.s1 = (_pos << 32) | (_e - _pos)
                     _pos = _e
@@ -1637,7 +1712,16 @@ class Method(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Method, _tag, _pos)
                     _d.s2 = (_pos << 32) | (_e - _pos)
                     _pos = _e
@@ -1676,7 +1760,16 @@ class Method(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Method, _tag, _pos)
                     _d.s4 = (_pos << 32) | (_e - _pos)
                     _pos = _e
@@ -1751,7 +1844,16 @@ class Method(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Method, _tag, _pos)
                     _d.s8 = (_pos << 32) | (_e - _pos)
                     _pos = _e
@@ -2433,7 +2535,16 @@ class Mixin(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Mixin, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
@@ -2449,7 +2560,16 @@ class Mixin(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Mixin, _tag, _pos)
                     _pos = _e
                 else:
@@ -2461,6 +2581,9 @@ class Mixin(_rt.Message):
         if _pos != _end:
             raise _rt.bad_end(Mixin, _pos, _end, -1)
         return _canon
+
+    def _pb_defers_any_size(self) -> bool:
+        return True
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
         _d = _pb_spans_Mixin(_buf, _depth)
@@ -2509,7 +2632,16 @@ class Mixin(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Mixin, _tag, _pos)
                     _d.s1 = (_pos << 32) | (_e - _pos)
                     _pos = _e
@@ -2526,7 +2658,16 @@ class Mixin(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Mixin, _tag, _pos)
                     _d.s2 = (_pos << 32) | (_e - _pos)
                     _pos = _e

@@ -185,6 +185,9 @@ class Empty(_rt.Message):
             raise _rt.bad_end(Empty, _pos, _end, -1)
         return _canon
 
+    def _pb_defers_any_size(self) -> bool:
+        return True
+
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
         _d = _pb_spans_Empty(_buf, _depth)
         _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)

@@ -234,7 +234,16 @@ class SourceContext(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(SourceContext, _tag, _pos)
                     _pos = _e
                 else:
@@ -246,6 +255,9 @@ class SourceContext(_rt.Message):
         if _pos != _end:
             raise _rt.bad_end(SourceContext, _pos, _end, -1)
         return _canon
+
+    def _pb_defers_any_size(self) -> bool:
+        return True
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
         _d = _pb_spans_SourceContext(_buf, _depth)
@@ -294,7 +306,16 @@ class SourceContext(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(SourceContext, _tag, _pos)
                     _d.s1 = (_pos << 32) | (_e - _pos)
                     _pos = _e

@@ -360,7 +360,16 @@ class Type(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Type, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
@@ -389,7 +398,16 @@ class Type(_rt.Message):
                         _pos, _e = _rt.read_len(Type, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Type, _tag, _pos)
                     _pos = _e
                 elif _tag == 34:
@@ -449,7 +467,16 @@ class Type(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Type, _tag, _pos)
                     _pos = _e
                 else:
@@ -1279,7 +1306,16 @@ class Field(_rt.Message):
                                 _canon = False
                         if _e == _pos:
                             _canon = False
-                        if not _rt.valid_utf8(_buf, _pos, _e):
+                        _n = _e - _pos
+                        if _pb_compiled and 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif _pb_compiled and 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                             raise _rt.bad_utf8(Field, _tag, _pos)
                         _pos = _e
                     elif _tag == 50:
@@ -1295,7 +1331,16 @@ class Field(_rt.Message):
                                 _canon = False
                         if _e == _pos:
                             _canon = False
-                        if not _rt.valid_utf8(_buf, _pos, _e):
+                        _n = _e - _pos
+                        if _pb_compiled and 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif _pb_compiled and 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                             raise _rt.bad_utf8(Field, _tag, _pos)
                         _pos = _e
                     else:
@@ -1358,7 +1403,16 @@ class Field(_rt.Message):
                                 _canon = False
                         if _e == _pos:
                             _canon = False
-                        if not _rt.valid_utf8(_buf, _pos, _e):
+                        _n = _e - _pos
+                        if _pb_compiled and 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif _pb_compiled and 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                             raise _rt.bad_utf8(Field, _tag, _pos)
                         _pos = _e
                     elif _tag == 90:
@@ -1374,7 +1428,16 @@ class Field(_rt.Message):
                                 _canon = False
                         if _e == _pos:
                             _canon = False
-                        if not _rt.valid_utf8(_buf, _pos, _e):
+                        _n = _e - _pos
+                        if _pb_compiled and 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif _pb_compiled and 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                             raise _rt.bad_utf8(Field, _tag, _pos)
                         _pos = _e
                     else:
@@ -2032,7 +2095,16 @@ class Enum(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Enum, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
@@ -2107,7 +2179,16 @@ class Enum(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Enum, _tag, _pos)
                     _pos = _e
                 else:
@@ -2580,7 +2661,16 @@ class EnumValue(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(EnumValue, _tag, _pos)
                     _pos = _e
                 elif _tag == 16:
@@ -2958,7 +3048,16 @@ class Option(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Option, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:

@@ -349,7 +349,16 @@ class Type(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Type, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
@@ -378,7 +387,16 @@ class Type(_rt.Message):
                         _pos, _e = _rt.read_len(Type, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Type, _tag, _pos)
                     _pos = _e
                 elif _tag == 34:
@@ -438,7 +456,16 @@ class Type(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Type, _tag, _pos)
                     _pos = _e
                 else:
@@ -1494,7 +1521,16 @@ class Field(_rt.Message):
                                 _canon = False
                         if _e == _pos:
                             _canon = False
-                        if not _rt.valid_utf8(_buf, _pos, _e):
+                        _n = _e - _pos
+                        if _pb_compiled and 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif _pb_compiled and 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                             raise _rt.bad_utf8(Field, _tag, _pos)
                         _pos = _e
                     elif _tag == 50:
@@ -1510,7 +1546,16 @@ class Field(_rt.Message):
                                 _canon = False
                         if _e == _pos:
                             _canon = False
-                        if not _rt.valid_utf8(_buf, _pos, _e):
+                        _n = _e - _pos
+                        if _pb_compiled and 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif _pb_compiled and 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                             raise _rt.bad_utf8(Field, _tag, _pos)
                         _pos = _e
                     else:
@@ -1573,7 +1618,16 @@ class Field(_rt.Message):
                                 _canon = False
                         if _e == _pos:
                             _canon = False
-                        if not _rt.valid_utf8(_buf, _pos, _e):
+                        _n = _e - _pos
+                        if _pb_compiled and 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif _pb_compiled and 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                             raise _rt.bad_utf8(Field, _tag, _pos)
                         _pos = _e
                     elif _tag == 90:
@@ -1589,7 +1643,16 @@ class Field(_rt.Message):
                                 _canon = False
                         if _e == _pos:
                             _canon = False
-                        if not _rt.valid_utf8(_buf, _pos, _e):
+                        _n = _e - _pos
+                        if _pb_compiled and 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif _pb_compiled and 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                             raise _rt.bad_utf8(Field, _tag, _pos)
                         _pos = _e
                     else:
@@ -1601,6 +1664,9 @@ class Field(_rt.Message):
         if _pos != _end:
             raise _rt.bad_end(Field, _pos, _end, -1)
         return _canon
+
+    def _pb_defers_any_size(self) -> bool:
+        return True
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
         _d = _pb_spans_Field(_buf, _depth)
@@ -1704,7 +1770,16 @@ class Field(_rt.Message):
                                 _canon = False
                         if _e == _pos:
                             _canon = False
-                        if not _rt.valid_utf8(_buf, _pos, _e):
+                        _n = _e - _pos
+                        if _pb_compiled and 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif _pb_compiled and 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                             raise _rt.bad_utf8(Field, _tag, _pos)
                         _d.s4 = (_pos << 32) | (_e - _pos)
                         _pos = _e
@@ -1721,7 +1796,16 @@ class Field(_rt.Message):
                                 _canon = False
                         if _e == _pos:
                             _canon = False
-                        if not _rt.valid_utf8(_buf, _pos, _e):
+                        _n = _e - _pos
+                        if _pb_compiled and 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif _pb_compiled and 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                             raise _rt.bad_utf8(Field, _tag, _pos)
                         _d.s6 = (_pos << 32) | (_e - _pos)
                         _pos = _e
@@ -1801,7 +1885,16 @@ class Field(_rt.Message):
                                 _canon = False
                         if _e == _pos:
                             _canon = False
-                        if not _rt.valid_utf8(_buf, _pos, _e):
+                        _n = _e - _pos
+                        if _pb_compiled and 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif _pb_compiled and 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                             raise _rt.bad_utf8(Field, _tag, _pos)
                         _d.s10 = (_pos << 32) | (_e - _pos)
                         _pos = _e
@@ -1818,7 +1911,16 @@ class Field(_rt.Message):
                                 _canon = False
                         if _e == _pos:
                             _canon = False
-                        if not _rt.valid_utf8(_buf, _pos, _e):
+                        _n = _e - _pos
+                        if _pb_compiled and 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif _pb_compiled and 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                             raise _rt.bad_utf8(Field, _tag, _pos)
                         _d.s11 = (_pos << 32) | (_e - _pos)
                         _pos = _e
@@ -2519,7 +2621,16 @@ class Enum(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Enum, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
@@ -2594,7 +2705,16 @@ class Enum(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Enum, _tag, _pos)
                     _pos = _e
                 else:
@@ -3252,7 +3372,16 @@ class EnumValue(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(EnumValue, _tag, _pos)
                     _pos = _e
                 elif _tag == 16:
@@ -3293,6 +3422,9 @@ class EnumValue(_rt.Message):
         if _pos != _end:
             raise _rt.bad_end(EnumValue, _pos, _end, -1)
         return _canon
+
+    def _pb_defers_any_size(self) -> bool:
+        return True
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
         _d = _pb_spans_EnumValue(_buf, _depth)
@@ -3341,7 +3473,16 @@ class EnumValue(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(EnumValue, _tag, _pos)
                     _d.s1 = (_pos << 32) | (_e - _pos)
                     _pos = _e
@@ -3759,7 +3900,16 @@ class Option(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Option, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:

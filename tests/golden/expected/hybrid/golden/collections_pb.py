@@ -172,7 +172,16 @@ class _c_Collections_Item(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(_c_Collections_Item, _tag, _pos)
                     _pos = _e
                 elif _tag == 16:
@@ -1063,7 +1072,16 @@ class Collections(_rt.Message):
                             _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _end)
                             if _buf[_pos - 1] == 0:
                                 _canon = False
-                        if not _rt.valid_utf8(_buf, _pos, _e):
+                        _n = _e - _pos
+                        if _pb_compiled and 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif _pb_compiled and 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                             raise _rt.bad_utf8(Collections, _tag, _pos)
                         _pos = _e
                     elif _tag == 26:
@@ -1138,7 +1156,16 @@ class Collections(_rt.Message):
                                     _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _ee)
                                     if _buf[_pos - 1] == 0:
                                         _canon = False
-                                if not _rt.valid_utf8(_buf, _pos, _e):
+                                _n = _e - _pos
+                                if _pb_compiled and 0 < _n <= 8 <= _e:
+                                    _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                                elif _pb_compiled and 8 < _n <= 16:
+                                    _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                                elif _n == 0:
+                                    _w = 0
+                                else:
+                                    _w = -1
+                                if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                                     raise _rt.bad_utf8(Collections, _tag, _pos)
                                 _pos = _e
                                 _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
@@ -1245,7 +1272,16 @@ class Collections(_rt.Message):
                             _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _end)
                             if _buf[_pos - 1] == 0:
                                 _canon = False
-                        if not _rt.valid_utf8(_buf, _pos, _e):
+                        _n = _e - _pos
+                        if _pb_compiled and 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif _pb_compiled and 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                             raise _rt.bad_utf8(Collections, _tag, _pos)
                         _pos = _e
                     elif _tag == 66:
@@ -1392,7 +1428,16 @@ class Collections(_rt.Message):
                                     _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _ee)
                                     if _buf[_pos - 1] == 0:
                                         _canon = False
-                                if not _rt.valid_utf8(_buf, _pos, _e):
+                                _n = _e - _pos
+                                if _pb_compiled and 0 < _n <= 8 <= _e:
+                                    _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                                elif _pb_compiled and 8 < _n <= 16:
+                                    _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                                elif _n == 0:
+                                    _w = 0
+                                else:
+                                    _w = -1
+                                if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                                     raise _rt.bad_utf8(Collections, _tag, _pos)
                                 _pos = _e
                                 _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
@@ -2727,7 +2772,16 @@ class Bag(_rt.Message):
                                     _canon = False
                             if _e == _pos:
                                 _canon = False
-                            if not _rt.valid_utf8(_buf, _pos, _e):
+                            _n = _e - _pos
+                            if _pb_compiled and 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif _pb_compiled and 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                                 raise _rt.bad_utf8(Bag, _tag, _pos)
                             _pos = _e
                         elif _tag == 18:
@@ -2830,7 +2884,16 @@ class Bag(_rt.Message):
                                 _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
                                 if _buf[_pos - 1] == 0:
                                     _canon = False
-                            if not _rt.valid_utf8(_buf, _pos, _e):
+                            _n = _e - _pos
+                            if _pb_compiled and 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif _pb_compiled and 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                                 raise _rt.bad_utf8(Bag, _tag, _pos)
                             _pos = _e
                         elif _tag == 74:
@@ -2886,7 +2949,16 @@ class Bag(_rt.Message):
                                         _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _ee)
                                         if _buf[_pos - 1] == 0:
                                             _canon = False
-                                    if not _rt.valid_utf8(_buf, _pos, _e):
+                                    _n = _e - _pos
+                                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                                    elif _pb_compiled and 8 < _n <= 16:
+                                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                                    elif _n == 0:
+                                        _w = 0
+                                    else:
+                                        _w = -1
+                                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                                         raise _rt.bad_utf8(Bag, _tag, _pos)
                                     _pos = _e
                                     _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
@@ -3024,7 +3096,16 @@ class Bag(_rt.Message):
                                 _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
                                 if _buf[_pos - 1] == 0:
                                     _canon = False
-                            if not _rt.valid_utf8(_buf, _pos, _e):
+                            _n = _e - _pos
+                            if _pb_compiled and 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif _pb_compiled and 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                                 raise _rt.bad_utf8(Bag, _tag, _pos)
                             _pos = _e
                         elif _tag == 120:

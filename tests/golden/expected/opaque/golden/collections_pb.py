@@ -262,7 +262,16 @@ class _c_Collections_Item(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(_c_Collections_Item, _tag, _pos)
                     _pos = _e
                 elif _tag == 16:
@@ -288,6 +297,9 @@ class _c_Collections_Item(_rt.Message):
         if _pos != _end:
             raise _rt.bad_end(_c_Collections_Item, _pos, _end, -1)
         return _canon
+
+    def _pb_defers_any_size(self) -> bool:
+        return True
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
         _d = _pb_spans__c_Collections_Item(_buf, _depth)
@@ -336,7 +348,16 @@ class _c_Collections_Item(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(_c_Collections_Item, _tag, _pos)
                     _d.s1 = (_pos << 32) | (_e - _pos)
                     _pos = _e
@@ -1231,7 +1252,16 @@ class Collections(_rt.Message):
                             _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _end)
                             if _buf[_pos - 1] == 0:
                                 _canon = False
-                        if not _rt.valid_utf8(_buf, _pos, _e):
+                        _n = _e - _pos
+                        if _pb_compiled and 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif _pb_compiled and 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                             raise _rt.bad_utf8(Collections, _tag, _pos)
                         _pos = _e
                     elif _tag == 26:
@@ -1306,7 +1336,16 @@ class Collections(_rt.Message):
                                     _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _ee)
                                     if _buf[_pos - 1] == 0:
                                         _canon = False
-                                if not _rt.valid_utf8(_buf, _pos, _e):
+                                _n = _e - _pos
+                                if _pb_compiled and 0 < _n <= 8 <= _e:
+                                    _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                                elif _pb_compiled and 8 < _n <= 16:
+                                    _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                                elif _n == 0:
+                                    _w = 0
+                                else:
+                                    _w = -1
+                                if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                                     raise _rt.bad_utf8(Collections, _tag, _pos)
                                 _pos = _e
                                 _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
@@ -1413,7 +1452,16 @@ class Collections(_rt.Message):
                             _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _end)
                             if _buf[_pos - 1] == 0:
                                 _canon = False
-                        if not _rt.valid_utf8(_buf, _pos, _e):
+                        _n = _e - _pos
+                        if _pb_compiled and 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif _pb_compiled and 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                             raise _rt.bad_utf8(Collections, _tag, _pos)
                         _pos = _e
                     elif _tag == 66:
@@ -1560,7 +1608,16 @@ class Collections(_rt.Message):
                                     _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _ee)
                                     if _buf[_pos - 1] == 0:
                                         _canon = False
-                                if not _rt.valid_utf8(_buf, _pos, _e):
+                                _n = _e - _pos
+                                if _pb_compiled and 0 < _n <= 8 <= _e:
+                                    _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                                elif _pb_compiled and 8 < _n <= 16:
+                                    _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                                elif _n == 0:
+                                    _w = 0
+                                else:
+                                    _w = -1
+                                if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                                     raise _rt.bad_utf8(Collections, _tag, _pos)
                                 _pos = _e
                                 _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
@@ -3436,7 +3493,16 @@ class Bag(_rt.Message):
                                     _canon = False
                             if _e == _pos:
                                 _canon = False
-                            if not _rt.valid_utf8(_buf, _pos, _e):
+                            _n = _e - _pos
+                            if _pb_compiled and 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif _pb_compiled and 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                                 raise _rt.bad_utf8(Bag, _tag, _pos)
                             _pos = _e
                         elif _tag == 18:
@@ -3539,7 +3605,16 @@ class Bag(_rt.Message):
                                 _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
                                 if _buf[_pos - 1] == 0:
                                     _canon = False
-                            if not _rt.valid_utf8(_buf, _pos, _e):
+                            _n = _e - _pos
+                            if _pb_compiled and 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif _pb_compiled and 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                                 raise _rt.bad_utf8(Bag, _tag, _pos)
                             _pos = _e
                         elif _tag == 74:
@@ -3595,7 +3670,16 @@ class Bag(_rt.Message):
                                         _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _ee)
                                         if _buf[_pos - 1] == 0:
                                             _canon = False
-                                    if not _rt.valid_utf8(_buf, _pos, _e):
+                                    _n = _e - _pos
+                                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                                    elif _pb_compiled and 8 < _n <= 16:
+                                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                                    elif _n == 0:
+                                        _w = 0
+                                    else:
+                                        _w = -1
+                                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                                         raise _rt.bad_utf8(Bag, _tag, _pos)
                                     _pos = _e
                                     _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
@@ -3733,7 +3817,16 @@ class Bag(_rt.Message):
                                 _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
                                 if _buf[_pos - 1] == 0:
                                     _canon = False
-                            if not _rt.valid_utf8(_buf, _pos, _e):
+                            _n = _e - _pos
+                            if _pb_compiled and 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif _pb_compiled and 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                                 raise _rt.bad_utf8(Bag, _tag, _pos)
                             _pos = _e
                         elif _tag == 120:
@@ -3789,6 +3882,9 @@ class Bag(_rt.Message):
         if _canon and _d11:
             _canon = _rt.map_keys_unique(_buf, _r11, _r11e, 1)
         return _canon
+
+    def _pb_defers_any_size(self) -> bool:
+        return True
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
         _d = _pb_spans_Bag(_buf, _depth)
@@ -3856,7 +3952,16 @@ class Bag(_rt.Message):
                                     _canon = False
                             if _e == _pos:
                                 _canon = False
-                            if not _rt.valid_utf8(_buf, _pos, _e):
+                            _n = _e - _pos
+                            if _pb_compiled and 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif _pb_compiled and 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                                 raise _rt.bad_utf8(Bag, _tag, _pos)
                             _d.s1 = (_pos << 32) | (_e - _pos)
                             _pos = _e
@@ -3992,7 +4097,16 @@ class Bag(_rt.Message):
                                 _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
                                 if _buf[_pos - 1] == 0:
                                     _canon = False
-                            if not _rt.valid_utf8(_buf, _pos, _e):
+                            _n = _e - _pos
+                            if _pb_compiled and 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif _pb_compiled and 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                                 raise _rt.bad_utf8(Bag, _tag, _pos)
                             _pos = _e
                             _d.s8 = (_d.s8 >> 32 << 32) | _pos
@@ -4055,7 +4169,16 @@ class Bag(_rt.Message):
                                         _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _ee)
                                         if _buf[_pos - 1] == 0:
                                             _canon = False
-                                    if not _rt.valid_utf8(_buf, _pos, _e):
+                                    _n = _e - _pos
+                                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                                    elif _pb_compiled and 8 < _n <= 16:
+                                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                                    elif _n == 0:
+                                        _w = 0
+                                    else:
+                                        _w = -1
+                                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                                         raise _rt.bad_utf8(Bag, _tag, _pos)
                                     _pos = _e
                                     _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
@@ -4210,7 +4333,16 @@ class Bag(_rt.Message):
                                 _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
                                 if _buf[_pos - 1] == 0:
                                     _canon = False
-                            if not _rt.valid_utf8(_buf, _pos, _e):
+                            _n = _e - _pos
+                            if _pb_compiled and 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif _pb_compiled and 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                                 raise _rt.bad_utf8(Bag, _tag, _pos)
                             _d.s14 = (_pos << 32) | (_e - _pos)
                             _pos = _e

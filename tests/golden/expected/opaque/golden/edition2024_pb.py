@@ -290,7 +290,16 @@ class _c_LogEntry_Detail(_rt.Message):
                         _pos, _e = _rt.read_len(_c_LogEntry_Detail, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(_c_LogEntry_Detail, _tag, _pos)
                     _pos = _e
                 elif _tag == 16:
@@ -314,6 +323,9 @@ class _c_LogEntry_Detail(_rt.Message):
         if _pos != _end:
             raise _rt.bad_end(_c_LogEntry_Detail, _pos, _end, -1)
         return _canon
+
+    def _pb_defers_any_size(self) -> bool:
+        return True
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
         _d = _pb_spans__c_LogEntry_Detail(_buf, _depth)
@@ -362,7 +374,16 @@ class _c_LogEntry_Detail(_rt.Message):
                         _pos, _e = _rt.read_len(_c_LogEntry_Detail, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(_c_LogEntry_Detail, _tag, _pos)
                     _pos = _e
                     _d.s1 = (_d.s1 >> 32 << 32) | _pos
@@ -882,7 +903,16 @@ class LogEntry(_rt.Message):
                         _pos, _e = _rt.read_len(LogEntry, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(LogEntry, _tag, _pos)
                     _pos = _e
                 elif _tag == 26:
@@ -1405,7 +1435,16 @@ class Envelope(_rt.Message):
                         _pos, _e = _rt.read_len(Envelope, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Envelope, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:

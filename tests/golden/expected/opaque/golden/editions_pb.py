@@ -235,6 +235,9 @@ class _c_Edition2023_Child(_rt.Message):
             raise _rt.bad_end(_c_Edition2023_Child, _pos, _end, -1)
         return _canon
 
+    def _pb_defers_any_size(self) -> bool:
+        return True
+
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
         _d = _pb_spans__c_Edition2023_Child(_buf, _depth)
         _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)

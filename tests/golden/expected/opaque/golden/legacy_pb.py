@@ -284,6 +284,9 @@ class _c_Legacy_Point(_rt.Message):
             raise _rt.bad_end(_c_Legacy_Point, _pos, _end, -1)
         return _canon
 
+    def _pb_defers_any_size(self) -> bool:
+        return True
+
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
         _d = _pb_spans__c_Legacy_Point(_buf, _depth)
         _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
@@ -1417,6 +1420,9 @@ class ConflictJsonName(_rt.Message):
         if _pos != _end:
             raise _rt.bad_end(ConflictJsonName, _pos, _end, -1)
         return _canon
+
+    def _pb_defers_any_size(self) -> bool:
+        return True
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
         _d = _pb_spans_ConflictJsonName(_buf, _depth)

@@ -251,6 +251,9 @@ class buf(_rt.Message):
             raise _rt.bad_end(buf, _pos, _end, -1)
         return _canon
 
+    def _pb_defers_any_size(self) -> bool:
+        return True
+
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
         _d = _pb_spans_buf(_buf, _depth)
         _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
@@ -641,6 +644,9 @@ class m4(_rt.Message):
         if _pos != _end:
             raise _rt.bad_end(m4, _pos, _end, -1)
         return _canon
+
+    def _pb_defers_any_size(self) -> bool:
+        return True
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
         _d = _pb_spans_m4(_buf, _depth)
@@ -1399,6 +1405,9 @@ class class_(_rt.Message):
             raise _rt.bad_end(class_, _pos, _end, -1)
         return _canon
 
+    def _pb_defers_any_size(self) -> bool:
+        return True
+
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
         _d = _pb_spans_class_(_buf, _depth)
         _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
@@ -1738,6 +1747,9 @@ class len_(_rt.Message):
             raise _rt.bad_end(len_, _pos, _end, -1)
         return _canon
 
+    def _pb_defers_any_size(self) -> bool:
+        return True
+
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
         _d = _pb_spans_len_(_buf, _depth)
         _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
@@ -2006,6 +2018,9 @@ class property_(_rt.Message):
         if _pos != _end:
             raise _rt.bad_end(property_, _pos, _end, -1)
         return _canon
+
+    def _pb_defers_any_size(self) -> bool:
+        return True
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
         _d = _pb_spans_property_(_buf, _depth)
@@ -2276,6 +2291,9 @@ class value_(_rt.Message):
             raise _rt.bad_end(value_, _pos, _end, -1)
         return _canon
 
+    def _pb_defers_any_size(self) -> bool:
+        return True
+
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
         _d = _pb_spans_value_(_buf, _depth)
         _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
@@ -2544,6 +2562,9 @@ class annotations_(_rt.Message):
         if _pos != _end:
             raise _rt.bad_end(annotations_, _pos, _end, -1)
         return _canon
+
+    def _pb_defers_any_size(self) -> bool:
+        return True
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
         _d = _pb_spans_annotations_(_buf, _depth)
@@ -2865,6 +2886,9 @@ class Private_(_rt.Message):
         if _pos != _end:
             raise _rt.bad_end(Private_, _pos, _end, -1)
         return _canon
+
+    def _pb_defers_any_size(self) -> bool:
+        return True
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
         _d = _pb_spans_Private_(_buf, _depth)
@@ -5379,6 +5403,9 @@ class _c_Outer_Inner_X(_rt.Message):
             raise _rt.bad_end(_c_Outer_Inner_X, _pos, _end, -1)
         return _canon
 
+    def _pb_defers_any_size(self) -> bool:
+        return True
+
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
         _d = _pb_spans__c_Outer_Inner_X(_buf, _depth)
         _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
@@ -6029,6 +6056,9 @@ class _c_Outer_Inner_X_(_rt.Message):
         if _pos != _end:
             raise _rt.bad_end(_c_Outer_Inner_X_, _pos, _end, -1)
         return _canon
+
+    def _pb_defers_any_size(self) -> bool:
+        return True
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
         _d = _pb_spans__c_Outer_Inner_X_(_buf, _depth)

@@ -227,7 +227,16 @@ class Query(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Query, _tag, _pos)
                     _pos = _e
                 else:
@@ -239,6 +248,9 @@ class Query(_rt.Message):
         if _pos != _end:
             raise _rt.bad_end(Query, _pos, _end, -1)
         return _canon
+
+    def _pb_defers_any_size(self) -> bool:
+        return True
 
     def _pb_scan_input(self, _buf: bytes, _depth: _rt.i64) -> bool:
         _d = _pb_spans_Query(_buf, _depth)
@@ -287,7 +299,16 @@ class Query(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    if not _rt.valid_utf8(_buf, _pos, _e):
+                    _n = _e - _pos
+                    if _pb_compiled and 0 < _n <= 8 <= _e:
+                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                    elif _pb_compiled and 8 < _n <= 16:
+                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                    elif _n == 0:
+                        _w = 0
+                    else:
+                        _w = -1
+                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
                         raise _rt.bad_utf8(Query, _tag, _pos)
                     _d.s1 = (_pos << 32) | (_e - _pos)
                     _pos = _e
