@@ -485,6 +485,7 @@ class _Builder:
             enum_defaults=[(name, self.refs.enum_member(enum, number))
                            for (enum, number), name in self.names.enum_defaults.items()],
             deferred_classes=file.deferred_classes, spans=any(m.spans for m in self.all_messages),
+            spans_lists=any(m.spans_lists for m in self.all_messages), spans_maps=any(m.spans_maps for m in self.all_messages),
             uses_enum=bool(self.all_enums),
             extended=bool(extensions) or any(m.nested_extensions for m in self.all_messages), uses_itertools=any(m.json_chunks for m in self.all_messages),
             capital_slots=any(CAPITALS.fullmatch(f.slot) for m in self.all_messages for f in m.fields),

@@ -326,6 +326,8 @@ class FileView:
     parameter: str = ""  # the plugin parameter, for the header
     deferred_classes: bool = False  # the classes' methods compiled on first use; a .pyi
     spans: bool = False  # a message has the deferred layout (MessageView.spans)
+    spans_lists: bool = False  # a message of the deferred layout has a repeated field (MessageView.spans_lists)
+    spans_maps: bool = False  # ... a map (MessageView.spans_maps)
     extended: bool = False  # the module declares extensions (file-level or nested)
     runtime_package: str = RUNTIME_PACKAGE
     runtime_surface: str = RUNTIME_SURFACE

@@ -205,6 +205,41 @@ def test_a_deferred_parse_keeps_the_input_and_makes_nothing(mods: Modules) -> No
     assert msg._pb_deferred is None and msg.serialize() == wire
 
 
+def test_a_container_not_made_yet_holds_no_object_of_its_own(mods: Modules) -> None:
+    """Until its first read, a repeated field or map found in the input holds a stand-in that every
+    deferred message shares (no empty list or dict kept a message); the stand-in is never handed
+    out: a read, a write, a clear, or a write that fails, gives the field a container of its own."""
+    if not deferred_layout(mods):
+        pytest.skip("the deferred layout is opaque")
+    Bag = mods.load("collections").Bag
+    wire = Bag(title="t", tags=["a"], counts={"k": 1}).serialize()
+    first, second = Bag.parse(wire, lazy=True), Bag.parse(wire, lazy=True)
+    stand_ins = first._f_tags, first._f_counts
+    assert stand_ins == (second._f_tags, second._f_counts) and stand_ins[0] is second._f_tags
+    assert stand_ins[1] is second._f_counts
+    assert first._f_items is not second._f_items  # not in the input: empty, its own from the start
+
+    def changed(msg: Any) -> None:
+        tags, counts = msg.get_tags(), msg.get_counts()
+        assert tags is not stand_ins[0] and counts is not stand_ins[1]
+        tags.append("x")
+        counts["x"] = 9
+
+    changed(first)
+    for change in (lambda m: m.clear_tags(), lambda m: m.set_tags([]), lambda m: m.clear_counts(),
+                   lambda m: m.set_tags(["a", 5])):  # the last fails: a TypeError
+        msg = Bag.parse(wire, lazy=True)
+        try:
+            change(msg)
+        except TypeError:
+            pass
+        changed(msg)
+    assert stand_ins == ([], {})
+    for msg in (Bag.parse(wire, lazy=True), second):
+        assert msg.get_tags() == ["a"] and msg.get_counts() == {"k": 1}
+        assert msg.serialize() == wire
+
+
 def test_unknown_fields_keep_the_input_whole(mods: Modules) -> None:
     """Input with unknown fields is kept as before the layout: decoded whole on first access."""
     if not mods.accessors:

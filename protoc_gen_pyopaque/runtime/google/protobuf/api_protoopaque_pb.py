@@ -18,6 +18,8 @@ _pb_no_unknown: _t.Final = b""
 # strings and integers are written without making a string (interpreted, str() and C's encoder cost less)
 _pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('google/protobuf/api.proto', b'\n\x19google/protobuf/api.proto\x12\x0fgoogle.protobuf\x1a$google/protobuf/source_context.proto\x1a\x1agoogle/protobuf/type.proto"\xdb\x02\n\x03Api\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x121\n\x07methods\x18\x02 \x03(\x0b2\x17.google.protobuf.MethodR\x07methods\x121\n\x07options\x18\x03 \x03(\x0b2\x17.google.protobuf.OptionR\x07options\x12\x18\n\x07version\x18\x04 \x01(\tR\x07version\x12E\n\x0esource_context\x18\x05 \x01(\x0b2\x1e.google.protobuf.SourceContextR\rsourceContext\x12.\n\x06mixins\x18\x06 \x03(\x0b2\x16.google.protobuf.MixinR\x06mixins\x12/\n\x06syntax\x18\x07 \x01(\x0e2\x17.google.protobuf.SyntaxR\x06syntax\x12\x18\n\x07edition\x18\x08 \x01(\tR\x07edition"\xd4\x02\n\x06Method\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12(\n\x10request_type_url\x18\x02 \x01(\tR\x0erequestTypeUrl\x12+\n\x11request_streaming\x18\x03 \x01(\x08R\x10requestStreaming\x12*\n\x11response_type_url\x18\x04 \x01(\tR\x0fresponseTypeUrl\x12-\n\x12response_streaming\x18\x05 \x01(\x08R\x11responseStreaming\x121\n\x07options\x18\x06 \x03(\x0b2\x17.google.protobuf.OptionR\x07options\x123\n\x06syntax\x18\x07 \x01(\x0e2\x17.google.protobuf.SyntaxB\x02\x18\x01R\x06syntax\x12\x1c\n\x07edition\x18\x08 \x01(\tB\x02\x18\x01R\x07edition"/\n\x05Mixin\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n\x04root\x18\x02 \x01(\tR\x04rootBv\n\x13com.google.protobufB\x08ApiProtoP\x01Z,google.golang.org/protobuf/types/known/apipb\xa2\x02\x03GPB\xaa\x02\x1eGoogle.Protobuf.WellKnownTypesb\x06proto3', (('google/protobuf/source_context.proto', 'protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb'), ('google/protobuf/type.proto', 'protoc_gen_pyopaque.runtime.google.protobuf.type_pb')))
+# what a repeated field of a deferred parse holds until its first read makes it (never handed out)
+_pb_unmade_list: _t.Final[list[_t.Any]] = []
 
 
 @_rt.mypyc_attr(free_list_len=1)  # compiled: a freed instance is kept for the next one made (no allocation)
@@ -1320,6 +1322,7 @@ class Method(_rt.Message):
         elif _i == 4:
             _d.s4 = -1
         elif _i == 6:
+            self._f_options = []  # its own, not the shared stand-in, before it counts as made
             _d.s6 = -1
         elif _i == 8:
             _d.s8 = -1
@@ -1644,6 +1647,8 @@ class Method(_rt.Message):
         _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
         if _d.keep:
             _d.verbatim = _canon
+            if _d.s6 >= 0:  # made on its first read: the empty one __init__ made is let go
+                self._f_options = _pb_unmade_list
             self._pb_deferred = _d
             self._pb_unknown = b"\xff"
         else:  # the scalars stored are overwritten by the first access's decode

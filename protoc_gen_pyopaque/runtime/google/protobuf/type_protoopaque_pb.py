@@ -19,6 +19,8 @@ _pb_no_unknown: _t.Final = b""
 # strings and integers are written without making a string (interpreted, str() and C's encoder cost less)
 _pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('google/protobuf/type.proto', b'\n\x1agoogle/protobuf/type.proto\x12\x0fgoogle.protobuf\x1a\x19google/protobuf/any.proto\x1a$google/protobuf/source_context.proto"\xa7\x02\n\x04Type\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12.\n\x06fields\x18\x02 \x03(\x0b2\x16.google.protobuf.FieldR\x06fields\x12\x16\n\x06oneofs\x18\x03 \x03(\tR\x06oneofs\x121\n\x07options\x18\x04 \x03(\x0b2\x17.google.protobuf.OptionR\x07options\x12E\n\x0esource_context\x18\x05 \x01(\x0b2\x1e.google.protobuf.SourceContextR\rsourceContext\x12/\n\x06syntax\x18\x06 \x01(\x0e2\x17.google.protobuf.SyntaxR\x06syntax\x12\x18\n\x07edition\x18\x07 \x01(\tR\x07edition"\xb4\x06\n\x05Field\x12/\n\x04kind\x18\x01 \x01(\x0e2\x1b.google.protobuf.Field.KindR\x04kind\x12D\n\x0bcardinality\x18\x02 \x01(\x0e2".google.protobuf.Field.CardinalityR\x0bcardinality\x12\x16\n\x06number\x18\x03 \x01(\x05R\x06number\x12\x12\n\x04name\x18\x04 \x01(\tR\x04name\x12\x19\n\x08type_url\x18\x06 \x01(\tR\x07typeUrl\x12\x1f\n\x0boneof_index\x18\x07 \x01(\x05R\noneofIndex\x12\x16\n\x06packed\x18\x08 \x01(\x08R\x06packed\x121\n\x07options\x18\t \x03(\x0b2\x17.google.protobuf.OptionR\x07options\x12\x1b\n\tjson_name\x18\n \x01(\tR\x08jsonName\x12#\n\rdefault_value\x18\x0b \x01(\tR\x0cdefaultValue"\xc8\x02\n\x04Kind\x12\x10\n\x0cTYPE_UNKNOWN\x10\x00\x12\x0f\n\x0bTYPE_DOUBLE\x10\x01\x12\x0e\n\nTYPE_FLOAT\x10\x02\x12\x0e\n\nTYPE_INT64\x10\x03\x12\x0f\n\x0bTYPE_UINT64\x10\x04\x12\x0e\n\nTYPE_INT32\x10\x05\x12\x10\n\x0cTYPE_FIXED64\x10\x06\x12\x10\n\x0cTYPE_FIXED32\x10\x07\x12\r\n\tTYPE_BOOL\x10\x08\x12\x0f\n\x0bTYPE_STRING\x10\t\x12\x0e\n\nTYPE_GROUP\x10\n\x12\x10\n\x0cTYPE_MESSAGE\x10\x0b\x12\x0e\n\nTYPE_BYTES\x10\x0c\x12\x0f\n\x0bTYPE_UINT32\x10\r\x12\r\n\tTYPE_ENUM\x10\x0e\x12\x11\n\rTYPE_SFIXED32\x10\x0f\x12\x11\n\rTYPE_SFIXED64\x10\x10\x12\x0f\n\x0bTYPE_SINT32\x10\x11\x12\x0f\n\x0bTYPE_SINT64\x10\x12"t\n\x0bCardinality\x12\x17\n\x13CARDINALITY_UNKNOWN\x10\x00\x12\x18\n\x14CARDINALITY_OPTIONAL\x10\x01\x12\x18\n\x14CARDINALITY_REQUIRED\x10\x02\x12\x18\n\x14CARDINALITY_REPEATED\x10\x03"\x99\x02\n\x04Enum\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x128\n\tenumvalue\x18\x02 \x03(\x0b2\x1a.google.protobuf.EnumValueR\tenumvalue\x121\n\x07options\x18\x03 \x03(\x0b2\x17.google.protobuf.OptionR\x07options\x12E\n\x0esource_context\x18\x04 \x01(\x0b2\x1e.google.protobuf.SourceContextR\rsourceContext\x12/\n\x06syntax\x18\x05 \x01(\x0e2\x17.google.protobuf.SyntaxR\x06syntax\x12\x18\n\x07edition\x18\x06 \x01(\tR\x07edition"j\n\tEnumValue\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n\x06number\x18\x02 \x01(\x05R\x06number\x121\n\x07options\x18\x03 \x03(\x0b2\x17.google.protobuf.OptionR\x07options"H\n\x06Option\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12*\n\x05value\x18\x02 \x01(\x0b2\x14.google.protobuf.AnyR\x05value*C\n\x06Syntax\x12\x11\n\rSYNTAX_PROTO2\x10\x00\x12\x11\n\rSYNTAX_PROTO3\x10\x01\x12\x13\n\x0fSYNTAX_EDITIONS\x10\x02B{\n\x13com.google.protobufB\tTypeProtoP\x01Z-google.golang.org/protobuf/types/known/typepb\xf8\x01\x01\xa2\x02\x03GPB\xaa\x02\x1eGoogle.Protobuf.WellKnownTypesb\x06proto3', (('google/protobuf/any.proto', 'protoc_gen_pyopaque.runtime.google.protobuf.any_pb'), ('google/protobuf/source_context.proto', 'protoc_gen_pyopaque.runtime.google.protobuf.source_context_pb')))
+# what a repeated field of a deferred parse holds until its first read makes it (never handed out)
+_pb_unmade_list: _t.Final[list[_t.Any]] = []
 
 
 class Syntax(_enum.IntEnum):
@@ -1294,6 +1296,7 @@ class Field(_rt.Message):
         elif _i == 6:
             _d.s6 = -1
         elif _i == 9:
+            self._f_options = []  # its own, not the shared stand-in, before it counts as made
             _d.s9 = -1
         elif _i == 10:
             _d.s10 = -1
@@ -1673,6 +1676,8 @@ class Field(_rt.Message):
         _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
         if _d.keep:
             _d.verbatim = _canon
+            if _d.s9 >= 0:  # made on its first read: the empty one __init__ made is let go
+                self._f_options = _pb_unmade_list
             self._pb_deferred = _d
             self._pb_unknown = b"\xff"
         else:  # the scalars stored are overwritten by the first access's decode
@@ -3256,6 +3261,7 @@ class EnumValue(_rt.Message):
         if _i == 1:
             _d.s1 = -1
         elif _i == 3:
+            self._f_options = []  # its own, not the shared stand-in, before it counts as made
             _d.s3 = -1
         self._pb_settle(_d)
 
@@ -3431,6 +3437,8 @@ class EnumValue(_rt.Message):
         _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
         if _d.keep:
             _d.verbatim = _canon
+            if _d.s3 >= 0:  # made on its first read: the empty one __init__ made is let go
+                self._f_options = _pb_unmade_list
             self._pb_deferred = _d
             self._pb_unknown = b"\xff"
         else:  # the scalars stored are overwritten by the first access's decode

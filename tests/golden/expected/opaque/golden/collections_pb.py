@@ -18,6 +18,10 @@ _pb_no_unknown: _t.Final = b""
 # strings and integers are written without making a string (interpreted, str() and C's encoder cost less)
 _pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('golden/collections.proto', b'\n\x18golden/collections.proto\x12\x06golden\x1a\x14golden/scalars.proto"\x82\x08\n\x0bCollections\x12\x1f\n\x0bpacked_ints\x18\x01 \x03(\x05R\npackedInts\x12\x14\n\x05names\x18\x02 \x03(\tR\x05names\x12.\n\x05items\x18\x03 \x03(\x0b2\x18.golden.Collections.ItemR\x05items\x121\n\x06colors\x18\x04 \x03(\x0e2\x19.golden.Collections.ColorR\x06colors\x127\n\x06counts\x18\x05 \x03(\x0b2\x1f.golden.Collections.CountsEntryR\x06counts\x12B\n\x0bitems_by_id\x18\x06 \x03(\x0b2".golden.Collections.ItemsByIdEntryR\titemsById\x12H\n\rcolor_by_flag\x18\n \x03(\x0b2$.golden.Collections.ColorByFlagEntryR\x0bcolorByFlag\x12\x16\n\x06ratios\x18\x0b \x03(\x02R\x06ratios\x12:\n\x07weights\x18\x0c \x03(\x0b2 .golden.Collections.WeightsEntryR\x07weights\x12\x14\n\x04text\x18\x07 \x01(\tH\x00R\x04text\x12.\n\x04item\x18\x08 \x01(\x0b2\x18.golden.Collections.ItemH\x00R\x04item\x12+\n\x07scalars\x18\t \x01(\x0b2\x0f.golden.ScalarsH\x00R\x07scalars\x12\x18\n\x06number\x18\r \x01(\x03H\x00R\x06number\x1aI\n\x04Item\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12/\n\x05color\x18\x02 \x01(\x0e2\x19.golden.Collections.ColorR\x05color\x1a9\n\x0bCountsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1aV\n\x0eItemsByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12.\n\x05value\x18\x02 \x01(\x0b2\x18.golden.Collections.ItemR\x05value:\x028\x01\x1aY\n\x10ColorByFlagEntry\x12\x10\n\x03key\x18\x01 \x01(\x08R\x03key\x12/\n\x05value\x18\x02 \x01(\x0e2\x19.golden.Collections.ColorR\x05value:\x028\x01\x1a:\n\x0cWeightsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x02R\x05value:\x028\x01"2\n\x05Color\x12\x15\n\x11COLOR_UNSPECIFIED\x10\x00\x12\x07\n\x03RED\x10\x01\x12\t\n\x05GREEN\x10\x02B\x08\n\x06choice"\x99\x05\n\x03Bag\x12\x14\n\x05title\x18\x01 \x01(\tR\x05title\x12\x12\n\x04blob\x18\x02 \x01(\x0cR\x04blob\x12\x14\n\x05count\x18\x03 \x01(\x03R\x05count\x12\x19\n\x05delta\x18\x04 \x01(\x11H\x00R\x05delta\x88\x01\x01\x12\x14\n\x05ratio\x18\x05 \x01(\x01R\x05ratio\x12\x12\n\x04flag\x18\x06 \x01(\x08R\x04flag\x12\x12\n\x04ints\x18\x07 \x03(\x05R\x04ints\x12\x12\n\x04tags\x18\x08 \x03(\tR\x04tags\x12.\n\x05items\x18\t \x03(\x0b2\x18.golden.Collections.ItemR\x05items\x12/\n\x06counts\x18\n \x03(\x0b2\x17.golden.Bag.CountsEntryR\x06counts\x12:\n\x0bitems_by_id\x18\x0b \x03(\x0b2\x1a.golden.Bag.ItemsByIdEntryR\titemsById\x12\x16\n\x06stamps\x18\x0c \x03(\x06R\x06stamps\x12/\n\x05color\x18\r \x01(\x0e2\x19.golden.Collections.ColorR\x05color\x12\x17\n\x04note\x18\x0e \x01(\tH\x01R\x04note\x88\x01\x01\x12\x10\n\x03big\x18\x0f \x01(\x04R\x03big\x12\x16\n\x06weight\x18\x10 \x01(\x02R\x06weight\x12\x16\n\x06ratios\x18\x11 \x03(\x01R\x06ratios\x1a9\n\x0bCountsEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1aV\n\x0eItemsByIdEntry\x12\x10\n\x03key\x18\x01 \x01(\x05R\x03key\x12.\n\x05value\x18\x02 \x01(\x0b2\x18.golden.Collections.ItemR\x05value:\x028\x01B\x08\n\x06_deltaB\x07\n\x05_noteb\x06proto3', (('golden/scalars.proto', 'golden.scalars_pb'),))
+# what a repeated field of a deferred parse holds until its first read makes it (never handed out)
+_pb_unmade_list: _t.Final[list[_t.Any]] = []
+# what a map of a deferred parse holds until its first read makes it (never handed out)
+_pb_unmade_dict: _t.Final[dict[_t.Any, _t.Any]] = {}
 
 
 class _c_Collections_Color(_enum.IntEnum):
@@ -3110,20 +3114,27 @@ class Bag(_rt.Message):
         elif _i == 2:
             _d.s2 = -1
         elif _i == 7:
+            self._f_ints = []  # its own, not the shared stand-in, before it counts as made
             _d.s7 = -1
         elif _i == 8:
+            self._f_tags = []  # its own, not the shared stand-in, before it counts as made
             _d.s8 = -1
         elif _i == 9:
+            self._f_items = []  # its own, not the shared stand-in, before it counts as made
             _d.s9 = -1
         elif _i == 10:
+            self._f_counts = {}  # its own, not the shared stand-in, before it counts as made
             _d.s10 = -1
         elif _i == 11:
+            self._f_items_by_id = {}  # its own, not the shared stand-in, before it counts as made
             _d.s11 = -1
         elif _i == 12:
+            self._f_stamps = []  # its own, not the shared stand-in, before it counts as made
             _d.s12 = -1
         elif _i == 14:
             _d.s14 = -1
         elif _i == 17:
+            self._f_ratios = []  # its own, not the shared stand-in, before it counts as made
             _d.s17 = -1
         self._pb_settle(_d)
 
@@ -3891,6 +3902,20 @@ class Bag(_rt.Message):
         _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
         if _d.keep:
             _d.verbatim = _canon
+            if _d.s7 >= 0:  # made on its first read: the empty one __init__ made is let go
+                self._f_ints = _pb_unmade_list
+            if _d.s8 >= 0:  # made on its first read: the empty one __init__ made is let go
+                self._f_tags = _pb_unmade_list
+            if _d.s9 >= 0:  # made on its first read: the empty one __init__ made is let go
+                self._f_items = _pb_unmade_list
+            if _d.s10 >= 0:  # made on its first read: the empty one __init__ made is let go
+                self._f_counts = _pb_unmade_dict
+            if _d.s11 >= 0:  # made on its first read: the empty one __init__ made is let go
+                self._f_items_by_id = _pb_unmade_dict
+            if _d.s12 >= 0:  # made on its first read: the empty one __init__ made is let go
+                self._f_stamps = _pb_unmade_list
+            if _d.s17 >= 0:  # made on its first read: the empty one __init__ made is let go
+                self._f_ratios = _pb_unmade_list
             self._pb_deferred = _d
             self._pb_unknown = b"\xff"
         else:  # the scalars stored are overwritten by the first access's decode

@@ -16,6 +16,8 @@ _pb_no_unknown: _t.Final = b""
 # strings and integers are written without making a string (interpreted, str() and C's encoder cost less)
 _pb_compiled: _t.Final = not __file__.endswith(".py")
 _pb_descriptor: _t.Final = ('golden/edition2024.proto', b'\n\x18golden/edition2024.proto\x12\x06golden"\xac\x02\n\x08LogEntry\x12\x1c\n\ttimestamp\x18\x01 \x01(\x03R\ttimestamp\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\x123\n\x06detail\x18\x03 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x06detail\x12F\n\x10unchecked_detail\x18\x04 \x01(\x0b2\x17.golden.LogEntry.DetailB\x02x\x01R\x0funcheckedDetail\x125\n\x07history\x18\x05 \x03(\x0b2\x17.golden.LogEntry.DetailB\x02(\x01R\x07history\x1a4\n\x06Detail\x12\x14\n\x05lines\x18\x01 \x03(\tR\x05lines\x12\x14\n\x05level\x18\x02 \x01(\x05R\x05level"F\n\x08Envelope\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12&\n\x05entry\x18\x02 \x01(\x0b2\x10.golden.LogEntryR\x05entry"\xed\x01\n\x04Node\x12\x14\n\x05value\x18\x01 \x01(\x05R\x05value\x12"\n\x05child\x18\x02 \x01(\x0b2\x0c.golden.NodeR\x05child\x12/\n\nlazy_child\x18\x03 \x01(\x0b2\x0c.golden.NodeB\x02(\x01R\tlazyChild\x129\n\x0funchecked_child\x18\x04 \x01(\x0b2\x0c.golden.NodeB\x02x\x01R\x0euncheckedChild\x12?\n\x12unchecked_children\x18\x05 \x03(\x0b2\x0c.golden.NodeB\x02x\x01R\x11uncheckedChildrenb\x08editionsp\xe9\x07', ())
+# what a repeated field of a deferred parse holds until its first read makes it (never handed out)
+_pb_unmade_list: _t.Final[list[_t.Any]] = []
 
 
 @_rt.mypyc_attr(free_list_len=1)  # compiled: a freed state is kept for the next parse (no allocation)
@@ -189,6 +191,7 @@ class _c_LogEntry_Detail(_rt.Message):
                 self._pb_drop(_i, True)
             return
         if _i == 1:
+            self._f_lines = []  # its own, not the shared stand-in, before it counts as made
             _d.s1 = -1
         self._pb_settle(_d)
 
@@ -332,6 +335,8 @@ class _c_LogEntry_Detail(_rt.Message):
         _canon = self._pb_scan_keep(_buf, 0, len(_buf), _depth, _d)
         if _d.keep:
             _d.verbatim = _canon
+            if _d.s1 >= 0:  # made on its first read: the empty one __init__ made is let go
+                self._f_lines = _pb_unmade_list
             self._pb_deferred = _d
             self._pb_unknown = b"\xff"
         else:  # the scalars stored are overwritten by the first access's decode
