@@ -240,6 +240,23 @@ def test_a_container_not_made_yet_holds_no_object_of_its_own(mods: Modules) -> N
         assert msg.serialize() == wire
 
 
+def test_a_write_that_fails_changes_nothing(mods: Modules) -> None:
+    """A value a repeated field or map cannot hold is refused before anything changes: a deferred
+    message keeps the field's value in the input, and its verbatim copy."""
+    if not mods.accessors:
+        pytest.skip("the open style has no setters")
+    Bag = mods.load("collections").Bag
+    wire = Bag(title="t", tags=["a"], counts={"k": 1}).serialize()
+    for lazy in (True, False):
+        msg = Bag.parse(wire, lazy=lazy)
+        with pytest.raises(TypeError):
+            msg.set_tags(["b", 5])
+        with pytest.raises(TypeError):
+            msg.set_counts({"j": "x"})
+        assert msg.serialize() == wire
+        assert msg.get_tags() == ["a"] and msg.get_counts() == {"k": 1}
+
+
 def test_unknown_fields_keep_the_input_whole(mods: Modules) -> None:
     """Input with unknown fields is kept as before the layout: decoded whole on first access."""
     if not mods.accessors:

@@ -180,7 +180,8 @@ class Api(_rt.Message):
         return self.methods
 
     def set_methods(self, value: _t.Iterable[Method]) -> None:
-        self.methods = _rt.checked_list(self, 2, value, Method) if value else []
+        _made = _rt.checked_list(self, 2, value, Method) if value else []
+        self.methods = _made
 
     def clear_methods(self) -> None:
         self.methods = []
@@ -193,7 +194,8 @@ class Api(_rt.Message):
         return self.options
 
     def set_options(self, value: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option]) -> None:
-        self.options = _rt.checked_list(self, 3, value, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option) if value else []
+        _made = _rt.checked_list(self, 3, value, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option) if value else []
+        self.options = _made
 
     def clear_options(self) -> None:
         self.options = []
@@ -256,7 +258,8 @@ class Api(_rt.Message):
         return self.mixins
 
     def set_mixins(self, value: _t.Iterable[Mixin]) -> None:
-        self.mixins = _rt.checked_list(self, 6, value, Mixin) if value else []
+        _made = _rt.checked_list(self, 6, value, Mixin) if value else []
+        self.mixins = _made
 
     def clear_mixins(self) -> None:
         self.mixins = []
@@ -1117,7 +1120,8 @@ class Method(_rt.Message):
         return self.options
 
     def set_options(self, value: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option]) -> None:
-        self.options = _rt.checked_list(self, 6, value, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option) if value else []
+        _made = _rt.checked_list(self, 6, value, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_pb.Option) if value else []
+        self.options = _made
 
     def clear_options(self) -> None:
         self.options = []

@@ -127,8 +127,9 @@ class Api(_rt.Message):
         return self._f_methods
 
     def set_methods(self, value: _t.Iterable[Method]) -> None:
+        _made = _rt.checked_list(self, 2, value, Method) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_methods = _rt.checked_list(self, 2, value, Method) if value else []
+        self._f_methods = _made
 
     def clear_methods(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
@@ -143,8 +144,9 @@ class Api(_rt.Message):
         return self._f_options
 
     def set_options(self, value: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option]) -> None:
+        _made = _rt.checked_list(self, 3, value, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_options = _rt.checked_list(self, 3, value, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option) if value else []
+        self._f_options = _made
 
     def clear_options(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
@@ -216,8 +218,9 @@ class Api(_rt.Message):
         return self._f_mixins
 
     def set_mixins(self, value: _t.Iterable[Mixin]) -> None:
+        _made = _rt.checked_list(self, 6, value, Mixin) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_mixins = _rt.checked_list(self, 6, value, Mixin) if value else []
+        self._f_mixins = _made
 
     def clear_mixins(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
@@ -1144,8 +1147,9 @@ class Method(_rt.Message):
         return self._f_options
 
     def set_options(self, value: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option]) -> None:
+        _made = _rt.checked_list(self, 6, value, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_drop(6)
-        self._f_options = _rt.checked_list(self, 6, value, _m_protoc_gen_pyopaque__runtime__google__protobuf__type_protoopaque_pb.Option) if value else []
+        self._f_options = _made
 
     def clear_options(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_drop(6)

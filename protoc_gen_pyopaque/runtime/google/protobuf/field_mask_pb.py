@@ -260,7 +260,8 @@ class FieldMask(_rt.FieldMaskBase):
         return self.paths
 
     def set_paths(self, value: _t.Iterable[str]) -> None:
-        self.paths = _rt.checked_list(self, 1, value, str) if value else []
+        _made = _rt.checked_list(self, 1, value, str) if value else []
+        self.paths = _made
 
     def clear_paths(self) -> None:
         self.paths = []

@@ -250,8 +250,9 @@ class FieldMask(_rt.FieldMaskBase):
         return self._f_paths
 
     def set_paths(self, value: _t.Iterable[str]) -> None:
+        _made = _rt.checked_list(self, 1, value, str) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_paths = _rt.checked_list(self, 1, value, str) if value else []
+        self._f_paths = _made
 
     def clear_paths(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()

@@ -92,7 +92,8 @@ class Struct(_rt.StructBase):
         return self.fields
 
     def set_fields(self, value: _t.Mapping[str, Value]) -> None:
-        self.fields = _rt.checked_map(self, 1, value, str, Value) if value else {}
+        _made = _rt.checked_map(self, 1, value, str, Value) if value else {}
+        self.fields = _made
 
     def clear_fields(self) -> None:
         self.fields = {}
@@ -1065,7 +1066,8 @@ class ListValue(_rt.ListValueBase):
         return self.values
 
     def set_values(self, value: _t.Iterable[Value]) -> None:
-        self.values = _rt.checked_list(self, 1, value, Value) if value else []
+        _made = _rt.checked_list(self, 1, value, Value) if value else []
+        self.values = _made
 
     def clear_values(self) -> None:
         self.values = []

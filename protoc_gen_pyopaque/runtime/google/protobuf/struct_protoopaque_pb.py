@@ -82,8 +82,9 @@ class Struct(_rt.StructBase):
         return self._f_fields
 
     def set_fields(self, value: _t.Mapping[str, Value]) -> None:
+        _made = _rt.checked_map(self, 1, value, str, Value) if value else {}
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_fields = _rt.checked_map(self, 1, value, str, Value) if value else {}
+        self._f_fields = _made
 
     def clear_fields(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
@@ -1027,8 +1028,9 @@ class ListValue(_rt.ListValueBase):
         return self._f_values
 
     def set_values(self, value: _t.Iterable[Value]) -> None:
+        _made = _rt.checked_list(self, 1, value, Value) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_values = _rt.checked_list(self, 1, value, Value) if value else []
+        self._f_values = _made
 
     def clear_values(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()

@@ -150,7 +150,8 @@ class Type(_rt.Message):
         return self.fields
 
     def set_fields(self, value: _t.Iterable[Field]) -> None:
-        self.fields = _rt.checked_list(self, 2, value, Field) if value else []
+        _made = _rt.checked_list(self, 2, value, Field) if value else []
+        self.fields = _made
 
     def clear_fields(self) -> None:
         self.fields = []
@@ -163,7 +164,8 @@ class Type(_rt.Message):
         return self.oneofs
 
     def set_oneofs(self, value: _t.Iterable[str]) -> None:
-        self.oneofs = _rt.checked_list(self, 3, value, str) if value else []
+        _made = _rt.checked_list(self, 3, value, str) if value else []
+        self.oneofs = _made
 
     def clear_oneofs(self) -> None:
         self.oneofs = []
@@ -176,7 +178,8 @@ class Type(_rt.Message):
         return self.options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
-        self.options = _rt.checked_list(self, 4, value, Option) if value else []
+        _made = _rt.checked_list(self, 4, value, Option) if value else []
+        self.options = _made
 
     def clear_options(self) -> None:
         self.options = []
@@ -1079,7 +1082,8 @@ class Field(_rt.Message):
         return self.options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
-        self.options = _rt.checked_list(self, 9, value, Option) if value else []
+        _made = _rt.checked_list(self, 9, value, Option) if value else []
+        self.options = _made
 
     def clear_options(self) -> None:
         self.options = []
@@ -1906,7 +1910,8 @@ class Enum(_rt.Message):
         return self.enumvalue
 
     def set_enumvalue(self, value: _t.Iterable[EnumValue]) -> None:
-        self.enumvalue = _rt.checked_list(self, 2, value, EnumValue) if value else []
+        _made = _rt.checked_list(self, 2, value, EnumValue) if value else []
+        self.enumvalue = _made
 
     def clear_enumvalue(self) -> None:
         self.enumvalue = []
@@ -1919,7 +1924,8 @@ class Enum(_rt.Message):
         return self.options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
-        self.options = _rt.checked_list(self, 3, value, Option) if value else []
+        _made = _rt.checked_list(self, 3, value, Option) if value else []
+        self.options = _made
 
     def clear_options(self) -> None:
         self.options = []
@@ -2563,7 +2569,8 @@ class EnumValue(_rt.Message):
         return self.options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
-        self.options = _rt.checked_list(self, 3, value, Option) if value else []
+        _made = _rt.checked_list(self, 3, value, Option) if value else []
+        self.options = _made
 
     def clear_options(self) -> None:
         self.options = []

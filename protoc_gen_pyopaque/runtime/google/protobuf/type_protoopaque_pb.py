@@ -122,8 +122,9 @@ class Type(_rt.Message):
         return self._f_fields
 
     def set_fields(self, value: _t.Iterable[Field]) -> None:
+        _made = _rt.checked_list(self, 2, value, Field) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_fields = _rt.checked_list(self, 2, value, Field) if value else []
+        self._f_fields = _made
 
     def clear_fields(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
@@ -138,8 +139,9 @@ class Type(_rt.Message):
         return self._f_oneofs
 
     def set_oneofs(self, value: _t.Iterable[str]) -> None:
+        _made = _rt.checked_list(self, 3, value, str) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_oneofs = _rt.checked_list(self, 3, value, str) if value else []
+        self._f_oneofs = _made
 
     def clear_oneofs(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
@@ -154,8 +156,9 @@ class Type(_rt.Message):
         return self._f_options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
+        _made = _rt.checked_list(self, 4, value, Option) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_options = _rt.checked_list(self, 4, value, Option) if value else []
+        self._f_options = _made
 
     def clear_options(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
@@ -1126,8 +1129,9 @@ class Field(_rt.Message):
         return self._f_options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
+        _made = _rt.checked_list(self, 9, value, Option) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_drop(9)
-        self._f_options = _rt.checked_list(self, 9, value, Option) if value else []
+        self._f_options = _made
 
     def clear_options(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_drop(9)
@@ -2421,8 +2425,9 @@ class Enum(_rt.Message):
         return self._f_enumvalue
 
     def set_enumvalue(self, value: _t.Iterable[EnumValue]) -> None:
+        _made = _rt.checked_list(self, 2, value, EnumValue) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_enumvalue = _rt.checked_list(self, 2, value, EnumValue) if value else []
+        self._f_enumvalue = _made
 
     def clear_enumvalue(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
@@ -2437,8 +2442,9 @@ class Enum(_rt.Message):
         return self._f_options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
+        _made = _rt.checked_list(self, 3, value, Option) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_options = _rt.checked_list(self, 3, value, Option) if value else []
+        self._f_options = _made
 
     def clear_options(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
@@ -3157,8 +3163,9 @@ class EnumValue(_rt.Message):
         return self._f_options
 
     def set_options(self, value: _t.Iterable[Option]) -> None:
+        _made = _rt.checked_list(self, 3, value, Option) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_drop(3)
-        self._f_options = _rt.checked_list(self, 3, value, Option) if value else []
+        self._f_options = _made
 
     def clear_options(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_drop(3)

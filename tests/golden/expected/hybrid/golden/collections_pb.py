@@ -480,7 +480,8 @@ class Collections(_rt.Message):
         return self.packed_ints
 
     def set_packed_ints(self, value: _t.Iterable[int]) -> None:
-        self.packed_ints = _rt.checked_list(self, 1, value, int, -0x80000000, 0x7FFFFFFF) if value else []
+        _made = _rt.checked_list(self, 1, value, int, -0x80000000, 0x7FFFFFFF) if value else []
+        self.packed_ints = _made
 
     def clear_packed_ints(self) -> None:
         self.packed_ints = []
@@ -490,7 +491,8 @@ class Collections(_rt.Message):
         return self.names
 
     def set_names(self, value: _t.Iterable[str]) -> None:
-        self.names = _rt.checked_list(self, 2, value, str) if value else []
+        _made = _rt.checked_list(self, 2, value, str) if value else []
+        self.names = _made
 
     def clear_names(self) -> None:
         self.names = []
@@ -500,7 +502,8 @@ class Collections(_rt.Message):
         return self.items
 
     def set_items(self, value: _t.Iterable[Collections.Item]) -> None:
-        self.items = _rt.checked_list(self, 3, value, _c_Collections_Item) if value else []
+        _made = _rt.checked_list(self, 3, value, _c_Collections_Item) if value else []
+        self.items = _made
 
     def clear_items(self) -> None:
         self.items = []
@@ -510,7 +513,8 @@ class Collections(_rt.Message):
         return self.colors
 
     def set_colors(self, value: _t.Iterable[Collections.Color | int]) -> None:
-        self.colors = _rt.checked_list(self, 4, value, int, -0x80000000, 0x7FFFFFFF) if value else []
+        _made = _rt.checked_list(self, 4, value, int, -0x80000000, 0x7FFFFFFF) if value else []
+        self.colors = _made
 
     def clear_colors(self) -> None:
         self.colors = []
@@ -520,7 +524,8 @@ class Collections(_rt.Message):
         return self.counts
 
     def set_counts(self, value: _t.Mapping[str, int]) -> None:
-        self.counts = _rt.checked_map(self, 5, value, str, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if value else {}
+        _made = _rt.checked_map(self, 5, value, str, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if value else {}
+        self.counts = _made
 
     def clear_counts(self) -> None:
         self.counts = {}
@@ -530,7 +535,8 @@ class Collections(_rt.Message):
         return self.items_by_id
 
     def set_items_by_id(self, value: _t.Mapping[int, Collections.Item]) -> None:
-        self.items_by_id = _rt.checked_map(self, 6, value, int, _c_Collections_Item) if value else {}
+        _made = _rt.checked_map(self, 6, value, int, _c_Collections_Item) if value else {}
+        self.items_by_id = _made
 
     def clear_items_by_id(self) -> None:
         self.items_by_id = {}
@@ -543,7 +549,8 @@ class Collections(_rt.Message):
         return self.color_by_flag
 
     def set_color_by_flag(self, value: _t.Mapping[bool, Collections.Color | int]) -> None:
-        self.color_by_flag = _rt.checked_map(self, 10, value, bool, int, -0x80000000, 0x7FFFFFFF) if value else {}
+        _made = _rt.checked_map(self, 10, value, bool, int, -0x80000000, 0x7FFFFFFF) if value else {}
+        self.color_by_flag = _made
 
     def clear_color_by_flag(self) -> None:
         self.color_by_flag = {}
@@ -556,7 +563,8 @@ class Collections(_rt.Message):
         return self.ratios
 
     def set_ratios(self, value: _t.Iterable[float]) -> None:
-        self.ratios = _rt.checked_list(self, 11, value, None) if value else []
+        _made = _rt.checked_list(self, 11, value, None) if value else []
+        self.ratios = _made
 
     def clear_ratios(self) -> None:
         self.ratios = []
@@ -566,7 +574,8 @@ class Collections(_rt.Message):
         return self.weights
 
     def set_weights(self, value: _t.Mapping[str, float]) -> None:
-        self.weights = _rt.checked_map(self, 12, value, str, None) if value else {}
+        _made = _rt.checked_map(self, 12, value, str, None) if value else {}
+        self.weights = _made
 
     def clear_weights(self) -> None:
         self.weights = {}
@@ -2328,7 +2337,8 @@ class Bag(_rt.Message):
         return self.ints
 
     def set_ints(self, value: _t.Iterable[int]) -> None:
-        self.ints = _rt.checked_list(self, 7, value, int, -0x80000000, 0x7FFFFFFF) if value else []
+        _made = _rt.checked_list(self, 7, value, int, -0x80000000, 0x7FFFFFFF) if value else []
+        self.ints = _made
 
     def clear_ints(self) -> None:
         self.ints = []
@@ -2338,7 +2348,8 @@ class Bag(_rt.Message):
         return self.tags
 
     def set_tags(self, value: _t.Iterable[str]) -> None:
-        self.tags = _rt.checked_list(self, 8, value, str) if value else []
+        _made = _rt.checked_list(self, 8, value, str) if value else []
+        self.tags = _made
 
     def clear_tags(self) -> None:
         self.tags = []
@@ -2348,7 +2359,8 @@ class Bag(_rt.Message):
         return self.items
 
     def set_items(self, value: _t.Iterable[Collections.Item]) -> None:
-        self.items = _rt.checked_list(self, 9, value, _c_Collections_Item) if value else []
+        _made = _rt.checked_list(self, 9, value, _c_Collections_Item) if value else []
+        self.items = _made
 
     def clear_items(self) -> None:
         self.items = []
@@ -2358,7 +2370,8 @@ class Bag(_rt.Message):
         return self.counts
 
     def set_counts(self, value: _t.Mapping[str, int]) -> None:
-        self.counts = _rt.checked_map(self, 10, value, str, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if value else {}
+        _made = _rt.checked_map(self, 10, value, str, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if value else {}
+        self.counts = _made
 
     def clear_counts(self) -> None:
         self.counts = {}
@@ -2368,7 +2381,8 @@ class Bag(_rt.Message):
         return self.items_by_id
 
     def set_items_by_id(self, value: _t.Mapping[int, Collections.Item]) -> None:
-        self.items_by_id = _rt.checked_map(self, 11, value, int, _c_Collections_Item) if value else {}
+        _made = _rt.checked_map(self, 11, value, int, _c_Collections_Item) if value else {}
+        self.items_by_id = _made
 
     def clear_items_by_id(self) -> None:
         self.items_by_id = {}
@@ -2378,7 +2392,8 @@ class Bag(_rt.Message):
         return self.stamps
 
     def set_stamps(self, value: _t.Iterable[int]) -> None:
-        self.stamps = _rt.checked_list(self, 12, value, int, 0x0, 0xFFFFFFFFFFFFFFFF) if value else []
+        _made = _rt.checked_list(self, 12, value, int, 0x0, 0xFFFFFFFFFFFFFFFF) if value else []
+        self.stamps = _made
 
     def clear_stamps(self) -> None:
         self.stamps = []
@@ -2439,7 +2454,8 @@ class Bag(_rt.Message):
         return self.ratios
 
     def set_ratios(self, value: _t.Iterable[float]) -> None:
-        self.ratios = _rt.checked_list(self, 17, value, float) if value else []
+        _made = _rt.checked_list(self, 17, value, float) if value else []
+        self.ratios = _made
 
     def clear_ratios(self) -> None:
         self.ratios = []

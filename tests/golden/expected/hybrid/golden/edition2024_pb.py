@@ -63,7 +63,8 @@ class _c_LogEntry_Detail(_rt.Message):
         return self.lines
 
     def set_lines(self, value: _t.Iterable[str]) -> None:
-        self.lines = _rt.checked_list(self, 1, value, str) if value else []
+        _made = _rt.checked_list(self, 1, value, str) if value else []
+        self.lines = _made
 
     def clear_lines(self) -> None:
         self.lines = []
@@ -442,7 +443,8 @@ class LogEntry(_rt.Message):
         return self.history
 
     def set_history(self, value: _t.Iterable[LogEntry.Detail]) -> None:
-        self.history = _rt.checked_list(self, 5, value, _c_LogEntry_Detail) if value else []
+        _made = _rt.checked_list(self, 5, value, _c_LogEntry_Detail) if value else []
+        self.history = _made
 
     def clear_history(self) -> None:
         self.history = []
@@ -1300,7 +1302,8 @@ class Node(_rt.Message):
         return self.unchecked_children
 
     def set_unchecked_children(self, value: _t.Iterable[Node]) -> None:
-        self.unchecked_children = _rt.checked_list(self, 5, value, Node) if value else []
+        _made = _rt.checked_list(self, 5, value, Node) if value else []
+        self.unchecked_children = _made
 
     def clear_unchecked_children(self) -> None:
         self.unchecked_children = []

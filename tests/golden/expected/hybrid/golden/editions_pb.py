@@ -369,7 +369,8 @@ class Edition2023(_rt.Message):
         return self.expanded
 
     def set_expanded(self, value: _t.Iterable[int]) -> None:
-        self.expanded = _rt.checked_list(self, 4, value, int, -0x80000000, 0x7FFFFFFF) if value else []
+        _made = _rt.checked_list(self, 4, value, int, -0x80000000, 0x7FFFFFFF) if value else []
+        self.expanded = _made
 
     def clear_expanded(self) -> None:
         self.expanded = []
@@ -426,7 +427,8 @@ class Edition2023(_rt.Message):
         return self.states
 
     def set_states(self, value: _t.Iterable[State | int]) -> None:
-        self.states = _rt.checked_list(self, 8, value, None) if value else []
+        _made = _rt.checked_list(self, 8, value, None) if value else []
+        self.states = _made
 
     def clear_states(self) -> None:
         self.states = []
@@ -436,7 +438,8 @@ class Edition2023(_rt.Message):
         return self.state_by_name
 
     def set_state_by_name(self, value: _t.Mapping[str, State | int]) -> None:
-        self.state_by_name = _rt.checked_map(self, 9, value, str, None) if value else {}
+        _made = _rt.checked_map(self, 9, value, str, None) if value else {}
+        self.state_by_name = _made
 
     def clear_state_by_name(self) -> None:
         self.state_by_name = {}

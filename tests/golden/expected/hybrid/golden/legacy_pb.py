@@ -480,7 +480,8 @@ class Legacy(_rt.ExtendableMessage):
         return self.samples
 
     def set_samples(self, value: _t.Iterable[int]) -> None:
-        self.samples = _rt.checked_list(self, 5, value, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if value else []
+        _made = _rt.checked_list(self, 5, value, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if value else []
+        self.samples = _made
 
     def clear_samples(self) -> None:
         self.samples = []

@@ -1962,7 +1962,8 @@ class Holder(_rt.ExtendableMessage):
         return self.m4_
 
     def set_m4(self, value: _t.Iterable[m4]) -> None:
-        self.m4_ = _rt.checked_list(self, 4, value, m4) if value else []
+        _made = _rt.checked_list(self, 4, value, m4) if value else []
+        self.m4_ = _made
 
     def clear_m4(self) -> None:
         self.m4_ = []
@@ -1976,7 +1977,8 @@ class Holder(_rt.ExtendableMessage):
         return self.items
 
     def set_items(self, value: _t.Iterable[i5]) -> None:
-        self.items = _rt.checked_list(self, 5, value, i5) if value else []
+        _made = _rt.checked_list(self, 5, value, i5) if value else []
+        self.items = _made
 
     def clear_items(self) -> None:
         self.items = []
@@ -1986,7 +1988,8 @@ class Holder(_rt.ExtendableMessage):
         return self.by_id
 
     def set_by_id(self, value: _t.Mapping[int, key6]) -> None:
-        self.by_id = _rt.checked_map(self, 6, value, int, key6) if value else {}
+        _made = _rt.checked_map(self, 6, value, int, key6) if value else {}
+        self.by_id = _made
 
     def clear_by_id(self) -> None:
         self.by_id = {}

@@ -144,7 +144,8 @@ class Stamped(_rt.Message):
         return self.history
 
     def set_history(self, value: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp]) -> None:
-        self.history = _rt.checked_list(self, 5, value, _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp) if value else []
+        _made = _rt.checked_list(self, 5, value, _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp) if value else []
+        self.history = _made
 
     def clear_history(self) -> None:
         self.history = []
@@ -154,7 +155,8 @@ class Stamped(_rt.Message):
         return self.by_key
 
     def set_by_key(self, value: _t.Mapping[str, _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp]) -> None:
-        self.by_key = _rt.checked_map(self, 6, value, str, _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp) if value else {}
+        _made = _rt.checked_map(self, 6, value, str, _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp) if value else {}
+        self.by_key = _made
 
     def clear_by_key(self) -> None:
         self.by_key = {}

@@ -618,8 +618,9 @@ class Collections(_rt.Message):
         return self._f_packed_ints
 
     def set_packed_ints(self, value: _t.Iterable[int]) -> None:
+        _made = _rt.checked_list(self, 1, value, int, -0x80000000, 0x7FFFFFFF) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_packed_ints = _rt.checked_list(self, 1, value, int, -0x80000000, 0x7FFFFFFF) if value else []
+        self._f_packed_ints = _made
 
     def clear_packed_ints(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
@@ -631,8 +632,9 @@ class Collections(_rt.Message):
         return self._f_names
 
     def set_names(self, value: _t.Iterable[str]) -> None:
+        _made = _rt.checked_list(self, 2, value, str) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_names = _rt.checked_list(self, 2, value, str) if value else []
+        self._f_names = _made
 
     def clear_names(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
@@ -644,8 +646,9 @@ class Collections(_rt.Message):
         return self._f_items
 
     def set_items(self, value: _t.Iterable[Collections.Item]) -> None:
+        _made = _rt.checked_list(self, 3, value, _c_Collections_Item) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_items = _rt.checked_list(self, 3, value, _c_Collections_Item) if value else []
+        self._f_items = _made
 
     def clear_items(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
@@ -657,8 +660,9 @@ class Collections(_rt.Message):
         return self._f_colors
 
     def set_colors(self, value: _t.Iterable[Collections.Color | int]) -> None:
+        _made = _rt.checked_list(self, 4, value, int, -0x80000000, 0x7FFFFFFF) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_colors = _rt.checked_list(self, 4, value, int, -0x80000000, 0x7FFFFFFF) if value else []
+        self._f_colors = _made
 
     def clear_colors(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
@@ -670,8 +674,9 @@ class Collections(_rt.Message):
         return self._f_counts
 
     def set_counts(self, value: _t.Mapping[str, int]) -> None:
+        _made = _rt.checked_map(self, 5, value, str, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if value else {}
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_counts = _rt.checked_map(self, 5, value, str, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if value else {}
+        self._f_counts = _made
 
     def clear_counts(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
@@ -683,8 +688,9 @@ class Collections(_rt.Message):
         return self._f_items_by_id
 
     def set_items_by_id(self, value: _t.Mapping[int, Collections.Item]) -> None:
+        _made = _rt.checked_map(self, 6, value, int, _c_Collections_Item) if value else {}
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_items_by_id = _rt.checked_map(self, 6, value, int, _c_Collections_Item) if value else {}
+        self._f_items_by_id = _made
 
     def clear_items_by_id(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
@@ -699,8 +705,9 @@ class Collections(_rt.Message):
         return self._f_color_by_flag
 
     def set_color_by_flag(self, value: _t.Mapping[bool, Collections.Color | int]) -> None:
+        _made = _rt.checked_map(self, 10, value, bool, int, -0x80000000, 0x7FFFFFFF) if value else {}
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_color_by_flag = _rt.checked_map(self, 10, value, bool, int, -0x80000000, 0x7FFFFFFF) if value else {}
+        self._f_color_by_flag = _made
 
     def clear_color_by_flag(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
@@ -715,8 +722,9 @@ class Collections(_rt.Message):
         return self._f_ratios
 
     def set_ratios(self, value: _t.Iterable[float]) -> None:
+        _made = _rt.checked_list(self, 11, value, None) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_ratios = _rt.checked_list(self, 11, value, None) if value else []
+        self._f_ratios = _made
 
     def clear_ratios(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
@@ -728,8 +736,9 @@ class Collections(_rt.Message):
         return self._f_weights
 
     def set_weights(self, value: _t.Mapping[str, float]) -> None:
+        _made = _rt.checked_map(self, 12, value, str, None) if value else {}
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_weights = _rt.checked_map(self, 12, value, str, None) if value else {}
+        self._f_weights = _made
 
     def clear_weights(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
@@ -2611,8 +2620,9 @@ class Bag(_rt.Message):
         return self._f_ints
 
     def set_ints(self, value: _t.Iterable[int]) -> None:
+        _made = _rt.checked_list(self, 7, value, int, -0x80000000, 0x7FFFFFFF) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_drop(7)
-        self._f_ints = _rt.checked_list(self, 7, value, int, -0x80000000, 0x7FFFFFFF) if value else []
+        self._f_ints = _made
 
     def clear_ints(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_drop(7)
@@ -2624,8 +2634,9 @@ class Bag(_rt.Message):
         return self._f_tags
 
     def set_tags(self, value: _t.Iterable[str]) -> None:
+        _made = _rt.checked_list(self, 8, value, str) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_drop(8)
-        self._f_tags = _rt.checked_list(self, 8, value, str) if value else []
+        self._f_tags = _made
 
     def clear_tags(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_drop(8)
@@ -2637,8 +2648,9 @@ class Bag(_rt.Message):
         return self._f_items
 
     def set_items(self, value: _t.Iterable[Collections.Item]) -> None:
+        _made = _rt.checked_list(self, 9, value, _c_Collections_Item) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_drop(9)
-        self._f_items = _rt.checked_list(self, 9, value, _c_Collections_Item) if value else []
+        self._f_items = _made
 
     def clear_items(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_drop(9)
@@ -2650,8 +2662,9 @@ class Bag(_rt.Message):
         return self._f_counts
 
     def set_counts(self, value: _t.Mapping[str, int]) -> None:
+        _made = _rt.checked_map(self, 10, value, str, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if value else {}
         if self._pb_unknown is not _pb_no_unknown: self._pb_drop(10)
-        self._f_counts = _rt.checked_map(self, 10, value, str, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if value else {}
+        self._f_counts = _made
 
     def clear_counts(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_drop(10)
@@ -2663,8 +2676,9 @@ class Bag(_rt.Message):
         return self._f_items_by_id
 
     def set_items_by_id(self, value: _t.Mapping[int, Collections.Item]) -> None:
+        _made = _rt.checked_map(self, 11, value, int, _c_Collections_Item) if value else {}
         if self._pb_unknown is not _pb_no_unknown: self._pb_drop(11)
-        self._f_items_by_id = _rt.checked_map(self, 11, value, int, _c_Collections_Item) if value else {}
+        self._f_items_by_id = _made
 
     def clear_items_by_id(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_drop(11)
@@ -2676,8 +2690,9 @@ class Bag(_rt.Message):
         return self._f_stamps
 
     def set_stamps(self, value: _t.Iterable[int]) -> None:
+        _made = _rt.checked_list(self, 12, value, int, 0x0, 0xFFFFFFFFFFFFFFFF) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_drop(12)
-        self._f_stamps = _rt.checked_list(self, 12, value, int, 0x0, 0xFFFFFFFFFFFFFFFF) if value else []
+        self._f_stamps = _made
 
     def clear_stamps(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_drop(12)
@@ -2754,8 +2769,9 @@ class Bag(_rt.Message):
         return self._f_ratios
 
     def set_ratios(self, value: _t.Iterable[float]) -> None:
+        _made = _rt.checked_list(self, 17, value, float) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_drop(17)
-        self._f_ratios = _rt.checked_list(self, 17, value, float) if value else []
+        self._f_ratios = _made
 
     def clear_ratios(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_drop(17)

@@ -84,8 +84,9 @@ class _c_LogEntry_Detail(_rt.Message):
         return self._f_lines
 
     def set_lines(self, value: _t.Iterable[str]) -> None:
+        _made = _rt.checked_list(self, 1, value, str) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_drop(1)
-        self._f_lines = _rt.checked_list(self, 1, value, str) if value else []
+        self._f_lines = _made
 
     def clear_lines(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_drop(1)
@@ -730,8 +731,9 @@ class LogEntry(_rt.Message):
         return self._f_history
 
     def set_history(self, value: _t.Iterable[LogEntry.Detail]) -> None:
+        _made = _rt.checked_list(self, 5, value, _c_LogEntry_Detail) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_history = _rt.checked_list(self, 5, value, _c_LogEntry_Detail) if value else []
+        self._f_history = _made
 
     def clear_history(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
@@ -1784,8 +1786,9 @@ class Node(_rt.Message):
         return self._f_unchecked_children
 
     def set_unchecked_children(self, value: _t.Iterable[Node]) -> None:
+        _made = _rt.checked_list(self, 5, value, Node) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_unchecked_children = _rt.checked_list(self, 5, value, Node) if value else []
+        self._f_unchecked_children = _made
 
     def clear_unchecked_children(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()

@@ -543,7 +543,8 @@ class Edition2023(_rt.Message):
         return self._f_expanded
 
     def set_expanded(self, value: _t.Iterable[int]) -> None:
-        self._f_expanded = _rt.checked_list(self, 4, value, int, -0x80000000, 0x7FFFFFFF) if value else []
+        _made = _rt.checked_list(self, 4, value, int, -0x80000000, 0x7FFFFFFF) if value else []
+        self._f_expanded = _made
 
     def clear_expanded(self) -> None:
         self._f_expanded = []
@@ -602,7 +603,8 @@ class Edition2023(_rt.Message):
         return self._f_states
 
     def set_states(self, value: _t.Iterable[State | int]) -> None:
-        self._f_states = _rt.checked_list(self, 8, value, None) if value else []
+        _made = _rt.checked_list(self, 8, value, None) if value else []
+        self._f_states = _made
 
     def clear_states(self) -> None:
         self._f_states = []
@@ -612,7 +614,8 @@ class Edition2023(_rt.Message):
         return self._f_state_by_name
 
     def set_state_by_name(self, value: _t.Mapping[str, State | int]) -> None:
-        self._f_state_by_name = _rt.checked_map(self, 9, value, str, None) if value else {}
+        _made = _rt.checked_map(self, 9, value, str, None) if value else {}
+        self._f_state_by_name = _made
 
     def clear_state_by_name(self) -> None:
         self._f_state_by_name = {}

@@ -656,7 +656,8 @@ class Legacy(_rt.ExtendableMessage):
         return self._f_samples
 
     def set_samples(self, value: _t.Iterable[int]) -> None:
-        self._f_samples = _rt.checked_list(self, 5, value, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if value else []
+        _made = _rt.checked_list(self, 5, value, int, -0x8000000000000000, 0x7FFFFFFFFFFFFFFF) if value else []
+        self._f_samples = _made
 
     def clear_samples(self) -> None:
         self._f_samples = []

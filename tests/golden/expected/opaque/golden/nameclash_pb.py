@@ -3258,7 +3258,8 @@ class Holder(_rt.ExtendableMessage):
         return self._f_m4
 
     def set_m4(self, value: _t.Iterable[m4]) -> None:
-        self._f_m4 = _rt.checked_list(self, 4, value, m4) if value else []
+        _made = _rt.checked_list(self, 4, value, m4) if value else []
+        self._f_m4 = _made
 
     def clear_m4(self) -> None:
         self._f_m4 = []
@@ -3272,7 +3273,8 @@ class Holder(_rt.ExtendableMessage):
         return self._f_items
 
     def set_items(self, value: _t.Iterable[i5]) -> None:
-        self._f_items = _rt.checked_list(self, 5, value, i5) if value else []
+        _made = _rt.checked_list(self, 5, value, i5) if value else []
+        self._f_items = _made
 
     def clear_items(self) -> None:
         self._f_items = []
@@ -3282,7 +3284,8 @@ class Holder(_rt.ExtendableMessage):
         return self._f_by_id
 
     def set_by_id(self, value: _t.Mapping[int, key6]) -> None:
-        self._f_by_id = _rt.checked_map(self, 6, value, int, key6) if value else {}
+        _made = _rt.checked_map(self, 6, value, int, key6) if value else {}
+        self._f_by_id = _made
 
     def clear_by_id(self) -> None:
         self._f_by_id = {}

@@ -147,8 +147,9 @@ class Stamped(_rt.Message):
         return self._f_history
 
     def set_history(self, value: _t.Iterable[_m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp]) -> None:
+        _made = _rt.checked_list(self, 5, value, _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp) if value else []
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_history = _rt.checked_list(self, 5, value, _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp) if value else []
+        self._f_history = _made
 
     def clear_history(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
@@ -160,8 +161,9 @@ class Stamped(_rt.Message):
         return self._f_by_key
 
     def set_by_key(self, value: _t.Mapping[str, _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp]) -> None:
+        _made = _rt.checked_map(self, 6, value, str, _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp) if value else {}
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
-        self._f_by_key = _rt.checked_map(self, 6, value, str, _m_protoc_gen_pyopaque__runtime__google__protobuf__timestamp_pb.Timestamp) if value else {}
+        self._f_by_key = _made
 
     def clear_by_key(self) -> None:
         if self._pb_unknown is not _pb_no_unknown: self._pb_load_raw()
