@@ -432,8 +432,8 @@ def scan_varint(buf: bytes, pos: i64, kind: i64) -> i64:
             pos += 8
         else:  # it ends in the word: its size and last byte from the word, no byte read nor loop
             # its bytes: those up to the first stop bit; their lowest bits summed into the top byte
-            # by one multiplication (compiled, it wraps, as C's -fwrapv makes it, with which CPython
-            # and its extensions are built)
+            # by one multiplication (compiled, it wraps: extensions are built with CPython's flags,
+            # -fwrapv up to 3.11, -fno-strict-overflow from 3.12, which make signed overflow wrap)
             ones: i64 = 0x0101010101010101
             size = (((stops ^ (stops - 1)) & ones) * ones) >> 56
             pos += size
