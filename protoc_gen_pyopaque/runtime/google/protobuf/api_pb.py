@@ -438,17 +438,21 @@ class Api(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Api, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Api, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Api, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
                     if _rank > 2:
@@ -493,17 +497,21 @@ class Api(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Api, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Api, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Api, _tag, _pos)
                     _pos = _e
                 elif _tag == 42:
                     if _rank >= 5:
@@ -562,17 +570,21 @@ class Api(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Api, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Api, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Api, _tag, _pos)
                     _pos = _e
                 else:
                     _rank = 0x20000000
@@ -1291,17 +1303,21 @@ class Method(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Method, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Method, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Method, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
                     if _rank >= 2:
@@ -1316,17 +1332,21 @@ class Method(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Method, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Method, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Method, _tag, _pos)
                     _pos = _e
                 elif _tag == 24:
                     if _rank >= 3:
@@ -1355,17 +1375,21 @@ class Method(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Method, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Method, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Method, _tag, _pos)
                     _pos = _e
                 elif _tag == 40:
                     if _rank >= 5:
@@ -1423,17 +1447,21 @@ class Method(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Method, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Method, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Method, _tag, _pos)
                     _pos = _e
                 else:
                     _rank = 0x20000000
@@ -1964,17 +1992,21 @@ class Mixin(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Mixin, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Mixin, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Mixin, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
                     if _rank >= 2:
@@ -1989,17 +2021,21 @@ class Mixin(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Mixin, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Mixin, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Mixin, _tag, _pos)
                     _pos = _e
                 else:
                     _rank = 0x20000000

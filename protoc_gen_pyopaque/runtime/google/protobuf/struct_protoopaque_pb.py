@@ -235,17 +235,21 @@ class Struct(_rt.StructBase):
                                 _pos, _e = _rt.read_len(Struct, _buf, _tag, _pos, _ee)
                                 if _buf[_pos - 1] == 0:
                                     _canon = False
-                            _n = _e - _pos
-                            if _pb_compiled and 0 < _n <= 8 <= _e:
-                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                            elif _pb_compiled and 8 < _n <= 16:
-                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                            elif _n == 0:
-                                _w = 0
+                            if not _pb_compiled:
+                                if not _rt.valid_utf8(_buf, _pos, _e):
+                                    raise _rt.bad_utf8(Struct, _tag, _pos)
                             else:
-                                _w = -1
-                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                                raise _rt.bad_utf8(Struct, _tag, _pos)
+                                _n = _e - _pos
+                                if 0 < _n <= 8 <= _e:
+                                    _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                                elif 8 < _n <= 16:
+                                    _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                                elif _n == 0:
+                                    _w = 0
+                                else:
+                                    _w = -1
+                                if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                    raise _rt.bad_utf8(Struct, _tag, _pos)
                             _pos = _e
                             _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
                             _kh <<= (_buf[_pos - 1] + (_pos - _kb) * 17) & 63
@@ -778,17 +782,21 @@ class Value(_rt.ValueBase):
                         _pos, _e = _rt.read_len(Value, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Value, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Value, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Value, _tag, _pos)
                     _pos = _e
                 elif _tag == 32:
                     if _rank >= 1:

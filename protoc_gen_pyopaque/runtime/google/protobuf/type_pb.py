@@ -363,17 +363,21 @@ class Type(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Type, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Type, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Type, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
                     if _rank > 2:
@@ -401,17 +405,21 @@ class Type(_rt.Message):
                         _pos, _e = _rt.read_len(Type, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Type, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Type, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Type, _tag, _pos)
                     _pos = _e
                 elif _tag == 34:
                     if _rank > 4:
@@ -470,17 +478,21 @@ class Type(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Type, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Type, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Type, _tag, _pos)
                     _pos = _e
                 else:
                     _rank = 0x20000000
@@ -1310,17 +1322,21 @@ class Field(_rt.Message):
                                 _canon = False
                         if _e == _pos:
                             _canon = False
-                        _n = _e - _pos
-                        if _pb_compiled and 0 < _n <= 8 <= _e:
-                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                        elif _pb_compiled and 8 < _n <= 16:
-                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                        elif _n == 0:
-                            _w = 0
+                        if not _pb_compiled:
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Field, _tag, _pos)
                         else:
-                            _w = -1
-                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                            raise _rt.bad_utf8(Field, _tag, _pos)
+                            _n = _e - _pos
+                            if 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Field, _tag, _pos)
                         _pos = _e
                     elif _tag == 50:
                         if _rank >= 6:
@@ -1335,17 +1351,21 @@ class Field(_rt.Message):
                                 _canon = False
                         if _e == _pos:
                             _canon = False
-                        _n = _e - _pos
-                        if _pb_compiled and 0 < _n <= 8 <= _e:
-                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                        elif _pb_compiled and 8 < _n <= 16:
-                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                        elif _n == 0:
-                            _w = 0
+                        if not _pb_compiled:
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Field, _tag, _pos)
                         else:
-                            _w = -1
-                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                            raise _rt.bad_utf8(Field, _tag, _pos)
+                            _n = _e - _pos
+                            if 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Field, _tag, _pos)
                         _pos = _e
                     else:
                         _rank = 0x20000000
@@ -1407,17 +1427,21 @@ class Field(_rt.Message):
                                 _canon = False
                         if _e == _pos:
                             _canon = False
-                        _n = _e - _pos
-                        if _pb_compiled and 0 < _n <= 8 <= _e:
-                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                        elif _pb_compiled and 8 < _n <= 16:
-                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                        elif _n == 0:
-                            _w = 0
+                        if not _pb_compiled:
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Field, _tag, _pos)
                         else:
-                            _w = -1
-                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                            raise _rt.bad_utf8(Field, _tag, _pos)
+                            _n = _e - _pos
+                            if 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Field, _tag, _pos)
                         _pos = _e
                     elif _tag == 90:
                         if _rank >= 11:
@@ -1432,17 +1456,21 @@ class Field(_rt.Message):
                                 _canon = False
                         if _e == _pos:
                             _canon = False
-                        _n = _e - _pos
-                        if _pb_compiled and 0 < _n <= 8 <= _e:
-                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                        elif _pb_compiled and 8 < _n <= 16:
-                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                        elif _n == 0:
-                            _w = 0
+                        if not _pb_compiled:
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Field, _tag, _pos)
                         else:
-                            _w = -1
-                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                            raise _rt.bad_utf8(Field, _tag, _pos)
+                            _n = _e - _pos
+                            if 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Field, _tag, _pos)
                         _pos = _e
                     else:
                         _rank = 0x20000000
@@ -2101,17 +2129,21 @@ class Enum(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Enum, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Enum, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Enum, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
                     if _rank > 2:
@@ -2185,17 +2217,21 @@ class Enum(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Enum, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Enum, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Enum, _tag, _pos)
                     _pos = _e
                 else:
                     _rank = 0x20000000
@@ -2668,17 +2704,21 @@ class EnumValue(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(EnumValue, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(EnumValue, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(EnumValue, _tag, _pos)
                     _pos = _e
                 elif _tag == 16:
                     if _rank >= 2:
@@ -3055,17 +3095,21 @@ class Option(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Option, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Option, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Option, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
                     if _rank >= 2:

@@ -354,17 +354,21 @@ class Type(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Type, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Type, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Type, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
                     if _rank > 2:
@@ -392,17 +396,21 @@ class Type(_rt.Message):
                         _pos, _e = _rt.read_len(Type, _buf, _tag, _pos, _end)
                         if _buf[_pos - 1] == 0:
                             _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Type, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Type, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Type, _tag, _pos)
                     _pos = _e
                 elif _tag == 34:
                     if _rank > 4:
@@ -461,17 +469,21 @@ class Type(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Type, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Type, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Type, _tag, _pos)
                     _pos = _e
                 else:
                     _rank = 0x20000000
@@ -1528,17 +1540,21 @@ class Field(_rt.Message):
                                 _canon = False
                         if _e == _pos:
                             _canon = False
-                        _n = _e - _pos
-                        if _pb_compiled and 0 < _n <= 8 <= _e:
-                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                        elif _pb_compiled and 8 < _n <= 16:
-                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                        elif _n == 0:
-                            _w = 0
+                        if not _pb_compiled:
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Field, _tag, _pos)
                         else:
-                            _w = -1
-                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                            raise _rt.bad_utf8(Field, _tag, _pos)
+                            _n = _e - _pos
+                            if 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Field, _tag, _pos)
                         _pos = _e
                     elif _tag == 50:
                         if _rank >= 6:
@@ -1553,17 +1569,21 @@ class Field(_rt.Message):
                                 _canon = False
                         if _e == _pos:
                             _canon = False
-                        _n = _e - _pos
-                        if _pb_compiled and 0 < _n <= 8 <= _e:
-                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                        elif _pb_compiled and 8 < _n <= 16:
-                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                        elif _n == 0:
-                            _w = 0
+                        if not _pb_compiled:
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Field, _tag, _pos)
                         else:
-                            _w = -1
-                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                            raise _rt.bad_utf8(Field, _tag, _pos)
+                            _n = _e - _pos
+                            if 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Field, _tag, _pos)
                         _pos = _e
                     else:
                         _rank = 0x20000000
@@ -1625,17 +1645,21 @@ class Field(_rt.Message):
                                 _canon = False
                         if _e == _pos:
                             _canon = False
-                        _n = _e - _pos
-                        if _pb_compiled and 0 < _n <= 8 <= _e:
-                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                        elif _pb_compiled and 8 < _n <= 16:
-                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                        elif _n == 0:
-                            _w = 0
+                        if not _pb_compiled:
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Field, _tag, _pos)
                         else:
-                            _w = -1
-                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                            raise _rt.bad_utf8(Field, _tag, _pos)
+                            _n = _e - _pos
+                            if 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Field, _tag, _pos)
                         _pos = _e
                     elif _tag == 90:
                         if _rank >= 11:
@@ -1650,17 +1674,21 @@ class Field(_rt.Message):
                                 _canon = False
                         if _e == _pos:
                             _canon = False
-                        _n = _e - _pos
-                        if _pb_compiled and 0 < _n <= 8 <= _e:
-                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                        elif _pb_compiled and 8 < _n <= 16:
-                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                        elif _n == 0:
-                            _w = 0
+                        if not _pb_compiled:
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Field, _tag, _pos)
                         else:
-                            _w = -1
-                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                            raise _rt.bad_utf8(Field, _tag, _pos)
+                            _n = _e - _pos
+                            if 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Field, _tag, _pos)
                         _pos = _e
                     else:
                         _rank = 0x20000000
@@ -1779,17 +1807,21 @@ class Field(_rt.Message):
                                 _canon = False
                         if _e == _pos:
                             _canon = False
-                        _n = _e - _pos
-                        if _pb_compiled and 0 < _n <= 8 <= _e:
-                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                        elif _pb_compiled and 8 < _n <= 16:
-                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                        elif _n == 0:
-                            _w = 0
+                        if not _pb_compiled:
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Field, _tag, _pos)
                         else:
-                            _w = -1
-                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                            raise _rt.bad_utf8(Field, _tag, _pos)
+                            _n = _e - _pos
+                            if 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Field, _tag, _pos)
                         _d.s4 = (_pos << 32) | (_e - _pos)
                         _pos = _e
                     elif _tag == 50:
@@ -1805,17 +1837,21 @@ class Field(_rt.Message):
                                 _canon = False
                         if _e == _pos:
                             _canon = False
-                        _n = _e - _pos
-                        if _pb_compiled and 0 < _n <= 8 <= _e:
-                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                        elif _pb_compiled and 8 < _n <= 16:
-                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                        elif _n == 0:
-                            _w = 0
+                        if not _pb_compiled:
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Field, _tag, _pos)
                         else:
-                            _w = -1
-                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                            raise _rt.bad_utf8(Field, _tag, _pos)
+                            _n = _e - _pos
+                            if 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Field, _tag, _pos)
                         _d.s6 = (_pos << 32) | (_e - _pos)
                         _pos = _e
                     else:
@@ -1894,17 +1930,21 @@ class Field(_rt.Message):
                                 _canon = False
                         if _e == _pos:
                             _canon = False
-                        _n = _e - _pos
-                        if _pb_compiled and 0 < _n <= 8 <= _e:
-                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                        elif _pb_compiled and 8 < _n <= 16:
-                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                        elif _n == 0:
-                            _w = 0
+                        if not _pb_compiled:
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Field, _tag, _pos)
                         else:
-                            _w = -1
-                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                            raise _rt.bad_utf8(Field, _tag, _pos)
+                            _n = _e - _pos
+                            if 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Field, _tag, _pos)
                         _d.s10 = (_pos << 32) | (_e - _pos)
                         _pos = _e
                     elif _tag == 90:
@@ -1920,17 +1960,21 @@ class Field(_rt.Message):
                                 _canon = False
                         if _e == _pos:
                             _canon = False
-                        _n = _e - _pos
-                        if _pb_compiled and 0 < _n <= 8 <= _e:
-                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                        elif _pb_compiled and 8 < _n <= 16:
-                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                        elif _n == 0:
-                            _w = 0
+                        if not _pb_compiled:
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Field, _tag, _pos)
                         else:
-                            _w = -1
-                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                            raise _rt.bad_utf8(Field, _tag, _pos)
+                            _n = _e - _pos
+                            if 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Field, _tag, _pos)
                         _d.s11 = (_pos << 32) | (_e - _pos)
                         _pos = _e
                     else:
@@ -2632,17 +2676,21 @@ class Enum(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Enum, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Enum, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Enum, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
                     if _rank > 2:
@@ -2716,17 +2764,21 @@ class Enum(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Enum, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Enum, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Enum, _tag, _pos)
                     _pos = _e
                 else:
                     _rank = 0x20000000
@@ -3385,17 +3437,21 @@ class EnumValue(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(EnumValue, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(EnumValue, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(EnumValue, _tag, _pos)
                     _pos = _e
                 elif _tag == 16:
                     if _rank >= 2:
@@ -3488,17 +3544,21 @@ class EnumValue(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(EnumValue, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(EnumValue, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(EnumValue, _tag, _pos)
                     _d.s1 = (_pos << 32) | (_e - _pos)
                     _pos = _e
                 elif _tag == 16:
@@ -3915,17 +3975,21 @@ class Option(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Option, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Option, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Option, _tag, _pos)
                     _pos = _e
                 elif _tag == 18:
                     if _rank >= 2:

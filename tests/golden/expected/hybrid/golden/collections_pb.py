@@ -172,17 +172,21 @@ class _c_Collections_Item(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(_c_Collections_Item, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(_c_Collections_Item, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(_c_Collections_Item, _tag, _pos)
                     _pos = _e
                 elif _tag == 16:
                     if _rank >= 2:
@@ -1081,17 +1085,21 @@ class Collections(_rt.Message):
                             _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _end)
                             if _buf[_pos - 1] == 0:
                                 _canon = False
-                        _n = _e - _pos
-                        if _pb_compiled and 0 < _n <= 8 <= _e:
-                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                        elif _pb_compiled and 8 < _n <= 16:
-                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                        elif _n == 0:
-                            _w = 0
+                        if not _pb_compiled:
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Collections, _tag, _pos)
                         else:
-                            _w = -1
-                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                            raise _rt.bad_utf8(Collections, _tag, _pos)
+                            _n = _e - _pos
+                            if 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Collections, _tag, _pos)
                         _pos = _e
                     elif _tag == 26:
                         if _rank > 3:
@@ -1165,17 +1173,21 @@ class Collections(_rt.Message):
                                     _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _ee)
                                     if _buf[_pos - 1] == 0:
                                         _canon = False
-                                _n = _e - _pos
-                                if _pb_compiled and 0 < _n <= 8 <= _e:
-                                    _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                                elif _pb_compiled and 8 < _n <= 16:
-                                    _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                                elif _n == 0:
-                                    _w = 0
+                                if not _pb_compiled:
+                                    if not _rt.valid_utf8(_buf, _pos, _e):
+                                        raise _rt.bad_utf8(Collections, _tag, _pos)
                                 else:
-                                    _w = -1
-                                if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                                    raise _rt.bad_utf8(Collections, _tag, _pos)
+                                    _n = _e - _pos
+                                    if 0 < _n <= 8 <= _e:
+                                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                                    elif 8 < _n <= 16:
+                                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                                    elif _n == 0:
+                                        _w = 0
+                                    else:
+                                        _w = -1
+                                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                        raise _rt.bad_utf8(Collections, _tag, _pos)
                                 _pos = _e
                                 _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
                                 _kh <<= (_buf[_pos - 1] + (_pos - _kb) * 17) & 63
@@ -1281,17 +1293,21 @@ class Collections(_rt.Message):
                             _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _end)
                             if _buf[_pos - 1] == 0:
                                 _canon = False
-                        _n = _e - _pos
-                        if _pb_compiled and 0 < _n <= 8 <= _e:
-                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                        elif _pb_compiled and 8 < _n <= 16:
-                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                        elif _n == 0:
-                            _w = 0
+                        if not _pb_compiled:
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Collections, _tag, _pos)
                         else:
-                            _w = -1
-                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                            raise _rt.bad_utf8(Collections, _tag, _pos)
+                            _n = _e - _pos
+                            if 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Collections, _tag, _pos)
                         _pos = _e
                     elif _tag == 66:
                         if _rank >= 7:
@@ -1437,17 +1453,21 @@ class Collections(_rt.Message):
                                     _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _ee)
                                     if _buf[_pos - 1] == 0:
                                         _canon = False
-                                _n = _e - _pos
-                                if _pb_compiled and 0 < _n <= 8 <= _e:
-                                    _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                                elif _pb_compiled and 8 < _n <= 16:
-                                    _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                                elif _n == 0:
-                                    _w = 0
+                                if not _pb_compiled:
+                                    if not _rt.valid_utf8(_buf, _pos, _e):
+                                        raise _rt.bad_utf8(Collections, _tag, _pos)
                                 else:
-                                    _w = -1
-                                if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                                    raise _rt.bad_utf8(Collections, _tag, _pos)
+                                    _n = _e - _pos
+                                    if 0 < _n <= 8 <= _e:
+                                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                                    elif 8 < _n <= 16:
+                                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                                    elif _n == 0:
+                                        _w = 0
+                                    else:
+                                        _w = -1
+                                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                        raise _rt.bad_utf8(Collections, _tag, _pos)
                                 _pos = _e
                                 _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
                                 _kh <<= (_buf[_pos - 1] + (_pos - _kb) * 17) & 63
@@ -2788,17 +2808,21 @@ class Bag(_rt.Message):
                                     _canon = False
                             if _e == _pos:
                                 _canon = False
-                            _n = _e - _pos
-                            if _pb_compiled and 0 < _n <= 8 <= _e:
-                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                            elif _pb_compiled and 8 < _n <= 16:
-                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                            elif _n == 0:
-                                _w = 0
+                            if not _pb_compiled:
+                                if not _rt.valid_utf8(_buf, _pos, _e):
+                                    raise _rt.bad_utf8(Bag, _tag, _pos)
                             else:
-                                _w = -1
-                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                                raise _rt.bad_utf8(Bag, _tag, _pos)
+                                _n = _e - _pos
+                                if 0 < _n <= 8 <= _e:
+                                    _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                                elif 8 < _n <= 16:
+                                    _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                                elif _n == 0:
+                                    _w = 0
+                                else:
+                                    _w = -1
+                                if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                    raise _rt.bad_utf8(Bag, _tag, _pos)
                             _pos = _e
                         elif _tag == 18:
                             if _rank >= 2:
@@ -2900,17 +2924,21 @@ class Bag(_rt.Message):
                                 _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
                                 if _buf[_pos - 1] == 0:
                                     _canon = False
-                            _n = _e - _pos
-                            if _pb_compiled and 0 < _n <= 8 <= _e:
-                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                            elif _pb_compiled and 8 < _n <= 16:
-                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                            elif _n == 0:
-                                _w = 0
+                            if not _pb_compiled:
+                                if not _rt.valid_utf8(_buf, _pos, _e):
+                                    raise _rt.bad_utf8(Bag, _tag, _pos)
                             else:
-                                _w = -1
-                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                                raise _rt.bad_utf8(Bag, _tag, _pos)
+                                _n = _e - _pos
+                                if 0 < _n <= 8 <= _e:
+                                    _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                                elif 8 < _n <= 16:
+                                    _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                                elif _n == 0:
+                                    _w = 0
+                                else:
+                                    _w = -1
+                                if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                    raise _rt.bad_utf8(Bag, _tag, _pos)
                             _pos = _e
                         elif _tag == 74:
                             if _rank > 9:
@@ -2965,17 +2993,21 @@ class Bag(_rt.Message):
                                         _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _ee)
                                         if _buf[_pos - 1] == 0:
                                             _canon = False
-                                    _n = _e - _pos
-                                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                                    elif _pb_compiled and 8 < _n <= 16:
-                                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                                    elif _n == 0:
-                                        _w = 0
+                                    if not _pb_compiled:
+                                        if not _rt.valid_utf8(_buf, _pos, _e):
+                                            raise _rt.bad_utf8(Bag, _tag, _pos)
                                     else:
-                                        _w = -1
-                                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                                        raise _rt.bad_utf8(Bag, _tag, _pos)
+                                        _n = _e - _pos
+                                        if 0 < _n <= 8 <= _e:
+                                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                                        elif 8 < _n <= 16:
+                                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                                        elif _n == 0:
+                                            _w = 0
+                                        else:
+                                            _w = -1
+                                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                            raise _rt.bad_utf8(Bag, _tag, _pos)
                                     _pos = _e
                                     _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
                                     _kh <<= (_buf[_pos - 1] + (_pos - _kb) * 17) & 63
@@ -3112,17 +3144,21 @@ class Bag(_rt.Message):
                                 _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
                                 if _buf[_pos - 1] == 0:
                                     _canon = False
-                            _n = _e - _pos
-                            if _pb_compiled and 0 < _n <= 8 <= _e:
-                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                            elif _pb_compiled and 8 < _n <= 16:
-                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                            elif _n == 0:
-                                _w = 0
+                            if not _pb_compiled:
+                                if not _rt.valid_utf8(_buf, _pos, _e):
+                                    raise _rt.bad_utf8(Bag, _tag, _pos)
                             else:
-                                _w = -1
-                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                                raise _rt.bad_utf8(Bag, _tag, _pos)
+                                _n = _e - _pos
+                                if 0 < _n <= 8 <= _e:
+                                    _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                                elif 8 < _n <= 16:
+                                    _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                                elif _n == 0:
+                                    _w = 0
+                                else:
+                                    _w = -1
+                                if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                    raise _rt.bad_utf8(Bag, _tag, _pos)
                             _pos = _e
                         elif _tag == 120:
                             if _rank >= 15:

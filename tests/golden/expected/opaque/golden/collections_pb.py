@@ -266,17 +266,21 @@ class _c_Collections_Item(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(_c_Collections_Item, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(_c_Collections_Item, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(_c_Collections_Item, _tag, _pos)
                     _pos = _e
                 elif _tag == 16:
                     if _rank >= 2:
@@ -352,17 +356,21 @@ class _c_Collections_Item(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(_c_Collections_Item, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(_c_Collections_Item, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(_c_Collections_Item, _tag, _pos)
                     _d.s1 = (_pos << 32) | (_e - _pos)
                     _pos = _e
                 elif _tag == 16:
@@ -1265,17 +1273,21 @@ class Collections(_rt.Message):
                             _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _end)
                             if _buf[_pos - 1] == 0:
                                 _canon = False
-                        _n = _e - _pos
-                        if _pb_compiled and 0 < _n <= 8 <= _e:
-                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                        elif _pb_compiled and 8 < _n <= 16:
-                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                        elif _n == 0:
-                            _w = 0
+                        if not _pb_compiled:
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Collections, _tag, _pos)
                         else:
-                            _w = -1
-                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                            raise _rt.bad_utf8(Collections, _tag, _pos)
+                            _n = _e - _pos
+                            if 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Collections, _tag, _pos)
                         _pos = _e
                     elif _tag == 26:
                         if _rank > 3:
@@ -1349,17 +1361,21 @@ class Collections(_rt.Message):
                                     _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _ee)
                                     if _buf[_pos - 1] == 0:
                                         _canon = False
-                                _n = _e - _pos
-                                if _pb_compiled and 0 < _n <= 8 <= _e:
-                                    _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                                elif _pb_compiled and 8 < _n <= 16:
-                                    _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                                elif _n == 0:
-                                    _w = 0
+                                if not _pb_compiled:
+                                    if not _rt.valid_utf8(_buf, _pos, _e):
+                                        raise _rt.bad_utf8(Collections, _tag, _pos)
                                 else:
-                                    _w = -1
-                                if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                                    raise _rt.bad_utf8(Collections, _tag, _pos)
+                                    _n = _e - _pos
+                                    if 0 < _n <= 8 <= _e:
+                                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                                    elif 8 < _n <= 16:
+                                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                                    elif _n == 0:
+                                        _w = 0
+                                    else:
+                                        _w = -1
+                                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                        raise _rt.bad_utf8(Collections, _tag, _pos)
                                 _pos = _e
                                 _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
                                 _kh <<= (_buf[_pos - 1] + (_pos - _kb) * 17) & 63
@@ -1465,17 +1481,21 @@ class Collections(_rt.Message):
                             _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _end)
                             if _buf[_pos - 1] == 0:
                                 _canon = False
-                        _n = _e - _pos
-                        if _pb_compiled and 0 < _n <= 8 <= _e:
-                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                        elif _pb_compiled and 8 < _n <= 16:
-                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                        elif _n == 0:
-                            _w = 0
+                        if not _pb_compiled:
+                            if not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Collections, _tag, _pos)
                         else:
-                            _w = -1
-                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                            raise _rt.bad_utf8(Collections, _tag, _pos)
+                            _n = _e - _pos
+                            if 0 < _n <= 8 <= _e:
+                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                            elif 8 < _n <= 16:
+                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                            elif _n == 0:
+                                _w = 0
+                            else:
+                                _w = -1
+                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                raise _rt.bad_utf8(Collections, _tag, _pos)
                         _pos = _e
                     elif _tag == 66:
                         if _rank >= 7:
@@ -1621,17 +1641,21 @@ class Collections(_rt.Message):
                                     _pos, _e = _rt.read_len(Collections, _buf, _tag, _pos, _ee)
                                     if _buf[_pos - 1] == 0:
                                         _canon = False
-                                _n = _e - _pos
-                                if _pb_compiled and 0 < _n <= 8 <= _e:
-                                    _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                                elif _pb_compiled and 8 < _n <= 16:
-                                    _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                                elif _n == 0:
-                                    _w = 0
+                                if not _pb_compiled:
+                                    if not _rt.valid_utf8(_buf, _pos, _e):
+                                        raise _rt.bad_utf8(Collections, _tag, _pos)
                                 else:
-                                    _w = -1
-                                if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                                    raise _rt.bad_utf8(Collections, _tag, _pos)
+                                    _n = _e - _pos
+                                    if 0 < _n <= 8 <= _e:
+                                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                                    elif 8 < _n <= 16:
+                                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                                    elif _n == 0:
+                                        _w = 0
+                                    else:
+                                        _w = -1
+                                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                        raise _rt.bad_utf8(Collections, _tag, _pos)
                                 _pos = _e
                                 _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
                                 _kh <<= (_buf[_pos - 1] + (_pos - _kb) * 17) & 63
@@ -3520,17 +3544,21 @@ class Bag(_rt.Message):
                                     _canon = False
                             if _e == _pos:
                                 _canon = False
-                            _n = _e - _pos
-                            if _pb_compiled and 0 < _n <= 8 <= _e:
-                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                            elif _pb_compiled and 8 < _n <= 16:
-                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                            elif _n == 0:
-                                _w = 0
+                            if not _pb_compiled:
+                                if not _rt.valid_utf8(_buf, _pos, _e):
+                                    raise _rt.bad_utf8(Bag, _tag, _pos)
                             else:
-                                _w = -1
-                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                                raise _rt.bad_utf8(Bag, _tag, _pos)
+                                _n = _e - _pos
+                                if 0 < _n <= 8 <= _e:
+                                    _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                                elif 8 < _n <= 16:
+                                    _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                                elif _n == 0:
+                                    _w = 0
+                                else:
+                                    _w = -1
+                                if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                    raise _rt.bad_utf8(Bag, _tag, _pos)
                             _pos = _e
                         elif _tag == 18:
                             if _rank >= 2:
@@ -3632,17 +3660,21 @@ class Bag(_rt.Message):
                                 _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
                                 if _buf[_pos - 1] == 0:
                                     _canon = False
-                            _n = _e - _pos
-                            if _pb_compiled and 0 < _n <= 8 <= _e:
-                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                            elif _pb_compiled and 8 < _n <= 16:
-                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                            elif _n == 0:
-                                _w = 0
+                            if not _pb_compiled:
+                                if not _rt.valid_utf8(_buf, _pos, _e):
+                                    raise _rt.bad_utf8(Bag, _tag, _pos)
                             else:
-                                _w = -1
-                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                                raise _rt.bad_utf8(Bag, _tag, _pos)
+                                _n = _e - _pos
+                                if 0 < _n <= 8 <= _e:
+                                    _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                                elif 8 < _n <= 16:
+                                    _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                                elif _n == 0:
+                                    _w = 0
+                                else:
+                                    _w = -1
+                                if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                    raise _rt.bad_utf8(Bag, _tag, _pos)
                             _pos = _e
                         elif _tag == 74:
                             if _rank > 9:
@@ -3697,17 +3729,21 @@ class Bag(_rt.Message):
                                         _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _ee)
                                         if _buf[_pos - 1] == 0:
                                             _canon = False
-                                    _n = _e - _pos
-                                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                                    elif _pb_compiled and 8 < _n <= 16:
-                                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                                    elif _n == 0:
-                                        _w = 0
+                                    if not _pb_compiled:
+                                        if not _rt.valid_utf8(_buf, _pos, _e):
+                                            raise _rt.bad_utf8(Bag, _tag, _pos)
                                     else:
-                                        _w = -1
-                                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                                        raise _rt.bad_utf8(Bag, _tag, _pos)
+                                        _n = _e - _pos
+                                        if 0 < _n <= 8 <= _e:
+                                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                                        elif 8 < _n <= 16:
+                                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                                        elif _n == 0:
+                                            _w = 0
+                                        else:
+                                            _w = -1
+                                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                            raise _rt.bad_utf8(Bag, _tag, _pos)
                                     _pos = _e
                                     _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
                                     _kh <<= (_buf[_pos - 1] + (_pos - _kb) * 17) & 63
@@ -3844,17 +3880,21 @@ class Bag(_rt.Message):
                                 _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
                                 if _buf[_pos - 1] == 0:
                                     _canon = False
-                            _n = _e - _pos
-                            if _pb_compiled and 0 < _n <= 8 <= _e:
-                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                            elif _pb_compiled and 8 < _n <= 16:
-                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                            elif _n == 0:
-                                _w = 0
+                            if not _pb_compiled:
+                                if not _rt.valid_utf8(_buf, _pos, _e):
+                                    raise _rt.bad_utf8(Bag, _tag, _pos)
                             else:
-                                _w = -1
-                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                                raise _rt.bad_utf8(Bag, _tag, _pos)
+                                _n = _e - _pos
+                                if 0 < _n <= 8 <= _e:
+                                    _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                                elif 8 < _n <= 16:
+                                    _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                                elif _n == 0:
+                                    _w = 0
+                                else:
+                                    _w = -1
+                                if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                    raise _rt.bad_utf8(Bag, _tag, _pos)
                             _pos = _e
                         elif _tag == 120:
                             if _rank >= 15:
@@ -3993,17 +4033,21 @@ class Bag(_rt.Message):
                                     _canon = False
                             if _e == _pos:
                                 _canon = False
-                            _n = _e - _pos
-                            if _pb_compiled and 0 < _n <= 8 <= _e:
-                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                            elif _pb_compiled and 8 < _n <= 16:
-                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                            elif _n == 0:
-                                _w = 0
+                            if not _pb_compiled:
+                                if not _rt.valid_utf8(_buf, _pos, _e):
+                                    raise _rt.bad_utf8(Bag, _tag, _pos)
                             else:
-                                _w = -1
-                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                                raise _rt.bad_utf8(Bag, _tag, _pos)
+                                _n = _e - _pos
+                                if 0 < _n <= 8 <= _e:
+                                    _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                                elif 8 < _n <= 16:
+                                    _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                                elif _n == 0:
+                                    _w = 0
+                                else:
+                                    _w = -1
+                                if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                    raise _rt.bad_utf8(Bag, _tag, _pos)
                             _d.s1 = (_pos << 32) | (_e - _pos)
                             _pos = _e
                         elif _tag == 18:
@@ -4138,17 +4182,21 @@ class Bag(_rt.Message):
                                 _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
                                 if _buf[_pos - 1] == 0:
                                     _canon = False
-                            _n = _e - _pos
-                            if _pb_compiled and 0 < _n <= 8 <= _e:
-                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                            elif _pb_compiled and 8 < _n <= 16:
-                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                            elif _n == 0:
-                                _w = 0
+                            if not _pb_compiled:
+                                if not _rt.valid_utf8(_buf, _pos, _e):
+                                    raise _rt.bad_utf8(Bag, _tag, _pos)
                             else:
-                                _w = -1
-                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                                raise _rt.bad_utf8(Bag, _tag, _pos)
+                                _n = _e - _pos
+                                if 0 < _n <= 8 <= _e:
+                                    _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                                elif 8 < _n <= 16:
+                                    _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                                elif _n == 0:
+                                    _w = 0
+                                else:
+                                    _w = -1
+                                if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                    raise _rt.bad_utf8(Bag, _tag, _pos)
                             _pos = _e
                             _d.s8 = (_d.s8 >> 32 << 32) | _pos
                         elif _tag == 74:
@@ -4210,17 +4258,21 @@ class Bag(_rt.Message):
                                         _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _ee)
                                         if _buf[_pos - 1] == 0:
                                             _canon = False
-                                    _n = _e - _pos
-                                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                                    elif _pb_compiled and 8 < _n <= 16:
-                                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                                    elif _n == 0:
-                                        _w = 0
+                                    if not _pb_compiled:
+                                        if not _rt.valid_utf8(_buf, _pos, _e):
+                                            raise _rt.bad_utf8(Bag, _tag, _pos)
                                     else:
-                                        _w = -1
-                                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                                        raise _rt.bad_utf8(Bag, _tag, _pos)
+                                        _n = _e - _pos
+                                        if 0 < _n <= 8 <= _e:
+                                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                                        elif 8 < _n <= 16:
+                                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                                        elif _n == 0:
+                                            _w = 0
+                                        else:
+                                            _w = -1
+                                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                            raise _rt.bad_utf8(Bag, _tag, _pos)
                                     _pos = _e
                                     _kh = 1  # shifted as a native int64 compiled (a literal 1 shifted is a C int)
                                     _kh <<= (_buf[_pos - 1] + (_pos - _kb) * 17) & 63
@@ -4374,17 +4426,21 @@ class Bag(_rt.Message):
                                 _pos, _e = _rt.read_len(Bag, _buf, _tag, _pos, _end)
                                 if _buf[_pos - 1] == 0:
                                     _canon = False
-                            _n = _e - _pos
-                            if _pb_compiled and 0 < _n <= 8 <= _e:
-                                _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                            elif _pb_compiled and 8 < _n <= 16:
-                                _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                            elif _n == 0:
-                                _w = 0
+                            if not _pb_compiled:
+                                if not _rt.valid_utf8(_buf, _pos, _e):
+                                    raise _rt.bad_utf8(Bag, _tag, _pos)
                             else:
-                                _w = -1
-                            if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                                raise _rt.bad_utf8(Bag, _tag, _pos)
+                                _n = _e - _pos
+                                if 0 < _n <= 8 <= _e:
+                                    _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                                elif 8 < _n <= 16:
+                                    _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                                elif _n == 0:
+                                    _w = 0
+                                else:
+                                    _w = -1
+                                if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                                    raise _rt.bad_utf8(Bag, _tag, _pos)
                             _d.s14 = (_pos << 32) | (_e - _pos)
                             _pos = _e
                             self._pb_p0 |= 2

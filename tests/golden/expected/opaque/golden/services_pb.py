@@ -227,17 +227,21 @@ class Query(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Query, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Query, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Query, _tag, _pos)
                     _pos = _e
                 else:
                     _rank = 0x20000000
@@ -299,17 +303,21 @@ class Query(_rt.Message):
                             _canon = False
                     if _e == _pos:
                         _canon = False
-                    _n = _e - _pos
-                    if _pb_compiled and 0 < _n <= 8 <= _e:
-                        _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
-                    elif _pb_compiled and 8 < _n <= 16:
-                        _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
-                    elif _n == 0:
-                        _w = 0
+                    if not _pb_compiled:
+                        if not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Query, _tag, _pos)
                     else:
-                        _w = -1
-                    if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
-                        raise _rt.bad_utf8(Query, _tag, _pos)
+                        _n = _e - _pos
+                        if 0 < _n <= 8 <= _e:
+                            _w = _rt.read_i64_le(_buf, _e - 8) >> (64 - _n * 8)
+                        elif 8 < _n <= 16:
+                            _w = _rt.read_i64_le(_buf, _pos) | _rt.read_i64_le(_buf, _e - 8)
+                        elif _n == 0:
+                            _w = 0
+                        else:
+                            _w = -1
+                        if (_w >> 7) & 0x0101010101010101 and not _rt.valid_utf8(_buf, _pos, _e):
+                            raise _rt.bad_utf8(Query, _tag, _pos)
                     _d.s1 = (_pos << 32) | (_e - _pos)
                     _pos = _e
                 else:
